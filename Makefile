@@ -1,0 +1,63 @@
+# The README's two commands: `make demo` (set-up + the main job) and `make test` (set-up + every
+# test). Both start from a fresh Debian 12 clone: missing system headers are installed with apt,
+# a virtual environment is made in .venv and the package is built into it.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+EXTRAS ?= test,notebook,plot
+# Debian packages the build needs (headers, pkg-config, GoogleTest, a C++17 compiler).
+DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev
+JOBS ?= 2
+
+.PHONY: demo test sysdeps venv install cpp-test py-test bench clean
+
+demo: install
+	$(BIN)/ropelab counterexample
+	$(BIN)/ropelab mse-curve --out report/mse_curve.png
+
+test: install cpp-test py-test
+
+sysdeps:
+	@command -v dpkg-query >/dev/null || { echo "error: not a Debian-like system; install: $(DEB_PACKAGES)"; exit 1; }
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	  elif command -v sudo >/dev/null; then SUDO="sudo"; \
+	  else echo "error: these Debian packages are missing and neither root nor sudo is available:$$missing"; \
+	       echo "       ask an administrator to run: apt-get install$$missing"; exit 1; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	    || { echo "error: apt-get install$$missing failed"; exit 1; }; \
+	fi
+
+$(PY):
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python >= 3.10 is required"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+venv: $(PY)
+
+# Build dependencies go into the venv once; --no-build-isolation then reuses build/{wheel_tag}
+# so a second `make` rebuilds only what changed.
+install: sysdeps venv
+	$(PY) -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.18" ninja
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install -q --no-build-isolation ".[$(EXTRAS)]"
+
+cpp-test: sysdeps venv
+	$(BIN)/cmake -S . -B build/cpp -G Ninja -DROPELAB_TESTS=ON -DROPELAB_PYTHON=OFF \
+	  -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
+	$(BIN)/cmake --build build/cpp -j $(JOBS)
+	$(BIN)/ctest --test-dir build/cpp --output-on-failure
+
+py-test: install
+	$(PY) -m pytest
+
+bench: install
+	$(PY) benchmarks/bench_rff.py
+
+clean:
+	rm -rf build report .pytest_cache

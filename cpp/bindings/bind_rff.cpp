@@ -1,0 +1,200 @@
+// ropelab._core.rff: random-feature estimators (core: cpp/include/ropelab/rff.hpp).
+#include <cmath>
+
+#include "common.hpp"
+#include "ropelab/rff.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+using rff::Convention;
+using rff::Estimator;
+
+/// q and k: 1-D, finite, same length ≥ 1.
+rff::Pair pair_arg(const darray& q, const darray& k, py::handle qo, py::handle ko,
+                   const char* func) {
+  if (q.ndim() != 1) value_error(func, "q", "must be a 1-D array", qo);
+  if (k.ndim() != 1) value_error(func, "k", "must be a 1-D array", ko);
+  if (q.size() == 0) value_error(func, "q", "must not be empty", qo);
+  if (q.size() != k.size()) {
+    throw py::value_error(std::string(func) + ": q and k must have the same length, got " +
+                          std::to_string(q.size()) + " and " + std::to_string(k.size()));
+  }
+  return rff::make_pair(q.data(), k.data(), static_cast<std::size_t>(q.size()));
+}
+
+darray sigma_arg(py::handle obj, const char* func) {
+  darray s = real_array(obj, func, "sigma");
+  require_each(s, func, "sigma", "must be >= 0", [](double x) { return x >= 0; });
+  return s;
+}
+
+py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle est_o,
+                   py::handle conv_o, bool log) {
+  const char* f = "rff.moments";
+  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
+  const rff::Pair p = pair_arg(q, k, qo, ko, f);
+  const darray sigma = sigma_arg(sigma_o, f);
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  darray mean = empty_like(sigma), var = empty_like(sigma);
+  const double* s = sigma.data();
+  double* pm = mean.mutable_data();
+  double* pv = var.mutable_data();
+  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
+    const rff::Moments mo = log ? rff::log_moments(p, s[i], est, conv) : rff::moments(p, s[i], est, conv);
+    pm[i] = mo.mean;
+    pv[i] = mo.variance;
+  }
+  return py::make_tuple(mean, var);
+}
+
+darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py::handle est_o,
+           py::handle conv_o, bool log) {
+  const char* f = "rff.mse";
+  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
+  const rff::Pair p = pair_arg(q, k, qo, ko, f);
+  const darray sigma = sigma_arg(sigma_o, f);
+  const auto D = static_cast<double>(integer(D_o, f, "D", 1));
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  darray out = empty_like(sigma);
+  const double* s = sigma.data();
+  double* po = out.mutable_data();
+  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
+    po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
+  }
+  return out;
+}
+
+darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o,
+                py::handle est_o, py::handle conv_o, py::handle trials_o, py::handle seed_o,
+                py::handle mode_o, bool orthogonal, py::handle nthreads_o) {
+  const char* f = "rff.estimate";
+  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
+  const rff::Pair p = pair_arg(q, k, qo, ko, f);
+  rff::EstimateOptions opt;
+  opt.D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
+  opt.sigma = real_scalar(sigma_o, f, "sigma");
+  if (opt.sigma < 0) value_error(f, "sigma", "must be >= 0", sigma_o);
+  opt.estimator = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  opt.convention = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  const auto trials = static_cast<std::size_t>(integer(trials_o, f, "trials", 1));
+  opt.seed = seed_arg(seed_o, f);
+  const std::string mode = string_arg(mode_o, f, "mode");
+  if (mode != "projected" && mode != "full") {
+    value_error(f, "mode", "must be 'projected' or 'full'", mode_o);
+  }
+  opt.full = mode == "full";
+  opt.orthogonal = orthogonal;
+  if (orthogonal && !opt.full) {
+    throw py::value_error(std::string(f) +
+                          ": orthogonal=True needs mode='full' (orthogonal features are "
+                          "sampled as d-dimensional blocks), got mode='projected'");
+  }
+  opt.nthreads = nthreads_arg(nthreads_o, f);
+  if (opt.estimator != Estimator::positive && !std::isfinite(std::exp(0.5 * p.n()))) {
+    throw py::value_error(std::string(f) + ": the amplitude exp((|q|^2+|k|^2)/2) overflows a "
+                          "double (|q|^2+|k|^2 = " + std::to_string(p.n()) +
+                          "); use rff.mse(..., log=True) for the closed form instead");
+  }
+  check_output_size(static_cast<double>(trials), f);
+  darray out(static_cast<py::ssize_t>(trials));
+  double* po = out.mutable_data();
+  const double* pq = q.data();
+  const double* pk = k.data();
+  const auto d = static_cast<std::size_t>(q.size());
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    rff::estimate(pq, pk, d, opt, trials, po, cancel);
+  });
+  return out;
+}
+
+darray sample_omega(py::handle D_o, py::handle d_o, py::handle sigma_o, py::handle seed_o,
+                    bool orthogonal, py::handle index_o) {
+  const char* f = "rff.sample_omega";
+  const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
+  const auto d = static_cast<std::size_t>(integer(d_o, f, "d", 1));
+  const double sigma = real_scalar(sigma_o, f, "sigma");
+  if (sigma < 0) value_error(f, "sigma", "must be >= 0", sigma_o);
+  const std::uint64_t seed = seed_arg(seed_o, f);
+  const auto index = static_cast<std::uint64_t>(integer(index_o, f, "index", 0));
+  check_output_size(static_cast<double>(D) * static_cast<double>(d) +
+                        (orthogonal ? static_cast<double>(d) * static_cast<double>(d) : 0.0),
+                    f);
+  darray out({static_cast<py::ssize_t>(D), static_cast<py::ssize_t>(d)});
+  double* po = out.mutable_data();
+  run_interruptible([&](const std::atomic<bool>*) {
+    rff::sample_omega(D, d, sigma, seed, orthogonal, index, po);
+  });
+  return out;
+}
+
+darray sample_phase(py::handle D_o, py::handle seed_o, py::handle index_o) {
+  const char* f = "rff.sample_phase";
+  const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
+  const std::uint64_t seed = seed_arg(seed_o, f);
+  const auto index = static_cast<std::uint64_t>(integer(index_o, f, "index", 0));
+  check_output_size(static_cast<double>(D), f);
+  darray out(static_cast<py::ssize_t>(D));
+  rff::sample_phase(D, seed, index, out.mutable_data());
+  return out;
+}
+
+darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::handle phase_o) {
+  const char* f = "rff.feature_map";
+  const darray X = real_array_nd(X_o, f, "X", 2);
+  const darray omega = real_array_nd(omega_o, f, "omega", 2);
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  if (omega.shape(0) == 0) value_error(f, "omega", "must have at least one row", omega_o);
+  if (X.shape(1) != omega.shape(1)) {
+    throw py::value_error(std::string(f) + ": X and omega must have the same number of columns d, "
+                          "got X.shape=(" + std::to_string(X.shape(0)) + ", " +
+                          std::to_string(X.shape(1)) + ") and omega.shape=(" +
+                          std::to_string(omega.shape(0)) + ", " + std::to_string(omega.shape(1)) + ")");
+  }
+  const auto D = static_cast<std::size_t>(omega.shape(0));
+  darray phase;
+  if (est == Estimator::random_phase) {
+    if (phase_o.is_none()) {
+      value_error(f, "phase", "is required for estimator='random_phase' (see sample_phase)", phase_o);
+    }
+    phase = real_array_nd(phase_o, f, "phase", 1);
+    if (static_cast<std::size_t>(phase.size()) != D) {
+      value_error(f, "phase", "must have one entry per row of omega (" + std::to_string(D) + ")", phase_o);
+    }
+  } else if (!phase_o.is_none()) {
+    value_error(f, "phase", "is only used by estimator='random_phase'; pass None", phase_o);
+  }
+  const std::size_t F = rff::feature_count(est, D);
+  const auto n = static_cast<std::size_t>(X.shape(0));
+  check_output_size(static_cast<double>(n) * static_cast<double>(F), f);
+  darray out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(F)});
+  const double* px = X.data();
+  const double* pw = omega.data();
+  const double* pph = est == Estimator::random_phase ? phase.data() : nullptr;
+  double* po = out.mutable_data();
+  const auto d = static_cast<std::size_t>(X.shape(1));
+  {
+    // Safe without the GIL: reads and writes only the arrays held above.
+    py::gil_scoped_release release;
+    rff::feature_map(px, n, d, pw, D, est, pph, po);
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_rff(py::module_& m) {
+  m.def("moments", &moments, "q"_a, "k"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
+  m.def("mse", &mse, "q"_a, "k"_a, "sigma"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
+  m.def("estimate", &estimate, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a,
+        "trials"_a, "seed"_a, "mode"_a, "orthogonal"_a, "nthreads"_a);
+  m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "seed"_a, "orthogonal"_a,
+        "index"_a);
+  m.def("sample_phase", &sample_phase, "D"_a, "seed"_a, "index"_a);
+  m.def("feature_map", &feature_map, "X"_a, "omega"_a, "estimator"_a, "phase"_a);
+}
+
+}  // namespace ropelab::bind

@@ -1,0 +1,163 @@
+// ropelab._core.temperature: Theorem 1, its counterexample and correction
+// (core: cpp/include/ropelab/temperature.hpp).
+#include <cmath>
+
+#include "common.hpp"
+#include "ropelab/temperature.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+using rff::Convention;
+using rff::Estimator;
+
+darray xi_arg(py::handle obj, const char* func) {
+  darray xi = real_array(obj, func, "xi");
+  require_each(xi, func, "xi", "must lie in [-1, 1]", [](double x) { return x >= -1 && x <= 1; });
+  return xi;
+}
+
+darray D_arg(py::handle obj, const char* func) {
+  darray D = real_array(obj, func, "D");
+  require_each(D, func, "D", "must be a positive integer",
+               [](double x) { return x >= 1 && std::floor(x) == x; });
+  return D;
+}
+
+void same_size(const darray& a, const darray& b, const char* func, const char* na, const char* nb) {
+  if (a.size() != b.size()) {
+    throw py::value_error(std::string(func) + ": " + na + " and " + nb +
+                          " must have the same number of elements after broadcasting, got " +
+                          std::to_string(a.size()) + " and " + std::to_string(b.size()));
+  }
+}
+
+darray paper_sigma(py::handle xi_o) {
+  const darray xi = xi_arg(xi_o, "temperature.paper_sigma");
+  darray out = empty_like(xi);
+  for (py::ssize_t i = 0; i < xi.size(); ++i) {
+    out.mutable_data()[i] = temperature::paper_sigma(xi.data()[i]);
+  }
+  return out;
+}
+
+darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
+  const char* f = "temperature.unbiased_sigma";
+  const darray xi = xi_arg(xi_o, f);
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  darray out = empty_like(xi);
+  for (py::ssize_t i = 0; i < xi.size(); ++i) {
+    out.mutable_data()[i] = temperature::unbiased_sigma(xi.data()[i], est, conv);
+  }
+  return out;
+}
+
+darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o,
+           py::handle conv_o, bool log) {
+  const char* f = "temperature.mse";
+  const darray sigma = real_array(sigma_o, f, "sigma");
+  require_each(sigma, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
+  const darray xi = xi_arg(xi_o, f);
+  const darray D = D_arg(D_o, f);
+  same_size(sigma, xi, f, "sigma", "xi");
+  same_size(sigma, D, f, "sigma", "D");
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  darray out = empty_like(sigma);
+  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
+    const rff::Pair p = rff::make_unit_pair(xi.data()[i]);
+    out.mutable_data()[i] = log ? rff::log_mse(p, sigma.data()[i], D.data()[i], est, conv)
+                                : rff::mse(p, sigma.data()[i], D.data()[i], est, conv);
+  }
+  return out;
+}
+
+darray optimal_sigma(py::handle xi_o, py::handle D_o, py::handle est_o, py::handle conv_o,
+                     py::handle method_o) {
+  const char* f = "temperature.optimal_sigma";
+  const darray xi = xi_arg(xi_o, f);
+  const darray D = D_arg(D_o, f);
+  same_size(xi, D, f, "xi", "D");
+  const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
+  const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
+  const std::string method = string_arg(method_o, f, "method");
+  if (method != "cubic" && method != "brent") {
+    value_error(f, "method", "must be 'cubic' or 'brent'", method_o);
+  }
+  const bool cubic = method == "cubic";
+  darray out = empty_like(xi);
+  const double* px = xi.data();
+  const double* pD = D.data();
+  double* po = out.mutable_data();
+  const auto n = static_cast<std::size_t>(xi.size());
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    for (std::size_t i = 0; i < n && !cancel->load(std::memory_order_relaxed); ++i) {
+      const rff::Pair p = rff::make_unit_pair(px[i]);
+      po[i] = cubic ? temperature::optimal_sigma_cubic(p, pD[i], est, conv)
+                    : temperature::optimal_sigma_brent(p, pD[i], est, conv);
+    }
+  });
+  return out;
+}
+
+darray spectrum(py::handle d_o, py::handle kind_o, py::handle base_o, py::handle theta_max_o,
+                py::handle temp_max_o, bool squared) {
+  const char* f = "temperature.spectrum";
+  const std::int64_t d = integer(d_o, f, "d", 2);
+  if (d % 2 != 0) value_error(f, "d", "must be even (channels come in rotation pairs)", d_o);
+  const std::string kind = string_arg(kind_o, f, "kind");
+  if (kind != "rope" && kind != "rfa") value_error(f, "kind", "must be 'rope' or 'rfa'", kind_o);
+  const double base = real_scalar(base_o, f, "base");
+  if (!(base > 1)) value_error(f, "base", "must be > 1", base_o);
+  const double theta_max = theta_max_o.is_none() ? 1.0 - 1.0 / base
+                                                 : real_scalar(theta_max_o, f, "theta_max");
+  if (!(theta_max > 0 && theta_max < 1)) {
+    value_error(f, "theta_max", "must lie in (0, 1) (tan(pi/2) is infinite)", theta_max_o);
+  }
+  const double temp_max = real_scalar(temp_max_o, f, "temp_max");
+  if (!(temp_max > 0)) value_error(f, "temp_max", "must be > 0", temp_max_o);
+  if (squared && kind != "rfa") {
+    value_error(f, "squared", "applies to kind='rfa' only", py::bool_(squared));
+  }
+  check_output_size(static_cast<double>(d) / 2, f);
+  const std::vector<double> v =
+      temperature::spectrum(static_cast<std::size_t>(d), kind, base, theta_max, temp_max, squared);
+  darray out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+py::dict counterexample(py::handle xi_o) {
+  const char* f = "temperature.counterexample";
+  const double xi = real_scalar(xi_o, f, "xi");
+  if (!(xi > -1 && xi <= 1)) value_error(f, "xi", "must lie in (-1, 1]", xi_o);
+  const temperature::Counterexample c = temperature::counterexample(xi);
+  py::dict d;
+  d["xi"] = c.xi;
+  d["sigma_paper"] = c.sigma_paper;
+  d["sigma_paper_sq"] = c.sigma_paper_sq;
+  d["mean_paper"] = c.mean_paper;
+  d["target"] = c.target;
+  d["mean_sigma1"] = c.mean_sigma1;
+  d["mean_paper_literal"] = c.mean_paper_literal;
+  d["target_literal"] = c.target_literal;
+  return d;
+}
+
+}  // namespace
+
+void register_temperature(py::module_& m) {
+  m.def("paper_sigma", &paper_sigma, "xi"_a);
+  m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);
+  m.def("mse", &mse, "sigma"_a, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
+  m.def("optimal_sigma", &optimal_sigma, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "method"_a);
+  m.def("spectrum", &spectrum, "d"_a, "kind"_a, "base"_a, "theta_max"_a, "temp_max"_a,
+        "squared"_a);
+  m.def("counterexample", &counterexample, "xi"_a);
+  m.def("depressed_cubic_root", &temperature::depressed_cubic_root, "p"_a, "r"_a,
+        "Unique real root of t^3 + p t + r = 0 for p >= 0.");
+}
+
+}  // namespace ropelab::bind

@@ -1,0 +1,173 @@
+#include "common.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace ropelab::bind {
+
+std::string describe(const char* func, const char* name, const std::string& what,
+                     py::handle value) {
+  std::string r;
+  try {
+    r = py::repr(value).cast<std::string>();
+  } catch (...) {
+    r = "<unrepresentable>";
+  }
+  if (r.size() > 200) r = r.substr(0, 200) + "...";
+  return std::string(func) + ": " + name + " " + what + ", got " + r;
+}
+
+void value_error(const char* func, const char* name, const std::string& what, py::handle value) {
+  throw py::value_error(describe(func, name, what, value));
+}
+
+void type_error(const char* func, const char* name, const std::string& what, py::handle value) {
+  throw py::type_error(describe(func, name, what, value));
+}
+
+darray real_array(py::handle obj, const char* func, const char* name, bool allow_nonfinite) {
+  if (obj.is_none()) type_error(func, name, "must be a real array", obj);
+  py::array arr;
+  try {
+    arr = py::module_::import("numpy").attr("asarray")(obj);
+  } catch (py::error_already_set&) {
+    type_error(func, name, "must be convertible to a real array", obj);
+  }
+  const char kind = arr.dtype().kind();
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f') {
+    type_error(func, name,
+               std::string("must be a real array (dtype kind 'c' complex, 'O' object, 'U'/'S' "
+                           "strings are not accepted), got dtype ") +
+                   py::str(arr.dtype()).cast<std::string>() + " from",
+               obj);
+  }
+  darray out = darray::ensure(arr);
+  if (!out) throw py::error_already_set();
+  if (!allow_nonfinite) {
+    const double* p = out.data();
+    for (py::ssize_t i = 0; i < out.size(); ++i) {
+      if (!std::isfinite(p[i])) {
+        value_error(func, name,
+                    "must be finite (element " + std::to_string(i) + " is " +
+                        std::to_string(p[i]) + ")",
+                    obj);
+      }
+    }
+  }
+  return out;
+}
+
+darray real_array_nd(py::handle obj, const char* func, const char* name, int ndim) {
+  darray a = real_array(obj, func, name);
+  if (a.ndim() != ndim) {
+    value_error(func, name,
+                "must be a " + std::to_string(ndim) + "-D array, has shape " +
+                    py::str(py::tuple(a.attr("shape"))).cast<std::string>() + ":",
+                obj);
+  }
+  return a;
+}
+
+namespace {
+
+/// dtype kind of a NumPy scalar or 0-d array ('\0' for anything else).
+char numpy_kind(py::handle obj) {
+  if (!py::hasattr(obj, "dtype") || !py::hasattr(obj, "ndim")) return '\0';
+  try {
+    if (obj.attr("ndim").cast<int>() != 0) return 'A';  // an array, not a scalar
+    return obj.attr("dtype").attr("kind").cast<std::string>().at(0);
+  } catch (...) {
+    return '\0';
+  }
+}
+
+}  // namespace
+
+double real_scalar(py::handle obj, const char* func, const char* name) {
+  const char kind = numpy_kind(obj);
+  const bool is_bool = PyBool_Check(obj.ptr()) || kind == 'b';
+  const bool is_real = !is_bool && (PyFloat_Check(obj.ptr()) || PyLong_Check(obj.ptr()) ||
+                                    kind == 'f' || kind == 'i' || kind == 'u');
+  if (!is_real) type_error(func, name, "must be a real number", obj);
+  const double v = py::float_(py::reinterpret_borrow<py::object>(obj)).cast<double>();
+  if (!std::isfinite(v)) value_error(func, name, "must be finite", obj);
+  return v;
+}
+
+std::int64_t integer(py::handle obj, const char* func, const char* name, std::int64_t minimum) {
+  const std::string need = "must be an integer >= " + std::to_string(minimum);
+  const char kind = numpy_kind(obj);
+  if (PyBool_Check(obj.ptr()) || kind == 'b') type_error(func, name, need + ", not bool", obj);
+  std::int64_t v = 0;
+  if (PyLong_Check(obj.ptr()) || kind == 'i' || kind == 'u') {
+    PyObject* idx = PyNumber_Index(obj.ptr());
+    if (idx == nullptr) {
+      PyErr_Clear();
+      type_error(func, name, need, obj);
+    }
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    Py_DECREF(idx);
+    if (overflow != 0) value_error(func, name, need + " that fits in 64 bits", obj);
+    v = static_cast<std::int64_t>(x);
+  } else if (PyFloat_Check(obj.ptr()) || kind == 'f') {
+    const double x = py::float_(py::reinterpret_borrow<py::object>(obj)).cast<double>();
+    if (!std::isfinite(x) || std::floor(x) != x) value_error(func, name, need, obj);
+    if (!(x >= -0x1.0p63 && x < 0x1.0p63)) value_error(func, name, need + " that fits in 64 bits", obj);
+    v = static_cast<std::int64_t>(x);
+  } else {
+    type_error(func, name, need, obj);
+  }
+  if (v < minimum) value_error(func, name, need, obj);
+  return v;
+}
+
+int nthreads_arg(py::handle obj, const char* func) {
+  if (obj.is_none()) return 0;
+  const std::int64_t n = integer(obj, func, "nthreads", 1);
+  if (n > 4096) value_error(func, "nthreads", "must be at most 4096", obj);
+  return static_cast<int>(n);
+}
+
+std::uint64_t seed_arg(py::handle obj, const char* func) {
+  if (PyBool_Check(obj.ptr())) type_error(func, "seed", "must be an integer in [0, 2**64), not bool", obj);
+  PyObject* idx = PyNumber_Index(obj.ptr());
+  if (idx == nullptr) {
+    PyErr_Clear();
+    type_error(func, "seed", "must be an integer in [0, 2**64)", obj);
+  }
+  const unsigned long long v = PyLong_AsUnsignedLongLong(idx);
+  const bool bad = PyErr_Occurred() != nullptr;
+  Py_DECREF(idx);
+  if (bad) {
+    PyErr_Clear();
+    value_error(func, "seed", "must be an integer in [0, 2**64)", obj);
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+void check_output_size(double count, const char* func) {
+  // 2^40 doubles = 8 TiB: beyond any machine. Smaller requests are left to the allocator, whose
+  // std::bad_alloc pybind11 turns into MemoryError (rather than the process being killed).
+  if (!(count <= 0x1.0p40)) {
+    const std::string msg = std::string(func) + ": the requested output (" +
+                            std::to_string(count) + " values) cannot be allocated";
+    PyErr_SetString(PyExc_MemoryError, msg.c_str());
+    throw py::error_already_set();
+  }
+}
+
+std::vector<py::ssize_t> shape_of(const py::array& a) {
+  return std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim());
+}
+
+}  // namespace ropelab::bind
+
+namespace ropelab::bind {
+
+std::string string_arg(py::handle obj, const char* func, const char* name) {
+  if (!PyUnicode_Check(obj.ptr())) type_error(func, name, "must be a str", obj);
+  return obj.cast<std::string>();
+}
+
+}  // namespace ropelab::bind

@@ -1,0 +1,156 @@
+#pragma once
+/// \file common.hpp
+/// The one header every binding file includes: pybind11, the argument checks that turn bad input
+/// into ValueError/TypeError naming the function, argument and value, and run_interruptible.
+///
+/// Binding order, the same everywhere: convert and check arguments (GIL held), allocate outputs,
+/// release the GIL, compute in the C++ core, return.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace ropelab::bind {
+
+/// C-contiguous float64 array (NumPy is row-major; so is every core routine taking raw pointers).
+using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+/// "func: name must be ..., got repr(value)".
+std::string describe(const char* func, const char* name, const std::string& what,
+                     py::handle value);
+
+[[noreturn]] void value_error(const char* func, const char* name, const std::string& what,
+                              py::handle value);
+[[noreturn]] void type_error(const char* func, const char* name, const std::string& what,
+                             py::handle value);
+
+/// Any real array-like (bool, integer or floating dtype) as a C-contiguous float64 array.
+/// Complex, object, string and datetime input raise TypeError; NaN/inf raise ValueError unless
+/// allow_nonfinite.
+darray real_array(py::handle obj, const char* func, const char* name, bool allow_nonfinite = false);
+
+/// A real array with exactly `ndim` dimensions (ValueError otherwise).
+darray real_array_nd(py::handle obj, const char* func, const char* name, int ndim);
+
+/// A finite real scalar (Python/NumPy number, not bool, not complex).
+double real_scalar(py::handle obj, const char* func, const char* name);
+
+/// An integer argument ≥ minimum: int, NumPy integer, or a float with no fractional part. Rejects
+/// bool, fractional or non-finite floats and values beyond int64 (the core's widest type).
+std::int64_t integer(py::handle obj, const char* func, const char* name, std::int64_t minimum);
+
+/// nthreads: None → 0 (all cores / ROPELAB_NUM_THREADS), else an integer ≥ 1.
+int nthreads_arg(py::handle obj, const char* func);
+
+/// A 64-bit seed: any integer in [0, 2^64).
+std::uint64_t seed_arg(py::handle obj, const char* func);
+
+/// Raise MemoryError up front when an output of `count` doubles cannot be allocated sensibly.
+void check_output_size(double count, const char* func);
+
+/// Run `work(cancel_flag)` on a worker thread with the GIL released, while this thread checks for
+/// signals every 50 ms. On Ctrl-C the flag is set, the work stops at its next check and the
+/// KeyboardInterrupt propagates; exceptions of the work are rethrown here.
+template <class Work>
+void run_interruptible(Work&& work) {
+  std::atomic<bool> cancel{false};
+  std::exception_ptr error;
+  bool interrupted = false;
+  {
+    // Safe without the GIL: the work reads and writes only buffers owned by the caller's frame.
+    py::gil_scoped_release release;
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread worker([&] {
+      try {
+        work(&cancel);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(m);
+        done = true;
+      }
+      cv.notify_one();
+    });
+    {
+      std::unique_lock<std::mutex> lock(m);
+      while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+        lock.unlock();
+        {
+          py::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) {
+            interrupted = true;
+            cancel = true;
+          }
+        }
+        lock.lock();
+        if (interrupted) {
+          cv.wait(lock, [&] { return done; });
+          break;
+        }
+      }
+    }
+    worker.join();
+  }
+  if (interrupted) throw py::error_already_set();
+  if (error) std::rethrow_exception(error);
+}
+
+/// Shape of an array as a vector (for allocating outputs of the same shape).
+std::vector<py::ssize_t> shape_of(const py::array& a);
+
+void register_rff(py::module_& m);
+void register_temperature(py::module_& m);
+
+}  // namespace ropelab::bind
+
+namespace ropelab::bind {
+
+/// A str argument (TypeError otherwise).
+std::string string_arg(py::handle obj, const char* func, const char* name);
+
+/// Calls parse(value) (a core parser throwing std::invalid_argument) and prefixes its message with
+/// the function name.
+template <class Parse>
+auto parse_choice(py::handle obj, const char* func, const char* name, Parse parse) {
+  const std::string s = string_arg(obj, func, name);
+  try {
+    return parse(s);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(func) + ": " + e.what());
+  }
+}
+
+/// Element-wise check of a float64 array; `ok(x)` false raises ValueError naming the element.
+template <class Ok>
+void require_each(const darray& a, const char* func, const char* name, const std::string& what,
+                  Ok ok) {
+  const double* p = a.data();
+  for (py::ssize_t i = 0; i < a.size(); ++i) {
+    if (!ok(p[i])) {
+      value_error(func, name, what + " (element " + std::to_string(i) + ")", py::float_(p[i]));
+    }
+  }
+}
+
+/// New float64 array with the shape of `like`.
+inline darray empty_like(const py::array& like) { return darray(shape_of(like)); }
+
+}  // namespace ropelab::bind

@@ -1,0 +1,34 @@
+#pragma once
+/// \file montecarlo.hpp
+/// A blocked, threaded and reproducible loop for Monte-Carlo work.
+///
+/// Work items 0..n-1 (trials) are cut into fixed blocks; threads take blocks from a shared atomic
+/// counter. Each item's result must depend only on its own index (see rng.hpp), so the output is
+/// bit-identical for every thread count and block size. Threads are created per call and joined
+/// before returning: no pool survives the call, so a process may fork() afterwards.
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <stdexcept>
+
+namespace ropelab::mc {
+
+/// Raised by parallel_blocks when the caller's cancel flag was set (e.g. on Ctrl-C).
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("computation cancelled") {}
+};
+
+/// Number of threads to use: `requested` if > 0, else $ROPELAB_NUM_THREADS if set and > 0,
+/// else std::thread::hardware_concurrency() (at least 1).
+int resolve_threads(int requested);
+
+/// Calls body(begin, end) for consecutive blocks [begin, end) covering [0, n), from up to
+/// `nthreads` threads (resolved by resolve_threads). Checks `cancel` (may be null) between blocks
+/// and throws Cancelled if it was set. An exception thrown by `body` stops the other threads and
+/// is rethrown here.
+void parallel_blocks(std::size_t n, std::size_t block, int nthreads,
+                     const std::function<void(std::size_t, std::size_t)>& body,
+                     const std::atomic<bool>* cancel);
+
+}  // namespace ropelab::mc

@@ -1,0 +1,92 @@
+#pragma once
+/// \file rff.hpp
+/// Random-feature estimators of the softmax kernel exp(q·k) (MATH.md §1): per-feature moments,
+/// closed-form MSE (direct and log-domain), feature maps, frequency sampling and the Monte-Carlo
+/// estimate in projected (exact scalar / 2-D shortcut) and full (d-dimensional ω) modes.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ropelab::rff {
+
+/// Which per-feature term X is averaged (MATH.md §1 table).
+enum class Estimator { trig, random_phase, positive };
+/// For the trig estimator: Re φ(q)·conj φ(k) (conjugate, correct) or Re φ(q)φ(k) (Eq. 8 literal).
+enum class Convention { conjugate, literal };
+
+Estimator parse_estimator(const std::string& name);    ///< throws std::invalid_argument
+Convention parse_convention(const std::string& name);  ///< throws std::invalid_argument
+
+/// Everything the closed forms need about a pair (q, k).
+struct Pair {
+  double nq2 = 0;  ///< ‖q‖²
+  double nk2 = 0;  ///< ‖k‖²
+  double qk = 0;   ///< q·k
+  double a = 0;    ///< ‖q+k‖², summed from the vector q+k (no cancellation)
+  double b = 0;    ///< ‖q−k‖², summed from the vector q−k (no cancellation)
+  /// Cholesky factor of σ⁻²·Cov(ω·q, ω·k) = [[‖q‖², q·k], [q·k, ‖k‖²]]: ω·q = σ l11 g1,
+  /// ω·k = σ (l21 g1 + l22 g2) for independent standard normals g1, g2.
+  double l11 = 0, l21 = 0, l22 = 0;
+  double n() const { return nq2 + nk2; }  ///< ‖q‖² + ‖k‖²
+};
+
+/// Geometry of the pair of d-vectors q, k.
+Pair make_pair(const double* q, const double* k, std::size_t d);
+/// Unit vectors with q·k = xi (|xi| ≤ 1): a = 2 + 2ξ, b = 2 − 2ξ.
+Pair make_unit_pair(double xi);
+
+/// Mean and variance of one feature's term X (or their logarithms, see log_moments).
+struct Moments {
+  double mean;
+  double variance;
+};
+
+/// Closed-form E[X] and Var[X]. Overflowing values are +inf (use log_moments).
+Moments moments(const Pair& p, double sigma, Estimator est, Convention conv);
+/// log E[X] and log Var[X] (−inf for a zero variance); finite for any finite input.
+Moments log_moments(const Pair& p, double sigma, Estimator est, Convention conv);
+/// MSE of the D-feature mean: Var[X]/D + (E[X] − exp(q·k))². +inf when it overflows.
+double mse(const Pair& p, double sigma, double D, Estimator est, Convention conv);
+/// log of mse(), computed in the log domain (finite where mse() overflows).
+double log_mse(const Pair& p, double sigma, double D, Estimator est, Convention conv);
+
+/// Number of real feature columns of feature_map: 2D for trig ([cos | sin]), D otherwise.
+std::size_t feature_count(Estimator est, std::size_t D);
+
+/// Frequencies ω (D×d, row-major) of Monte-Carlo unit `index` under `seed` — exactly those that
+/// full-mode estimate() uses for trial `index`. Orthogonal: blocks of d mutually orthogonal rows
+/// (Haar-random rotation) with independent χ_d norms, the last block truncated.
+void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed, bool orthogonal,
+                  std::uint64_t index, double* out);
+/// Random phases β ∈ [0, 2π) of unit `index` (the random-phase estimator's β of that trial).
+void sample_phase(std::size_t D, std::uint64_t seed, std::uint64_t index, double* out);
+
+/// Real feature maps of the rows of X (n×d) with ω (D×d), out n×feature_count(est, D):
+///   trig:          exp(‖x‖²/2)/√D [cos(ω·x) | sin(ω·x)]   (dot product = conjugate estimate)
+///   random_phase:  exp(‖x‖²/2) √(2/D) cos(ω·x + β)        (`phase` = β, length D, required)
+///   positive:      exp(ω·x − ‖x‖²/2)/√D
+void feature_map(const double* X, std::size_t n, std::size_t d, const double* omega, std::size_t D,
+                 Estimator est, const double* phase, double* out);
+
+/// Options of a Monte-Carlo estimate.
+struct EstimateOptions {
+  std::size_t D = 1;
+  double sigma = 1.0;
+  Estimator estimator = Estimator::trig;
+  Convention convention = Convention::conjugate;
+  std::uint64_t seed = 0;
+  bool full = false;        ///< full: d-dimensional ω; otherwise the exact projected shortcut
+  bool orthogonal = false;  ///< orthogonal random features (full mode only)
+  int nthreads = 0;         ///< ≤ 0: all cores (see mc::resolve_threads)
+};
+
+/// out[t] = the D-feature estimate of exp(q·k) in trial t, for t < trials. Trial t's numbers
+/// depend only on (seed, t): bit-identical for every thread count. Memory is O(nthreads·D·d)
+/// at most (one ω block per thread), independent of `trials`. Throws mc::Cancelled when
+/// `cancel` is set, std::invalid_argument when the amplitude exp(n/2) overflows a double.
+void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
+              std::size_t trials, double* out, const std::atomic<bool>* cancel);
+
+}  // namespace ropelab::rff

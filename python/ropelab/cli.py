@@ -1,0 +1,104 @@
+"""The ``ropelab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+def _cmd_counterexample(args: argparse.Namespace) -> int:
+    from ropelab import temperature
+
+    c = temperature.counterexample(args.xi)
+    Ds = (1, 4, 16, 64, 256, 1024, 65536, 10**6)
+    optima = c.optimal_sigmas(Ds)
+    brent = {D: float(temperature.optimal_sigma(args.xi, D, method="brent")) for D in Ds}
+    literal_unbiased = bool(np.isclose(c.mean_paper_literal, c.target, rtol=1e-12, atol=0))
+    conjugate_unbiased = bool(np.isclose(c.mean_paper, c.target, rtol=1e-12, atol=0))
+    if args.json:
+        out = c.as_dict() | {
+            "relative_bias_paper": c.relative_bias_paper,
+            "optimal_sigma": {str(D): s for D, s in optima.items()},
+            "optimal_sigma_brent": {str(D): s for D, s in brent.items()},
+            "paper_rule_unbiased_for": [
+                name for name, ok in (("conjugate", conjugate_unbiased), ("literal", literal_unbiased)) if ok
+            ],
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    xi = c.xi
+    print(f"Theorem 1 counterexample at xi = q.k = {xi:g} (unit norms, trig estimator, conjugate product)")
+    print(f"  paper's rule   sigma = tan(arccos(xi)/2) = {c.sigma_paper:.15g}   (sigma^2 = {c.sigma_paper_sq:.15g})")
+    print(f"  E[K] at paper's sigma  = exp(1 - sigma^2 (1 - xi)) = {c.mean_paper:.15g}")
+    print(f"  target exp(xi)         = {c.target:.15g}")
+    print(f"  relative bias          = {c.relative_bias_paper:+.6%}")
+    print(f"  E[K] at sigma = 1      = {c.mean_sigma1:.15g}   (unbiased)")
+    print("  diagnosis: the tan rule zeroes the bias of the literal (unconjugated) product:")
+    print(f"    literal E[K] at paper's sigma = {c.mean_paper_literal:.15g} "
+          f"{'=' if literal_unbiased else '!='} exp(xi)")
+    print("  MSE-optimal sigma* (root of u^3 + (D-1)u - D e^(xi-1) = 0; Brent cross-check):")
+    for D in Ds:
+        print(f"    D = {D:>8d}   sigma* = {optima[D]:.10f}   brent = {brent[D]:.10f}")
+    return 0
+
+
+def _cmd_mse_curve(args: argparse.Namespace) -> int:
+    from ropelab import plot, temperature
+
+    sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
+    curves = []
+    for D in args.D:
+        print(f"mse-curve: D = {D}, {args.trials} trials x {len(sigmas)} sigmas ...", file=sys.stderr, flush=True)
+        curves.append(temperature.mse_curve(args.xi, D, sigmas, args.trials, seed=args.seed))
+    fig = plot.mse_vs_sigma(curves)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=120, bbox_inches="tight")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from pathlib import Path
+
+    p = argparse.ArgumentParser(prog="ropelab", description="Checks of the mathematics of Selective RoPE and RoPE.")
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("counterexample", help="Theorem 1's temperature counterexample and the correct optimum")
+    c.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair (default 0.5)")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.set_defaults(func=_cmd_counterexample)
+
+    m = sub.add_parser("mse-curve", help="plot MSE vs sigma: closed form and Monte Carlo")
+    m.add_argument("--xi", type=float, default=0.5)
+    m.add_argument("--D", type=int, nargs="+", default=[1, 16, 256], help="feature counts (default 1 16 256)")
+    m.add_argument("--trials", type=int, default=4000)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--sigma-min", type=float, default=0.05)
+    m.add_argument("--sigma-max", type=float, default=1.6)
+    m.add_argument("--points", type=int, default=32)
+    m.add_argument("--out", type=Path, default=Path("report/mse_curve.png"))
+    m.set_defaults(func=_cmd_mse_curve)
+    return p
+
+
+def _version() -> str:
+    from ropelab import __version__
+
+    return f"ropelab {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError) as exc:
+        print(f"ropelab {args.command}: error: {exc}", file=sys.stderr)
+        return 2

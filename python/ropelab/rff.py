@@ -1,0 +1,268 @@
+"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (MATH.md §1).
+
+Every estimator averages ``D`` i.i.d. per-feature terms ``X_j`` built from Gaussian frequencies
+``ω ~ N(0, σ² I_d)``:
+
+=================  =====================================================  ====================
+estimator          per-feature term ``X``                                  ``E[X]``
+=================  =====================================================  ====================
+``trig``           ``A cos(ω·(q−k))`` (``convention="conjugate"``)          ``A e^{−σ²‖q−k‖²/2}``
+``trig``           ``A cos(ω·(q+k))`` (``convention="literal"``, Eq. 8)     ``A e^{−σ²‖q+k‖²/2}``
+``random_phase``   ``2A cos(ω·q+β) cos(ω·k+β)``, ``β ~ U[0, 2π)``           ``A e^{−σ²‖q−k‖²/2}``
+``positive``       ``exp(ω·q − ‖q‖²/2) exp(ω·k − ‖k‖²/2)``                 ``e^{σ²‖q+k‖²/2 − n/2}``
+=================  =====================================================  ====================
+
+with ``A = exp((‖q‖²+‖k‖²)/2)`` and ``n = ‖q‖²+‖k‖²``. At ``σ = 1`` the conjugate trig, random
+phase and positive estimators are unbiased for ``exp(q·k)``; the literal product estimates
+``exp(−q·k)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab._core_loader import core as _core
+from ropelab._validation import scalar_or_array
+
+__all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
+
+Estimator = Literal["trig", "random_phase", "positive"]
+Convention = Literal["conjugate", "literal"]
+Mode = Literal["projected", "full"]
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+
+
+def kernel(q: ArrayLike, k: ArrayLike) -> float:
+    """The target of every estimator, ``exp(q·k)``.
+
+    Examples
+    --------
+    >>> round(kernel([1.0, 0.0], [0.5, 0.0]), 6)
+    1.648721
+    """
+    qa = np.asarray(q, dtype=np.float64)
+    ka = np.asarray(k, dtype=np.float64)
+    if qa.shape != ka.shape or qa.ndim != 1:
+        raise ValueError(f"kernel: q and k must be 1-D arrays of one shape, got {qa.shape} and {ka.shape}")
+    return float(np.exp(qa @ ka))
+
+
+def moments(
+    q: ArrayLike,
+    k: ArrayLike,
+    sigma: ArrayLike = 1.0,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> tuple[Any, Any]:
+    """Closed-form mean and variance of one feature's term ``X``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (d,)
+        The query and key (finite, same length).
+    sigma : float or array_like
+        Temperature(s) σ ≥ 0; the result has its shape.
+    estimator : {"trig", "random_phase", "positive"}
+    convention : {"conjugate", "literal"}
+        Only used by ``"trig"``.
+    log : bool
+        Return ``(log E[X], log Var[X])`` instead (``-inf`` for a zero variance); use it when the
+        amplitude ``exp((‖q‖²+‖k‖²)/2)`` overflows a double (the direct values are then ``inf``).
+
+    Returns
+    -------
+    mean, variance : float or ndarray
+        Per feature; the D-feature mean has variance ``variance / D``.
+
+    Examples
+    --------
+    >>> m, v = moments([1.0, 0.0], [0.5, 0.0], sigma=1.0)
+    >>> bool(np.isclose(m, np.exp(0.5)))
+    True
+    """
+    mean, var = _core.rff.moments(q, k, sigma, estimator, convention, bool(log))
+    return scalar_or_array(mean, sigma), scalar_or_array(var, sigma)
+
+
+def mse(
+    q: ArrayLike,
+    k: ArrayLike,
+    sigma: ArrayLike,
+    D: int,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> Any:
+    """Closed-form mean squared error of the ``D``-feature estimate of ``exp(q·k)``.
+
+    ``MSE = Var[X]/D + (E[X] − exp(q·k))²``, with every ``1 − e^{−x}`` evaluated by ``expm1``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (d,)
+    sigma : float or array_like
+        Temperature(s) σ ≥ 0.
+    D : int
+        Number of random features, ≥ 1.
+    estimator, convention : str
+        See :func:`moments`.
+    log : bool
+        Return ``log MSE`` computed in the log domain (finite where the MSE overflows).
+
+    Examples
+    --------
+    >>> q = [1.0, 0.0]; k = [0.5, 0.5]
+    >>> bool(np.isclose(mse(q, k, 1.0, 1), moments(q, k, 1.0)[1]))   # unbiased at σ = 1
+    True
+    """
+    out = _core.rff.mse(q, k, sigma, D, estimator, convention, bool(log))
+    return scalar_or_array(out, sigma)
+
+
+def estimate(
+    q: ArrayLike,
+    k: ArrayLike,
+    D: int,
+    sigma: float = 1.0,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    trials: int = 1,
+    seed: int = 0,
+    mode: Mode = "projected",
+    nthreads: int | None = None,
+    *,
+    orthogonal: bool = False,
+) -> FloatArray:
+    """Monte-Carlo estimates of ``exp(q·k)``, one per trial.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (d,)
+    D : int
+        Features per estimate.
+    sigma : float
+        Temperature σ ≥ 0.
+    estimator, convention : str
+        See :func:`moments`.
+    trials : int
+        Number of independent estimates.
+    seed : int
+        Any integer in ``[0, 2**64)``. Trial ``t`` uses only the random numbers addressed by
+        ``(seed, t)``, so results are bit-identical for every ``nthreads`` and across calls.
+    mode : {"projected", "full"}
+        ``"projected"`` uses the exact distributional shortcut ``ω·u ~ N(0, σ²‖u‖²)`` (one scalar
+        normal per feature, a 2-D Gaussian for the random-phase estimator); ``"full"`` draws the
+        d-dimensional ``ω`` (the frequencies of trial ``t`` are ``sample_omega(D, d, sigma, seed,
+        index=t)``).
+    nthreads : int or None
+        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    orthogonal : bool
+        Orthogonal random features (blocks of d orthogonal rows with χ_d norms); full mode only.
+
+    Returns
+    -------
+    ndarray, shape (trials,)
+
+    Notes
+    -----
+    Memory does not grow with ``trials`` beyond the output; the GIL is released and Ctrl-C
+    interrupts the computation.
+
+    Examples
+    --------
+    >>> est = estimate([1.0, 0.0], [0.5, 0.0], D=256, trials=2000, seed=1)
+    >>> bool(abs(est.mean() - np.exp(0.5)) < 5 * est.std() / np.sqrt(2000))
+    True
+    """
+    return np.asarray(
+        _core.rff.estimate(q, k, D, sigma, estimator, convention, trials, seed, mode, bool(orthogonal), nthreads)
+    )
+
+
+def sample_omega(
+    D: int, d: int, sigma: float = 1.0, seed: int = 0, orthogonal: bool = False, *, index: int = 0
+) -> FloatArray:
+    """Random frequencies ``ω`` (rows ~ ``N(0, σ² I_d)``), exactly those of full-mode trial ``index``.
+
+    Parameters
+    ----------
+    D, d : int
+        Number of rows (features) and dimension.
+    sigma : float
+        Temperature σ ≥ 0.
+    seed : int
+    orthogonal : bool
+        Blocks of ``d`` mutually orthogonal rows (a Haar-random rotation) with independent χ_d
+        lengths, the last block truncated (orthogonal random features).
+    index : int
+        The Monte-Carlo unit (trial) whose frequencies to return.
+
+    Returns
+    -------
+    ndarray, shape (D, d)
+
+    Examples
+    --------
+    >>> w = sample_omega(4, 4, orthogonal=True, seed=3)
+    >>> g = w @ w.T
+    >>> bool(np.allclose(g - np.diag(np.diag(g)), 0))
+    True
+    """
+    return np.asarray(_core.rff.sample_omega(D, d, sigma, seed, bool(orthogonal), index))
+
+
+def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
+    """Random phases ``β ∈ [0, 2π)`` of the random-phase estimator for trial ``index``.
+
+    Examples
+    --------
+    >>> b = sample_phase(5, seed=1)
+    >>> bool(((b >= 0) & (b < 2 * np.pi)).all())
+    True
+    """
+    return np.asarray(_core.rff.sample_phase(D, seed, index))
+
+
+def feature_map(
+    X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", phase: ArrayLike | None = None
+) -> FloatArray:
+    """Real random-feature map of the rows of ``X``.
+
+    ==================  ============================================  ===========
+    estimator           feature vector of ``x``                        width F
+    ==================  ============================================  ===========
+    ``trig``            ``e^{‖x‖²/2}/√D [cos(ω·x) | sin(ω·x)]``        ``2D``
+    ``random_phase``    ``e^{‖x‖²/2} √(2/D) cos(ω·x + β)``             ``D``
+    ``positive``        ``e^{ω·x − ‖x‖²/2}/√D``                        ``D``
+    ==================  ============================================  ===========
+
+    The dot product of two rows is the D-feature estimate of ``exp(q·k)`` (for ``trig``, the
+    conjugate convention; the literal one is the cos-block dot product minus the sin-block one).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+    omega : array_like, shape (D, d)
+    estimator : str
+    phase : array_like, shape (D,), optional
+        Required for ``random_phase`` (see :func:`sample_phase`), not allowed otherwise.
+
+    Returns
+    -------
+    ndarray, shape (n, F)
+
+    Examples
+    --------
+    >>> w = sample_omega(512, 2, seed=0)
+    >>> f = feature_map([[1.0, 0.0], [0.5, 0.0]], w)
+    >>> f.shape
+    (2, 1024)
+    """
+    return np.asarray(_core.rff.feature_map(X, omega, estimator, phase))

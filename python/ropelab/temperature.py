@@ -1,0 +1,303 @@
+"""Temperature of random-feature estimators: Theorem 1 of the paper, its counterexample and the
+correct finite-D optimum (MATH.md §2).
+
+For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
+
+    MSE(σ) = e²/(2D) · (1 − e^{−2σ²(1−ξ)})² + (e^{1−σ²(1−ξ)} − e^{ξ})².
+
+The paper's rule ``σ = tan(½ arccos ξ)`` zeroes the bias of the *literal* (unconjugated) product;
+with the conjugate product the estimator is unbiased at ``σ = 1`` for every ``ξ``, and the MSE
+optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ−1} = 0`` in
+``u = e^{−σ²(1−ξ)}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab import rff
+from ropelab._core_loader import core as _core
+from ropelab._validation import broadcast, scalar_or_array
+
+__all__ = [
+    "paper_sigma",
+    "unbiased_sigma",
+    "mse",
+    "optimal_sigma",
+    "Counterexample",
+    "counterexample",
+    "MSECurve",
+    "mse_curve",
+    "spectrum",
+    "unit_pair",
+]
+
+Estimator = rff.Estimator
+Convention = rff.Convention
+FloatArray = npt.NDArray[np.float64]
+
+
+def paper_sigma(xi: npt.ArrayLike) -> Any:
+    """The paper's Theorem 1 rule ``σ = tan(½ arccos ξ) = √((1−ξ)/(1+ξ))``.
+
+    Vectorised; ``+inf`` at ``ξ = −1``. ``ξ`` outside ``[−1, 1]`` raises ValueError.
+
+    Examples
+    --------
+    >>> round(paper_sigma(0.5) ** 2, 12)
+    0.333333333333
+    """
+    return scalar_or_array(_core.temperature.paper_sigma(xi), xi)
+
+
+def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", estimator: Estimator = "trig") -> Any:
+    """The σ that makes the estimator unbiased for unit norms.
+
+    ``1`` for the conjugate trig product (and random-phase and positive features), the paper's
+    tan rule for the literal product.
+
+    Examples
+    --------
+    >>> unbiased_sigma(0.5), round(unbiased_sigma(0.5, "literal"), 6)
+    (1.0, 0.57735)
+    """
+    return scalar_or_array(_core.temperature.unbiased_sigma(xi, estimator, convention), xi)
+
+
+def mse(
+    sigma: npt.ArrayLike,
+    xi: npt.ArrayLike,
+    D: npt.ArrayLike,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> Any:
+    """Closed-form MSE for unit-norm ``q, k`` with ``q·k = ξ``; broadcasts ``sigma``, ``xi``, ``D``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Temperatures σ ≥ 0.
+    xi : array_like
+        Cosines ``ξ ∈ [−1, 1]``.
+    D : array_like
+        Feature counts (positive integers).
+    estimator, convention : str
+        See :func:`ropelab.rff.moments`.
+    log : bool
+        Return ``log MSE`` (log-domain evaluation).
+
+    Examples
+    --------
+    >>> bool(mse(1.0, 0.5, 16) < mse(paper_sigma(0.5), 0.5, 16))
+    True
+    """
+    shape, (s, x, d) = broadcast("temperature.mse", sigma=sigma, xi=xi, D=D)
+    out = _core.temperature.mse(s, x, d, estimator, convention, bool(log)).reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def optimal_sigma(
+    xi: npt.ArrayLike,
+    D: npt.ArrayLike,
+    estimator: Estimator = "trig",
+    method: Literal["cubic", "brent"] = "cubic",
+    convention: Convention = "conjugate",
+) -> Any:
+    """MSE-optimal temperature σ* for ``D`` features (unit norms, ``q·k = ξ``); broadcasts.
+
+    ``method="cubic"`` solves the stationarity cubic in closed form (Cardano, polished by Newton);
+    ``method="brent"`` minimises the closed-form MSE with Boost.Math's ``brent_find_minima`` in
+    extended precision — an independent route to the same number. Conjugate trig: σ* < 1 for
+    finite D, σ* → 1 as D → ∞, σ*² = 1/3 at D = 1. Positive features: the root of
+    ``2w³ + (D−1)w − D e^{a/2} = 0`` in ``w = e^{σ²a/2}``, clipped at σ = 0. Literal trig: tends to
+    the tan rule as D → ∞. Where every σ gives the same MSE (ξ = 1 for conjugate trig, ξ = −1 for
+    positive/literal) the result is 1.
+
+    Examples
+    --------
+    >>> round(optimal_sigma(0.3, 1) ** 2, 12)
+    0.333333333333
+    >>> bool(abs(optimal_sigma(0.3, 10**6) - 1) < 1e-5)
+    True
+    """
+    shape, (x, d) = broadcast("temperature.optimal_sigma", xi=xi, D=D)
+    out = _core.temperature.optimal_sigma(x, d, estimator, convention, method).reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """The numbers of Theorem 1's counterexample at ``ξ`` (unit norms, trig estimator).
+
+    Attributes
+    ----------
+    xi : float
+    sigma_paper, sigma_paper_sq : float
+        ``tan(½ arccos ξ)`` and its square ``(1−ξ)/(1+ξ)``.
+    mean_paper : float
+        ``E[K̂]`` of the conjugate product at the paper's σ: ``exp(1 − σ²(1−ξ))``.
+    target : float
+        ``exp(ξ)``.
+    mean_sigma1 : float
+        ``E[K̂]`` of the conjugate product at σ = 1 (equals the target).
+    mean_paper_literal : float
+        ``E[K̂]`` of the literal product at the paper's σ (equals the target: the tan rule is the
+        bias-zeroing σ of the unconjugated product).
+    target_literal : float
+        What the literal product estimates at σ = 1: ``exp(−ξ)``.
+    """
+
+    xi: float
+    sigma_paper: float
+    sigma_paper_sq: float
+    mean_paper: float
+    target: float
+    mean_sigma1: float
+    mean_paper_literal: float
+    target_literal: float
+
+    @property
+    def relative_bias_paper(self) -> float:
+        """``mean_paper / target − 1``: the relative bias of the paper's rule."""
+        return self.mean_paper / self.target - 1.0
+
+    def optimal_sigmas(self, Ds: tuple[int, ...] = (1, 4, 16, 64, 256, 1024, 10**6)) -> dict[int, float]:
+        """σ*(D) of the conjugate trig estimator at this ξ, by the cubic."""
+        return {int(D): float(optimal_sigma(self.xi, D)) for D in Ds}
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def counterexample(xi: float = 0.5) -> Counterexample:
+    """Theorem 1's counterexample: the paper's σ against σ = 1 at ``ξ ∈ (−1, 1]``.
+
+    Examples
+    --------
+    >>> c = counterexample(0.5)
+    >>> round(c.sigma_paper_sq, 12), round(c.mean_paper, 5), round(c.target, 5)
+    (0.333333333333, 2.30098, 1.64872)
+    """
+    return Counterexample(**_core.temperature.counterexample(xi))
+
+
+def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
+    """Unit vectors ``q = e₁``, ``k = ξ e₁ + √(1−ξ²) e₂`` in ``R^d`` with ``q·k = ξ``.
+
+    Examples
+    --------
+    >>> q, k = unit_pair(0.25, d=4)
+    >>> round(float(q @ k), 12)
+    0.25
+    """
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 2:
+        raise ValueError(f"unit_pair: d must be an integer >= 2, got {d!r}")
+    x = float(xi)
+    if not -1.0 <= x <= 1.0:
+        raise ValueError(f"unit_pair: xi must lie in [-1, 1], got {xi!r}")
+    q = np.zeros(d)
+    k = np.zeros(d)
+    q[0] = 1.0
+    k[0] = x
+    k[1] = np.sqrt((1.0 - x) * (1.0 + x))
+    return q, k
+
+
+@dataclass(frozen=True)
+class MSECurve:
+    """MSE against σ: the closed form and a Monte-Carlo estimate with its standard error.
+
+    Attributes
+    ----------
+    sigmas : ndarray
+    analytic : ndarray
+        Closed-form MSE at each σ.
+    empirical : ndarray
+        Mean of ``(K̂ − exp(ξ))²`` over the trials.
+    stderr : ndarray
+        Standard error of ``empirical`` (sample std of the squared errors / √trials).
+    xi, D, trials, seed, d, mode, estimator, convention
+        The inputs.
+    """
+
+    sigmas: FloatArray
+    analytic: FloatArray
+    empirical: FloatArray
+    stderr: FloatArray
+    xi: float
+    D: int
+    trials: int
+    seed: int
+    d: int
+    mode: str
+    estimator: str
+    convention: str
+
+
+def mse_curve(
+    xi: float,
+    D: int,
+    sigmas: npt.ArrayLike,
+    trials: int,
+    seed: int = 0,
+    d: int = 64,
+    mode: rff.Mode = "projected",
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    nthreads: int | None = None,
+) -> MSECurve:
+    """Analytic and Monte-Carlo MSE against σ for unit vectors with ``q·k = ξ`` in ``R^d``.
+
+    Every σ uses the same seed (common random numbers), so the empirical curve is smooth in σ;
+    each point is still an unbiased MSE estimate whose standard error is returned.
+
+    Examples
+    --------
+    >>> c = mse_curve(0.5, 16, [0.5, 1.0], trials=4000, seed=2)
+    >>> bool(np.all(np.abs(c.empirical - c.analytic) < 5 * c.stderr))
+    True
+    """
+    s = np.atleast_1d(np.asarray(sigmas, dtype=np.float64))
+    if s.ndim != 1 or s.size == 0:
+        raise ValueError(f"mse_curve: sigmas must be a non-empty 1-D array, got shape {np.shape(sigmas)}")
+    q, k = unit_pair(xi, d)
+    target = float(np.exp(q @ k))
+    analytic = np.asarray(mse(s, xi, D, estimator, convention), dtype=np.float64)
+    empirical = np.empty_like(s)
+    stderr = np.empty_like(s)
+    for i, sigma in enumerate(s):
+        est = rff.estimate(q, k, D, float(sigma), estimator, convention, trials, seed, mode, nthreads)
+        sq = (est - target) ** 2
+        empirical[i] = sq.mean()
+        stderr[i] = sq.std(ddof=1) / np.sqrt(trials) if trials > 1 else np.inf
+    return MSECurve(s, analytic, empirical, stderr, float(xi), int(D), int(trials), int(seed), int(d), mode,
+                    estimator, convention)
+
+
+def spectrum(
+    d: int,
+    kind: Literal["rope", "rfa"] = "rope",
+    base: float = 10000.0,
+    theta_max: float | None = None,
+    temp_max: float = 1.0,
+    *,
+    squared: bool = False,
+) -> FloatArray:
+    """Temperature spectrum over the ``d/2`` channel pairs (paper Fig. 2; the authors' code).
+
+    ``rope``: ``Θ_j = temp_max · base^{−2j/d}``. ``rfa``: ``φ_j = linspace(0, θ_max·π, d/2)``,
+    ``Θ_j = tan(φ_j/2)`` (``tan²`` when ``squared``, the paper text's variant), rescaled so that
+    ``max Θ = temp_max``; ``θ_max`` defaults to ``1 − 1/base``.
+
+    Examples
+    --------
+    >>> spectrum(8, "rope", base=10000.0)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    return np.asarray(_core.temperature.spectrum(d, kind, base, theta_max, temp_max, bool(squared)))
