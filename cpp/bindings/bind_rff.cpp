@@ -94,9 +94,10 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
                           "sampled as d-dimensional blocks), got mode='projected'");
   }
   opt.nthreads = nthreads_arg(nthreads_o, f);
-  if (opt.estimator != Estimator::positive && !std::isfinite(std::exp(0.5 * p.n()))) {
+  const auto n = static_cast<double>(p.n());
+  if (opt.estimator != Estimator::positive && !std::isfinite(std::exp(0.5 * n))) {
     throw py::value_error(std::string(f) + ": the amplitude exp((|q|^2+|k|^2)/2) overflows a "
-                          "double (|q|^2+|k|^2 = " + std::to_string(p.n()) +
+                          "double (|q|^2+|k|^2 = " + std::to_string(n) +
                           "); use rff.mse(..., log=True) for the closed form instead");
   }
   check_output_size(static_cast<double>(trials), f);

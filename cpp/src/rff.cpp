@@ -16,75 +16,82 @@ namespace ropelab::rff {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-constexpr double kLn2 = 0.693147180559945309417232121458;
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr real kNegInf = -std::numeric_limits<real>::infinity();
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// exp(log_scale) * factor without spurious overflow, underflow or 0·inf.
-double scaled(double log_scale, double factor) {
-  if (factor == 0.0) return 0.0;
-  const double direct = std::exp(log_scale) * factor;
-  if (std::isfinite(direct) && direct != 0.0) return direct;
-  return std::copysign(std::exp(log_scale + std::log(std::fabs(factor))), factor);
+/// exp(log_scale) * factor rounded to double, without spurious overflow, underflow or 0·inf.
+double scaled(real log_scale, real factor) {
+  if (factor == 0) return 0.0;
+  return static_cast<double>(std::copysign(std::exp(log_scale + std::log(std::fabs(factor))), factor));
 }
 
 /// log(exp(x) + exp(y)) with −inf allowed.
-double log_add_exp(double x, double y) {
+real log_add_exp(real x, real y) {
   if (x == kNegInf) return y;
   if (y == kNegInf) return x;
-  const double m = std::max(x, y);
+  const real m = std::max(x, y);
   return m + std::log1p(std::exp(-std::fabs(x - y)));
 }
 
 /// log|x| with log 0 = −inf.
-double log_abs(double x) { return x == 0.0 ? kNegInf : std::log(std::fabs(x)); }
+real log_abs(real x) { return x == 0 ? kNegInf : std::log(std::fabs(x)); }
 
 /// ‖u‖² of the trig estimator's frequency argument: ‖q−k‖² (conjugate) or ‖q+k‖² (literal).
-double trig_norm2(const Pair& p, Estimator est, Convention conv) {
+real trig_norm2(const Pair& p, Estimator est, Convention conv) {
   return (est == Estimator::trig && conv == Convention::literal) ? p.a : p.b;
 }
 
 /// Exponent e with E[X] − exp(q·k) = exp(q·k) · expm1(e).
-double bias_exponent(const Pair& p, double s2, Estimator est, Convention conv) {
+real bias_exponent(const Pair& p, real s2, Estimator est, Convention conv) {
   switch (est) {
     case Estimator::positive:
-      return 0.5 * (s2 - 1.0) * p.a;
+      return 0.5L * (s2 - 1) * p.a;
     case Estimator::random_phase:
-      return 0.5 * (1.0 - s2) * p.b;
+      return 0.5L * (1 - s2) * p.b;
     case Estimator::trig:
       break;
   }
-  return conv == Convention::literal ? 0.5 * (p.b - s2 * p.a) : 0.5 * (1.0 - s2) * p.b;
+  return conv == Convention::literal ? 0.5L * (p.b - s2 * p.a) : 0.5L * (1 - s2) * p.b;
 }
 
-/// Var[X] = exp(log_scale) * factor.
-void variance_parts(const Pair& p, double s2, Estimator est, Convention conv, double& log_scale,
-                    double& factor) {
-  const double n = p.n();
+/// Var[X] = exp(log_scale) * factor, factor ≥ 0.
+void variance_parts(const Pair& p, real s2, Estimator est, Convention conv, real& log_scale,
+                    real& factor) {
+  const real n = p.n();
   switch (est) {
     case Estimator::positive:
       log_scale = s2 * p.a - n;
       factor = std::expm1(s2 * p.a);
       return;
     case Estimator::random_phase: {
-      const double e = std::expm1(-s2 * p.b);
+      const real e = std::expm1(-s2 * p.b);
       log_scale = n;
-      factor = 0.5 * e * e + 0.5;
+      factor = 0.5L * e * e + 0.5L;
       return;
     }
     case Estimator::trig: {
-      const double e = std::expm1(-s2 * trig_norm2(p, est, conv));
+      const real e = std::expm1(-s2 * trig_norm2(p, est, conv));
       log_scale = n;
-      factor = 0.5 * e * e;
+      factor = 0.5L * e * e;
       return;
     }
   }
 }
 
-double log_mean(const Pair& p, double s2, Estimator est, Convention conv) {
-  if (est == Estimator::positive) return 0.5 * (s2 * p.a - p.n());
-  return 0.5 * (p.n() - s2 * trig_norm2(p, est, conv));
+real log_mean(const Pair& p, real s2, Estimator est, Convention conv) {
+  if (est == Estimator::positive) return 0.5L * (s2 * p.a - p.n());
+  return 0.5L * (p.n() - s2 * trig_norm2(p, est, conv));
+}
+
+/// log MSE in extended precision.
+real log_mse_ext(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
+  const real s2 = static_cast<real>(sigma) * sigma;
+  real log_scale = 0, factor = 0;
+  variance_parts(p, s2, est, conv, log_scale, factor);
+  const real log_var_over_D = log_scale + log_abs(factor) - std::log(static_cast<real>(D));
+  const real log_bias2 = 2 * (p.qk + log_abs(std::expm1(bias_exponent(p, s2, est, conv))));
+  return log_add_exp(log_var_over_D, log_bias2);
 }
 
 }  // namespace
@@ -106,36 +113,37 @@ Convention parse_convention(const std::string& name) {
 Pair make_pair(const double* q, const double* k, std::size_t d) {
   Pair p;
   for (std::size_t i = 0; i < d; ++i) {
-    p.nq2 += q[i] * q[i];
-    p.nk2 += k[i] * k[i];
-    p.qk += q[i] * k[i];
-    p.a += (q[i] + k[i]) * (q[i] + k[i]);
-    p.b += (q[i] - k[i]) * (q[i] - k[i]);
+    const real qi = q[i], ki = k[i];
+    p.nq2 += qi * qi;
+    p.nk2 += ki * ki;
+    p.qk += qi * ki;
+    p.a += (qi + ki) * (qi + ki);
+    p.b += (qi - ki) * (qi - ki);
   }
   // Cholesky of the Gram matrix; l22 = ‖k − (q·k/‖q‖²) q‖ avoids the cancellation of
   // sqrt(‖k‖² − (q·k)²/‖q‖²) for nearly parallel q, k.
   if (p.nq2 > 0) {
-    p.l11 = std::sqrt(p.nq2);
-    p.l21 = p.qk / p.l11;
-    const double c = p.qk / p.nq2;
-    double r2 = 0;
+    p.l11 = static_cast<double>(std::sqrt(p.nq2));
+    p.l21 = static_cast<double>(p.qk / std::sqrt(p.nq2));
+    const real c = p.qk / p.nq2;
+    real r2 = 0;
     for (std::size_t i = 0; i < d; ++i) {
-      const double r = k[i] - c * q[i];
+      const real r = k[i] - c * q[i];
       r2 += r * r;
     }
-    p.l22 = std::sqrt(r2);
+    p.l22 = static_cast<double>(std::sqrt(r2));
   } else {
-    p.l22 = std::sqrt(p.nk2);
+    p.l22 = static_cast<double>(std::sqrt(p.nk2));
   }
   return p;
 }
 
 Pair make_unit_pair(double xi) {
   Pair p;
-  p.nq2 = p.nk2 = 1.0;
+  p.nq2 = p.nk2 = 1;
   p.qk = xi;
-  p.a = 2.0 + 2.0 * xi;
-  p.b = 2.0 - 2.0 * xi;
+  p.a = 2 + 2 * static_cast<real>(xi);
+  p.b = 2 - 2 * static_cast<real>(xi);
   p.l11 = 1.0;
   p.l21 = xi;
   p.l22 = std::sqrt(std::max(0.0, (1.0 - xi) * (1.0 + xi)));
@@ -143,34 +151,27 @@ Pair make_unit_pair(double xi) {
 }
 
 Moments moments(const Pair& p, double sigma, Estimator est, Convention conv) {
-  const double s2 = sigma * sigma;
-  double log_scale = 0, factor = 0;
+  const real s2 = static_cast<real>(sigma) * sigma;
+  real log_scale = 0, factor = 0;
   variance_parts(p, s2, est, conv, log_scale, factor);
-  return {std::exp(log_mean(p, s2, est, conv)), scaled(log_scale, factor)};
+  return {static_cast<double>(std::exp(log_mean(p, s2, est, conv))), scaled(log_scale, factor)};
 }
 
 Moments log_moments(const Pair& p, double sigma, Estimator est, Convention conv) {
-  const double s2 = sigma * sigma;
-  double log_scale = 0, factor = 0;
+  const real s2 = static_cast<real>(sigma) * sigma;
+  real log_scale = 0, factor = 0;
   variance_parts(p, s2, est, conv, log_scale, factor);
-  return {log_mean(p, s2, est, conv), log_scale + log_abs(factor)};
+  return {static_cast<double>(log_mean(p, s2, est, conv)),
+          static_cast<double>(log_scale + log_abs(factor))};
 }
 
 double mse(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
-  const double s2 = sigma * sigma;
-  double log_scale = 0, factor = 0;
-  variance_parts(p, s2, est, conv, log_scale, factor);
-  const double bias_factor = std::expm1(bias_exponent(p, s2, est, conv));
-  return scaled(log_scale, factor) / D + scaled(2.0 * p.qk, bias_factor * bias_factor);
+  // exp of the extended-precision log: relative error ~ |log MSE|·2⁻⁶⁴ before the final rounding.
+  return static_cast<double>(std::exp(log_mse_ext(p, sigma, D, est, conv)));
 }
 
 double log_mse(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
-  const double s2 = sigma * sigma;
-  double log_scale = 0, factor = 0;
-  variance_parts(p, s2, est, conv, log_scale, factor);
-  const double log_var_over_D = log_scale + log_abs(factor) - std::log(D);
-  const double log_bias2 = 2.0 * (p.qk + log_abs(std::expm1(bias_exponent(p, s2, est, conv))));
-  return log_add_exp(log_var_over_D, log_bias2);
+  return static_cast<double>(log_mse_ext(p, sigma, D, est, conv));
 }
 
 std::size_t feature_count(Estimator est, std::size_t D) {
@@ -234,10 +235,10 @@ bool is_cancelled(const std::atomic<bool>* cancel) {
 }
 
 void check_amplitude(const Pair& p, Estimator est) {
-  if (est != Estimator::positive && !std::isfinite(std::exp(0.5 * p.n()))) {
+  if (est != Estimator::positive && !std::isfinite(std::exp(static_cast<double>(0.5L * p.n())))) {
     throw std::invalid_argument(
         "the amplitude exp((|q|^2+|k|^2)/2) overflows a double (|q|^2+|k|^2 = " +
-        std::to_string(p.n()) + "); use the log-domain closed forms instead");
+        std::to_string(static_cast<double>(p.n())) + "); use the log-domain closed forms instead");
   }
 }
 
@@ -295,8 +296,8 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
               std::size_t trials, double* out, const std::atomic<bool>* cancel) {
   const Pair p = make_pair(q, k, d);
   check_amplitude(p, opt.estimator);
-  const double amp = std::exp(0.5 * p.n());
-  const double half_n = 0.5 * p.n();
+  const double half_n = static_cast<double>(0.5L * p.n());
+  const double amp = std::exp(half_n);
   const double sigma = opt.sigma;
   const std::size_t D = opt.D;
   const double inv_D = 1.0 / static_cast<double>(D);
@@ -319,7 +320,8 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
   if (!opt.full) {
     // Projected mode: ω·u ~ N(0, σ²‖u‖²) exactly. trig and positive need one scalar normal per
     // feature (of ω·(q∓k) resp. ω·(q+k)); random phase needs the 2-D Gaussian (ω·q, ω·k).
-    const double s = sigma * std::sqrt(est == Estimator::trig && !literal ? p.b : p.a);
+    const double s =
+        sigma * static_cast<double>(std::sqrt(est == Estimator::trig && !literal ? p.b : p.a));
     mc::parallel_blocks(trials, 64, opt.nthreads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t t = begin; t < end; ++t) {
         rng::Stream normals(opt.seed, rng::StreamId::projected, t);

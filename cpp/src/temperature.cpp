@@ -43,7 +43,10 @@ struct Shape {
   bool degenerate;  ///< every σ gives the same MSE
 };
 
-Shape shape(const rff::Pair& p, Estimator est, Convention conv) {
+Shape shape(const rff::Pair& pair, Estimator est, Convention conv) {
+  struct {
+    double a, b;
+  } p{static_cast<double>(pair.a), static_cast<double>(pair.b)};
   if (est == Estimator::positive) {
     // w = e^{σ²a/2} = e^{a/2} e^{y}: 2w³ + (D−1)w − D e^{a/2} = 0  ⇔  2e^{a} e^{3y} + ...
     return {2.0 * std::exp(p.a), 1.0, 2.0 / p.a, p.a == 0.0};

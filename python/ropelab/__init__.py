@@ -16,4 +16,13 @@ from ropelab import rff, temperature
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature"]
+__all__ = ["__version__", "rff", "temperature", "plot"]
+
+
+def __getattr__(name: str) -> object:
+    # ropelab.plot needs matplotlib (an optional dependency): import it on first use only.
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module("ropelab.plot")
+    raise AttributeError(f"module 'ropelab' has no attribute {name!r}")

@@ -19,17 +19,22 @@ enum class Convention { conjugate, literal };
 Estimator parse_estimator(const std::string& name);    ///< throws std::invalid_argument
 Convention parse_convention(const std::string& name);  ///< throws std::invalid_argument
 
+/// Extended precision for the pair geometry and the closed forms: exponents reach several hundred
+/// (norms up to ~20), and exp amplifies an exponent's absolute rounding error into a relative one,
+/// so sums and exponents are carried in long double and only the results are rounded to double.
+using real = long double;
+
 /// Everything the closed forms need about a pair (q, k).
 struct Pair {
-  double nq2 = 0;  ///< ‖q‖²
-  double nk2 = 0;  ///< ‖k‖²
-  double qk = 0;   ///< q·k
-  double a = 0;    ///< ‖q+k‖², summed from the vector q+k (no cancellation)
-  double b = 0;    ///< ‖q−k‖², summed from the vector q−k (no cancellation)
+  real nq2 = 0;  ///< ‖q‖²
+  real nk2 = 0;  ///< ‖k‖²
+  real qk = 0;   ///< q·k
+  real a = 0;    ///< ‖q+k‖², summed from the vector q+k (no cancellation)
+  real b = 0;    ///< ‖q−k‖², summed from the vector q−k (no cancellation)
   /// Cholesky factor of σ⁻²·Cov(ω·q, ω·k) = [[‖q‖², q·k], [q·k, ‖k‖²]]: ω·q = σ l11 g1,
   /// ω·k = σ (l21 g1 + l22 g2) for independent standard normals g1, g2.
   double l11 = 0, l21 = 0, l22 = 0;
-  double n() const { return nq2 + nk2; }  ///< ‖q‖² + ‖k‖²
+  real n() const { return nq2 + nk2; }  ///< ‖q‖² + ‖k‖²
 };
 
 /// Geometry of the pair of d-vectors q, k.

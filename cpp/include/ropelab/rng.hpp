@@ -35,9 +35,10 @@ enum class StreamId : std::uint64_t {
   projected = 2,  ///< scalar / 2-D projections in projected mode
 };
 
-/// Uniform in the open interval (0, 1) from the top 53 bits of a 64-bit word.
+/// Uniform in the open interval (0, 1) from the top 52 bits of a 64-bit word: the midpoints
+/// (j + ½)·2⁻⁵² are all exactly representable, so neither 0 nor 1 can occur.
 inline double to_open_unit(std::uint64_t x) noexcept {
-  return (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
+  return (static_cast<double>(x >> 12) + 0.5) * 0x1.0p-52;
 }
 
 /// A sequential reader of the numbers owned by one (seed, stream, index) unit.

@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/rng.hpp"
+
+using ropelab::rng::Stream;
+using ropelab::rng::StreamId;
+
+TEST(Rng, SameAddressSameNumbers) {
+  Stream a(42, StreamId::omega, 7), b(42, StreamId::omega, 7);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.normal(), b.normal());
+}
+
+TEST(Rng, DifferentAddressesDiffer) {
+  Stream a(42, StreamId::omega, 7), b(42, StreamId::omega, 8), c(43, StreamId::omega, 7),
+      d(42, StreamId::phase, 7);
+  const double x = a.normal();
+  EXPECT_NE(x, b.normal());
+  EXPECT_NE(x, c.normal());
+  EXPECT_NE(x, d.normal());
+}
+
+TEST(Rng, UniformsInOpenInterval) {
+  EXPECT_GT(ropelab::rng::to_open_unit(0), 0.0);
+  EXPECT_LT(ropelab::rng::to_open_unit(~0ULL), 1.0);
+}
+
+TEST(Rng, NormalMoments) {
+  // 4e5 normals: mean SE = 1/sqrt(n) ~ 1.6e-3, variance SE = sqrt(2/n) ~ 2.2e-3; allow 5 SE.
+  Stream s(1, StreamId::projected, 0);
+  const int n = 400000;
+  double m = 0, m2 = 0, m4 = 0;
+  for (int i = 0; i < n; ++i) {
+    const double z = s.normal();
+    m += z;
+    m2 += z * z;
+    m4 += z * z * z * z;
+  }
+  m /= n;
+  m2 /= n;
+  m4 /= n;
+  EXPECT_LT(std::fabs(m), 5.0 / std::sqrt(n));
+  EXPECT_LT(std::fabs(m2 - 1.0), 5.0 * std::sqrt(2.0 / n));
+  EXPECT_LT(std::fabs(m4 - 3.0), 5.0 * std::sqrt(96.0 / n));  // Var[z^4] = 105 - 9 = 96
+}
+
+TEST(MonteCarlo, CoversEveryIndexOnceForAnyThreadCount) {
+  for (int threads : {1, 2, 3, 8}) {
+    for (std::size_t block : {1, 7, 64}) {
+      std::vector<int> hits(1000, 0);
+      ropelab::mc::parallel_blocks(hits.size(), block, threads,
+                                   [&](std::size_t b, std::size_t e) {
+                                     for (std::size_t i = b; i < e; ++i) ++hits[i];
+                                   },
+                                   nullptr);
+      for (int h : hits) ASSERT_EQ(h, 1);
+    }
+  }
+}
+
+TEST(MonteCarlo, CancelThrows) {
+  std::atomic<bool> cancel{true};
+  EXPECT_THROW(ropelab::mc::parallel_blocks(10, 1, 2, [](std::size_t, std::size_t) {}, &cancel),
+               ropelab::mc::Cancelled);
+}
+
+TEST(MonteCarlo, WorkerExceptionPropagates) {
+  EXPECT_THROW(ropelab::mc::parallel_blocks(
+                   100, 1, 2,
+                   [](std::size_t b, std::size_t) {
+                     if (b == 50) throw std::runtime_error("boom");
+                   },
+                   nullptr),
+               std::runtime_error);
+}
