@@ -150,3 +150,16 @@ def test_projected_random_phase_handles_parallel_and_zero_vectors() -> None:
         e = rl.rff.estimate(q, k, 32, 1.0, "random_phase", trials=3000, seed=0)
         m, v = rl.rff.moments(q, k, 1.0, "random_phase")
         assert abs(e.mean() - m) < 5 * np.sqrt(v / 32 / 3000)
+
+
+def test_normals_are_standard_normal_including_the_ziggurat_tail() -> None:
+    """Kolmogorov–Smirnov against N(0,1), plus the tail beyond the ziggurat's R = 3.4426."""
+    from scipy import stats
+
+    z = rl.rff.sample_omega(2_000_000, 1, seed=31).ravel()
+    assert stats.kstest(z[:200_000], "norm").pvalue > 1e-3
+    p_tail = 2 * stats.norm.sf(3.442619855899)
+    n_tail = np.count_nonzero(np.abs(z) > 3.442619855899)
+    assert abs(n_tail - p_tail * z.size) < 5 * np.sqrt(p_tail * z.size)
+    p_far = 2 * stats.norm.sf(4.5)
+    assert abs(np.count_nonzero(np.abs(z) > 4.5) - p_far * z.size) < 5 * np.sqrt(p_far * z.size) + 1

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -63,12 +66,69 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from pathlib import Path
+def _progress(stream: TextIO) -> Callable[[int, int, str], None]:
+    interactive = stream.isatty()
 
+    def show(done: int, total: int, cid: str) -> None:
+        if interactive:
+            msg = f"\r[{done:2d}/{total}] {cid:40s}" if cid else f"\r[{done}/{total}] done" + " " * 40 + "\n"
+            stream.write(msg)
+        elif cid:
+            stream.write(f"[{done + 1:2d}/{total}] {cid}\n")
+        stream.flush()
+
+    return show
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    import time
+
+    from ropelab import claims, report
+
+    t0 = time.perf_counter()
+    results = claims.run(args.only, progress=None if args.quiet else _progress(sys.stderr))
+    seconds = time.perf_counter() - t0
+    figures: dict[str, Path] = {}
+    fig_dir = args.figures
+    if fig_dir is None and (args.html or args.markdown):
+        base = args.html or args.markdown
+        fig_dir = base.parent / "figures"
+    if fig_dir is not None:
+        figures = report.render_figures(results, fig_dir)
+    color = sys.stdout.isatty() and not args.no_color and os.environ.get("NO_COLOR") is None
+    print(report.terminal(results, color=color))
+    print()
+    if args.json:
+        _write(args.json, report.to_json(results, seconds))
+    if args.markdown:
+        _write(args.markdown, report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds))
+    if args.html:
+        _write(args.html, report.to_html(results, figures, seconds=seconds))
+    print(report.summary_line(results, seconds))
+    return 0 if all(r.matches for r in results) else 1
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ropelab", description="Checks of the mathematics of Selective RoPE and RoPE.")
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("verify", help="evaluate every claim of the paper and report the verdicts")
+    v.add_argument("--only", nargs="+", metavar="ID", help="check only these claim ids")
+    v.add_argument("--json", type=Path, metavar="PATH", help="write the machine-readable report")
+    v.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
+    v.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report (figures embedded)")
+    v.add_argument("--figures", type=Path, metavar="DIR",
+                   help="write figures here (default: figures/ beside the HTML or Markdown report)")
+    v.add_argument("--no-color", action="store_true", help="never colour the verdicts")
+    v.add_argument("--quiet", action="store_true", help="no progress indicator")
+    v.set_defaults(func=_cmd_verify)
 
     c = sub.add_parser("counterexample", help="Theorem 1's temperature counterexample and the correct optimum")
     c.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair (default 0.5)")

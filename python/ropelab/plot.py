@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ropelab.temperature import MSECurve
 
-__all__ = ["mse_vs_sigma"]
+__all__ = ["mse_vs_sigma", "sigma_star_vs_D"]
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.5)) -> tuple[Figure, Axes]:
@@ -81,4 +81,46 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
         ax.set_title(f"Trig random features, unit-norm q, k with q·k = ξ = {curves[0].xi:g}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
+    return fig
+
+
+def sigma_star_vs_D(
+    xis: Sequence[float] = (-0.5, 0.0, 0.5, 0.9),
+    Ds: Sequence[float] | None = None,
+    ax: Axes | None = None,
+    estimator: str = "trig",
+) -> Figure:
+    """The MSE-optimal temperature σ*(D) against the number of features, one line per ξ.
+
+    Draws the paper's σ (dotted, same colour) for comparison and σ = 1 (the D → ∞ limit).
+
+    Parameters
+    ----------
+    xis : sequence of float
+        Cosines ξ = q·k.
+    Ds : sequence of float, optional
+        Feature counts (default: 25 log-spaced values from 1 to 10⁶).
+    ax : matplotlib Axes, optional
+    estimator : str
+        ``"trig"`` or ``"positive"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ropelab import temperature
+
+    D = np.unique(np.logspace(0, 6, 25).round()) if Ds is None else np.asarray(Ds, dtype=float)
+    fig, ax = _axes(ax)
+    for xi in xis:
+        (line,) = ax.semilogx(D, temperature.optimal_sigma(xi, D, estimator), "-o", ms=3, label=f"σ*(D), ξ = {xi:g}")  # type: ignore[arg-type]
+        if estimator == "trig":
+            ax.axhline(float(temperature.paper_sigma(xi)), color=line.get_color(), ls=":", lw=1)
+    ax.axhline(1.0, color="k", ls="--", lw=1, label="σ = 1 (D → ∞)")
+    ax.plot([], [], color="gray", ls=":", label="paper's σ = tan(½ arccos ξ)")
+    ax.set_xlabel("number of random features D")
+    ax.set_ylabel("MSE-optimal temperature σ* (dimensionless)")
+    ax.set_title(f"Finite-D optimum ({estimator} features): root of the stationarity cubic")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
     return fig

@@ -15,8 +15,11 @@
 /// threads or the order of calls. Two different streams (or seeds) are different Philox keys and
 /// thus statistically independent sequences.
 ///
-/// Normals use the Box–Muller transform on pairs of open-interval uniforms: deterministic (no
-/// rejection), so the k-th normal of a unit always comes from the same counter block.
+/// A unit's 64-bit words are read in order by one Stream; uniforms take one word, normals use the
+/// ziggurat method (Marsaglia & Tsang 2000, in Doornik's 128-layer "ZIGNOR" form): one word per
+/// normal in ~98.8% of draws, further words of the *same* unit on rejection. The k-th normal of a
+/// unit is therefore still a pure function of (seed, stream, index): rejection changes how many
+/// words are consumed, never which unit they belong to.
 
 #include <Random123/philox.h>
 
@@ -41,34 +44,73 @@ inline double to_open_unit(std::uint64_t x) noexcept {
   return (static_cast<double>(x >> 12) + 0.5) * 0x1.0p-52;
 }
 
+/// Signed uniform in the open interval (−1, 1) from the top 52 bits of a word: (2j+1)·2⁻⁵² − 1
+/// is exactly representable for every j < 2⁵².
+inline double to_open_signed_unit(std::uint64_t x) noexcept {
+  return static_cast<double>(2 * (x >> 12) + 1) * 0x1.0p-52 - 1.0;
+}
+
+/// Tables of the 128-layer normal ziggurat (Doornik 2005, "An improved ziggurat method to
+/// generate normal random samples"): layer edges x[i] and ratios r[i] = x[i+1]/x[i].
+struct ZigguratTables {
+  static constexpr int kLayers = 128;
+  static constexpr double kR = 3.442619855899;         ///< start of the tail
+  static constexpr double kV = 9.91256303526217e-3;    ///< area of each layer
+  double x[kLayers + 1];
+  double r[kLayers];
+  ZigguratTables() noexcept {
+    double f = std::exp(-0.5 * kR * kR);
+    x[0] = kV / f;  // the bottom layer is a rectangle of area V: width V / f(R)
+    x[1] = kR;
+    x[kLayers] = 0.0;
+    for (int i = 2; i < kLayers; ++i) {
+      x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
+      f = std::exp(-0.5 * x[i] * x[i]);
+    }
+    for (int i = 0; i < kLayers; ++i) r[i] = x[i + 1] / x[i];
+  }
+  static const ZigguratTables& get() noexcept {
+    static const ZigguratTables tables;  // initialised once, thread-safely (C++11 statics)
+    return tables;
+  }
+};
+
 /// A sequential reader of the numbers owned by one (seed, stream, index) unit.
 class Stream {
  public:
   using Gen = r123::Philox4x64;
 
   Stream(std::uint64_t seed, StreamId stream, std::uint64_t index) noexcept
-      : key_{{seed, static_cast<std::uint64_t>(stream)}}, ctr_{{index, 0, 0, 0}} {}
+      : key_{{seed, static_cast<std::uint64_t>(stream)}}, ctr_{{index, 0, 0, 0}},
+        zig_(ZigguratTables::get()) {}
 
-  /// Next four raw 64-bit words (the next counter block).
-  std::array<std::uint64_t, 4> next_block() noexcept {
-    Gen::ctr_type out = gen_(ctr_, key_);
-    ++ctr_.v[1];
-    return {out.v[0], out.v[1], out.v[2], out.v[3]};
+  /// Next raw 64-bit word of the unit.
+  std::uint64_t word() noexcept {
+    if (pos_ == 4) {
+      block_ = gen_(ctr_, key_);
+      ++ctr_.v[1];
+      pos_ = 0;
+    }
+    return block_.v[pos_++];
   }
 
   /// Next uniform in (0, 1).
-  double uniform() noexcept {
-    if (upos_ == 4) {
-      ublock_ = next_block();
-      upos_ = 0;
-    }
-    return to_open_unit(ublock_[upos_++]);
-  }
+  double uniform() noexcept { return to_open_unit(word()); }
 
-  /// Next standard normal N(0, 1).
+  /// Next standard normal N(0, 1) (ziggurat).
   double normal() noexcept {
-    if (npos_ == 4) refill_normals();
-    return nbuf_[npos_++];
+    for (;;) {
+      const std::uint64_t w = word();
+      const double u = to_open_signed_unit(w);
+      const auto i = static_cast<int>(w & 0x7F);  // bits 0..6: disjoint from u's bits 12..63
+      if (std::fabs(u) < zig_.r[i]) return u * zig_.x[i];  // inside the layer's rectangle
+      if (i == 0) return tail(u < 0);
+      // the wedge between the rectangle and the density
+      const double x = u * zig_.x[i];
+      const double f0 = std::exp(-0.5 * (zig_.x[i] * zig_.x[i] - x * x));
+      const double f1 = std::exp(-0.5 * (zig_.x[i + 1] * zig_.x[i + 1] - x * x));
+      if (f1 + uniform() * (f0 - f1) < 1.0) return x;
+    }
   }
 
   /// Fill out[0..n) with standard normals (the same numbers as n calls of normal()).
@@ -77,28 +119,22 @@ class Stream {
   }
 
  private:
-  void refill_normals() noexcept {
-    const auto w = next_block();
-    box_muller(w[0], w[1], nbuf_[0], nbuf_[1]);
-    box_muller(w[2], w[3], nbuf_[2], nbuf_[3]);
-    npos_ = 0;
-  }
-
-  static void box_muller(std::uint64_t a, std::uint64_t b, double& z0, double& z1) noexcept {
-    constexpr double two_pi = 6.283185307179586476925286766559;
-    const double r = std::sqrt(-2.0 * std::log(to_open_unit(a)));
-    const double t = two_pi * to_open_unit(b);
-    z0 = r * std::cos(t);
-    z1 = r * std::sin(t);
+  /// Marsaglia's exact sampler of the normal tail beyond R.
+  double tail(bool negative) noexcept {
+    double x = 0, y = 0;
+    do {
+      x = std::log(uniform()) / ZigguratTables::kR;
+      y = std::log(uniform());
+    } while (-2.0 * y < x * x);
+    return negative ? x - ZigguratTables::kR : ZigguratTables::kR - x;
   }
 
   Gen gen_;
   Gen::key_type key_;
   Gen::ctr_type ctr_;
-  std::array<std::uint64_t, 4> ublock_{};
-  int upos_ = 4;
-  std::array<double, 4> nbuf_{};
-  int npos_ = 4;
+  Gen::ctr_type block_{};
+  int pos_ = 4;
+  const ZigguratTables& zig_;
 };
 
 }  // namespace ropelab::rng

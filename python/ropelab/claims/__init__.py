@@ -1,0 +1,27 @@
+"""The claims that ``ropelab verify`` checks (one registered check per claim id of CLAIMS.md).
+
+Use :func:`run` to evaluate them::
+
+    >>> from ropelab import claims
+    >>> [r.verdict for r in claims.run(["thm1.counterexample"])]
+    ['holds']
+"""
+
+from __future__ import annotations
+
+from ropelab.claims._registry import (
+    REGISTRY,
+    SECTIONS,
+    Claim,
+    ClaimResult,
+    Evidence,
+    Verdict,
+    claim,
+    derive_verdict,
+    run,
+)
+
+# Importing the topic modules registers their claims, in report order.
+from ropelab.claims import random_features, temperature, tables  # noqa: E402,F401  isort: skip
+
+__all__ = ["REGISTRY", "SECTIONS", "Claim", "ClaimResult", "Evidence", "Verdict", "claim", "derive_verdict", "run"]

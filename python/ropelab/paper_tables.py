@@ -1,0 +1,45 @@
+"""Numbers transcribed from the Selective RoPE paper's result tables (arXiv:2511.17388v3).
+
+These are data, not computations: the ``tables.*`` claims recompute the paper's derived figures
+(averages and quoted differences) from them. Sources: Table 1 (PDF p. 7), Table 2 (PDF p. 8) and
+Table 3 (PDF p. 9), as transcribed in the project's study note 000 (§4.2, §4.5, §4.6).
+"""
+
+from __future__ import annotations
+
+__all__ = ["TABLE1_MAD_AVG", "TABLE2_GLA370M", "TABLE3"]
+
+#: Table 1: MAD average score (higher is better), GLA configurations.
+TABLE1_MAD_AVG: dict[str, float] = {
+    "NoPE": 65.9,
+    "RoPE": 72.5,
+    "Selective RoPE": 72.0,
+    "+ phase gate": 72.3,
+    "+ bias": 72.7,
+    "+ phase gate and bias": 73.2,
+}
+
+#: Table 2: GLA 370M / 10B tokens ablation: (Avg-PPL, Avg-Acc).
+TABLE2_GLA370M: dict[str, tuple[float, float]] = {
+    "NoPE": (20.78, 46.8),
+    "RoPE": (21.42, 46.5),
+    "Selective RoPE Baseline": (21.27, 45.8),
+    "+ SiLU": (21.14, 46.7),
+    "+ phase gate": (21.16, 47.1),
+}
+
+#: Table 3: (block, position encoding) -> (Wiki PPL, LAMBADA PPL, reported Avg.).
+TABLE3: dict[tuple[str, str], tuple[float, float, float]] = {
+    ("FoX 370M", "NoPE"): (25.52, 17.76, 45.3),
+    ("FoX 370M", "RoPE"): (25.29, 17.71, 45.1),
+    ("FoX 370M", "Selective RoPE"): (33.87, 17.29, 46.1),
+    ("GLA 370M", "NoPE"): (25.72, 15.83, 46.8),
+    ("GLA 370M", "RoPE"): (26.51, 16.32, 46.5),
+    ("GLA 370M", "Selective RoPE"): (25.98, 16.33, 47.1),
+    ("Gated DeltaNet 400M", "NoPE"): (25.82, 16.27, 46.6),
+    ("Gated DeltaNet 400M", "RoPE"): (25.92, 16.79, 46.7),
+    ("Gated DeltaNet 400M", "Selective RoPE"): (26.13, 15.93, 47.5),
+    ("GLA 1.3B", "NoPE"): (18.18, 8.59, 55.2),
+    ("GLA 1.3B", "RoPE"): (18.50, 8.88, 54.4),
+    ("GLA 1.3B", "Selective RoPE"): (17.87, 8.50, 54.6),
+}

@@ -1,0 +1,205 @@
+"""Renderers of claim results: terminal table, JSON, Markdown and a self-contained HTML report."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ropelab.claims import SECTIONS, ClaimResult
+
+__all__ = ["summary", "summary_line", "terminal", "to_json", "to_markdown", "to_html", "render_figures"]
+
+_COLORS = {"holds": "\033[32m", "holds-if": "\033[33m", "fails": "\033[31m", None: "\033[35m"}
+_RESET = "\033[0m"
+
+
+def _jsonable(x: Any) -> Any:
+    """Make values JSON-safe: numpy scalars/arrays to Python, non-finite floats to strings."""
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if hasattr(x, "tolist"):
+        return _jsonable(x.tolist())
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
+    """Counts per verdict (``error`` for checks that raised) and of mismatches with the registry."""
+    c = Counter(r.verdict if r.error is None else "error" for r in results)
+    return {"claims": len(results), "holds": c["holds"], "holds-if": c["holds-if"], "fails": c["fails"],
+            "error": c["error"], "unexpected": sum(not r.matches for r in results)}
+
+
+def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
+    """One line: counts per verdict and whether every verdict is the expected one."""
+    s = summary(results)
+    parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
+    if s["error"]:
+        parts += f", {s['error']} errors"
+    parts += "; all verdicts as expected" if s["unexpected"] == 0 else f"; {s['unexpected']} UNEXPECTED"
+    if seconds is not None:
+        parts += f" ({seconds:.1f} s)"
+    return parts
+
+
+def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
+    order = list(dict.fromkeys(SECTIONS.values())) + ["Other"]
+    groups: dict[str, list[ClaimResult]] = {}
+    for r in results:
+        groups.setdefault(r.section, []).append(r)
+    return [(s, groups[s]) for s in order if s in groups]
+
+
+def _short(x: Any, width: int = 160) -> str:
+    s = json.dumps(_jsonable(x), ensure_ascii=False)
+    return s if len(s) <= width else s[: width - 3] + "..."
+
+
+def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 100) -> str:
+    """A readable table grouped by section, with the verdict coloured when ``color``."""
+    lines: list[str] = []
+    for section, rs in _grouped(results):
+        lines.append("")
+        lines.append(section)
+        lines.append("-" * len(section))
+        for r in rs:
+            verdict = r.verdict if r.error is None else "error"
+            v = f"{verdict:8s}"
+            if color:
+                v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
+            flag = "" if r.matches else f"  <-- expected {r.expected}"
+            lines.append(f"  {r.id:26s} {v} {r.source:14s} {r.statement[: max(20, width - 54)]}{flag}")
+            if r.error:
+                lines.append(f"      error: {r.error}")
+            if r.condition:
+                lines.append(f"      condition: {r.condition}")
+            if r.counterexample:
+                lines.append(f"      counterexample: {_short(r.counterexample, width)}")
+            if r.corrected:
+                ok = {True: "checked: holds", False: "checked: DOES NOT HOLD", None: "not checked"}[r.corrected_holds]
+                lines.append(f"      corrected ({ok}): {r.corrected}")
+    return "\n".join(lines).lstrip("\n")
+
+
+def to_json(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
+    """Machine-readable report: ``{"summary": ..., "claims": [one object per claim]}``."""
+    payload = {"summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
+               "claims": [_jsonable(r.as_dict()) for r in results]}
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[str]) -> dict[str, Path]:
+    """Draw each claim's figure to ``directory/<id>.png``; returns id -> path."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    for r in results:
+        if r.figure is None or r.error is not None:
+            continue
+        fig = r.figure()
+        path = out / f"{r.id}.png"
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        paths[r.id] = path
+    return paths
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
+                relative_to: str | os.PathLike[str] | None = None, seconds: float | None = None) -> str:
+    """Markdown report; figure links are made relative to ``relative_to`` (the report's folder)."""
+    figures = figures or {}
+    base = Path(relative_to) if relative_to is not None else None
+    out = ["# ropelab verify", "", summary_line(results, seconds), "", "| id | verdict | expected | source | statement |",
+           "|---|---|---|---|---|"]
+    for r in results:
+        verdict = r.verdict if r.error is None else "error"
+        out.append(f"| `{r.id}` | **{verdict}** | {r.expected}{'' if r.matches else ' ⚠'} | {r.source} | "
+                   f"{_md_escape(r.statement)} |")
+    for section, rs in _grouped(results):
+        out += ["", f"## {section}"]
+        for r in rs:
+            out += ["", f"### `{r.id}` — {r.verdict if r.error is None else 'error'}", "", f"*{r.statement}* ({r.source})", ""]
+            if r.error:
+                out.append(f"**Error:** `{r.error}`")
+            if r.condition:
+                out.append(f"- **Condition:** {r.condition}")
+            if r.counterexample:
+                out.append(f"- **Counterexample:** `{_short(r.counterexample, 400)}`")
+            if r.corrected:
+                out.append(f"- **Corrected statement** (own check: {'holds' if r.corrected_holds else 'does not hold'}): "
+                           f"{r.corrected}")
+            out.append(f"- **Tolerance:** {r.tolerance}")
+            out.append(f"- **Inputs:** `{_short(r.inputs, 400)}`")
+            if r.id in figures:
+                p = figures[r.id]
+                rel = os.path.relpath(p, base) if base is not None else str(p)
+                out += ["", f"![{r.id}]({Path(rel).as_posix()})"]
+            out += ["", "<details><summary>Computed values</summary>", "", "```json",
+                    json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False), "```", "", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;width:100%} td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+.holds{color:#1a7f37;font-weight:bold}.holds-if{color:#9a6700;font-weight:bold}.fails{color:#cf222e;font-weight:bold}
+.error{color:#8250df;font-weight:bold} pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
+img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margin-top:1.5em}
+"""
+
+
+def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
+            seconds: float | None = None) -> str:
+    """A self-contained HTML report: the figures are embedded as base64 PNG data."""
+    figures = figures or {}
+    e = html.escape
+    rows = []
+    for r in results:
+        v = r.verdict if r.error is None else "error"
+        rows.append(f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
+                    f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>")
+    body = [f"<h1>ropelab verify</h1><p>{e(summary_line(results, seconds))}</p>",
+            "<table><tr><th>id</th><th>verdict</th><th>expected</th><th>source</th><th>statement</th></tr>",
+            *rows, "</table>"]
+    for section, rs in _grouped(results):
+        body.append(f"<h2>{e(section)}</h2>")
+        for r in rs:
+            v = r.verdict if r.error is None else "error"
+            body.append(f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>")
+            body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
+            if r.error:
+                body.append(f"<li><b>Error:</b> <code>{e(r.error)}</code></li>")
+            if r.condition:
+                body.append(f"<li><b>Condition:</b> {e(r.condition)}</li>")
+            if r.counterexample:
+                body.append(f"<li><b>Counterexample:</b> <code>{e(_short(r.counterexample, 600))}</code></li>")
+            if r.corrected:
+                body.append(f"<li><b>Corrected statement</b> (own check: {'holds' if r.corrected_holds else 'does not hold'}): "
+                            f"{e(r.corrected)}</li>")
+            body.append(f"<li><b>Tolerance:</b> {e(r.tolerance)}</li><li><b>Inputs:</b> <code>{e(_short(r.inputs, 600))}</code></li></ul>")
+            if r.id in figures:
+                data = base64.b64encode(Path(figures[r.id]).read_bytes()).decode("ascii")
+                body.append(f"<img alt='{e(r.id)}' src='data:image/png;base64,{data}'>")
+            body.append("<details><summary>Computed values</summary><pre>"
+                        f"{e(json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False))}</pre></details></div>")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
+            f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n")

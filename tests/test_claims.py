@@ -1,0 +1,134 @@
+"""The claim registry: every claim of the design is registered with its expected verdict, every
+computed verdict equals it, and every check can fail — perturbing the computation it relies on
+flips its verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ropelab as rl
+from ropelab import claims, paper_tables, rff, temperature
+from tests.claims_expected import EXPECTED
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, claims.ClaimResult]:
+    return {r.id: r for r in claims.run()}
+
+
+def test_registry_matches_the_design_table() -> None:
+    assert {c.id: c.expected for c in claims.REGISTRY.values()} == EXPECTED
+
+
+@pytest.mark.parametrize("cid", sorted(EXPECTED))
+def test_computed_verdict_is_expected(results: dict[str, claims.ClaimResult], cid: str) -> None:
+    r = results[cid]
+    assert r.error is None, r.error
+    assert r.verdict == EXPECTED[cid], r.values
+    assert r.matches
+    if r.verdict in ("holds-if", "fails"):
+        assert r.counterexample, "holds-if/fails must show the case where the statement fails"
+        assert r.corrected and r.corrected_holds is True
+    if r.verdict == "holds-if":
+        assert r.condition
+
+
+def test_unknown_id_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown claim id\(s\) \['nope'\]"):
+        claims.run(["nope"])
+
+
+def test_run_subset_in_registry_order_with_progress() -> None:
+    seen: list[tuple[int, int, str]] = []
+    rs = claims.run(["tables.deltas", "tables.avg_ppl"], progress=lambda d, t, c: seen.append((d, t, c)))
+    assert [r.id for r in rs] == ["tables.avg_ppl", "tables.deltas"]
+    assert seen[-1] == (2, 2, "")
+
+
+def test_a_raising_check_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a: Any, **k: Any) -> Any:
+        raise RuntimeError("broken core")
+
+    monkeypatch.setattr(temperature, "counterexample", boom)
+    (r,) = claims.run(["thm1.counterexample"])
+    assert r.verdict is None and "broken core" in (r.error or "") and not r.matches
+
+
+# ---- perturbations: each flips the verdict of the claim that depends on it ----------------------
+
+def _literal_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def moments(q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any) -> Any:
+        return orig(q, k, sigma, estimator, "literal" if estimator == "trig" else convention, **kw)
+    return moments
+
+
+def _conjugate_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def moments(q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any) -> Any:
+        return orig(q, k, sigma, estimator, "conjugate", **kw)
+    return moments
+
+
+def _conjugate_estimate(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def estimate(q: Any, k: Any, D: int, sigma: float = 1.0, estimator: str = "trig", convention: str = "conjugate",
+                 *a: Any, **kw: Any) -> Any:
+        return orig(q, k, D, sigma, estimator, "conjugate", *a, **kw)
+    return estimate
+
+
+PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    # an unconjugated feature product breaks the Gaussian identity
+    "rff.gaussian_identity": lambda m: m.setattr(rff, "moments", _literal_moments(rff.moments)),
+    # a "literal" product that secretly conjugates makes Eq. (8) look right
+    "rff.eq8_literal": lambda m: (m.setattr(rff, "moments", _conjugate_moments(rff.moments)),
+                                  m.setattr(rff, "estimate", _conjugate_estimate(rff.estimate))),
+    # an optimiser that returns the paper's rule makes Theorem 1 look right
+    "thm1.tan_rule": lambda m: m.setattr(temperature, "optimal_sigma",
+                                         lambda xi, D, *a, **k: temperature.paper_sigma(xi)),
+    # a counterexample computed with the literal product shows no bias
+    "thm1.counterexample": lambda m: m.setattr(
+        temperature, "counterexample",
+        (lambda orig: lambda xi=0.5: temperature.Counterexample(**(orig(xi).as_dict() | {"mean_paper": orig(xi).mean_paper_literal})))(temperature.counterexample)),
+    # a bias-zeroing rule that ignores the convention
+    "thm1.literal_origin": lambda m: m.setattr(temperature, "unbiased_sigma", lambda xi, *a, **k: np.ones_like(np.asarray(xi, float))),
+    # a closed form off by a factor no longer matches Monte Carlo
+    "thm1.finite_D": lambda m: m.setattr(temperature, "mse", (lambda orig: lambda *a, **k: 1.5 * np.asarray(orig(*a, **k)))(temperature.mse)),
+    # an optimiser stuck at σ = 1 for positive features
+    "prf.sigma_one": lambda m: m.setattr(temperature, "optimal_sigma", lambda xi, D, *a, **k: 1.0),
+    # a mis-transcribed table entry
+    "tables.avg_ppl": lambda m: m.setitem(paper_tables.TABLE2_GLA370M, "RoPE", (21.52, 46.5)),
+    "tables.deltas": lambda m: m.setitem(paper_tables.TABLE1_MAD_AVG, "NoPE", 66.3),
+}
+
+
+@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
+def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+    (before,) = claims.run([cid])
+    assert before.matches
+    PERTURBATIONS[cid](monkeypatch)
+    (after,) = claims.run([cid])
+    assert after.error is None, after.error
+    assert after.verdict != before.verdict or not after.matches
+
+
+def test_every_registered_claim_has_a_perturbation_test() -> None:
+    from tests import test_claims_more  # noqa: F401  (perturbations of the rotation/spectra claims)
+
+    covered = set(PERTURBATIONS) | set(test_claims_more.PERTURBATIONS)
+    assert covered == set(claims.REGISTRY), sorted(set(claims.REGISTRY) - covered)
+
+
+def test_counterexample_values_in_report(results: dict[str, claims.ClaimResult]) -> None:
+    r = results["thm1.counterexample"]
+    assert r.values["sigma_paper_sq"] == pytest.approx(1 / 3, rel=1e-14)
+    assert r.values["mean_paper"] == pytest.approx(np.exp(5 / 6), rel=1e-14)
+    assert r.values["target"] == pytest.approx(np.exp(0.5), rel=1e-14)
+    assert float(r.values["optimal_sigma"]["1"]) ** 2 == pytest.approx(1 / 3, rel=1e-12)
+    t = results["thm1.tan_rule"]
+    assert "u³ + (D−1)u − D e^{ξ−1} = 0" in (t.corrected or "")
+    assert set(t.values["sigma_star_xi_half"]) >= {"1", "16", "256"}
+    assert results["thm1.literal_origin"].verdict == "holds"
+    assert rl.__version__
