@@ -6,18 +6,28 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
-EXTRAS ?= test,notebook,plot
+EXTRAS ?= test,notebook,plot,docs
 # Debian packages the build needs (headers, pkg-config, GoogleTest, a C++17 compiler).
 DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev
+# The test suite also renders the HTML report in a headless browser.
+TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
 
-.PHONY: demo test sysdeps venv install cpp-test py-test bench clean
+.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs bench clean
 
+# The main job: every claim's verdict, as a terminal table and as HTML/Markdown/JSON reports with
+# figures in report/, then the temperature counterexample and its MSE-curve figure.
 demo: install
+	$(BIN)/ropelab verify --html report/verify.html --markdown report/verify.md \
+	  --json report/verify.json --figures report/figures
 	$(BIN)/ropelab counterexample
-	$(BIN)/ropelab mse-curve --out report/mse_curve.png
+	$(BIN)/ropelab mse-curve --out report/figures/mse_curve.png
+	@echo "report written to report/ (open report/verify.html)"
 
-test: install cpp-test py-test
+test: install test-sysdeps cpp-test py-test docs
+
+test-sysdeps:
+	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="$(TEST_DEB_PACKAGES)"
 
 sysdeps:
 	@command -v dpkg-query >/dev/null || { echo "error: not a Debian-like system; install: $(DEB_PACKAGES)"; exit 1; }
@@ -56,8 +66,12 @@ cpp-test: sysdeps venv
 py-test: install
 	$(PY) -m pytest
 
+# Sphinx with warnings as errors; the claims table and API pages are generated from the package.
+docs: install
+	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
+
 bench: install
 	$(PY) benchmarks/bench_rff.py
 
 clean:
-	rm -rf build report .pytest_cache
+	rm -rf build report .pytest_cache docs/_build docs/claims.md
