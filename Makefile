@@ -13,7 +13,7 @@ DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev libr
 TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
 
-.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs bench clean
+.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs bench clean test-sanitize fuzz stubs
 
 # The main job: every claim's verdict, as a terminal table and as HTML/Markdown/JSON reports with
 # figures in report/, then the temperature counterexample and its MSE-curve figure.
@@ -69,6 +69,41 @@ py-test: install
 # Sphinx with warnings as errors; the claims table and API pages are generated from the package.
 docs: install
 	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
+
+# AddressSanitizer + UndefinedBehaviorSanitizer: the C++ tests and the whole Python suite against
+# a sanitized build of the extension (its own build tree; the sanitizer runtime is preloaded into
+# Python). Leak detection is off: CPython itself does not free everything at exit.
+SAN_DIR := build/sanitize
+SAN_RUNTIME = $(shell $(CXX) -print-file-name=libasan.so):$(shell $(CXX) -print-file-name=libubsan.so)
+SAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ROPELAB_SANITIZED=1
+CXX ?= g++
+test-sanitize: install test-sysdeps
+	$(BIN)/cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROPELAB_SANITIZE=ON \
+	  -DROPELAB_TESTS=ON -DROPELAB_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
+	$(BIN)/cmake --build $(SAN_DIR) -j $(JOBS)
+	$(SAN_ENV) $(BIN)/ctest --test-dir $(SAN_DIR) --output-on-failure
+	rm -rf $(SAN_DIR)/pkg && mkdir -p $(SAN_DIR)/pkg && cp -r python/ropelab $(SAN_DIR)/pkg/
+	cp $(SAN_DIR)/_core*.so $(SAN_DIR)/pkg/ropelab/
+	$(SAN_ENV) LD_PRELOAD=$(SAN_RUNTIME) PYTHONPATH=$(abspath $(SAN_DIR)/pkg) \
+	  $(PY) -m pytest -p no:cacheprovider -q
+
+# libFuzzer (clang) on the core entry points that take user-sized input, for a bounded time.
+FUZZ_DIR := build/fuzz
+FUZZ_SECONDS ?= 30
+fuzz: sysdeps venv
+	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="clang libclang-rt-14-dev"
+	$(BIN)/cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+	  -DROPELAB_FUZZ=ON -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
+	$(BIN)/cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@for f in $(FUZZ_DIR)/fuzz_*; do \
+	  [ -x "$$f" ] || continue; echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$(basename $$f); \
+	  if ! "$$f" -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -print_final_stats=1 \
+	    $(FUZZ_DIR)/corpus/$$(basename $$f) > $$f.log 2>&1; then tail -n 60 $$f.log; exit 1; fi; \
+	  grep -E "^(Done|stat::number_of_executed_units)" $$f.log; \
+	done
 
 bench: install
 	$(PY) benchmarks/bench_rff.py

@@ -47,6 +47,10 @@ py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle 
     pm[i] = mo.mean;
     pv[i] = mo.variance;
   }
+  if (!log) {
+    require_finite_result(mean, f, "the mean", "pass log=True for log-domain moments");
+    require_finite_result(var, f, "the variance", "pass log=True for log-domain moments");
+  }
   return py::make_tuple(mean, var);
 }
 
@@ -65,6 +69,7 @@ darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py:
   for (py::ssize_t i = 0; i < sigma.size(); ++i) {
     po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
   }
+  if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
   return out;
 }
 
@@ -109,6 +114,8 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
   run_interruptible([&](const std::atomic<bool>* cancel) {
     rff::estimate(pq, pk, d, opt, trials, po, cancel);
   });
+  require_finite_result(out, f, "the estimate", "the feature terms overflow for these norms and sigma; "
+                        "use rff.mse(..., log=True) for the closed form");
   return out;
 }
 
@@ -182,6 +189,7 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
     py::gil_scoped_release release;
     rff::feature_map(px, n, d, pw, D, est, pph, po);
   }
+  require_finite_result(out, f, "the feature matrix (row-major)", "the features overflow for rows of X this large");
   return out;
 }
 

@@ -71,6 +71,7 @@ darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o
     out.mutable_data()[i] = log ? rff::log_mse(p, sigma.data()[i], D.data()[i], est, conv)
                                 : rff::mse(p, sigma.data()[i], D.data()[i], est, conv);
   }
+  if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
   return out;
 }
 

@@ -165,6 +165,17 @@ std::vector<py::ssize_t> shape_of(const py::array& a) {
 
 namespace ropelab::bind {
 
+void require_finite_result(const darray& out, const char* func, const char* what, const std::string& hint) {
+  const double* p = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(p[i])) {
+      throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
+                            " is not finite in double precision (" + std::to_string(p[i]) + ")" +
+                            (hint.empty() ? std::string() : "; " + hint));
+    }
+  }
+}
+
 std::string string_arg(py::handle obj, const char* func, const char* name) {
   if (!PyUnicode_Check(obj.ptr())) type_error(func, name, "must be a str", obj);
   return obj.cast<std::string>();

@@ -150,6 +150,10 @@ void require_each(const darray& a, const char* func, const char* name, const std
   }
 }
 
+/// Results must be finite: a value that overflowed a double raises ValueError naming the function,
+/// the output and the first offending element, with `hint` (e.g. "use log=True").
+void require_finite_result(const darray& out, const char* func, const char* what, const std::string& hint);
+
 /// New float64 array with the shape of `like`.
 inline darray empty_like(const py::array& like) { return darray(shape_of(like)); }
 

@@ -235,9 +235,9 @@ class MSECurve:
     trials: int
     seed: int
     d: int
-    mode: str
-    estimator: str
-    convention: str
+    mode: rff.Mode
+    estimator: Estimator
+    convention: Convention
 
 
 def mse_curve(
