@@ -60,16 +60,23 @@ py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handl
   const std::size_t d = static_cast<std::size_t>(x.shape(x.ndim() - 1));
   const std::size_t n = d == 0 ? 0 : static_cast<std::size_t>(x.size()) / d;
   const std::size_t na = suffix_batch(lead_shape(x, 1), lead_shape(ang, 1), f, "angles", "x", ang_o);
-  (void)x_o;
   Arr out(shape_of(x));
   const T* px = x.data();
   const double* pa = ang.data();
   T* po = out.mutable_data();
   if (n == 0) return out;
+  bool finite = true;
   {
     // Safe without the GIL: the core reads x and angles and writes out, all held by this frame.
     py::gil_scoped_release release;
-    rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads);
+    finite = rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads);
+  }
+  if (!finite) {  // rare path: find the offending element for the message
+    for (py::ssize_t i = 0; i < x.size(); ++i) {
+      if (!std::isfinite(static_cast<double>(px[i]))) {
+        value_error(f, "x", "must be finite (element " + std::to_string(i) + " is not)", x_o);
+      }
+    }
   }
   return out;
 }
@@ -87,14 +94,10 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
   if (single) {
     farray x = farray::ensure(x_o);
     if (!x) throw py::error_already_set();
-    for (py::ssize_t i = 0; i < x.size(); ++i) {
-      if (!std::isfinite(x.data()[i])) {
-        value_error(f, "x", "must be finite (element " + std::to_string(i) + " is not)", x_o);
-      }
-    }
     xa = x;
   } else {
-    xa = real_array(x_o, f, "x");
+    // Finiteness of x is checked inside the rotation loop (no extra pass over a large array).
+    xa = real_array(x_o, f, "x", /*allow_nonfinite=*/true);
   }
   if (xa.ndim() < 1) value_error(f, "x", "must have shape (..., d), is a scalar:", x_o);
   const py::ssize_t d = xa.shape(xa.ndim() - 1);

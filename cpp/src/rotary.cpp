@@ -56,53 +56,93 @@ void rope_angles(const double* positions, std::size_t n, std::size_t d, double b
 
 namespace {
 
+/// Rotate rows [r0, r1); pair i of row r uses cos/sin of angle row (r mod na), read from the
+/// precomputed tables `cs`, `sn` when given, else evaluated on the fly.
 template <class T>
-void rotate_rows(const T* x, const double* angles, std::size_t r0, std::size_t r1, std::size_t na,
-                 std::size_t d, Layout layout, T* out) {
+bool rotate_rows(const T* x, const double* angles, const double* cs, const double* sn,
+                 std::size_t r0, std::size_t r1, std::size_t na, std::size_t d, Layout layout,
+                 T* out) {
   const std::size_t h = d / 2;
+  // Channel stride between the two members of a pair and between consecutive pairs.
+  const std::size_t second = layout == Layout::interleaved ? 1 : h;
+  const std::size_t step = layout == Layout::interleaved ? 2 : 1;
+  double probe = 0.0;
+  std::vector<double> c_row, s_row;
+  if (cs == nullptr) {
+    c_row.resize(h);
+    s_row.resize(h);
+  }
   for (std::size_t r = r0; r < r1; ++r) {
-    const double* a = angles + (r % na) * h;
-    const T* xr = x + r * d;
-    T* o = out + r * d;
-    if (layout == Layout::interleaved) {
-      for (std::size_t i = 0; i < h; ++i) {
-        const double c = std::cos(a[i]), s = std::sin(a[i]);
-        const double x0 = static_cast<double>(xr[2 * i]), x1 = static_cast<double>(xr[2 * i + 1]);
-        o[2 * i] = static_cast<T>(c * x0 - s * x1);
-        o[2 * i + 1] = static_cast<T>(s * x0 + c * x1);
-      }
+    const std::size_t ar = (r % na) * h;
+    const double* c;
+    const double* s;
+    if (cs != nullptr) {
+      c = cs + ar;
+      s = sn + ar;
     } else {
       for (std::size_t i = 0; i < h; ++i) {
-        const double c = std::cos(a[i]), s = std::sin(a[i]);
-        const double x0 = static_cast<double>(xr[i]), x1 = static_cast<double>(xr[i + h]);
-        o[i] = static_cast<T>(c * x0 - s * x1);
-        o[i + h] = static_cast<T>(s * x0 + c * x1);
+        c_row[i] = std::cos(angles[ar + i]);
+        s_row[i] = std::sin(angles[ar + i]);
       }
+      c = c_row.data();
+      s = s_row.data();
+    }
+    const T* xr = x + r * d;
+    T* o = out + r * d;
+    for (std::size_t i = 0; i < h; ++i) {
+      const std::size_t a = i * step, b = a + second;
+      const double x0 = static_cast<double>(xr[a]), x1 = static_cast<double>(xr[b]);
+      o[a] = static_cast<T>(c[i] * x0 - s[i] * x1);
+      o[b] = static_cast<T>(s[i] * x0 + c[i] * x1);
+      probe += x0 * 0.0 + x1 * 0.0;  // NaN iff an input is inf or NaN; no branch in the loop
     }
   }
+  return probe == 0.0;
 }
 
 }  // namespace
 
 template <class T>
-void rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
+bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
             Layout layout, T* out, int nthreads) {
   if (na == 0 || n % na != 0) throw std::invalid_argument("rotate: angle rows must divide rows");
-  // Below ~16k pairs a thread costs more than it saves.
-  if (nthreads == 1 || n * d < (1u << 15)) {
-    rotate_rows(x, angles, 0, n, na, d, layout, out);
-    return;
-  }
+  const std::size_t h = d / 2;
+  // Below ~32k values a thread costs more than it saves.
+  const bool threaded = nthreads != 1 && n * d >= (1u << 15);
   const std::size_t block = std::max<std::size_t>(1, (1u << 13) / std::max<std::size_t>(d, 1));
+  // Angles shared by several rows (broadcast over a batch): evaluate cos/sin once per angle.
+  std::vector<double> cs, sn;
+  if (n / na >= 2) {
+    cs.resize(na * h);
+    sn.resize(na * h);
+    auto table = [&](std::size_t b, std::size_t e) {
+      for (std::size_t j = b * h; j < e * h; ++j) {
+        cs[j] = std::cos(angles[j]);
+        sn[j] = std::sin(angles[j]);
+      }
+    };
+    if (threaded) {
+      mc::parallel_blocks(na, block, nthreads, table, nullptr);
+    } else {
+      table(0, na);
+    }
+  }
+  const double* pc = cs.empty() ? nullptr : cs.data();
+  const double* ps = sn.empty() ? nullptr : sn.data();
+  if (!threaded) return rotate_rows(x, angles, pc, ps, 0, n, na, d, layout, out);
+  std::atomic<bool> finite{true};
   mc::parallel_blocks(
       n, block, nthreads,
-      [&](std::size_t b, std::size_t e) { rotate_rows(x, angles, b, e, na, d, layout, out); },
+      [&](std::size_t b, std::size_t e) {
+        if (!rotate_rows(x, angles, pc, ps, b, e, na, d, layout, out)) finite = false;
+      },
       nullptr);
+  return finite.load();
 }
 
-template void rotate<double>(const double*, const double*, std::size_t, std::size_t, std::size_t,
+template bool rotate<double>(const double*, const double*, std::size_t, std::size_t, std::size_t,
                              Layout, double*, int);
-template void rotate<float>(const float*, const double*, std::size_t, std::size_t, std::size_t,
+template bool rotate<float>(const float*, const double*, std::size_t, std::size_t, std::size_t,
                             Layout, float*, int);
 
 namespace {

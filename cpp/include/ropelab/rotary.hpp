@@ -47,9 +47,10 @@ void rope_angles(const double* positions, std::size_t n, std::size_t d, double b
 /// where na (the number of angle rows) divides n (angles broadcast over leading batch rows).
 /// Angles are float64 for both element types; cos/sin are evaluated in double and the products
 /// are rounded to T. `out` may alias `x`. Uses up to `nthreads` threads (≤ 0: all cores);
-/// the result does not depend on the thread count.
+/// the result does not depend on the thread count. Returns false if some x was inf or NaN
+/// (checked inside the rotation loop, so finite input costs no extra pass).
 template <class T>
-void rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
+bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
             Layout layout, T* out, int nthreads = 1);
 
 /// How the cumulative phase is accumulated.
