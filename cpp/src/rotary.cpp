@@ -307,7 +307,8 @@ void parity_phase_error(const std::uint8_t* bits, std::size_t T, Accumulate acc,
     const double p = n * kPiHi;
     const double p_err = std::fma(n, kPiHi, -p);  // n·π_hi = p + p_err exactly
     const double err = ((psi - p) - p_err) - n * kPiLo;
-    out[t] = wrap_pi(err);
+    // Reduce only when needed: wrap_pi adds π, which would round away errors below ulp(π).
+    out[t] = (err >= -kPi && err < kPi) ? err : wrap_pi(err);
   }
 }
 
