@@ -9,6 +9,10 @@ Tolerances are float64 rounding (EPS) times the number of operations that feed o
 from __future__ import annotations
 
 import doctest
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -365,3 +369,33 @@ PSI = np.zeros((6, 2))
 def test_bad_input(call, exc, pattern) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(exc, match=pattern):
         call()
+
+
+# ------------------------------------------------------------------ Ctrl-C
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery to a child is POSIX-specific")
+def test_long_call_answers_ctrl_c() -> None:
+    """An O(T² d²) unrolled call that would run for minutes stops within a second of SIGINT."""
+    code = (
+        "import numpy as np, ropelab as rl\n"
+        "T, d = 20000, 16\n"
+        "q = np.ones((T, d)); A = np.broadcast_to(np.eye(d), (T, d, d))\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    rl.recurrence.linear_attention(q, q, q, A, mode='unrolled')\n"
+        "    print('finished', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=20)
+        assert out.strip() == "interrupted"
+        assert time.perf_counter() - t0 < 5.0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

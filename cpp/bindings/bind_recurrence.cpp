@@ -47,15 +47,15 @@ SeqArgs seq_args(py::handle q_o, py::handle k_o, py::handle v_o, const char* f, 
 
 darray out_like_v(const SeqArgs& s) { return empty_like(s.v); }
 
-/// Run body(b) for each batch element on up to nthreads threads with the GIL released
-/// (interruptible between batch elements).
+/// Run body(b, cancel) for each batch element on up to nthreads threads with the GIL released;
+/// Ctrl-C sets `cancel`, which the core polls once per time step.
 template <class Body>
 void for_each_batch(std::size_t batch, int nthreads, Body&& body) {
   run_interruptible([&](const std::atomic<bool>* cancel) {
     mc::parallel_blocks(
         batch, 1, batch > 1 ? nthreads : 1,
         [&](std::size_t b0, std::size_t b1) {
-          for (std::size_t b = b0; b < b1; ++b) body(b);
+          for (std::size_t b = b0; b < b1; ++b) body(b, cancel);
         },
         cancel);
   });
@@ -109,9 +109,9 @@ darray linear_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::hand
   }
   darray out = out_like_v(s);
   double* po = out.mutable_data();
-  for_each_batch(s.batch, nthreads, [&](std::size_t b) {
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::linear_attention(s.at(b), has_A ? A.at(b) : nullptr, mode, start,
-                                 po + b * s.T * s.dv);
+                                 po + b * s.T * s.dv, cancel);
   });
   return out;
 }
@@ -168,9 +168,9 @@ darray selective_rope_attention(py::handle q_o, py::handle k_o, py::handle v_o, 
   const int nthreads = nthreads_arg(nthreads_o, f);
   darray out = out_like_v(s);
   double* po = out.mutable_data();
-  for_each_batch(s.batch, nthreads, [&](std::size_t b) {
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::selective_rope_attention(s.at(b), psi.at(b), gates.at(b), layout, mode,
-                                         po + b * s.T * s.dv);
+                                         po + b * s.T * s.dv, cancel);
   });
   return out;
 }
@@ -200,8 +200,8 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
   carray out(shape);
   std::complex<double>* po = out.mutable_data();
   const double* pw = omega.data();
-  for_each_batch(s.batch, nthreads, [&](std::size_t b) {
-    recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv);
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv, cancel);
   });
   return out;
 }
@@ -255,9 +255,9 @@ darray decayed_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::han
   darray out = out_like_v(s);
   double* po = out.mutable_data();
   const bool fox = kind == recurrence::Decay::fox;
-  for_each_batch(s.batch, nthreads, [&](std::size_t b) {
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::decayed_attention(s.at(b), kind, param, fox ? forget.at(b) : nullptr, mode,
-                                  po + b * s.T * s.dv);
+                                  po + b * s.T * s.dv, cancel);
   });
   return out;
 }
@@ -283,9 +283,9 @@ darray softmax_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::han
   const int nthreads = nthreads_arg(nthreads_o, f);
   darray out = out_like_v(s);
   double* po = out.mutable_data();
-  for_each_batch(s.batch, nthreads, [&](std::size_t b) {
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::softmax_attention(s.at(b), has_psi ? psi.at(b) : nullptr, layout, scale, causal,
-                                  po + b * s.T * s.dv);
+                                  po + b * s.T * s.dv, cancel);
   });
   return out;
 }

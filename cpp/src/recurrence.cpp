@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "ropelab/montecarlo.hpp"
+
 namespace ropelab::recurrence {
 
 namespace {
@@ -15,6 +17,10 @@ double dot(const double* a, const double* b, std::size_t n) {
   double s = 0.0;
   for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
+}
+
+void poll(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
 }
 
 /// y = A x for a row-major n×n matrix A.
@@ -61,11 +67,12 @@ DecayMode parse_decay_mode(const std::string& name) {
 }
 
 void linear_attention(const Sequence& s, const double* A, LinearMode mode, ProductStart start,
-                      double* out) {
+                      double* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   if (mode == LinearMode::recurrent) {
     std::vector<double> S(dv * d, 0.0), row(d);
     for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
       const double* qt = s.q + t * d;
       const double* kt = s.k + t * d;
       const double* vt = s.v + t * dv;
@@ -94,6 +101,7 @@ void linear_attention(const Sequence& s, const double* A, LinearMode mode, Produ
   // Unrolled: u = (A_{start}⋯A_t) q_t built right to left as τ decreases; O(T² d²).
   std::vector<double> u(d), tmp(d);
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     double* ot = out + t * dv;
     std::fill(ot, ot + dv, 0.0);
     std::copy(s.q + t * d, s.q + (t + 1) * d, u.begin());
@@ -114,7 +122,8 @@ void linear_attention(const Sequence& s, const double* A, LinearMode mode, Produ
 }
 
 void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
-                              rotary::Layout layout, SelectiveMode mode, double* out) {
+                              rotary::Layout layout, SelectiveMode mode, double* out,
+                              const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv, h = d / 2;
   // Channel index of each pair's two members, precomputed once.
   std::vector<std::size_t> c0(h), c1(h);
@@ -127,6 +136,7 @@ void selective_rope_attention(const Sequence& s, const double* psi, const Gates&
   std::vector<double> B(4 * h);
   const bool gated = gates.width != 0;
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     const double* qt = s.q + t * d;
     const double* kt = s.k + t * d;
     const double* vt = s.v + t * dv;
@@ -199,11 +209,13 @@ void selective_rope_attention(const Sequence& s, const double* psi, const Gates&
 }
 
 void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMode mode,
-                   bool amplitude, std::complex<double>* out) {
+                   bool amplitude, std::complex<double>* out,
+                   const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   // Projections a[t, j] = ω_j·q_t, b[t, j] = ω_j·k_t and squared norms.
   std::vector<double> a(T * D), b(T * D), nq(T), nk(T);
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     nq[t] = dot(s.q + t * d, s.q + t * d, d);
     nk[t] = dot(s.k + t * d, s.k + t * d, d);
     for (std::size_t j = 0; j < D; ++j) {
@@ -213,6 +225,7 @@ void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMod
   }
   if (mode == RffMode::direct) {
     for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
       for (std::size_t j = 0; j < D; ++j) {
         std::complex<double>* h = out + (t * D + j) * dv;
         std::fill(h, h + dv, std::complex<double>(0.0, 0.0));
@@ -227,6 +240,7 @@ void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMod
     return;
   }
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     for (std::size_t j = 0; j < D; ++j) {
       std::complex<double>* h = out + (t * D + j) * dv;
       const std::complex<double> inject =
@@ -259,10 +273,11 @@ void rff_increment_product(const double* q, std::size_t T, std::size_t d, const 
 }
 
 void decayed_attention(const Sequence& s, Decay kind, double param, const double* forget,
-                       DecayMode mode, double* out) {
+                       DecayMode mode, double* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   if (mode == DecayMode::direct) {
     for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
       double* ot = out + t * dv;
       std::fill(ot, ot + dv, 0.0);
       double fox_product = 1.0;  // Π_{κ=τ+1}^{t} f_κ, grown as τ decreases
@@ -292,6 +307,7 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
   std::vector<double> S(dv * d, 0.0), Ss(cos_sin ? dv * d : 0, 0.0);
   const double alibi_decay = kind == Decay::alibi ? std::exp(-param) : 1.0;
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     const double* qt = s.q + t * d;
     const double* kt = s.k + t * d;
     const double* vt = s.v + t * dv;
@@ -326,7 +342,7 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
 }
 
 void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layout, double scale,
-                       bool causal, double* out) {
+                       bool causal, double* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   std::vector<double> qr(s.q, s.q + T * d), kr(s.k, s.k + T * d);
   if (psi != nullptr) {
@@ -335,6 +351,7 @@ void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layo
   }
   std::vector<double> logits(T);
   for (std::size_t t = 0; t < T; ++t) {
+      poll(cancel);
     const std::size_t n = causal ? t + 1 : T;
     double mx = -std::numeric_limits<double>::infinity();
     for (std::size_t tau = 0; tau < n; ++tau) {

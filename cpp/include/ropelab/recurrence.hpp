@@ -7,7 +7,10 @@
 ///
 /// Each function handles one sequence: q, k are T×d, v is T×dv, outputs T×dv (row-major), so a
 /// caller with leading batch dimensions loops over them. Time index t runs 0..T−1 and S_{−1} = 0.
+/// Every function polls `cancel` (may be null) once per time step and throws mc::Cancelled when
+/// it is set, so a long sequence can be interrupted.
 
+#include <atomic>
 #include <complex>
 #include <cstddef>
 #include <string>
@@ -36,7 +39,7 @@ ProductStart parse_product_start(const std::string& name);  ///< "tau+1" | "tau"
 /// o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{start}⋯A_t) q_t (unrolled, O(T² d²)). `A` is T×d×d (A_t row-major)
 /// or null for A_t = I.
 void linear_attention(const Sequence& s, const double* A, LinearMode mode, ProductStart start,
-                      double* out);
+                      double* out, const std::atomic<bool>* cancel = nullptr);
 
 enum class SelectiveMode { prerotated, recurrent };
 SelectiveMode parse_selective_mode(const std::string& name);  ///< "prerotated" | "recurrent"
@@ -63,7 +66,8 @@ inline double gate_value(const Gates& g, std::size_t t, std::size_t channel, std
 ///   recurrent:  S_t = S_{t−1} C_{t−1}ᵀ Λ_t C_t + v_t k_tᵀ, o_t = S_t q_t (C_{−1} = I).
 /// The two agree exactly in exact arithmetic (S_t = Ŝ_t C_t). O(T d dv) either way.
 void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
-                              rotary::Layout layout, SelectiveMode mode, double* out);
+                              rotary::Layout layout, SelectiveMode mode, double* out,
+                              const std::atomic<bool>* cancel = nullptr);
 
 enum class RffMode { direct, recurrent };
 RffMode parse_rff_mode(const std::string& name);  ///< "direct" | "recurrent"
@@ -73,7 +77,8 @@ RffMode parse_rff_mode(const std::string& name);  ///< "direct" | "recurrent"
 ///   recurrent: Eq. (9), h_t = a_t e^{iω_j·(q_t−q_{t−1})} h_{t−1} + e^{(‖q_t‖²+‖k_t‖²)/2}
 ///              e^{iω_j·(q_t−k_t)} v_t with a_t = e^{(‖q_t‖²−‖q_{t−1}‖²)/2} (amplitude) or 1.
 void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMode mode,
-                   bool amplitude, std::complex<double>* out);
+                   bool amplitude, std::complex<double>* out,
+                   const std::atomic<bool>* cancel = nullptr);
 
 /// Running product of the RFF rotation increments from step τ: out[t, j] = 1 for t ≤ τ, else
 /// out[t−1, j] · e^{iω_j·(q_t − q_{t−1})}. Telescoping says it equals e^{iω_j·(q_t − q_τ)}.
@@ -96,11 +101,11 @@ DecayMode parse_decay_mode(const std::string& name);  ///< "direct" | "recurrent
 /// cos- and sin-states S^c_t = S^c_{t−1} + cos(πt/2M) v_t k_tᵀ, S^s_t likewise with sin, and
 /// o_t = cos(πt/2M) S^c_t q_t + sin(πt/2M) S^s_t q_t (cosFormer).
 void decayed_attention(const Sequence& s, Decay kind, double param, const double* forget,
-                       DecayMode mode, double* out);
+                       DecayMode mode, double* out, const std::atomic<bool>* cancel = nullptr);
 
 /// Reference softmax attention with rotary phases psi (T×d/2, or null for none):
 /// o_t = Σ_τ softmax_τ(scale · (C_t q_t)·(C_τ k_τ)) v_τ over τ ≤ t (causal) or all τ.
 void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layout, double scale,
-                       bool causal, double* out);
+                       bool causal, double* out, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ropelab::recurrence
