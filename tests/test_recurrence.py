@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from ropelab import recurrence, rotary, transition
@@ -399,3 +401,39 @@ def test_long_call_answers_ctrl_c() -> None:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+# ------------------------------------------------------------------ properties (hypothesis)
+@settings(deadline=None, max_examples=40)
+@given(
+    T=st.integers(1, 24),
+    h=st.integers(1, 6),
+    dv=st.integers(1, 3),
+    gate_kind=st.sampled_from(["none", "scalar", "pair", "channel"]),
+    layout=st.sampled_from(LAYOUTS),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_property_selective_modes_agree(T: int, h: int, dv: int, gate_kind: str, layout: str, seed: int) -> None:
+    d = 2 * h
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(T, d)), rng.normal(size=(T, d)), rng.normal(size=(T, dv))
+    psi = np.cumsum(rng.normal(scale=2, size=(T, h)), axis=0)
+    g = gates_for(gate_kind, rng, T, d)
+    pre = recurrence.selective_rope_attention(q, k, v, psi, g, layout=layout)
+    rec = recurrence.selective_rope_attention(q, k, v, psi, g, mode="recurrent", layout=layout)
+    assert_allclose(rec, pre, rtol=0, atol=tol(T, d, max(np.abs(pre).max(), 1.0)))
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    bad=st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not (0.0 <= x <= 1.0)),
+        st.just(float("nan")),
+    ),
+    pos=st.integers(0, 23),
+)
+def test_property_bad_gates_always_raise(bad: float, pos: int) -> None:
+    g = np.full((6, 4), 0.5)
+    g.flat[pos] = bad
+    with pytest.raises(ValueError, match=r"selective_rope_attention: gates must be"):
+        recurrence.selective_rope_attention(Q, K, V, PSI, g)

@@ -52,7 +52,7 @@ inline darray array_min_nd(py::handle obj, const char* func, const char* name, i
   if (a.ndim() < min_ndim) {
     value_error(func, name,
                 "must have shape " + layout_hint + " (at least " + std::to_string(min_ndim) +
-                    " dimensions), has shape " + shape_str(a) + ":",
+                    " dimensions), has shape " + shape_str(a),
                 obj);
   }
   return a;
@@ -74,8 +74,8 @@ inline std::size_t suffix_batch(const std::vector<py::ssize_t>& primary,
   if (!ok) {
     value_error(func, name,
                 std::string("leading (batch) dimensions must equal the trailing batch dimensions "
-                            "of ") + primary_name + " " + shape_str(primary) + " (or be absent), are " +
-                    shape_str(secondary) + "; value",
+                            "of ") + primary_name + " " + shape_str(primary) + " (or be absent), has batch dimensions " +
+                    shape_str(secondary),
                 obj);
   }
   return product(s);
@@ -86,7 +86,7 @@ inline void require_even(py::ssize_t d, const char* func, const char* name, py::
   if (d < 2 || d % 2 != 0) {
     value_error(func, name,
                 "must have an even last dimension d >= 2 (channels are rotated in pairs), has d = " +
-                    std::to_string(d) + ";",
+                    std::to_string(d),
                 obj);
   }
 }

@@ -79,7 +79,7 @@ StepArray step_array(py::handle obj, const SeqArgs& s, const char* f, const char
   if (!ok) {
     value_error(f, name,
                 "must have shape " + hint + " with T = " + std::to_string(s.T) + " matching q " +
-                    shape_str(s.q) + ", has shape " + shape_str(r.a) + ":",
+                    shape_str(s.q) + ", has shape " + shape_str(r.a),
                 obj);
   }
   r.count = suffix_batch(s.lead, lead_shape(r.a, nc + 1), f, name, "q", obj);
@@ -141,11 +141,11 @@ GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
                            std::to_string(h) + ") or (..., T, d) = (..., " + std::to_string(s.T) +
                            ", " + std::to_string(s.d) + ")";
   if (raw.ndim() < 2) {
-    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw) + ":", obj);
+    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
   }
   const auto w = static_cast<std::size_t>(raw.shape(raw.ndim() - 1));
   if (w != 1 && w != h && w != s.d) {
-    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw) + ":", obj);
+    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
   }
   g.arr = step_array(obj, s, f, "gates", {static_cast<py::ssize_t>(w)}, hint);
   require_each(g.arr.a, f, "gates", "must be decays in [0, 1]",

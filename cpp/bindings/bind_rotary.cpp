@@ -86,7 +86,7 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
   const darray ang = real_array(ang_o, f, "angles");
-  if (ang.ndim() < 1) value_error(f, "angles", "must have shape (..., d/2), is a scalar:", ang_o);
+  if (ang.ndim() < 1) value_error(f, "angles", "must have shape (..., d/2), not a scalar", ang_o);
   // float32 input stays float32 (its own path); everything else real is computed in float64.
   const bool single = py::isinstance<py::array>(x_o) &&
                       py::reinterpret_borrow<py::array>(x_o).dtype().is(py::dtype::of<float>());
@@ -99,7 +99,7 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
     // Finiteness of x is checked inside the rotation loop (no extra pass over a large array).
     xa = real_array(x_o, f, "x", /*allow_nonfinite=*/true);
   }
-  if (xa.ndim() < 1) value_error(f, "x", "must have shape (..., d), is a scalar:", x_o);
+  if (xa.ndim() < 1) value_error(f, "x", "must have shape (..., d), not a scalar", x_o);
   const py::ssize_t d = xa.shape(xa.ndim() - 1);
   require_even(d, f, "x", x_o);
   if (ang.shape(ang.ndim() - 1) != d / 2) {
@@ -122,7 +122,7 @@ std::vector<double> theta_arg(py::handle obj, std::size_t h, const char* f) {
   if (th.ndim() != 1 || static_cast<std::size_t>(th.size()) != h) {
     value_error(f, "theta",
                 "must be a scalar or have shape (d/2,) = (" + std::to_string(h) + ",), has shape " +
-                    shape_str(th) + ":",
+                    shape_str(th),
                 obj);
   }
   return std::vector<double>(th.data(), th.data() + h);
@@ -169,7 +169,7 @@ ConvArgs conv_args(py::handle x_o, py::handle w_o, py::handle act_o, const char*
   } else {
     value_error(f, "kernel",
                 "must have shape (K,) or (K, channels) = (K, " + std::to_string(a.c) +
-                    "), has shape " + shape_str(a.w) + ":",
+                    "), has shape " + shape_str(a.w),
                 w_o);
   }
   if (a.K == 0) value_error(f, "kernel", "must have at least one tap (K >= 1)", w_o);
@@ -260,7 +260,7 @@ carray complex_arg(py::handle obj, const char* f, const char* name) {
 darray realify(py::handle z_o, py::handle layout_o) {
   const char* f = "rotary.realify";
   const carray z = complex_arg(z_o, f, "z");
-  if (z.ndim() < 1) value_error(f, "z", "must have shape (..., d/2), is a scalar:", z_o);
+  if (z.ndim() < 1) value_error(f, "z", "must have shape (..., d/2), not a scalar", z_o);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const auto h = static_cast<std::size_t>(z.shape(z.ndim() - 1));
   std::vector<py::ssize_t> shape = lead_shape(z, 1);

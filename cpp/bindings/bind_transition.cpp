@@ -35,7 +35,7 @@ OneGate one_gate(py::handle obj, std::size_t d, const char* f) {
     value_error(f, "gate",
                 "must be a scalar or have shape (1,), (d/2,) = (" + std::to_string(d / 2) +
                     ",) or (d,) = (" + std::to_string(d) + ",), has shape " +
-                    shape_str(r.values) + ":",
+                    shape_str(r.values),
                 obj);
   }
   require_each(r.values, f, "gate", "must be decays in [0, 1]",
@@ -74,7 +74,7 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
     if (static_cast<std::size_t>(gv.shape(0)) != T || (w != 1 && w != h && w != d)) {
       value_error(f, "gates",
                   "must have shape (T, 1), (T, d/2) or (T, d) with T = " + std::to_string(T) +
-                      ", d = " + std::to_string(d) + ", has shape " + shape_str(gv) + ":",
+                      ", d = " + std::to_string(d) + ", has shape " + shape_str(gv),
                   gates_o);
     }
     require_each(gv, f, "gates", "must be decays in [0, 1]",
@@ -108,7 +108,7 @@ double commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o,
 darray matrices(py::handle obj, const char* f, const char* name, bool square) {
   darray a = array_min_nd(obj, f, name, 2, square ? "(..., n, n)" : "(..., m, n)");
   if (square && a.shape(a.ndim() - 1) != a.shape(a.ndim() - 2)) {
-    value_error(f, name, "must be square (shape (..., n, n)), has shape " + shape_str(a) + ":", obj);
+    value_error(f, name, "must be square (shape (..., n, n)), has shape " + shape_str(a), obj);
   }
   return a;
 }
