@@ -12,4 +12,10 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");
   ropelab::bind::register_temperature(temperature);
+  auto rotary = m.def_submodule("rotary", "rotations of channel pairs: RoPE, Selective RoPE phases");
+  ropelab::bind::register_rotary(rotary);
+  auto recurrence = m.def_submodule("recurrence", "linear-attention recurrences and direct forms");
+  ropelab::bind::register_recurrence(recurrence);
+  auto transition = m.def_submodule("transition", "effective transitions, norms, Householder");
+  ropelab::bind::register_transition(transition);
 }

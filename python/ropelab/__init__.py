@@ -7,16 +7,23 @@ rff
     Monte-Carlo estimates, feature maps.
 temperature
     The paper's temperature rule (Theorem 1), its counterexample and the finite-D optimum.
+rotary
+    Rotations of channel pairs: RoPE, Selective RoPE phases, decay bound, realification.
+recurrence
+    Linear-attention recurrences (Eq. 3, Eq. 9, gated Selective RoPE, ALiBi, FoX, cosFormer)
+    and their direct forms.
+transition
+    Effective transition matrices, commutators, norms, Householder reflections.
 """
 
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import rff, temperature
+from ropelab import recurrence, rff, rotary, temperature, transition
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "plot"]
 
 
 def __getattr__(name: str) -> object:

@@ -1,0 +1,309 @@
+// ropelab._core.recurrence: linear-attention recurrences and their direct forms
+// (core: cpp/include/ropelab/recurrence.hpp).
+#include <cmath>
+#include <complex>
+
+#include "batch.hpp"
+#include "common.hpp"
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/recurrence.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+using recurrence::Sequence;
+using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
+
+/// q, k (..., T, d) of one shape and v (..., T, dv) with the same leading dimensions and T.
+struct SeqArgs {
+  darray q, k, v;
+  std::vector<py::ssize_t> lead;  // batch dimensions
+  std::size_t batch = 0, T = 0, d = 0, dv = 0;
+  Sequence at(std::size_t b) const {
+    return Sequence{q.data() + b * T * d, k.data() + b * T * d, v.data() + b * T * dv, T, d, dv};
+  }
+};
+
+SeqArgs seq_args(py::handle q_o, py::handle k_o, py::handle v_o, const char* f, bool paired) {
+  SeqArgs s;
+  s.q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
+  s.k = array_min_nd(k_o, f, "k", 2, "(..., T, d)");
+  s.v = array_min_nd(v_o, f, "v", 2, "(..., T, dv)");
+  if (shape_of(s.q) != shape_of(s.k)) mismatch(f, "q and k must have the same shape", "q", s.q, "k", s.k);
+  std::vector<py::ssize_t> qlead = lead_shape(s.q, 1), vlead = lead_shape(s.v, 1);
+  if (qlead != vlead) {
+    mismatch(f, "v must have the leading dimensions (..., T) of q (same batch shape and T)", "q",
+             s.q, "v", s.v);
+  }
+  s.lead = lead_shape(s.q, 2);
+  s.batch = product(s.lead);
+  s.T = static_cast<std::size_t>(s.q.shape(s.q.ndim() - 2));
+  s.d = static_cast<std::size_t>(s.q.shape(s.q.ndim() - 1));
+  s.dv = static_cast<std::size_t>(s.v.shape(s.v.ndim() - 1));
+  if (paired) require_even(static_cast<py::ssize_t>(s.d), f, "q", q_o);
+  return s;
+}
+
+darray out_like_v(const SeqArgs& s) { return empty_like(s.v); }
+
+/// Run body(b, cancel) for each batch element on up to nthreads threads with the GIL released;
+/// Ctrl-C sets `cancel`, which the core polls once per time step.
+template <class Body>
+void for_each_batch(std::size_t batch, int nthreads, Body&& body) {
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    mc::parallel_blocks(
+        batch, 1, batch > 1 ? nthreads : 1,
+        [&](std::size_t b0, std::size_t b1) {
+          for (std::size_t b = b0; b < b1; ++b) body(b, cancel);
+        },
+        cancel);
+  });
+}
+
+/// A secondary per-step array (..., T, <core dims>) broadcast over the batch of `s` (suffix rule).
+struct StepArray {
+  darray a;
+  std::size_t count = 1;    // batch elements it has
+  std::size_t stride = 0;   // doubles per batch element
+  const double* at(std::size_t b) const { return a.data() + (b % count) * stride; }
+};
+
+StepArray step_array(py::handle obj, const SeqArgs& s, const char* f, const char* name,
+                     const std::vector<py::ssize_t>& core, const std::string& hint) {
+  StepArray r;
+  r.a = real_array(obj, f, name);
+  const int nc = static_cast<int>(core.size());
+  bool ok = r.a.ndim() >= nc + 1 && r.a.shape(r.a.ndim() - nc - 1) == static_cast<py::ssize_t>(s.T);
+  for (int i = 0; ok && i < nc; ++i) ok = r.a.shape(r.a.ndim() - nc + i) == core[static_cast<std::size_t>(i)];
+  if (!ok) {
+    value_error(f, name,
+                "must have shape " + hint + " with T = " + std::to_string(s.T) + " matching q " +
+                    shape_str(s.q) + ", has shape " + shape_str(r.a),
+                obj);
+  }
+  r.count = suffix_batch(s.lead, lead_shape(r.a, nc + 1), f, name, "q", obj);
+  r.stride = s.T;
+  for (auto c : core) r.stride *= static_cast<std::size_t>(c);
+  return r;
+}
+
+darray linear_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle A_o,
+                        py::handle mode_o, py::handle start_o, py::handle nthreads_o) {
+  const char* f = "recurrence.linear_attention";
+  const SeqArgs s = seq_args(q_o, k_o, v_o, f, false);
+  const auto mode = parse_choice(mode_o, f, "mode", recurrence::parse_linear_mode);
+  const auto start = parse_choice(start_o, f, "product_start", recurrence::parse_product_start);
+  if (mode == recurrence::LinearMode::recurrent && start == recurrence::ProductStart::tau) {
+    value_error(f, "product_start",
+                "only applies to mode='unrolled' (the recurrence has no product index); "
+                "use 'tau+1' with mode='recurrent'",
+                start_o);
+  }
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  StepArray A;
+  const bool has_A = !A_o.is_none();
+  if (has_A) {
+    const auto d = static_cast<py::ssize_t>(s.d);
+    A = step_array(A_o, s, f, "transitions", {d, d}, "(..., T, d, d)");
+  }
+  darray out = out_like_v(s);
+  double* po = out.mutable_data();
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::linear_attention(s.at(b), has_A ? A.at(b) : nullptr, mode, start,
+                                 po + b * s.T * s.dv, cancel);
+  });
+  return out;
+}
+
+/// Gates: None, or (..., T, w) with w = 1 (one decay per step), d/2 (per pair) or d (per
+/// channel); finite and in [0, 1].
+struct GateArgs {
+  StepArray arr;
+  std::size_t width = 0;
+  bool per_channel = false;
+  recurrence::Gates at(std::size_t b) const {
+    recurrence::Gates g;
+    if (width == 0) return g;
+    g.values = arr.at(b);
+    g.width = width;
+    g.per_channel = per_channel;
+    return g;
+  }
+};
+
+GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
+  GateArgs g;
+  if (obj.is_none()) return g;
+  const darray raw = real_array(obj, f, "gates");
+  const std::size_t h = s.d / 2;
+  const std::string hint = "(..., T, 1), (..., T, d/2) = (..., " + std::to_string(s.T) + ", " +
+                           std::to_string(h) + ") or (..., T, d) = (..., " + std::to_string(s.T) +
+                           ", " + std::to_string(s.d) + ")";
+  if (raw.ndim() < 2) {
+    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
+  }
+  const auto w = static_cast<std::size_t>(raw.shape(raw.ndim() - 1));
+  if (w != 1 && w != h && w != s.d) {
+    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
+  }
+  g.arr = step_array(obj, s, f, "gates", {static_cast<py::ssize_t>(w)}, hint);
+  require_each(g.arr.a, f, "gates", "must be decays in [0, 1]",
+               [](double x) { return x >= 0.0 && x <= 1.0; });
+  g.width = w;
+  g.per_channel = w == s.d && w != 1;
+  return g;
+}
+
+darray selective_rope_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle psi_o,
+                                py::handle gates_o, py::handle mode_o, py::handle layout_o,
+                                py::handle nthreads_o) {
+  const char* f = "recurrence.selective_rope_attention";
+  const SeqArgs s = seq_args(q_o, k_o, v_o, f, true);
+  const StepArray psi =
+      step_array(psi_o, s, f, "psi", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
+  const GateArgs gates = gate_args(gates_o, s, f);
+  const auto mode = parse_choice(mode_o, f, "mode", recurrence::parse_selective_mode);
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  darray out = out_like_v(s);
+  double* po = out.mutable_data();
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::selective_rope_attention(s.at(b), psi.at(b), gates.at(b), layout, mode,
+                                         po + b * s.T * s.dv, cancel);
+  });
+  return out;
+}
+
+carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle omega_o,
+                     py::handle mode_o, bool amplitude, py::handle nthreads_o) {
+  const char* f = "recurrence.rff_attention";
+  const SeqArgs s = seq_args(q_o, k_o, v_o, f, false);
+  const darray omega = real_array_nd(omega_o, f, "omega", 2);
+  if (static_cast<std::size_t>(omega.shape(1)) != s.d) {
+    mismatch(f, "omega must have shape (D, d) with the d of q", "q", s.q, "omega", omega);
+  }
+  if (omega.shape(0) == 0) value_error(f, "omega", "must have at least one row", omega_o);
+  const auto mode = parse_choice(mode_o, f, "mode", recurrence::parse_rff_mode);
+  if (mode == recurrence::RffMode::direct && !amplitude) {
+    value_error(f, "amplitude",
+                "=False only applies to mode='recurrent' (the direct sum always carries "
+                "exp((|q_t|^2+|k_tau|^2)/2))",
+                py::bool_(amplitude));
+  }
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  const auto D = static_cast<std::size_t>(omega.shape(0));
+  std::vector<py::ssize_t> shape = lead_shape(s.q, 1);
+  shape.push_back(static_cast<py::ssize_t>(D));
+  shape.push_back(static_cast<py::ssize_t>(s.dv));
+  check_output_size(2.0 * static_cast<double>(s.batch * s.T * D * s.dv), f);
+  carray out(shape);
+  std::complex<double>* po = out.mutable_data();
+  const double* pw = omega.data();
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv, cancel);
+  });
+  return out;
+}
+
+carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_o) {
+  const char* f = "recurrence.rff_increment_product";
+  const darray q = real_array_nd(q_o, f, "q", 2);
+  const darray omega = real_array_nd(omega_o, f, "omega", 2);
+  if (omega.shape(1) != q.shape(1)) {
+    mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
+  }
+  const auto tau = static_cast<std::size_t>(integer(tau_o, f, "tau", 0));
+  const auto T = static_cast<std::size_t>(q.shape(0));
+  if (T > 0 && tau >= T) value_error(f, "tau", "must be < T = " + std::to_string(T), tau_o);
+  const auto D = static_cast<std::size_t>(omega.shape(0));
+  carray out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(D)});
+  std::complex<double>* po = out.mutable_data();
+  {
+    // Safe without the GIL: reads q and omega, writes out.
+    py::gil_scoped_release release;
+    recurrence::rff_increment_product(q.data(), T, static_cast<std::size_t>(q.shape(1)),
+                                      omega.data(), D, tau, po);
+  }
+  return out;
+}
+
+darray decayed_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle kind_o,
+                         py::handle param_o, py::handle forget_o, py::handle mode_o,
+                         py::handle nthreads_o) {
+  const char* f = "recurrence.decayed_attention";
+  const recurrence::Decay kind = parse_choice(kind_o, f, "kind", recurrence::parse_decay);
+  const char* fn = kind == recurrence::Decay::alibi   ? "recurrence.alibi_attention"
+                   : kind == recurrence::Decay::fox   ? "recurrence.fox_attention"
+                                                      : "recurrence.cosformer_attention";
+  const SeqArgs s = seq_args(q_o, k_o, v_o, fn, false);
+  const auto mode = parse_choice(mode_o, fn, "mode", recurrence::parse_decay_mode);
+  const int nthreads = nthreads_arg(nthreads_o, fn);
+  double param = 0.0;
+  StepArray forget;
+  if (kind == recurrence::Decay::alibi) {
+    param = real_scalar(param_o, fn, "slope");
+    if (!(param >= 0)) value_error(fn, "slope", "must be >= 0", param_o);
+  } else if (kind == recurrence::Decay::cosformer) {
+    param = real_scalar(param_o, fn, "M");
+    if (!(param > 0)) value_error(fn, "M", "must be > 0", param_o);
+  } else {
+    forget = step_array(forget_o, s, fn, "forget", {}, "(..., T)");
+    require_each(forget.a, fn, "forget", "must be forget gates in [0, 1]",
+                 [](double x) { return x >= 0.0 && x <= 1.0; });
+  }
+  darray out = out_like_v(s);
+  double* po = out.mutable_data();
+  const bool fox = kind == recurrence::Decay::fox;
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::decayed_attention(s.at(b), kind, param, fox ? forget.at(b) : nullptr, mode,
+                                  po + b * s.T * s.dv, cancel);
+  });
+  return out;
+}
+
+darray softmax_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle psi_o,
+                         py::handle layout_o, py::handle scale_o, bool causal,
+                         py::handle nthreads_o) {
+  const char* f = "recurrence.softmax_attention";
+  const SeqArgs s = seq_args(q_o, k_o, v_o, f, !psi_o.is_none());
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  StepArray psi;
+  const bool has_psi = !psi_o.is_none();
+  if (has_psi) {
+    psi = step_array(psi_o, s, f, "psi", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
+  }
+  double scale = 0.0;
+  if (scale_o.is_none()) {
+    scale = s.d > 0 ? 1.0 / std::sqrt(static_cast<double>(s.d)) : 1.0;
+  } else {
+    scale = real_scalar(scale_o, f, "scale");
+  }
+  if (!causal && s.T == 0) causal = true;
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  darray out = out_like_v(s);
+  double* po = out.mutable_data();
+  for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::softmax_attention(s.at(b), has_psi ? psi.at(b) : nullptr, layout, scale, causal,
+                                  po + b * s.T * s.dv, cancel);
+  });
+  return out;
+}
+
+}  // namespace
+
+void register_recurrence(py::module_& m) {
+  m.def("linear_attention", &linear_attention, "q"_a, "k"_a, "v"_a, "transitions"_a, "mode"_a,
+        "product_start"_a, "nthreads"_a);
+  m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,
+        "gates"_a, "mode"_a, "layout"_a, "nthreads"_a);
+  m.def("rff_attention", &rff_attention, "q"_a, "k"_a, "v"_a, "omega"_a, "mode"_a,
+        "amplitude"_a, "nthreads"_a);
+  m.def("rff_increment_product", &rff_increment_product, "q"_a, "omega"_a, "tau"_a);
+  m.def("decayed_attention", &decayed_attention, "q"_a, "k"_a, "v"_a, "kind"_a, "param"_a,
+        "forget"_a, "mode"_a, "nthreads"_a);
+  m.def("softmax_attention", &softmax_attention, "q"_a, "k"_a, "v"_a, "psi"_a, "layout"_a,
+        "scale"_a, "causal"_a, "nthreads"_a);
+}
+
+}  // namespace ropelab::bind

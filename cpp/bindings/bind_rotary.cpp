@@ -1,0 +1,335 @@
+// ropelab._core.rotary: rotations of channel pairs (core: cpp/include/ropelab/rotary.hpp).
+#include <cmath>
+#include <complex>
+#include <cstdint>
+
+#include "batch.hpp"
+#include "common.hpp"
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/rotary.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
+using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+std::size_t even_d(py::handle obj, const char* func) {
+  const std::int64_t d = integer(obj, func, "d", 2);
+  if (d % 2 != 0) value_error(func, "d", "must be even (channels are rotated in pairs)", obj);
+  if (d > (std::int64_t{1} << 40)) value_error(func, "d", "is too large", obj);
+  return static_cast<std::size_t>(d);
+}
+
+double base_arg(py::handle obj, const char* func) {
+  const double base = real_scalar(obj, func, "base");
+  if (!(base > 0)) value_error(func, "base", "must be > 0", obj);
+  return base;
+}
+
+darray frequencies(py::handle d_o, py::handle base_o) {
+  const char* f = "rotary.frequencies";
+  const std::size_t d = even_d(d_o, f);
+  const double base = base_arg(base_o, f);
+  check_output_size(static_cast<double>(d / 2), f);
+  darray out(static_cast<py::ssize_t>(d / 2));
+  rotary::frequencies(d, base, out.mutable_data());
+  return out;
+}
+
+darray rope_angles(py::handle pos_o, py::handle d_o, py::handle base_o, py::handle scale_o) {
+  const char* f = "rotary.rope_angles";
+  const darray pos = real_array(pos_o, f, "positions");
+  const std::size_t d = even_d(d_o, f);
+  const double base = base_arg(base_o, f);
+  const double scale = real_scalar(scale_o, f, "scale");
+  if (!(scale > 0)) value_error(f, "scale", "must be > 0 (position interpolation uses L/L')", scale_o);
+  std::vector<py::ssize_t> shape = shape_of(pos);
+  shape.push_back(static_cast<py::ssize_t>(d / 2));
+  check_output_size(static_cast<double>(pos.size()) * static_cast<double>(d / 2), f);
+  darray out(shape);
+  rotary::rope_angles(pos.data(), static_cast<std::size_t>(pos.size()), d, base, scale,
+                      out.mutable_data());
+  return out;
+}
+
+template <class Arr, class T>
+py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handle ang_o,
+                      rotary::Layout layout, int nthreads, const char* f) {
+  const std::size_t d = static_cast<std::size_t>(x.shape(x.ndim() - 1));
+  const std::size_t n = d == 0 ? 0 : static_cast<std::size_t>(x.size()) / d;
+  const std::size_t na = suffix_batch(lead_shape(x, 1), lead_shape(ang, 1), f, "angles", "x", ang_o);
+  Arr out(shape_of(x));
+  const T* px = x.data();
+  const double* pa = ang.data();
+  T* po = out.mutable_data();
+  if (n == 0) return out;
+  bool finite = true;
+  {
+    // Safe without the GIL: the core reads x and angles and writes out, all held by this frame.
+    py::gil_scoped_release release;
+    finite = rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads);
+  }
+  if (!finite) {  // rare path: find the offending element for the message
+    for (py::ssize_t i = 0; i < x.size(); ++i) {
+      if (!std::isfinite(static_cast<double>(px[i]))) {
+        value_error(f, "x", "must be finite (element " + std::to_string(i) + " is not)", x_o);
+      }
+    }
+  }
+  return out;
+}
+
+py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::handle nthreads_o) {
+  const char* f = "rotary.rotate";
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  const darray ang = real_array(ang_o, f, "angles");
+  if (ang.ndim() < 1) value_error(f, "angles", "must have shape (..., d/2), not a scalar", ang_o);
+  // float32 input stays float32 (its own path); everything else real is computed in float64.
+  const bool single = py::isinstance<py::array>(x_o) &&
+                      py::reinterpret_borrow<py::array>(x_o).dtype().is(py::dtype::of<float>());
+  py::array xa;
+  if (single) {
+    farray x = farray::ensure(x_o);
+    if (!x) throw py::error_already_set();
+    xa = x;
+  } else {
+    // Finiteness of x is checked inside the rotation loop (no extra pass over a large array).
+    xa = real_array(x_o, f, "x", /*allow_nonfinite=*/true);
+  }
+  if (xa.ndim() < 1) value_error(f, "x", "must have shape (..., d), not a scalar", x_o);
+  const py::ssize_t d = xa.shape(xa.ndim() - 1);
+  require_even(d, f, "x", x_o);
+  if (ang.shape(ang.ndim() - 1) != d / 2) {
+    throw py::value_error(std::string(f) + ": angles must have last dimension d/2 = " +
+                          std::to_string(d / 2) + " for x of shape " + shape_str(xa) +
+                          ", got angles.shape=" + shape_str(ang));
+  }
+  if (single) {
+    return rotate_impl<farray, float>(farray::ensure(xa), ang, x_o, ang_o, layout, nthreads, f);
+  }
+  return rotate_impl<darray, double>(darray::ensure(xa), ang, x_o, ang_o, layout, nthreads, f);
+}
+
+/// theta: a scalar (one frequency for every pair) or h values.
+std::vector<double> theta_arg(py::handle obj, std::size_t h, const char* f) {
+  const darray th = real_array(obj, f, "theta");
+  if (th.ndim() == 0 || (th.ndim() == 1 && th.size() == 1)) {
+    return std::vector<double>(h, th.data()[0]);
+  }
+  if (th.ndim() != 1 || static_cast<std::size_t>(th.size()) != h) {
+    value_error(f, "theta",
+                "must be a scalar or have shape (d/2,) = (" + std::to_string(h) + ",), has shape " +
+                    shape_str(th),
+                obj);
+  }
+  return std::vector<double>(th.data(), th.data() + h);
+}
+
+darray cumulative_phase(py::handle omega_o, py::handle theta_o, py::handle acc_o) {
+  const char* f = "rotary.cumulative_phase";
+  const darray omega = array_min_nd(omega_o, f, "omega", 2, "(..., T, d/2)");
+  const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
+  const auto T = static_cast<std::size_t>(omega.shape(omega.ndim() - 2));
+  const auto h = static_cast<std::size_t>(omega.shape(omega.ndim() - 1));
+  const std::vector<double> theta = theta_arg(theta_o, h, f);
+  const std::size_t batch = product(lead_shape(omega, 2));
+  darray out = empty_like(omega);
+  const double* pw = omega.data();
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: only omega, theta and out (owned here) are touched.
+    py::gil_scoped_release release;
+    rotary::cumulative_phase(pw, batch, T, h, theta.data(), acc, po);
+  }
+  return out;
+}
+
+struct ConvArgs {
+  darray x, w;
+  std::size_t batch, T, c, K, kc;
+  rotary::Activation act;
+};
+
+ConvArgs conv_args(py::handle x_o, py::handle w_o, py::handle act_o, const char* f) {
+  ConvArgs a;
+  a.x = array_min_nd(x_o, f, "x", 2, "(..., T, channels)");
+  a.w = real_array(w_o, f, "kernel");
+  a.T = static_cast<std::size_t>(a.x.shape(a.x.ndim() - 2));
+  a.c = static_cast<std::size_t>(a.x.shape(a.x.ndim() - 1));
+  a.batch = product(lead_shape(a.x, 2));
+  if (a.w.ndim() == 1) {
+    a.K = static_cast<std::size_t>(a.w.shape(0));
+    a.kc = 1;
+  } else if (a.w.ndim() == 2 && static_cast<std::size_t>(a.w.shape(1)) == a.c) {
+    a.K = static_cast<std::size_t>(a.w.shape(0));
+    a.kc = a.c;
+  } else {
+    value_error(f, "kernel",
+                "must have shape (K,) or (K, channels) = (K, " + std::to_string(a.c) +
+                    "), has shape " + shape_str(a.w),
+                w_o);
+  }
+  if (a.K == 0) value_error(f, "kernel", "must have at least one tap (K >= 1)", w_o);
+  a.act = act_o.is_none() ? rotary::Activation::none
+                          : parse_choice(act_o, f, "activation", rotary::parse_activation);
+  return a;
+}
+
+darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
+  const char* f = "rotary.short_conv";
+  const ConvArgs a = conv_args(x_o, w_o, act_o, f);
+  darray out = empty_like(a.x);
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: only the arrays held by `a` and `out` are touched.
+    py::gil_scoped_release release;
+    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po);
+  }
+  return out;
+}
+
+darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::handle act_o,
+                       py::handle acc_o) {
+  const char* f = "rotary.selective_phase";
+  const ConvArgs a = conv_args(x_o, w_o, act_o, f);
+  const std::vector<double> theta = theta_arg(theta_o, a.c, f);
+  const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
+  darray omega = empty_like(a.x), out = empty_like(a.x);
+  double* pw = omega.mutable_data();
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: only arrays owned by this frame are touched.
+    py::gil_scoped_release release;
+    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw);
+    rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po);
+  }
+  return out;
+}
+
+darray decay_bound(py::handle r_o, py::handle d_o, py::handle base_o) {
+  const char* f = "rotary.decay_bound";
+  const darray r = real_array(r_o, f, "r");
+  const std::size_t d = even_d(d_o, f);
+  const double base = base_arg(base_o, f);
+  darray out = empty_like(r);
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: reads r, writes out.
+    py::gil_scoped_release release;
+    rotary::decay_bound(r.data(), static_cast<std::size_t>(r.size()), d, base, po);
+  }
+  return out;
+}
+
+darray rotation_matrix(py::handle ang_o, py::handle layout_o) {
+  const char* f = "rotary.rotation_matrix";
+  const darray ang = array_min_nd(ang_o, f, "angles", 1, "(..., d/2)");
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const auto h = static_cast<std::size_t>(ang.shape(ang.ndim() - 1));
+  if (h == 0) value_error(f, "angles", "must have at least one pair", ang_o);
+  const std::size_t d = 2 * h, n = static_cast<std::size_t>(ang.size()) / h;
+  std::vector<py::ssize_t> shape = lead_shape(ang, 1);
+  shape.push_back(static_cast<py::ssize_t>(d));
+  shape.push_back(static_cast<py::ssize_t>(d));
+  check_output_size(static_cast<double>(n) * static_cast<double>(d * d), f);
+  darray out(shape);
+  for (std::size_t b = 0; b < n; ++b) {
+    rotary::rotation_matrix(ang.data() + b * h, d, layout, out.mutable_data() + b * d * d);
+  }
+  return out;
+}
+
+carray complex_arg(py::handle obj, const char* f, const char* name) {
+  carray z = carray::ensure(obj);
+  if (!z) {
+    PyErr_Clear();
+    type_error(f, name, "must be a complex (or real) numeric array", obj);
+  }
+  for (py::ssize_t i = 0; i < z.size(); ++i) {
+    const auto v = z.data()[i];
+    if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+      value_error(f, name, "must be finite (element " + std::to_string(i) + " is not)", obj);
+    }
+  }
+  return z;
+}
+
+darray realify(py::handle z_o, py::handle layout_o) {
+  const char* f = "rotary.realify";
+  const carray z = complex_arg(z_o, f, "z");
+  if (z.ndim() < 1) value_error(f, "z", "must have shape (..., d/2), not a scalar", z_o);
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const auto h = static_cast<std::size_t>(z.shape(z.ndim() - 1));
+  std::vector<py::ssize_t> shape = lead_shape(z, 1);
+  shape.push_back(static_cast<py::ssize_t>(2 * h));
+  darray out(shape);
+  const std::size_t n = h == 0 ? 0 : static_cast<std::size_t>(z.size()) / h;
+  rotary::realify(z.data(), n, h, layout, out.mutable_data());
+  return out;
+}
+
+carray complexify(py::handle x_o, py::handle layout_o) {
+  const char* f = "rotary.complexify";
+  const darray x = array_min_nd(x_o, f, "x", 1, "(..., d)");
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const py::ssize_t d = x.shape(x.ndim() - 1);
+  require_even(d, f, "x", x_o);
+  std::vector<py::ssize_t> shape = lead_shape(x, 1);
+  shape.push_back(d / 2);
+  carray out(shape);
+  const std::size_t n = static_cast<std::size_t>(x.size()) / static_cast<std::size_t>(d);
+  rotary::complexify(x.data(), n, static_cast<std::size_t>(d), layout, out.mutable_data());
+  return out;
+}
+
+darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
+  const char* f = "rotary.realify_diagonal";
+  const carray lam = complex_arg(lam_o, f, "lam");
+  if (lam.ndim() != 1 || lam.size() == 0) {
+    value_error(f, "lam", "must be a non-empty 1-D array of d/2 complex eigenvalues", lam_o);
+  }
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const auto h = static_cast<std::size_t>(lam.size());
+  darray out({static_cast<py::ssize_t>(2 * h), static_cast<py::ssize_t>(2 * h)});
+  rotary::realify_diagonal(lam.data(), h, layout, out.mutable_data());
+  return out;
+}
+
+darray parity_phase_error(py::handle bits_o, py::handle acc_o) {
+  const char* f = "rotary.parity_phase_error";
+  const darray b = real_array_nd(bits_o, f, "bits", 1);
+  require_each(b, f, "bits", "must contain only 0 and 1", [](double x) { return x == 0 || x == 1; });
+  const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
+  const auto T = static_cast<std::size_t>(b.size());
+  std::vector<std::uint8_t> bits(T);
+  for (std::size_t t = 0; t < T; ++t) bits[t] = b.data()[t] != 0 ? 1 : 0;
+  darray out(static_cast<py::ssize_t>(T));
+  double* po = out.mutable_data();
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    rotary::parity_phase_error(bits.data(), T, acc, po, cancel);
+  });
+  return out;
+}
+
+}  // namespace
+
+void register_rotary(py::module_& m) {
+  m.def("frequencies", &frequencies, "d"_a, "base"_a);
+  m.def("rope_angles", &rope_angles, "positions"_a, "d"_a, "base"_a, "scale"_a);
+  m.def("rotate", &rotate, "x"_a, "angles"_a, "layout"_a, "nthreads"_a);
+  m.def("cumulative_phase", &cumulative_phase, "omega"_a, "theta"_a, "accumulate"_a);
+  m.def("short_conv", &short_conv, "x"_a, "kernel"_a, "activation"_a);
+  m.def("selective_phase", &selective_phase, "x"_a, "kernel"_a, "theta"_a, "activation"_a,
+        "accumulate"_a);
+  m.def("decay_bound", &decay_bound, "r"_a, "d"_a, "base"_a);
+  m.def("rotation_matrix", &rotation_matrix, "angles"_a, "layout"_a);
+  m.def("realify", &realify, "z"_a, "layout"_a);
+  m.def("complexify", &complexify, "x"_a, "layout"_a);
+  m.def("realify_diagonal", &realify_diagonal, "lam"_a, "layout"_a);
+  m.def("parity_phase_error", &parity_phase_error, "bits"_a, "accumulate"_a);
+}
+
+}  // namespace ropelab::bind

@@ -1,0 +1,309 @@
+"""Linear-attention recurrences and their direct (unrolled) forms (MATH.md §4).
+
+Notation: ``q_t, k_t ∈ R^d``, ``v_t ∈ R^{dv}``, ``t = 0 … T−1``, state ``S_t ∈ R^{dv×d}``,
+``S_{−1} = 0``. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape
+``(..., T, dv)`` with any leading batch dimensions (the same for all three) and return
+``(..., T, dv)`` (complex ``(..., T, D, dv)`` for :func:`rff_attention`). Per-step side inputs
+(transitions, phases, gates) may omit leading batch dimensions: their leading dimensions must
+equal the trailing batch dimensions of ``q``.
+
+The computation runs in the compiled core (``ropelab._core.recurrence``) with the GIL released;
+batch elements are spread over ``nthreads`` threads (results do not depend on the count).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab._core_loader import core as _core
+
+__all__ = [
+    "linear_attention",
+    "selective_rope_attention",
+    "rff_attention",
+    "rff_increment_product",
+    "alibi_attention",
+    "fox_attention",
+    "cosformer_attention",
+    "softmax_attention",
+]
+
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+ComplexArray = npt.NDArray[np.complex128]
+Layout = Literal["interleaved", "half"]
+Direct = Literal["direct", "recurrent"]
+
+
+def linear_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    transitions: ArrayLike | None = None,
+    mode: Literal["recurrent", "unrolled"] = "recurrent",
+    product_start: Literal["tau+1", "tau"] = "tau+1",
+    *,
+    nthreads: int | None = None,
+) -> FloatArray:
+    """Linear attention with per-step transitions (Eq. 3).
+
+    * ``mode="recurrent"``: ``S_t = S_{t−1} A_t + v_t k_tᵀ``, ``o_t = S_t q_t`` (O(T d dv), or
+      O(T d² dv) with transitions).
+    * ``mode="unrolled"``: ``o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{τ+1} ⋯ A_t) q_t`` evaluated directly
+      (O(T² d²)). ``product_start="tau"`` starts the product at ``A_τ`` instead — the paper's
+      Eq. (11) as printed — which disagrees with the recurrence unless every ``A_τ = I``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+    v : array_like, shape (..., T, dv)
+    transitions : array_like, shape (..., T, d, d), optional
+        ``A_t``; ``None`` means ``A_t = I`` (plain causal linear attention).
+    mode : {"recurrent", "unrolled"}
+    product_start : {"tau+1", "tau"}
+        Only for ``mode="unrolled"``.
+    nthreads : int or None
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.normal(size=(3, 5, 4))
+    >>> A = 0.9 * np.eye(4) + 0.05 * rng.normal(size=(5, 4, 4))
+    >>> rec = linear_attention(q, k, v, A)
+    >>> bool(np.allclose(rec, linear_attention(q, k, v, A, mode="unrolled")))
+    True
+    >>> bool(np.allclose(rec, linear_attention(q, k, v, A, mode="unrolled", product_start="tau")))
+    False
+    """
+    return np.asarray(_core.recurrence.linear_attention(q, k, v, transitions, mode, product_start, nthreads))
+
+
+def selective_rope_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    psi: ArrayLike,
+    gates: ArrayLike | None = None,
+    mode: Literal["prerotated", "recurrent"] = "prerotated",
+    *,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+) -> FloatArray:
+    """Gated Selective RoPE attention, pre-rotated (Eq. 13) or with rotating transitions.
+
+    With ``C_t = blockdiag R(ψ_t)`` and diagonal gates ``Λ_t``:
+
+    * ``mode="prerotated"``: ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, ``o_t = Ŝ_t C_t q_t``;
+    * ``mode="recurrent"``: ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ``, ``o_t = S_t q_t`` with
+      ``A^eff_t = C_{t−1}ᵀ Λ_t C_t`` (``C_{−1} = I``; see :func:`ropelab.transition.effective`).
+
+    Both cost O(T d dv) and agree because ``S_t = Ŝ_t C_t``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        d even.
+    v : array_like, shape (..., T, dv)
+    psi : array_like, shape (..., T, d/2)
+        Cumulative phases ``ψ_t`` (see :func:`ropelab.rotary.cumulative_phase`).
+    gates : array_like, optional
+        Decays in ``[0, 1]``: shape ``(..., T, 1)`` (one per step), ``(..., T, d/2)`` (shared by
+        the two channels of each pair: commutes with the rotation) or ``(..., T, d)`` (one per
+        channel, in channel order).
+    mode : {"prerotated", "recurrent"}
+    layout : {"interleaved", "half"}
+    nthreads : int or None
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> q, k, v = rng.normal(size=(3, 6, 4))
+    >>> psi = np.cumsum(rng.normal(size=(6, 2)), axis=0)
+    >>> g = rng.uniform(0.5, 1.0, size=(6, 4))
+    >>> a = selective_rope_attention(q, k, v, psi, g, mode="prerotated")
+    >>> b = selective_rope_attention(q, k, v, psi, g, mode="recurrent")
+    >>> bool(np.allclose(a, b))
+    True
+    """
+    return np.asarray(_core.recurrence.selective_rope_attention(q, k, v, psi, gates, mode, layout, nthreads))
+
+
+def rff_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    omega: ArrayLike,
+    mode: Direct = "direct",
+    amplitude: bool = True,
+    *,
+    nthreads: int | None = None,
+) -> ComplexArray:
+    """Per-feature RFF attention states: the direct sum or the Eq. (9) recurrence.
+
+    For each random frequency ``ω_j`` (row of ``omega``):
+
+    * ``mode="direct"``: ``h_t = Σ_{τ≤t} e^{(‖q_t‖²+‖k_τ‖²)/2} e^{iω_j·(q_t−k_τ)} v_τ``;
+    * ``mode="recurrent"``: ``h_t = a_t e^{iω_j·(q_t−q_{t−1})} h_{t−1}
+      + e^{(‖q_t‖²+‖k_t‖²)/2} e^{iω_j·(q_t−k_t)} v_t`` with the amplitude factor
+      ``a_t = e^{(‖q_t‖²−‖q_{t−1}‖²)/2}`` (``amplitude=True``) or ``a_t = 1`` (Eq. 9 as a pure
+      rotation, exact only when ``‖q_t‖`` is constant).
+
+    ``h.real.mean(axis=-2)`` is the D-feature estimate of ``Σ_{τ≤t} e^{q_t·k_τ} v_τ`` (for
+    ``ω ~ N(0, I)``).
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+    v : array_like, shape (..., T, dv)
+    omega : array_like, shape (D, d)
+    mode : {"direct", "recurrent"}
+    amplitude : bool
+        ``False`` is only meaningful (and only allowed) for ``mode="recurrent"``.
+
+    Returns
+    -------
+    ndarray of complex, shape (..., T, D, dv)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> q, k, v = 0.3 * rng.normal(size=(3, 8, 2))
+    >>> w = rng.normal(size=(4, 2))
+    >>> bool(np.allclose(rff_attention(q, k, v, w), rff_attention(q, k, v, w, mode="recurrent")))
+    True
+    """
+    return np.asarray(_core.recurrence.rff_attention(q, k, v, omega, mode, bool(amplitude), nthreads))
+
+
+def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> ComplexArray:
+    """Running product of the RFF rotation increments ``Π_{κ=τ+1}^{t} e^{iω_j·(q_κ − q_{κ−1})}``.
+
+    Telescoping (path independence) says it equals ``e^{iω_j·(q_t − q_τ)}``: the product of the
+    increments depends only on the endpoints.
+
+    Parameters
+    ----------
+    q : array_like, shape (T, d)
+    omega : array_like, shape (D, d)
+    tau : int
+        Start step (the product is 1 for ``t ≤ τ``).
+
+    Returns
+    -------
+    ndarray of complex, shape (T, D)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> q, w = rng.normal(size=(10, 3)), rng.normal(size=(2, 3))
+    >>> p = rff_increment_product(q, w, tau=2)
+    >>> bool(np.allclose(p[9], np.exp(1j * w @ (q[9] - q[2]))))
+    True
+    """
+    return np.asarray(_core.recurrence.rff_increment_product(q, omega, tau))
+
+
+def alibi_attention(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, slope: float, mode: Direct = "direct", *, nthreads: int | None = None
+) -> FloatArray:
+    """Linear attention with ALiBi's distance penalty: ``o_t = Σ_{τ≤t} e^{−m(t−τ)} (q_t·k_τ) v_τ``.
+
+    ALiBi adds the bias ``−m(t−τ)`` to a logit; exponentiated, that is the decay ``e^{−m(t−τ)}``,
+    which ``mode="recurrent"`` realises as ``S_t = e^{−m} S_{t−1} + v_t k_tᵀ``. ``mode="direct"``
+    evaluates ``exp(bias)`` for every pair (O(T² d)).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(4)
+    >>> q, k, v = rng.normal(size=(3, 7, 2))
+    >>> bool(np.allclose(alibi_attention(q, k, v, 0.3), alibi_attention(q, k, v, 0.3, "recurrent")))
+    True
+    """
+    return np.asarray(_core.recurrence.decayed_attention(q, k, v, "alibi", slope, None, mode, nthreads))
+
+
+def fox_attention(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, forget: ArrayLike, mode: Direct = "direct", *, nthreads: int | None = None
+) -> FloatArray:
+    """Forgetting-Transformer weighting ``o_t = Σ_{τ≤t} (Π_{κ=τ+1}^{t} f_κ) (q_t·k_τ) v_τ``.
+
+    ``forget`` has shape ``(..., T)`` with values in ``[0, 1]``; ``mode="recurrent"`` is
+    ``S_t = f_t S_{t−1} + v_t k_tᵀ``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(5)
+    >>> q, k, v = rng.normal(size=(3, 7, 2)); f = rng.uniform(size=7)
+    >>> bool(np.allclose(fox_attention(q, k, v, f), fox_attention(q, k, v, f, "recurrent")))
+    True
+    """
+    return np.asarray(_core.recurrence.decayed_attention(q, k, v, "fox", 0.0, forget, mode, nthreads))
+
+
+def cosformer_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    M: float | None = None,
+    mode: Direct = "direct",
+    *,
+    nthreads: int | None = None,
+) -> FloatArray:
+    """cosFormer re-weighting ``o_t = Σ_{τ≤t} cos(π(t−τ)/(2M)) (q_t·k_τ) v_τ``.
+
+    ``mode="recurrent"`` uses ``cos(a−b) = cos a cos b + sin a sin b``: a cos-state and a
+    sin-state, ``o_t = cos(πt/2M) S^c_t q_t + sin(πt/2M) S^s_t q_t``. ``q`` and ``k`` are the
+    (already non-negative, e.g. ReLU) features. ``M`` defaults to ``T``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(6)
+    >>> q, k, v = rng.normal(size=(3, 7, 2))
+    >>> bool(np.allclose(cosformer_attention(q, k, v), cosformer_attention(q, k, v, mode="recurrent")))
+    True
+    """
+    if M is None:
+        M = float(np.shape(q)[-2]) if np.ndim(q) >= 2 and np.shape(q)[-2] > 0 else 1.0
+    return np.asarray(_core.recurrence.decayed_attention(q, k, v, "cosformer", M, None, mode, nthreads))
+
+
+def softmax_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    psi: ArrayLike | None = None,
+    *,
+    layout: Layout = "interleaved",
+    scale: float | None = None,
+    causal: bool = True,
+    nthreads: int | None = None,
+) -> FloatArray:
+    """Reference softmax attention with RoPE / Selective RoPE phases.
+
+    ``o_t = Σ_τ softmax_τ(scale · (C_t q_t)·(C_τ k_τ)) v_τ`` over ``τ ≤ t`` (``causal``) or all
+    ``τ``, with ``C_t = blockdiag R(psi_t)``; ``psi`` is RoPE's ``rope_angles(arange(T), d)`` or
+    a Selective RoPE phase; ``None`` means no rotation. ``scale`` defaults to ``1/√d``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> q, k, v = rng.normal(size=(3, 5, 4))
+    >>> from ropelab.rotary import rope_angles
+    >>> o = softmax_attention(q, k, v, rope_angles(np.arange(5), 4))
+    >>> o.shape
+    (5, 4)
+    """
+    return np.asarray(
+        _core.recurrence.softmax_attention(q, k, v, psi, layout, scale, bool(causal), nthreads)
+    )

@@ -1,0 +1,339 @@
+"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound (MATH.md §3).
+
+``R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`` acts on a channel pair. Two pair layouts exist:
+
+* ``"interleaved"`` pairs channels ``(2i, 2i+1)`` (RoFormer, the paper's Fig. 9);
+* ``"half"`` pairs channels ``(i, i + d/2)`` (GPT-NeoX, the authors' released code).
+
+They agree up to the channel permutation returned by :func:`layout_permutation`. RoPE uses the
+angles ``m θ_i`` with ``θ_i = base^{−2i/d}``; Selective RoPE uses the cumulative phase
+``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` of input-dependent per-step angles ``ω_t``.
+
+Every function takes NumPy arrays with any leading batch dimensions and keeps them. Computation
+happens in the compiled core (``ropelab._core.rotary``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab._core_loader import core as _core
+from ropelab._validation import scalar_or_array
+
+__all__ = [
+    "frequencies",
+    "rope_angles",
+    "rotate",
+    "layout_permutation",
+    "cumulative_phase",
+    "short_conv",
+    "selective_phase",
+    "decay_bound",
+    "rotation_matrix",
+    "realify",
+    "complexify",
+    "realify_diagonal",
+    "parity_phase_error",
+]
+
+Layout = Literal["interleaved", "half"]
+Accumulate = Literal["float64", "float32", "wrapped"]
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+ComplexArray = npt.NDArray[np.complex128]
+
+
+def frequencies(d: int, base: float = 10000.0) -> FloatArray:
+    """RoPE frequencies ``θ_i = base^{−2i/d}`` for ``i = 0 … d/2 − 1``.
+
+    Parameters
+    ----------
+    d : int
+        Head dimension (even, ≥ 2).
+    base : float
+        Wavelength base (> 0); 10000 in RoFormer.
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+
+    Examples
+    --------
+    >>> frequencies(4, base=100.0)
+    array([1. , 0.1])
+    """
+    return np.asarray(_core.rotary.frequencies(d, base))
+
+
+def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: float = 1.0) -> FloatArray:
+    """RoPE angles ``scale · m · θ_i`` for each position ``m``.
+
+    Parameters
+    ----------
+    positions : array_like
+        Positions ``m`` (any shape, real, finite).
+    d : int
+        Head dimension (even).
+    base : float
+        Wavelength base.
+    scale : float
+        Position interpolation factor ``L/L'`` (> 0): a model trained on context length ``L`` and
+        run on ``L' > L`` positions squeezes them back into the trained range. 1 means plain RoPE.
+
+    Returns
+    -------
+    ndarray, shape positions.shape + (d/2,)
+
+    Examples
+    --------
+    >>> rope_angles([0, 1, 2], d=2)
+    array([[0.],
+           [1.],
+           [2.]])
+    >>> rope_angles([4096], d=2, scale=2048 / 4096)   # interpolation: position 4096 acts like 2048
+    array([[2048.]])
+    """
+    return np.asarray(_core.rotary.rope_angles(positions, d, base, scale))
+
+
+def rotate(
+    x: ArrayLike, angles: ArrayLike, layout: Layout = "interleaved", *, nthreads: int | None = None
+) -> npt.NDArray[Any]:
+    """Rotate channel pair ``i`` of ``x`` by ``angles[..., i]``: ``x ↦ blockdiag R(angles) x``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d)
+        Vectors to rotate (d even). float32 input is computed and returned in float32 (angles and
+        their cos/sin in float64, products rounded to float32); any other real dtype in float64.
+    angles : array_like, shape (..., d/2)
+        Rotation angles in radians. Their leading dimensions must equal the trailing leading
+        dimensions of ``x`` (or be absent): ``angles`` of shape ``(T, d/2)`` rotate every
+        ``x[b, h, t]`` of an ``x`` of shape ``(B, H, T, d)`` by ``angles[t]``.
+    layout : {"interleaved", "half"}
+        Which channels form a pair (see the module docstring).
+    nthreads : int or None
+        Threads for large inputs (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape x.shape, dtype float32 or float64
+
+    Examples
+    --------
+    >>> rotate([1.0, 0.0], [np.pi / 2]).round(12)
+    array([0., 1.])
+    >>> q = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> bool(np.isclose(np.linalg.norm(rotate(q, [0.3, 1.1], layout="half")), np.linalg.norm(q)))
+    True
+    """
+    return np.asarray(_core.rotary.rotate(x, angles, layout, nthreads))
+
+
+def layout_permutation(d: int) -> npt.NDArray[np.intp]:
+    """Channel order taking the interleaved layout to the half layout.
+
+    ``x[..., layout_permutation(d)]`` moves interleaved pair ``(2i, 2i+1)`` to half pair
+    ``(i, i + d/2)``, so ``rotate(x, a, "interleaved")[..., p] == rotate(x[..., p], a, "half")``.
+
+    Examples
+    --------
+    >>> layout_permutation(6)
+    array([0, 2, 4, 1, 3, 5])
+    """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2 or d % 2:
+        raise ValueError(f"layout_permutation: d must be an even integer >= 2, got {d!r}")
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)]).astype(np.intp)
+
+
+def cumulative_phase(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Accumulate = "float64") -> FloatArray:
+    """Selective RoPE phase ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ``.
+
+    Parameters
+    ----------
+    omega : array_like, shape (..., T, d/2)
+        Per-step angles ``ω_t`` (any real values).
+    theta : float or array_like, shape (d/2,)
+        Per-pair scale ``Θ`` (e.g. a temperature spectrum, :func:`ropelab.temperature.spectrum`).
+    accumulate : {"float64", "float32", "wrapped"}
+        Running sum in double, in single precision (what a float32 model computes; the result
+        is returned as float64), or in double reduced to ``[−π, π)`` after every step.
+
+    Returns
+    -------
+    ndarray, shape omega.shape
+
+    Examples
+    --------
+    >>> cumulative_phase([[1.0], [2.0], [3.0]], theta=0.5)
+    array([[0.5],
+           [1.5],
+           [3. ]])
+    """
+    return np.asarray(_core.rotary.cumulative_phase(omega, theta, accumulate))
+
+
+def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | None = None) -> FloatArray:
+    """Causal depthwise short convolution (the one Selective RoPE uses to produce angles).
+
+    ``y[t, c] = Σ_{j<K} kernel[j, c] · x[t − (K−1) + j, c]`` with zeros before ``t = 0``, i.e.
+    PyTorch's ``Conv1d(groups=channels, padding=K−1)`` truncated to the first T outputs, followed
+    by ``SiLU(y) = y·sigmoid(y)`` if ``activation="silu"``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, channels)
+    kernel : array_like, shape (K,) or (K, channels)
+        One kernel shared by all channels, or one per channel. The last tap multiplies ``x[t]``.
+    activation : {None, "silu"}
+
+    Returns
+    -------
+    ndarray, shape x.shape
+
+    Examples
+    --------
+    >>> short_conv([[1.0], [0.0], [0.0]], kernel=[0.5, 1.0])   # impulse response, reversed kernel
+    array([[1. ],
+           [0.5],
+           [0. ]])
+    """
+    return np.asarray(_core.rotary.short_conv(x, kernel, activation))
+
+
+def selective_phase(
+    x: ArrayLike,
+    kernel: ArrayLike,
+    theta: ArrayLike = 1.0,
+    activation: Literal["silu"] | None = None,
+    *,
+    accumulate: Accumulate = "float64",
+) -> FloatArray:
+    """The temperature-scaled Selective RoPE angle path: ``ψ = Θ ⊙ cumsum_t(conv(x))``.
+
+    ``x`` is the angle projection ``W_ω x_t`` (shape ``(..., T, d/2)``), ``kernel`` the causal
+    short convolution (see :func:`short_conv`), ``theta`` the temperature spectrum ``Θ``.
+
+    Examples
+    --------
+    >>> selective_phase([[1.0], [1.0]], kernel=[1.0], theta=2.0)
+    array([[2.],
+           [4.]])
+    """
+    return np.asarray(_core.rotary.selective_phase(x, kernel, theta, activation, accumulate))
+
+
+def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> Any:
+    """RoFormer's relative upper bound ``B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}|``.
+
+    The bound on ``|⟨R_m q, R_n k⟩|`` at relative distance ``r = n − m`` (RoFormer §3.3). It
+    trends down with distance but is not monotone.
+
+    Parameters
+    ----------
+    r : float or array_like
+        Relative distance(s), any shape.
+    d : int
+        Head dimension (even).
+    base : float
+
+    Returns
+    -------
+    float or ndarray of r's shape
+
+    Examples
+    --------
+    >>> decay_bound(0, d=128)
+    32.5
+    >>> bool(decay_bound(100) < decay_bound(0))
+    True
+    """
+    return scalar_or_array(np.asarray(_core.rotary.decay_bound(r, d, base)), r)
+
+
+def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
+    """Dense ``d × d`` matrix ``blockdiag R(angles)`` (in ``layout``'s channel pairing).
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., d/2)
+
+    Returns
+    -------
+    ndarray, shape (..., d, d)
+
+    Examples
+    --------
+    >>> rotation_matrix([np.pi / 2]).round(12)
+    array([[ 0., -1.],
+           [ 1.,  0.]])
+    """
+    return np.asarray(_core.rotary.rotation_matrix(angles, layout))
+
+
+def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
+    """Complex ``(..., d/2)`` → real ``(..., d)``: pair ``i`` holds ``(Re z_i, Im z_i)``.
+
+    With ``q̃ = q₁ + i q₂`` (App. A.1), ``Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q``.
+
+    Examples
+    --------
+    >>> realify([1 + 2j, 3 - 1j])
+    array([ 1.,  2.,  3., -1.])
+    """
+    return np.asarray(_core.rotary.realify(z, layout))
+
+
+def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
+    """The inverse of :func:`realify`: real ``(..., d)`` → complex ``(..., d/2)``.
+
+    Examples
+    --------
+    >>> complexify([1.0, 2.0, 3.0, -1.0], layout="half")
+    array([1.+3.j, 2.-1.j])
+    """
+    return np.asarray(_core.rotary.complexify(x, layout))
+
+
+def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
+    """Real ``d × d`` matrix of the complex diagonal recurrence ``h ↦ λ ⊙ h``.
+
+    Pair ``i`` gets the block ``|λ_i| R(arg λ_i)``, so
+    ``realify(lam * z) == realify_diagonal(lam) @ realify(z)``.
+
+    Examples
+    --------
+    >>> realify_diagonal([0.5j])
+    array([[ 0. , -0.5],
+           [ 0.5,  0. ]])
+    """
+    return np.asarray(_core.rotary.realify_diagonal(lam, layout))
+
+
+def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> FloatArray:
+    """Phase error of the parity example ``ω_t = π b_t`` (``Θ = 1``) as the sequence grows.
+
+    Exactly, ``ψ_t = π Σ_{κ≤t} b_κ`` and ``cos ψ_t = (−1)^{Σ b}``. The returned error is
+    ``ψ_t − π Σ b`` reduced to ``[−π, π)``, where ``ψ_t`` is accumulated in float64, float32 or
+    wrapped (mod 2π) arithmetic; the reference is evaluated in double-double so the error is that
+    of the accumulation. ``|error| > π/2`` means the sign of ``cos ψ_t`` — the parity — is wrong.
+
+    Parameters
+    ----------
+    bits : array_like of 0/1, shape (T,)
+    accumulate : {"float64", "float32", "wrapped"}
+
+    Returns
+    -------
+    ndarray, shape (T,)
+
+    Examples
+    --------
+    >>> bits = np.random.default_rng(0).integers(0, 2, 1000)
+    >>> bool(np.abs(parity_phase_error(bits, "wrapped")).max() < 1e-12)
+    True
+    """
+    return np.asarray(_core.rotary.parity_phase_error(bits, accumulate))

@@ -1,0 +1,242 @@
+"""Effective transition matrices, commutators, norms and Householder reflections (MATH.md §4).
+
+Gated Selective RoPE in pre-rotated coordinates, ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, is the
+linear-attention recurrence ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ`` with ``S_t = Ŝ_t C_t`` and
+
+    ``A^eff_t = C_{t−1}ᵀ Λ_t C_t``.
+
+It equals ``Λ_t R_t`` (``R_t = C_{t−1}ᵀ C_t``) exactly when ``Λ_t`` commutes with ``C_{t−1}`` —
+e.g. one decay shared by both channels of each pair — and always has ``‖A^eff‖₂ = ‖Λ_t‖₂``.
+The computation runs in the compiled core (``ropelab._core.transition``, Eigen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab._core_loader import core as _core
+
+__all__ = [
+    "effective",
+    "effective_sequence",
+    "commutator_norm",
+    "singular_values",
+    "spectral_norm",
+    "eigenvalues",
+    "householder",
+    "householder_product",
+    "generalized_householder",
+    "prf_transition_factor",
+    "prf_factor_distribution",
+    "FactorDistribution",
+]
+
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+Layout = Literal["interleaved", "half"]
+
+
+def effective(
+    psi_prev: ArrayLike, psi_t: ArrayLike, gate: ArrayLike | None = None, layout: Layout = "interleaved"
+) -> FloatArray:
+    """Effective transition ``A^eff = C_{t−1}ᵀ Λ_t C_t`` of gated Selective RoPE.
+
+    Parameters
+    ----------
+    psi_prev, psi_t : array_like, shape (d/2,)
+        Cumulative phases ``ψ_{t−1}`` and ``ψ_t``.
+    gate : float or array_like, optional
+        Diagonal of ``Λ_t`` (decays in ``[0, 1]``): a scalar, ``(d/2,)`` (shared within each pair)
+        or ``(d,)`` (per channel, in channel order). ``None`` means ``Λ_t = I`` (then
+        ``A^eff = R_t``, a rotation by ``ψ_t − ψ_{t−1}``).
+    layout : {"interleaved", "half"}
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+
+    Examples
+    --------
+    >>> A = effective([0.3], [0.8], gate=[0.9])          # pair-shared gate: Λ R(0.5)
+    >>> from ropelab.rotary import rotation_matrix
+    >>> bool(np.allclose(A, 0.9 * rotation_matrix([0.5])))
+    True
+    >>> B = effective([0.3], [0.8], gate=[0.9, 0.5])     # per-channel gate: not Λ R
+    >>> bool(np.allclose(B, np.diag([0.9, 0.5]) @ rotation_matrix([0.5])))
+    False
+    """
+    return np.asarray(_core.transition.effective(psi_prev, psi_t, gate, layout))
+
+
+def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
+    """``A^eff_t`` for every step (``ψ_{−1} = 0``): the transitions with which
+    :func:`ropelab.recurrence.linear_attention` reproduces
+    :func:`ropelab.recurrence.selective_rope_attention`.
+
+    Parameters
+    ----------
+    psi : array_like, shape (T, d/2)
+    gates : array_like, shape (T, 1), (T, d/2) or (T, d), optional
+
+    Returns
+    -------
+    ndarray, shape (T, d, d)
+
+    Examples
+    --------
+    >>> effective_sequence([[0.0], [0.0]]).shape
+    (2, 2, 2)
+    """
+    return np.asarray(_core.transition.effective_sequence(psi, gates, layout))
+
+
+def commutator_norm(
+    psi_prev: ArrayLike, gate: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
+) -> float:
+    """Norm of the commutator ``[Λ_t, C_{t−1}] = Λ_t C_{t−1} − C_{t−1} Λ_t``.
+
+    Zero exactly when ``A^eff = Λ_t R_t``. For one pair with decays ``(λ_a, λ_b)`` at phase ``ψ``
+    it is ``|λ_a − λ_b| |sin ψ|`` (spectral norm).
+
+    Examples
+    --------
+    >>> commutator_norm([0.7], [0.8, 0.8])
+    0.0
+    >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
+    0.5
+    """
+    return float(_core.transition.commutator_norm(psi_prev, gate, layout, norm))
+
+
+def singular_values(A: ArrayLike) -> FloatArray:
+    """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``), by Eigen's
+    Jacobi SVD.
+
+    Examples
+    --------
+    >>> singular_values(np.diag([1.0, 3.0, 2.0]))
+    array([3., 2., 1.])
+    """
+    return np.asarray(_core.transition.singular_values(A))
+
+
+def spectral_norm(A: ArrayLike) -> Any:
+    """``‖A‖₂`` (largest singular value) of each matrix in ``A`` (shape ``(..., m, n)``).
+
+    Returns a float for a single matrix, else an array of the batch shape.
+
+    Examples
+    --------
+    >>> spectral_norm([[0.0, 2.0], [-1.0, 0.0]])
+    2.0
+    """
+    out = np.asarray(_core.transition.spectral_norm(A))
+    return float(out) if out.ndim == 0 else out
+
+
+def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
+    """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``), sorted by decreasing
+    modulus, then by argument (Eigen's real-Schur eigen-solver).
+
+    Examples
+    --------
+    >>> eigenvalues([[0.0, -1.0], [1.0, 0.0]])
+    array([0.-1.j, 0.+1.j])
+    """
+    return np.asarray(_core.transition.eigenvalues(A))
+
+
+def householder(w: ArrayLike) -> FloatArray:
+    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``).
+
+    Examples
+    --------
+    >>> householder([1.0, 0.0])
+    array([[-1.,  0.],
+           [ 0.,  1.]])
+    """
+    return np.asarray(_core.transition.householder(w))
+
+
+def householder_product(W: ArrayLike) -> FloatArray:
+    """``H(w_{m−1}) ⋯ H(w_1) H(w_0)`` for the rows of ``W`` (shape ``(m, d)``).
+
+    Two reflections compose into a rotation by twice the angle between ``w_0`` and ``w_1``, in
+    their plane.
+
+    Examples
+    --------
+    >>> P = householder_product([[1.0, 0.0], [np.cos(0.2), np.sin(0.2)]])
+    >>> from ropelab.rotary import rotation_matrix
+    >>> bool(np.allclose(P, rotation_matrix([0.4])))
+    True
+    """
+    return np.asarray(_core.transition.householder_product(W))
+
+
+def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
+    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition).
+
+    Its eigenvalue along ``ŵ`` is ``1 − β``: the norm is ≤ 1 iff ``β ∈ [0, 2]`` and the matrix is
+    orthogonal (norm-preserving) iff ``β ∈ {0, 2}``.
+
+    Examples
+    --------
+    >>> G = generalized_householder([0.0, 1.0], 0.5)
+    >>> G
+    array([[1. , 0. ],
+           [0. , 0.5]])
+    """
+    return np.asarray(_core.transition.generalized_householder(w, beta))
+
+
+def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
+    """PRF transition factors ``exp(ω_j·(q_t − q_{t−1}))`` for ``t = 1 … T−1``.
+
+    Unlike a rotation, the positive-random-feature factor is not bounded by 1 (see
+    :func:`prf_factor_distribution`).
+
+    Parameters
+    ----------
+    q : array_like, shape (T, d)
+    omega : array_like, shape (D, d)
+
+    Returns
+    -------
+    ndarray, shape (T−1, D)
+
+    Examples
+    --------
+    >>> prf_transition_factor([[0.0], [1.0]], [[np.log(2.0)]])
+    array([[2.]])
+    """
+    return np.asarray(_core.transition.prf_transition_factor(q, omega))
+
+
+@dataclass(frozen=True)
+class FactorDistribution:
+    """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``."""
+
+    mean: float  #: ``e^{s²/2}`` (≥ 1)
+    variance: float  #: ``(e^{s²} − 1) e^{s²}``
+    median: float  #: 1
+    prob_gt_one: float  #: ``P(factor > 1)``: 1/2 for ``s > 0``
+
+
+def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDistribution:
+    """Distribution of the PRF transition factor for a step of length ``delta_norm = ‖q_t − q_{t−1}‖``.
+
+    Examples
+    --------
+    >>> f = prf_factor_distribution(1.0)
+    >>> round(f.mean, 6), f.prob_gt_one
+    (1.648721, 0.5)
+    """
+    r = _core.transition.prf_factor_distribution(delta_norm, sigma)
+    return FactorDistribution(
+        mean=float(r["mean"]), variance=float(r["variance"]), median=float(r["median"]), prob_gt_one=float(r["prob_gt_one"])
+    )
