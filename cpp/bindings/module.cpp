@@ -12,4 +12,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");
   ropelab::bind::register_temperature(temperature);
+  auto spectra = m.def_submodule("spectra", "windows, FFTW/DTFT spectra, SSM closed forms, figures of merit");
+  ropelab::bind::register_spectra(spectra);
 }

@@ -395,7 +395,8 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   }
   if (!(std::abs(S1) > 1e-13 * S1abs) || S1abs == 0) {
     throw std::invalid_argument(
-        "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0)");
+        "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0), "
+        "got sum(w) = " + std::to_string(S1));
   }
   const double Nd = static_cast<double>(N);
   const double W0 = std::abs(S1);

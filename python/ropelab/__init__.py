@@ -7,13 +7,15 @@ rff
     Monte-Carlo estimates, feature maps.
 temperature
     The paper's temperature rule (Theorem 1), its counterexample and the finite-D optimum.
+spectra
+    Windows, FFT/DTFT spectra of windowed SSMs, closed forms and Harris's figures of merit.
 """
 
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import rff, temperature
+from ropelab import rff, spectra, temperature
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature"]
+__all__ = ["__version__", "rff", "spectra", "temperature"]
