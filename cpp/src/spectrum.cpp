@@ -318,6 +318,9 @@ template <class G>
 double toms748_root(G g, double a, double b, double ga, double gb) {
   if (ga == 0) return a;
   if (gb == 0) return b;
+  // The grid (FFT) and the exact DTFT can disagree in the last bits when a root sits on a grid
+  // point (e.g. Hann's half amplitude at exactly 1 bin): the root is then that point.
+  if ((ga > 0) == (gb > 0)) return std::abs(ga) <= std::abs(gb) ? a : b;
   boost::uintmax_t iters = 100;
   const auto r = boost::math::tools::toms748_solve(
       g, a, b, ga, gb, boost::math::tools::eps_tolerance<double>(50), iters);
@@ -426,14 +429,31 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
     }
   }
 
-  // First local minimum beyond the main peak.
-  std::size_t k = 1;
-  while (k < K && mag[k] <= mag[k - 1]) ++k;
-  const std::size_t kmin = k - 1;        // last point of the descent
-  const bool has_min = k < K && kmin >= 1;  // otherwise |W| never rises again: no sidelobes
+  // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
+  // (2π/N) Im(conj X · Y). Its sign changes bracket every extremum that does not share a grid cell
+  // with another one: more robust than comparing magnitudes (shallow dips, plateaus).
+  std::vector<double> nw(N);
+  for (std::size_t n = 0; n < N; ++n) nw[n] = static_cast<double>(n) * w[n];
+  std::vector<cplx> Y(K);
+  fft_r2c(nw.data(), N, M, Y.data());
+  std::vector<double> g(K);
+  for (std::size_t j = 0; j < K; ++j) g[j] = (std::conj(X[j]) * Y[j]).imag();
+  g[0] = 0;                                // |W| is even about 0 ...
+  if (fk(K - 1) == nyquist) g[K - 1] = 0;  // ... and about N/2 (w real): exact zeros of the slope
+
+  // First local minimum: the first sign change − → + of the slope beyond f = 0.
+  std::size_t jmin = K;
+  for (std::size_t j = 1; j + 1 < K; ++j) {
+    if (g[j] < 0 && g[j + 1] >= 0) {
+      jmin = j;
+      break;
+    }
+  }
+  const bool has_min = jmin < K;  // otherwise |W| never rises again: no sidelobes
   if (has_min) {
-    r.first_min_bins = refine_extremum(W, fk(kmin - 1), fk(kmin + 1), false);
-    if (W.mag(r.first_min_bins) > mag[kmin]) r.first_min_bins = fk(kmin);
+    r.first_min_bins = refine_extremum(W, fk(jmin), fk(jmin + 1), false);
+    const std::size_t jb = mag[jmin] <= mag[jmin + 1] ? jmin : jmin + 1;
+    if (W.mag(r.first_min_bins) > mag[jb]) r.first_min_bins = fk(jb);  // never worse than the grid
   } else {
     r.first_min_bins = nyquist;
   }
@@ -443,10 +463,11 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
 
   // 3-dB and 6-dB widths: first crossing of the main lobe, refined on the exact DTFT.
   // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths.
+  const std::size_t jend = has_min ? jmin + 1 : K - 1;
   for (const double level_db : {3.0, 6.0}) {
     const double level = W0 * (level_db == 3.0 ? std::sqrt(0.5) : 0.5);
     double width = FiguresOfMerit::nan;
-    for (std::size_t j = 0; j < kmin && j + 1 < K; ++j) {
+    for (std::size_t j = 0; j < jend; ++j) {
       if (mag[j] >= level && mag[j + 1] < level) {
         auto h = [&](double f) { return W.mag(f) - level; };
         const double a = fk(j), b = fk(j + 1);
@@ -457,38 +478,35 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
     (level_db == 3.0 ? r.bandwidth_3db_bins : r.bandwidth_6db_bins) = width;
   }
 
-  // Highest sidelobe: the largest local maximum beyond the first minimum. The grid ranks the
-  // candidates; those within 1 dB of the largest grid value are refined (equiripple windows).
-  std::vector<std::size_t> peaks;
+  // Highest sidelobe: the largest local maximum beyond the first minimum (slope + → −). The grid
+  // ranks the candidates; those within 1 dB of the largest are refined (equiripple windows).
+  struct Bracket {
+    double a, b, grid;
+  };
+  std::vector<Bracket> peaks;
   if (has_min) {
-    for (std::size_t j = kmin + 1; j < K; ++j) {
-      const bool left = mag[j] >= mag[j - 1];
-      const bool right = j + 1 == K || mag[j] >= mag[j + 1];
-      if (left && right) peaks.push_back(j);
+    for (std::size_t j = jmin + 1; j + 1 < K; ++j) {
+      if (g[j] > 0 && g[j + 1] <= 0) peaks.push_back({fk(j), fk(j + 1), std::max(mag[j], mag[j + 1])});
     }
+    if (g[K - 1] > 0 && fk(K - 1) < nyquist) peaks.push_back({fk(K - 1), nyquist, mag[K - 1]});
   }
   if (peaks.empty()) {
     r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
     r.leakage_factor = 0.0;
   } else {
-    std::sort(peaks.begin(), peaks.end(), [&](std::size_t a, std::size_t b) { return mag[a] > mag[b]; });
-    const double cut = mag[peaks[0]] * std::pow(10.0, -1.0 / 20.0);
+    std::sort(peaks.begin(), peaks.end(), [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
+    const double cut = peaks[0].grid * std::pow(10.0, -1.0 / 20.0);
     double best = -1, best_f = FiguresOfMerit::nan;
-    for (std::size_t i = 0; i < peaks.size() && i < 8 && mag[peaks[i]] >= cut; ++i) {
-      const std::size_t j = peaks[i];
-      const double a = std::max(fk(j - 1), r.first_min_bins);
-      double f;
-      if (j + 1 == K || fk(j + 1) >= nyquist) {
-        // Last grid point: |W| is symmetric about N/2, so N/2 is itself an extremum.
-        const double b = nyquist;
-        f = W.slope(b - 1e-9 * Nd) >= 0 ? b : refine_extremum(W, a, b, true);
-      } else {
-        f = refine_extremum(W, a, fk(j + 1), true);
-      }
+    for (std::size_t i = 0; i < peaks.size() && i < 8 && peaks[i].grid >= cut; ++i) {
+      const Bracket& p = peaks[i];
+      double f = refine_extremum(W, p.a, p.b, true);
       double v = W.mag(f);
-      if (v < mag[j]) {  // refinement must not lose the grid value
-        f = fk(j);
-        v = mag[j];
+      for (const double e : {p.a, p.b}) {  // never worse than the grid
+        const double ve = W.mag(e);
+        if (ve > v) {
+          v = ve;
+          f = e;
+        }
       }
       if (v > best) {
         best = v;
@@ -546,11 +564,12 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
     const double rr = w[1] / w[0];
     bool geometric = rr > 0 && rr <= 1.0 + 1e-15;
     for (std::size_t n = 0; geometric && n + 1 < N; ++n) {
-      geometric = w[n] > 0 && std::abs(w[n + 1] - rr * w[n]) <= 1e-12 * w[n];
+      // Relative check, with an absolute floor once the samples underflow towards 0.
+      geometric = w[n + 1] >= 0 && std::abs(w[n + 1] - rr * w[n]) <= 1e-12 * w[n] + 1e-300;
     }
     if (geometric) {
       r.is_causal_exponential = true;
-      const double ratio_r = std::min(1.0, std::pow(w[N - 1] / w[0], 1.0 / (Nd - 1.0)));
+      const double ratio_r = std::min(1.0, rr);
       r.decay_ratio = ratio_r;
       auto ratio = [&](double f) {
         const double env = std::abs(expm1c(cplx(std::log(ratio_r), -two_pi * f / Nd)));

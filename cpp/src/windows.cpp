@@ -168,6 +168,7 @@ std::vector<double> make_window(const std::string& name, std::size_t N, bool sym
       throw std::invalid_argument("parameter attenuation must be <= 3000 dB, got " + fmt(p));
     }
   }
+  if (N == 1 && name != "exponential") return {1.0};  // degenerate: every window is {1}
   if (name == "exponential") {
     if (sym) {
       throw std::invalid_argument(

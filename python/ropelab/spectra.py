@@ -162,7 +162,7 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
     --------
     >>> X = dtft(np.ones(8), [0.0, 1.0, 0.5])
     >>> np.round(np.abs(X), 6)
-    array([8.      , 0.      , 1.025166])
+    array([8.      , 0.      , 5.125831])
     """
     return _core.spectra.dtft(x, freqs_bins)
 
@@ -470,7 +470,7 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     >>> m.tone_scalloping_db.shape
     (3, 2)
     >>> np.round(m.highest_sidelobe_db, 1)   # α·N = 2 is worse than the rectangle
-    array([-13.3, -10.8, -17.2])
+    array([-13.3, -10.8, -24.1])
     """
     an = alpha_n if np.ndim(alpha_n) else np.atleast_1d(alpha_n)
     om = omega if np.ndim(omega) else np.atleast_1d(omega)

@@ -6,7 +6,8 @@
 /// x = (n − L/2)/(L/2) ∈ [−1, 1]:
 ///   * DFT-even (periodic, the default, Harris 1978): L = N — the length-(N+1) symmetric window
 ///     with its last sample dropped, so that its N-point DFT has the window's exact zeros;
-///   * symmetric (sym = true): L = N − 1, so w[n] = w[N−1−n] exactly (N = 1 gives {1}).
+///   * symmetric (sym = true): L = N − 1, so w[n] = w[N−1−n] exactly.
+/// N = 1 gives {1} for every window (as scipy.signal.windows does).
 ///
 /// Windows and their formulas (x as above, θ = 2πn/L):
 ///   * rectangular:   w = 1
