@@ -174,7 +174,8 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     ax.set_title(f"Causal exponential window, N = {m.N}")
     if ax2 is not None:
         ax2.plot(m.alpha_n, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe (beyond first minimum)")
-        ax2.plot(m.alpha_n, m.first_min_db, "s--", ms=3, label="first-minimum depth (a dip: no true null)")
+        depth = np.maximum(m.first_min_db, -120.0)  # true nulls (α = 0) would be −300 dB
+        ax2.plot(m.alpha_n, depth, "s--", ms=3, label="first-minimum depth (α > 0: a dip, no true null; clipped at −120 dB)")
         ax2.axhline(-13.26, color="k", ls=":", lw=1, label="rectangle (α = 0): −13.26 dB")
         ax2.set_xlabel("decay over the window α·N (dimensionless)")
         ax2.set_ylabel("level re main peak (dB)")
