@@ -568,3 +568,49 @@ def test_plot_helpers() -> None:
     fig = plot.leakage_map(m)
     assert len(fig.axes) >= 2
     plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------------
+# Properties and the notebook
+# ------------------------------------------------------------------------------------------------
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+
+    @settings(deadline=None, max_examples=60)
+    @given(
+        alpha=st.floats(0.0, 2.0),
+        omega=st.floats(-10.0, 10.0),
+        N=st.integers(1, 300),
+        f=st.floats(-1e4, 1e4),
+    )
+    def test_property_dtft_equals_closed_form(alpha: float, omega: float, N: int, f: float) -> None:
+        H = complex(S.ssm_spectrum(alpha, omega, N, f))
+        X = complex(S.dtft(S.ssm_impulse(alpha, omega, N), [f])[0])
+        scale = np.sum(np.exp(-alpha * np.arange(N)))  # |H| ≤ Σ e^{−αn}
+        # Absolute error relative to the peak: both routes round a few ulp per term.
+        assert abs(X - H) <= 1e-12 * scale * max(1.0, np.log2(N))
+
+    @settings(deadline=None, max_examples=40)
+    @given(name=st.sampled_from(sorted(SYMMETRIC_WINDOWS)), N=st.integers(1, 400))
+    def test_property_sym_windows(name: str, N: int) -> None:
+        w = S.window(name, N, sym=True, **SYMMETRIC_WINDOWS[name])
+        assert np.array_equal(w, w[::-1]) and np.all(np.isfinite(w))
+        assert np.max(np.abs(w)) <= 1.0 + 1e-12
+
+
+@pytest.mark.slow
+def test_notebook_03_executes() -> None:
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    nb = nbformat.read(root / "03_leakage_spectra.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")  # stripped in the repo
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
