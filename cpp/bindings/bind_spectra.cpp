@@ -1,5 +1,6 @@
 // ropelab._core.spectra: windows, FFT/DTFT spectra, SSM closed forms, figures of merit
 // (core: cpp/include/ropelab/windows.hpp, cpp/include/ropelab/spectrum.hpp).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <complex>
@@ -150,11 +151,17 @@ carray dtft(py::handle x_o, py::handle freqs_o) {
   const std::size_t N = x.size();
   const double* pr = x.is_complex ? nullptr : x.re.data();
   const cplx* pc = x.is_complex ? x.c.data() : nullptr;
-  run_interruptible([&](const std::atomic<bool>*) {
-    if (pc != nullptr) {
-      spectrum::dtft(pc, N, pf, F, po);
-    } else {
-      spectrum::dtft(pr, N, pf, F, po);
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    // O(N·F): in chunks of frequencies, so that Ctrl-C is answered between chunks.
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 22) / N);
+    for (std::size_t i = 0; i < F; i += chunk) {
+      if (cancel->load()) throw mc::Cancelled();
+      const std::size_t len = std::min(chunk, F - i);
+      if (pc != nullptr) {
+        spectrum::dtft(pc, N, pf + i, len, po + i);
+      } else {
+        spectrum::dtft(pr, N, pf + i, len, po + i);
+      }
     }
   });
   return out;
