@@ -18,4 +18,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_recurrence(recurrence);
   auto transition = m.def_submodule("transition", "effective transitions, norms, Householder");
   ropelab::bind::register_transition(transition);
+  auto spectra = m.def_submodule("spectra", "windows, FFTW/DTFT spectra, SSM closed forms, figures of merit");
+  ropelab::bind::register_spectra(spectra);
 }

@@ -14,16 +14,18 @@ recurrence
     and their direct forms.
 transition
     Effective transition matrices, commutators, norms, Householder reflections.
+spectra
+    Windows, FFT/DTFT spectra of windowed SSMs, closed forms and Harris's figures of merit.
 """
 
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import recurrence, rff, rotary, temperature, transition
+from ropelab import recurrence, rff, rotary, spectra, temperature, transition
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "plot"]
 
 
 def __getattr__(name: str) -> object:

@@ -66,6 +66,66 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_params(items: Sequence[str]) -> dict[str, float]:
+    params: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--param must look like NAME=VALUE (e.g. beta=8.6), got {item!r}")
+        try:
+            params[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--param {name}: value must be a number, got {value!r}") from None
+    return params
+
+
+def _cmd_leakage(args: argparse.Namespace) -> int:
+    from ropelab import spectra
+
+    params = _parse_params(args.param)
+    w = spectra.window(args.window, args.n, sym=args.sym, **params)
+    m = spectra.figures_of_merit(w, pad=args.pad)
+    if args.plot is not None:
+        from ropelab import plot
+
+        label = args.window + "".join(f", {k}={v:g}" for k, v in params.items())
+        fig = plot.spectrum_db({label: w}, pad=args.pad)
+        args.plot.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(args.plot, dpi=120, bbox_inches="tight")
+    if args.json:
+        out = {"window": args.window, "N": args.n, "sym": args.sym, "params": params,
+               "figures_of_merit": m.as_dict()}
+        if args.plot is not None:
+            out["plot"] = str(args.plot)
+        print(json.dumps(out, indent=2))
+        return 0
+    desc = args.window + "".join(f" {k}={v:g}" for k, v in params.items())
+    print(f"Figures of merit of the {desc} window, N = {args.n} ({'symmetric' if args.sym else 'DFT-even'}; "
+          f"frequencies in bins; Harris 1978 definitions)")
+    rows = [
+        ("coherent gain", f"{m.coherent_gain:.4f}"),
+        ("equivalent noise bandwidth", f"{m.enbw_bins:.4f} bins"),
+        ("3-dB (half-power) bandwidth", f"{m.bandwidth_3db_bins:.4f} bins"),
+        ("6-dB (half-amplitude) bandwidth", f"{m.bandwidth_6db_bins:.4f} bins"),
+        ("scalloping loss", f"{m.scalloping_loss_db:.3f} dB"),
+        ("worst-case processing loss", f"{m.worst_case_processing_loss_db:.3f} dB"),
+        ("first minimum", f"{m.first_min_bins:.4f} bins at {m.first_min_db:.2f} dB "
+                          f"({'a true null' if m.first_min_is_null else 'a dip, not a null'})"),
+        ("highest sidelobe", f"{m.highest_sidelobe_db:.3f} dB at {m.highest_sidelobe_bins:.4f} bins"),
+        ("sidelobe fall-off", f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave"),
+        ("overlap correlation 75% / 50%", f"{100 * m.overlap_correlation_75:.1f}% / {100 * m.overlap_correlation_50:.1f}%"),
+        ("leakage factor", f"{m.leakage_factor:.4g} (energy outside the main lobe)"),
+    ]
+    if m.truncation_ripple_db is not None:
+        rows.append(("truncation ripple vs N->inf", f"{m.truncation_ripple_db:.4g} dB peak-to-peak (r = {m.decay_ratio:.6g})"))
+    width = max(len(r[0]) for r in rows)
+    for name, value in rows:
+        print(f"  {name:<{width}}  {value}")
+    if args.plot is not None:
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def _progress(stream: TextIO) -> Callable[[int, int, str], None]:
     interactive = stream.isatty()
 
@@ -145,6 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--points", type=int, default=32)
     m.add_argument("--out", type=Path, default=Path("report/mse_curve.png"))
     m.set_defaults(func=_cmd_mse_curve)
+
+    lk = sub.add_parser("leakage", help="figures of merit (Harris 1978) of a window or SSM decay window")
+    lk.add_argument("--window", required=True, help="window name, e.g. hann, kaiser, exponential (the SSM window)")
+    lk.add_argument("--n", type=int, required=True, help="window length N")
+    lk.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="window parameter, e.g. beta=8.6, alpha=0.002, attenuation=60 (repeatable)")
+    lk.add_argument("--sym", action="store_true", help="symmetric window instead of DFT-even")
+    lk.add_argument("--pad", type=int, default=64, help="FFT padding factor used to locate peaks (default 64)")
+    lk.add_argument("--json", action="store_true", help="print JSON instead of text")
+    lk.add_argument("--plot", type=Path, default=None, help="also plot the spectrum in dB to this file")
+    lk.set_defaults(func=_cmd_leakage)
     return p
 
 

@@ -5,18 +5,20 @@ Each helper takes an optional ``ax``, labels its axes with units and returns the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from ropelab.spectra import LeakageMap
     from ropelab.temperature import MSECurve
 
-__all__ = ["mse_vs_sigma", "sigma_star_vs_D"]
+__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map"]
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.5)) -> tuple[Figure, Axes]:
@@ -82,6 +84,111 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return fig
+
+
+def spectrum_db(
+    windows: Mapping[str, npt.ArrayLike] | npt.ArrayLike,
+    ax: Axes | None = None,
+    *,
+    pad: int = 64,
+    fmax: float | None = None,
+    floor_db: float = -150.0,
+) -> Figure:
+    """Log-magnitude spectra ``20 log10 |W(f)|/|W(0)|`` of one or several windows (FFTW, zero-padded).
+
+    Parameters
+    ----------
+    windows : array_like or mapping of label -> array_like
+        Real windows (each normalised to its own peak at ``f = 0``).
+    ax : matplotlib Axes, optional
+    pad : int
+        FFT padding factor.
+    fmax : float, optional
+        Right limit in bins (default: ``min(N/2, 12)`` of the first window).
+    floor_db : float
+        Values below are clipped (true nulls would be ``-inf``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ropelab import spectra
+
+    if not isinstance(windows, Mapping):
+        windows = {"window": windows}
+    fig, ax = _axes(ax)
+    first_n = None
+    for label, w in windows.items():
+        wa = np.asarray(w)
+        first_n = first_n or wa.size
+        f, mag = spectra.spectrum(wa, pad=pad)
+        if np.iscomplexobj(wa):
+            peak = np.abs(spectra.dtft(wa, [0.0]))[0]
+        else:
+            peak = mag[0]
+        with np.errstate(divide="ignore"):
+            level = 20 * np.log10(mag / peak)
+        ax.plot(f, np.maximum(level, floor_db), lw=1, label=str(label))
+    ax.set_xlim(0.0, fmax if fmax is not None else min((first_n or 2) / 2, 12.0))
+    ax.set_xlabel("frequency offset (bins = cycles per N samples)")
+    ax.set_ylabel("|W(f)| / |W(0)| (dB)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leakage_db") -> Figure:
+    """The SSM leakage map: a per-(α·N, ω) quantity as an image plus the per-α·N window sidelobes.
+
+    Parameters
+    ----------
+    m : LeakageMap
+        From :func:`ropelab.spectra.leakage_map`.
+    ax : matplotlib Axes, optional
+        Axes for the image; a second panel (highest sidelobe and first-minimum depth against α·N)
+        is added next to it when ``ax`` is None.
+    field : {"far_leakage_db", "tone_scalloping_db", "bin_leakage_factor"}
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    labels = {
+        "far_leakage_db": "largest DFT bin ≥ 2 bins from the tone (dB re peak)",
+        "tone_scalloping_db": "tone loss at its nearest bin (dB)",
+        "bin_leakage_factor": "DFT energy outside the nearest bin (fraction)",
+    }
+    if field not in labels:
+        raise ValueError(f"leakage_map: field must be one of {sorted(labels)}, got {field!r}")
+    data = np.asarray(getattr(m, field), dtype=float)
+    if ax is None:
+        fig, (ax, ax2) = _two_axes()
+    else:
+        fig, ax2 = ax.figure, None
+    finite = data[np.isfinite(data)]
+    vmin = float(finite.min()) if finite.size else 0.0
+    img = ax.pcolormesh(m.omega, m.alpha_n, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis")
+    fig.colorbar(img, ax=ax, label=labels[field])
+    ax.set_xlabel("SSM rotation ω (rad/sample)")
+    ax.set_ylabel("decay over the window α·N (dimensionless)")
+    ax.set_title(f"Causal exponential window, N = {m.N}")
+    if ax2 is not None:
+        ax2.plot(m.alpha_n, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe (beyond first minimum)")
+        depth = np.maximum(m.first_min_db, -120.0)  # true nulls (α = 0) would be −300 dB
+        ax2.plot(m.alpha_n, depth, "s--", ms=3, label="first-minimum depth (α > 0: a dip, no true null; clipped at −120 dB)")
+        ax2.axhline(-13.26, color="k", ls=":", lw=1, label="rectangle (α = 0): −13.26 dB")
+        ax2.set_xlabel("decay over the window α·N (dimensionless)")
+        ax2.set_ylabel("level re main peak (dB)")
+        ax2.grid(True, alpha=0.3)
+        ax2.legend(fontsize=7, loc="best")
+    return fig  # type: ignore[no-any-return]
+
+
+def _two_axes() -> tuple[Figure, tuple[Axes, Axes]]:
+    fig, ax = _axes(None, figsize=(11.0, 4.2))
+    fig.clf()
+    axes = fig.subplots(1, 2)
+    return fig, (axes[0], axes[1])
 
 
 def sigma_star_vs_D(

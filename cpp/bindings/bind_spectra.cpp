@@ -1,0 +1,361 @@
+// ropelab._core.spectra: windows, FFT/DTFT spectra, SSM closed forms, figures of merit
+// (core: cpp/include/ropelab/windows.hpp, cpp/include/ropelab/spectrum.hpp).
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <complex>
+
+#include "common.hpp"
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/spectrum.hpp"
+#include "ropelab/windows.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+using cplx = std::complex<double>;
+using carray = py::array_t<cplx, py::array::c_style | py::array::forcecast>;
+
+constexpr std::int64_t max_length = INT_MAX;  // FFTW sizes and the DTFT's phase reduction
+
+/// A 1-D, non-empty, finite real or complex signal.
+struct Signal {
+  bool is_complex = false;
+  darray re;
+  carray c;
+  std::size_t size() const { return static_cast<std::size_t>(is_complex ? c.size() : re.size()); }
+};
+
+Signal signal_arg(py::handle obj, const char* func, const char* name) {
+  Signal s;
+  py::array arr;
+  try {
+    arr = py::module_::import("numpy").attr("asarray")(obj);
+  } catch (py::error_already_set&) {
+    type_error(func, name, "must be convertible to a real or complex array", obj);
+  }
+  if (arr.dtype().kind() == 'c') {
+    s.is_complex = true;
+    s.c = carray::ensure(arr);
+    if (!s.c) throw py::error_already_set();
+    const cplx* p = s.c.data();
+    for (py::ssize_t i = 0; i < s.c.size(); ++i) {
+      if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
+        value_error(func, name, "must be finite (element " + std::to_string(i) + " is not)", obj);
+      }
+    }
+  } else {
+    s.re = real_array(obj, func, name);
+  }
+  const int ndim = s.is_complex ? s.c.ndim() : s.re.ndim();
+  if (ndim != 1) value_error(func, name, "must be a 1-D array", obj);
+  if (s.size() == 0) value_error(func, name, "must not be empty", obj);
+  if (static_cast<std::int64_t>(s.size()) > max_length) {
+    value_error(func, name, "must have at most 2**31 - 1 samples", obj);
+  }
+  return s;
+}
+
+double alpha_arg(py::handle obj, const char* func, const char* name = "alpha") {
+  const double a = real_scalar(obj, func, name);
+  if (a < 0) value_error(func, name, "must be >= 0 (a decay rate)", obj);
+  return a;
+}
+
+std::size_t length_arg(py::handle obj, const char* func, const char* name = "N") {
+  const std::int64_t n = integer(obj, func, name, 1);
+  if (n > max_length) value_error(func, name, "must be at most 2**31 - 1", obj);
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t pad_arg(py::handle obj, std::size_t N, const char* func) {
+  const std::int64_t pad = integer(obj, func, "pad", 1);
+  if (static_cast<double>(pad) * static_cast<double>(N) > static_cast<double>(max_length)) {
+    value_error(func, "pad", "times the length (" + std::to_string(N) + ") must be at most 2**31 - 1", obj);
+  }
+  return static_cast<std::size_t>(pad);
+}
+
+/// Finite real frequencies of any shape (empty allowed: an empty result).
+darray freqs_arg(py::handle obj, const char* func) { return real_array(obj, func, "freqs_bins"); }
+
+carray complex_like(const darray& like) { return carray(shape_of(like)); }
+
+py::list window_names() {
+  py::list out;
+  for (const std::string& n : windows::names()) out.append(n);
+  return out;
+}
+
+py::list window_parameters(py::handle name_o) {
+  const char* f = "spectra.window";
+  const std::string name = string_arg(name_o, f, "name");
+  py::list out;
+  try {
+    for (const std::string& p : windows::parameters(name)) out.append(p);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  return out;
+}
+
+darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& params_o) {
+  const char* f = "spectra.window";
+  const std::string name = string_arg(name_o, f, "name");
+  const std::size_t N = length_arg(N_o, f);
+  std::map<std::string, double> params;
+  for (const auto& kv : params_o) {
+    const std::string key = string_arg(kv.first, f, "parameter name");
+    params[key] = real_scalar(kv.second, f, key.c_str());
+  }
+  check_output_size(static_cast<double>(N), f);
+  std::vector<double> w;
+  try {
+    // Safe without the GIL: the core works on its own copies (name, params, w).
+    py::gil_scoped_release release;
+    w = windows::make_window(name, N, sym, params);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  darray out(static_cast<py::ssize_t>(w.size()));
+  std::copy(w.begin(), w.end(), out.mutable_data());
+  return out;
+}
+
+carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
+  const char* f = "spectra.ssm_impulse";
+  const double alpha = alpha_arg(alpha_o, f);
+  const double omega = real_scalar(omega_o, f, "omega");
+  const std::size_t N = length_arg(N_o, f);
+  check_output_size(2.0 * static_cast<double>(N), f);
+  carray out(static_cast<py::ssize_t>(N));
+  cplx* po = out.mutable_data();
+  {
+    // Safe without the GIL: writes only the new array `out`.
+    py::gil_scoped_release release;
+    spectrum::ssm_impulse(alpha, omega, N, po);
+  }
+  return out;
+}
+
+carray dtft(py::handle x_o, py::handle freqs_o) {
+  const char* f = "spectra.dtft";
+  const Signal x = signal_arg(x_o, f, "x");
+  const darray freqs = freqs_arg(freqs_o, f);
+  check_output_size(2.0 * static_cast<double>(freqs.size()), f);
+  carray out = complex_like(freqs);
+  cplx* po = out.mutable_data();
+  const double* pf = freqs.data();
+  const auto F = static_cast<std::size_t>(freqs.size());
+  const std::size_t N = x.size();
+  const double* pr = x.is_complex ? nullptr : x.re.data();
+  const cplx* pc = x.is_complex ? x.c.data() : nullptr;
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    // O(N·F): in chunks of frequencies, so that Ctrl-C is answered between chunks.
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 22) / N);
+    for (std::size_t i = 0; i < F; i += chunk) {
+      if (cancel->load()) throw mc::Cancelled();
+      const std::size_t len = std::min(chunk, F - i);
+      if (pc != nullptr) {
+        spectrum::dtft(pc, N, pf + i, len, po + i);
+      } else {
+        spectrum::dtft(pr, N, pf + i, len, po + i);
+      }
+    }
+  });
+  return out;
+}
+
+py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
+  const char* f = "spectra.spectrum";
+  const Signal x = signal_arg(x_o, f, "x");
+  const std::size_t N = x.size();
+  const std::size_t pad = pad_arg(pad_o, N, f);
+  const std::size_t K = spectrum::spectrum_size(N, pad, !x.is_complex);
+  check_output_size(2.0 * static_cast<double>(K), f);
+  darray freqs(static_cast<py::ssize_t>(K)), mag(static_cast<py::ssize_t>(K));
+  double* pf = freqs.mutable_data();
+  double* pm = mag.mutable_data();
+  const double* pr = x.is_complex ? nullptr : x.re.data();
+  const cplx* pc = x.is_complex ? x.c.data() : nullptr;
+  {
+    // Safe without the GIL: reads the held input arrays, writes only the new outputs.
+    py::gil_scoped_release release;
+    if (pc != nullptr) {
+      spectrum::spectrum_complex(pc, N, pad, pf, pm);
+    } else {
+      spectrum::spectrum_real(pr, N, pad, pf, pm);
+    }
+  }
+  return py::make_tuple(freqs, mag);
+}
+
+carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+  const char* f = "spectra.ssm_spectrum";
+  const double alpha = alpha_arg(alpha_o, f);
+  const double omega = real_scalar(omega_o, f, "omega");
+  const std::size_t N = length_arg(N_o, f);
+  const darray freqs = freqs_arg(freqs_o, f);
+  carray out = complex_like(freqs);
+  cplx* po = out.mutable_data();
+  const double* pf = freqs.data();
+  const auto F = static_cast<std::size_t>(freqs.size());
+  {
+    // Safe without the GIL: reads `freqs`, writes only the new array `out`.
+    py::gil_scoped_release release;
+    for (std::size_t i = 0; i < F; ++i) po[i] = spectrum::ssm_spectrum(alpha, omega, N, pf[i]);
+  }
+  return out;
+}
+
+darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+  const char* f = "spectra.ssm_envelope";
+  const double alpha = alpha_arg(alpha_o, f);
+  const double omega = real_scalar(omega_o, f, "omega");
+  const std::size_t N = length_arg(N_o, f);
+  const darray freqs = freqs_arg(freqs_o, f);
+  darray out = empty_like(freqs);
+  for (py::ssize_t i = 0; i < freqs.size(); ++i) {
+    out.mutable_data()[i] = spectrum::ssm_envelope(alpha, omega, N, freqs.data()[i]);
+  }
+  return out;
+}
+
+carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_o,
+                           py::handle freqs_o) {
+  const char* f = "spectra.continuous_spectrum";
+  const double alpha = alpha_arg(alpha_o, f);
+  const double omega = real_scalar(omega_o, f, "omega");
+  const double T = real_scalar(T_o, f, "T");
+  if (!(T > 0)) value_error(f, "T", "must be > 0", T_o);
+  const darray freqs = freqs_arg(freqs_o, f);
+  carray out = complex_like(freqs);
+  for (py::ssize_t i = 0; i < freqs.size(); ++i) {
+    out.mutable_data()[i] = spectrum::continuous_spectrum(alpha, omega, T, freqs.data()[i]);
+  }
+  return out;
+}
+
+py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
+              py::handle bim_o) {
+  const char* f = "spectra.zoh";
+  const darray alpha = real_array(alpha_o, f, "alpha");
+  require_each(alpha, f, "alpha", "must be >= 0 (a decay rate)", [](double a) { return a >= 0; });
+  const darray omega = real_array(omega_o, f, "omega");
+  const double dt = real_scalar(dt_o, f, "dt");
+  if (!(dt > 0)) value_error(f, "dt", "must be > 0", dt_o);
+  const darray bre = real_array(bre_o, f, "B"), bim = real_array(bim_o, f, "B");
+  const py::ssize_t n = alpha.size();
+  if (omega.size() != n || bre.size() != n || bim.size() != n) {
+    throw py::value_error(std::string(f) + ": alpha, omega and B must have the same size, got " +
+                          std::to_string(n) + ", " + std::to_string(omega.size()) + ", " +
+                          std::to_string(bre.size()));
+  }
+  carray abar(n), bbar(n);
+  for (py::ssize_t i = 0; i < n; ++i) {
+    spectrum::zoh(alpha.data()[i], omega.data()[i], dt, cplx(bre.data()[i], bim.data()[i]),
+                  abar.mutable_data()[i], bbar.mutable_data()[i]);
+  }
+  return py::make_tuple(abar, bbar);
+}
+
+py::dict fom_dict(const spectrum::FiguresOfMerit& r) {
+  py::dict d;
+  d["N"] = r.N;
+  d["pad"] = r.pad;
+  d["coherent_gain"] = r.coherent_gain;
+  d["enbw_bins"] = r.enbw_bins;
+  d["scalloping_loss_db"] = r.scalloping_loss_db;
+  d["worst_case_processing_loss_db"] = r.worst_case_processing_loss_db;
+  d["bandwidth_3db_bins"] = r.bandwidth_3db_bins;
+  d["bandwidth_6db_bins"] = r.bandwidth_6db_bins;
+  d["first_min_bins"] = r.first_min_bins;
+  d["first_min_db"] = r.first_min_db;
+  d["first_min_is_null"] = r.first_min_is_null;
+  d["highest_sidelobe_db"] = r.highest_sidelobe_db;
+  d["highest_sidelobe_bins"] = r.highest_sidelobe_bins;
+  d["sidelobe_falloff_db_per_octave"] = r.sidelobe_falloff_db_per_octave;
+  d["overlap_correlation_50"] = r.overlap_correlation_50;
+  d["overlap_correlation_75"] = r.overlap_correlation_75;
+  d["leakage_factor"] = r.leakage_factor;
+  d["is_causal_exponential"] = r.is_causal_exponential;
+  d["decay_ratio"] = r.decay_ratio;
+  d["truncation_ripple_db"] = r.truncation_ripple_db;
+  return d;
+}
+
+py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
+  const char* f = "spectra.figures_of_merit";
+  const darray w = real_array(w_o, f, "w");
+  if (w.ndim() != 1) value_error(f, "w", "must be a 1-D array", w_o);
+  if (w.size() == 0) value_error(f, "w", "must not be empty", w_o);
+  const auto N = static_cast<std::size_t>(w.size());
+  if (static_cast<std::int64_t>(N) > max_length) value_error(f, "w", "is too long", w_o);
+  const std::size_t pad = pad_arg(pad_o, N, f);
+  const double* pw = w.data();
+  spectrum::FiguresOfMerit r;
+  try {
+    run_interruptible([&](const std::atomic<bool>*) { r = spectrum::figures_of_merit(pw, N, pad); });
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  return fom_dict(r);
+}
+
+py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::handle pad_o) {
+  const char* f = "spectra.leakage_map";
+  const darray an = real_array_nd(an_o, f, "alpha_n", 1);
+  require_each(an, f, "alpha_n", "must be >= 0", [](double a) { return a >= 0; });
+  const darray om = real_array_nd(omega_o, f, "omega", 1);
+  if (an.size() == 0) value_error(f, "alpha_n", "must not be empty", an_o);
+  if (om.size() == 0) value_error(f, "omega", "must not be empty", omega_o);
+  const std::size_t N = length_arg(N_o, f);
+  if (N < 2) value_error(f, "N", "must be >= 2 for a leakage map", N_o);
+  const std::size_t pad = pad_arg(pad_o, N, f);
+  const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
+  check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
+  spectrum::LeakageMap m;
+  const double* pa = an.data();
+  const double* po = om.data();
+  try {
+    run_interruptible([&](const std::atomic<bool>* cancel) {
+      m = spectrum::leakage_map(pa, A, po, W, N, pad, cancel);
+    });
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  py::dict d;
+  py::list rows;
+  for (const auto& r : m.window) rows.append(fom_dict(r));
+  d["window"] = rows;
+  auto grid = [&](const std::vector<double>& v) {
+    darray a({static_cast<py::ssize_t>(A), static_cast<py::ssize_t>(W)});
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+  };
+  d["scalloping_db"] = grid(m.scalloping_db);
+  d["bin_leakage_factor"] = grid(m.bin_leakage_factor);
+  d["far_leakage_db"] = grid(m.far_leakage_db);
+  return d;
+}
+
+}  // namespace
+
+void register_spectra(py::module_& m) {
+  m.def("window_names", &window_names);
+  m.def("window_parameters", &window_parameters, "name"_a);
+  m.def("window", &window, "name"_a, "N"_a, "sym"_a, "params"_a);
+  m.def("ssm_impulse", &ssm_impulse, "alpha"_a, "omega"_a, "N"_a);
+  m.def("dtft", &dtft, "x"_a, "freqs_bins"_a);
+  m.def("spectrum", &spectrum_fn, "x"_a, "pad"_a);
+  m.def("ssm_spectrum", &ssm_spectrum, "alpha"_a, "omega"_a, "N"_a, "freqs_bins"_a);
+  m.def("ssm_envelope", &ssm_envelope, "alpha"_a, "omega"_a, "N"_a, "freqs_bins"_a);
+  m.def("continuous_spectrum", &continuous_spectrum, "alpha"_a, "omega"_a, "T"_a, "freqs_bins"_a);
+  m.def("zoh", &zoh, "alpha"_a, "omega"_a, "dt"_a, "B_real"_a, "B_imag"_a);
+  m.def("figures_of_merit", &figures_of_merit, "w"_a, "pad"_a);
+  m.def("leakage_map", &leakage_map, "alpha_n"_a, "omega"_a, "N"_a, "pad"_a);
+  m.def("cached_plan_count", &spectrum::cached_plan_count);
+}
+
+}  // namespace ropelab::bind

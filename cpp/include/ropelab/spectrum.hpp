@@ -1,0 +1,108 @@
+#pragma once
+/// \file spectrum.hpp
+/// Spectra of windows and of diagonal SSMs (MATH.md §5).
+///
+/// Frequencies are in bins (cycles per N samples: f bins ↔ Ω = 2πf/N rad/sample) unless a name
+/// says radians. The DTFT convention is X(f) = Σ_n x[n] e^{−2πi f n/N}.
+///
+/// FFTs use FFTW with plans created once per (kind, size) under a mutex (FFTW's planner is not
+/// thread-safe) with FFTW_ESTIMATE (deterministic), and executed with the new-array execute
+/// functions on per-call buffers, so every function here may be called from several threads.
+
+#include <atomic>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace ropelab::spectrum {
+
+using cplx = std::complex<double>;
+
+/// Zero-padded forward real FFT: x (n values) padded to m ≥ n, out gets m/2+1 values.
+void fft_r2c(const double* x, std::size_t n, std::size_t m, cplx* out);
+/// Zero-padded complex FFT of length m ≥ n; sign −1 forward (e^{−2πikn/m}), +1 backward (unscaled).
+void fft_c2c(const cplx* x, std::size_t n, std::size_t m, cplx* out, int sign);
+/// Number of FFTW plans currently cached (for tests of the cache).
+std::size_t cached_plan_count();
+
+/// Number of output frequencies of spectrum_*: pad·N/2 + 1 for real input (0 … N/2 bins),
+/// pad·N for complex input (−N/2 … N/2 − 1/pad bins, increasing).
+std::size_t spectrum_size(std::size_t N, std::size_t pad, bool real_input);
+/// |X(f)| on the grid f = k/pad bins by a zero-padded FFT of length pad·N (see spectrum_size).
+void spectrum_real(const double* x, std::size_t N, std::size_t pad, double* freqs, double* mag);
+void spectrum_complex(const cplx* x, std::size_t N, std::size_t pad, double* freqs, double* mag);
+
+/// Direct DTFT X(f) = Σ_n x[n] e^{−2πi f n/N} at F arbitrary frequencies (bins). Each phase is
+/// reduced exactly (integer part of f·n mod N in integers), so the error per term is a few ulp
+/// for any f. Requires N < 2^31.
+void dtft(const double* x, std::size_t N, const double* f, std::size_t F, cplx* out);
+void dtft(const cplx* x, std::size_t N, const double* f, std::size_t F, cplx* out);
+/// X(f) and dX/df at one frequency (bins) of a real sequence.
+void dtft_with_derivative(const double* x, std::size_t N, double f, cplx& X, cplx& dX);
+
+/// h[n] = a^n, a = e^{−α + iω}, n = 0..N−1 (α ≥ 0 per sample, ω rad/sample).
+void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out);
+/// Closed form of the DTFT of ssm_impulse at f bins: (1 − a^N e^{−2πif}) / (1 − a e^{−2πif/N}),
+/// evaluated with complex expm1 (accurate near the peak); N at a = 1, f ≡ 0.
+cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f);
+/// |H| of the N → ∞ limit: 1/|1 − e^{−α} e^{i(ω − 2πf/N)}| (inf at α = 0, f = ωN/2π).
+double ssm_envelope(double alpha, double omega, std::size_t N, double f);
+/// Continuous-time window transform on [0, T]: ∫_0^T e^{(−α+iω)t} e^{−iΩt} dt
+/// = (1 − e^{(−α + i(ω−Ω))T}) / (α − i(ω−Ω)), Ω = 2πf/T (f in cycles per T); T at α = 0, Ω = ω.
+cplx continuous_spectrum(double alpha, double omega, double T, double f);
+/// Zero-order-hold discretisation of ẋ = A x + B u with A = −α + iω (one diagonal mode):
+/// Ā = e^{ΔA}, B̄ = (e^{ΔA} − 1)/A · B = Δ φ1(ΔA) B, φ1(z) = expm1(z)/z (→ 1 at z = 0).
+void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar);
+
+/// Complex expm1 accurate for small |z|.
+cplx expm1c(cplx z);
+
+/// Figures of merit of a real window (Harris 1978; MATH.md §5). Frequencies in bins.
+struct FiguresOfMerit {
+  static constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  std::size_t N = 0;
+  std::size_t pad = 0;
+  double coherent_gain = nan;             ///< Σw / (N max|w|)
+  double enbw_bins = nan;                 ///< N Σw² / (Σw)²
+  double scalloping_loss_db = nan;        ///< −20 log10 |W(½)| / |W(0)|
+  double worst_case_processing_loss_db = nan;  ///< scalloping + 10 log10 ENBW
+  double bandwidth_3db_bins = nan;        ///< full width where |W| = |W(0)|/√2 (half power)
+  double bandwidth_6db_bins = nan;        ///< full width where |W| = |W(0)|/2 (half amplitude)
+  double first_min_bins = nan;            ///< first local minimum of |W| beyond the main peak
+  double first_min_db = nan;              ///< its level re |W(0)| (very negative for a null)
+  bool first_min_is_null = false;         ///< level below −200 dB (a true zero of the DTFT)
+  double highest_sidelobe_db = nan;       ///< largest local maximum beyond the first minimum
+  double highest_sidelobe_bins = nan;     ///< its frequency
+  double sidelobe_falloff_db_per_octave = nan;  ///< slope of the sidelobe peaks, far region
+  double overlap_correlation_50 = nan;    ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
+  double overlap_correlation_75 = nan;    ///< Σ w[n]w[n+N/4] / Σ w²
+  double leakage_factor = nan;            ///< energy outside |f| < first_min_bins / total
+  bool is_causal_exponential = false;     ///< w[n] = w[0] r^n with 0 < r ≤ 1
+  double decay_ratio = nan;               ///< r (causal exponential only)
+  double truncation_ripple_db = nan;      ///< peak-to-peak of |W|/envelope in dB (exp. only)
+};
+
+/// Figures of merit of the real window w (length N ≥ 1, Σw ≠ 0, main lobe at f = 0). The grid
+/// |W(k/pad)| (FFT of length pad·N) only locates extrema and crossings; each is then refined by
+/// TOMS 748 on the exact DTFT (crossings: |W| − level; extrema: d|W|²/df = 2 Re(conj W · W′)).
+/// Throws std::invalid_argument when Σw = 0 or w is not finite.
+FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad);
+
+/// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
+struct LeakageMap {
+  std::size_t N = 0;
+  std::vector<double> alpha_n;                ///< A values of α·N
+  std::vector<double> omega;                  ///< W values of ω (rad/sample)
+  std::vector<FiguresOfMerit> window;         ///< A: figures of merit of e^{−αn}
+  std::vector<double> scalloping_db;          ///< A×W: loss of a tone at ω read at its nearest bin
+  std::vector<double> bin_leakage_factor;     ///< A×W: DFT energy outside the nearest bin / total
+  std::vector<double> far_leakage_db;         ///< A×W: largest DFT bin ≥ 2 bins from ω, dB re peak
+};
+
+/// Computes the map; α = alpha_n/N. `cancel` (may be null) is checked between rows (throws
+/// mc::Cancelled when set).
+LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
+                       std::size_t N, std::size_t pad, const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace ropelab::spectrum

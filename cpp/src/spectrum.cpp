@@ -1,0 +1,625 @@
+#include "ropelab/spectrum.hpp"
+
+#include <boost/math/constants/constants.hpp>
+#include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
+#include <fftw3.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "ropelab/montecarlo.hpp"
+
+namespace ropelab::spectrum {
+
+namespace {
+
+constexpr double pi = boost::math::constants::pi<double>();
+constexpr double two_pi = boost::math::constants::two_pi<double>();
+
+// ---------------------------------------------------------------------------------------------
+// FFTW plan cache
+// ---------------------------------------------------------------------------------------------
+
+enum class Kind { r2c, c2c_forward, c2c_backward };
+
+std::mutex& plan_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::map<std::pair<Kind, std::size_t>, fftw_plan>& plan_cache() {
+  static std::map<std::pair<Kind, std::size_t>, fftw_plan> cache;
+  return cache;
+}
+
+struct FftwFree {
+  void operator()(void* p) const { fftw_free(p); }
+};
+template <class T>
+using fftw_buffer = std::unique_ptr<T[], FftwFree>;
+
+template <class T>
+fftw_buffer<T> fftw_alloc(std::size_t n) {
+  // fftw_malloc gives the alignment the cached plans were made with (the new-array execute
+  // functions require the same alignment as the planning arrays).
+  auto* p = static_cast<T*>(fftw_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
+  if (p == nullptr) throw std::bad_alloc();
+  return fftw_buffer<T>(p);
+}
+
+int fft_size(std::size_t m) {
+  if (m < 1 || m > static_cast<std::size_t>(INT_MAX)) {
+    throw std::invalid_argument("FFT length must be in [1, 2**31 - 1], got " + std::to_string(m));
+  }
+  return static_cast<int>(m);
+}
+
+/// The plan for (kind, m), created on first use. Only plan creation takes the lock: fftw_execute_*
+/// on a finished plan is thread-safe.
+fftw_plan get_plan(Kind kind, std::size_t m) {
+  const int n = fft_size(m);
+  std::lock_guard<std::mutex> lock(plan_mutex());
+  auto& cache = plan_cache();
+  auto it = cache.find({kind, m});
+  if (it != cache.end()) return it->second;
+  fftw_plan plan = nullptr;
+  if (kind == Kind::r2c) {
+    auto in = fftw_alloc<double>(m);
+    auto out = fftw_alloc<fftw_complex>(m / 2 + 1);
+    plan = fftw_plan_dft_r2c_1d(n, in.get(), out.get(), FFTW_ESTIMATE);
+  } else {
+    auto in = fftw_alloc<fftw_complex>(m);
+    auto out = fftw_alloc<fftw_complex>(m);
+    plan = fftw_plan_dft_1d(n, in.get(), out.get(),
+                            kind == Kind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD,
+                            FFTW_ESTIMATE);
+  }
+  if (plan == nullptr) throw std::runtime_error("FFTW could not create a plan of length " + std::to_string(m));
+  cache.emplace(std::make_pair(kind, m), plan);
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact phase reduction for the DTFT
+// ---------------------------------------------------------------------------------------------
+
+/// f reduced to [0, N) and split into integer and fractional parts.
+struct ReducedFreq {
+  std::int64_t fi;
+  double ff;
+};
+
+ReducedFreq reduce_freq(double f, std::size_t N) {
+  const double Nd = static_cast<double>(N);
+  double fr = f - Nd * std::floor(f / Nd);
+  if (fr >= Nd) fr -= Nd;
+  if (fr < 0) fr = 0;
+  const double fi = std::floor(fr);
+  return {static_cast<std::int64_t>(fi), fr - fi};
+}
+
+/// e^{−2πi f n/N} with f·n reduced mod N: the integer part in int64 (exact), the fractional part
+/// in double (error ≤ a few ulp of one cycle).
+inline cplx unit_phase(const ReducedFreq& r, std::int64_t n, std::int64_t N) {
+  const std::int64_t ip = (r.fi * n) % N;
+  double c = (static_cast<double>(ip) + r.ff * static_cast<double>(n)) / static_cast<double>(N);
+  c -= std::floor(c);
+  if (c > 0.5) c -= 1.0;
+  const double t = two_pi * c;
+  return {std::cos(t), -std::sin(t)};
+}
+
+std::size_t block_size(std::size_t N) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::sqrt(static_cast<double>(N))));
+}
+
+void check_dtft_length(std::size_t N) {
+  if (N < 1) throw std::invalid_argument("x must not be empty");
+  if (N >= (std::size_t{1} << 31)) {
+    throw std::invalid_argument("x must have fewer than 2**31 samples, got " + std::to_string(N));
+  }
+}
+
+/// Σ x[n] e^{−2πi f n/N} (and, if dX, Σ x[n] (−2πi n/N) e^{−2πi f n/N}), with n = jB + r and
+/// e^{−2πi f n/N} = e^{−2πi f jB/N} e^{−2πi f r/N}: B + N/B exact phases, one rounding per product.
+template <class T>
+cplx dtft_one(const T* x, std::size_t N, double f, std::vector<cplx>& zr, std::vector<cplx>& zb,
+              cplx* dX) {
+  const std::size_t B = block_size(N);
+  const std::size_t J = (N + B - 1) / B;
+  zr.resize(B);
+  zb.resize(J);
+  const ReducedFreq r = reduce_freq(f, N);
+  const auto Ni = static_cast<std::int64_t>(N);
+  for (std::size_t i = 0; i < B; ++i) zr[i] = unit_phase(r, static_cast<std::int64_t>(i), Ni);
+  for (std::size_t j = 0; j < J; ++j) zb[j] = unit_phase(r, static_cast<std::int64_t>(j * B), Ni);
+  cplx acc = 0, dacc = 0;
+  for (std::size_t j = 0; j < J; ++j) {
+    const std::size_t n0 = j * B;
+    const std::size_t len = std::min(B, N - n0);
+    cplx s = 0, ds = 0;
+    for (std::size_t i = 0; i < len; ++i) {
+      const cplx term = x[n0 + i] * zr[i];
+      s += term;
+      if (dX != nullptr) ds += static_cast<double>(n0 + i) * term;
+    }
+    acc += zb[j] * s;
+    if (dX != nullptr) dacc += zb[j] * ds;
+  }
+  if (dX != nullptr) *dX = dacc * cplx(0.0, -two_pi / static_cast<double>(N));
+  return acc;
+}
+
+template <class T>
+void dtft_impl(const T* x, std::size_t N, const double* f, std::size_t F, cplx* out) {
+  check_dtft_length(N);
+  std::vector<cplx> zr, zb;
+  for (std::size_t i = 0; i < F; ++i) out[i] = dtft_one(x, N, f[i], zr, zb, nullptr);
+}
+
+double db(double ratio) { return 20.0 * std::log10(ratio); }
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------------
+// FFT
+// -------------------------------------------------------------------------------------------------
+
+void fft_r2c(const double* x, std::size_t n, std::size_t m, cplx* out) {
+  if (m < n) throw std::invalid_argument("FFT length must be >= the input length");
+  fftw_plan plan = get_plan(Kind::r2c, m);
+  auto in = fftw_alloc<double>(m);
+  auto res = fftw_alloc<fftw_complex>(m / 2 + 1);
+  std::copy(x, x + n, in.get());
+  std::fill(in.get() + n, in.get() + m, 0.0);
+  fftw_execute_dft_r2c(plan, in.get(), res.get());
+  for (std::size_t k = 0; k <= m / 2; ++k) out[k] = cplx(res[k][0], res[k][1]);
+}
+
+void fft_c2c(const cplx* x, std::size_t n, std::size_t m, cplx* out, int sign) {
+  if (m < n) throw std::invalid_argument("FFT length must be >= the input length");
+  fftw_plan plan = get_plan(sign < 0 ? Kind::c2c_forward : Kind::c2c_backward, m);
+  auto in = fftw_alloc<fftw_complex>(m);
+  auto res = fftw_alloc<fftw_complex>(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    const cplx v = i < n ? x[i] : cplx(0.0);
+    in[i][0] = v.real();
+    in[i][1] = v.imag();
+  }
+  fftw_execute_dft(plan, in.get(), res.get());
+  for (std::size_t k = 0; k < m; ++k) out[k] = cplx(res[k][0], res[k][1]);
+}
+
+std::size_t cached_plan_count() {
+  std::lock_guard<std::mutex> lock(plan_mutex());
+  return plan_cache().size();
+}
+
+// -------------------------------------------------------------------------------------------------
+// Spectra
+// -------------------------------------------------------------------------------------------------
+
+std::size_t spectrum_size(std::size_t N, std::size_t pad, bool real_input) {
+  const std::size_t m = N * pad;
+  return real_input ? m / 2 + 1 : m;
+}
+
+void spectrum_real(const double* x, std::size_t N, std::size_t pad, double* freqs, double* mag) {
+  if (N < 1) throw std::invalid_argument("x must not be empty");
+  const std::size_t m = N * pad;
+  std::vector<cplx> X(m / 2 + 1);
+  fft_r2c(x, N, m, X.data());
+  for (std::size_t k = 0; k <= m / 2; ++k) {
+    freqs[k] = static_cast<double>(k) / static_cast<double>(pad);
+    mag[k] = std::abs(X[k]);
+  }
+}
+
+void spectrum_complex(const cplx* x, std::size_t N, std::size_t pad, double* freqs, double* mag) {
+  if (N < 1) throw std::invalid_argument("x must not be empty");
+  const std::size_t m = N * pad;
+  std::vector<cplx> X(m);
+  fft_c2c(x, N, m, X.data(), -1);
+  const auto half = static_cast<std::int64_t>(m / 2);
+  const auto mi = static_cast<std::int64_t>(m);
+  for (std::int64_t j = 0; j < mi; ++j) {
+    const std::int64_t k = j - half;  // frequency index, increasing from −m/2
+    freqs[j] = static_cast<double>(k) / static_cast<double>(pad);
+    mag[j] = std::abs(X[static_cast<std::size_t>((k + mi) % mi)]);
+  }
+}
+
+void dtft(const double* x, std::size_t N, const double* f, std::size_t F, cplx* out) {
+  dtft_impl(x, N, f, F, out);
+}
+
+void dtft(const cplx* x, std::size_t N, const double* f, std::size_t F, cplx* out) {
+  dtft_impl(x, N, f, F, out);
+}
+
+void dtft_with_derivative(const double* x, std::size_t N, double f, cplx& X, cplx& dX) {
+  check_dtft_length(N);
+  std::vector<cplx> zr, zb;
+  X = dtft_one(x, N, f, zr, zb, &dX);
+}
+
+// -------------------------------------------------------------------------------------------------
+// SSM closed forms
+// -------------------------------------------------------------------------------------------------
+
+cplx expm1c(cplx z) {
+  const double x = z.real(), y = z.imag();
+  const double s = std::sin(0.5 * y);
+  // e^x cos y − 1 = expm1(x) cos y − 2 sin²(y/2): no cancellation for small |z|.
+  return {std::expm1(x) * std::cos(y) - 2.0 * s * s, std::exp(x) * std::sin(y)};
+}
+
+void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
+  for (std::size_t n = 0; n < N; ++n) {
+    const double nd = static_cast<double>(n);
+    const double ph = std::remainder(omega * nd, two_pi);
+    out[n] = std::exp(-alpha * nd) * cplx(std::cos(ph), std::sin(ph));
+  }
+}
+
+cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
+  const double Nd = static_cast<double>(N);
+  // θ = ω − 2πf/N (one step), Nθ = Nω − 2πf (N steps), each reduced to [−π, π].
+  const double theta = std::remainder(omega - two_pi * (f / Nd), two_pi);
+  const double thetaN =
+      std::remainder(std::remainder(Nd * omega, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
+  const cplx den = -expm1c(cplx(-alpha, theta));      // 1 − a e^{−iΩ}
+  if (den == cplx(0.0)) return Nd;                     // a e^{−iΩ} = 1: Σ 1 = N
+  const cplx num = -expm1c(cplx(-alpha * Nd, thetaN));  // 1 − a^N e^{−iΩN}
+  return num / den;
+}
+
+double ssm_envelope(double alpha, double omega, std::size_t N, double f) {
+  const double theta = std::remainder(omega - two_pi * (f / static_cast<double>(N)), two_pi);
+  return 1.0 / std::abs(expm1c(cplx(-alpha, theta)));
+}
+
+cplx continuous_spectrum(double alpha, double omega, double T, double f) {
+  const double dw = omega - two_pi * f / T;  // ω − Ω
+  const cplx z(-alpha, dw);
+  if (z == cplx(0.0)) return T;
+  // (ω − Ω)T = ωT − 2πf, reduced to [−π, π] for the exponential.
+  const double phT =
+      std::remainder(std::remainder(omega * T, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
+  return -expm1c(cplx(-alpha * T, phT)) / (-z);
+}
+
+void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) {
+  const cplx z = dt * cplx(-alpha, omega);
+  const double ph = std::remainder(z.imag(), two_pi);
+  Abar = std::exp(z.real()) * cplx(std::cos(ph), std::sin(ph));
+  const cplx phi1 = z == cplx(0.0) ? cplx(1.0) : expm1c(z) / z;
+  Bbar = dt * phi1 * B;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Figures of merit
+// -------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// Root of g on [a, b] (g(a), g(b) of opposite signs or zero) by TOMS 748 to full precision.
+template <class G>
+double toms748_root(G g, double a, double b, double ga, double gb) {
+  if (ga == 0) return a;
+  if (gb == 0) return b;
+  // The grid (FFT) and the exact DTFT can disagree in the last bits when a root sits on a grid
+  // point (e.g. Hann's half amplitude at exactly 1 bin): the root is then that point.
+  if ((ga > 0) == (gb > 0)) return std::abs(ga) <= std::abs(gb) ? a : b;
+  boost::uintmax_t iters = 100;
+  const auto r = boost::math::tools::toms748_solve(
+      g, a, b, ga, gb, boost::math::tools::eps_tolerance<double>(50), iters);
+  return 0.5 * (r.first + r.second);
+}
+
+struct Dtft {
+  const double* w;
+  std::size_t N;
+  mutable std::vector<cplx> zr, zb;
+  double mag(double f) const { return std::abs(dtft_one(w, N, f, zr, zb, nullptr)); }
+  /// ½ d|W|²/df = Re(conj W · W′).
+  double slope(double f) const {
+    cplx dX;
+    const cplx X = dtft_one(w, N, f, zr, zb, &dX);
+    return (std::conj(X) * dX).real();
+  }
+};
+
+/// Refines an extremum of |W| bracketed by [a, b] (a < b): the root of d|W|²/df when its sign
+/// changes as expected (rising then falling for a maximum), otherwise Brent on |W|.
+double refine_extremum(const Dtft& W, double a, double b, bool maximum) {
+  const double ga = W.slope(a), gb = W.slope(b);
+  const bool bracketed = maximum ? (ga >= 0 && gb <= 0) : (ga <= 0 && gb >= 0);
+  if (bracketed) return toms748_root([&](double f) { return W.slope(f); }, a, b, ga, gb);
+  const double sign = maximum ? -1.0 : 1.0;
+  const auto r = boost::math::tools::brent_find_minima(
+      [&](double f) { return sign * W.mag(f); }, a, b, 40);
+  return r.first;
+}
+
+double overlap_correlation(const double* w, std::size_t N, std::size_t shift, double S2) {
+  if (shift >= N) return 0.0;
+  double s = 0;
+  for (std::size_t n = 0; n + shift < N; ++n) s += w[n] * w[n + shift];
+  return s / S2;
+}
+
+/// Least-squares slope of y against log2(x).
+double slope_per_octave(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = x.size();
+  if (n < 2) return FiguresOfMerit::nan;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += std::log2(x[i]);
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = std::log2(x[i]) - mx;
+    sxy += dx * (y[i] - my);
+    sxx += dx * dx;
+  }
+  return sxx > 0 ? sxy / sxx : FiguresOfMerit::nan;
+}
+
+}  // namespace
+
+FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad) {
+  if (N < 1) throw std::invalid_argument("w must not be empty");
+  if (pad < 1) throw std::invalid_argument("pad must be >= 1, got " + std::to_string(pad));
+  check_dtft_length(N);
+  FiguresOfMerit r;
+  r.N = N;
+  r.pad = pad;
+  double S1 = 0, S2 = 0, S1abs = 0, wmax = 0;
+  for (std::size_t n = 0; n < N; ++n) {
+    if (!std::isfinite(w[n])) throw std::invalid_argument("w must be finite");
+    S1 += w[n];
+    S1abs += std::abs(w[n]);
+    S2 += w[n] * w[n];
+    wmax = std::max(wmax, std::abs(w[n]));
+  }
+  if (!(std::abs(S1) > 1e-13 * S1abs) || S1abs == 0) {
+    throw std::invalid_argument(
+        "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0), "
+        "got sum(w) = " + std::to_string(S1));
+  }
+  const double Nd = static_cast<double>(N);
+  const double W0 = std::abs(S1);
+  r.coherent_gain = W0 / (Nd * wmax);
+  r.enbw_bins = Nd * S2 / (S1 * S1);
+  const Dtft W{w, N, {}, {}};
+  r.scalloping_loss_db = -db(W.mag(0.5) / W0);
+  r.worst_case_processing_loss_db = r.scalloping_loss_db + 10.0 * std::log10(r.enbw_bins);
+  r.overlap_correlation_50 = overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.5 * Nd)), S2);
+  r.overlap_correlation_75 = overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.25 * Nd)), S2);
+
+  // Grid |W(k/pad)|, k = 0..M/2: it only locates extrema and crossings.
+  const std::size_t M = N * pad;
+  const std::size_t K = M / 2 + 1;
+  const double pd = static_cast<double>(pad);
+  const double nyquist = 0.5 * Nd;
+  std::vector<cplx> X(K);
+  fft_r2c(w, N, M, X.data());
+  std::vector<double> mag(K);
+  for (std::size_t k = 0; k < K; ++k) mag[k] = std::abs(X[k]);
+  auto fk = [&](std::size_t k) { return std::min(static_cast<double>(k) / pd, nyquist); };
+  for (std::size_t k = 1; k < K; ++k) {
+    if (mag[k] > W0 * (1 + 1e-9)) {
+      throw std::invalid_argument(
+          "w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" + std::to_string(fk(k)) +
+          " bins)| > |W(0)|");
+    }
+  }
+
+  // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
+  // (2π/N) Im(conj X · Y). Its sign changes bracket every extremum that does not share a grid cell
+  // with another one: more robust than comparing magnitudes (shallow dips, plateaus).
+  std::vector<double> nw(N);
+  for (std::size_t n = 0; n < N; ++n) nw[n] = static_cast<double>(n) * w[n];
+  std::vector<cplx> Y(K);
+  fft_r2c(nw.data(), N, M, Y.data());
+  std::vector<double> g(K);
+  for (std::size_t j = 0; j < K; ++j) g[j] = (std::conj(X[j]) * Y[j]).imag();
+  g[0] = 0;                                // |W| is even about 0 ...
+  if (fk(K - 1) == nyquist) g[K - 1] = 0;  // ... and about N/2 (w real): exact zeros of the slope
+
+  // First local minimum: the first sign change − → + of the slope beyond f = 0.
+  std::size_t jmin = K;
+  for (std::size_t j = 1; j + 1 < K; ++j) {
+    if (g[j] < 0 && g[j + 1] >= 0) {
+      jmin = j;
+      break;
+    }
+  }
+  const bool has_min = jmin < K;  // otherwise |W| never rises again: no sidelobes
+  if (has_min) {
+    r.first_min_bins = refine_extremum(W, fk(jmin), fk(jmin + 1), false);
+    const std::size_t jb = mag[jmin] <= mag[jmin + 1] ? jmin : jmin + 1;
+    if (W.mag(r.first_min_bins) > mag[jb]) r.first_min_bins = fk(jb);  // never worse than the grid
+  } else {
+    r.first_min_bins = nyquist;
+  }
+  const double min_level = W.mag(r.first_min_bins) / W0;
+  r.first_min_db = min_level > 0 ? db(min_level) : -std::numeric_limits<double>::infinity();
+  r.first_min_is_null = min_level < 1e-10;  // −200 dB: a zero of the DTFT to rounding
+
+  // 3-dB and 6-dB widths: first crossing of the main lobe, refined on the exact DTFT.
+  // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths.
+  const std::size_t jend = has_min ? jmin + 1 : K - 1;
+  for (const double level_db : {3.0, 6.0}) {
+    const double level = W0 * (level_db == 3.0 ? std::sqrt(0.5) : 0.5);
+    double width = FiguresOfMerit::nan;
+    for (std::size_t j = 0; j < jend; ++j) {
+      if (mag[j] >= level && mag[j + 1] < level) {
+        auto h = [&](double f) { return W.mag(f) - level; };
+        const double a = fk(j), b = fk(j + 1);
+        width = 2.0 * toms748_root(h, a, b, h(a), h(b));
+        break;
+      }
+    }
+    (level_db == 3.0 ? r.bandwidth_3db_bins : r.bandwidth_6db_bins) = width;
+  }
+
+  // Highest sidelobe: the largest local maximum beyond the first minimum (slope + → −). The grid
+  // ranks the candidates; those within 1 dB of the largest are refined (equiripple windows).
+  struct Bracket {
+    double a, b, grid;
+  };
+  std::vector<Bracket> peaks;
+  if (has_min) {
+    for (std::size_t j = jmin + 1; j + 1 < K; ++j) {
+      if (g[j] > 0 && g[j + 1] <= 0) peaks.push_back({fk(j), fk(j + 1), std::max(mag[j], mag[j + 1])});
+    }
+    if (g[K - 1] > 0 && fk(K - 1) < nyquist) peaks.push_back({fk(K - 1), nyquist, mag[K - 1]});
+  }
+  if (peaks.empty()) {
+    r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
+    r.leakage_factor = 0.0;
+  } else {
+    std::sort(peaks.begin(), peaks.end(), [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
+    const double cut = peaks[0].grid * std::pow(10.0, -1.0 / 20.0);
+    double best = -1, best_f = FiguresOfMerit::nan;
+    for (std::size_t i = 0; i < peaks.size() && i < 8 && peaks[i].grid >= cut; ++i) {
+      const Bracket& p = peaks[i];
+      double f = refine_extremum(W, p.a, p.b, true);
+      double v = W.mag(f);
+      for (const double e : {p.a, p.b}) {  // never worse than the grid
+        const double ve = W.mag(e);
+        if (ve > v) {
+          v = ve;
+          f = e;
+        }
+      }
+      if (v > best) {
+        best = v;
+        best_f = f;
+      }
+    }
+    r.highest_sidelobe_db = db(best / W0);
+    r.highest_sidelobe_bins = best_f;
+
+    // Leakage factor from the autocorrelation ρ[d] (|W|² = Σ_d ρ[d] e^{−2πifd/N}):
+    // ∫_{−fm}^{fm} |W|² df = 2 fm ρ[0] + Σ_{d≥1} 2 ρ[d] N sin(2π fm d/N)/(π d); total = N ρ[0].
+    const std::size_t L = 2 * N;
+    std::vector<cplx> in(w, w + N), F(L), rho(L);
+    fft_c2c(in.data(), N, L, F.data(), -1);
+    for (cplx& v : F) v = std::norm(v);
+    fft_c2c(F.data(), L, L, rho.data(), +1);
+    const double fm = r.first_min_bins;
+    double main = 2.0 * fm * S2;
+    for (std::size_t d = 1; d < N; ++d) {
+      const double dd = static_cast<double>(d);
+      const double rd = rho[d].real() / static_cast<double>(L);
+      main += 2.0 * rd * Nd * std::sin(two_pi * fm * dd / Nd) / (pi * dd);
+    }
+    r.leakage_factor = std::max(0.0, 1.0 - main / (Nd * S2));
+  }
+
+  // Sidelobe fall-off: slope of the grid sidelobe peaks (parabolic interpolation in dB) against
+  // log2 f, far from the main lobe: f in [max(N/32, 4 f_min), max(N/8, 4 f_lo)] ∩ [0, 0.45 N].
+  if (has_min) {
+    const double f_lo = std::max(Nd / 32.0, 4.0 * r.first_min_bins);
+    const double f_hi = std::min(std::max(Nd / 8.0, 4.0 * f_lo), 0.45 * Nd);
+    if (f_hi >= 1.5 * f_lo) {
+      std::vector<double> xs, ys, xa, ya;
+      for (std::size_t j = 1; j + 1 < K; ++j) {
+        const double f = fk(j);
+        if (f < f_lo || f > f_hi || mag[j] <= 0) continue;
+        xa.push_back(f);
+        ya.push_back(db(mag[j] / W0));
+        if (mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1] && mag[j - 1] > 0 && mag[j + 1] > 0) {
+          const double y0 = db(mag[j - 1]), y1 = db(mag[j]), y2 = db(mag[j + 1]);
+          const double den = y0 - 2 * y1 + y2;
+          const double delta = den < 0 ? 0.5 * (y0 - y2) / den : 0.0;
+          xs.push_back(f + delta / pd);
+          ys.push_back(y1 - 0.25 * (y0 - y2) * delta - db(W0));
+        }
+      }
+      r.sidelobe_falloff_db_per_octave = xs.size() >= 3 ? slope_per_octave(xs, ys) : slope_per_octave(xa, ya);
+    }
+  }
+
+  // Causal exponential w[n] = w[0] rⁿ (0 < r ≤ 1): truncation ripple against the N → ∞ envelope
+  // |W_∞(f)| = w[0]/|1 − r e^{−2πif/N}|. The ratio |W|/|W_∞| = |1 − r^N e^{−2πif}| is extreme at
+  // f = 0 (1 − r^N) and f = ½ (1 + r^N); both are evaluated on the exact DTFT.
+  if (N >= 2 && w[0] > 0) {
+    const double rr = w[1] / w[0];
+    bool geometric = rr > 0 && rr <= 1.0 + 1e-15;
+    for (std::size_t n = 0; geometric && n + 1 < N; ++n) {
+      // Relative check, with an absolute floor once the samples underflow towards 0.
+      geometric = w[n + 1] >= 0 && std::abs(w[n + 1] - rr * w[n]) <= 1e-12 * w[n] + 1e-300;
+    }
+    if (geometric) {
+      r.is_causal_exponential = true;
+      const double ratio_r = std::min(1.0, rr);
+      r.decay_ratio = ratio_r;
+      auto ratio = [&](double f) {
+        const double env = std::abs(expm1c(cplx(std::log(ratio_r), -two_pi * f / Nd)));
+        return W.mag(f) * env / w[0];
+      };
+      const double lo = ratio(0.0), hi = ratio(0.5);
+      r.truncation_ripple_db = lo > 0 ? db(hi / lo) : std::numeric_limits<double>::infinity();
+    }
+  }
+  return r;
+}
+
+LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
+                       std::size_t N, std::size_t pad, const std::atomic<bool>* cancel) {
+  if (N < 1) throw std::invalid_argument("N must be >= 1, got " + std::to_string(N));
+  LeakageMap m;
+  m.N = N;
+  m.alpha_n.assign(alpha_n, alpha_n + A);
+  m.omega.assign(omega, omega + W);
+  m.window.resize(A);
+  m.scalloping_db.resize(A * W);
+  m.bin_leakage_factor.resize(A * W);
+  m.far_leakage_db.resize(A * W);
+  const double Nd = static_cast<double>(N);
+  std::vector<double> win(N);
+  for (std::size_t i = 0; i < A; ++i) {
+    if (cancel != nullptr && cancel->load()) throw mc::Cancelled();
+    const double alpha = alpha_n[i] / Nd;
+    for (std::size_t n = 0; n < N; ++n) win[n] = std::exp(-alpha * static_cast<double>(n));
+    m.window[i] = figures_of_merit(win.data(), N, pad);
+    // Σ|h|² = (1 − r^{2N})/(1 − r²) = expm1(−2αN)/expm1(−2α) (N at α = 0).
+    const double energy = alpha > 0 ? std::expm1(-2.0 * alpha * Nd) / std::expm1(-2.0 * alpha) : Nd;
+    for (std::size_t j = 0; j < W; ++j) {
+      const double fb = omega[j] * Nd / two_pi;  // the tone's frequency in bins
+      const double peak = std::abs(ssm_spectrum(alpha, omega[j], N, fb));
+      const double k0 = std::nearbyint(fb);
+      const double at_bin = std::abs(ssm_spectrum(alpha, omega[j], N, k0));
+      m.scalloping_db[i * W + j] = -db(at_bin / peak);
+      m.bin_leakage_factor[i * W + j] = std::max(0.0, 1.0 - at_bin * at_bin / (Nd * energy));
+      double far = 0;
+      for (std::size_t kk = 0; kk < N; ++kk) {
+        double dist = std::fmod(std::abs(static_cast<double>(kk) - fb), Nd);
+        dist = std::min(dist, Nd - dist);  // circular distance in bins
+        if (dist < 2.0) continue;
+        far = std::max(far, std::abs(ssm_spectrum(alpha, omega[j], N, static_cast<double>(kk))));
+      }
+      m.far_leakage_db[i * W + j] = far > 0 ? db(far / peak) : -std::numeric_limits<double>::infinity();
+    }
+  }
+  return m;
+}
+
+}  // namespace ropelab::spectrum

@@ -1,0 +1,171 @@
+// GoogleTest: windows and spectra core (cpp/include/ropelab/windows.hpp, spectrum.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "ropelab/spectrum.hpp"
+#include "ropelab/windows.hpp"
+
+namespace {
+
+using ropelab::spectrum::cplx;
+namespace sp = ropelab::spectrum;
+namespace win = ropelab::windows;
+
+constexpr double pi = 3.14159265358979323846;
+
+TEST(Windows, SymmetricWindowsAreExactlySymmetric) {
+  for (const std::string& name : win::names()) {
+    if (name == "exponential") continue;
+    std::map<std::string, double> params;
+    for (const auto& p : win::parameters(name)) params[p] = p == "attenuation" ? 60.0 : 3.0;
+    for (std::size_t N : {1u, 2u, 5u, 64u, 101u}) {
+      const auto w = win::make_window(name, N, true, params);
+      ASSERT_EQ(w.size(), N);
+      for (std::size_t n = 0; n < N; ++n) EXPECT_EQ(w[n], w[N - 1 - n]) << name << " N=" << N;
+    }
+  }
+}
+
+TEST(Windows, HannDftEven) {
+  const auto w = win::make_window("hann", 4, false, {});
+  EXPECT_NEAR(w[0], 0.0, 1e-16);
+  EXPECT_NEAR(w[1], 0.5, 1e-16);
+  EXPECT_NEAR(w[2], 1.0, 1e-16);
+  EXPECT_NEAR(w[3], 0.5, 1e-16);
+}
+
+TEST(Windows, BadArguments) {
+  EXPECT_THROW(win::make_window("nope", 8, false, {}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("hann", 0, false, {}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("kaiser", 8, false, {}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("chebyshev", 8, false, {{"attenuation", 0.0}}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("exponential", 8, false, {{"alpha", -1.0}}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("exponential", 8, true, {{"alpha", 1.0}}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("hann", 8, false, {{"beta", 1.0}}), std::invalid_argument);
+}
+
+TEST(Spectrum, FftDtftClosedFormAgree) {
+  for (double alpha : {0.0, 0.01, 0.5}) {
+    for (double omega : {0.0, 0.4, -2.5}) {
+      for (std::size_t N : {3u, 64u, 200u}) {
+        std::vector<cplx> h(N);
+        sp::ssm_impulse(alpha, omega, N, h.data());
+        const std::size_t pad = 4;
+        std::vector<double> f(sp::spectrum_size(N, pad, false)), mag(f.size());
+        sp::spectrum_complex(h.data(), N, pad, f.data(), mag.data());
+        std::vector<cplx> X(f.size());
+        sp::dtft(h.data(), N, f.data(), f.size(), X.data());
+        double peak = 0;
+        for (double m : mag) peak = std::max(peak, m);
+        for (std::size_t i = 0; i < f.size(); ++i) {
+          const cplx H = sp::ssm_spectrum(alpha, omega, N, f[i]);
+          if (std::abs(H) < 1e-2 * peak) continue;  // away from zeros (see test_spectra.py)
+          EXPECT_NEAR(std::abs(X[i]) / std::abs(H), 1.0, 1e-12);
+          EXPECT_NEAR(mag[i] / std::abs(H), 1.0, 1e-12);
+        }
+      }
+    }
+  }
+}
+
+TEST(Spectrum, ClosedFormPeakLimit) {
+  EXPECT_EQ(sp::ssm_spectrum(0.0, 0.0, 16, 0.0), cplx(16.0));
+  EXPECT_EQ(sp::continuous_spectrum(0.0, 0.0, 2.0, 0.0), cplx(2.0));
+}
+
+TEST(Spectrum, ZohSmallA) {
+  cplx A, B;
+  sp::zoh(0.0, 0.0, 0.5, cplx(2.0), A, B);
+  EXPECT_EQ(A, cplx(1.0));
+  EXPECT_EQ(B, cplx(1.0));
+  sp::zoh(1e-12, 0.0, 1.0, cplx(1.0), A, B);
+  EXPECT_NEAR(B.real(), 1.0 - 0.5e-12, 1e-16);
+}
+
+TEST(Spectrum, PlansAreThreadSafe) {
+  std::vector<double> x(100);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3 * static_cast<double>(i));
+  std::vector<cplx> ref(51 * 7 / 2 + 1);
+  sp::fft_r2c(x.data(), x.size(), 357, ref.data());
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<cplx> out(ref.size());
+      bool same = true;
+      for (int rep = 0; rep < 20; ++rep) {
+        // Other sizes force concurrent plan creation under the mutex.
+        std::vector<cplx> other((100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep)) / 2 + 1);
+        sp::fft_r2c(x.data(), x.size(), 100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep), other.data());
+        sp::fft_r2c(x.data(), x.size(), 357, out.data());
+        same = same && out == ref;
+      }
+      ok[static_cast<std::size_t>(t)] = same ? 1 : 0;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int v : ok) EXPECT_EQ(v, 1);
+}
+
+TEST(FiguresOfMerit, RectangleAndHann) {
+  const auto rect = win::make_window("rectangular", 4096, false, {});
+  const auto r = sp::figures_of_merit(rect.data(), rect.size(), 32);
+  EXPECT_NEAR(r.highest_sidelobe_db, -13.26, 0.01);
+  EXPECT_NEAR(r.enbw_bins, 1.0, 1e-12);
+  EXPECT_NEAR(r.scalloping_loss_db, 3.92, 0.005);
+  EXPECT_NEAR(r.bandwidth_3db_bins, 0.89, 0.005);
+  EXPECT_TRUE(r.first_min_is_null);
+  const auto hann = win::make_window("hann", 4096, false, {});
+  const auto h = sp::figures_of_merit(hann.data(), hann.size(), 32);
+  EXPECT_NEAR(h.highest_sidelobe_db, -31.5, 0.05);
+  EXPECT_NEAR(h.enbw_bins, 1.5, 1e-12);
+  EXPECT_NEAR(h.bandwidth_3db_bins, 1.44, 0.005);
+  EXPECT_NEAR(h.scalloping_loss_db, 1.42, 0.005);
+  EXPECT_NEAR(h.worst_case_processing_loss_db, 3.18, 0.005);
+}
+
+TEST(FiguresOfMerit, CausalExponentialWorkedExample) {
+  const std::size_t N = 1024;
+  const auto w = win::make_window("exponential", N, false, {{"alpha", 2.0 / N}});
+  const auto m = sp::figures_of_merit(w.data(), N, 64);
+  EXPECT_NEAR(m.first_min_bins, 1.15, 0.005);
+  EXPECT_NEAR(m.first_min_db, -10.9, 0.05);
+  EXPECT_NEAR(m.highest_sidelobe_db, -10.8, 0.05);
+  EXPECT_FALSE(m.first_min_is_null);
+  ASSERT_TRUE(m.is_causal_exponential);
+  const double r = std::exp(-2.0 / N), rN = std::exp(-2.0);
+  EXPECT_NEAR(m.enbw_bins / (N * (1 - r) * (1 + rN) / ((1 + r) * (1 - rN))), 1.0, 1e-12);
+  EXPECT_NEAR(m.truncation_ripple_db, 20 * std::log10((1 + rN) / (1 - rN)), 1e-9);
+}
+
+TEST(FiguresOfMerit, PaddingIndependence) {
+  const auto w = win::make_window("kaiser", 512, false, {{"beta", 9.0}});
+  const auto a = sp::figures_of_merit(w.data(), w.size(), 16);
+  const auto b = sp::figures_of_merit(w.data(), w.size(), 256);
+  EXPECT_NEAR(a.bandwidth_3db_bins, b.bandwidth_3db_bins, 1e-3);
+  EXPECT_NEAR(a.first_min_bins, b.first_min_bins, 1e-3);
+  EXPECT_NEAR(a.highest_sidelobe_bins, b.highest_sidelobe_bins, 1e-3);
+  EXPECT_NEAR(a.highest_sidelobe_db, b.highest_sidelobe_db, 0.01);
+}
+
+TEST(FiguresOfMerit, BadInput) {
+  const std::vector<double> zero_sum = {1.0, -1.0};
+  EXPECT_THROW(sp::figures_of_merit(zero_sum.data(), 2, 8), std::invalid_argument);
+  const std::vector<double> one = {1.0};
+  EXPECT_THROW(sp::figures_of_merit(one.data(), 1, 0), std::invalid_argument);
+  EXPECT_THROW(sp::figures_of_merit(one.data(), 0, 8), std::invalid_argument);
+}
+
+TEST(LeakageMap, RectangleHalfBinScalloping) {
+  const double an[] = {0.0};
+  const double om[] = {2 * pi * 3.5 / 64};
+  const auto m = sp::leakage_map(an, 1, om, 1, 64, 16);
+  EXPECT_NEAR(m.scalloping_db[0], 3.92, 0.01);
+}
+
+}  // namespace

@@ -1,0 +1,487 @@
+"""Windows, windowed SSM spectra and Fourier leakage (MATH.md §5).
+
+A diagonal SSM channel with transition ``a = e^{−α + iω}`` and zero initial state has the impulse
+response ``h[n] = aⁿ``, ``n = 0..N−1``: a rotation at ``ω`` rad/sample seen through the causal
+exponential window ``e^{−αn}``. With ``α = 0`` (pure rotation) the window is rectangular and the
+spectrum has the Dirichlet sidelobes (−13.26 dB); decay reshapes the window but, being one-sided,
+it never produces true nulls, and at small ``αN`` its highest sidelobe is *higher* than the
+rectangle's.
+
+Conventions
+-----------
+* Frequencies are in **bins** (cycles per ``N`` samples: ``f`` bins ↔ ``Ω = 2πf/N`` rad/sample)
+  unless a name says radians; the SSM rotation ``omega`` is in rad/sample.
+* The DTFT is ``X(f) = Σ_n x[n] e^{−2πi f n/N}``.
+* Windows are DFT-even (periodic) by default and exactly symmetric with ``sym=True``.
+
+Figures of merit follow Harris (1978): crossings and extrema are located on a zero-padded FFT
+grid and then refined by TOMS 748 root finding on the exact DTFT, so they do not depend on the
+padding factor beyond its role in locating peaks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab._core_loader import core as _core
+
+__all__ = [
+    "WINDOWS",
+    "window_names",
+    "window",
+    "ssm_window",
+    "ssm_impulse",
+    "dtft",
+    "spectrum",
+    "ssm_spectrum",
+    "ssm_envelope",
+    "continuous_spectrum",
+    "zoh",
+    "FiguresOfMerit",
+    "figures_of_merit",
+    "LeakageMap",
+    "leakage_map",
+]
+
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+ComplexArray = npt.NDArray[np.complex128]
+
+
+def window_names() -> list[str]:
+    """Names accepted by :func:`window`, with the parameters each one needs.
+
+    Examples
+    --------
+    >>> "hann" in window_names() and "exponential" in window_names()
+    True
+    """
+    return list(_core.spectra.window_names())
+
+
+#: Every window :func:`window` knows, mapped to the parameters it requires.
+WINDOWS: dict[str, tuple[str, ...]] = {
+    name: tuple(_core.spectra.window_parameters(name)) for name in _core.spectra.window_names()
+}
+
+
+def window(name: str, N: int, sym: bool = False, **params: float) -> FloatArray:
+    """A data window of length ``N``.
+
+    Parameters
+    ----------
+    name : str
+        One of ``rectangular``, ``triangular``, ``hann``, ``hamming``, ``blackman``,
+        ``exact_blackman``, ``blackman_harris_3`` (Harris's "−67 dB" 3-term; true highest
+        sidelobe −70.8 dB), ``blackman_harris_4`` (−92 dB 4-term), ``gaussian`` (``alpha > 0``:
+        ``exp(−½(α x)²)``), ``poisson`` (``alpha ≥ 0``: ``exp(−α|x|)``), ``kaiser``
+        (``beta ≥ 0``: ``I0(β√(1−x²))/I0(β)``; Harris's α is ``beta/π``), ``chebyshev``
+        (``attenuation > 0`` dB; always symmetric) and ``exponential`` (``alpha ≥ 0``: the causal
+        SSM window ``e^{−αn}``), with ``x = (n − L/2)/(L/2)``.
+    N : int
+        Length, ≥ 1.
+    sym : bool
+        ``False`` (default): DFT-even, span ``L = N`` (Harris's convention for spectral analysis).
+        ``True``: symmetric, span ``L = N − 1``, ``w[n] == w[N−1−n]`` exactly. Rejected for
+        ``exponential``, which is one-sided.
+    **params : float
+        The window's parameter (see :data:`WINDOWS`); missing, unknown or out-of-range parameters
+        raise ValueError.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> window("hann", 4)
+    array([0. , 0.5, 1. , 0.5])
+    >>> w = window("kaiser", 9, sym=True, beta=8.0)
+    >>> bool(np.array_equal(w, w[::-1]))
+    True
+    """
+    return _core.spectra.window(name, N, bool(sym), dict(params))
+
+
+def ssm_window(alpha_n: float, N: int) -> FloatArray:
+    """The causal exponential window ``e^{−αn}`` of an SSM with ``α·N = alpha_n``.
+
+    Examples
+    --------
+    >>> bool(np.isclose(ssm_window(2.0, 8)[-1], np.exp(-2.0 * 7 / 8)))
+    True
+    """
+    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 1:
+        raise ValueError(f"ssm_window: N must be an integer >= 1, got {N!r}")
+    if isinstance(alpha_n, bool) or not isinstance(alpha_n, (int, float, np.integer, np.floating)):
+        raise TypeError(f"ssm_window: alpha_n must be a real number, got {alpha_n!r}")
+    if not (math.isfinite(alpha_n) and alpha_n >= 0):
+        raise ValueError(f"ssm_window: alpha_n must be finite and >= 0, got {alpha_n!r}")
+    return window("exponential", int(N), alpha=float(alpha_n) / int(N))
+
+
+def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
+    """Impulse response ``h[n] = aⁿ``, ``a = e^{−α + iω}``, ``n = 0..N−1`` of one diagonal SSM mode.
+
+    Parameters
+    ----------
+    alpha : float
+        Decay per sample, ≥ 0 (``α = 0``: pure rotation, i.e. a rectangular window).
+    omega : float
+        Rotation, rad/sample.
+    N : int
+        Length, ≥ 1.
+
+    Examples
+    --------
+    >>> h = ssm_impulse(0.0, np.pi, 3)
+    >>> np.round(h.real, 12)
+    array([ 1., -1.,  1.])
+    """
+    return _core.spectra.ssm_impulse(alpha, omega, N)
+
+
+def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
+    """Direct DTFT ``X(f) = Σ_n x[n] e^{−2πi f n/N}`` at arbitrary frequencies (bins, ``N = len(x)``).
+
+    Exact to a few ulp per term for any ``f``: the phase ``f·n mod N`` is reduced in integers.
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        Real or complex, finite, non-empty.
+    freqs_bins : array_like
+        Frequencies in bins, any shape (the result has it).
+
+    Examples
+    --------
+    >>> X = dtft(np.ones(8), [0.0, 1.0, 0.5])
+    >>> np.round(np.abs(X), 6)
+    array([8.      , 0.      , 5.125831])
+    """
+    return _core.spectra.dtft(x, freqs_bins)
+
+
+def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
+    """Magnitude spectrum ``|X(f)|`` by a zero-padded FFT (FFTW) of length ``pad·N``.
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        Real or complex, finite, non-empty.
+    pad : int
+        Padding factor ≥ 1: the grid step is ``1/pad`` bins.
+
+    Returns
+    -------
+    freqs_bins, magnitude : ndarray
+        Real input: ``f = 0, 1/pad, …, N/2`` (``pad·N//2 + 1`` values; ``|X|`` is even).
+        Complex input: all ``pad·N`` frequencies from ``−N/2`` upwards, increasing.
+        The magnitude is not normalised (``|X(0)| = |Σx|``).
+
+    Examples
+    --------
+    >>> f, m = spectrum(np.ones(4), pad=2)
+    >>> f
+    array([0. , 0.5, 1. , 1.5, 2. ])
+    >>> float(m[0])
+    4.0
+    """
+    return _core.spectra.spectrum(x, pad)
+
+
+def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> ComplexArray:
+    """Closed-form DTFT of :func:`ssm_impulse`: ``(1 − aᴺ e^{−2πif}) / (1 − a e^{−2πif/N})``.
+
+    Evaluated with a complex ``expm1`` (accurate near the peak ``f = ωN/2π``, where it tends to
+    ``Σ e^{−αn}``).
+
+    Examples
+    --------
+    >>> f = np.array([0.3, 1.7])
+    >>> bool(np.allclose(ssm_spectrum(0.1, 0.5, 16, f), dtft(ssm_impulse(0.1, 0.5, 16), f), rtol=1e-12))
+    True
+    """
+    return _core.spectra.ssm_spectrum(alpha, omega, N, freqs_bins)
+
+
+def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
+    """``|H|`` of the ``N → ∞`` limit, ``1/|1 − e^{−α} e^{i(ω − 2πf/N)}|`` (Lorentzian-shaped, no nulls).
+
+    Examples
+    --------
+    >>> round(float(ssm_envelope(0.5, 0.0, 16, 0.0)), 6)   # 1/(1 − e^{−0.5})
+    2.541494
+    """
+    return _core.spectra.ssm_envelope(alpha, omega, N, freqs_bins)
+
+
+def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayLike) -> ComplexArray:
+    """Continuous-time window transform on ``[0, T]``: ``∫₀ᵀ e^{(−α+iω)t} e^{−iΩt} dt``.
+
+    ``= (1 − e^{(−α + i(ω−Ω))T}) / (α − i(ω−Ω))`` with ``Ω = 2πf/T`` (``f`` in cycles per ``T``,
+    the continuous analogue of bins); ``alpha`` and ``omega`` are per unit time.
+
+    Examples
+    --------
+    >>> complex(continuous_spectrum(0.0, 0.0, 2.0, 0.0))   # ∫₀² dt
+    (2+0j)
+    >>> abs(complex(continuous_spectrum(0.0, 0.0, 2.0, 1.0))) < 1e-15   # rectangular nulls
+    True
+    """
+    return _core.spectra.continuous_spectrum(alpha, omega, T, freqs_bins)
+
+
+def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tuple[Any, Any]:
+    """Zero-order-hold discretisation of diagonal modes ``ẋ = A x + B u``, ``A = −α + iω``.
+
+    ``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B`` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``, finite at
+    ``A = 0`` where ``B̄ = Δ·B``). ``alpha``, ``omega`` and ``B`` broadcast together.
+
+    Returns
+    -------
+    Abar, Bbar : complex or ndarray of complex
+        The discrete transition has ``α_d = αΔ``, ``ω_d = ωΔ`` (see :func:`ssm_impulse`).
+
+    Examples
+    --------
+    >>> Abar, Bbar = zoh(0.0, 0.0, 0.1)
+    >>> Abar, Bbar
+    ((1+0j), (0.1+0j))
+    """
+    try:
+        a, w, b = np.broadcast_arrays(np.asarray(alpha), np.asarray(omega), np.asarray(B))
+    except ValueError:
+        raise ValueError(
+            f"zoh: alpha, omega and B cannot be broadcast together, got shapes "
+            f"{np.shape(alpha)}, {np.shape(omega)}, {np.shape(B)}"
+        ) from None
+    if b.dtype.kind not in "biufc":
+        raise TypeError(f"zoh: B must be a real or complex array, got dtype {b.dtype}")
+    bc = b.astype(np.complex128)
+    abar, bbar = _core.spectra.zoh(
+        np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(w).reshape(-1), dt,
+        np.ascontiguousarray(bc.real).reshape(-1), np.ascontiguousarray(bc.imag).reshape(-1),
+    )
+    if a.ndim == 0:
+        return complex(abar[0]), complex(bbar[0])
+    return abar.reshape(a.shape), bbar.reshape(a.shape)
+
+
+@dataclass(frozen=True)
+class FiguresOfMerit:
+    """Figures of merit of a window (Harris 1978; MATH.md §5). Frequencies in bins.
+
+    Attributes
+    ----------
+    N, pad : int
+        Window length and the FFT padding factor used to locate extrema.
+    coherent_gain : float
+        ``Σw / (N max|w|)``.
+    enbw_bins : float
+        Equivalent noise bandwidth ``N Σw² / (Σw)²``.
+    scalloping_loss_db : float
+        ``−20 log10 |W(½)| / |W(0)|``.
+    worst_case_processing_loss_db : float
+        Scalloping loss + ``10 log10 ENBW``.
+    bandwidth_3db_bins, bandwidth_6db_bins : float
+        Full main-lobe widths at half power and half amplitude (Harris's "3.0 dB" and "6.0 dB");
+        ``nan`` if the main lobe never falls that far.
+    first_min_bins, first_min_db : float
+        The first local minimum of ``|W|`` beyond the main peak and its level re ``|W(0)|``
+        (a true null is far below −200 dB; a dip, as for the Poisson and causal exponential
+        windows, is not). ``N/2`` if ``|W|`` decreases all the way to Nyquist.
+    first_min_is_null : bool
+        Whether that minimum is a zero of the DTFT (below −200 dB).
+    highest_sidelobe_db, highest_sidelobe_bins : float
+        The largest local maximum of ``|W|`` beyond the first minimum (Harris's practice);
+        ``-inf`` and ``nan`` when there is none.
+    sidelobe_falloff_db_per_octave : float
+        Slope of the sidelobe peaks against ``log2 f`` far from the main lobe
+        (``f ∈ [max(N/32, 4 f_min), max(N/8, 4 f_lo)]``); ``nan`` if ``N`` is too small.
+    overlap_correlation_50, overlap_correlation_75 : float
+        ``Σ w[n] w[n + shift] / Σ w²`` for shifts ``N/2`` and ``N/4`` (fractions, not %).
+    leakage_factor : float
+        Energy outside the main lobe ``|f| < first_min_bins`` over the total.
+    is_causal_exponential : bool
+        ``w[n] = w[0] rⁿ`` with ``0 < r ≤ 1`` (``r = 1``: the rectangle, the ``α = 0`` SSM).
+    decay_ratio : float or None
+        ``r = e^{−α}`` for the causal exponential, else None.
+    truncation_ripple_db : float or None
+        Causal exponential only: peak-to-peak ripple of ``|W|`` against the ``N → ∞`` envelope,
+        ``20 log10 ((1 + rᴺ)/(1 − rᴺ))`` (``inf`` for the rectangle); None otherwise.
+    """
+
+    N: int
+    pad: int
+    coherent_gain: float
+    enbw_bins: float
+    scalloping_loss_db: float
+    worst_case_processing_loss_db: float
+    bandwidth_3db_bins: float
+    bandwidth_6db_bins: float
+    first_min_bins: float
+    first_min_db: float
+    first_min_is_null: bool
+    highest_sidelobe_db: float
+    highest_sidelobe_bins: float
+    sidelobe_falloff_db_per_octave: float
+    overlap_correlation_50: float
+    overlap_correlation_75: float
+    leakage_factor: float
+    is_causal_exponential: bool
+    decay_ratio: float | None = None
+    truncation_ripple_db: float | None = None
+
+    @classmethod
+    def _from_core(cls, d: dict[str, Any]) -> FiguresOfMerit:
+        d = dict(d)
+        if not d["is_causal_exponential"]:
+            d["decay_ratio"] = None
+            d["truncation_ripple_db"] = None
+        return cls(**d)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict (JSON-ready: non-finite floats become strings)."""
+
+        def clean(v: Any) -> Any:
+            if isinstance(v, float) and not math.isfinite(v):
+                return str(v)
+            return v
+
+        return {k: clean(v) for k, v in asdict(self).items()}
+
+
+def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
+    """Figures of merit of the real window ``w`` (see :class:`FiguresOfMerit`).
+
+    Parameters
+    ----------
+    w : array_like, shape (N,)
+        A real, finite, lowpass window (``|W(f)|`` peaks at ``f = 0``; ``Σw ≠ 0``).
+    pad : int
+        FFT padding factor ≥ 1 used only to locate extrema and crossings (``pad ≥ 8``
+        recommended); the values come from the exact DTFT.
+
+    Examples
+    --------
+    >>> m = figures_of_merit(window("hann", 1024))
+    >>> round(m.enbw_bins, 3), round(m.highest_sidelobe_db, 1), round(m.scalloping_loss_db, 2)
+    (1.5, -31.5, 1.42)
+    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # MATH.md §5 worked example
+    >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
+    (1.15, -10.9, -10.8)
+    """
+    return FiguresOfMerit._from_core(_core.spectra.figures_of_merit(w, pad))
+
+
+@dataclass(frozen=True)
+class LeakageMap:
+    """Leakage of the causal exponential (SSM) window over ``α·N`` × ``ω`` grids.
+
+    Attributes
+    ----------
+    alpha_n : ndarray, shape (A,)
+        ``α·N`` values (decay over the window length).
+    omega : ndarray, shape (W,)
+        Rotations ω (rad/sample).
+    N, pad : int
+    figures : list of FiguresOfMerit
+        Per ``α·N``: the figures of merit of ``e^{−αn}``. They do not depend on ω (``|H|``
+        depends only on ``ω − Ω``); the per-``α·N`` arrays below are read from them.
+    highest_sidelobe_db, first_min_db, first_min_bins, enbw_bins, bandwidth_3db_bins,
+    scalloping_loss_db, leakage_factor, truncation_ripple_db : ndarray, shape (A,)
+    tone_scalloping_db : ndarray, shape (A, W)
+        Loss of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
+        ``−20 log10 |H(k)|/|H(ωN/2π)|``.
+    bin_leakage_factor : ndarray, shape (A, W)
+        Fraction of the N-point DFT energy of ``h`` outside that nearest bin.
+    far_leakage_db : ndarray, shape (A, W)
+        Largest DFT bin at least 2 bins from the tone, dB re the peak (``-inf`` if none leaks).
+    """
+
+    alpha_n: FloatArray
+    omega: FloatArray
+    N: int
+    pad: int
+    figures: list[FiguresOfMerit] = field(repr=False)
+    tone_scalloping_db: FloatArray = field(repr=False)
+    bin_leakage_factor: FloatArray = field(repr=False)
+    far_leakage_db: FloatArray = field(repr=False)
+
+    def _field(self, name: str) -> FloatArray:
+        return np.array([np.nan if getattr(f, name) is None else getattr(f, name) for f in self.figures], dtype=float)
+
+    @property
+    def highest_sidelobe_db(self) -> FloatArray:
+        return self._field("highest_sidelobe_db")
+
+    @property
+    def first_min_db(self) -> FloatArray:
+        return self._field("first_min_db")
+
+    @property
+    def first_min_bins(self) -> FloatArray:
+        return self._field("first_min_bins")
+
+    @property
+    def enbw_bins(self) -> FloatArray:
+        return self._field("enbw_bins")
+
+    @property
+    def bandwidth_3db_bins(self) -> FloatArray:
+        return self._field("bandwidth_3db_bins")
+
+    @property
+    def scalloping_loss_db(self) -> FloatArray:
+        return self._field("scalloping_loss_db")
+
+    @property
+    def leakage_factor(self) -> FloatArray:
+        return self._field("leakage_factor")
+
+    @property
+    def truncation_ripple_db(self) -> FloatArray:
+        return self._field("truncation_ripple_db")
+
+
+def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:
+    """Figures of merit of the SSM window ``e^{−αn}`` over ``α·N`` and ω grids (a map to plot).
+
+    Parameters
+    ----------
+    alpha_n : array_like, shape (A,)
+        ``α·N ≥ 0``.
+    omega : array_like, shape (W,)
+        Rotations (rad/sample), finite.
+    N : int
+        Window length ≥ 2.
+    pad : int
+        FFT padding factor for :func:`figures_of_merit`.
+
+    Examples
+    --------
+    >>> m = leakage_map([0.0, 2.0, 8.0], [0.0, 0.3], N=64)
+    >>> m.tone_scalloping_db.shape
+    (3, 2)
+    >>> np.round(m.highest_sidelobe_db, 1)   # α·N = 2 is worse than the rectangle
+    array([-13.3, -10.8, -24.1])
+    """
+    an = alpha_n if np.ndim(alpha_n) else np.atleast_1d(alpha_n)
+    om = omega if np.ndim(omega) else np.atleast_1d(omega)
+    d = _core.spectra.leakage_map(an, om, N, pad)  # validates every argument
+    return LeakageMap(
+        alpha_n=np.asarray(an, dtype=float),
+        omega=np.asarray(om, dtype=float),
+        N=int(N),
+        pad=int(pad),
+        figures=[FiguresOfMerit._from_core(r) for r in d["window"]],
+        tone_scalloping_db=d["scalloping_db"],
+        bin_leakage_factor=d["bin_leakage_factor"],
+        far_leakage_db=d["far_leakage_db"],
+    )
