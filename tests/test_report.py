@@ -4,6 +4,7 @@ self-contained HTML report whose figures a headless browser actually renders."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -68,8 +69,10 @@ def test_html_figures_render_in_headless_chromium(written: Path, tmp_path: Path)
              "Array.from(document.images).map(i=>i.complete?i.naturalWidth:-1).join(','))})</script>")
     page = tmp_path / "probe.html"
     page.write_text(html.replace("</body>", probe + "</body>"))
+    # the browser must not inherit a sanitizer runtime preloaded for our extension (make test-sanitize)
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
     out = subprocess.run([_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env)
     m = re.search(r'data-images="([^"]*)"', out.stdout)
     assert m, out.stderr[-2000:]
     widths = [int(w) for w in m.group(1).split(",") if w]
