@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ropelab.spectra import LeakageMap
     from ropelab.temperature import MSECurve
 
-__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map"]
+__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map", "decay_bound_curve"]
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.5)) -> tuple[Figure, Axes]:
@@ -230,4 +230,37 @@ def sigma_star_vs_D(
     ax.set_title(f"Finite-D optimum ({estimator} features): root of the stationarity cubic")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
+    return fig
+
+
+def decay_bound_curve(d: int = 128, base: float = 10000.0, r_max: int = 20000, ax: Axes | None = None) -> Figure:
+    """RoFormer's relative upper bound B(r) against the relative distance r (log-scaled r axis).
+
+    Parameters
+    ----------
+    d : int
+        Head dimension (even).
+    base : float
+        RoPE base.
+    r_max : int
+        Largest relative distance.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ropelab import rotary
+
+    r = np.arange(0, r_max + 1)
+    B = np.asarray(rotary.decay_bound(r, d=d, base=base))
+    fig, ax = _axes(ax)
+    ax.plot(r[1:], B[1:], lw=0.6, label=f"B(r), d = {d}, base = {base:g}")
+    ax.axhline(B[0] / 2, color="gray", ls=":", lw=1, label="B(0)/2")
+    ax.set_xscale("log")
+    ax.set_xlabel("relative distance r = n − m (positions)")
+    ax.set_ylabel("relative upper bound B(r) (dimensionless)")
+    ax.set_title("RoPE long-term decay bound: a short-range trend, not monotone")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
     return fig

@@ -22,6 +22,6 @@ from ropelab.claims._registry import (
 )
 
 # Importing the topic modules registers their claims, in report order.
-from ropelab.claims import random_features, temperature, tables  # noqa: E402,F401  isort: skip
+from ropelab.claims import rotations, random_features, temperature, spectra, tables  # noqa: E402,F401  isort: skip
 
 __all__ = ["REGISTRY", "SECTIONS", "Claim", "ClaimResult", "Evidence", "Verdict", "claim", "derive_verdict", "run"]

@@ -174,8 +174,9 @@ def _run_one(c: Claim) -> ClaimResult:
         ev = c.check()
         if ev.verdict not in VERDICTS:
             raise ValueError(f"check of {c.id} returned verdict {ev.verdict!r}")
+        corrected_holds = None if ev.corrected_holds is None else bool(ev.corrected_holds)
         return ClaimResult(c.id, c.section, c.source, c.statement, c.expected, ev.verdict, ev.values, ev.tolerance,
-                           ev.inputs, ev.condition, ev.counterexample, ev.corrected, ev.corrected_holds,
+                           ev.inputs, ev.condition, ev.counterexample, ev.corrected, corrected_holds,
                            time.perf_counter() - t0, None, ev.figure)
     except Exception as exc:  # a broken check is reported, never hidden
         err = "".join(traceback.format_exception_only(type(exc), exc)).strip()
