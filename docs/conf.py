@@ -28,7 +28,8 @@ autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "undoc-members": False}
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
-suppress_warnings = ["myst.header"]
+# "shape (N,)" in numpydoc types makes napoleon look up "N", which several dataclasses define.
+suppress_warnings = ["myst.header", "ref.python"]
 nitpicky = False
 
 
