@@ -105,6 +105,12 @@ fuzz: sysdeps venv
 	  grep -E "^(Done|stat::number_of_executed_units)" $$f.log; \
 	done
 
+# Regenerate the stubs of the compiled module (python/ropelab/_core/*.pyi) from the built extension;
+# tests/test_typing.py fails when the committed stubs differ from the module.
+stubs: install
+	rm -rf build/stubs && $(BIN)/pybind11-stubgen ropelab._core -o build/stubs
+	rm -rf python/ropelab/_core && cp -r build/stubs/ropelab/_core python/ropelab/_core
+
 bench: install
 	$(PY) benchmarks/bench_rff.py
 

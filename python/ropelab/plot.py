@@ -21,6 +21,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map", "decay_bound_curve", "recurrence_error_vs_T"]
 
 
+def _figure_of(ax: Axes) -> Figure:
+    """The figure holding ``ax`` (matplotlib types it as Figure | SubFigure)."""
+    return ax.figure  # type: ignore[return-value]
+
+
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.5)) -> tuple[Figure, Axes]:
     try:
         import matplotlib
@@ -36,7 +41,7 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (7.0, 4.5)) -> tuple[F
     if ax is None:
         fig, ax = plt.subplots(figsize=figsize)
         return fig, ax
-    return ax.figure, ax  # type: ignore[return-value]
+    return _figure_of(ax), ax
 
 
 def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, *, mark: bool = True) -> Figure:
@@ -164,7 +169,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     if ax is None:
         fig, (ax, ax2) = _two_axes()
     else:
-        fig, ax2 = ax.figure, None
+        fig, ax2 = _figure_of(ax), None
     finite = data[np.isfinite(data)]
     vmin = float(finite.min()) if finite.size else 0.0
     img = ax.pcolormesh(m.omega, m.alpha_n, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis")
@@ -181,7 +186,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
         ax2.set_ylabel("level re main peak (dB)")
         ax2.grid(True, alpha=0.3)
         ax2.legend(fontsize=7, loc="best")
-    return fig  # type: ignore[no-any-return]
+    return fig
 
 
 def _two_axes() -> tuple[Figure, tuple[Axes, Axes]]:

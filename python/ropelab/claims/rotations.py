@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from ropelab import recurrence, rotary, transition
+from ropelab.rotary import Layout
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260103
 EPS = np.finfo(float).eps
-LAYOUTS = ("interleaved", "half")
+LAYOUTS: tuple[Layout, ...] = ("interleaved", "half")
 
 
 def _rng(offset: int = 0) -> np.random.Generator:
@@ -144,7 +145,7 @@ def complex_realify() -> Evidence:
             qc, kc = rotary.complexify(q, layout), rotary.complexify(k, layout)
             lhs = float(np.sum((np.conj(kc) * np.exp(1j * th) * qc).real))
             rhs = float(k @ rotary.rotation_matrix(th, layout) @ q)
-            worst = max(worst, abs(lhs - rhs) / (np.linalg.norm(q) * np.linalg.norm(k)))
+            worst = max(worst, float(abs(lhs - rhs) / (np.linalg.norm(q) * np.linalg.norm(k))))
     tol = _tol(d)
     return Evidence(derive_verdict(worst < tol), {"max_error_over_norms": worst}, f"{tol:.1e}·‖q‖‖k‖",
                     {"d": d, "cases": 40, "layouts": list(LAYOUTS), "seed": SEED + 5})

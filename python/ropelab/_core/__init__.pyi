@@ -1,0 +1,12 @@
+"""
+ropelab's compiled core (use the typed wrappers in ropelab.* instead)
+"""
+from __future__ import annotations
+from . import rff
+from . import temperature
+from . import rotary
+from . import recurrence
+from . import transition
+from . import spectra
+__all__: list[str] = ['recurrence', 'rff', 'rotary', 'spectra', 'temperature', 'transition']
+__version__: str = '0.1.0'
