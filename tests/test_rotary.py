@@ -281,6 +281,13 @@ def test_parity_example_cos_sign() -> None:
     assert_allclose(np.cos(psi), (-1.0) ** np.cumsum(b), atol=1e-8)
 
 
+def test_parity_batch_rows_are_independent() -> None:
+    bits = np.random.default_rng(16).integers(0, 2, size=(3, 5000))
+    e = rotary.parity_phase_error(bits, "float32")
+    assert e.shape == bits.shape
+    assert_array_equal(e[2], rotary.parity_phase_error(bits[2], "float32"))
+
+
 def test_parity_phase_error_up_to_1e7() -> None:
     """ω_t = π b_t on random bits, T = 10^7: float64 drifts slowly, float32 loses the parity,
     wrapped accumulation stays exact."""
