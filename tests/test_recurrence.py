@@ -241,6 +241,15 @@ def test_rff_telescoping() -> None:
     assert_allclose(p1, p2, rtol=0, atol=64 * EPS * T * (1 + np.abs(q2 @ w.T).max()))
 
 
+def test_rff_increment_product_batch() -> None:
+    rng = np.random.default_rng(14)
+    q = rng.normal(size=(2, 9, 3))
+    w = rng.normal(size=(4, 3))
+    p = recurrence.rff_increment_product(q, w, 1)
+    assert p.shape == (2, 9, 4)
+    assert_array_equal(p[1], recurrence.rff_increment_product(q[1], w, 1))
+
+
 def test_rff_batch() -> None:
     rng = np.random.default_rng(13)
     q, k = 0.3 * rng.normal(size=(2, 2, 8, 3))

@@ -107,6 +107,33 @@ def test_effective_sequence_shapes_and_first_step() -> None:
     assert_allclose(A[3], transition.effective(psi[2], psi[3], g[3], "half"), rtol=0, atol=0)
 
 
+def test_batched_transitions_keep_leading_shape() -> None:
+    rng = np.random.default_rng(62)
+    pp, pt = rng.normal(size=(2, 2, 3, 4))
+    g = rng.uniform(0.2, 1.0, size=(3, 8))  # broadcast over the leading 2
+    A = transition.effective(pp, pt, g, "half")
+    assert A.shape == (2, 3, 8, 8)
+    for i, j in np.ndindex(2, 3):
+        assert_allclose(A[i, j], transition.effective(pp[i, j], pt[i, j], g[j], "half"), rtol=0, atol=0)
+    c = transition.commutator_norm(pp, g)
+    assert c.shape == (2, 3)
+    assert c[1, 2] == transition.commutator_norm(pp[1, 2], g[2])
+    assert isinstance(transition.commutator_norm(pp[0, 0], 0.5), float)
+    w = rng.normal(size=(2, 5, 3))
+    H = transition.householder(w)
+    assert H.shape == (2, 5, 3, 3)
+    assert_allclose(H[1, 4], transition.householder(w[1, 4]), rtol=0, atol=0)
+    assert transition.generalized_householder(w, 0.5).shape == (2, 5, 3, 3)
+    P = transition.householder_product(w)
+    assert P.shape == (2, 3, 3)
+    assert_allclose(P[1], transition.householder_product(w[1]), rtol=0, atol=0)
+    q = rng.normal(size=(4, 6, 3))
+    om = rng.normal(size=(5, 3))
+    f = transition.prf_transition_factor(q, om)
+    assert f.shape == (4, 5, 5)
+    assert_allclose(f[3], transition.prf_transition_factor(q[3], om), rtol=0, atol=0)
+
+
 def test_singular_values_and_eigenvalues_against_numpy() -> None:
     rng = np.random.default_rng(61)
     A = rng.normal(size=(3, 2, 5, 4))
@@ -203,8 +230,8 @@ def test_prf_transition_factor_distribution() -> None:
 @pytest.mark.parametrize(
     ("call", "exc", "pattern"),
     [
-        (lambda: transition.effective([0.0], [0.0, 1.0], 0.5), ValueError, r"effective: psi_prev and psi_t must have the same length"),
-        (lambda: transition.effective([0.0], [1.0], [0.5, 0.5, 0.5]), ValueError, r"gate must be a scalar or have shape \(1,\), \(d/2,\) = \(1,\) or \(d,\) = \(2,\).*\(3,\)"),
+        (lambda: transition.effective([0.0], [0.0, 1.0], 0.5), ValueError, r"effective: psi_prev and psi_t must have the same shape.*\(1,\).*\(2,\)"),
+        (lambda: transition.effective([0.0], [1.0], [0.5, 0.5, 0.5]), ValueError, r"gate must be a scalar or have shape \(\.\.\., 1\), \(\.\.\., d/2\) = \(\.\.\., 1\) or \(\.\.\., d\) = \(\.\.\., 2\).*\(3,\)"),
         (lambda: transition.effective([0.0], [1.0], 1.2), ValueError, r"gate must be decays in \[0, 1\].*1\.2"),
         (lambda: transition.effective([0.0], [1.0], -0.2), ValueError, r"gate must be decays in \[0, 1\].*-0\.2"),
         (lambda: transition.effective([0.0], [1.0], np.nan), ValueError, r"gate must be finite"),
@@ -214,11 +241,13 @@ def test_prf_transition_factor_distribution() -> None:
         (lambda: transition.commutator_norm([0.0], 0.5, norm="nuc"), ValueError, r"norm.*'nuc'"),
         (lambda: transition.eigenvalues(np.ones((2, 3))), ValueError, r"eigenvalues: A must be square.*\(2, 3\)"),
         (lambda: transition.spectral_norm(np.ones(3)), ValueError, r"spectral_norm: A must have shape \(\.\.\., m, n\)"),
-        (lambda: transition.householder([0.0, 0.0]), ValueError, r"householder: w must be a non-empty, non-zero vector"),
-        (lambda: transition.householder_product([[1.0, 0.0], [0.0, 0.0]]), ValueError, r"W must have non-zero rows \(row 1"),
+        (lambda: transition.householder([0.0, 0.0]), ValueError, r"householder: w must be non-zero vectors.*vector 0 is zero"),
+        (lambda: transition.householder_product([[1.0, 0.0], [0.0, 0.0]]), ValueError, r"W must be non-zero vectors.*vector 1 is zero"),
         (lambda: transition.generalized_householder([1.0], np.inf), ValueError, r"beta must be finite"),
         (lambda: transition.prf_transition_factor(np.ones((3, 2)), np.ones((4, 3))), ValueError, r"omega must have shape \(D, d\)"),
         (lambda: transition.prf_factor_distribution(-1.0), ValueError, r"delta_norm must be >= 0, got -1\.0"),
+        (lambda: transition.effective(np.zeros((2, 3)), np.zeros((2, 3)), np.full((4, 3), 0.5)), ValueError, r"gate leading .*\(2,\).*\(4,\)"),
+        (lambda: transition.householder(np.ones((2, 0))), ValueError, r"householder: w must have at least one component"),
     ],
 )
 def test_bad_input(call, exc, pattern) -> None:  # type: ignore[no-untyped-def]

@@ -208,22 +208,30 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
 
 carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_o) {
   const char* f = "recurrence.rff_increment_product";
-  const darray q = real_array_nd(q_o, f, "q", 2);
+  const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
-  if (omega.shape(1) != q.shape(1)) {
+  if (omega.shape(1) != q.shape(q.ndim() - 1)) {
     mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
   }
   const auto tau = static_cast<std::size_t>(integer(tau_o, f, "tau", 0));
-  const auto T = static_cast<std::size_t>(q.shape(0));
+  const auto T = static_cast<std::size_t>(q.shape(q.ndim() - 2));
+  const auto d = static_cast<std::size_t>(q.shape(q.ndim() - 1));
   if (T > 0 && tau >= T) value_error(f, "tau", "must be < T = " + std::to_string(T), tau_o);
   const auto D = static_cast<std::size_t>(omega.shape(0));
-  carray out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(D)});
+  std::vector<py::ssize_t> shape = lead_shape(q, 2);
+  const std::size_t batch = product(shape);
+  shape.push_back(static_cast<py::ssize_t>(T));
+  shape.push_back(static_cast<py::ssize_t>(D));
+  check_output_size(2.0 * static_cast<double>(batch * T) * static_cast<double>(D), f);
+  carray out(shape);
   std::complex<double>* po = out.mutable_data();
   {
     // Safe without the GIL: reads q and omega, writes out.
     py::gil_scoped_release release;
-    recurrence::rff_increment_product(q.data(), T, static_cast<std::size_t>(q.shape(1)),
-                                      omega.data(), D, tau, po);
+    for (std::size_t b = 0; b < batch; ++b) {
+      recurrence::rff_increment_product(q.data() + b * T * d, T, d, omega.data(), D, tau,
+                                        po + b * T * D);
+    }
   }
   return out;
 }

@@ -300,16 +300,20 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
 
 darray parity_phase_error(py::handle bits_o, py::handle acc_o) {
   const char* f = "rotary.parity_phase_error";
-  const darray b = real_array_nd(bits_o, f, "bits", 1);
+  const darray b = array_min_nd(bits_o, f, "bits", 1, "(..., T)");
   require_each(b, f, "bits", "must contain only 0 and 1", [](double x) { return x == 0 || x == 1; });
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
-  const auto T = static_cast<std::size_t>(b.size());
-  std::vector<std::uint8_t> bits(T);
-  for (std::size_t t = 0; t < T; ++t) bits[t] = b.data()[t] != 0 ? 1 : 0;
-  darray out(static_cast<py::ssize_t>(T));
+  const auto T = static_cast<std::size_t>(b.shape(b.ndim() - 1));
+  const std::size_t total = static_cast<std::size_t>(b.size());
+  const std::size_t rows = T == 0 ? 0 : total / T;
+  std::vector<std::uint8_t> bits(total);
+  for (std::size_t t = 0; t < total; ++t) bits[t] = b.data()[t] != 0 ? 1 : 0;
+  darray out = empty_like(b);
   double* po = out.mutable_data();
   run_interruptible([&](const std::atomic<bool>* cancel) {
-    rotary::parity_phase_error(bits.data(), T, acc, po, cancel);
+    for (std::size_t r = 0; r < rows; ++r) {
+      rotary::parity_phase_error(bits.data() + r * T, T, acc, po + r * T, cancel);
+    }
   });
   return out;
 }

@@ -13,48 +13,80 @@ namespace {
 
 using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
-/// ψ as a 1-D array of d/2 ≥ 1 phases.
+/// ψ of shape (..., d/2) with d/2 ≥ 1 phases.
 darray psi_arg(py::handle obj, const char* f, const char* name) {
-  const darray p = real_array_nd(obj, f, name, 1);
-  if (p.size() == 0) value_error(f, name, "must have at least one phase (d/2 >= 1)", obj);
+  const darray p = array_min_nd(obj, f, name, 1, "(..., d/2)");
+  if (p.shape(p.ndim() - 1) == 0) value_error(f, name, "must have at least one phase (d/2 >= 1)", obj);
   return p;
 }
 
-/// One step's gate: None (Λ = I), a scalar or (1,), (d/2,) per pair, (d,) per channel; in [0, 1].
-struct OneGate {
+/// Gates of one step for a batch of phases: None (Λ = I), a scalar, or (..., w) with w = 1,
+/// d/2 (per pair) or d (per channel) whose leading dimensions broadcast over the batch (suffix
+/// rule); values in [0, 1].
+struct BatchGate {
   darray values;
-  recurrence::Gates g;
+  std::size_t width = 0, count = 1;
+  bool per_channel = false;
+  recurrence::Gates at(std::size_t b) const {
+    recurrence::Gates g;
+    if (width == 0) return g;
+    g.values = values.data() + (b % count) * width;
+    g.width = width;
+    g.per_channel = per_channel;
+    return g;
+  }
 };
 
-OneGate one_gate(py::handle obj, std::size_t d, const char* f) {
-  OneGate r;
+BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::size_t d,
+                     const char* f) {
+  BatchGate r;
   if (obj.is_none()) return r;
   r.values = real_array(obj, f, "gate");
-  const std::size_t n = static_cast<std::size_t>(r.values.size());
-  if (r.values.ndim() > 1 || (n != 1 && n != d / 2 && n != d)) {
+  const std::size_t w = r.values.ndim() == 0 ? 1 : static_cast<std::size_t>(r.values.shape(r.values.ndim() - 1));
+  if (w != 1 && w != d / 2 && w != d) {
     value_error(f, "gate",
-                "must be a scalar or have shape (1,), (d/2,) = (" + std::to_string(d / 2) +
-                    ",) or (d,) = (" + std::to_string(d) + ",), has shape " +
-                    shape_str(r.values),
+                "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
+                    std::to_string(d / 2) + ") or (..., d) = (..., " + std::to_string(d) +
+                    "), has shape " + shape_str(r.values),
                 obj);
   }
   require_each(r.values, f, "gate", "must be decays in [0, 1]",
                [](double x) { return x >= 0.0 && x <= 1.0; });
-  r.g.values = r.values.data();
-  r.g.width = n;
-  r.g.per_channel = n == d && n != 1;
+  r.count = r.values.ndim() == 0 ? 1 : suffix_batch(lead, lead_shape(r.values, 1), f, "gate", "psi_prev", obj);
+  r.width = w;
+  r.per_channel = w == d && w != 1;
   return r;
+}
+
+/// psi_prev (and psi_t) of one shape; returns d.
+std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
+  if (pt != nullptr && shape_of(pp) != shape_of(*pt)) {
+    mismatch(f, "psi_prev and psi_t must have the same shape (..., d/2)", "psi_prev", pp, "psi_t", *pt);
+  }
+  return static_cast<std::size_t>(2 * pp.shape(pp.ndim() - 1));
 }
 
 darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle layout_o) {
   const char* f = "transition.effective";
   const darray pp = psi_arg(pp_o, f, "psi_prev"), pt = psi_arg(pt_o, f, "psi_t");
-  if (pp.size() != pt.size()) mismatch(f, "psi_prev and psi_t must have the same length d/2", "psi_prev", pp, "psi_t", pt);
-  const auto d = static_cast<std::size_t>(2 * pp.size());
-  const OneGate g = one_gate(gate_o, d, f);
+  const std::size_t d = phase_pair(pp, &pt, f), h = d / 2;
+  const std::vector<py::ssize_t> lead = lead_shape(pp, 1);
+  const BatchGate g = batch_gate(gate_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);
-  darray out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
-  transition::effective(pp.data(), pt.data(), g.g, d, layout, out.mutable_data());
+  const std::size_t batch = product(lead);
+  std::vector<py::ssize_t> shape = lead;
+  shape.push_back(static_cast<py::ssize_t>(d));
+  shape.push_back(static_cast<py::ssize_t>(d));
+  check_output_size(static_cast<double>(batch) * static_cast<double>(d * d), f);
+  darray out(shape);
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: reads the phases and gates, writes out.
+    py::gil_scoped_release release;
+    for (std::size_t b = 0; b < batch; ++b) {
+      transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout, po + b * d * d);
+    }
+  }
   return out;
 }
 
@@ -94,14 +126,25 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   return out;
 }
 
-double commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o, py::handle norm_o) {
+darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o, py::handle norm_o) {
   const char* f = "transition.commutator_norm";
   const darray psi = psi_arg(psi_o, f, "psi_prev");
-  const auto d = static_cast<std::size_t>(2 * psi.size());
-  const OneGate g = one_gate(gate_o, d, f);
+  const std::size_t d = phase_pair(psi, nullptr, f), h = d / 2;
+  const std::vector<py::ssize_t> lead = lead_shape(psi, 1);
+  const BatchGate g = batch_gate(gate_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const transition::Norm norm = parse_choice(norm_o, f, "norm", transition::parse_norm);
-  return transition::commutator_norm(psi.data(), g.g, d, layout, norm);
+  const std::size_t batch = product(lead);
+  darray out(lead);
+  double* po = out.mutable_data();
+  {
+    // Safe without the GIL: reads the phases and gates, writes out.
+    py::gil_scoped_release release;
+    for (std::size_t b = 0; b < batch; ++b) {
+      po[b] = transition::commutator_norm(psi.data() + b * h, g.at(b), d, layout, norm);
+    }
+  }
+  return out;
 }
 
 /// Matrices (..., m, n).
@@ -166,67 +209,86 @@ carray eigenvalues(py::handle A_o) {
   return out;
 }
 
-darray nonzero_vector(py::handle obj, const char* f) {
-  const darray w = real_array_nd(obj, f, "w", 1);
-  double n2 = 0;
-  for (py::ssize_t i = 0; i < w.size(); ++i) n2 += w.data()[i] * w.data()[i];
-  if (w.size() == 0 || !(n2 > 0) || !std::isfinite(n2)) {
-    value_error(f, "w", "must be a non-empty, non-zero vector (with finite squared norm)", obj);
+/// Rows w (..., d) must be non-zero with a finite squared norm.
+darray vectors(py::handle obj, const char* f, const char* name, int min_ndim, const char* hint) {
+  const darray w = array_min_nd(obj, f, name, min_ndim, hint);
+  const auto d = static_cast<std::size_t>(w.shape(w.ndim() - 1));
+  if (d == 0) value_error(f, name, "must have at least one component", obj);
+  const std::size_t rows = static_cast<std::size_t>(w.size()) / d;
+  for (std::size_t j = 0; j < rows; ++j) {
+    double n2 = 0;
+    for (std::size_t c = 0; c < d; ++c) n2 += w.data()[j * d + c] * w.data()[j * d + c];
+    if (!(n2 > 0) || !std::isfinite(n2)) {
+      value_error(f, name,
+                  "must be non-zero vectors with finite squared norm (vector " +
+                      std::to_string(j) + " is zero or overflows)",
+                  obj);
+    }
   }
   return w;
 }
 
+/// out (..., d, d) for vectors (..., d), one matrix per vector.
+template <class Fill>
+darray per_vector(const darray& w, int core, Fill fill) {
+  const auto d = static_cast<std::size_t>(w.shape(w.ndim() - 1));
+  std::vector<py::ssize_t> shape = lead_shape(w, core);
+  const std::size_t batch = product(shape);
+  shape.push_back(static_cast<py::ssize_t>(d));
+  shape.push_back(static_cast<py::ssize_t>(d));
+  darray out(shape);
+  const std::size_t stride = batch == 0 ? 0 : static_cast<std::size_t>(w.size()) / batch;
+  for (std::size_t b = 0; b < batch; ++b) fill(w.data() + b * stride, d, out.mutable_data() + b * d * d);
+  return out;
+}
+
 darray householder(py::handle w_o) {
   const char* f = "transition.householder";
-  const darray w = nonzero_vector(w_o, f);
-  const auto d = static_cast<std::size_t>(w.size());
-  darray out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
-  transition::householder(w.data(), d, out.mutable_data());
-  return out;
+  const darray w = vectors(w_o, f, "w", 1, "(..., d)");
+  return per_vector(w, 1, [](const double* x, std::size_t d, double* o) { transition::householder(x, d, o); });
 }
 
 darray generalized_householder(py::handle w_o, py::handle beta_o) {
   const char* f = "transition.generalized_householder";
-  const darray w = nonzero_vector(w_o, f);
+  const darray w = vectors(w_o, f, "w", 1, "(..., d)");
   const double beta = real_scalar(beta_o, f, "beta");
-  const auto d = static_cast<std::size_t>(w.size());
-  darray out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
-  transition::generalized_householder(w.data(), d, beta, out.mutable_data());
-  return out;
+  return per_vector(w, 1, [beta](const double* x, std::size_t d, double* o) {
+    transition::generalized_householder(x, d, beta, o);
+  });
 }
 
 darray householder_product(py::handle W_o) {
   const char* f = "transition.householder_product";
-  const darray W = real_array_nd(W_o, f, "W", 2);
-  const auto m = static_cast<std::size_t>(W.shape(0)), d = static_cast<std::size_t>(W.shape(1));
-  if (d == 0) value_error(f, "W", "must have at least one column", W_o);
-  for (std::size_t j = 0; j < m; ++j) {
-    double n2 = 0;
-    for (std::size_t c = 0; c < d; ++c) n2 += W.data()[j * d + c] * W.data()[j * d + c];
-    if (!(n2 > 0) || !std::isfinite(n2)) {
-      value_error(f, "W", "must have non-zero rows (row " + std::to_string(j) + " is zero or overflows)", W_o);
-    }
-  }
-  darray out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
-  transition::householder_product(W.data(), m, d, out.mutable_data());
-  return out;
+  const darray W = vectors(W_o, f, "W", 2, "(..., m, d)");
+  const auto m = static_cast<std::size_t>(W.shape(W.ndim() - 2));
+  return per_vector(W, 2, [m](const double* x, std::size_t d, double* o) {
+    transition::householder_product(x, m, d, o);
+  });
 }
 
 darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   const char* f = "transition.prf_transition_factor";
-  const darray q = real_array_nd(q_o, f, "q", 2);
+  const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
-  if (omega.shape(1) != q.shape(1)) mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
-  const auto T = static_cast<std::size_t>(q.shape(0));
+  const py::ssize_t dq = q.shape(q.ndim() - 1);
+  if (omega.shape(1) != dq) mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
+  const auto T = static_cast<std::size_t>(q.shape(q.ndim() - 2));
+  const auto d = static_cast<std::size_t>(dq);
   const auto D = static_cast<std::size_t>(omega.shape(0));
   const std::size_t rows = T > 0 ? T - 1 : 0;
-  darray out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(D)});
+  std::vector<py::ssize_t> shape = lead_shape(q, 2);
+  const std::size_t batch = product(shape);
+  shape.push_back(static_cast<py::ssize_t>(rows));
+  shape.push_back(static_cast<py::ssize_t>(D));
+  check_output_size(static_cast<double>(batch * rows) * static_cast<double>(D), f);
+  darray out(shape);
   double* po = out.mutable_data();
   {
     // Safe without the GIL: reads q and omega, writes out.
     py::gil_scoped_release release;
-    transition::prf_transition_factor(q.data(), T, static_cast<std::size_t>(q.shape(1)),
-                                      omega.data(), D, po);
+    for (std::size_t b = 0; b < batch; ++b) {
+      transition::prf_transition_factor(q.data() + b * T * d, T, d, omega.data(), D, po + b * rows * D);
+    }
   }
   return out;
 }

@@ -194,14 +194,14 @@ def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> Compl
 
     Parameters
     ----------
-    q : array_like, shape (T, d)
+    q : array_like, shape (..., T, d)
     omega : array_like, shape (D, d)
     tau : int
         Start step (the product is 1 for ``t ≤ τ``).
 
     Returns
     -------
-    ndarray of complex, shape (T, D)
+    ndarray of complex, shape (..., T, D)
 
     Examples
     --------

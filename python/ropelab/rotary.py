@@ -323,12 +323,13 @@ def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> F
 
     Parameters
     ----------
-    bits : array_like of 0/1, shape (T,)
+    bits : array_like of 0/1, shape (..., T)
+        One bit string per leading index (each accumulated independently).
     accumulate : {"float64", "float32", "wrapped"}
 
     Returns
     -------
-    ndarray, shape (T,)
+    ndarray, shape bits.shape
 
     Examples
     --------

@@ -47,17 +47,18 @@ def effective(
 
     Parameters
     ----------
-    psi_prev, psi_t : array_like, shape (d/2,)
-        Cumulative phases ``ψ_{t−1}`` and ``ψ_t``.
+    psi_prev, psi_t : array_like, shape (..., d/2)
+        Cumulative phases ``ψ_{t−1}`` and ``ψ_t`` (same shape; leading dimensions are a batch).
     gate : float or array_like, optional
-        Diagonal of ``Λ_t`` (decays in ``[0, 1]``): a scalar, ``(d/2,)`` (shared within each pair)
-        or ``(d,)`` (per channel, in channel order). ``None`` means ``Λ_t = I`` (then
-        ``A^eff = R_t``, a rotation by ``ψ_t − ψ_{t−1}``).
+        Diagonal of ``Λ_t`` (decays in ``[0, 1]``): a scalar, shape ``(..., 1)``, ``(..., d/2)``
+        (shared within each pair) or ``(..., d)`` (per channel, in channel order); its leading
+        dimensions must equal the trailing batch dimensions of the phases (or be absent).
+        ``None`` means ``Λ_t = I`` (then ``A^eff = R_t``, a rotation by ``ψ_t − ψ_{t−1}``).
     layout : {"interleaved", "half"}
 
     Returns
     -------
-    ndarray, shape (d, d)
+    ndarray, shape (..., d, d)
 
     Examples
     --------
@@ -96,11 +97,24 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
 
 def commutator_norm(
     psi_prev: ArrayLike, gate: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
-) -> float:
+) -> Any:
     """Norm of the commutator ``[Λ_t, C_{t−1}] = Λ_t C_{t−1} − C_{t−1} Λ_t``.
 
     Zero exactly when ``A^eff = Λ_t R_t``. For one pair with decays ``(λ_a, λ_b)`` at phase ``ψ``
     it is ``|λ_a − λ_b| |sin ψ|`` (spectral norm).
+
+    Parameters
+    ----------
+    psi_prev : array_like, shape (..., d/2)
+    gate : float or array_like, shape (..., 1), (..., d/2) or (..., d)
+        As in :func:`effective`.
+    layout : {"interleaved", "half"}
+    norm : {"2", "fro"}
+        Spectral or Frobenius norm.
+
+    Returns
+    -------
+    float, or ndarray of the leading shape of ``psi_prev``
 
     Examples
     --------
@@ -109,7 +123,8 @@ def commutator_norm(
     >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
     0.5
     """
-    return float(_core.transition.commutator_norm(psi_prev, gate, layout, norm))
+    out = np.asarray(_core.transition.commutator_norm(psi_prev, gate, layout, norm))
+    return float(out) if out.ndim == 0 else out
 
 
 def singular_values(A: ArrayLike) -> FloatArray:
@@ -151,7 +166,8 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
 
 
 def householder(w: ArrayLike) -> FloatArray:
-    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``).
+    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``
+    (shape ``(..., d)`` → ``(..., d, d)``).
 
     Examples
     --------
@@ -163,7 +179,7 @@ def householder(w: ArrayLike) -> FloatArray:
 
 
 def householder_product(W: ArrayLike) -> FloatArray:
-    """``H(w_{m−1}) ⋯ H(w_1) H(w_0)`` for the rows of ``W`` (shape ``(m, d)``).
+    """``H(w_{m−1}) ⋯ H(w_1) H(w_0)`` for the rows of ``W`` (shape ``(..., m, d)`` → ``(..., d, d)``).
 
     Two reflections compose into a rotation by twice the angle between ``w_0`` and ``w_1``, in
     their plane.
@@ -179,7 +195,8 @@ def householder_product(W: ArrayLike) -> FloatArray:
 
 
 def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
-    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition).
+    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition); ``w`` of shape
+    ``(..., d)`` gives ``(..., d, d)``.
 
     Its eigenvalue along ``ŵ`` is ``1 − β``: the norm is ≤ 1 iff ``β ∈ [0, 2]`` and the matrix is
     orthogonal (norm-preserving) iff ``β ∈ {0, 2}``.
@@ -202,12 +219,12 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
 
     Parameters
     ----------
-    q : array_like, shape (T, d)
+    q : array_like, shape (..., T, d)
     omega : array_like, shape (D, d)
 
     Returns
     -------
-    ndarray, shape (T−1, D)
+    ndarray, shape (..., T−1, D)
 
     Examples
     --------
