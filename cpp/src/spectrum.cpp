@@ -441,19 +441,43 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   g[0] = 0;                                // |W| is even about 0 ...
   if (fk(K - 1) == nyquist) g[K - 1] = 0;  // ... and about N/2 (w real): exact zeros of the slope
 
-  // First local minimum: the first sign change − → + of the slope beyond f = 0.
-  std::size_t jmin = K;
+  // First local minimum: the first sign change − → + of the slope beyond f = 0, or an earlier
+  // grid local minimum of |W| (a null that falls on a grid point has a slope of rounding noise,
+  // and may share its cell with a tiny lobe that no sign change reveals).
+  std::size_t jslope = K;
   for (std::size_t j = 1; j + 1 < K; ++j) {
     if (g[j] < 0 && g[j + 1] >= 0) {
-      jmin = j;
+      jslope = j;
       break;
     }
   }
-  const bool has_min = jmin < K;  // otherwise |W| never rises again: no sidelobes
+  std::size_t kmag = K;
+  for (std::size_t j = 1; j + 1 < K && j < jslope + 1; ++j) {
+    if (mag[j] <= mag[j - 1] && mag[j] < mag[j + 1]) {
+      kmag = j;
+      break;
+    }
+  }
+  const bool has_min = jslope < K || kmag < K;  // otherwise |W| never rises again: no sidelobes
   if (has_min) {
-    r.first_min_bins = refine_extremum(W, fk(jmin), fk(jmin + 1), false);
-    const std::size_t jb = mag[jmin] <= mag[jmin + 1] ? jmin : jmin + 1;
-    if (W.mag(r.first_min_bins) > mag[jb]) r.first_min_bins = fk(jb);  // never worse than the grid
+    double a, b;
+    if (kmag < K && (jslope == K || kmag <= jslope)) {
+      a = fk(kmag - 1);
+      b = fk(kmag + 1);
+    } else {
+      a = fk(jslope);
+      b = fk(jslope + 1);
+    }
+    double f = refine_extremum(W, a, b, false);
+    double v = W.mag(f);
+    for (const double e : {a, 0.5 * (a + b), b}) {  // never worse than the grid
+      const double ve = W.mag(e);
+      if (ve < v) {
+        v = ve;
+        f = e;
+      }
+    }
+    r.first_min_bins = f;
   } else {
     r.first_min_bins = nyquist;
   }
@@ -463,7 +487,8 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
 
   // 3-dB and 6-dB widths: first crossing of the main lobe, refined on the exact DTFT.
   // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths.
-  const std::size_t jend = has_min ? jmin + 1 : K - 1;
+  const std::size_t jend =
+      has_min ? std::min(K - 1, static_cast<std::size_t>(std::ceil(r.first_min_bins * pd))) : K - 1;
   for (const double level_db : {3.0, 6.0}) {
     const double level = W0 * (level_db == 3.0 ? std::sqrt(0.5) : 0.5);
     double width = FiguresOfMerit::nan;
@@ -485,10 +510,20 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   };
   std::vector<Bracket> peaks;
   if (has_min) {
-    for (std::size_t j = jmin + 1; j + 1 < K; ++j) {
-      if (g[j] > 0 && g[j + 1] <= 0) peaks.push_back({fk(j), fk(j + 1), std::max(mag[j], mag[j + 1])});
+    const double fm = r.first_min_bins;
+    for (std::size_t j = 1; j + 1 < K; ++j) {
+      if (fk(j + 1) <= fm) continue;
+      // slope + → − within [f_j, f_j+1], or a grid local maximum of |W| (belt and braces)
+      if (g[j] > 0 && g[j + 1] <= 0) {
+        peaks.push_back({std::max(fk(j), fm), fk(j + 1), std::max(mag[j], mag[j + 1])});
+      }
+      if (fk(j) > fm && mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1]) {
+        peaks.push_back({std::max(fk(j - 1), fm), fk(j + 1), mag[j]});
+      }
     }
-    if (g[K - 1] > 0 && fk(K - 1) < nyquist) peaks.push_back({fk(K - 1), nyquist, mag[K - 1]});
+    if (fk(K - 1) > fm && g[K - 1] >= 0 && mag[K - 1] >= mag[K - 2]) {
+      peaks.push_back({std::max(fk(K - 2), fm), nyquist, mag[K - 1]});  // rising into N/2
+    }
   }
   if (peaks.empty()) {
     r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
