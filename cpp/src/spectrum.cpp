@@ -548,8 +548,13 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
         best_f = f;
       }
     }
-    r.highest_sidelobe_db = db(best / W0);
-    r.highest_sidelobe_bins = best_f;
+    if (best > 1e-12 * W0) {
+      r.highest_sidelobe_db = db(best / W0);
+      r.highest_sidelobe_bins = best_f;
+    } else {
+      // Below −240 dB the DTFT is rounding noise (its floor is ~1e-16 Σ|w|): no sidelobe to report.
+      r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
+    }
 
     // Leakage factor from the autocorrelation ρ[d] (|W|² = Σ_d ρ[d] e^{−2πifd/N}):
     // ∫_{−fm}^{fm} |W|² df = 2 fm ρ[0] + Σ_{d≥1} 2 ρ[d] N sin(2π fm d/N)/(π d); total = N ρ[0].

@@ -300,7 +300,9 @@ class FiguresOfMerit:
         Whether that minimum is a zero of the DTFT (below −200 dB).
     highest_sidelobe_db, highest_sidelobe_bins : float
         The largest local maximum of ``|W|`` beyond the first minimum (Harris's practice);
-        ``-inf`` and ``nan`` when there is none.
+        ``-inf`` and ``nan`` when there is none, or when it is below −240 dB (the rounding floor
+        of a double-precision DTFT, reached e.g. by a Gaussian window with ``alpha ≥ 8``; the
+        first minimum of such a window is then rounding noise as well).
     sidelobe_falloff_db_per_octave : float
         Slope of the sidelobe peaks against ``log2 f`` far from the main lobe
         (``f ∈ [max(N/32, 4 f_min), max(N/8, 4 f_lo)]``); ``nan`` if ``N`` is too small.
