@@ -549,6 +549,11 @@ def test_cli_leakage_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "needs parameter beta" in capsys.readouterr().err
     assert main(["leakage", "--window", "kaiser", "--n", "256", "--param", "beta"]) == 2
     assert "--param must look like NAME=VALUE" in capsys.readouterr().err
+    assert main(["leakage", "--window", "exponential", "--n", "1024", "--alpha-n", "2", "--json"]) == 0
+    fom = json.loads(capsys.readouterr().out)["figures_of_merit"]
+    assert abs(fom["highest_sidelobe_db"] - (-10.79)) < 0.01 and fom["first_min_is_null"] is False
+    assert main(["leakage", "--window", "hann", "--n", "64", "--alpha-n", "2"]) == 2
+    assert "--alpha-n is only for --window exponential" in capsys.readouterr().err
 
 
 def test_cli_leakage_plot(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
