@@ -275,24 +275,35 @@ void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
   const double Nd = static_cast<double>(N);
   // θ = ω − 2πf/N (one step), Nθ = Nω − 2πf (N steps), each reduced to [−π, π].
-  const double theta = std::remainder(omega - two_pi * (f / Nd), two_pi);
+  // fmod is exact: reducing f mod N before dividing keeps the phase error at an ulp of a cycle.
+  const double theta = std::remainder(omega - two_pi * (std::fmod(f, Nd) / Nd), two_pi);
   const double thetaN =
       std::remainder(std::remainder(Nd * omega, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
-  const cplx den = -expm1c(cplx(-alpha, theta));      // 1 − a e^{−iΩ}
-  if (den == cplx(0.0)) return Nd;                     // a e^{−iΩ} = 1: Σ 1 = N
+  const cplx z(-alpha, theta);  // log(a e^{−iΩ})
+  if (std::abs(z) * Nd < 1e-5) {
+    // Near the peak: Σ_n e^{nz} = N + z N(N−1)/2 + z² N(N−1)(2N−1)/12 + O(N⁴z³) (relative error
+    // < 1e-16 here; avoids 0/0 and the lost digits of subnormal phases).
+    return Nd + z * (Nd * (Nd - 1) / 2) + z * z * (Nd * (Nd - 1) * (2 * Nd - 1) / 12);
+  }
+  const cplx den = -expm1c(z);                         // 1 − a e^{−iΩ}
   const cplx num = -expm1c(cplx(-alpha * Nd, thetaN));  // 1 − a^N e^{−iΩN}
   return num / den;
 }
 
 double ssm_envelope(double alpha, double omega, std::size_t N, double f) {
-  const double theta = std::remainder(omega - two_pi * (f / static_cast<double>(N)), two_pi);
+  const double Nd = static_cast<double>(N);
+  const double theta = std::remainder(omega - two_pi * (std::fmod(f, Nd) / Nd), two_pi);
   return 1.0 / std::abs(expm1c(cplx(-alpha, theta)));
 }
 
 cplx continuous_spectrum(double alpha, double omega, double T, double f) {
   const double dw = omega - two_pi * f / T;  // ω − Ω
   const cplx z(-alpha, dw);
-  if (z == cplx(0.0)) return T;
+  if (std::abs(z) * T < 1e-5) {
+    // ∫_0^T e^{zt} dt = T (1 + zT/2 + (zT)²/6 + O((zT)³)): no 0/0 at the peak.
+    const cplx zT = z * T;
+    return T * (1.0 + zT / 2.0 + zT * zT / 6.0);
+  }
   // (ω − Ω)T = ωT − 2πf, reduced to [−π, π] for the exponential.
   const double phT =
       std::remainder(std::remainder(omega * T, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
