@@ -274,19 +274,19 @@ void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
 
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
   const double Nd = static_cast<double>(N);
-  // θ = ω − 2πf/N (one step), Nθ = Nω − 2πf (N steps), each reduced to [−π, π].
-  // fmod is exact: reducing f mod N before dividing keeps the phase error at an ulp of a cycle.
+  // θ = ω − 2πf/N reduced to [−π, π]; fmod is exact, so reducing f mod N before dividing keeps
+  // the phase error at an ulp of a cycle. The numerator's phase is taken as Nθ (≡ Nω − 2πf mod
+  // 2π) so that numerator and denominator describe one and the same θ: near the peak, where both
+  // are small, independent roundings of Nω − 2πf and θ would not cancel in the ratio.
   const double theta = std::remainder(omega - two_pi * (std::fmod(f, Nd) / Nd), two_pi);
-  const double thetaN =
-      std::remainder(std::remainder(Nd * omega, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
   const cplx z(-alpha, theta);  // log(a e^{−iΩ})
   if (std::abs(z) * Nd < 1e-5) {
     // Near the peak: Σ_n e^{nz} = N + z N(N−1)/2 + z² N(N−1)(2N−1)/12 + O(N⁴z³) (relative error
     // < 1e-16 here; avoids 0/0 and the lost digits of subnormal phases).
     return Nd + z * (Nd * (Nd - 1) / 2) + z * z * (Nd * (Nd - 1) * (2 * Nd - 1) / 12);
   }
-  const cplx den = -expm1c(z);                         // 1 − a e^{−iΩ}
-  const cplx num = -expm1c(cplx(-alpha * Nd, thetaN));  // 1 − a^N e^{−iΩN}
+  const cplx den = -expm1c(z);                                             // 1 − a e^{−iΩ}
+  const cplx num = -expm1c(cplx(-alpha * Nd, std::remainder(Nd * theta, two_pi)));  // 1 − (a e^{−iΩ})^N
   return num / den;
 }
 
@@ -304,10 +304,8 @@ cplx continuous_spectrum(double alpha, double omega, double T, double f) {
     const cplx zT = z * T;
     return T * (1.0 + zT / 2.0 + zT * zT / 6.0);
   }
-  // (ω − Ω)T = ωT − 2πf, reduced to [−π, π] for the exponential.
-  const double phT =
-      std::remainder(std::remainder(omega * T, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
-  return -expm1c(cplx(-alpha * T, phT)) / (-z);
+  // The same (ω − Ω) in numerator and denominator (see ssm_spectrum).
+  return -expm1c(cplx(-alpha * T, std::remainder(dw * T, two_pi))) / (-z);
 }
 
 void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) {
