@@ -609,6 +609,22 @@ if given is not None:
         # Absolute error relative to the peak: both routes round a few ulp per term.
         assert abs(X - H) <= 1e-12 * scale * max(1.0, np.log2(N))
 
+    @settings(deadline=None, max_examples=60)
+    @given(
+        alpha=st.one_of(st.just(0.0), st.floats(1e-12, 1e-3)),
+        omega=st.floats(-10.0, 10.0),
+        N=st.integers(1, 300),
+        log_offset=st.floats(-15.0, 0.0),
+    )
+    def test_property_closed_form_near_peak(alpha: float, omega: float, N: int, log_offset: float) -> None:
+        # Close to the peak f = ωN/2π the closed form is a ratio of two small numbers: it must use
+        # one consistent phase for both (and a series very close to it).
+        f = omega * N / (2 * np.pi) + 10.0**log_offset
+        H = complex(S.ssm_spectrum(alpha, omega, N, f))
+        X = complex(S.dtft(S.ssm_impulse(alpha, omega, N), [f])[0])
+        scale = np.sum(np.exp(-alpha * np.arange(N)))
+        assert abs(X - H) <= 1e-12 * scale * max(1.0, np.log2(N))
+
     @settings(deadline=None, max_examples=40)
     @given(name=st.sampled_from(sorted(SYMMETRIC_WINDOWS)), N=st.integers(1, 400))
     def test_property_sym_windows(name: str, N: int) -> None:
