@@ -25,6 +25,22 @@ namespace {
 
 constexpr double pi = boost::math::constants::pi<double>();
 constexpr double two_pi = boost::math::constants::two_pi<double>();
+constexpr double two_pi_lo = 2.4492935982947064e-16;  // 2π − two_pi (2π = two_pi + two_pi_lo)
+
+/// x·y reduced to [−π, π] with an error of a few ulp of π: the product is split exactly with fma,
+/// and 2π carries its low part, so that large x·y (e.g. ω·n, N·ω) lose no digits.
+double mul_mod_2pi(double x, double y) {
+  const double p = x * y;
+  const double e = std::fma(x, y, -p);  // x·y = p + e exactly
+  const double k = std::nearbyint(p / two_pi);
+  const double r = std::fma(-k, two_pi, p) - k * two_pi_lo + e;
+  return std::remainder(r, two_pi);
+}
+
+/// ω − 2πc reduced to [−π, π] with one rounding of the product (c a fraction of a cycle).
+double sub_2pi_times(double omega, double c) {
+  return std::remainder(std::fma(-two_pi, c, omega) - two_pi_lo * c, two_pi);
+}
 
 // ---------------------------------------------------------------------------------------------
 // FFTW plan cache
@@ -267,26 +283,33 @@ cplx expm1c(cplx z) {
 void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
   for (std::size_t n = 0; n < N; ++n) {
     const double nd = static_cast<double>(n);
-    const double ph = std::remainder(omega * nd, two_pi);
+    const double ph = mul_mod_2pi(omega, nd);
     out[n] = std::exp(-alpha * nd) * cplx(std::cos(ph), std::sin(ph));
   }
 }
 
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
   const double Nd = static_cast<double>(N);
-  // θ = ω − 2πf/N reduced to [−π, π]; fmod is exact, so reducing f mod N before dividing keeps
-  // the phase error at an ulp of a cycle. The numerator's phase is taken as Nθ (≡ Nω − 2πf mod
-  // 2π) so that numerator and denominator describe one and the same θ: near the peak, where both
-  // are small, independent roundings of Nω − 2πf and θ would not cancel in the ratio.
-  const double theta = std::remainder(omega - two_pi * (std::fmod(f, Nd) / Nd), two_pi);
+  // θ = ω − 2πf/N in [−π, π]; fmod is exact, so reducing f mod N before dividing keeps the phase
+  // error at an ulp of a cycle.
+  const double theta = sub_2pi_times(omega, std::fmod(f, Nd) / Nd);
   const cplx z(-alpha, theta);  // log(a e^{−iΩ})
   if (std::abs(z) * Nd < 1e-5) {
     // Near the peak: Σ_n e^{nz} = N + z N(N−1)/2 + z² N(N−1)(2N−1)/12 + O(N⁴z³) (relative error
     // < 1e-16 here; avoids 0/0 and the lost digits of subnormal phases).
     return Nd + z * (Nd * (Nd - 1) / 2) + z * z * (Nd * (Nd - 1) * (2 * Nd - 1) / 12);
   }
-  const cplx den = -expm1c(z);                                             // 1 − a e^{−iΩ}
-  const cplx num = -expm1c(cplx(-alpha * Nd, std::remainder(Nd * theta, two_pi)));  // 1 − (a e^{−iΩ})^N
+  // The numerator's phase Φ ≡ Nθ ≡ Nω − 2πf (mod 2π). Within a fraction of a bin of the peak it
+  // is taken as Nθ, so that numerator and denominator describe one and the same θ (both are
+  // small there and independent roundings would not cancel in the ratio); elsewhere from the
+  // exact product Nω, which does not multiply θ's rounding by N.
+  const double phi = Nd * std::abs(theta) < 1.0
+                         ? Nd * theta
+                         : std::remainder(mul_mod_2pi(Nd, omega) - two_pi * (f - std::nearbyint(f)) -
+                                              two_pi_lo * (f - std::nearbyint(f)),
+                                          two_pi);
+  const cplx den = -expm1c(z);                     // 1 − a e^{−iΩ}
+  const cplx num = -expm1c(cplx(-alpha * Nd, phi));  // 1 − (a e^{−iΩ})^N
   return num / den;
 }
 
