@@ -367,8 +367,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     w : array_like, shape (N,)
         A real, finite, lowpass window (``|W(f)|`` peaks at ``f = 0``; ``Σw ≠ 0``).
     pad : int
-        FFT padding factor ≥ 1 used only to locate extrema and crossings (``pad ≥ 8``
-        recommended); the values come from the exact DTFT.
+        FFT padding factor ≥ 1 used only to locate extrema and crossings (``pad ≥ 16``
+        recommended); the values come from the exact DTFT. An extremum is found when the sign
+        of ``d|W|²/df`` (from a second FFT) changes between grid points or ``|W|`` has a grid
+        local extremum, so only a minimum/maximum pair closer together than ``1/pad`` bins can
+        be missed (e.g. the barely visible ripples of a strongly decaying exponential window).
 
     Examples
     --------
