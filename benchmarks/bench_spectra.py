@@ -42,7 +42,7 @@ def window_specs() -> list[tuple[str, dict[str, float]]]:
         specs.append(("gaussian", {"alpha": float(v)}))
     for v in np.linspace(0.5, 5.0, 36):
         specs.append(("poisson", {"alpha": float(v)}))
-    for v in np.linspace(40.0, 100.0, 26):
+    for v in np.linspace(45.0, 100.0, 26):  # scipy warns below ~45 dB
         specs.append(("chebyshev", {"attenuation": float(v)}))
     for v in np.linspace(0.0, 12.0, 200 - len(specs)):
         specs.append(("exponential", {"alpha": float(v) / N}))
@@ -160,7 +160,8 @@ def np_leakage_map(alpha_n: np.ndarray, omega: np.ndarray, n: int, pad: int) -> 
             leak[i, j] = 1 - H[k0] ** 2 / np.sum(H**2)
             dist = np.abs(idx - fb) % n
             dist = np.minimum(dist, n - dist)
-            far[i, j] = 20 * np.log10(H[dist >= 2].max() / peak)
+            with np.errstate(divide="ignore"):  # α = 0, tone on a bin: no leakage, −inf dB
+                far[i, j] = 20 * np.log10(H[dist >= 2].max() / peak)
     return {"figures": figs, "scalloping_db": scal, "bin_leakage_factor": leak, "far_leakage_db": far}
 
 
@@ -200,6 +201,8 @@ def main() -> None:
     print(f"figures of merit, 200 windows:      ropelab {t_rl:8.3f} s   numpy/scipy {t_np:8.3f} s   "
           f"ratio (numpy/ropelab) {t_np / t_rl:7.1f}x")
     print(f"  agreement: max |d highest sidelobe| = {dsl:.2e} dB, max |d 3-dB width| = {dbw:.2e} bins")
+    print("  (the sidelobe differences come from slowly decaying SSM windows, αN ≈ 7-9, whose first dip is a")
+    print("   barely visible wiggle ~150-400 bins out: the magnitude-grid baseline locates it one lobe later)")
     print(f"SSM leakage map {alpha_n.size} x {omega.size} (N = {Nm}): ropelab {t_rl_map:8.3f} s   "
           f"numpy/scipy {t_np_map:8.3f} s   ratio (numpy/ropelab) {t_np_map / t_rl_map:7.1f}x")
     print(f"  agreement: max |d bin leakage factor| = {dmap:.2e}")

@@ -25,6 +25,22 @@ namespace {
 
 constexpr double pi = boost::math::constants::pi<double>();
 constexpr double two_pi = boost::math::constants::two_pi<double>();
+constexpr double two_pi_lo = 2.4492935982947064e-16;  // 2π − two_pi (2π = two_pi + two_pi_lo)
+
+/// x·y reduced to [−π, π] with an error of a few ulp of π: the product is split exactly with fma,
+/// and 2π carries its low part, so that large x·y (e.g. ω·n, N·ω) lose no digits.
+double mul_mod_2pi(double x, double y) {
+  const double p = x * y;
+  const double e = std::fma(x, y, -p);  // x·y = p + e exactly
+  const double k = std::nearbyint(p / two_pi);
+  const double r = std::fma(-k, two_pi, p) - k * two_pi_lo + e;
+  return std::remainder(r, two_pi);
+}
+
+/// ω − 2πc reduced to [−π, π] with one rounding of the product (c a fraction of a cycle).
+double sub_2pi_times(double omega, double c) {
+  return std::remainder(std::fma(-two_pi, c, omega) - two_pi_lo * c, two_pi);
+}
 
 // ---------------------------------------------------------------------------------------------
 // FFTW plan cache
@@ -267,36 +283,52 @@ cplx expm1c(cplx z) {
 void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
   for (std::size_t n = 0; n < N; ++n) {
     const double nd = static_cast<double>(n);
-    const double ph = std::remainder(omega * nd, two_pi);
+    const double ph = mul_mod_2pi(omega, nd);
     out[n] = std::exp(-alpha * nd) * cplx(std::cos(ph), std::sin(ph));
   }
 }
 
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
   const double Nd = static_cast<double>(N);
-  // θ = ω − 2πf/N (one step), Nθ = Nω − 2πf (N steps), each reduced to [−π, π].
-  const double theta = std::remainder(omega - two_pi * (f / Nd), two_pi);
-  const double thetaN =
-      std::remainder(std::remainder(Nd * omega, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
-  const cplx den = -expm1c(cplx(-alpha, theta));      // 1 − a e^{−iΩ}
-  if (den == cplx(0.0)) return Nd;                     // a e^{−iΩ} = 1: Σ 1 = N
-  const cplx num = -expm1c(cplx(-alpha * Nd, thetaN));  // 1 − a^N e^{−iΩN}
+  // θ = ω − 2πf/N in [−π, π]; fmod is exact, so reducing f mod N before dividing keeps the phase
+  // error at an ulp of a cycle.
+  const double theta = sub_2pi_times(omega, std::fmod(f, Nd) / Nd);
+  const cplx z(-alpha, theta);  // log(a e^{−iΩ})
+  if (std::abs(z) * Nd < 1e-5) {
+    // Near the peak: Σ_n e^{nz} = N + z N(N−1)/2 + z² N(N−1)(2N−1)/12 + O(N⁴z³) (relative error
+    // < 1e-16 here; avoids 0/0 and the lost digits of subnormal phases).
+    return Nd + z * (Nd * (Nd - 1) / 2) + z * z * (Nd * (Nd - 1) * (2 * Nd - 1) / 12);
+  }
+  // The numerator's phase Φ ≡ Nθ ≡ Nω − 2πf (mod 2π). Within a fraction of a bin of the peak it
+  // is taken as Nθ, so that numerator and denominator describe one and the same θ (both are
+  // small there and independent roundings would not cancel in the ratio); elsewhere from the
+  // exact product Nω, which does not multiply θ's rounding by N.
+  const double phi = Nd * std::abs(theta) < 1.0
+                         ? Nd * theta
+                         : std::remainder(mul_mod_2pi(Nd, omega) - two_pi * (f - std::nearbyint(f)) -
+                                              two_pi_lo * (f - std::nearbyint(f)),
+                                          two_pi);
+  const cplx den = -expm1c(z);                     // 1 − a e^{−iΩ}
+  const cplx num = -expm1c(cplx(-alpha * Nd, phi));  // 1 − (a e^{−iΩ})^N
   return num / den;
 }
 
 double ssm_envelope(double alpha, double omega, std::size_t N, double f) {
-  const double theta = std::remainder(omega - two_pi * (f / static_cast<double>(N)), two_pi);
+  const double Nd = static_cast<double>(N);
+  const double theta = std::remainder(omega - two_pi * (std::fmod(f, Nd) / Nd), two_pi);
   return 1.0 / std::abs(expm1c(cplx(-alpha, theta)));
 }
 
 cplx continuous_spectrum(double alpha, double omega, double T, double f) {
   const double dw = omega - two_pi * f / T;  // ω − Ω
   const cplx z(-alpha, dw);
-  if (z == cplx(0.0)) return T;
-  // (ω − Ω)T = ωT − 2πf, reduced to [−π, π] for the exponential.
-  const double phT =
-      std::remainder(std::remainder(omega * T, two_pi) - two_pi * (f - std::nearbyint(f)), two_pi);
-  return -expm1c(cplx(-alpha * T, phT)) / (-z);
+  if (std::abs(z) * T < 1e-5) {
+    // ∫_0^T e^{zt} dt = T (1 + zT/2 + (zT)²/6 + O((zT)³)): no 0/0 at the peak.
+    const cplx zT = z * T;
+    return T * (1.0 + zT / 2.0 + zT * zT / 6.0);
+  }
+  // The same (ω − Ω) in numerator and denominator (see ssm_spectrum).
+  return -expm1c(cplx(-alpha * T, std::remainder(dw * T, two_pi))) / (-z);
 }
 
 void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) {
@@ -441,19 +473,43 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   g[0] = 0;                                // |W| is even about 0 ...
   if (fk(K - 1) == nyquist) g[K - 1] = 0;  // ... and about N/2 (w real): exact zeros of the slope
 
-  // First local minimum: the first sign change − → + of the slope beyond f = 0.
-  std::size_t jmin = K;
+  // First local minimum: the first sign change − → + of the slope beyond f = 0, or an earlier
+  // grid local minimum of |W| (a null that falls on a grid point has a slope of rounding noise,
+  // and may share its cell with a tiny lobe that no sign change reveals).
+  std::size_t jslope = K;
   for (std::size_t j = 1; j + 1 < K; ++j) {
     if (g[j] < 0 && g[j + 1] >= 0) {
-      jmin = j;
+      jslope = j;
       break;
     }
   }
-  const bool has_min = jmin < K;  // otherwise |W| never rises again: no sidelobes
+  std::size_t kmag = K;
+  for (std::size_t j = 1; j + 1 < K && j < jslope + 1; ++j) {
+    if (mag[j] <= mag[j - 1] && mag[j] < mag[j + 1]) {
+      kmag = j;
+      break;
+    }
+  }
+  const bool has_min = jslope < K || kmag < K;  // otherwise |W| never rises again: no sidelobes
   if (has_min) {
-    r.first_min_bins = refine_extremum(W, fk(jmin), fk(jmin + 1), false);
-    const std::size_t jb = mag[jmin] <= mag[jmin + 1] ? jmin : jmin + 1;
-    if (W.mag(r.first_min_bins) > mag[jb]) r.first_min_bins = fk(jb);  // never worse than the grid
+    double a, b;
+    if (kmag < K && (jslope == K || kmag <= jslope)) {
+      a = fk(kmag - 1);
+      b = fk(kmag + 1);
+    } else {
+      a = fk(jslope);
+      b = fk(jslope + 1);
+    }
+    double f = refine_extremum(W, a, b, false);
+    double v = W.mag(f);
+    for (const double e : {a, 0.5 * (a + b), b}) {  // never worse than the grid
+      const double ve = W.mag(e);
+      if (ve < v) {
+        v = ve;
+        f = e;
+      }
+    }
+    r.first_min_bins = f;
   } else {
     r.first_min_bins = nyquist;
   }
@@ -463,7 +519,8 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
 
   // 3-dB and 6-dB widths: first crossing of the main lobe, refined on the exact DTFT.
   // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths.
-  const std::size_t jend = has_min ? jmin + 1 : K - 1;
+  const std::size_t jend =
+      has_min ? std::min(K - 1, static_cast<std::size_t>(std::ceil(r.first_min_bins * pd))) : K - 1;
   for (const double level_db : {3.0, 6.0}) {
     const double level = W0 * (level_db == 3.0 ? std::sqrt(0.5) : 0.5);
     double width = FiguresOfMerit::nan;
@@ -485,10 +542,20 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   };
   std::vector<Bracket> peaks;
   if (has_min) {
-    for (std::size_t j = jmin + 1; j + 1 < K; ++j) {
-      if (g[j] > 0 && g[j + 1] <= 0) peaks.push_back({fk(j), fk(j + 1), std::max(mag[j], mag[j + 1])});
+    const double fm = r.first_min_bins;
+    for (std::size_t j = 1; j + 1 < K; ++j) {
+      if (fk(j + 1) <= fm) continue;
+      // slope + → − within [f_j, f_j+1], or a grid local maximum of |W| (belt and braces)
+      if (g[j] > 0 && g[j + 1] <= 0) {
+        peaks.push_back({std::max(fk(j), fm), fk(j + 1), std::max(mag[j], mag[j + 1])});
+      }
+      if (fk(j) > fm && mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1]) {
+        peaks.push_back({std::max(fk(j - 1), fm), fk(j + 1), mag[j]});
+      }
     }
-    if (g[K - 1] > 0 && fk(K - 1) < nyquist) peaks.push_back({fk(K - 1), nyquist, mag[K - 1]});
+    if (fk(K - 1) > fm && g[K - 1] >= 0 && mag[K - 1] >= mag[K - 2]) {
+      peaks.push_back({std::max(fk(K - 2), fm), nyquist, mag[K - 1]});  // rising into N/2
+    }
   }
   if (peaks.empty()) {
     r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
@@ -513,8 +580,13 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
         best_f = f;
       }
     }
-    r.highest_sidelobe_db = db(best / W0);
-    r.highest_sidelobe_bins = best_f;
+    if (best > 1e-12 * W0) {
+      r.highest_sidelobe_db = db(best / W0);
+      r.highest_sidelobe_bins = best_f;
+    } else {
+      // Below −240 dB the DTFT is rounding noise (its floor is ~1e-16 Σ|w|): no sidelobe to report.
+      r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
+    }
 
     // Leakage factor from the autocorrelation ρ[d] (|W|² = Σ_d ρ[d] e^{−2πifd/N}):
     // ∫_{−fm}^{fm} |W|² df = 2 fm ρ[0] + Σ_{d≥1} 2 ρ[d] N sin(2π fm d/N)/(π d); total = N ρ[0].

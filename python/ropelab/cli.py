@@ -83,6 +83,14 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     from ropelab import spectra
 
     params = _parse_params(args.param)
+    if args.alpha_n is not None:
+        if args.window != "exponential":
+            raise ValueError(f"--alpha-n is only for --window exponential (the SSM window), got --window {args.window}")
+        if "alpha" in params:
+            raise ValueError("give either --alpha-n or --param alpha=..., not both")
+        if args.n < 1:
+            raise ValueError(f"--n must be >= 1, got {args.n}")
+        params["alpha"] = args.alpha_n / args.n
     w = spectra.window(args.window, args.n, sym=args.sym, **params)
     m = spectra.figures_of_merit(w, pad=args.pad)
     if args.plot is not None:
@@ -211,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("--n", type=int, required=True, help="window length N")
     lk.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="window parameter, e.g. beta=8.6, alpha=0.002, attenuation=60 (repeatable)")
+    lk.add_argument("--alpha-n", type=float, default=None, metavar="AN",
+                    help="for --window exponential: the decay over the window, alpha*N (sets alpha = AN/N)")
     lk.add_argument("--sym", action="store_true", help="symmetric window instead of DFT-even")
     lk.add_argument("--pad", type=int, default=64, help="FFT padding factor used to locate peaks (default 64)")
     lk.add_argument("--json", action="store_true", help="print JSON instead of text")

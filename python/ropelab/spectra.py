@@ -300,7 +300,9 @@ class FiguresOfMerit:
         Whether that minimum is a zero of the DTFT (below −200 dB).
     highest_sidelobe_db, highest_sidelobe_bins : float
         The largest local maximum of ``|W|`` beyond the first minimum (Harris's practice);
-        ``-inf`` and ``nan`` when there is none.
+        ``-inf`` and ``nan`` when there is none, or when it is below −240 dB (the rounding floor
+        of a double-precision DTFT, reached e.g. by a Gaussian window with ``alpha ≥ 8``; the
+        first minimum of such a window is then rounding noise as well).
     sidelobe_falloff_db_per_octave : float
         Slope of the sidelobe peaks against ``log2 f`` far from the main lobe
         (``f ∈ [max(N/32, 4 f_min), max(N/8, 4 f_lo)]``); ``nan`` if ``N`` is too small.
@@ -365,8 +367,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     w : array_like, shape (N,)
         A real, finite, lowpass window (``|W(f)|`` peaks at ``f = 0``; ``Σw ≠ 0``).
     pad : int
-        FFT padding factor ≥ 1 used only to locate extrema and crossings (``pad ≥ 8``
-        recommended); the values come from the exact DTFT.
+        FFT padding factor ≥ 1 used only to locate extrema and crossings (``pad ≥ 16``
+        recommended); the values come from the exact DTFT. An extremum is found when the sign
+        of ``d|W|²/df`` (from a second FFT) changes between grid points or ``|W|`` has a grid
+        local extremum, so only a minimum/maximum pair closer together than ``1/pad`` bins can
+        be missed (e.g. the barely visible ripples of a strongly decaying exponential window).
 
     Examples
     --------

@@ -73,6 +73,8 @@ struct FiguresOfMerit {
   double first_min_db = nan;              ///< its level re |W(0)| (very negative for a null)
   bool first_min_is_null = false;         ///< level below −200 dB (a true zero of the DTFT)
   double highest_sidelobe_db = nan;       ///< largest local maximum beyond the first minimum
+                                          ///< (−inf if none, or if it is below −240 dB, the
+                                          ///< rounding floor of the DTFT)
   double highest_sidelobe_bins = nan;     ///< its frequency
   double sidelobe_falloff_db_per_octave = nan;  ///< slope of the sidelobe peaks, far region
   double overlap_correlation_50 = nan;    ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
