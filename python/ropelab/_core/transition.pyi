@@ -6,7 +6,7 @@ import numpy
 import numpy.typing
 import typing
 __all__: list[str] = ['commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
-def commutator_norm(psi_prev: typing.Any, gate: typing.Any, layout: typing.Any, norm: typing.Any) -> float:
+def commutator_norm(psi_prev: typing.Any, gate: typing.Any, layout: typing.Any, norm: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def effective(psi_prev: typing.Any, psi_t: typing.Any, gate: typing.Any, layout: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     ...
