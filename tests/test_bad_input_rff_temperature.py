@@ -99,8 +99,13 @@ def test_feature_map_and_sampling_errors() -> None:
         rl.rff.sample_omega(0, 4)
     with pytest.raises(ValueError, match=r"sample_omega: d .* got -2"):
         rl.rff.sample_omega(4, -2)
-    with pytest.raises(MemoryError, match=r"sample_omega: the requested output"):
+    with pytest.raises(MemoryError, match=r"sample_omega: the requested output cannot be allocated"):
         rl.rff.sample_omega(10**12, 10**6)
+    # 80 GB: beyond this machine's physical memory, refused before any allocation
+    with pytest.raises(MemoryError, match=r"physical memory"):
+        rl.rff.sample_omega(10**6, 10**4)
+    with pytest.raises(MemoryError, match=r"rff\.estimate: the requested output"):
+        rl.rff.estimate(Q, K, 1, trials=10**13)
 
 
 @pytest.mark.parametrize("xi", [1.5, -1.0001, float("nan")])

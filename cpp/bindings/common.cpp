@@ -1,6 +1,9 @@
 #include "common.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace ropelab::bind {
@@ -147,11 +150,17 @@ std::uint64_t seed_arg(py::handle obj, const char* func) {
 }
 
 void check_output_size(double count, const char* func) {
-  // 2^40 doubles = 8 TiB: beyond any machine. Smaller requests are left to the allocator, whose
-  // std::bad_alloc pybind11 turns into MemoryError (rather than the process being killed).
-  if (!(count <= 0x1.0p40)) {
-    const std::string msg = std::string(func) + ": the requested output (" +
-                            std::to_string(count) + " values) cannot be allocated";
+  // An output larger than the machine's physical memory cannot be produced: refuse it up front
+  // instead of letting the allocator overcommit and the OS kill the process later.
+  static const double physical_bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0x1.0p43;
+  }();
+  if (!(count * 8.0 <= physical_bytes)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.4g float64 values = %.3g GB; physical memory is %.3g GB", count,
+                  count * 8e-9, physical_bytes * 1e-9);
+    const std::string msg = std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
     PyErr_SetString(PyExc_MemoryError, msg.c_str());
     throw py::error_already_set();
   }
