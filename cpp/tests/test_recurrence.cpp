@@ -10,25 +10,13 @@
 #include "ropelab/recurrence.hpp"
 #include "ropelab/transition.hpp"
 
+#include "test_util.hpp"
+
 using namespace ropelab;
 
-namespace {
-constexpr double kEps = std::numeric_limits<double>::epsilon();
-
-std::vector<double> normals(std::size_t n, unsigned seed, double scale = 1.0) {
-  std::mt19937_64 gen(seed);
-  std::normal_distribution<double> g(0.0, scale);
-  std::vector<double> v(n);
-  for (auto& x : v) x = g(gen);
-  return v;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-}  // namespace
+using ropelab::testing::kEps;
+using ropelab::testing::max_abs_diff;
+using ropelab::testing::normals;
 
 TEST(Recurrence, SelectivePrerotatedEqualsRecurrentWithPerChannelGates) {
   const std::size_t T = 40, d = 8, dv = 3;

@@ -119,6 +119,23 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     return paths
 
 
+def _details(r: ClaimResult, width: int) -> list[tuple[str, str, bool]]:
+    """The per-claim fields every report shows, as (label, text, is_code) in display order."""
+    rows: list[tuple[str, str, bool]] = []
+    if r.error:
+        rows.append(("Error", r.error, True))
+    if r.condition:
+        rows.append(("Condition", r.condition, False))
+    if r.counterexample:
+        rows.append(("Counterexample", _short(r.counterexample, width), True))
+    if r.corrected:
+        own = "holds" if r.corrected_holds else "does not hold"
+        rows.append((f"Corrected statement (own check: {own})", r.corrected, False))
+    rows.append(("Tolerance", r.tolerance, False))
+    rows.append(("Inputs", _short(r.inputs, width), True))
+    return rows
+
+
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
@@ -138,17 +155,7 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
         out += ["", f"## {section}"]
         for r in rs:
             out += ["", f"### `{r.id}` — {r.verdict if r.error is None else 'error'}", "", f"*{r.statement}* ({r.source})", ""]
-            if r.error:
-                out.append(f"**Error:** `{r.error}`")
-            if r.condition:
-                out.append(f"- **Condition:** {r.condition}")
-            if r.counterexample:
-                out.append(f"- **Counterexample:** `{_short(r.counterexample, 400)}`")
-            if r.corrected:
-                out.append(f"- **Corrected statement** (own check: {'holds' if r.corrected_holds else 'does not hold'}): "
-                           f"{r.corrected}")
-            out.append(f"- **Tolerance:** {r.tolerance}")
-            out.append(f"- **Inputs:** `{_short(r.inputs, 400)}`")
+            out += [f"- **{label}:** " + (f"`{text}`" if code else text) for label, text, code in _details(r, 400)]
             if r.id in figures:
                 p = figures[r.id]
                 rel = os.path.relpath(p, base) if base is not None else str(p)
@@ -186,16 +193,9 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
             v = r.verdict if r.error is None else "error"
             body.append(f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>")
             body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
-            if r.error:
-                body.append(f"<li><b>Error:</b> <code>{e(r.error)}</code></li>")
-            if r.condition:
-                body.append(f"<li><b>Condition:</b> {e(r.condition)}</li>")
-            if r.counterexample:
-                body.append(f"<li><b>Counterexample:</b> <code>{e(_short(r.counterexample, 600))}</code></li>")
-            if r.corrected:
-                body.append(f"<li><b>Corrected statement</b> (own check: {'holds' if r.corrected_holds else 'does not hold'}): "
-                            f"{e(r.corrected)}</li>")
-            body.append(f"<li><b>Tolerance:</b> {e(r.tolerance)}</li><li><b>Inputs:</b> <code>{e(_short(r.inputs, 600))}</code></li></ul>")
+            body += [f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
+                     for label, text, code in _details(r, 600)]
+            body.append("</ul>")
             if r.id in figures:
                 data = base64.b64encode(Path(figures[r.id]).read_bytes()).decode("ascii")
                 body.append(f"<img alt='{e(r.id)}' src='data:image/png;base64,{data}'>")
