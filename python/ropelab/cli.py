@@ -172,7 +172,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         _write(args.markdown, report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds))
     if args.html:
         _write(args.html, report.to_html(results, figures, seconds=seconds))
-    print(report.summary_line(results, seconds))
+    sys.stderr.flush()
+    print(report.summary_line(results, seconds), flush=True)
     return 0 if all(r.matches for r in results) else 1
 
 
