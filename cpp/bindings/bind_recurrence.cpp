@@ -13,7 +13,6 @@ namespace ropelab::bind {
 namespace {
 
 using recurrence::Sequence;
-using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
 /// q, k (..., T, d) of one shape and v (..., T, dv) with the same leading dimensions and T.
 struct SeqArgs {

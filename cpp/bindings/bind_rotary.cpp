@@ -12,7 +12,6 @@ namespace ropelab::bind {
 
 namespace {
 
-using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 std::size_t even_d(py::handle obj, const char* func) {

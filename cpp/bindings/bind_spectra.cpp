@@ -15,7 +15,6 @@ namespace ropelab::bind {
 namespace {
 
 using cplx = std::complex<double>;
-using carray = py::array_t<cplx, py::array::c_style | py::array::forcecast>;
 
 constexpr std::int64_t max_length = INT_MAX;  // FFTW sizes and the DTFT's phase reduction
 
@@ -136,6 +135,7 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
     py::gil_scoped_release release;
     spectrum::ssm_impulse(alpha, omega, N, po);
   }
+  require_finite_result(out, f, "the impulse response", "");
   return out;
 }
 
@@ -164,6 +164,7 @@ carray dtft(py::handle x_o, py::handle freqs_o) {
       }
     }
   });
+  require_finite_result(out, f, "the transform", "the sum overflows: rescale x");
   return out;
 }
 
@@ -188,6 +189,7 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
       spectrum::spectrum_real(pr, N, pad, pf, pm);
     }
   }
+  require_finite_result(mag, f, "the magnitude", "the FFT overflows: rescale x");
   return py::make_tuple(freqs, mag);
 }
 
@@ -206,6 +208,7 @@ carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
     py::gil_scoped_release release;
     for (std::size_t i = 0; i < F; ++i) po[i] = spectrum::ssm_spectrum(alpha, omega, N, pf[i]);
   }
+  require_finite_result(out, f, "the spectrum", "");
   return out;
 }
 
@@ -219,6 +222,7 @@ darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   for (py::ssize_t i = 0; i < freqs.size(); ++i) {
     out.mutable_data()[i] = spectrum::ssm_envelope(alpha, omega, N, freqs.data()[i]);
   }
+  require_finite_result(out, f, "the envelope", "");
   return out;
 }
 
@@ -234,6 +238,7 @@ carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_
   for (py::ssize_t i = 0; i < freqs.size(); ++i) {
     out.mutable_data()[i] = spectrum::continuous_spectrum(alpha, omega, T, freqs.data()[i]);
   }
+  require_finite_result(out, f, "the transform", "frequencies this large lose all phase precision");
   return out;
 }
 
@@ -256,6 +261,14 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
   for (py::ssize_t i = 0; i < n; ++i) {
     spectrum::zoh(alpha.data()[i], omega.data()[i], dt, cplx(bre.data()[i], bim.data()[i]),
                   abar.mutable_data()[i], bbar.mutable_data()[i]);
+    const cplx a = abar.data()[i], b = bbar.data()[i];
+    if (!std::isfinite(a.real()) || !std::isfinite(a.imag()) || !std::isfinite(b.real()) ||
+        !std::isfinite(b.imag())) {
+      throw py::value_error(std::string(f) + ": the discretisation of element " + std::to_string(i) +
+                            " is not finite in double precision (dt*omega = " +
+                            std::to_string(dt * omega.data()[i]) + ", dt*alpha = " +
+                            std::to_string(dt * alpha.data()[i]) + "); use a smaller dt");
+    }
   }
   return py::make_tuple(abar, bbar);
 }

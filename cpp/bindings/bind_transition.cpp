@@ -11,7 +11,6 @@ namespace ropelab::bind {
 
 namespace {
 
-using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
 /// ψ of shape (..., d/2) with d/2 ≥ 1 phases.
 darray psi_arg(py::handle obj, const char* f, const char* name) {

@@ -185,6 +185,17 @@ void require_finite_result(const darray& out, const char* func, const char* what
   }
 }
 
+void require_finite_result(const carray& out, const char* func, const char* what, const std::string& hint) {
+  const std::complex<double>* p = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
+      throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
+                            " is not finite in double precision" +
+                            (hint.empty() ? std::string() : "; " + hint));
+    }
+  }
+}
+
 std::string string_arg(py::handle obj, const char* func, const char* name) {
   if (!PyUnicode_Check(obj.ptr())) type_error(func, name, "must be a str", obj);
   return obj.cast<std::string>();

@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <complex>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -29,6 +30,8 @@ namespace ropelab::bind {
 
 /// C-contiguous float64 array (NumPy is row-major; so is every core routine taking raw pointers).
 using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+/// C-contiguous complex128 array.
+using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
 /// "func: name must be ..., got repr(value)".
 std::string describe(const char* func, const char* name, const std::string& what,
@@ -157,6 +160,7 @@ void require_each(const darray& a, const char* func, const char* name, const std
 /// Results must be finite: a value that overflowed a double raises ValueError naming the function,
 /// the output and the first offending element, with `hint` (e.g. "use log=True").
 void require_finite_result(const darray& out, const char* func, const char* what, const std::string& hint);
+void require_finite_result(const carray& out, const char* func, const char* what, const std::string& hint);
 
 /// New float64 array with the shape of `like`.
 inline darray empty_like(const py::array& like) { return darray(shape_of(like)); }
