@@ -68,3 +68,34 @@ def test_fork_after_threaded_call() -> None:
     out = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "child 0"
+
+
+MEMORY = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    import ropelab as rl
+
+    q = np.linspace(-0.2, 0.3, 16); k = np.linspace(0.1, -0.1, 16)
+    rl.rff.estimate(q, k, 32, trials=10, mode="{mode}")  # warm up: imports, thread start-up
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = rl.rff.estimate(q, k, 32, trials=int(sys.argv[1]), mode="{mode}", seed=1)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print((peak - base) * 1024 - out.nbytes)
+    """
+)
+
+
+@pytest.mark.parametrize(("mode", "trials"), [("projected", 2_000_000), ("full", 200_000)])
+def test_monte_carlo_memory_is_flat_in_trials(mode: str, trials: int) -> None:
+    """Peak memory beyond the output array does not grow with trials (a trials×D×d array of ω would
+    be 8·trials·32·16 bytes: 0.8–8 GB here)."""
+    def extra(n: int) -> int:
+        r = subprocess.run([sys.executable, "-c", MEMORY.replace("{mode}", mode), str(n)], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return int(r.stdout.strip())
+
+    small, large = extra(1000), extra(trials)
+    # generous bound: 32 MB of allocator noise, far below the 0.8 GB a per-trial ω store would need
+    assert large - small < 32 * 2**20, (small, large)
