@@ -76,7 +76,7 @@ docs: install
 SAN_DIR := build/sanitize
 SAN_RUNTIME = $(shell $(CXX) -print-file-name=libasan.so):$(shell $(CXX) -print-file-name=libubsan.so)
 SAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ROPELAB_SANITIZED=1
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 CXX ?= g++
 test-sanitize: install test-sysdeps
 	$(BIN)/cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROPELAB_SANITIZE=ON \
