@@ -9,7 +9,7 @@ import inspect
 import numpy as np
 import pytest
 
-MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims"]
+MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims", "ropelab.report", "ropelab.plot"]
 OPTIONAL_MODULES = ["ropelab.rotary", "ropelab.recurrence", "ropelab.transition", "ropelab.spectra"]
 
 

@@ -60,6 +60,13 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from ropelab import temperature
+    >>> fig = mse_vs_sigma(temperature.mse_curve(0.5, 16, [0.5, 1.0], trials=200))
+    >>> fig.axes[0].get_xlabel()
+    'temperature σ (std of each frequency component, dimensionless)'
     """
     from ropelab import temperature
 
@@ -116,6 +123,13 @@ def spectrum_db(
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from ropelab import spectra
+    >>> fig = spectrum_db({"Hann": spectra.window("hann", 64)})
+    >>> "dB" in fig.axes[0].get_ylabel()
+    True
     """
     from ropelab import spectra
 
@@ -157,6 +171,13 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from ropelab import spectra
+    >>> fig = leakage_map(spectra.leakage_map([0.0, 2.0], [0.5, 1.0], N=64, pad=8))
+    >>> len(fig.axes) >= 2
+    True
     """
     labels = {
         "far_leakage_db": "largest DFT bin ≥ 2 bins from the tone (dB re peak)",
@@ -219,6 +240,12 @@ def sigma_star_vs_D(
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = sigma_star_vs_D((0.5,), Ds=[1, 16, 256])
+    >>> fig.axes[0].get_xlabel()
+    'number of random features D'
     """
     from ropelab import temperature
 
@@ -254,6 +281,12 @@ def decay_bound_curve(d: int = 128, base: float = 10000.0, r_max: int = 20000, a
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = decay_bound_curve(r_max=500)
+    >>> fig.axes[0].get_xlabel()
+    'relative distance r = n − m (positions)'
     """
     from ropelab import rotary
 
@@ -296,6 +329,12 @@ def recurrence_error_vs_T(
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = recurrence_error_vs_T(Ts=(16, 32))
+    >>> len(fig.axes[0].lines) >= 4
+    True
     """
     from ropelab import recurrence, rotary
 

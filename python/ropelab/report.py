@@ -34,14 +34,28 @@ def _jsonable(x: Any) -> Any:
 
 
 def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
-    """Counts per verdict (``error`` for checks that raised) and of mismatches with the registry."""
+    """Counts per verdict (``error`` for checks that raised) and of mismatches with the registry.
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> summary(claims.run(["tables.deltas"]))["holds"]
+    1
+    """
     c = Counter(r.verdict if r.error is None else "error" for r in results)
     return {"claims": len(results), "holds": c["holds"], "holds-if": c["holds-if"], "fails": c["fails"],
             "error": c["error"], "unexpected": sum(not r.matches for r in results)}
 
 
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
-    """One line: counts per verdict and whether every verdict is the expected one."""
+    """One line: counts per verdict and whether every verdict is the expected one.
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> summary_line(claims.run(["rff.eq8_literal"]))
+    '1 claims: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
+    """
     s = summary(results)
     parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
@@ -66,7 +80,16 @@ def _short(x: Any, width: int = 160) -> str:
 
 
 def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 100) -> str:
-    """A readable table grouped by section, with the verdict coloured when ``color``."""
+    """A readable table grouped by section, with the verdict coloured when ``color``.
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> print(terminal(claims.run(["tables.avg_ppl"])))  # doctest: +ELLIPSIS
+    Reported results
+    ----------------
+      tables.avg_ppl             holds    000 §3.2/§4.6  Table 2's Avg-PPL ...
+    """
     lines: list[str] = []
     for section, rs in _grouped(results):
         lines.append("")
@@ -92,14 +115,32 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
 
 
 def to_json(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
-    """Machine-readable report: ``{"summary": ..., "claims": [one object per claim]}``."""
+    """Machine-readable report: ``{"summary": ..., "claims": [one object per claim]}``.
+
+    Examples
+    --------
+    >>> import json
+    >>> from ropelab import claims
+    >>> json.loads(to_json(claims.run(["tables.deltas"])))["claims"][0]["verdict"]
+    'holds'
+    """
     payload = {"summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
                "claims": [_jsonable(r.as_dict()) for r in results]}
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
 def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[str]) -> dict[str, Path]:
-    """Draw each claim's figure to ``directory/<id>.png``; returns id -> path."""
+    """Draw each claim's figure to ``directory/<id>.png``; returns id -> path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ropelab import claims
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = render_figures(claims.run(["ssm.window_rect"]), d)
+    ...     print(sorted(p.name for p in paths.values()))
+    ['ssm.window_rect.png']
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -142,7 +183,14 @@ def _md_escape(s: str) -> str:
 
 def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
                 relative_to: str | os.PathLike[str] | None = None, seconds: float | None = None) -> str:
-    """Markdown report; figure links are made relative to ``relative_to`` (the report's folder)."""
+    """Markdown report; figure links are made relative to ``relative_to`` (the report's folder).
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> to_markdown(claims.run(["tables.deltas"])).splitlines()[0]
+    '# ropelab verify'
+    """
     figures = figures or {}
     base = Path(relative_to) if relative_to is not None else None
     out = ["# ropelab verify", "", summary_line(results, seconds), "", "| id | verdict | expected | source | statement |",
@@ -176,7 +224,14 @@ img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margi
 
 def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
             seconds: float | None = None) -> str:
-    """A self-contained HTML report: the figures are embedded as base64 PNG data."""
+    """A self-contained HTML report: the figures are embedded as base64 PNG data.
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> to_html(claims.run(["tables.deltas"])).startswith("<!DOCTYPE html>")
+    True
+    """
     figures = figures or {}
     e = html.escape
     rows = []
