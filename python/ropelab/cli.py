@@ -164,7 +164,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if fig_dir is not None:
         figures = report.render_figures(results, fig_dir)
     color = sys.stdout.isatty() and not args.no_color and os.environ.get("NO_COLOR") is None
-    print(report.terminal(results, color=color))
+    import shutil
+
+    print(report.terminal(results, color=color, width=max(100, shutil.get_terminal_size((120, 24)).columns)))
     print()
     if args.json:
         _write(args.json, report.to_json(results, seconds))

@@ -79,7 +79,7 @@ def _short(x: Any, width: int = 160) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
-def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 100) -> str:
+def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 120) -> str:
     """A readable table grouped by section, with the verdict coloured when ``color``.
 
     Examples
@@ -101,7 +101,12 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
             if color:
                 v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
             flag = "" if r.matches else f"  <-- expected {r.expected}"
-            lines.append(f"  {r.id:26s} {v} {r.source:14s} {r.statement[: max(20, width - 54)]}{flag}")
+            room = max(20, width - 54)
+            if len(r.statement) <= room:
+                lines.append(f"  {r.id:26s} {v} {r.source:14s} {r.statement}{flag}")
+            else:  # the whole statement, on its own line
+                lines.append(f"  {r.id:26s} {v} {r.source}{flag}")
+                lines.append(f"      {r.statement}")
             if r.error:
                 lines.append(f"      error: {r.error}")
             if r.condition:
