@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/rng.hpp"
+#include "ropelab/vecmath.hpp"
 
 namespace ropelab::rff {
 
@@ -292,6 +294,60 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
   }
 }
 
+namespace {
+
+/// Features per kernel call in projected mode: a multiple of 16 (one group of draws) that keeps
+/// the buffers in L1 and bounds the time between two looks at the cancel flag (~1 µs).
+constexpr std::size_t kChunk = 512;
+
+/// χ_d norms of one trial's orthogonal blocks: sqrt(2 G), G ~ Gamma(d/2) by Marsaglia & Tsang
+/// (2000) — one normal and one uniform per norm, read in bulk from the trial's `chi` and
+/// `chi_uniform` streams; a rejected norm (rare: < 1 % for d ≥ 2, < 0.1 % for d ≥ 8) reads its
+/// retries from the same streams, after the bulk. The sequence is a pure function of
+/// (seed, trial) since the rows are always processed in the same order. d = 1: χ_1 = |N(0, 1)|.
+class ChiSampler {
+ public:
+  ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d)
+      : normals_(seed, rng::StreamId::chi, index), uniforms_(seed, rng::StreamId::chi_uniform, index),
+        d_(d), shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0),
+        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d) {}
+
+  /// out[0..m) = the next m norms (m ≤ d).
+  void next(double* out, std::size_t m) {
+    normals_.normals(x_.data(), m);
+    if (d_ == 1) {
+      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(x_[r]);
+      return;
+    }
+    uniforms_.uniforms(u_.data(), m);
+    for (std::size_t r = 0; r < m; ++r) {
+      double x = x_[r], u = u_[r];
+      for (;;) {
+        double v = 1.0 + c_ * x;
+        if (v > 0) {
+          v = v * v * v;
+          const double x2 = x * x;
+          if (u < 1.0 - 0.0331 * x2 * x2 ||
+              std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
+            out[r] = std::sqrt(2.0 * shape_ * v);
+            break;
+          }
+        }
+        x = normals_.normal();
+        u = uniforms_.uniform();
+      }
+    }
+  }
+
+ private:
+  rng::Stream normals_, uniforms_;
+  std::size_t d_;
+  double shape_, c_;
+  std::vector<double> x_, u_;
+};
+
+}  // namespace
+
 void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
               std::size_t trials, double* out, const std::atomic<bool>* cancel) {
   const Pair p = make_pair(q, k, d);
@@ -303,18 +359,26 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
   const double inv_D = 1.0 / static_cast<double>(D);
   const Estimator est = opt.estimator;
   const bool literal = est == Estimator::trig && opt.convention == Convention::literal;
+  // Draws per trial and stream: D (projected), 2D (random phase), D·d (full), plus a block.
+  const double draws = static_cast<double>(D) * static_cast<double>(opt.full ? d : 2) +
+                       static_cast<double>(d) * static_cast<double>(d);
+  if (draws >= static_cast<double>(rng::kMaxDraws)) {
+    throw std::invalid_argument("D*d = " + std::to_string(draws) +
+                                " exceeds the 2^40 random draws one trial may own (rng.hpp)");
+  }
 
-  // The per-feature term X from the projections pq = ω·q, pk = ω·k (and β for random phase).
-  auto term = [&](double pq, double pk, double beta) {
+  // out[t] from the 8 accumulators of trial t's terms (vecmath.hpp: fixed summation order).
+  auto finish = [&](const double* acc) {
+    const double sum = simd::reduce8(acc);
     switch (est) {
       case Estimator::trig:
-        return amp * std::cos(literal ? pq + pk : pq - pk);
+        return amp * sum * inv_D;
       case Estimator::random_phase:
-        return 2.0 * amp * std::cos(pq + beta) * std::cos(pk + beta);
+        return 2.0 * amp * sum * inv_D;
       case Estimator::positive:
         break;
     }
-    return std::exp(pq + pk - half_n);
+    return sum * inv_D;
   };
 
   if (!opt.full) {
@@ -322,52 +386,144 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
     // feature (of ω·(q∓k) resp. ω·(q+k)); random phase needs the 2-D Gaussian (ω·q, ω·k).
     const double s =
         sigma * static_cast<double>(std::sqrt(est == Estimator::trig && !literal ? p.b : p.a));
-    mc::parallel_blocks(trials, 64, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const double c11 = sigma * p.l11, c21 = sigma * p.l21, c22 = sigma * p.l22;
+    if (opt.orthogonal) {
+      // Orthogonal blocks (see rff.hpp): per block of d features, the direction normals z (d, or
+      // 2d for random phase), d χ_d norms and one cos/exp per feature.
+      mc::parallel_blocks(trials, 16, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        std::vector<double> z1(d), z2(d), chi(d), x(d), y(d), beta(d);
+        for (std::size_t t = begin; t < end; ++t) {
+          rng::Stream dir(opt.seed, rng::StreamId::projected, t);
+          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+          ChiSampler chis(opt.seed, t, d);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          for (std::size_t j = 0; j < D; j += d) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(d, D - j);
+            dir.normals(z1.data(), d);
+            double n1 = 0;
+            for (std::size_t r = 0; r < d; ++r) n1 += z1[r] * z1[r];
+            n1 = std::sqrt(n1);
+            chis.next(chi.data(), m);
+            if (est == Estimator::random_phase) {
+              // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
+              dir.normals(z2.data(), d);
+              double az = 0;
+              for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
+              double n2 = 0;
+              for (std::size_t r = 0; r < d; ++r) {
+                z2[r] = z2[r] - az * (z1[r] / n1);
+                n2 += z2[r] * z2[r];
+              }
+              n2 = std::sqrt(n2);
+              const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
+              phases.uniforms(beta.data(), m);
+              for (std::size_t r = 0; r < m; ++r) {
+                const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r];
+                x[r] = c11 * chi[r] * ar + b;
+                y[r] = chi[r] * (c21 * ar + c22 * br) + b;
+              }
+              kern.sum_cos_cos(x.data(), y.data(), m, acc);
+            } else {
+              const double scale = s / n1;
+              for (std::size_t r = 0; r < m; ++r) x[r] = scale * chi[r] * z1[r];
+              if (est == Estimator::positive) {
+                for (std::size_t r = 0; r < m; ++r) x[r] = x[r] - half_n;
+                kern.sum_exp(x.data(), m, acc);
+              } else {
+                kern.sum_cos(x.data(), m, acc);
+              }
+            }
+          }
+          out[t] = finish(acc);
+        }
+      }, cancel);
+      return;
+    }
+    mc::parallel_blocks(trials, 16, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+      const simd::Kernels& kern = simd::kernels();
+      std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
       for (std::size_t t = begin; t < end; ++t) {
         rng::Stream normals(opt.seed, rng::StreamId::projected, t);
-        double sum = 0;
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         if (est == Estimator::random_phase) {
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          for (std::size_t j = 0; j < D; ++j) {
-            if ((j & kCancelMask) == kCancelMask && is_cancelled(cancel)) return;
-            const double g1 = normals.normal(), g2 = normals.normal();
-            const double pq = sigma * p.l11 * g1, pk = sigma * (p.l21 * g1 + p.l22 * g2);
-            sum += term(pq, pk, kTwoPi * phases.uniform());
+          for (std::size_t j = 0; j < D; j += kChunk) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(kChunk, D - j);
+            normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
+            phases.uniforms(beta.data(), m);
+            for (std::size_t i = 0; i < m; ++i) {
+              const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
+              x[i] = c11 * g1 + b;
+              y[i] = (c21 * g1 + c22 * g2) + b;
+            }
+            kern.sum_cos_cos(x.data(), y.data(), m, acc);
           }
         } else {
-          // Pass the whole projection as pq (pk = 0): term() combines pq ∓ pk.
-          for (std::size_t j = 0; j < D; ++j) {
-            if ((j & kCancelMask) == kCancelMask && is_cancelled(cancel)) return;
-            sum += term(s * normals.normal(), 0.0, 0.0);
+          for (std::size_t j = 0; j < D; j += kChunk) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(kChunk, D - j);
+            normals.normals(g.data(), m);
+            if (est == Estimator::positive) {
+              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i] - half_n;
+              kern.sum_exp(g.data(), m, acc);
+            } else {
+              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i];
+              kern.sum_cos(g.data(), m, acc);
+            }
           }
         }
-        out[t] = sum * inv_D;
+        out[t] = finish(acc);
       }
     }, cancel);
     return;
   }
 
-  const Eigen::Map<const Eigen::VectorXd> qv(q, static_cast<Eigen::Index>(d)),
-      kv(k, static_cast<Eigen::Index>(d));
+  Eigen::Matrix<double, Eigen::Dynamic, 2> qk(static_cast<Eigen::Index>(d), 2);
+  for (std::size_t i = 0; i < d; ++i) {
+    qk(static_cast<Eigen::Index>(i), 0) = q[i];
+    qk(static_cast<Eigen::Index>(i), 1) = k[i];
+  }
   mc::parallel_blocks(trials, 8, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const simd::Kernels& kern = simd::kernels();
     RowMatrix rows;
-    Eigen::VectorXd pq, pk;
+    Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
+    std::vector<double> x(d), y(d), beta(d);
     for (std::size_t t = begin; t < end; ++t) {
       OmegaRows gen(d, sigma, opt.seed, opt.orthogonal, t);
       rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-      double sum = 0;
+      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (std::size_t j = 0; j < D; j += d) {
         if (is_cancelled(cancel)) return;
         const std::size_t m = std::min(d, D - j);
         gen.next(m, rows);
-        pq.noalias() = rows * qv;
-        pk.noalias() = rows * kv;
-        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(m); ++i) {
-          const double beta = est == Estimator::random_phase ? kTwoPi * phases.uniform() : 0.0;
-          sum += term(pq[i], pk[i], beta);
+        proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
+        const auto mm = static_cast<Eigen::Index>(m);
+        switch (est) {
+          case Estimator::trig:
+            for (Eigen::Index i = 0; i < mm; ++i) {
+              x[i] = literal ? proj(i, 0) + proj(i, 1) : proj(i, 0) - proj(i, 1);
+            }
+            kern.sum_cos(x.data(), m, acc);
+            break;
+          case Estimator::positive:
+            for (Eigen::Index i = 0; i < mm; ++i) x[i] = (proj(i, 0) + proj(i, 1)) - half_n;
+            kern.sum_exp(x.data(), m, acc);
+            break;
+          case Estimator::random_phase:
+            phases.uniforms(beta.data(), m);
+            for (Eigen::Index i = 0; i < mm; ++i) {
+              const double b = kTwoPi * beta[i];
+              x[i] = proj(i, 0) + b;
+              y[i] = proj(i, 1) + b;
+            }
+            kern.sum_cos_cos(x.data(), y.data(), m, acc);
+            break;
         }
       }
-      out[t] = sum * inv_D;
+      out[t] = finish(acc);
     }
   }, cancel);
 }
