@@ -118,6 +118,7 @@ std::vector<py::ssize_t> shape_of(const py::array& a);
 
 void register_rff(py::module_& m);
 void register_temperature(py::module_& m);
+void register_simd(py::module_& m);
 
 }  // namespace ropelab::bind
 

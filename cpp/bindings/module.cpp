@@ -12,4 +12,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");
   ropelab::bind::register_temperature(temperature);
+  auto simd = m.def_submodule("simd", "SIMD path of the Monte-Carlo kernels; benchmarking hook");
+  ropelab::bind::register_simd(simd);
 }

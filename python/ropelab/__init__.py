@@ -7,16 +7,19 @@ rff
     Monte-Carlo estimates, feature maps.
 temperature
     The paper's temperature rule (Theorem 1), its counterexample and the finite-D optimum.
+simd
+    The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
+    throughput (benchmarks).
 """
 
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import rff, temperature
+from ropelab import rff, simd, temperature
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "plot"]
+__all__ = ["__version__", "rff", "simd", "temperature", "plot"]
 
 
 def __getattr__(name: str) -> object:
