@@ -71,6 +71,7 @@ docs: install
 	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
 
 bench: install
+	$(PY) benchmarks/bench_limit.py
 	$(PY) benchmarks/bench_rff.py
 
 clean:

@@ -78,7 +78,7 @@ inline __m256d open_unit(__m128i lo, __m128i hi) {
 /// Ziggurat on 4 words; draws k0 .. k0+3.
 inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, double* out) {
   const __m256d v = signed_unit(lo, hi);
-  const __m128i layer = _mm_and_si128(lo, _mm_set1_epi32(0x7F));
+  const __m128i layer = _mm_and_si128(lo, _mm_set1_epi32(0xFF));
   const __m256d xl = _mm256_i32gather_pd(u.zig_x, layer, 8);
   const __m256d rl = _mm256_i32gather_pd(u.zig_r, layer, 8);
   const __m256d absv = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);

@@ -1,4 +1,4 @@
-// AVX-512F (+AVX2, FMA) kernels of vecmath.hpp. Compiled with -mavx512f -mavx2 -mfma
+// AVX-512F/DQ (+AVX2, FMA) kernels of vecmath.hpp. Compiled with -mavx512f -mavx512dq -mavx2 -mfma
 // (CMakeLists.txt) and run only after __builtin_cpu_supports said yes. Includes no header with
 // inline functions or templates other than the intrinsics (see vecmath.hpp).
 #include <immintrin.h>
@@ -13,43 +13,34 @@ namespace {
 constexpr unsigned kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // Philox4x32 multipliers
 constexpr unsigned kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
 
-inline void mulhilo(__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
-  const __m512i pe = _mm512_mul_epu32(a, m);                         // even lanes
-  const __m512i po = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // odd lanes
-  lo = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
-  hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
-}
-
-/// Philox4x32-10 of the 16 blocks 8g .. 8g+15 (groups g and g+1; lane l = block 8g + l).
-inline void philox16(const PhiloxUnit& u, std::uint64_t g, __m512i x[4]) {
-  const std::uint64_t b0 = 8 * g, b1 = 8 * g + 8;
-  __m512i c0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
-                                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                                  14, 15));
-  const int h0 = static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu));
-  const int h1 = static_cast<int>(u.c1_base | static_cast<unsigned>((b1 >> 32) & 0xFFFFu));
-  __m512i c1 = _mm512_setr_epi32(h0, h0, h0, h0, h0, h0, h0, h0, h1, h1, h1, h1, h1, h1, h1, h1);
-  __m512i c2 = _mm512_set1_epi32(static_cast<int>(u.c2));
-  __m512i c3 = _mm512_set1_epi32(static_cast<int>(u.c3));
+/// Philox4x32-10 of the 8 blocks 8g .. 8g+7, one block per 64-bit lane: a lane's low 32 bits
+/// hold the counter word, its high bits are don't-care (vpmuludq reads only the low 32 bits), so
+/// a round is 2 multiplies, 2 shifts and 2 three-way xors. x[i]'s low 32 bits = output word i.
+inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m512i x[4]) {
+  const std::uint64_t b0 = 8 * g;
+  __m512i c0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(b0)),
+                                _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  __m512i c1 = _mm512_set1_epi64(
+      static_cast<long long>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+  __m512i c2 = _mm512_set1_epi64(static_cast<long long>(u.c2));
+  __m512i c3 = _mm512_set1_epi64(static_cast<long long>(u.c3));
+  const __m512i m0 = _mm512_set1_epi64(static_cast<long long>(kM0));
+  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(kM1));
   unsigned k0 = u.key[0], k1 = u.key[1];
-  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(kM0));
-  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(kM1));
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
       k0 += kW0;
       k1 += kW1;
     }
-    __m512i hi0, lo0, hi1, lo1;
-    mulhilo(c0, m0, hi0, lo0);
-    mulhilo(c2, m1, hi1, lo1);
-    const __m512i n0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1),
-                                        _mm512_set1_epi32(static_cast<int>(k0)));
-    const __m512i n2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3),
-                                        _mm512_set1_epi32(static_cast<int>(k1)));
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
+    const __m512i p0 = _mm512_mul_epu32(c0, m0);
+    const __m512i p1 = _mm512_mul_epu32(c2, m1);
+    // 0x96: a ^ b ^ c
+    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1,
+                                   _mm512_set1_epi64(static_cast<long long>(k0)), 0x96);
+    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3,
+                                   _mm512_set1_epi64(static_cast<long long>(k1)), 0x96);
+    c1 = p1;
+    c3 = p0;
   }
   x[0] = c0;
   x[1] = c1;
@@ -57,73 +48,60 @@ inline void philox16(const PhiloxUnit& u, std::uint64_t g, __m512i x[4]) {
   x[3] = c3;
 }
 
-/// (2m+1)·2⁻⁵³ for the 8 words hi:lo (exact, rng::to_open_signed_unit).
-inline __m512d signed_unit(__m256i lo, __m256i hi) {
-  const __m512d h = _mm512_cvtepi32_pd(hi);
-  const __m512d l = _mm512_cvtepi32_pd(_mm256_srli_epi32(lo, 11));
-  return _mm512_add_pd(_mm512_mul_pd(h, _mm512_set1_pd(0x1.0p-31)),
-                       _mm512_mul_pd(_mm512_add_pd(l, _mm512_set1_pd(0.5)),
-                                     _mm512_set1_pd(0x1.0p-52)));
+/// The 64-bit draw words hi:lo of 8 lanes (low 32 bits of each input lane).
+inline __m512i words(__m512i lo, __m512i hi) {
+  return _mm512_mask_blend_epi32(0x5555, _mm512_slli_epi64(hi, 32), lo);
 }
 
-/// (⌊w/2¹²⌋ + ½)·2⁻⁵² for the 8 words hi:lo (exact, rng::to_open_unit).
-inline __m512d open_unit(__m256i lo, __m256i hi) {
-  const __m512d h = _mm512_add_pd(
-      _mm512_cvtepi32_pd(_mm256_xor_si256(hi, _mm256_set1_epi32(static_cast<int>(0x80000000u)))),
-      _mm512_set1_pd(0x1.0p31));
-  const __m512d l = _mm512_cvtepi32_pd(_mm256_srli_epi32(lo, 12));
-  return _mm512_add_pd(_mm512_mul_pd(h, _mm512_set1_pd(0x1.0p-32)),
-                       _mm512_mul_pd(_mm512_add_pd(l, _mm512_set1_pd(0.5)),
-                                     _mm512_set1_pd(0x1.0p-52)));
+/// (2m+1)·2⁻⁵³, m = w_signed >> 11 (exact, rng::to_open_signed_unit).
+inline __m512d signed_unit(__m512i w) {
+  const __m512d m = _mm512_cvtepi64_pd(_mm512_srai_epi64(w, 11));
+  return _mm512_add_pd(_mm512_mul_pd(m, _mm512_set1_pd(0x1.0p-52)), _mm512_set1_pd(0x1.0p-53));
 }
 
-/// Ziggurat on 8 words; draws k0 .. k0+7.
-inline void zig8(const PhiloxUnit& u, __m256i lo, __m256i hi, std::uint64_t k0, double* out) {
-  const __m512d v = signed_unit(lo, hi);
-  const __m256i layer = _mm256_and_si256(lo, _mm256_set1_epi32(0x7F));
-  const __m512d xl = _mm512_i32gather_pd(layer, u.zig_x, 8);
-  const __m512d rl = _mm512_i32gather_pd(layer, u.zig_r, 8);
+/// (⌊w/2¹²⌋ + ½)·2⁻⁵² (exact, rng::to_open_unit).
+inline __m512d open_unit(__m512i w) {
+  const __m512d m = _mm512_cvtepi64_pd(_mm512_srli_epi64(w, 12));
+  return _mm512_mul_pd(_mm512_add_pd(m, _mm512_set1_pd(0.5)), _mm512_set1_pd(0x1.0p-52));
+}
+
+/// Ziggurat on 8 draw words; draws k0 .. k0+7.
+inline void zig8(const PhiloxUnit& u, __m512i w, std::uint64_t k0, double* out) {
+  const __m512d v = signed_unit(w);
+  const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(0xFF));
+  const __m512d xl = _mm512_i64gather_pd(layer, u.zig_x, 8);
+  const __m512d rl = _mm512_i64gather_pd(layer, u.zig_r, 8);
   const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(v), rl, _CMP_LT_OQ);
   _mm512_storeu_pd(out, _mm512_mul_pd(v, xl));
   if (ok != 0xFF) {
     alignas(64) double vs[8];
-    alignas(32) unsigned ls[8];
+    alignas(64) long long ls[8];
     _mm512_store_pd(vs, v);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(ls), layer);
+    _mm512_store_si512(ls, layer);
     for (unsigned l = 0; l < 8; ++l) {
-      if (!(ok >> l & 1)) out[l] = u.slow_normal(u, k0 + l, vs[l], ls[l]);
+      if (!(ok >> l & 1)) {
+        out[l] = u.slow_normal(u, k0 + l, vs[l], static_cast<unsigned>(ls[l]));
+      }
     }
   }
 }
 
-inline __m256i half(__m512i x, int which) {
-  return which == 0 ? _mm512_castsi512_si256(x) : _mm512_extracti64x4_epi64(x, 1);
-}
-
 void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  std::size_t i = 0;
-  for (; i < ngroups; i += 2) {
-    const std::uint64_t g = g0 + i;
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+    const std::uint64_t g = g0 + i, k = 16 * g;
     __m512i x[4];
-    philox16(u, g, x);
-    const int groups = i + 1 < ngroups ? 2 : 1;  // the last odd group: its partner is dropped
-    for (int s = 0; s < groups; ++s, out += 16) {
-      const std::uint64_t k = 16 * (g + static_cast<unsigned>(s));
-      zig8(u, half(x[0], s), half(x[1], s), k, out);
-      zig8(u, half(x[2], s), half(x[3], s), k + 8, out + 8);
-    }
+    philox8(u, g, x);
+    zig8(u, words(x[0], x[1]), k, out);
+    zig8(u, words(x[2], x[3]), k + 8, out + 8);
   }
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; i += 2) {
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
     __m512i x[4];
-    philox16(u, g0 + i, x);
-    const int groups = i + 1 < ngroups ? 2 : 1;
-    for (int s = 0; s < groups; ++s, out += 16) {
-      _mm512_storeu_pd(out, open_unit(half(x[0], s), half(x[1], s)));
-      _mm512_storeu_pd(out + 8, open_unit(half(x[2], s), half(x[3], s)));
-    }
+    philox8(u, g0 + i, x);
+    _mm512_storeu_pd(out, open_unit(words(x[0], x[1])));
+    _mm512_storeu_pd(out + 8, open_unit(words(x[2], x[3])));
   }
 }
 

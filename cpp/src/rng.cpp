@@ -67,7 +67,7 @@ double slow_normal(const simd::PhiloxUnit& unit, std::uint64_t k, double v,
     if (f1 + s.uniform() * (f0 - f1) < 1.0) return x;
     const std::uint64_t w = s.word();
     v = to_open_signed_unit(w);
-    layer = static_cast<unsigned>(w & 0x7F);
+    layer = static_cast<unsigned>(w & 0xFF);
   }
 }
 
@@ -106,7 +106,7 @@ std::uint64_t draw_word(const simd::PhiloxUnit& unit, std::uint64_t k) noexcept 
 double normal_at(const simd::PhiloxUnit& unit, std::uint64_t k) noexcept {
   const std::uint64_t w = draw_word(unit, k);
   const double v = to_open_signed_unit(w);
-  const auto layer = static_cast<unsigned>(w & 0x7F);
+  const auto layer = static_cast<unsigned>(w & 0xFF);
   if (std::fabs(v) < unit.zig_r[layer]) return v * unit.zig_x[layer];
   return unit.slow_normal(unit, k, v, layer);
 }

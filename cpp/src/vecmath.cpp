@@ -25,7 +25,7 @@ void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroup
       const unsigned h = r >> 3, l = r & 7;
       const std::uint64_t w = static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h];
       const double v = rng::to_open_signed_unit(w);
-      const auto layer = static_cast<unsigned>(w & 0x7F);
+      const auto layer = static_cast<unsigned>(w & 0xFF);
       out[16 * i + r] = std::fabs(v) < unit.zig_r[layer]
                             ? v * unit.zig_x[layer]
                             : unit.slow_normal(unit, 16 * g + r, v, layer);
@@ -86,7 +86,8 @@ bool cpu_supports(Isa isa) {
     case Isa::avx2:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case Isa::avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx2") &&
              __builtin_cpu_supports("fma");
   }
   return false;

@@ -6,7 +6,8 @@
 ///
 ///   scalar   plain C++ (any x86-64; SSE2 baseline), SLEEF's `purec` u10 scalar functions;
 ///   avx2     cpp/src/kernels_avx2.cpp, compiled with -mavx2 -mfma, SLEEF `u10avx2`;
-///   avx512   cpp/src/kernels_avx512.cpp, compiled with -mavx512f -mavx2 -mfma, SLEEF `u10avx512f`.
+///   avx512   cpp/src/kernels_avx512.cpp, compiled with -mavx512f -mavx512dq -mavx2 -mfma, SLEEF
+///            `u10avx512f` (selected when the CPU has AVX-512F and DQ: every AVX-512 x86 since 2017).
 ///
 /// Only those two files get ISA flags, and they include nothing but <immintrin.h>, <sleef.h> and
 /// this header (plain structs and declarations, no inline functions): an inline function or
@@ -43,8 +44,8 @@ struct PhiloxUnit {
   std::uint32_t key[2];   ///< {seed low 32 bits, seed high 32 bits}
   std::uint32_t c1_base;  ///< counter word 1 without the block's high bits: stream << 24
   std::uint32_t c2, c3;   ///< counter words 2, 3: index low / high 32 bits
-  const double* zig_x;    ///< ziggurat layer edges (129 entries)
-  const double* zig_r;    ///< ziggurat ratios x[i+1]/x[i] (128 entries)
+  const double* zig_x;    ///< ziggurat layer edges (257 entries)
+  const double* zig_r;    ///< ziggurat ratios x[i+1]/x[i] (256 entries)
   /// The exact scalar completion of draw k when its fast path (|v| < r[layer]) is rejected.
   double (*slow_normal)(const PhiloxUnit& unit, std::uint64_t k, double v, unsigned layer);
 };
