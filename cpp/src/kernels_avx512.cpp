@@ -13,39 +13,54 @@ namespace {
 constexpr unsigned kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // Philox4x32 multipliers
 constexpr unsigned kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
 
-/// Philox4x32-10 of the 8 blocks 8g .. 8g+7, one block per 64-bit lane: a lane's low 32 bits
-/// hold the counter word, its high bits are don't-care (vpmuludq reads only the low 32 bits), so
-/// a round is 2 multiplies, 2 shifts and 2 three-way xors. x[i]'s low 32 bits = output word i.
-inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m512i x[4]) {
-  const std::uint64_t b0 = 8 * g;
-  __m512i c0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(b0)),
-                                _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-  __m512i c1 = _mm512_set1_epi64(
-      static_cast<long long>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
-  __m512i c2 = _mm512_set1_epi64(static_cast<long long>(u.c2));
-  __m512i c3 = _mm512_set1_epi64(static_cast<long long>(u.c3));
+/// The unit's round keys (Philox bumps the key by the Weyl constants after every round).
+struct KeySchedule {
+  long long k0[10], k1[10];
+  explicit KeySchedule(const PhiloxUnit& u) {
+    unsigned a = u.key[0], b = u.key[1];
+    for (int r = 0; r < 10; ++r, a += kW0, b += kW1) {
+      k0[r] = a;
+      k1[r] = b;
+    }
+  }
+};
+
+/// Philox4x32-10 of the blocks 8g .. 8g+8N-1 (N groups interleaved for instruction-level
+/// parallelism), one block per 64-bit lane: a lane's low 32 bits hold the counter word, its high
+/// bits are don't-care (vpmuludq reads only the low 32 bits), so a round is 2 multiplies,
+/// 2 shifts and 2 three-way xors. x[n][i]'s low 32 bits = output word i of group g + n.
+template <int N>
+inline void philox(const PhiloxUnit& u, const KeySchedule& ks, std::uint64_t g, __m512i x[][4]) {
   const __m512i m0 = _mm512_set1_epi64(static_cast<long long>(kM0));
   const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(kM1));
-  unsigned k0 = u.key[0], k1 = u.key[1];
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += kW0;
-      k1 += kW1;
-    }
-    const __m512i p0 = _mm512_mul_epu32(c0, m0);
-    const __m512i p1 = _mm512_mul_epu32(c2, m1);
-    // 0x96: a ^ b ^ c
-    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1,
-                                   _mm512_set1_epi64(static_cast<long long>(k0)), 0x96);
-    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3,
-                                   _mm512_set1_epi64(static_cast<long long>(k1)), 0x96);
-    c1 = p1;
-    c3 = p0;
+  const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  __m512i c0[N], c1[N], c2[N], c3[N];
+  for (int n = 0; n < N; ++n) {
+    const std::uint64_t b0 = 8 * (g + static_cast<unsigned>(n));
+    c0[n] = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(b0)), lane);
+    c1[n] = _mm512_set1_epi64(
+        static_cast<long long>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+    c2[n] = _mm512_set1_epi64(static_cast<long long>(u.c2));
+    c3[n] = _mm512_set1_epi64(static_cast<long long>(u.c3));
   }
-  x[0] = c0;
-  x[1] = c1;
-  x[2] = c2;
-  x[3] = c3;
+  for (int round = 0; round < 10; ++round) {
+    const __m512i k0 = _mm512_set1_epi64(ks.k0[round]), k1 = _mm512_set1_epi64(ks.k1[round]);
+    for (int n = 0; n < N; ++n) {
+      const __m512i p0 = _mm512_mul_epu32(c0[n], m0);
+      const __m512i p1 = _mm512_mul_epu32(c2[n], m1);
+      // 0x96: a ^ b ^ c
+      c0[n] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[n], k0, 0x96);
+      c2[n] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[n], k1, 0x96);
+      c1[n] = p1;
+      c3[n] = p0;
+    }
+  }
+  for (int n = 0; n < N; ++n) {
+    x[n][0] = c0[n];
+    x[n][1] = c1[n];
+    x[n][2] = c2[n];
+    x[n][3] = c3[n];
+  }
 }
 
 /// The 64-bit draw words hi:lo of 8 lanes (low 32 bits of each input lane).
@@ -65,43 +80,84 @@ inline __m512d open_unit(__m512i w) {
   return _mm512_mul_pd(_mm512_add_pd(m, _mm512_set1_pd(0.5)), _mm512_set1_pd(0x1.0p-52));
 }
 
-/// Ziggurat on 8 draw words; draws k0 .. k0+7.
-inline void zig8(const PhiloxUnit& u, __m512i w, std::uint64_t k0, double* out) {
+/// Rejected draws of one kernel call, completed after the vector loop (no call, no register
+/// spill in the loop; the completion order does not matter: each draw is a pure function of k).
+struct Rejections {
+  static constexpr unsigned kCap = 256;
+  std::uint64_t k[kCap];
+  double v[kCap];
+  long long layer[kCap];
+  unsigned n = 0;
+  void flush(const PhiloxUnit& u, std::uint64_t k_first, double* out_first) {
+    for (unsigned i = 0; i < n; ++i) {
+      out_first[k[i] - k_first] = u.slow_normal(u, k[i], v[i], static_cast<unsigned>(layer[i]));
+    }
+    n = 0;
+  }
+};
+
+/// Ziggurat fast path on 8 draw words (draws k0 .. k0+7); rejected lanes are recorded.
+inline void zig8(const PhiloxUnit& u, __m512i w, std::uint64_t k0, double* out, Rejections& rej) {
   const __m512d v = signed_unit(w);
   const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(0xFF));
   const __m512d xl = _mm512_i64gather_pd(layer, u.zig_x, 8);
   const __m512d rl = _mm512_i64gather_pd(layer, u.zig_r, 8);
   const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(v), rl, _CMP_LT_OQ);
   _mm512_storeu_pd(out, _mm512_mul_pd(v, xl));
-  if (ok != 0xFF) {
-    alignas(64) double vs[8];
-    alignas(64) long long ls[8];
-    _mm512_store_pd(vs, v);
-    _mm512_store_si512(ls, layer);
-    for (unsigned l = 0; l < 8; ++l) {
-      if (!(ok >> l & 1)) {
-        out[l] = u.slow_normal(u, k0 + l, vs[l], static_cast<unsigned>(ls[l]));
-      }
-    }
+  const __mmask8 bad = static_cast<__mmask8>(~ok);
+  if (bad) {
+    const __m512i k = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(k0)),
+                                       _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm512_mask_compressstoreu_epi64(rej.k + rej.n, bad, k);
+    _mm512_mask_compressstoreu_pd(rej.v + rej.n, bad, v);
+    _mm512_mask_compressstoreu_epi64(rej.layer + rej.n, bad, layer);
+    rej.n += static_cast<unsigned>(__builtin_popcount(bad));
   }
 }
 
 void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+  Rejections rej;
+  const KeySchedule ks(u);
+  const std::uint64_t k_first = 16 * g0;
+  double* const out_first = out;
+  std::size_t i = 0;
+  for (; i + 2 <= ngroups; i += 2, out += 32) {
     const std::uint64_t g = g0 + i, k = 16 * g;
-    __m512i x[4];
-    philox8(u, g, x);
-    zig8(u, words(x[0], x[1]), k, out);
-    zig8(u, words(x[2], x[3]), k + 8, out + 8);
+    __m512i x[2][4];
+    philox<2>(u, ks, g, x);
+    for (int n = 0; n < 2; ++n) {
+      zig8(u, words(x[n][0], x[n][1]), k + 16 * static_cast<unsigned>(n), out + 16 * n, rej);
+      zig8(u, words(x[n][2], x[n][3]), k + 16 * static_cast<unsigned>(n) + 8, out + 16 * n + 8,
+           rej);
+    }
+    if (rej.n > Rejections::kCap - 32) rej.flush(u, k_first, out_first);
   }
+  if (i < ngroups) {
+    const std::uint64_t g = g0 + i, k = 16 * g;
+    __m512i x[1][4];
+    philox<1>(u, ks, g, x);
+    zig8(u, words(x[0][0], x[0][1]), k, out, rej);
+    zig8(u, words(x[0][2], x[0][3]), k + 8, out + 8, rej);
+  }
+  rej.flush(u, k_first, out_first);
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    __m512i x[4];
-    philox8(u, g0 + i, x);
-    _mm512_storeu_pd(out, open_unit(words(x[0], x[1])));
-    _mm512_storeu_pd(out + 8, open_unit(words(x[2], x[3])));
+  const KeySchedule ks(u);
+  std::size_t i = 0;
+  for (; i + 2 <= ngroups; i += 2, out += 32) {
+    __m512i x[2][4];
+    philox<2>(u, ks, g0 + i, x);
+    for (int n = 0; n < 2; ++n) {
+      _mm512_storeu_pd(out + 16 * n, open_unit(words(x[n][0], x[n][1])));
+      _mm512_storeu_pd(out + 16 * n + 8, open_unit(words(x[n][2], x[n][3])));
+    }
+  }
+  if (i < ngroups) {
+    __m512i x[1][4];
+    philox<1>(u, ks, g0 + i, x);
+    _mm512_storeu_pd(out, open_unit(words(x[0][0], x[0][1])));
+    _mm512_storeu_pd(out + 8, open_unit(words(x[0][2], x[0][3])));
   }
 }
 

@@ -310,7 +310,7 @@ class ChiSampler {
   ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d)
       : normals_(seed, rng::StreamId::chi, index), uniforms_(seed, rng::StreamId::chi_uniform, index),
         d_(d), shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0),
-        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d) {}
+        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d), ok_(d) {}
 
   /// out[0..m) = the next m norms (m ≤ d).
   void next(double* out, std::size_t m) {
@@ -320,7 +320,18 @@ class ChiSampler {
       return;
     }
     uniforms_.uniforms(u_.data(), m);
+    // Pass 1, branch-free (vectorised by the compiler): the squeeze u < 1 − 0.0331 x⁴ accepts
+    // all but ~0.1–1 % of the rows. Pass 2 finishes the rest exactly (same x, u, then retries).
     for (std::size_t r = 0; r < m; ++r) {
+      const double x = x_[r], u = u_[r];
+      const double v = 1.0 + c_ * x;
+      const double v3 = v * v * v;
+      const double x2 = x * x;
+      ok_[r] = static_cast<unsigned char>((v > 0) & (u < 1.0 - 0.0331 * x2 * x2));
+      out[r] = std::sqrt(2.0 * shape_ * (v3 > 0 ? v3 : 0.0));
+    }
+    for (std::size_t r = 0; r < m; ++r) {
+      if (ok_[r]) continue;
       double x = x_[r], u = u_[r];
       for (;;) {
         double v = 1.0 + c_ * x;
@@ -344,6 +355,7 @@ class ChiSampler {
   std::size_t d_;
   double shape_, c_;
   std::vector<double> x_, u_;
+  std::vector<unsigned char> ok_;
 };
 
 }  // namespace

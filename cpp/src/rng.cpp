@@ -60,11 +60,11 @@ double slow_normal(const simd::PhiloxUnit& unit, std::uint64_t k, double v,
   for (;;) {
     if (std::fabs(v) < z.r[layer]) return v * z.x[layer];  // inside the layer's rectangle
     if (layer == 0) return tail(s, v < 0);
-    // the wedge between the rectangle and the density
+    // the wedge between the rectangle and the density: a uniform point of the layer's strip at
+    // x lies under the density iff f(x[i+1]) + u (f(x[i]) − f(x[i+1])) < exp(−x²/2)
     const double x = v * z.x[layer];
-    const double f0 = std::exp(-0.5 * (z.x[layer] * z.x[layer] - x * x));
-    const double f1 = std::exp(-0.5 * (z.x[layer + 1] * z.x[layer + 1] - x * x));
-    if (f1 + s.uniform() * (f0 - f1) < 1.0) return x;
+    const double f0 = z.f[layer], f1 = z.f[layer + 1];
+    if (f1 + s.uniform() * (f0 - f1) < std::exp(-0.5 * x * x)) return x;
     const std::uint64_t w = s.word();
     v = to_open_signed_unit(w);
     layer = static_cast<unsigned>(w & 0xFF);

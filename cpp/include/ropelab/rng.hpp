@@ -81,16 +81,18 @@ struct ZigguratTables {
   static constexpr double kV = 4.92867323399e-3;      ///< area of each layer
   double x[kLayers + 1];
   double r[kLayers];
+  double f[kLayers + 1];  ///< the density exp(−x²/2) at the layer edges (for the wedge test)
   ZigguratTables() noexcept {
-    double f = std::exp(-0.5 * kR * kR);
-    x[0] = kV / f;  // the bottom layer is a rectangle of area V: width V / f(R)
+    double fx = std::exp(-0.5 * kR * kR);
+    x[0] = kV / fx;  // the bottom layer is a rectangle of area V: width V / f(R)
     x[1] = kR;
     x[kLayers] = 0.0;
     for (int i = 2; i < kLayers; ++i) {
-      x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
-      f = std::exp(-0.5 * x[i] * x[i]);
+      x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + fx));
+      fx = std::exp(-0.5 * x[i] * x[i]);
     }
     for (int i = 0; i < kLayers; ++i) r[i] = x[i + 1] / x[i];
+    for (int i = 0; i <= kLayers; ++i) f[i] = std::exp(-0.5 * x[i] * x[i]);
   }
   static const ZigguratTables& get() noexcept {
     static const ZigguratTables tables;  // initialised once, thread-safely (C++11 statics)
