@@ -196,8 +196,44 @@ void cos_avx2(const double* x, std::size_t n, double* out) {
 }
 
 // The table's signatures use std::uint64_t; std::uint64_t is the same type on x86-64 Linux.
+std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, double c, double a,
+                             double* out, std::uint64_t* fail) {
+  std::size_t nf = 0;
+  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a), two_a = _mm256_set1_pd(2.0 * a);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  for (std::size_t j = 0; j < n; j += 4) {
+    const std::size_t live = n - j >= 4 ? 4 : n - j;
+    alignas(32) double xb[4] = {0, 0, 0, 0}, ub[4] = {0, 0, 0, 0}, ob[4];
+    for (std::size_t l = 0; l < live; ++l) {
+      xb[l] = x[j + l];
+      ub[l] = u[j + l];
+    }
+    const __m256d X = _mm256_load_pd(xb), U = _mm256_load_pd(ub);
+    const __m256d t = _mm256_mul_pd(vc, X);
+    const __m256d v = _mm256_add_pd(one, t);
+    const __m256d v3 = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
+    const __m256d x2 = _mm256_mul_pd(X, X), t2 = _mm256_mul_pd(t, t), at = _mm256_andnot_pd(sign, t);
+    const __m256d t4 = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.75), t2), t2);
+    const __m256d t5 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(1.2), t2), t2), at);
+    const __m256d lt = _mm256_sub_pd(one, _mm256_mul_pd(va, _mm256_add_pd(t4, t5)));
+    const __m256d lm = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
+    const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(U, lm, _CMP_LT_OQ));
+    const __m256d tight = _mm256_and_pd(_mm256_cmp_pd(at, _mm256_set1_pd(0.5), _CMP_LE_OQ),
+                                        _mm256_cmp_pd(U, lt, _CMP_LT_OQ));
+    const int ok = _mm256_movemask_pd(_mm256_or_pd(mt, tight));
+    _mm256_store_pd(ob, _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero))));
+    for (std::size_t l = 0; l < live; ++l) {
+      out[j + l] = ob[l];
+      if (!(ok >> l & 1)) fail[nf++] = j + l;
+    }
+  }
+  return nf;
+}
+
 const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
-                    &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2};
+                    &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
+                    &chi_squeeze_avx2};
 
 }  // namespace
 

@@ -212,8 +212,41 @@ void cos_avx512(const double* x, std::size_t n, double* out) {
   }
 }
 
+std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, double c,
+                               double a, double* out, std::uint64_t* fail) {
+  std::size_t nf = 0;
+  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+  const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a), two_a = _mm512_set1_pd(2.0 * a);
+  for (std::size_t j = 0; j < n; j += 8) {
+    const auto live = static_cast<__mmask8>(n - j >= 8 ? 0xFFu : (1u << (n - j)) - 1u);
+    const __m512d X = _mm512_maskz_loadu_pd(live, x + j), U = _mm512_maskz_loadu_pd(live, u + j);
+    const __m512d t = _mm512_mul_pd(vc, X);
+    const __m512d v = _mm512_add_pd(one, t);
+    const __m512d v3 = _mm512_mul_pd(_mm512_mul_pd(v, v), v);
+    const __m512d x2 = _mm512_mul_pd(X, X), t2 = _mm512_mul_pd(t, t), at = _mm512_abs_pd(t);
+    const __m512d t4 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.75), t2), t2);
+    const __m512d t5 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(1.2), t2), t2), at);
+    const __m512d lt = _mm512_sub_pd(one, _mm512_mul_pd(va, _mm512_add_pd(t4, t5)));
+    const __m512d lm = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.0331), x2), x2));
+    const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(U, lm, _CMP_LT_OQ);
+    const __mmask8 tight = _mm512_cmp_pd_mask(at, _mm512_set1_pd(0.5), _CMP_LE_OQ) &
+                           _mm512_cmp_pd_mask(U, lt, _CMP_LT_OQ);
+    const __m512d o = _mm512_sqrt_pd(_mm512_mul_pd(two_a, _mm512_max_pd(v3, zero)));
+    _mm512_mask_storeu_pd(out + j, live, o);
+    const auto bad = static_cast<__mmask8>(~(mt | tight) & live);
+    if (bad) {
+      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j)),
+                                           _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+      _mm512_mask_compressstoreu_epi64(fail + nf, bad, idx);
+      nf += static_cast<std::size_t>(__builtin_popcount(bad));
+    }
+  }
+  return nf;
+}
+
 const Kernels kAvx512{Isa::avx512,     "avx512",       &normals_avx512,     &uniforms_avx512,
-                      &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512, &cos_avx512};
+                      &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512, &cos_avx512,
+                      &chi_squeeze_avx512};
 
 }  // namespace
 

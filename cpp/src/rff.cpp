@@ -300,6 +300,17 @@ namespace {
 /// the buffers in L1 and bounds the time between two looks at the cancel flag (~1 µs).
 constexpr std::size_t kChunk = 512;
 
+/// Σ x[i]² with 4 interleaved partial sums (a fixed order: same bits on every path).
+double sum_squares(const double* x, std::size_t n) {
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int l = 0; l < 4; ++l) s[l] += x[i + l] * x[i + l];
+  }
+  for (; i < n; ++i) s[0] += x[i] * x[i];
+  return (s[0] + s[2]) + (s[1] + s[3]);
+}
+
 /// χ_d norms of one trial's orthogonal blocks: sqrt(2 G), G ~ Gamma(d/2) by Marsaglia & Tsang
 /// (2000) — one normal and one uniform per norm, read in bulk from the trial's `chi` and
 /// `chi_uniform` streams; a rejected norm (rare: < 1 % for d ≥ 2, < 0.1 % for d ≥ 8) reads its
@@ -310,7 +321,7 @@ class ChiSampler {
   ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d)
       : normals_(seed, rng::StreamId::chi, index), uniforms_(seed, rng::StreamId::chi_uniform, index),
         d_(d), shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0),
-        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d), ok_(d) {}
+        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d), fail_(d) {}
 
   /// out[0..m) = the next m norms (m ≤ d).
   void next(double* out, std::size_t m) {
@@ -320,18 +331,18 @@ class ChiSampler {
       return;
     }
     uniforms_.uniforms(u_.data(), m);
-    // Pass 1, branch-free (vectorised by the compiler): the squeeze u < 1 − 0.0331 x⁴ accepts
-    // all but ~0.1–1 % of the rows. Pass 2 finishes the rest exactly (same x, u, then retries).
-    for (std::size_t r = 0; r < m; ++r) {
-      const double x = x_[r], u = u_[r];
-      const double v = 1.0 + c_ * x;
-      const double v3 = v * v * v;
-      const double x2 = x * x;
-      ok_[r] = static_cast<unsigned char>((v > 0) & (u < 1.0 - 0.0331 * x2 * x2));
-      out[r] = std::sqrt(2.0 * shape_ * (v3 > 0 ? v3 : 0.0));
-    }
-    for (std::size_t r = 0; r < m; ++r) {
-      if (ok_[r]) continue;
+    // Pass 1, branch-free (simd::Kernels::chi_squeeze): a squeeze accepts almost every row. The
+    // exact test is log u < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As log u ≤ u − 1,
+    // u − 1 < L with any L ≤ that bound suffices. Marsaglia–Tsang's L = −0.0331 x⁴ fails ~10 %
+    // of the rows for large a; a tighter one: for |t| ≤ ½,
+    //   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
+    // (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
+    // with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
+    // fails ~0.1 % of the rows at d = 64. Pass 2 finishes the rest exactly (same x, u, then retries).
+    const std::size_t nfail =
+        simd::kernels().chi_squeeze(x_.data(), u_.data(), m, c_, shape_, out, fail_.data());
+    for (std::size_t i = 0; i < nfail; ++i) {
+      const std::size_t r = static_cast<std::size_t>(fail_[i]);
       double x = x_[r], u = u_[r];
       for (;;) {
         double v = 1.0 + c_ * x;
@@ -355,7 +366,7 @@ class ChiSampler {
   std::size_t d_;
   double shape_, c_;
   std::vector<double> x_, u_;
-  std::vector<unsigned char> ok_;
+  std::vector<std::uint64_t> fail_;
 };
 
 }  // namespace
@@ -414,9 +425,7 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
             if (is_cancelled(cancel)) return;
             const std::size_t m = std::min(d, D - j);
             dir.normals(z1.data(), d);
-            double n1 = 0;
-            for (std::size_t r = 0; r < d; ++r) n1 += z1[r] * z1[r];
-            n1 = std::sqrt(n1);
+            const double n1 = std::sqrt(sum_squares(z1.data(), d));
             chis.next(chi.data(), m);
             if (est == Estimator::random_phase) {
               // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.

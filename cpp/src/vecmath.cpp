@@ -73,8 +73,26 @@ void cos_scalar(const double* x, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
 }
 
-const Kernels kScalar{Isa::scalar,   "scalar",       &normals_scalar, &uniforms_scalar,
-                      &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar};
+std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, double c,
+                               double a, double* out, std::uint64_t* fail) {
+  std::size_t nf = 0;
+  const double two_a = 2.0 * a;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double t = c * x[j];
+    const double v = 1.0 + t;
+    const double v3 = v * v * v;
+    const double x2 = x[j] * x[j], t2 = t * t, at = std::fabs(t);
+    const bool mt = (v > 0) & (u[j] < 1.0 - 0.0331 * x2 * x2);
+    const bool tight = (at <= 0.5) & (u[j] < 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
+    out[j] = std::sqrt(two_a * (v3 > 0 ? v3 : 0.0));
+    if (!(mt | tight)) fail[nf++] = j;
+  }
+  return nf;
+}
+
+const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
+                      &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
+                      &chi_squeeze_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY

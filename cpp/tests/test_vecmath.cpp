@@ -125,3 +125,27 @@ TEST(Vecmath, StreamBulkAndSingleReadsAgree) {
   const auto unit = rng::make_unit(11, rng::StreamId::phase, 4);
   EXPECT_EQ(a.uniform(), rng::uniform_at(unit, 38));
 }
+
+TEST(Vecmath, ChiSqueezeIsBitIdenticalAcrossPaths) {
+  for (double d : {2.0, 5.0, 64.0}) {
+    const double a = 0.5 * d - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * a);
+    const std::size_t n = 1003;
+    std::vector<double> x(n), u(n);
+    rng::Stream sx(3, rng::StreamId::chi, 1), su(3, rng::StreamId::chi_uniform, 1);
+    sx.normals(x.data(), n);
+    su.uniforms(u.data(), n);
+    std::vector<double> ref(n);
+    std::vector<std::uint64_t> fref(n);
+    const std::size_t nref =
+        simd::kernels(simd::Isa::scalar).chi_squeeze(x.data(), u.data(), n, c, a, ref.data(), fref.data());
+    EXPECT_LT(nref, d > 10 ? n / 50 : n / 2);  // the tight squeeze accepts almost all at d = 64
+    for (auto isa : available()) {
+      std::vector<double> out(n);
+      std::vector<std::uint64_t> f(n);
+      const std::size_t nf = simd::kernels(isa).chi_squeeze(x.data(), u.data(), n, c, a, out.data(), f.data());
+      ASSERT_EQ(nf, nref) << simd::isa_name(isa);
+      EXPECT_EQ(out, ref) << simd::isa_name(isa);
+      for (std::size_t i = 0; i < nf; ++i) EXPECT_EQ(f[i], fref[i]);
+    }
+  }
+}

@@ -66,6 +66,13 @@ struct Kernels {
   void (*sum_cos_cos)(const double* a, const double* b, std::size_t n, double* acc8);
   /// out[j] = cos(x[j]) (u10).
   void (*cos)(const double* x, std::size_t n, double* out);
+  /// The branch-free pass of the χ_d sampler (rff.cpp ChiSampler; exact IEEE operations in a
+  /// fixed order, identical on every path): with t = c x[j], v = (1 + t)³,
+  ///   out[j] = sqrt(two_a · max(v, 0)),
+  ///   accepted iff (1 + t > 0 and u[j] < 1 − 0.0331 x⁴) or (|t| ≤ ½ and u[j] < 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
+  /// The indices of the rows not accepted go to fail[0..returned count).
+  std::size_t (*chi_squeeze)(const double* x, const double* u, std::size_t n, double c, double a,
+                             double* out, std::uint64_t* fail);
 };
 
 /// The fixed reduction of 8 accumulators: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)).
