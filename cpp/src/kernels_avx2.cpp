@@ -196,6 +196,43 @@ void cos_avx2(const double* x, std::size_t n, double* out) {
 }
 
 // The table's signatures use std::uint64_t; std::uint64_t is the same type on x86-64 Linux.
+void dots2_avx2(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                double* pq, double* pk) {
+  for (std::size_t r = 0; r < m; ++r) {
+    const double* g = G + r * d;
+    __m256d aq0 = _mm256_setzero_pd(), aq1 = aq0, ak0 = aq0, ak1 = aq0;
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m256d g0 = _mm256_loadu_pd(g + i), g1 = _mm256_loadu_pd(g + i + 4);
+      aq0 = _mm256_add_pd(aq0, _mm256_mul_pd(g0, _mm256_loadu_pd(q + i)));
+      aq1 = _mm256_add_pd(aq1, _mm256_mul_pd(g1, _mm256_loadu_pd(q + i + 4)));
+      ak0 = _mm256_add_pd(ak0, _mm256_mul_pd(g0, _mm256_loadu_pd(k + i)));
+      ak1 = _mm256_add_pd(ak1, _mm256_mul_pd(g1, _mm256_loadu_pd(k + i + 4)));
+    }
+    if (i < d) {
+      alignas(32) double tg[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tq[8] = {0, 0, 0, 0, 0, 0, 0, 0},
+                         tk[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t l = 0; i + l < d; ++l) {
+        tg[l] = g[i + l];
+        tq[l] = q[i + l];
+        tk[l] = k[i + l];
+      }
+      const __m256d g0 = _mm256_load_pd(tg), g1 = _mm256_load_pd(tg + 4);
+      aq0 = _mm256_add_pd(aq0, _mm256_mul_pd(g0, _mm256_load_pd(tq)));
+      aq1 = _mm256_add_pd(aq1, _mm256_mul_pd(g1, _mm256_load_pd(tq + 4)));
+      ak0 = _mm256_add_pd(ak0, _mm256_mul_pd(g0, _mm256_load_pd(tk)));
+      ak1 = _mm256_add_pd(ak1, _mm256_mul_pd(g1, _mm256_load_pd(tk + 4)));
+    }
+    alignas(32) double a[8], b[8];
+    _mm256_store_pd(a, aq0);
+    _mm256_store_pd(a + 4, aq1);
+    _mm256_store_pd(b, ak0);
+    _mm256_store_pd(b + 4, ak1);
+    pq[r] = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    pk[r] = ((b[0] + b[4]) + (b[2] + b[6])) + ((b[1] + b[5]) + (b[3] + b[7]));
+  }
+}
+
 std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, double c, double a,
                              double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
@@ -233,7 +270,7 @@ std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, do
 
 const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
                     &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
-                    &chi_squeeze_avx2};
+                    &dots2_avx2, &chi_squeeze_avx2};
 
 }  // namespace
 

@@ -212,6 +212,25 @@ void cos_avx512(const double* x, std::size_t n, double* out) {
   }
 }
 
+void dots2_avx512(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                  double* pq, double* pk) {
+  for (std::size_t r = 0; r < m; ++r) {
+    const double* g = G + r * d;
+    __m512d aq = _mm512_setzero_pd(), ak = _mm512_setzero_pd();
+    for (std::size_t i = 0; i < d; i += 8) {
+      const auto live = static_cast<__mmask8>(d - i >= 8 ? 0xFFu : (1u << (d - i)) - 1u);
+      const __m512d gv = _mm512_maskz_loadu_pd(live, g + i);  // dead lanes: 0·0 = +0.0
+      aq = _mm512_add_pd(aq, _mm512_mul_pd(gv, _mm512_maskz_loadu_pd(live, q + i)));
+      ak = _mm512_add_pd(ak, _mm512_mul_pd(gv, _mm512_maskz_loadu_pd(live, k + i)));
+    }
+    alignas(64) double a[8], b[8];
+    _mm512_store_pd(a, aq);
+    _mm512_store_pd(b, ak);
+    pq[r] = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    pk[r] = ((b[0] + b[4]) + (b[2] + b[6])) + ((b[1] + b[5]) + (b[3] + b[7]));
+  }
+}
+
 std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, double c,
                                double a, double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
@@ -246,7 +265,7 @@ std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, 
 
 const Kernels kAvx512{Isa::avx512,     "avx512",       &normals_avx512,     &uniforms_avx512,
                       &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512, &cos_avx512,
-                      &chi_squeeze_avx512};
+                      &dots2_avx512, &chi_squeeze_avx512};
 
 }  // namespace
 

@@ -502,43 +502,60 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
     return;
   }
 
+  // Full mode. i.i.d.: the d normals of each row straight from the trial's omega stream (the rows
+  // of sample_omega(index=t) divided by σ), projected by the dots2 kernel; orthogonal: OmegaRows
+  // (QR blocks) and Eigen.
   Eigen::Matrix<double, Eigen::Dynamic, 2> qk(static_cast<Eigen::Index>(d), 2);
   for (std::size_t i = 0; i < d; ++i) {
     qk(static_cast<Eigen::Index>(i), 0) = q[i];
     qk(static_cast<Eigen::Index>(i), 1) = k[i];
   }
+  // Rows per block: d for orthogonal features; for i.i.d. rows enough to give ~2^12 normals.
+  const std::size_t rows_per_block = opt.orthogonal ? d : std::max<std::size_t>(1, 4096 / d);
   mc::parallel_blocks(trials, 8, opt.nthreads, [&](std::size_t begin, std::size_t end) {
     const simd::Kernels& kern = simd::kernels();
     RowMatrix rows;
     Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
-    std::vector<double> x(d), y(d), beta(d);
+    const std::size_t B = rows_per_block;
+    std::vector<double> g(opt.orthogonal ? 0 : B * d), pq(B), pk(B), x(B), y(B), beta(B);
     for (std::size_t t = begin; t < end; ++t) {
       OmegaRows gen(d, sigma, opt.seed, opt.orthogonal, t);
+      rng::Stream omega(opt.seed, rng::StreamId::omega, t);
       rng::Stream phases(opt.seed, rng::StreamId::phase, t);
       double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (std::size_t j = 0; j < D; j += d) {
+      for (std::size_t j = 0; j < D; j += B) {
         if (is_cancelled(cancel)) return;
-        const std::size_t m = std::min(d, D - j);
-        gen.next(m, rows);
-        proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
-        const auto mm = static_cast<Eigen::Index>(m);
+        const std::size_t m = std::min(B, D - j);
+        if (opt.orthogonal) {
+          gen.next(m, rows);
+          proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
+          for (std::size_t i = 0; i < m; ++i) {
+            pq[i] = proj(static_cast<Eigen::Index>(i), 0);
+            pk[i] = proj(static_cast<Eigen::Index>(i), 1);
+          }
+        } else {
+          omega.normals(g.data(), m * d);
+          kern.dots2(g.data(), m, d, q, k, pq.data(), pk.data());
+          for (std::size_t i = 0; i < m; ++i) {
+            pq[i] = sigma * pq[i];
+            pk[i] = sigma * pk[i];
+          }
+        }
         switch (est) {
           case Estimator::trig:
-            for (Eigen::Index i = 0; i < mm; ++i) {
-              x[i] = literal ? proj(i, 0) + proj(i, 1) : proj(i, 0) - proj(i, 1);
-            }
+            for (std::size_t i = 0; i < m; ++i) x[i] = literal ? pq[i] + pk[i] : pq[i] - pk[i];
             kern.sum_cos(x.data(), m, acc);
             break;
           case Estimator::positive:
-            for (Eigen::Index i = 0; i < mm; ++i) x[i] = (proj(i, 0) + proj(i, 1)) - half_n;
+            for (std::size_t i = 0; i < m; ++i) x[i] = (pq[i] + pk[i]) - half_n;
             kern.sum_exp(x.data(), m, acc);
             break;
           case Estimator::random_phase:
             phases.uniforms(beta.data(), m);
-            for (Eigen::Index i = 0; i < mm; ++i) {
+            for (std::size_t i = 0; i < m; ++i) {
               const double b = kTwoPi * beta[i];
-              x[i] = proj(i, 0) + b;
-              y[i] = proj(i, 1) + b;
+              x[i] = pq[i] + b;
+              y[i] = pk[i] + b;
             }
             kern.sum_cos_cos(x.data(), y.data(), m, acc);
             break;

@@ -90,9 +90,32 @@ std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, 
   return nf;
 }
 
+void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                  double* pq, double* pk) {
+  for (std::size_t r = 0; r < m; ++r) {
+    const double* g = G + r * d;
+    double aq[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ak[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      for (unsigned l = 0; l < 8; ++l) {
+        aq[l] += g[i + l] * q[i + l];
+        ak[l] += g[i + l] * k[i + l];
+      }
+    }
+    if (i < d) {
+      for (unsigned l = 0; l < 8; ++l) {
+        aq[l] += i + l < d ? g[i + l] * q[i + l] : 0.0;
+        ak[l] += i + l < d ? g[i + l] * k[i + l] : 0.0;
+      }
+    }
+    pq[r] = reduce8(aq);
+    pk[r] = reduce8(ak);
+  }
+}
+
 const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
                       &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
-                      &chi_squeeze_scalar};
+                      &dots2_scalar, &chi_squeeze_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY

@@ -149,3 +149,27 @@ TEST(Vecmath, ChiSqueezeIsBitIdenticalAcrossPaths) {
     }
   }
 }
+
+TEST(Vecmath, Dots2IsBitIdenticalAcrossPathsAndAccurate) {
+  for (std::size_t d : {std::size_t{1}, std::size_t{5}, std::size_t{16}, std::size_t{67}}) {
+    const std::size_t m = 9;
+    std::vector<double> G(m * d), q(d), k(d);
+    rng::Stream s(8, rng::StreamId::omega, d);
+    s.normals(G.data(), G.size());
+    s.normals(q.data(), d);
+    s.normals(k.data(), d);
+    std::vector<double> rq(m), rk(m);
+    simd::kernels(simd::Isa::scalar).dots2(G.data(), m, d, q.data(), k.data(), rq.data(), rk.data());
+    for (std::size_t r = 0; r < m; ++r) {
+      long double eq = 0;
+      for (std::size_t i = 0; i < d; ++i) eq += static_cast<long double>(G[r * d + i]) * q[i];
+      EXPECT_NEAR(rq[r], static_cast<double>(eq), 1e-13 * static_cast<double>(d));
+    }
+    for (auto isa : available()) {
+      std::vector<double> pq(m), pk(m);
+      simd::kernels(isa).dots2(G.data(), m, d, q.data(), k.data(), pq.data(), pk.data());
+      EXPECT_EQ(pq, rq) << simd::isa_name(isa) << " d=" << d;
+      EXPECT_EQ(pk, rk) << simd::isa_name(isa) << " d=" << d;
+    }
+  }
+}

@@ -71,6 +71,11 @@ struct Kernels {
   ///   out[j] = sqrt(two_a · max(v, 0)),
   ///   accepted iff (1 + t > 0 and u[j] < 1 − 0.0331 x⁴) or (|t| ≤ ½ and u[j] < 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
   /// The indices of the rows not accepted go to fail[0..returned count).
+  /// The projections of m rows of G (row-major m×d) onto q and k: pq[r] = Σ_i G[r d + i] q[i],
+  /// pk[r] likewise; term i goes to accumulator i mod 8 (multiply, then add: no FMA), reduced as
+  /// reduce8 — the same bits on every path.
+  void (*dots2)(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                double* pq, double* pk);
   std::size_t (*chi_squeeze)(const double* x, const double* u, std::size_t n, double c, double a,
                              double* out, std::uint64_t* fail);
 };
