@@ -90,7 +90,7 @@ inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, 
     _mm256_store_pd(vs, v);
     _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
     for (int l = 0; l < 4; ++l) {
-      if (!(ok >> l & 1)) out[l] = u.slow_normal(u, k0 + static_cast<unsigned>(l), vs[l], ls[l]);
+      if (!(ok >> l & 1)) out[l] = u.slow_normal(u, k0 + static_cast<unsigned>(l), vs[l], ls[l], nullptr);
     }
   }
 }

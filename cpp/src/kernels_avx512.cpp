@@ -25,6 +25,27 @@ struct KeySchedule {
   }
 };
 
+/// Philox4x32-10 of 8 arbitrary counters (one per 64-bit lane, low 32 bits significant).
+inline void philox_lanes(__m512i c0, __m512i c1, __m512i c2, __m512i c3, const KeySchedule& ks,
+                         __m512i x[4]) {
+  const __m512i m0 = _mm512_set1_epi64(static_cast<long long>(kM0));
+  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(kM1));
+  for (int round = 0; round < 10; ++round) {
+    const __m512i p0 = _mm512_mul_epu32(c0, m0);
+    const __m512i p1 = _mm512_mul_epu32(c2, m1);
+    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1,
+                                   _mm512_set1_epi64(ks.k0[round]), 0x96);
+    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3,
+                                   _mm512_set1_epi64(ks.k1[round]), 0x96);
+    c1 = p1;
+    c3 = p0;
+  }
+  x[0] = c0;
+  x[1] = c1;
+  x[2] = c2;
+  x[3] = c3;
+}
+
 /// Philox4x32-10 of the blocks 8g .. 8g+8N-1 (N groups interleaved for instruction-level
 /// parallelism), one block per 64-bit lane: a lane's low 32 bits hold the counter word, its high
 /// bits are don't-care (vpmuludq reads only the low 32 bits), so a round is 2 multiplies,
@@ -88,9 +109,28 @@ struct Rejections {
   double v[kCap];
   long long layer[kCap];
   unsigned n = 0;
-  void flush(const PhiloxUnit& u, std::uint64_t k_first, double* out_first) {
-    for (unsigned i = 0; i < n; ++i) {
-      out_first[k[i] - k_first] = u.slow_normal(u, k[i], v[i], static_cast<unsigned>(layer[i]));
+  /// Completes the recorded draws; block 0 of their sub-streams (rng.hpp) is computed here, 8
+  /// lanes at a time, instead of one scalar Philox call each.
+  void flush(const PhiloxUnit& u, const KeySchedule& ks, std::uint64_t k_first, double* out_first) {
+    for (unsigned i = 0; i < n; i += 8) {
+      const auto live = static_cast<__mmask8>(n - i >= 8 ? 0xFFu : (1u << (n - i)) - 1u);
+      const __m512i kv = _mm512_maskz_loadu_epi64(live, k + i);
+      const __m512i c1 = _mm512_or_si512(
+          _mm512_set1_epi64(static_cast<long long>(0x80000000u | u.c1_base)),
+          _mm512_and_si512(_mm512_srli_epi64(kv, 32), _mm512_set1_epi64(0xFFFF)));
+      __m512i x[4];
+      philox_lanes(kv, c1, _mm512_set1_epi64(static_cast<long long>(u.c2)),
+                   _mm512_set1_epi64(static_cast<long long>(u.c3)), ks, x);
+      alignas(64) long long w[4][8];
+      for (int j = 0; j < 4; ++j) _mm512_store_si512(w[j], x[j]);
+      for (unsigned l = 0; l < 8 && i + l < n; ++l) {
+        const std::uint32_t first[4] = {static_cast<std::uint32_t>(w[0][l]),
+                                        static_cast<std::uint32_t>(w[1][l]),
+                                        static_cast<std::uint32_t>(w[2][l]),
+                                        static_cast<std::uint32_t>(w[3][l])};
+        out_first[k[i + l] - k_first] = u.slow_normal(u, k[i + l], v[i + l],
+                                                      static_cast<unsigned>(layer[i + l]), first);
+      }
     }
     n = 0;
   }
@@ -130,7 +170,7 @@ void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, 
       zig8(u, words(x[n][2], x[n][3]), k + 16 * static_cast<unsigned>(n) + 8, out + 16 * n + 8,
            rej);
     }
-    if (rej.n > Rejections::kCap - 32) rej.flush(u, k_first, out_first);
+    if (rej.n > Rejections::kCap - 32) rej.flush(u, ks, k_first, out_first);
   }
   if (i < ngroups) {
     const std::uint64_t g = g0 + i, k = 16 * g;
@@ -139,7 +179,7 @@ void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, 
     zig8(u, words(x[0][0], x[0][1]), k, out, rej);
     zig8(u, words(x[0][2], x[0][3]), k + 8, out + 8, rej);
   }
-  rej.flush(u, k_first, out_first);
+  rej.flush(u, ks, k_first, out_first);
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {

@@ -13,11 +13,17 @@ Gen::key_type key_of(const simd::PhiloxUnit& u) noexcept { return {{u.key[0], u.
 /// The words of draw k's private sub-stream (rng.hpp), read in order.
 class SubStream {
  public:
-  SubStream(const simd::PhiloxUnit& u, std::uint64_t k) noexcept
+  SubStream(const simd::PhiloxUnit& u, std::uint64_t k, const std::uint32_t* first) noexcept
       : key_(key_of(u)),
         ctr_{{static_cast<std::uint32_t>(k),
               0x80000000u | u.c1_base | static_cast<std::uint32_t>((k >> 32) & 0xFFFFu), u.c2,
-              u.c3}} {}
+              u.c3}} {
+    if (first != nullptr) {  // block j = 0, computed by the caller
+      for (int i = 0; i < 4; ++i) block_.v[i] = first[i];
+      j_ = 1;
+      pos_ = 0;
+    }
+  }
   std::uint64_t word() noexcept {
     if (pos_ == 2) {
       // call j lives in bits 16..23 of counter word 1 (wrapping after 256 calls)
@@ -53,10 +59,10 @@ double tail(SubStream& s, bool negative) noexcept {
 }
 
 /// The ziggurat after draw k's fast path failed with (v, layer).
-double slow_normal(const simd::PhiloxUnit& unit, std::uint64_t k, double v,
-                   unsigned layer) noexcept {
+double slow_normal(const simd::PhiloxUnit& unit, std::uint64_t k, double v, unsigned layer,
+                   const std::uint32_t* first) noexcept {
   const ZigguratTables& z = ZigguratTables::get();
-  SubStream s(unit, k);
+  SubStream s(unit, k, first);
   for (;;) {
     if (std::fabs(v) < z.r[layer]) return v * z.x[layer];  // inside the layer's rectangle
     if (layer == 0) return tail(s, v < 0);
@@ -108,7 +114,7 @@ double normal_at(const simd::PhiloxUnit& unit, std::uint64_t k) noexcept {
   const double v = to_open_signed_unit(w);
   const auto layer = static_cast<unsigned>(w & 0xFF);
   if (std::fabs(v) < unit.zig_r[layer]) return v * unit.zig_x[layer];
-  return unit.slow_normal(unit, k, v, layer);
+  return unit.slow_normal(unit, k, v, layer, nullptr);
 }
 
 }  // namespace ropelab::rng

@@ -28,7 +28,7 @@ void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroup
       const auto layer = static_cast<unsigned>(w & 0xFF);
       out[16 * i + r] = std::fabs(v) < unit.zig_r[layer]
                             ? v * unit.zig_x[layer]
-                            : unit.slow_normal(unit, 16 * g + r, v, layer);
+                            : unit.slow_normal(unit, 16 * g + r, v, layer, nullptr);
     }
   }
 }

@@ -47,7 +47,10 @@ struct PhiloxUnit {
   const double* zig_x;    ///< ziggurat layer edges (257 entries)
   const double* zig_r;    ///< ziggurat ratios x[i+1]/x[i] (256 entries)
   /// The exact scalar completion of draw k when its fast path (|v| < r[layer]) is rejected.
-  double (*slow_normal)(const PhiloxUnit& unit, std::uint64_t k, double v, unsigned layer);
+  /// `first`: block 0 of draw k's sub-stream if the caller computed it already (vector kernels
+  /// do, 8 at a time), else nullptr.
+  double (*slow_normal)(const PhiloxUnit& unit, std::uint64_t k, double v, unsigned layer,
+                        const std::uint32_t* first);
 };
 
 /// One implementation of the hot-loop kernels. "Group" g = draws 16g .. 16g+15 of a unit.
