@@ -106,3 +106,19 @@ def test_primitive_rates_are_positive_on_every_path() -> None:
                 assert rl.simd.primitive_rate(kind, n=50_000, nthreads=2, repeat=1) > 0  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kind must be"):
         rl.simd.primitive_rate("sin", n=10)  # type: ignore[arg-type]
+
+
+def test_environment_variable_selects_the_path() -> None:
+    """ROPELAB_SIMD is read at import; an unknown or unsupported value falls back to the best path."""
+    import os
+    import subprocess
+    import sys
+
+    best = rl.simd.available()[-1]
+    for value, expected in [("scalar", "scalar"), (best, best), ("bogus", best)]:
+        env = dict(os.environ, ROPELAB_SIMD=value)
+        out = subprocess.run(
+            [sys.executable, "-c", "import ropelab; print(ropelab.simd.isa())"],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        assert out == expected
