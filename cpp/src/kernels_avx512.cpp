@@ -101,16 +101,14 @@ inline __m512d open_unit(__m512i w) {
   return _mm512_mul_pd(_mm512_add_pd(m, _mm512_set1_pd(0.5)), _mm512_set1_pd(0x1.0p-52));
 }
 
-/// Rejected draws of one kernel call, completed after the vector loop (no call, no register
-/// spill in the loop; the completion order does not matter: each draw is a pure function of k).
+/// Completes rejected draws: block 0 of their sub-streams (rng.hpp) is computed 8 lanes at a
+/// time here instead of one scalar Philox call each inside slow_normal.
 struct Rejections {
-  static constexpr unsigned kCap = 256;
+  static constexpr unsigned kCap = 64;
   std::uint64_t k[kCap];
   double v[kCap];
-  long long layer[kCap];
+  unsigned layer[kCap];
   unsigned n = 0;
-  /// Completes the recorded draws; block 0 of their sub-streams (rng.hpp) is computed here, 8
-  /// lanes at a time, instead of one scalar Philox call each.
   void flush(const PhiloxUnit& u, const KeySchedule& ks, std::uint64_t k_first, double* out_first) {
     for (unsigned i = 0; i < n; i += 8) {
       const auto live = static_cast<__mmask8>(n - i >= 8 ? 0xFFu : (1u << (n - i)) - 1u);
@@ -128,58 +126,76 @@ struct Rejections {
                                         static_cast<std::uint32_t>(w[1][l]),
                                         static_cast<std::uint32_t>(w[2][l]),
                                         static_cast<std::uint32_t>(w[3][l])};
-        out_first[k[i + l] - k_first] = u.slow_normal(u, k[i + l], v[i + l],
-                                                      static_cast<unsigned>(layer[i + l]), first);
+        out_first[k[i + l] - k_first] = u.slow_normal(u, k[i + l], v[i + l], layer[i + l], first);
       }
     }
     n = 0;
   }
 };
 
-/// Ziggurat fast path on 8 draw words (draws k0 .. k0+7); rejected lanes are recorded.
-inline void zig8(const PhiloxUnit& u, __m512i w, std::uint64_t k0, double* out, Rejections& rej) {
+/// Ziggurat fast path on 8 draw words. Branch-free: the words and the mask of rejected lanes are
+/// saved, and a batch's rejections (~1.5 %) are completed afterwards (complete_batch).
+inline void zig8(const PhiloxUnit& u, __m512i w, double* out, std::uint64_t* wsave,
+                 unsigned char* badsave) {
   const __m512d v = signed_unit(w);
   const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(0xFF));
   const __m512d xl = _mm512_i64gather_pd(layer, u.zig_x, 8);
   const __m512d rl = _mm512_i64gather_pd(layer, u.zig_r, 8);
   const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(v), rl, _CMP_LT_OQ);
   _mm512_storeu_pd(out, _mm512_mul_pd(v, xl));
-  const __mmask8 bad = static_cast<__mmask8>(~ok);
-  if (bad) {
-    const __m512i k = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(k0)),
-                                       _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm512_mask_compressstoreu_epi64(rej.k + rej.n, bad, k);
-    _mm512_mask_compressstoreu_pd(rej.v + rej.n, bad, v);
-    _mm512_mask_compressstoreu_epi64(rej.layer + rej.n, bad, layer);
-    rej.n += static_cast<unsigned>(__builtin_popcount(bad));
+  _mm512_store_si512(wsave, w);
+  *badsave = static_cast<unsigned char>(~ok);
+}
+
+/// Groups per batch of saved words (512 draws: 4 KiB of words on the stack).
+constexpr std::size_t kBatchGroups = 32;
+
+/// The rejected lanes of nzig zig8 calls (draws k0 .. k0 + 8 nzig − 1, written at out[0..]).
+void complete_batch(const PhiloxUnit& u, const KeySchedule& ks, const std::uint64_t* w,
+                    const unsigned char* bad, std::size_t nzig, std::uint64_t k0, double* out) {
+  Rejections rej;
+  for (std::size_t z = 0; z < nzig; ++z) {
+    unsigned m = bad[z];
+    while (m != 0) {
+      const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+      m &= m - 1;
+      const std::uint64_t word = w[8 * z + l];
+      rej.k[rej.n] = k0 + 8 * z + l;
+      // rng::to_open_signed_unit (exact: the same value as signed_unit)
+      rej.v[rej.n] = static_cast<double>(static_cast<long long>(word) >> 11) * 0x1.0p-52 + 0x1.0p-53;
+      rej.layer[rej.n] = static_cast<unsigned>(word & 0xFF);
+      if (++rej.n == Rejections::kCap) rej.flush(u, ks, k0, out);
+    }
   }
+  rej.flush(u, ks, k0, out);
 }
 
 void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  Rejections rej;
   const KeySchedule ks(u);
-  const std::uint64_t k_first = 16 * g0;
-  double* const out_first = out;
-  std::size_t i = 0;
-  for (; i + 2 <= ngroups; i += 2, out += 32) {
-    const std::uint64_t g = g0 + i, k = 16 * g;
-    __m512i x[2][4];
-    philox<2>(u, ks, g, x);
-    for (int n = 0; n < 2; ++n) {
-      zig8(u, words(x[n][0], x[n][1]), k + 16 * static_cast<unsigned>(n), out + 16 * n, rej);
-      zig8(u, words(x[n][2], x[n][3]), k + 16 * static_cast<unsigned>(n) + 8, out + 16 * n + 8,
-           rej);
+  alignas(64) std::uint64_t wsave[kBatchGroups * 16];
+  unsigned char bad[kBatchGroups * 2];
+  for (std::size_t b = 0; b < ngroups; b += kBatchGroups) {
+    const std::size_t nb = ngroups - b < kBatchGroups ? ngroups - b : kBatchGroups;
+    double* const bout = out + 16 * b;
+    std::size_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+      __m512i x[2][4];
+      philox<2>(u, ks, g0 + b + i, x);
+      for (std::size_t n = 0; n < 2; ++n) {
+        const std::size_t zi = 2 * (i + n);
+        zig8(u, words(x[n][0], x[n][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+        zig8(u, words(x[n][2], x[n][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+      }
     }
-    if (rej.n > Rejections::kCap - 32) rej.flush(u, ks, k_first, out_first);
+    if (i < nb) {
+      __m512i x[1][4];
+      philox<1>(u, ks, g0 + b + i, x);
+      const std::size_t zi = 2 * i;
+      zig8(u, words(x[0][0], x[0][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+      zig8(u, words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+    }
+    complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout);
   }
-  if (i < ngroups) {
-    const std::uint64_t g = g0 + i, k = 16 * g;
-    __m512i x[1][4];
-    philox<1>(u, ks, g, x);
-    zig8(u, words(x[0][0], x[0][1]), k, out, rej);
-    zig8(u, words(x[0][2], x[0][3]), k + 8, out + 8, rej);
-  }
-  rej.flush(u, ks, k_first, out_first);
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
