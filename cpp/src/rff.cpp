@@ -318,12 +318,13 @@ double sum_squares(const double* x, std::size_t n) {
 /// (seed, trial) since the rows are always processed in the same order. d = 1: χ_1 = |N(0, 1)|.
 class ChiSampler {
  public:
-  ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d)
+  /// χ_d norms, up to `capacity` per call of next().
+  ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d, std::size_t capacity)
       : normals_(seed, rng::StreamId::chi, index), uniforms_(seed, rng::StreamId::chi_uniform, index),
         d_(d), shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0),
-        c_(1.0 / std::sqrt(9.0 * shape_)), x_(d), u_(d), fail_(d) {}
+        c_(1.0 / std::sqrt(9.0 * shape_)), x_(capacity), u_(capacity), fail_(capacity) {}
 
-  /// out[0..m) = the next m norms (m ≤ d).
+  /// out[0..m) = the next m norms (m ≤ capacity).
   void next(double* out, std::size_t m) {
     normals_.normals(x_.data(), m);
     if (d_ == 1) {
@@ -412,49 +413,60 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
     const double c11 = sigma * p.l11, c21 = sigma * p.l21, c22 = sigma * p.l22;
     if (opt.orthogonal) {
       // Orthogonal blocks (see rff.hpp): per block of d features, the direction normals z (d, or
-      // 2d for random phase), d χ_d norms and one cos/exp per feature.
+      // 2d for random phase), d χ_d norms and one cos/exp per feature. Blocks are drawn and
+      // evaluated a chunk (≥ kChunk features when d is small) at a time.
+      const bool rp = est == Estimator::random_phase;
+      const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
+      const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
       mc::parallel_blocks(trials, 16, opt.nthreads, [&](std::size_t begin, std::size_t end) {
         const simd::Kernels& kern = simd::kernels();
-        std::vector<double> z1(d), z2(d), chi(d), x(d), y(d), beta(d);
+        std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
         for (std::size_t t = begin; t < end; ++t) {
           rng::Stream dir(opt.seed, rng::StreamId::projected, t);
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          ChiSampler chis(opt.seed, t, d);
+          ChiSampler chis(opt.seed, t, d, nb * d);
           double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          for (std::size_t j = 0; j < D; j += d) {
+          for (std::size_t j = 0; j < D; j += nb * d) {
             if (is_cancelled(cancel)) return;
-            const std::size_t m = std::min(d, D - j);
-            dir.normals(z1.data(), d);
-            const double n1 = std::sqrt(sum_squares(z1.data(), d));
-            chis.next(chi.data(), m);
-            if (est == Estimator::random_phase) {
-              // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
-              dir.normals(z2.data(), d);
-              double az = 0;
-              for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
-              double n2 = 0;
-              for (std::size_t r = 0; r < d; ++r) {
-                z2[r] = z2[r] - az * (z1[r] / n1);
-                n2 += z2[r] * z2[r];
-              }
-              n2 = std::sqrt(n2);
-              const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
-              phases.uniforms(beta.data(), m);
-              for (std::size_t r = 0; r < m; ++r) {
-                const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r];
-                x[r] = c11 * chi[r] * ar + b;
-                y[r] = chi[r] * (c21 * ar + c22 * br) + b;
-              }
-              kern.sum_cos_cos(x.data(), y.data(), m, acc);
-            } else {
-              const double scale = s / n1;
-              for (std::size_t r = 0; r < m; ++r) x[r] = scale * chi[r] * z1[r];
-              if (est == Estimator::positive) {
-                for (std::size_t r = 0; r < m; ++r) x[r] = x[r] - half_n;
-                kern.sum_exp(x.data(), m, acc);
+            const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
+            dir.normals(z.data(), blocks * per);
+            chis.next(chi.data(), M);
+            if (rp) phases.uniforms(beta.data(), M);
+            for (std::size_t bl = 0; bl < blocks; ++bl) {
+              const std::size_t r0 = bl * d, m = std::min(d, M - r0);
+              double* z1 = z.data() + bl * per;
+              const double n1 = std::sqrt(sum_squares(z1, d));
+              if (rp) {
+                // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
+                double* z2 = z1 + d;
+                double az = 0;
+                for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
+                double n2 = 0;
+                for (std::size_t r = 0; r < d; ++r) {
+                  z2[r] = z2[r] - az * (z1[r] / n1);
+                  n2 += z2[r] * z2[r];
+                }
+                n2 = std::sqrt(n2);
+                const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
+                for (std::size_t r = 0; r < m; ++r) {
+                  const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r0 + r];
+                  x[r0 + r] = c11 * chi[r0 + r] * ar + b;
+                  y[r0 + r] = chi[r0 + r] * (c21 * ar + c22 * br) + b;
+                }
               } else {
-                kern.sum_cos(x.data(), m, acc);
+                const double scale = s / n1;
+                for (std::size_t r = 0; r < m; ++r) x[r0 + r] = scale * chi[r0 + r] * z1[r];
+                if (est == Estimator::positive) {
+                  for (std::size_t r = 0; r < m; ++r) x[r0 + r] = x[r0 + r] - half_n;
+                }
               }
+            }
+            if (rp) {
+              kern.sum_cos_cos(x.data(), y.data(), M, acc);
+            } else if (est == Estimator::positive) {
+              kern.sum_exp(x.data(), M, acc);
+            } else {
+              kern.sum_cos(x.data(), M, acc);
             }
           }
           out[t] = finish(acc);
