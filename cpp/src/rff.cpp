@@ -320,9 +320,16 @@ class ChiSampler {
  public:
   /// χ_d norms, up to `capacity` per call of next().
   ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d, std::size_t capacity)
-      : normals_(seed, rng::StreamId::chi, index), uniforms_(seed, rng::StreamId::chi_uniform, index),
-        d_(d), shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0),
-        c_(1.0 / std::sqrt(9.0 * shape_)), x_(capacity), u_(capacity), fail_(capacity) {}
+      : seed_(seed), normals_(seed, rng::StreamId::chi, index),
+        uniforms_(seed, rng::StreamId::chi_uniform, index), d_(d),
+        shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0), c_(1.0 / std::sqrt(9.0 * shape_)),
+        x_(capacity), u_(capacity), fail_(capacity) {}
+
+  /// Start over on the streams of trial `index` (keeps the buffers).
+  void reset(std::uint64_t index) {
+    normals_ = rng::Stream(seed_, rng::StreamId::chi, index);
+    uniforms_ = rng::Stream(seed_, rng::StreamId::chi_uniform, index);
+  }
 
   /// out[0..m) = the next m norms (m ≤ capacity).
   void next(double* out, std::size_t m) {
@@ -363,6 +370,7 @@ class ChiSampler {
   }
 
  private:
+  std::uint64_t seed_;
   rng::Stream normals_, uniforms_;
   std::size_t d_;
   double shape_, c_;
@@ -418,13 +426,15 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
       const bool rp = est == Estimator::random_phase;
       const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
       const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
-      mc::parallel_blocks(trials, 16, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+      const std::size_t block = std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
+      mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
         const simd::Kernels& kern = simd::kernels();
         std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
+        ChiSampler chis(opt.seed, begin, d, nb * d);
         for (std::size_t t = begin; t < end; ++t) {
           rng::Stream dir(opt.seed, rng::StreamId::projected, t);
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          ChiSampler chis(opt.seed, t, d, nb * d);
+          chis.reset(t);
           double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
           for (std::size_t j = 0; j < D; j += nb * d) {
             if (is_cancelled(cancel)) return;
