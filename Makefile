@@ -7,8 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 EXTRAS ?= test,notebook,plot,docs
-# Debian packages the build needs (headers, pkg-config, GoogleTest, a C++17 compiler).
-DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev
+# Debian packages the build needs (headers, pkg-config, GoogleTest, SLEEF, a C++17 compiler).
+DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev
 # The test suite also renders the HTML report in a headless browser.
 TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
@@ -112,6 +112,7 @@ stubs: install
 	rm -rf python/ropelab/_core && cp -r build/stubs/ropelab/_core python/ropelab/_core
 
 bench: install
+	$(PY) benchmarks/bench_limit.py
 	$(PY) benchmarks/bench_rff.py
 
 clean:

@@ -18,4 +18,5 @@ def pytest_report_header(config: object) -> list[str]:
     except ImportError:  # pragma: no cover
         pass
     lines.append(f"cores: {os.cpu_count()}, ROPELAB_NUM_THREADS={os.environ.get('ROPELAB_NUM_THREADS', '(unset)')}")
+    lines.append(f"SIMD path: {ropelab.simd.isa()} (available: {', '.join(ropelab.simd.available())})")
     return lines

@@ -93,12 +93,15 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
   }
   opt.full = mode == "full";
   opt.orthogonal = orthogonal;
-  if (orthogonal && !opt.full) {
-    throw py::value_error(std::string(f) +
-                          ": orthogonal=True needs mode='full' (orthogonal features are "
-                          "sampled as d-dimensional blocks), got mode='projected'");
-  }
   opt.nthreads = nthreads_arg(nthreads_o, f);
+  {
+    const double dd = static_cast<double>(q.size());
+    const double draws = static_cast<double>(opt.D) * (opt.full ? dd : 2.0) + dd * dd;
+    if (draws >= 0x1.0p40) {
+      throw py::value_error(std::string(f) + ": D*d = " + std::to_string(draws) +
+                            " exceeds the 2^40 random draws one trial may own");
+    }
+  }
   const auto n = static_cast<double>(p.n());
   if (opt.estimator != Estimator::positive && !std::isfinite(std::exp(0.5 * n))) {
     throw py::value_error(std::string(f) + ": the amplitude exp((|q|^2+|k|^2)/2) overflows a "

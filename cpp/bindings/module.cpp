@@ -20,4 +20,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_transition(transition);
   auto spectra = m.def_submodule("spectra", "windows, FFTW/DTFT spectra, SSM closed forms, figures of merit");
   ropelab::bind::register_spectra(spectra);
+  auto simd = m.def_submodule("simd", "SIMD path of the Monte-Carlo kernels; benchmarking hook");
+  ropelab::bind::register_simd(simd);
 }

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/rng.hpp"
+#include "ropelab/vecmath.hpp"
 
 namespace ropelab::rff {
 
@@ -292,6 +294,92 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
   }
 }
 
+namespace {
+
+/// Features per kernel call in projected mode: a multiple of 16 (one group of draws) that keeps
+/// the buffers in L1 and bounds the time between two looks at the cancel flag (~1 µs).
+constexpr std::size_t kChunk = 512;
+
+/// Σ x[i]² with 4 interleaved partial sums (a fixed order: same bits on every path).
+double sum_squares(const double* x, std::size_t n) {
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int l = 0; l < 4; ++l) s[l] += x[i + l] * x[i + l];
+  }
+  for (; i < n; ++i) s[0] += x[i] * x[i];
+  return (s[0] + s[2]) + (s[1] + s[3]);
+}
+
+/// χ_d norms of one trial's orthogonal blocks: sqrt(2 G), G ~ Gamma(d/2) by Marsaglia & Tsang
+/// (2000) — one normal and one uniform per norm, read in bulk from the trial's `chi` and
+/// `chi_uniform` streams; a rejected norm (rare: < 1 % for d ≥ 2, < 0.1 % for d ≥ 8) reads its
+/// retries from the same streams, after the bulk. The sequence is a pure function of
+/// (seed, trial) since the rows are always processed in the same order. d = 1: χ_1 = |N(0, 1)|.
+class ChiSampler {
+ public:
+  /// χ_d norms, up to `capacity` per call of next().
+  ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d, std::size_t capacity)
+      : seed_(seed), normals_(seed, rng::StreamId::chi, index),
+        uniforms_(seed, rng::StreamId::chi_uniform, index), d_(d),
+        shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0), c_(1.0 / std::sqrt(9.0 * shape_)),
+        x_(capacity), u_(capacity), fail_(capacity) {}
+
+  /// Start over on the streams of trial `index` (keeps the buffers).
+  void reset(std::uint64_t index) {
+    normals_ = rng::Stream(seed_, rng::StreamId::chi, index);
+    uniforms_ = rng::Stream(seed_, rng::StreamId::chi_uniform, index);
+  }
+
+  /// out[0..m) = the next m norms (m ≤ capacity).
+  void next(double* out, std::size_t m) {
+    normals_.normals(x_.data(), m);
+    if (d_ == 1) {
+      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(x_[r]);
+      return;
+    }
+    uniforms_.uniforms(u_.data(), m);
+    // Pass 1, branch-free (simd::Kernels::chi_squeeze): a squeeze accepts almost every row. The
+    // exact test is log u < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As log u ≤ u − 1,
+    // u − 1 < L with any L ≤ that bound suffices. Marsaglia–Tsang's L = −0.0331 x⁴ fails ~10 %
+    // of the rows for large a; a tighter one: for |t| ≤ ½,
+    //   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
+    // (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
+    // with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
+    // fails ~0.1 % of the rows at d = 64. Pass 2 finishes the rest exactly (same x, u, then retries).
+    const std::size_t nfail =
+        simd::kernels().chi_squeeze(x_.data(), u_.data(), m, c_, shape_, out, fail_.data());
+    for (std::size_t i = 0; i < nfail; ++i) {
+      const std::size_t r = static_cast<std::size_t>(fail_[i]);
+      double x = x_[r], u = u_[r];
+      for (;;) {
+        double v = 1.0 + c_ * x;
+        if (v > 0) {
+          v = v * v * v;
+          const double x2 = x * x;
+          if (u < 1.0 - 0.0331 * x2 * x2 ||
+              std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
+            out[r] = std::sqrt(2.0 * shape_ * v);
+            break;
+          }
+        }
+        x = normals_.normal();
+        u = uniforms_.uniform();
+      }
+    }
+  }
+
+ private:
+  std::uint64_t seed_;
+  rng::Stream normals_, uniforms_;
+  std::size_t d_;
+  double shape_, c_;
+  std::vector<double> x_, u_;
+  std::vector<std::uint64_t> fail_;
+};
+
+}  // namespace
+
 void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
               std::size_t trials, double* out, const std::atomic<bool>* cancel) {
   const Pair p = make_pair(q, k, d);
@@ -303,18 +391,26 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
   const double inv_D = 1.0 / static_cast<double>(D);
   const Estimator est = opt.estimator;
   const bool literal = est == Estimator::trig && opt.convention == Convention::literal;
+  // Draws per trial and stream: D (projected), 2D (random phase), D·d (full), plus a block.
+  const double draws = static_cast<double>(D) * static_cast<double>(opt.full ? d : 2) +
+                       static_cast<double>(d) * static_cast<double>(d);
+  if (draws >= static_cast<double>(rng::kMaxDraws)) {
+    throw std::invalid_argument("D*d = " + std::to_string(draws) +
+                                " exceeds the 2^40 random draws one trial may own (rng.hpp)");
+  }
 
-  // The per-feature term X from the projections pq = ω·q, pk = ω·k (and β for random phase).
-  auto term = [&](double pq, double pk, double beta) {
+  // out[t] from the 8 accumulators of trial t's terms (vecmath.hpp: fixed summation order).
+  auto finish = [&](const double* acc) {
+    const double sum = simd::reduce8(acc);
     switch (est) {
       case Estimator::trig:
-        return amp * std::cos(literal ? pq + pk : pq - pk);
+        return amp * sum * inv_D;
       case Estimator::random_phase:
-        return 2.0 * amp * std::cos(pq + beta) * std::cos(pk + beta);
+        return 2.0 * amp * sum * inv_D;
       case Estimator::positive:
         break;
     }
-    return std::exp(pq + pk - half_n);
+    return sum * inv_D;
   };
 
   if (!opt.full) {
@@ -322,52 +418,174 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
     // feature (of ω·(q∓k) resp. ω·(q+k)); random phase needs the 2-D Gaussian (ω·q, ω·k).
     const double s =
         sigma * static_cast<double>(std::sqrt(est == Estimator::trig && !literal ? p.b : p.a));
-    mc::parallel_blocks(trials, 64, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const double c11 = sigma * p.l11, c21 = sigma * p.l21, c22 = sigma * p.l22;
+    if (opt.orthogonal) {
+      // Orthogonal blocks (see rff.hpp): per block of d features, the direction normals z (d, or
+      // 2d for random phase), d χ_d norms and one cos/exp per feature. Blocks are drawn and
+      // evaluated a chunk (≥ kChunk features when d is small) at a time.
+      const bool rp = est == Estimator::random_phase;
+      const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
+      const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
+      const std::size_t block = std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
+      mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
+        ChiSampler chis(opt.seed, begin, d, nb * d);
+        for (std::size_t t = begin; t < end; ++t) {
+          rng::Stream dir(opt.seed, rng::StreamId::projected, t);
+          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+          chis.reset(t);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          for (std::size_t j = 0; j < D; j += nb * d) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
+            dir.normals(z.data(), blocks * per);
+            chis.next(chi.data(), M);
+            if (rp) phases.uniforms(beta.data(), M);
+            for (std::size_t bl = 0; bl < blocks; ++bl) {
+              const std::size_t r0 = bl * d, m = std::min(d, M - r0);
+              double* z1 = z.data() + bl * per;
+              const double n1 = std::sqrt(sum_squares(z1, d));
+              if (rp) {
+                // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
+                double* z2 = z1 + d;
+                double az = 0;
+                for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
+                double n2 = 0;
+                for (std::size_t r = 0; r < d; ++r) {
+                  z2[r] = z2[r] - az * (z1[r] / n1);
+                  n2 += z2[r] * z2[r];
+                }
+                n2 = std::sqrt(n2);
+                const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
+                for (std::size_t r = 0; r < m; ++r) {
+                  const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r0 + r];
+                  x[r0 + r] = c11 * chi[r0 + r] * ar + b;
+                  y[r0 + r] = chi[r0 + r] * (c21 * ar + c22 * br) + b;
+                }
+              } else {
+                const double scale = s / n1;
+                for (std::size_t r = 0; r < m; ++r) x[r0 + r] = scale * chi[r0 + r] * z1[r];
+                if (est == Estimator::positive) {
+                  for (std::size_t r = 0; r < m; ++r) x[r0 + r] = x[r0 + r] - half_n;
+                }
+              }
+            }
+            if (rp) {
+              kern.sum_cos_cos(x.data(), y.data(), M, acc);
+            } else if (est == Estimator::positive) {
+              kern.sum_exp(x.data(), M, acc);
+            } else {
+              kern.sum_cos(x.data(), M, acc);
+            }
+          }
+          out[t] = finish(acc);
+        }
+      }, cancel);
+      return;
+    }
+    // Trials per block: ≥ 2^16 features, so the buffers below are set up once per ~0.1 ms.
+    const std::size_t block = std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
+    mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+      const simd::Kernels& kern = simd::kernels();
+      std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
       for (std::size_t t = begin; t < end; ++t) {
         rng::Stream normals(opt.seed, rng::StreamId::projected, t);
-        double sum = 0;
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         if (est == Estimator::random_phase) {
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          for (std::size_t j = 0; j < D; ++j) {
-            if ((j & kCancelMask) == kCancelMask && is_cancelled(cancel)) return;
-            const double g1 = normals.normal(), g2 = normals.normal();
-            const double pq = sigma * p.l11 * g1, pk = sigma * (p.l21 * g1 + p.l22 * g2);
-            sum += term(pq, pk, kTwoPi * phases.uniform());
+          for (std::size_t j = 0; j < D; j += kChunk) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(kChunk, D - j);
+            normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
+            phases.uniforms(beta.data(), m);
+            for (std::size_t i = 0; i < m; ++i) {
+              const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
+              x[i] = c11 * g1 + b;
+              y[i] = (c21 * g1 + c22 * g2) + b;
+            }
+            kern.sum_cos_cos(x.data(), y.data(), m, acc);
           }
         } else {
-          // Pass the whole projection as pq (pk = 0): term() combines pq ∓ pk.
-          for (std::size_t j = 0; j < D; ++j) {
-            if ((j & kCancelMask) == kCancelMask && is_cancelled(cancel)) return;
-            sum += term(s * normals.normal(), 0.0, 0.0);
+          for (std::size_t j = 0; j < D; j += kChunk) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(kChunk, D - j);
+            normals.normals(g.data(), m);
+            if (est == Estimator::positive) {
+              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i] - half_n;
+              kern.sum_exp(g.data(), m, acc);
+            } else {
+              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i];
+              kern.sum_cos(g.data(), m, acc);
+            }
           }
         }
-        out[t] = sum * inv_D;
+        out[t] = finish(acc);
       }
     }, cancel);
     return;
   }
 
-  const Eigen::Map<const Eigen::VectorXd> qv(q, static_cast<Eigen::Index>(d)),
-      kv(k, static_cast<Eigen::Index>(d));
+  // Full mode. i.i.d.: the d normals of each row straight from the trial's omega stream (the rows
+  // of sample_omega(index=t) divided by σ), projected by the dots2 kernel; orthogonal: OmegaRows
+  // (QR blocks) and Eigen.
+  Eigen::Matrix<double, Eigen::Dynamic, 2> qk(static_cast<Eigen::Index>(d), 2);
+  for (std::size_t i = 0; i < d; ++i) {
+    qk(static_cast<Eigen::Index>(i), 0) = q[i];
+    qk(static_cast<Eigen::Index>(i), 1) = k[i];
+  }
+  // Rows per block: d for orthogonal features; for i.i.d. rows enough to give ~2^12 normals.
+  const std::size_t rows_per_block = opt.orthogonal ? d : std::max<std::size_t>(1, 4096 / d);
   mc::parallel_blocks(trials, 8, opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const simd::Kernels& kern = simd::kernels();
     RowMatrix rows;
-    Eigen::VectorXd pq, pk;
+    Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
+    const std::size_t B = rows_per_block;
+    std::vector<double> g(opt.orthogonal ? 0 : B * d), pq(B), pk(B), x(B), y(B), beta(B);
     for (std::size_t t = begin; t < end; ++t) {
       OmegaRows gen(d, sigma, opt.seed, opt.orthogonal, t);
+      rng::Stream omega(opt.seed, rng::StreamId::omega, t);
       rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-      double sum = 0;
-      for (std::size_t j = 0; j < D; j += d) {
+      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t j = 0; j < D; j += B) {
         if (is_cancelled(cancel)) return;
-        const std::size_t m = std::min(d, D - j);
-        gen.next(m, rows);
-        pq.noalias() = rows * qv;
-        pk.noalias() = rows * kv;
-        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(m); ++i) {
-          const double beta = est == Estimator::random_phase ? kTwoPi * phases.uniform() : 0.0;
-          sum += term(pq[i], pk[i], beta);
+        const std::size_t m = std::min(B, D - j);
+        if (opt.orthogonal) {
+          gen.next(m, rows);
+          proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
+          for (std::size_t i = 0; i < m; ++i) {
+            pq[i] = proj(static_cast<Eigen::Index>(i), 0);
+            pk[i] = proj(static_cast<Eigen::Index>(i), 1);
+          }
+        } else {
+          omega.normals(g.data(), m * d);
+          kern.dots2(g.data(), m, d, q, k, pq.data(), pk.data());
+          for (std::size_t i = 0; i < m; ++i) {
+            pq[i] = sigma * pq[i];
+            pk[i] = sigma * pk[i];
+          }
+        }
+        switch (est) {
+          case Estimator::trig:
+            for (std::size_t i = 0; i < m; ++i) x[i] = literal ? pq[i] + pk[i] : pq[i] - pk[i];
+            kern.sum_cos(x.data(), m, acc);
+            break;
+          case Estimator::positive:
+            for (std::size_t i = 0; i < m; ++i) x[i] = (pq[i] + pk[i]) - half_n;
+            kern.sum_exp(x.data(), m, acc);
+            break;
+          case Estimator::random_phase:
+            phases.uniforms(beta.data(), m);
+            for (std::size_t i = 0; i < m; ++i) {
+              const double b = kTwoPi * beta[i];
+              x[i] = pq[i] + b;
+              y[i] = pk[i] + b;
+            }
+            kern.sum_cos_cos(x.data(), y.data(), m, acc);
+            break;
         }
       }
-      out[t] = sum * inv_D;
+      out[t] = finish(acc);
     }
   }, cancel);
 }

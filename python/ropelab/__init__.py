@@ -16,16 +16,19 @@ transition
     Effective transition matrices, commutators, norms, Householder reflections.
 spectra
     Windows, FFT/DTFT spectra of windowed SSMs, closed forms and Harris's figures of merit.
+simd
+    The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
+    throughput (benchmarks).
 """
 
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import recurrence, rff, rotary, spectra, temperature, transition
+from ropelab import recurrence, rff, rotary, simd, spectra, temperature, transition
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "simd", "plot"]
 
 
 def __getattr__(name: str) -> object:

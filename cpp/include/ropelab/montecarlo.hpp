@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 
@@ -29,6 +30,17 @@ int resolve_threads(int requested);
 /// is rethrown here.
 void parallel_blocks(std::size_t n, std::size_t block, int nthreads,
                      const std::function<void(std::size_t, std::size_t)>& body,
+                     const std::atomic<bool>* cancel);
+
+}  // namespace ropelab::mc
+
+namespace ropelab::mc {
+
+/// The primitives whose throughput bounds a Monte-Carlo feature (benchmarks/bench_limit.py):
+/// "normal" (rng::Stream normals), "uniform", "cos" and "exp" (the vecmath sum kernels on
+/// L1-resident data). Computes n of them on `nthreads` threads (parallel_blocks over units of
+/// 2^16) with the active SIMD path and returns a checksum (so nothing is optimised away).
+double run_primitive(const char* kind, std::uint64_t n, int nthreads,
                      const std::atomic<bool>* cancel);
 
 }  // namespace ropelab::mc

@@ -83,11 +83,25 @@ struct EstimateOptions {
   Convention convention = Convention::conjugate;
   std::uint64_t seed = 0;
   bool full = false;        ///< full: d-dimensional ω; otherwise the exact projected shortcut
-  bool orthogonal = false;  ///< orthogonal random features (full mode only)
+  bool orthogonal = false;  ///< orthogonal random features (blocks of d rows; both modes)
   int nthreads = 0;         ///< ≤ 0: all cores (see mc::resolve_threads)
 };
 
-/// out[t] = the D-feature estimate of exp(q·k) in trial t, for t < trials. Trial t's numbers
+/// out[t] = the D-feature estimate of exp(q·k) in trial t, for t < trials.
+///
+/// Projected orthogonal features (orthogonal && !full) in O(d) per block of d features, without
+/// a QR. A block is ω_r = σ χ_r e_r (r < d) with E = (e_r) a Haar-random orthogonal matrix and
+/// χ_r i.i.d. χ_d, independent of E. For a fixed u, E u = ‖u‖ E (u/‖u‖), and the image of a fixed
+/// unit vector under a Haar-random rotation is uniform on the sphere S^{d-1}, i.e. distributed as
+/// z/‖z‖ with z ~ N(0, I_d). Hence (ω_r·u)_r has the law of (σ‖u‖ χ_r z_r/‖z‖)_r: d normals and d
+/// χ_d norms per block (trig: u = q∓k; positive: u = q+k). The random-phase estimator needs the
+/// pair (ω_r·q, ω_r·k): with an orthonormal basis f1 = q/‖q‖, f2 of span(q, k),
+/// q = l11 f1, k = l21 f1 + l22 f2 (Pair's Cholesky factor), and (E f1, E f2) is a uniformly
+/// random orthonormal 2-frame (a, b) of R^d — Gram–Schmidt of two independent N(0, I_d) vectors —
+/// so ω_r·q = σ χ_r l11 a_r, ω_r·k = σ χ_r (l21 a_r + l22 b_r): 2d normals and d norms per block.
+/// A truncated last block (m = D mod d rows) uses the first m coordinates. The χ_d norms come from
+/// a Marsaglia–Tsang gamma sampler (χ² = 2 Gamma(d/2)). tests/test_rff.py compares the estimates'
+/// distribution with full-mode ORF (two-sample Kolmogorov–Smirnov) and their variance. Trial t's numbers
 /// depend only on (seed, t): bit-identical for every thread count. Memory is O(nthreads·D·d)
 /// at most (one ω block per thread), independent of `trials`. Throws mc::Cancelled when
 /// `cancel` is set, std::invalid_argument when the amplitude exp(n/2) overflows a double.

@@ -1,0 +1,42 @@
+"""Shared helpers of the benchmark scripts (timing, the NumPy baselines)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import ropelab as rl
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    """Best (smallest) wall time of `repeat` calls: the machine is shared, so the minimum is the
+    least disturbed run."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def header() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"ropelab {rl.__version__} (SIMD path: {rl.simd.isa()}, available: {', '.join(rl.simd.available())}), "
+            f"numpy {np.__version__}, {os.cpu_count()} cores, {cpu}")
+
+
+def trig_bound(nthreads: int | None, n: int, repeat: int) -> tuple[float, float, float]:
+    """(normals/s, cos/s, bound features/s) of the library primitives: a projected trig feature
+    costs at least one normal and one cos."""
+    nr = rl.simd.primitive_rate("normal", n=n, nthreads=nthreads, repeat=repeat)
+    cr = rl.simd.primitive_rate("cos", n=n, nthreads=nthreads, repeat=repeat)
+    return nr, cr, 1.0 / (1.0 / nr + 1.0 / cr)

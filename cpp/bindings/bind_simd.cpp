@@ -1,0 +1,53 @@
+// ropelab._core.simd: the SIMD path of the Monte-Carlo kernels and a benchmarking hook
+// (core: cpp/include/ropelab/vecmath.hpp, montecarlo.hpp run_primitive).
+#include "common.hpp"
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/vecmath.hpp"
+
+namespace ropelab::bind {
+
+namespace {
+
+simd::Isa isa_arg(py::handle obj, const char* func) {
+  const std::string name = py::isinstance<py::str>(obj) ? obj.cast<std::string>() : std::string();
+  for (auto isa : {simd::Isa::scalar, simd::Isa::avx2, simd::Isa::avx512}) {
+    if (name == simd::isa_name(isa)) {
+      if (!simd::supported(isa)) value_error(func, "isa", "is not supported by this CPU", obj);
+      return isa;
+    }
+  }
+  value_error(func, "isa", "must be 'scalar', 'avx2' or 'avx512'", obj);
+}
+
+double primitive(py::handle kind_o, py::handle n_o, py::handle nthreads_o) {
+  const char* f = "simd.run_primitive";
+  const std::string kind = string_arg(kind_o, f, "kind");
+  if (kind != "normal" && kind != "uniform" && kind != "cos" && kind != "exp") {
+    value_error(f, "kind", "must be 'normal', 'uniform', 'cos' or 'exp'", kind_o);
+  }
+  const auto n = static_cast<std::uint64_t>(integer(n_o, f, "n", 1));
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  double out = 0;
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    out = mc::run_primitive(kind.c_str(), n, nthreads, cancel);
+  });
+  return out;
+}
+
+}  // namespace
+
+void register_simd(py::module_& m) {
+  m.def("isa", [] { return std::string(simd::isa_name(simd::active_isa())); });
+  m.def("available", [] {
+    std::vector<std::string> out;
+    for (auto isa : {simd::Isa::scalar, simd::Isa::avx2, simd::Isa::avx512}) {
+      if (simd::supported(isa)) out.emplace_back(simd::isa_name(isa));
+    }
+    return out;
+  });
+  m.def("set_isa", [](py::handle isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); },
+        "isa"_a);
+  m.def("run_primitive", &primitive, "kind"_a, "n"_a, "nthreads"_a);
+}
+
+}  // namespace ropelab::bind

@@ -1,0 +1,279 @@
+// AVX2 + FMA kernels of vecmath.hpp. Compiled with -mavx2 -mfma (CMakeLists.txt) and run only
+// after __builtin_cpu_supports said yes. Includes no header with inline functions or templates
+// other than the intrinsics (see vecmath.hpp): everything here has internal linkage.
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "ropelab/vecmath.hpp"
+
+namespace ropelab::simd {
+
+namespace {
+
+constexpr unsigned kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // Philox4x32 multipliers
+constexpr unsigned kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
+
+inline void mulhilo(__m256i a, __m256i m, __m256i& hi, __m256i& lo) {
+  const __m256i pe = _mm256_mul_epu32(a, m);                         // lanes 0, 2, 4, 6
+  const __m256i po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);  // lanes 1, 3, 5, 7
+  lo = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+  hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
+}
+
+/// Philox4x32-10 of the 8 blocks 8g .. 8g+7 (lane l = block 8g + l): x[0..3] = the four words.
+inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[4]) {
+  const std::uint64_t b0 = 8 * g;
+  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
+                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i c1 = _mm256_set1_epi32(
+      static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+  __m256i c2 = _mm256_set1_epi32(static_cast<int>(u.c2));
+  __m256i c3 = _mm256_set1_epi32(static_cast<int>(u.c3));
+  unsigned k0 = u.key[0], k1 = u.key[1];
+  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kM0));
+  const __m256i m1 = _mm256_set1_epi32(static_cast<int>(kM1));
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += kW0;
+      k1 += kW1;
+    }
+    __m256i hi0, lo0, hi1, lo1;
+    mulhilo(c0, m0, hi0, lo0);
+    mulhilo(c2, m1, hi1, lo1);
+    const __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1),
+                                        _mm256_set1_epi32(static_cast<int>(k0)));
+    const __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3),
+                                        _mm256_set1_epi32(static_cast<int>(k1)));
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+  }
+  x[0] = c0;
+  x[1] = c1;
+  x[2] = c2;
+  x[3] = c3;
+}
+
+/// (2m+1)·2⁻⁵³ for the 4 words hi:lo (exact, rng::to_open_signed_unit).
+inline __m256d signed_unit(__m128i lo, __m128i hi) {
+  const __m256d h = _mm256_cvtepi32_pd(hi);
+  const __m256d l = _mm256_cvtepi32_pd(_mm_srli_epi32(lo, 11));
+  return _mm256_add_pd(_mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-31)),
+                       _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)),
+                                     _mm256_set1_pd(0x1.0p-52)));
+}
+
+/// (⌊w/2¹²⌋ + ½)·2⁻⁵² for the 4 words hi:lo (exact, rng::to_open_unit).
+inline __m256d open_unit(__m128i lo, __m128i hi) {
+  const __m256d h = _mm256_add_pd(
+      _mm256_cvtepi32_pd(_mm_xor_si128(hi, _mm_set1_epi32(static_cast<int>(0x80000000u)))),
+      _mm256_set1_pd(0x1.0p31));
+  const __m256d l = _mm256_cvtepi32_pd(_mm_srli_epi32(lo, 12));
+  return _mm256_add_pd(_mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-32)),
+                       _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)),
+                                     _mm256_set1_pd(0x1.0p-52)));
+}
+
+/// Ziggurat on 4 words; draws k0 .. k0+3.
+inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, double* out) {
+  const __m256d v = signed_unit(lo, hi);
+  const __m128i layer = _mm_and_si128(lo, _mm_set1_epi32(0xFF));
+  const __m256d xl = _mm256_i32gather_pd(u.zig_x, layer, 8);
+  const __m256d rl = _mm256_i32gather_pd(u.zig_r, layer, 8);
+  const __m256d absv = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+  const int ok = _mm256_movemask_pd(_mm256_cmp_pd(absv, rl, _CMP_LT_OQ));
+  _mm256_storeu_pd(out, _mm256_mul_pd(v, xl));
+  if (ok != 0xF) {
+    alignas(32) double vs[4];
+    alignas(16) unsigned ls[4];
+    _mm256_store_pd(vs, v);
+    _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
+    for (int l = 0; l < 4; ++l) {
+      if (!(ok >> l & 1)) out[l] = u.slow_normal(u, k0 + static_cast<unsigned>(l), vs[l], ls[l], nullptr);
+    }
+  }
+}
+
+void normals_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+    const std::uint64_t g = g0 + i, k = 16 * g;
+    __m256i x[4];
+    philox8(u, g, x);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i lo = x[2 * h], hi = x[2 * h + 1];
+      zig4(u, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, out + 8 * h);
+      zig4(u, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
+           out + 8 * h + 4);
+    }
+  }
+}
+
+void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+    __m256i x[4];
+    philox8(u, g0 + i, x);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i lo = x[2 * h], hi = x[2 * h + 1];
+      _mm256_storeu_pd(out + 8 * h,
+                       open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
+      _mm256_storeu_pd(out + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
+                                                  _mm256_extracti128_si256(hi, 1)));
+    }
+  }
+}
+
+struct CosOp {
+  static __m256d f(__m256d x) { return Sleef_cosd4_u10avx2(x); }
+};
+struct ExpOp {
+  static __m256d f(__m256d x) { return Sleef_expd4_u10avx2(x); }
+};
+
+/// acc[j mod 8] += Op(x[j]); the last partial group is padded and its extra lanes add +0.0.
+template <class Op>
+void sum8(const double* x, std::size_t n, double* acc8) {
+  __m256d a0 = _mm256_loadu_pd(acc8), a1 = _mm256_loadu_pd(acc8 + 4);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    a0 = _mm256_add_pd(a0, Op::f(_mm256_loadu_pd(x + j)));
+    a1 = _mm256_add_pd(a1, Op::f(_mm256_loadu_pd(x + j + 4)));
+  }
+  if (j < n) {
+    alignas(32) double t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    const std::size_t rem = n - j;
+    for (std::size_t l = 0; l < rem; ++l) t[l] = x[j + l];
+    _mm256_store_pd(t, Op::f(_mm256_load_pd(t)));
+    _mm256_store_pd(t + 4, Op::f(_mm256_load_pd(t + 4)));
+    for (std::size_t l = rem; l < 8; ++l) t[l] = 0.0;
+    a0 = _mm256_add_pd(a0, _mm256_load_pd(t));
+    a1 = _mm256_add_pd(a1, _mm256_load_pd(t + 4));
+  }
+  _mm256_storeu_pd(acc8, a0);
+  _mm256_storeu_pd(acc8 + 4, a1);
+}
+
+void sum_cos_avx2(const double* x, std::size_t n, double* acc8) { sum8<CosOp>(x, n, acc8); }
+void sum_exp_avx2(const double* x, std::size_t n, double* acc8) { sum8<ExpOp>(x, n, acc8); }
+
+void sum_cos_cos_avx2(const double* a, const double* b, std::size_t n, double* acc8) {
+  __m256d a0 = _mm256_loadu_pd(acc8), a1 = _mm256_loadu_pd(acc8 + 4);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    a0 = _mm256_add_pd(a0, _mm256_mul_pd(Sleef_cosd4_u10avx2(_mm256_loadu_pd(a + j)),
+                                         Sleef_cosd4_u10avx2(_mm256_loadu_pd(b + j))));
+    a1 = _mm256_add_pd(a1, _mm256_mul_pd(Sleef_cosd4_u10avx2(_mm256_loadu_pd(a + j + 4)),
+                                         Sleef_cosd4_u10avx2(_mm256_loadu_pd(b + j + 4))));
+  }
+  if (j < n) {
+    alignas(32) double ta[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    const std::size_t rem = n - j;
+    for (std::size_t l = 0; l < rem; ++l) {
+      ta[l] = a[j + l];
+      tb[l] = b[j + l];
+    }
+    for (int h = 0; h < 2; ++h) {
+      _mm256_store_pd(ta + 4 * h, _mm256_mul_pd(Sleef_cosd4_u10avx2(_mm256_load_pd(ta + 4 * h)),
+                                                Sleef_cosd4_u10avx2(_mm256_load_pd(tb + 4 * h))));
+    }
+    for (std::size_t l = rem; l < 8; ++l) ta[l] = 0.0;
+    a0 = _mm256_add_pd(a0, _mm256_load_pd(ta));
+    a1 = _mm256_add_pd(a1, _mm256_load_pd(ta + 4));
+  }
+  _mm256_storeu_pd(acc8, a0);
+  _mm256_storeu_pd(acc8 + 4, a1);
+}
+
+void cos_avx2(const double* x, std::size_t n, double* out) {
+  std::size_t j = 0;
+  for (; j + 4 <= n; j += 4) _mm256_storeu_pd(out + j, Sleef_cosd4_u10avx2(_mm256_loadu_pd(x + j)));
+  if (j < n) {
+    alignas(32) double t[4] = {0, 0, 0, 0};
+    for (std::size_t l = 0; j + l < n; ++l) t[l] = x[j + l];
+    _mm256_store_pd(t, Sleef_cosd4_u10avx2(_mm256_load_pd(t)));
+    for (std::size_t l = 0; j + l < n; ++l) out[j + l] = t[l];
+  }
+}
+
+// The table's signatures use std::uint64_t; std::uint64_t is the same type on x86-64 Linux.
+void dots2_avx2(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                double* pq, double* pk) {
+  for (std::size_t r = 0; r < m; ++r) {
+    const double* g = G + r * d;
+    __m256d aq0 = _mm256_setzero_pd(), aq1 = aq0, ak0 = aq0, ak1 = aq0;
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m256d g0 = _mm256_loadu_pd(g + i), g1 = _mm256_loadu_pd(g + i + 4);
+      aq0 = _mm256_add_pd(aq0, _mm256_mul_pd(g0, _mm256_loadu_pd(q + i)));
+      aq1 = _mm256_add_pd(aq1, _mm256_mul_pd(g1, _mm256_loadu_pd(q + i + 4)));
+      ak0 = _mm256_add_pd(ak0, _mm256_mul_pd(g0, _mm256_loadu_pd(k + i)));
+      ak1 = _mm256_add_pd(ak1, _mm256_mul_pd(g1, _mm256_loadu_pd(k + i + 4)));
+    }
+    if (i < d) {
+      alignas(32) double tg[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tq[8] = {0, 0, 0, 0, 0, 0, 0, 0},
+                         tk[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t l = 0; i + l < d; ++l) {
+        tg[l] = g[i + l];
+        tq[l] = q[i + l];
+        tk[l] = k[i + l];
+      }
+      const __m256d g0 = _mm256_load_pd(tg), g1 = _mm256_load_pd(tg + 4);
+      aq0 = _mm256_add_pd(aq0, _mm256_mul_pd(g0, _mm256_load_pd(tq)));
+      aq1 = _mm256_add_pd(aq1, _mm256_mul_pd(g1, _mm256_load_pd(tq + 4)));
+      ak0 = _mm256_add_pd(ak0, _mm256_mul_pd(g0, _mm256_load_pd(tk)));
+      ak1 = _mm256_add_pd(ak1, _mm256_mul_pd(g1, _mm256_load_pd(tk + 4)));
+    }
+    alignas(32) double a[8], b[8];
+    _mm256_store_pd(a, aq0);
+    _mm256_store_pd(a + 4, aq1);
+    _mm256_store_pd(b, ak0);
+    _mm256_store_pd(b + 4, ak1);
+    pq[r] = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    pk[r] = ((b[0] + b[4]) + (b[2] + b[6])) + ((b[1] + b[5]) + (b[3] + b[7]));
+  }
+}
+
+std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, double c, double a,
+                             double* out, std::uint64_t* fail) {
+  std::size_t nf = 0;
+  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a), two_a = _mm256_set1_pd(2.0 * a);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  for (std::size_t j = 0; j < n; j += 4) {
+    const std::size_t live = n - j >= 4 ? 4 : n - j;
+    alignas(32) double xb[4] = {0, 0, 0, 0}, ub[4] = {0, 0, 0, 0}, ob[4];
+    for (std::size_t l = 0; l < live; ++l) {
+      xb[l] = x[j + l];
+      ub[l] = u[j + l];
+    }
+    const __m256d X = _mm256_load_pd(xb), U = _mm256_load_pd(ub);
+    const __m256d t = _mm256_mul_pd(vc, X);
+    const __m256d v = _mm256_add_pd(one, t);
+    const __m256d v3 = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
+    const __m256d x2 = _mm256_mul_pd(X, X), t2 = _mm256_mul_pd(t, t), at = _mm256_andnot_pd(sign, t);
+    const __m256d t4 = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.75), t2), t2);
+    const __m256d t5 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(1.2), t2), t2), at);
+    const __m256d lt = _mm256_sub_pd(one, _mm256_mul_pd(va, _mm256_add_pd(t4, t5)));
+    const __m256d lm = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
+    const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(U, lm, _CMP_LT_OQ));
+    const __m256d tight = _mm256_and_pd(_mm256_cmp_pd(at, _mm256_set1_pd(0.5), _CMP_LE_OQ),
+                                        _mm256_cmp_pd(U, lt, _CMP_LT_OQ));
+    const int ok = _mm256_movemask_pd(_mm256_or_pd(mt, tight));
+    _mm256_store_pd(ob, _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero))));
+    for (std::size_t l = 0; l < live; ++l) {
+      out[j + l] = ob[l];
+      if (!(ok >> l & 1)) fail[nf++] = j + l;
+    }
+  }
+  return nf;
+}
+
+const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
+                    &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
+                    &dots2_avx2, &chi_squeeze_avx2};
+
+}  // namespace
+
+const Kernels& kernels_avx2() { return kAvx2; }
+
+}  // namespace ropelab::simd

@@ -1,0 +1,207 @@
+// Runtime dispatch and the scalar (baseline x86-64) kernels of vecmath.hpp.
+#include "ropelab/vecmath.hpp"
+
+#include <sleef.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "ropelab/rng.hpp"
+
+namespace ropelab::simd {
+
+namespace {
+
+void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for (std::size_t i = 0; i < ngroups; ++i) {
+    const std::uint64_t g = g0 + i;
+    std::uint32_t x[8][4];
+    for (unsigned l = 0; l < 8; ++l) rng::philox_block(unit, 8 * g + l, x[l]);
+    for (unsigned r = 0; r < 16; ++r) {
+      const unsigned h = r >> 3, l = r & 7;
+      const std::uint64_t w = static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h];
+      const double v = rng::to_open_signed_unit(w);
+      const auto layer = static_cast<unsigned>(w & 0xFF);
+      out[16 * i + r] = std::fabs(v) < unit.zig_r[layer]
+                            ? v * unit.zig_x[layer]
+                            : unit.slow_normal(unit, 16 * g + r, v, layer, nullptr);
+    }
+  }
+}
+
+void uniforms_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for (std::size_t i = 0; i < ngroups; ++i) {
+    const std::uint64_t g = g0 + i;
+    std::uint32_t x[8][4];
+    for (unsigned l = 0; l < 8; ++l) rng::philox_block(unit, 8 * g + l, x[l]);
+    for (unsigned r = 0; r < 16; ++r) {
+      const unsigned h = r >> 3, l = r & 7;
+      out[16 * i + r] =
+          rng::to_open_unit(static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h]);
+    }
+  }
+}
+
+// acc[j mod 8] += f(j) with lanes past n adding +0.0, exactly as the vector kernels do.
+template <class F>
+void sum8(std::size_t n, double* acc8, F f) {
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (unsigned l = 0; l < 8; ++l) acc8[l] += f(j + l);
+  }
+  if (j < n) {
+    for (unsigned l = 0; l < 8; ++l) acc8[l] += j + l < n ? f(j + l) : 0.0;
+  }
+}
+
+void sum_cos_scalar(const double* x, std::size_t n, double* acc8) {
+  sum8(n, acc8, [x](std::size_t j) { return Sleef_cosd1_u10purec(x[j]); });
+}
+void sum_exp_scalar(const double* x, std::size_t n, double* acc8) {
+  sum8(n, acc8, [x](std::size_t j) { return Sleef_expd1_u10purec(x[j]); });
+}
+void sum_cos_cos_scalar(const double* a, const double* b, std::size_t n, double* acc8) {
+  sum8(n, acc8, [a, b](std::size_t j) {
+    return Sleef_cosd1_u10purec(a[j]) * Sleef_cosd1_u10purec(b[j]);
+  });
+}
+void cos_scalar(const double* x, std::size_t n, double* out) {
+  for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
+}
+
+std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, double c,
+                               double a, double* out, std::uint64_t* fail) {
+  std::size_t nf = 0;
+  const double two_a = 2.0 * a;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double t = c * x[j];
+    const double v = 1.0 + t;
+    const double v3 = v * v * v;
+    const double x2 = x[j] * x[j], t2 = t * t, at = std::fabs(t);
+    const bool mt = (v > 0) & (u[j] < 1.0 - 0.0331 * x2 * x2);
+    const bool tight = (at <= 0.5) & (u[j] < 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
+    out[j] = std::sqrt(two_a * (v3 > 0 ? v3 : 0.0));
+    if (!(mt | tight)) fail[nf++] = j;
+  }
+  return nf;
+}
+
+void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
+                  double* pq, double* pk) {
+  for (std::size_t r = 0; r < m; ++r) {
+    const double* g = G + r * d;
+    double aq[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ak[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      for (unsigned l = 0; l < 8; ++l) {
+        aq[l] += g[i + l] * q[i + l];
+        ak[l] += g[i + l] * k[i + l];
+      }
+    }
+    if (i < d) {
+      for (unsigned l = 0; l < 8; ++l) {
+        aq[l] += i + l < d ? g[i + l] * q[i + l] : 0.0;
+        ak[l] += i + l < d ? g[i + l] * k[i + l] : 0.0;
+      }
+    }
+    pq[r] = reduce8(aq);
+    pk[r] = reduce8(ak);
+  }
+}
+
+const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
+                      &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
+                      &dots2_scalar, &chi_squeeze_scalar};
+
+bool cpu_supports(Isa isa) {
+#ifdef ROPELAB_SCALAR_ONLY
+  return isa == Isa::scalar;
+#endif
+  switch (isa) {
+    case Isa::scalar:
+      return true;
+    case Isa::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx2") &&
+             __builtin_cpu_supports("fma");
+  }
+  return false;
+}
+
+Isa initial_isa() {
+  Isa best = Isa::scalar;
+  for (Isa i : {Isa::avx2, Isa::avx512}) {
+    if (cpu_supports(i)) best = i;
+  }
+  if (const char* env = std::getenv("ROPELAB_SIMD")) {
+    // An unknown or unsupported request falls back to the best path (never a crash at import).
+    for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+      if (std::strcmp(env, isa_name(i)) == 0 && cpu_supports(i)) return i;
+    }
+  }
+  return best;
+}
+
+std::atomic<const Kernels*>& active() {
+  static std::atomic<const Kernels*> table{&kernels(initial_isa())};
+  return table;
+}
+
+}  // namespace
+
+double reduce8(const double* a) {
+  return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+}
+
+const Kernels& kernels_scalar() { return kScalar; }
+
+const Kernels& kernels(Isa isa) {
+  if (!cpu_supports(isa)) {
+    throw std::invalid_argument(std::string("this CPU does not support the '") + isa_name(isa) +
+                                "' path");
+  }
+#ifndef ROPELAB_SCALAR_ONLY
+  switch (isa) {
+    case Isa::avx2:
+      return kernels_avx2();
+    case Isa::avx512:
+      return kernels_avx512();
+    case Isa::scalar:
+      break;
+  }
+#endif
+  return kScalar;
+}
+
+const Kernels& kernels() { return *active().load(std::memory_order_relaxed); }
+Isa active_isa() { return kernels().isa; }
+bool supported(Isa isa) { return cpu_supports(isa); }
+void set_isa(Isa isa) { active().store(&kernels(isa)); }
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::avx2:
+      return "avx2";
+    case Isa::avx512:
+      return "avx512";
+    case Isa::scalar:
+      break;
+  }
+  return "scalar";
+}
+
+Isa parse_isa(const char* name) {
+  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+    if (std::strcmp(name, isa_name(i)) == 0) return i;
+  }
+  throw std::invalid_argument(std::string("SIMD path must be 'scalar', 'avx2' or 'avx512', got '") +
+                              name + "'");
+}
+
+}  // namespace ropelab::simd
