@@ -8,5 +8,6 @@ from . import rotary
 from . import recurrence
 from . import transition
 from . import spectra
-__all__: list[str] = ['recurrence', 'rff', 'rotary', 'spectra', 'temperature', 'transition']
+from . import simd
+__all__: list[str] = ['recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
 __version__: str = '0.1.0'

@@ -1,0 +1,14 @@
+"""
+SIMD path of the Monte-Carlo kernels; benchmarking hook
+"""
+from __future__ import annotations
+import typing
+__all__: list[str] = ['available', 'isa', 'run_primitive', 'set_isa']
+def available() -> list[str]:
+    ...
+def isa() -> str:
+    ...
+def run_primitive(kind: typing.Any, n: typing.Any, nthreads: typing.Any) -> float:
+    ...
+def set_isa(isa: typing.Any) -> None:
+    ...
