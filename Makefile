@@ -114,6 +114,8 @@ stubs: install
 bench: install
 	$(PY) benchmarks/bench_limit.py
 	$(PY) benchmarks/bench_rff.py
+	$(PY) benchmarks/bench_recurrence.py
+	$(PY) benchmarks/bench_spectra.py
 
 clean:
 	rm -rf build report .pytest_cache docs/_build docs/claims.md
