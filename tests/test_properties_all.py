@@ -1,4 +1,4 @@
-"""Every public function of rotary, recurrence, transition and spectra, called with arbitrary
+"""Every public function of rff, temperature, rotary, recurrence, transition, spectra and simd, called with arbitrary
 arguments (≥ 200 generated examples each): it returns, or raises ValueError/TypeError/MemoryError —
 never another exception, never a crash — and returned float arrays hold no NaN."""
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ropelab import recurrence, rotary, spectra, transition
+from ropelab import recurrence, rff, rotary, simd, spectra, temperature, transition
 
 ALLOWED = (ValueError, TypeError, MemoryError)
 
@@ -38,7 +38,7 @@ ANY = st.one_of(ARRAYS, ARRAYS, SCALARS, NAMES)
 
 def _public_functions() -> list[tuple[str, Callable[..., Any]]]:
     out = []
-    for mod in (rotary, recurrence, transition, spectra):
+    for mod in (rff, temperature, rotary, recurrence, transition, spectra, simd):
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
             if inspect.isfunction(obj) and obj.__module__ == mod.__name__:

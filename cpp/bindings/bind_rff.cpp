@@ -196,9 +196,22 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   return out;
 }
 
+double kernel(py::handle qo, py::handle ko) {
+  const char* f = "rff.kernel";
+  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
+  const rff::Pair p = pair_arg(q, k, qo, ko, f);
+  const double v = static_cast<double>(std::exp(p.qk));  // q·k summed in extended precision
+  if (!std::isfinite(v)) {
+    throw py::value_error(std::string(f) + ": exp(q.k) overflows a double (q.k = " +
+                          std::to_string(static_cast<double>(p.qk)) + ")");
+  }
+  return v;
+}
+
 }  // namespace
 
 void register_rff(py::module_& m) {
+  m.def("kernel", &kernel, "q"_a, "k"_a);
   m.def("moments", &moments, "q"_a, "k"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("mse", &mse, "q"_a, "k"_a, "sigma"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("estimate", &estimate, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a,

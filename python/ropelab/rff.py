@@ -44,11 +44,7 @@ def kernel(q: ArrayLike, k: ArrayLike) -> float:
     >>> round(kernel([1.0, 0.0], [0.5, 0.0]), 6)
     1.648721
     """
-    qa = np.asarray(q, dtype=np.float64)
-    ka = np.asarray(k, dtype=np.float64)
-    if qa.shape != ka.shape or qa.ndim != 1:
-        raise ValueError(f"kernel: q and k must be 1-D arrays of one shape, got {qa.shape} and {ka.shape}")
-    return float(np.exp(qa @ ka))
+    return float(_core.rff.kernel(q, k))
 
 
 def moments(
