@@ -16,34 +16,33 @@ namespace ropelab::simd {
 
 namespace {
 
-void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
+/// Calls per_word(output index, draw index, 64-bit word) for the 16 words of each group
+/// g0 .. g0+ngroups−1, in the scalar order that every SIMD path reproduces.
+template <class PerWord>
+void for_each_word(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, PerWord per_word) {
   for (std::size_t i = 0; i < ngroups; ++i) {
     const std::uint64_t g = g0 + i;
     std::uint32_t x[8][4];
     for (unsigned l = 0; l < 8; ++l) rng::philox_block(unit, 8 * g + l, x[l]);
     for (unsigned r = 0; r < 16; ++r) {
       const unsigned h = r >> 3, l = r & 7;
-      const std::uint64_t w = static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h];
-      const double v = rng::to_open_signed_unit(w);
-      const auto layer = static_cast<unsigned>(w & 0xFF);
-      out[16 * i + r] = std::fabs(v) < unit.zig_r[layer]
-                            ? v * unit.zig_x[layer]
-                            : unit.slow_normal(unit, 16 * g + r, v, layer, nullptr);
+      per_word(16 * i + r, 16 * g + r, static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h]);
     }
   }
 }
 
+void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t draw, std::uint64_t w) {
+    const double v = rng::to_open_signed_unit(w);
+    const auto layer = static_cast<unsigned>(w & 0xFF);
+    out[o] = std::fabs(v) < unit.zig_r[layer] ? v * unit.zig_x[layer]
+                                              : unit.slow_normal(unit, draw, v, layer, nullptr);
+  });
+}
+
 void uniforms_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i) {
-    const std::uint64_t g = g0 + i;
-    std::uint32_t x[8][4];
-    for (unsigned l = 0; l < 8; ++l) rng::philox_block(unit, 8 * g + l, x[l]);
-    for (unsigned r = 0; r < 16; ++r) {
-      const unsigned h = r >> 3, l = r & 7;
-      out[16 * i + r] =
-          rng::to_open_unit(static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h]);
-    }
-  }
+  for_each_word(unit, g0, ngroups,
+                [&](std::size_t o, std::uint64_t, std::uint64_t w) { out[o] = rng::to_open_unit(w); });
 }
 
 // acc[j mod 8] += f(j) with lanes past n adding +0.0, exactly as the vector kernels do.
