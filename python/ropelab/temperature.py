@@ -263,7 +263,10 @@ def mse_curve(
     >>> bool(np.all(np.abs(c.empirical - c.analytic) < 5 * c.stderr))
     True
     """
-    s = np.atleast_1d(np.asarray(sigmas, dtype=np.float64))
+    raw = np.atleast_1d(np.asarray(sigmas))
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"mse_curve: sigmas must be a real array, got dtype {raw.dtype}")
+    s = raw.astype(np.float64)
     if s.ndim != 1 or s.size == 0:
         raise ValueError(f"mse_curve: sigmas must be a non-empty 1-D array, got shape {np.shape(sigmas)}")
     q, k = unit_pair(xi, d)
