@@ -7,8 +7,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 EXTRAS ?= test,notebook,plot,docs
-# Debian packages the build needs (headers, pkg-config, GoogleTest, SLEEF, a C++17 compiler).
-DEB_PACKAGES := g++ make pkg-config libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev
+# Debian packages the build needs (headers, pkg-config, GoogleTest, SLEEF, a C++17 compiler, and
+# venv + headers for Debian's own python3).
+DEB_PACKAGES := g++ make pkg-config python3-dev python3-venv libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev
 # The test suite also renders the HTML report in a headless browser.
 TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
