@@ -163,3 +163,14 @@ def test_temperature_spectrum(d: Any, kind: Any, base: Any, theta_max: Any, temp
     if out is not None:
         assert out.shape == (int(d) // 2,)
         assert_finite(out)
+
+
+@EXAMPLES
+@given(ids=st.one_of(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(["tables.deltas", "tables.avg_ppl"])), max_size=3),
+                     st.text(max_size=5), st.integers(), st.floats(), st.lists(st.integers(), max_size=2)))
+def test_claims_run(ids: Any) -> None:
+    from ropelab import claims
+
+    out = call(claims.run, ids)
+    if out is not None:
+        assert all(r.matches for r in out)
