@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
-EXTRAS ?= test,notebook,plot,docs
+EXTRAS ?= test,notebook,plot,docs,dask,xarray
 # Debian packages the build needs (headers, pkg-config, GoogleTest, SLEEF, a C++17 compiler, and
 # venv + headers for Debian's own python3).
 DEB_PACKAGES := g++ make pkg-config python3-dev python3-venv libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev

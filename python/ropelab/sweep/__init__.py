@@ -1,0 +1,291 @@
+"""Parameter sweeps: a grid of named axes over a registered task, run here or on a Dask cluster.
+
+A *grid* maps axis names to values; its cells are the Cartesian product in row-major order (the
+last axis varies fastest). A *task* says what one cell computes:
+
+``rff_mse``
+    Axes ``xi`` and ``D`` (required), ``sigma`` (a number, or the rule ``"paper"``, ``"unbiased"``
+    or ``"optimal"`` evaluated at the cell; default 1.0), ``estimator``, ``convention``, ``d``
+    (default 64), ``mode``. Outputs: ``sigma_used``, ``target`` = exp(ξ), ``analytic_mse`` (closed
+    form), ``empirical_mse`` over ``trials`` estimates of ``D`` features each, its ``stderr``, the
+    empirical ``bias`` and ``bias_stderr``.
+``window_merit``
+    Axes ``window`` (a name of :data:`ropelab.spectra.WINDOWS`, or ``"ssm"`` with the axis
+    ``alpha_n`` = α·N), ``N`` (default 64), ``pad`` (default 64), ``sym`` and the windows'
+    parameters (``alpha``, ``beta``, ``attenuation``). A parameter axis is passed only to the
+    windows that take it. Outputs: the fields of :class:`ropelab.spectra.FiguresOfMerit` (NaN
+    where a field does not apply: ``decay_ratio`` and ``truncation_ripple_db`` of a window that is
+    not a causal exponential).
+
+Reproducibility: the random numbers of cell ``i`` are addressed by ``(seed, i, trial)`` (see
+:func:`cell_seed`), so the table is bit-identical on every backend, batch size, worker count,
+thread count and order of completion, and when a stored sweep is resumed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextlib import nullcontext
+from typing import Any
+
+import numpy as np
+
+from ropelab._core_loader import core as _core
+from ropelab.sweep._backends import Rows, run_dask, run_local
+from ropelab.sweep._deps import require
+from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
+from ropelab.sweep._store import Store
+from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get
+
+__all__ = ["run", "load", "to_xarray", "tasks", "cell_seed", "Grid", "Task"]
+
+
+def tasks() -> dict[str, Task]:
+    """The registered tasks by name.
+
+    Examples
+    --------
+    >>> sorted(tasks())
+    ['rff_mse', 'window_merit']
+    >>> [a for a, v in tasks()["rff_mse"].axes.items() if v is REQUIRED]
+    ['xi', 'D']
+    """
+    return dict(TASKS)
+
+
+def _frame(task: Task, grid: Grid, rows: Rows) -> Any:
+    """The tidy table of ``rows``: a ``cell`` column, one column per axis, one per output."""
+    import pandas as pd
+
+    rows = sorted(rows, key=lambda r: r[0])
+    cells = [i for i, _ in rows]
+    data: dict[str, Any] = {"cell": np.asarray(cells, dtype=np.int64)}
+    for name in grid.names:
+        data[name] = grid.column(name, cells)
+    for name, dtype in task.outputs:
+        data[name] = np.asarray([out[name] for _, out in rows], dtype=dtype)
+    return pd.DataFrame(data)
+
+
+def _stored_rows(store: Store, task: Task, grid: Grid) -> Rows:
+    """The rows already in ``store`` (cells of ``grid`` only)."""
+    stored = store.read()
+    if stored is None:
+        return []
+    outs = stored[[name for name, _ in task.outputs]].to_dict("index")
+    return [(int(i), o) for i, o in outs.items() if 0 <= int(i) < len(grid)]
+
+
+def _positive_int_or_none(name: str, v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"sweep.run: {name} must be a positive integer or None, got {v!r}")
+    if v < 1:
+        raise ValueError(f"sweep.run: {name} must be >= 1, got {v!r}")
+    return int(v)
+
+
+def _resolve_backend(backend: Any) -> Any:
+    """``None`` for the local backend, else a ``distributed.Client``."""
+    if isinstance(backend, str):
+        if backend == "local":
+            return None
+        if backend == "dask":
+            distributed = require("distributed", 'backend="dask"')
+            try:
+                return distributed.get_client()
+            except ValueError:
+                raise ValueError('sweep.run: backend="dask" needs a running distributed.Client; '
+                                 "create one or pass it as backend=") from None
+        raise ValueError(f'sweep.run: backend must be "local", "dask" or a distributed.Client, got {backend!r}')
+    distributed = require("distributed", "backend=Client")
+    if not isinstance(backend, distributed.Client):
+        raise TypeError(f'sweep.run: backend must be "local", "dask" or a distributed.Client, got {backend!r}')
+    return backend
+
+
+def run(
+    task: str | Task,
+    grid: Mapping[str, Any],
+    *,
+    trials: int | None = None,
+    seed: int = 0,
+    backend: Any = "local",
+    store: str | os.PathLike[str] | None = None,
+    batch_size: int | None = None,
+    progress: bool = True,
+    nthreads: int | None = None,
+) -> Any:
+    """Run ``task`` on every cell of ``grid`` and return the tidy table.
+
+    Parameters
+    ----------
+    task : str
+        ``"rff_mse"`` or ``"window_merit"`` (see the module docstring; ``-`` may replace ``_``).
+    grid : mapping of str to sequence
+        Axis name → values (a scalar is an axis of one value). Values are bool, int, float or str;
+        an axis may not repeat a value. Axes the grid leaves out take the task's defaults.
+    trials : int
+        Monte-Carlo trials per cell (``rff_mse``: required, ≥ 1); must be None for deterministic
+        tasks.
+    seed : int
+        In ``[0, 2**64)``; cell ``i``'s numbers are addressed by ``(seed, i, trial)``.
+    backend : "local", "dask" or distributed.Client
+        ``"local"``: cells one after another in this process, each on the core's threads.
+        A Client (or ``"dask"``: the current default client): cells in batches of ``batch_size``
+        submitted as tasks, each cell single-threaded on a worker thread, gathered as they
+        complete. Needs ``pip install 'ropelab[dask]'``.
+    store : path or None
+        A directory holding a Parquet dataset of finished cells. Cells are written as they finish
+        (local: every ``batch_size`` cells, or at least once a second; Dask: each batch as it
+        completes), atomically, so a run killed at any point loses only the cells not yet written
+        and never leaves a partial row. Running the same sweep (task, grid, trials, seed,
+        ropelab version) again skips the stored cells and returns the same table; a different
+        sweep in the same store raises ValueError. Needs pyarrow (``ropelab[dask]``).
+    batch_size : int or None
+        Cells per Dask task, or per store write locally. Default: about 4 tasks per worker thread
+        (Dask); time-based flushing (local).
+    progress : bool
+        Show a progress bar (tqdm, on stderr).
+    nthreads : int or None
+        Threads per cell. Default: all cores locally, 1 on a Dask worker.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell, indexed by ``cell`` (row-major grid index), one column per axis and per
+        output. ``df.attrs`` holds ``task``, ``axes``, ``trials``, ``seed``, ``digest`` (a hash of
+        all of these and the ropelab version) and ``ropelab``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a bad argument, an unknown task or axis, or a cell that cannot be computed (checked
+        for every cell before any work starts; the message names the cell).
+    ImportError
+        ``backend`` is Dask, or ``store`` is given, and the extra is not installed.
+
+    Examples
+    --------
+    >>> df = run("rff_mse", {"xi": 0.5, "D": 16, "sigma": [0.5, "paper", 1.0]}, trials=2000,
+    ...          seed=1, progress=False)
+    >>> df[["sigma", "sigma_used"]].round(4).values.tolist()
+    [['0.5', 0.5], ['paper', 0.5774], ['1.0', 1.0]]
+    >>> bool(np.all(np.abs(df.empirical_mse - df.analytic_mse) < 5 * df.stderr))
+    True
+    """
+    t = get(task)
+    g = Grid.from_mapping(grid)
+    t.check_axes(g.names)
+    if t.monte_carlo:
+        if trials is None:
+            raise ValueError(f"sweep.run: task {t.name!r} is Monte Carlo; give trials (an integer >= 1)")
+        trials = _positive_int_or_none("trials", trials)
+    elif trials is not None:
+        raise ValueError(f"sweep.run: task {t.name!r} is deterministic; trials must be None, got {trials!r}")
+    seed = check_seed(seed)
+    batch_size = _positive_int_or_none("batch_size", batch_size)
+    nthreads = _positive_int_or_none("nthreads", nthreads)
+    client = _resolve_backend(backend)
+    for i in range(len(g)):
+        cell = g.cell(i)
+        try:
+            t.check(t.params(cell))
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{exc} (cell {i}: {cell})") from None
+
+    digest, spec = fingerprint(t.name, g, trials, seed, _core.__version__)
+    attrs = {"task": t.name, "axes": list(g.names), "trials": trials, "seed": seed, "digest": digest,
+             "ropelab": _core.__version__}
+    st = Store(store, digest, spec) if store is not None else None
+    from tqdm import tqdm
+
+    rows: Rows = []
+    with (st.open() if st is not None else nullcontext()) as opened:
+        if opened is not None:
+            rows.extend(_stored_rows(opened, t, g))
+        done = {i for i, _ in rows}
+        pending = [i for i in range(len(g)) if i not in done]
+
+        def on_batch(batch: Rows) -> None:
+            if opened is not None:
+                opened.write(_frame(t, g, batch))
+            rows.extend(batch)
+
+        with tqdm(total=len(g), initial=len(done), disable=not progress, unit="cell",
+                  desc=f"sweep {t.name}", dynamic_ncols=True) as bar:
+            if client is None:
+                run_local(t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
+            else:
+                run_dask(client, t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
+    df = _frame(t, g, rows).set_index("cell")
+    df.attrs.update(attrs)
+    return df
+
+
+def load(store: str | os.PathLike[str]) -> Any:
+    """The cells finished so far in a sweep's store, as the table :func:`run` returns.
+
+    ``df.attrs["complete"]`` tells whether every cell of the grid is there.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "merit"
+    >>> df = run("window_merit", {"window": ["hann", "hamming"], "N": 256}, store=path, progress=False)
+    >>> back = load(path)
+    >>> back.equals(df), back.attrs["complete"]
+    (True, True)
+    """
+    import json
+    from pathlib import Path
+
+    path = Path(store)
+    try:
+        meta = json.loads((path / "_sweep.json").read_text())
+    except FileNotFoundError:
+        raise ValueError(f"sweep.load: {str(path)!r} is not a sweep store (no _sweep.json)") from None
+    spec = meta["spec"]
+    t = get(spec["task"])
+    g = Grid.from_spec(spec["axes"])
+    rows = _stored_rows(Store(path, meta["digest"], spec), t, g)
+    df = _frame(t, g, rows).set_index("cell")
+    df.attrs.update({"task": t.name, "axes": list(g.names), "trials": spec["trials"], "seed": spec["seed"],
+                     "digest": meta["digest"], "ropelab": spec["ropelab"], "complete": len(rows) == len(g)})
+    return df
+
+
+def pd_unique(column: Any) -> Any:
+    """The distinct values of ``column`` in order of first appearance."""
+    import pandas as pd
+
+    return pd.unique(column.to_numpy())
+
+
+def to_xarray(df: Any) -> Any:
+    """The table of :func:`run` as an ``xarray.Dataset`` with one dimension per axis.
+
+    Needs xarray (``pip install 'ropelab[xarray]'``).
+
+    Examples
+    --------
+    >>> df = run("window_merit", {"window": ["hann", "blackman"], "N": [64, 128]}, progress=False)
+    >>> ds = to_xarray(df)
+    >>> dict(ds.sizes), round(float(ds.enbw_bins.sel(window="hann", N=128)), 3)
+    ({'window': 2, 'N': 2}, 1.5)
+    """
+    xr = require("xarray", "to_xarray")
+    axes = df.attrs.get("axes")
+    if not axes:
+        raise ValueError("sweep.to_xarray: df.attrs['axes'] is missing; pass a table returned by sweep.run")
+    axes = list(axes)
+    coords = {a: pd_unique(df[a]) for a in axes}
+    shape = tuple(len(c) for c in coords.values())
+    outputs = [c for c in df.columns if c not in axes]
+    if len(df) == int(np.prod(shape)) and df.index.is_monotonic_increasing:
+        # a complete table in cell order is the grid in row-major order: keep the grid's value order
+        return xr.Dataset({c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs}, coords=coords,
+                          attrs={k: v for k, v in df.attrs.items() if k != "axes"})
+    return df.reset_index(drop=True).set_index(axes)[outputs].to_xarray()  # missing cells become NaN

@@ -1,0 +1,97 @@
+"""Where a sweep's cells are computed: in this process (the core's threads) or on a Dask cluster."""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ropelab.sweep._deps import require
+from ropelab.sweep._grid import Grid, Value, cell_seed
+from ropelab.sweep._tasks import Outputs, Task, get
+
+Rows = list[tuple[int, Outputs]]
+OnBatch = Callable[[Rows], None]
+
+#: Without an explicit ``batch_size`` the local backend writes finished cells at least this often.
+FLUSH_SECONDS = 1.0
+#: Without an explicit ``batch_size`` the Dask backend makes about this many tasks per worker thread.
+TASKS_PER_THREAD = 4
+
+
+def compute_cell(task: Task, index: int, cell: dict[str, Value], trials: int | None, seed: int,
+                 nthreads: int | None) -> Outputs:
+    """One cell's outputs; its random numbers are addressed by ``(seed, index, trial)``."""
+    return task.compute(task.params(cell), trials, cell_seed(seed, index), nthreads)
+
+
+def run_batch(task_name: str, cells: Sequence[tuple[int, dict[str, Value]]], trials: int | None, seed: int,
+              nthreads: int | None) -> Rows:
+    """A group of cells: the unit of work sent to a Dask worker (a picklable module-level function)."""
+    task = get(task_name)
+    return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
+
+
+def run_local(task: Task, grid: Grid, pending: Sequence[int], trials: int | None, seed: int,
+              nthreads: int | None, batch_size: int | None, on_batch: OnBatch, advance: Callable[[int], object]) -> None:
+    """Compute the cells one after another, each on the core's own threads.
+
+    Finished cells are handed to ``on_batch`` every ``batch_size`` cells, or, when that is None,
+    whenever ``FLUSH_SECONDS`` have passed; cells already finished are handed over also when the
+    run stops with an exception (Ctrl-C included).
+    """
+    buffer: Rows = []
+    last = time.monotonic()
+    try:
+        for i in pending:
+            buffer.append((i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads)))
+            advance(1)
+            now = time.monotonic()
+            if (len(buffer) >= batch_size) if batch_size else (now - last >= FLUSH_SECONDS):
+                rows, buffer = buffer, []
+                on_batch(rows)
+                last = now
+    finally:
+        if buffer:
+            on_batch(buffer)
+
+
+def default_batch_size(n_pending: int, worker_threads: int) -> int:
+    """Cells per Dask task: about ``TASKS_PER_THREAD`` tasks per worker thread.
+
+    Examples
+    --------
+    >>> default_batch_size(100, 2), default_batch_size(3, 8)
+    (13, 1)
+    """
+    return max(1, math.ceil(n_pending / (TASKS_PER_THREAD * max(1, worker_threads))))
+
+
+def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials: int | None, seed: int,
+             nthreads: int | None, batch_size: int | None, on_batch: OnBatch, advance: Callable[[int], object]) -> None:
+    """Submit the cells in batches to ``client`` and hand each batch's rows over as it completes.
+
+    Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
+    do not depend on batching or completion order: every cell's numbers are addressed by
+    ``(seed, cell index, trial)``.
+    """
+    distributed = require("distributed", "backend=Client")
+    if not pending:
+        return
+    if batch_size is None:
+        batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
+    tag = uuid.uuid4().hex[:8]
+    futures = [
+        client.submit(run_batch, task.name, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
+                      trials, seed, 1 if nthreads is None else nthreads,
+                      key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}", pure=False)
+        for j in range(0, len(pending), batch_size)
+    ]
+    try:
+        for _, rows in distributed.as_completed(futures, with_results=True):
+            on_batch(rows)
+            advance(len(rows))
+    finally:
+        client.cancel([f for f in futures if not f.done()])

@@ -1,0 +1,182 @@
+"""A sweep's grid: named axes with values, cells in row-major order, per-cell seeds, fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Python types an axis value may have after normalisation.
+Value = bool | int | float | str
+
+_SEED_LIMIT = 2**64
+
+
+def _normalise_value(axis: str, v: Any) -> Value:
+    """A plain Python bool/int/float/str, or TypeError/ValueError naming the axis and value."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        x = float(v)
+        if not math.isfinite(x):
+            raise ValueError(f"sweep: axis {axis!r} has a non-finite value {v!r}")
+        return x
+    if isinstance(v, str):
+        return v
+    raise TypeError(f"sweep: axis {axis!r} values must be bool, int, float or str, got {v!r} "
+                    f"of type {type(v).__name__}")
+
+
+def _normalise_axis(axis: Any, values: Any) -> tuple[str, tuple[Value, ...]]:
+    if not isinstance(axis, str) or not axis.isidentifier():
+        raise ValueError(f"sweep: axis names must be identifiers, got {axis!r}")
+    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+        seq: Sequence[Any] = [values]  # a scalar is an axis of one value
+    elif isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"sweep: axis {axis!r} must be 1-D, got shape {values.shape}")
+        seq = values.tolist()
+    elif isinstance(values, (Sequence, range)) or hasattr(values, "__iter__"):
+        seq = list(values)
+    else:  # pragma: no cover - np.ndim is 0 for everything else
+        seq = [values]
+    out = tuple(_normalise_value(axis, v) for v in seq)
+    if not out:
+        raise ValueError(f"sweep: axis {axis!r} has no values")
+    keys = [_tag(v) for v in out]
+    if len(set(map(tuple, keys))) != len(keys):
+        raise ValueError(f"sweep: axis {axis!r} has repeated values {list(out)!r}")
+    return axis, out
+
+
+def _tag(v: Value) -> list[Any]:
+    """An exact, JSON-able, type-tagged form of a value (floats as hex: no rounding)."""
+    if isinstance(v, bool):
+        return ["b", v]
+    if isinstance(v, int):
+        return ["i", str(v)]
+    if isinstance(v, float):
+        return ["f", v.hex()]
+    return ["s", v]
+
+
+def _untag(tagged: list[Any]) -> Value:
+    kind, v = tagged
+    if kind == "b":
+        return bool(v)
+    if kind == "i":
+        return int(v)
+    if kind == "f":
+        return float.fromhex(v)
+    return str(v)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Named axes with values; cell ``i`` is the ``i``-th element of their Cartesian product in
+    row-major order (the last axis varies fastest), as :func:`itertools.product` lists them.
+
+    Examples
+    --------
+    >>> g = Grid.from_mapping({"xi": [0.1, 0.5], "D": [16, 64, 256]})
+    >>> len(g), g.cell(4)
+    (6, {'xi': 0.5, 'D': 64})
+    """
+
+    axes: tuple[tuple[str, tuple[Value, ...]], ...]
+
+    @staticmethod
+    def from_mapping(grid: Mapping[str, Any]) -> Grid:
+        if not isinstance(grid, Mapping):
+            raise TypeError(f"sweep: grid must be a mapping of axis names to values, got {type(grid).__name__}")
+        if not grid:
+            raise ValueError("sweep: grid has no axes")
+        return Grid(tuple(_normalise_axis(k, v) for k, v in grid.items()))
+
+    @staticmethod
+    def from_spec(spec: list[Any]) -> Grid:
+        """The grid whose :meth:`spec` is ``spec`` (as stored in a sweep's ``_sweep.json``)."""
+        return Grid(tuple((name, tuple(_untag(v) for v in values)) for name, values in spec))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.axes)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(values) for _, values in self.axes)
+
+    def __len__(self) -> int:
+        return math.prod(self.shape)
+
+    def cell(self, index: int) -> dict[str, Value]:
+        """The axis values of cell ``index``."""
+        if not 0 <= index < len(self):
+            raise IndexError(f"sweep: cell {index} out of range for a grid of {len(self)} cells")
+        out: dict[str, Value] = {}
+        for (name, values), i in zip(self.axes, np.unravel_index(index, self.shape)):
+            out[name] = values[int(i)]
+        return out
+
+    def column(self, name: str, indices: Sequence[int]) -> np.ndarray[Any, Any]:
+        """The values of axis ``name`` for the given cells, as one NumPy column.
+
+        The column's dtype follows the axis's values: bool, int64, float64 (ints mixed with floats
+        become float64) or str; an axis mixing strings with numbers becomes str (``repr`` of the
+        numbers), so it can be stored in Parquet.
+        """
+        pos = self.names.index(name)
+        values = self.axes[pos][1]
+        where: Sequence[Any] = (np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)[pos]
+                                if len(indices) else [])
+        picked = [values[int(i)] for i in where]
+        kinds = {type(v) for v in values}
+        if kinds == {bool}:
+            return np.asarray(picked, dtype=bool)
+        if kinds == {int}:
+            return np.asarray(picked, dtype=np.int64)
+        if kinds <= {int, float}:
+            return np.asarray(picked, dtype=np.float64)
+        return np.asarray([v if isinstance(v, str) else repr(v) for v in picked], dtype=object)
+
+    def spec(self) -> list[Any]:
+        return [[name, [_tag(v) for v in values]] for name, values in self.axes]
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"sweep: seed must be an integer, got {seed!r}")
+    if not 0 <= int(seed) < _SEED_LIMIT:
+        raise ValueError(f"sweep: seed must lie in [0, 2**64), got {seed!r}")
+    return int(seed)
+
+
+def cell_seed(seed: int, index: int) -> int:
+    """The seed of cell ``index``: ``SeedSequence(seed, spawn_key=(index,))``'s first 64 bits.
+
+    A cell's estimates then use the random numbers addressed by ``(cell_seed, trial)``, so every
+    number is a function of ``(seed, cell index, trial)`` alone: the same on any backend, batch
+    size, worker count or completion order. ``SeedSequence``'s hashing is specified and stable
+    across NumPy versions and platforms.
+
+    Examples
+    --------
+    >>> cell_seed(0, 0) == cell_seed(0, 0) != cell_seed(0, 1)
+    True
+    """
+    words = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, np.uint32)
+    return int(words[0]) | (int(words[1]) << 32)
+
+
+def fingerprint(task: str, grid: Grid, trials: int | None, seed: int, version: str) -> tuple[str, dict[str, Any]]:
+    """A digest of everything that determines a sweep's numbers, and the spec it hashes."""
+    spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, "ropelab": version}
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+    return digest, spec

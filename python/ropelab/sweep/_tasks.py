@@ -1,0 +1,221 @@
+"""The registered sweep tasks: what one cell computes from its axis values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ropelab import rff, spectra, temperature
+from ropelab.sweep._grid import Value
+
+#: Marks an axis that has no default: the grid must give it.
+REQUIRED: Any = object()
+
+Outputs = dict[str, "float | bool"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One kind of cell computation.
+
+    Attributes
+    ----------
+    name : str
+        The name given to :func:`ropelab.sweep.run`.
+    summary : str
+        One line for listings.
+    axes : mapping of str to default
+        The parameters a grid may sweep, with their defaults (``REQUIRED``: no default).
+    outputs : tuple of (str, str)
+        Output columns and their dtypes (``"float64"`` or ``"bool"``).
+    monte_carlo : bool
+        Whether cells draw random numbers (``trials`` is then required).
+    check : callable
+        ``check(params)`` raises ValueError/TypeError for a cell that cannot be computed; cheap.
+    compute : callable
+        ``compute(params, trials, cell_seed, nthreads) -> {output: value}``.
+    extra_axes : callable or None
+        Whether an axis outside ``axes`` is accepted (window parameters); ``None``: none is.
+    """
+
+    name: str
+    summary: str
+    axes: Mapping[str, Any]
+    outputs: tuple[tuple[str, str], ...]
+    monte_carlo: bool
+    check: Callable[[dict[str, Value]], None]
+    compute: Callable[[dict[str, Value], "int | None", int, "int | None"], Outputs]
+    extra_axes: Callable[[str], bool] | None = None
+
+    def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
+        """The cell's axis values completed with the task's defaults."""
+        out = {k: v for k, v in self.axes.items() if v is not REQUIRED}
+        out.update(cell)
+        return out
+
+    def check_axes(self, names: tuple[str, ...]) -> None:
+        unknown = [n for n in names if n not in self.axes and not (self.extra_axes and self.extra_axes(n))]
+        if unknown:
+            raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; "
+                             f"its axes are {sorted(self.axes)}")
+        missing = [n for n, v in self.axes.items() if v is REQUIRED and n not in names]
+        if missing:
+            raise ValueError(f"sweep: task {self.name!r} needs the axis {missing[0]!r} in the grid")
+
+
+# --------------------------------------------------------------------------------------- rff_mse
+
+SIGMA_RULES = ("paper", "unbiased", "optimal")
+
+
+def _number(name: str, v: Value) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"sweep: {name} must be a real number, got {v!r}")
+    return float(v)
+
+
+def _integer(name: str, v: Value, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"sweep: {name} must be an integer, got {v!r}")
+    if v < minimum:
+        raise ValueError(f"sweep: {name} must be >= {minimum}, got {v!r}")
+    return v
+
+
+def _choice(name: str, v: Value, choices: tuple[str, ...]) -> str:
+    if not isinstance(v, str) or v not in choices:
+        raise ValueError(f"sweep: {name} must be one of {list(choices)}, got {v!r}")
+    return v
+
+
+def _resolve_sigma(p: Mapping[str, Value]) -> float:
+    """σ of a cell: a number, or a rule evaluated at the cell's ξ, D, estimator and convention."""
+    s = p["sigma"]
+    xi = _number("xi", p["xi"])
+    est = _choice("estimator", p["estimator"], ("trig", "random_phase", "positive"))
+    conv = _choice("convention", p["convention"], ("conjugate", "literal"))
+    if isinstance(s, str):
+        rule = _choice("sigma", s, SIGMA_RULES)
+        if rule == "paper":
+            sigma = float(temperature.paper_sigma(xi))
+        elif rule == "unbiased":
+            sigma = float(temperature.unbiased_sigma(xi, conv, est))  # type: ignore[arg-type]
+        else:
+            D = _integer("D", p["D"], 1)
+            sigma = float(temperature.optimal_sigma(xi, D, est, "cubic", conv))  # type: ignore[arg-type]
+    else:
+        sigma = _number("sigma", s)
+    if not (math.isfinite(sigma) and sigma >= 0):
+        raise ValueError(f"sweep: sigma must be finite and >= 0, got {sigma!r} (sigma={s!r} at xi={xi!r})")
+    return sigma
+
+
+def _rff_mse_check(p: dict[str, Value]) -> None:
+    sigma = _resolve_sigma(p)
+    D = _integer("D", p["D"], 1)
+    d = _integer("d", p["d"], 2)
+    _choice("mode", p["mode"], ("projected", "full"))
+    temperature.unit_pair(_number("xi", p["xi"]), d)
+    temperature.mse(sigma, p["xi"], D, p["estimator"], p["convention"])  # type: ignore[arg-type]
+
+
+def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
+    assert trials is not None
+    sigma = _resolve_sigma(p)
+    xi, D, d = float(p["xi"]), int(p["D"]), int(p["d"])
+    est, conv = str(p["estimator"]), str(p["convention"])
+    q, k = temperature.unit_pair(xi, d)
+    target = rff.kernel(q, k)
+    estimates = rff.estimate(q, k, D, sigma, est, conv, trials, seed, str(p["mode"]), nthreads)  # type: ignore[arg-type]
+    err = estimates - target
+    sq = err * err
+    root = math.sqrt(trials)
+    return {
+        "sigma_used": sigma,
+        "target": target,
+        "analytic_mse": float(temperature.mse(sigma, xi, D, est, conv)),  # type: ignore[arg-type]
+        "empirical_mse": float(sq.mean()),
+        "stderr": float(sq.std(ddof=1)) / root if trials > 1 else math.inf,
+        "bias": float(err.mean()),
+        "bias_stderr": float(err.std(ddof=1)) / root if trials > 1 else math.inf,
+    }
+
+
+RFF_MSE = Task(
+    name="rff_mse",
+    summary="closed-form and Monte-Carlo MSE of a random-feature estimate of exp(q·k), unit norms",
+    axes={"xi": REQUIRED, "D": REQUIRED, "sigma": 1.0, "estimator": "trig", "convention": "conjugate",
+          "d": 64, "mode": "projected"},
+    outputs=(("sigma_used", "float64"), ("target", "float64"), ("analytic_mse", "float64"),
+             ("empirical_mse", "float64"), ("stderr", "float64"), ("bias", "float64"),
+             ("bias_stderr", "float64")),
+    monte_carlo=True,
+    check=_rff_mse_check,
+    compute=_rff_mse_compute,
+)
+
+# ---------------------------------------------------------------------------------- window_merit
+
+_WINDOW_PARAMS = sorted({p for ps in spectra.WINDOWS.values() for p in ps} | {"alpha_n"})
+_MERIT_FIELDS = tuple(f for f in fields(spectra.FiguresOfMerit) if f.name not in ("N", "pad"))
+
+
+def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
+    name = p["window"]
+    N = _integer("N", p["N"], 1)
+    if name == "ssm":
+        if "alpha_n" not in p:
+            raise ValueError("sweep: window 'ssm' needs the axis 'alpha_n' (decay over the window, α·N)")
+        return spectra.ssm_window(_number("alpha_n", p["alpha_n"]), N)
+    if not isinstance(name, str) or name not in spectra.WINDOWS:
+        raise ValueError(f"sweep: window must be 'ssm' or one of {sorted(spectra.WINDOWS)}, got {name!r}")
+    wanted = spectra.WINDOWS[name]
+    params = {k: _number(k, p[k]) for k in wanted if k in p}
+    if not isinstance(p["sym"], bool):
+        raise TypeError(f"sweep: sym must be a bool, got {p['sym']!r}")
+    return spectra.window(name, N, p["sym"], **params)
+
+
+def _merit_check(p: dict[str, Value]) -> None:
+    _integer("pad", p["pad"], 1)
+    _window(p)
+
+
+def _merit_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
+    m = spectra.figures_of_merit(_window(p), int(p["pad"]))
+    out: Outputs = {}
+    for f in _MERIT_FIELDS:
+        v = getattr(m, f.name)
+        out[f.name] = math.nan if v is None else v
+    return out
+
+
+WINDOW_MERIT = Task(
+    name="window_merit",
+    summary="Harris's figures of merit of a window or SSM decay window (deterministic)",
+    axes={"window": REQUIRED, "N": 64, "pad": 64, "sym": False},
+    outputs=tuple((f.name, "bool" if f.type in (bool, "bool") else "float64") for f in _MERIT_FIELDS),
+    monte_carlo=False,
+    check=_merit_check,
+    compute=_merit_compute,
+    extra_axes=lambda name: name in _WINDOW_PARAMS,
+)
+
+#: The registered tasks by name.
+TASKS: dict[str, Task] = {t.name: t for t in (RFF_MSE, WINDOW_MERIT)}
+
+
+def get(name: Any) -> Task:
+    """The task called ``name`` (``-`` and ``_`` are interchangeable)."""
+    if isinstance(name, Task):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"sweep: task must be a task name, got {name!r}")
+    key = name.replace("-", "_")
+    if key not in TASKS:
+        raise ValueError(f"sweep: unknown task {name!r}; the tasks are {sorted(TASKS)}")
+    return TASKS[key]
