@@ -134,9 +134,8 @@ class Grid:
         """
         pos = self.names.index(name)
         values = self.axes[pos][1]
-        where: Sequence[Any] = (np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)[pos]
-                                if len(indices) else [])
-        picked = [values[int(i)] for i in where]
+        where = np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)[pos]
+        picked = [values[int(i)] for i in where.tolist()]
         kinds = {type(v) for v in values}
         if kinds == {bool}:
             return np.asarray(picked, dtype=bool)

@@ -1,0 +1,411 @@
+"""ropelab.sweep: grids, tasks, backends (local and Dask), the resumable store."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ropelab as rl
+from ropelab import sweep
+from ropelab.sweep import _backends
+
+GRID: dict[str, Any] = {"xi": [-0.3, 0.2, 0.7], "D": [8, 64], "sigma": [0.6, "paper", 1.0, "optimal"]}
+TRIALS = 3000
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    return sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, progress=False)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        with distributed.Client(cl) as c:
+            yield c
+
+
+def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    for col in a.columns:
+        if a[col].dtype.kind in "fib":
+            assert a[col].to_numpy().tobytes() == b[col].to_numpy().tobytes(), col
+    assert a.attrs == b.attrs
+
+
+# ----------------------------------------------------------------------------- the table itself
+
+def test_table_is_tidy_and_in_row_major_order(reference: pd.DataFrame) -> None:
+    assert list(reference.index) == list(range(24)) and reference.index.name == "cell"
+    assert list(reference.columns[:3]) == ["xi", "D", "sigma"]
+    assert reference["xi"].dtype == np.float64 and reference["D"].dtype == np.int64
+    # an axis mixing numbers and rule names is stored as strings
+    assert list(reference["sigma"][:4]) == ["0.6", "paper", "1.0", "optimal"]
+    assert list(reference["D"][:8]) == [8, 8, 8, 8, 64, 64, 64, 64]
+    assert reference.attrs["axes"] == ["xi", "D", "sigma"] and reference.attrs["trials"] == TRIALS
+
+
+def test_cells_are_the_public_functions_at_the_cell_seed(reference: pd.DataFrame) -> None:
+    # an independent route to every output of a few cells: rl.rff / rl.temperature at cell_seed(seed, i)
+    for i in (0, 5, 13, 23):
+        row = reference.loc[i]
+        xi, D = float(row.xi), int(row.D)
+        s = row.sigma
+        sigma = {"paper": rl.temperature.paper_sigma(xi), "optimal": rl.temperature.optimal_sigma(xi, D)}.get(s)
+        sigma = float(s) if sigma is None else float(sigma)
+        assert row.sigma_used == sigma
+        q, k = rl.temperature.unit_pair(xi, 64)
+        est = rl.rff.estimate(q, k, D, sigma, trials=TRIALS, seed=sweep.cell_seed(11, i))
+        err = est - math.exp(xi)
+        assert row.target == math.exp(xi)
+        assert row.empirical_mse == np.mean(err**2)
+        assert row.bias == np.mean(err)
+        assert row.stderr == np.std(err**2, ddof=1) / math.sqrt(TRIALS)
+        assert row.analytic_mse == rl.temperature.mse(sigma, xi, D)
+
+
+def test_monte_carlo_agrees_with_the_closed_form(reference: pd.DataFrame) -> None:
+    # 24 cells, 5 standard errors each: a false alarm has probability < 24 * 6e-7
+    z = (reference.empirical_mse - reference.analytic_mse) / reference.stderr
+    assert np.all(np.abs(z) < 5), z.to_numpy()
+    bias_true = np.exp(1 - reference.sigma_used**2 * (1 - reference.xi)) - reference.target
+    zb = (reference.bias - bias_true) / reference.bias_stderr
+    assert np.all(np.abs(zb) < 5), zb.to_numpy()
+
+
+def test_cell_seeds_are_distinct_and_stable() -> None:
+    seeds = {sweep.cell_seed(7, i) for i in range(10_000)}
+    assert len(seeds) == 10_000
+    # SeedSequence's hash is specified: pin one value so a change of derivation cannot go unnoticed
+    words = np.random.SeedSequence(7, spawn_key=(3,)).generate_state(2, np.uint32)
+    assert sweep.cell_seed(7, 3) == int(words[0]) + (int(words[1]) << 32)
+
+
+def test_window_merit_matches_figures_of_merit() -> None:
+    df = sweep.run("window_merit", {"window": ["hann", "kaiser", "ssm"], "N": [64, 256], "beta": [6.0],
+                                    "alpha_n": [2.0]}, progress=False)
+    assert len(df) == 6
+    for _, row in df.iterrows():
+        if row.window == "ssm":
+            w = rl.spectra.ssm_window(2.0, int(row.N))
+        elif row.window == "kaiser":
+            w = rl.spectra.window("kaiser", int(row.N), beta=6.0)
+        else:
+            w = rl.spectra.window("hann", int(row.N))
+        m = rl.spectra.figures_of_merit(w)
+        assert row.enbw_bins == m.enbw_bins and row.highest_sidelobe_db == m.highest_sidelobe_db
+        assert bool(row.is_causal_exponential) == m.is_causal_exponential
+        assert (math.isnan(row.decay_ratio) if m.decay_ratio is None else row.decay_ratio == m.decay_ratio)
+    assert df.is_causal_exponential.dtype == bool
+
+
+def test_to_xarray_keeps_the_grid_order(reference: pd.DataFrame) -> None:
+    pytest.importorskip("xarray")
+    ds = sweep.to_xarray(reference)
+    assert dict(ds.sizes) == {"xi": 3, "D": 2, "sigma": 4}
+    assert list(ds.sigma.values) == ["0.6", "paper", "1.0", "optimal"]
+    assert float(ds.empirical_mse.sel(xi=0.7, D=64, sigma="paper")) == reference.empirical_mse[4 + 2 * 8 + 1]
+    partial = reference.drop(index=[3])
+    dsp = sweep.to_xarray(partial)
+    assert math.isnan(float(dsp.empirical_mse.sel(xi=-0.3, D=8, sigma="optimal")))
+
+
+def test_progress_bar_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    sweep.run("window_merit", {"window": ["hann", "hamming"]}, progress=True)
+    err = capsys.readouterr().err
+    assert "sweep window_merit" in err and "2/2" in err
+
+
+# ------------------------------------------------------------------------------------- backends
+
+def test_local_and_dask_give_identical_tables(reference: pd.DataFrame, client: Any) -> None:
+    for batch_size in (None, 1, 5, 24):
+        df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=batch_size,
+                       progress=False)
+        assert_bitwise_equal(reference, df)
+
+
+def test_dask_backend_by_name_uses_the_default_client(reference: pd.DataFrame, client: Any) -> None:
+    df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend="dask", progress=False)
+    assert_bitwise_equal(reference, df)
+
+
+def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame, tmp_path: Path) -> None:
+    for n, (nthreads, batch_size) in enumerate([(1, 1), (2, 7), (3, None)]):
+        df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, nthreads=nthreads, batch_size=batch_size,
+                       store=tmp_path / f"s{n}", progress=False)
+        assert_bitwise_equal(reference, df)
+
+
+def test_an_error_mid_run_keeps_the_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = _backends.compute_cell
+
+    def failing(task: Any, index: int, *args: Any) -> Any:
+        if index == 2:
+            raise KeyboardInterrupt
+        return real(task, index, *args)
+
+    monkeypatch.setattr(_backends, "compute_cell", failing)
+    grid = {"window": ["hann"], "N": [16, 32, 64, 128]}
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run("window_merit", grid, store=tmp_path / "w", progress=False)
+    assert list(sweep.load(tmp_path / "w").N) == [16, 32]
+    monkeypatch.setattr(_backends, "compute_cell", real)
+    assert list(sweep.run("window_merit", grid, store=tmp_path / "w", progress=False).N) == [16, 32, 64, 128]
+
+
+# ---------------------------------------------------------------------------------------- store
+
+def test_store_resumes_and_skips_finished_cells(reference: pd.DataFrame, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "s"
+    first = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4,
+                      progress=False)
+    assert_bitwise_equal(reference, first)
+    assert len(list(store.glob("part-*.parquet"))) == 6
+    # drop two parts: those cells, and only those, are computed again
+    parts = sorted(store.glob("part-*.parquet"))
+    lost = set(pd.read_parquet(parts[1]).cell) | set(pd.read_parquet(parts[4]).cell)
+    parts[1].unlink()
+    parts[4].unlink()
+    computed: list[int] = []
+    real = _backends.compute_cell
+
+    def counting(task: Any, index: int, *args: Any) -> Any:
+        computed.append(index)
+        return real(task, index, *args)
+
+    monkeypatch.setattr(_backends, "compute_cell", counting)
+    again = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False)
+    assert sorted(computed) == sorted(lost)
+    assert_bitwise_equal(reference, again)
+    computed.clear()
+    assert_bitwise_equal(reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False))
+    assert computed == []
+
+
+def test_store_is_a_parquet_dataset(reference: pd.DataFrame, tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=5, progress=False)
+    raw = pd.read_parquet(store).sort_values("cell").set_index("cell")
+    np.testing.assert_array_equal(raw.empirical_mse.to_numpy(), reference.empirical_mse.to_numpy())
+    spec = json.loads((store / "_sweep.json").read_text())
+    assert spec["digest"] == reference.attrs["digest"] and spec["spec"]["task"] == "rff_mse"
+
+
+def test_store_rejects_another_sweep_and_a_second_writer(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    sweep.run("window_merit", {"window": ["hann"]}, store=store, progress=False)
+    with pytest.raises(ValueError, match="holds a different sweep.*axes"):
+        sweep.run("window_merit", {"window": ["hamming"]}, store=store, progress=False)
+    with pytest.raises(ValueError, match="different sweep.*seed"):
+        sweep.run("window_merit", {"window": ["hann"]}, seed=1, store=store, progress=False)
+    import fcntl
+
+    with open(store / "_sweep.lock", "a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        code = ("import ropelab.sweep as s; s.run('window_merit', {'window': ['hann']}, "
+                f"store={str(store)!r}, progress=False)")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "is in use by another run" in r.stderr
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="store must be a directory"):
+        sweep.run("window_merit", {"window": ["hann"]}, store=tmp_path / "file", progress=False)
+
+
+def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    store = tmp_path / "s"
+    real = pq.write_table
+    calls = {"n": 0}
+
+    def failing(table: Any, where: Any, **kw: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            where.write(b"PAR1 half a file")
+            raise OSError("disk full (simulated)")
+        real(table, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", failing)
+    with pytest.raises(OSError, match="simulated"):
+        sweep.run("window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, batch_size=1,
+                  progress=False)
+    assert [p.name.startswith("part-") for p in store.iterdir() if not p.name.startswith("_")] == [True]
+    partial = sweep.load(store)
+    assert list(partial.window) == ["hann"] and partial.attrs["complete"] is False
+    monkeypatch.setattr(pq, "write_table", real)
+    full = sweep.run("window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, progress=False)
+    assert list(full.window) == ["hann", "hamming", "blackman"]
+
+
+KILL_GRID: dict[str, Any] = {"xi": [0.1, 0.4, 0.8], "D": [256], "sigma": [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5]}
+KILL_TRIALS = 20_000
+
+
+def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "killed"
+    log = tmp_path / "log"
+    child = textwrap.dedent(f"""
+        import sys, time
+        from ropelab import sweep
+        from ropelab.sweep import _backends
+        real = _backends.compute_cell
+        def slow(task, index, *args):
+            out = real(task, index, *args)
+            time.sleep(0.05)  # make the run long enough to be killed part-way
+            return out
+        _backends.compute_cell = slow
+        real_write = sweep.Store.write
+        def logged(self, frame):
+            path = real_write(self, frame)
+            with open({str(log)!r}, "a") as fh:
+                fh.write(" ".join(map(str, frame.cell)) + "\\n")
+            return path
+        sweep.Store.write = logged
+        sweep.run("rff_mse", {KILL_GRID!r}, trials={KILL_TRIALS}, seed=5, store={str(store)!r},
+                  batch_size=1, nthreads=1, progress=False)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", child])
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().split()) >= 6:
+            break
+        assert proc.poll() is None, "the sweep ended before it could be killed"
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    written = {int(c) for c in log.read_text().split()}
+    n = math.prod(len(v) for v in KILL_GRID.values())
+    assert 6 <= len(written) < n
+    # every part is whole; every cell reported written is there
+    partial = sweep.load(store)
+    assert not partial.attrs["complete"]
+    stored = set(partial.index)
+    assert written <= stored and len(stored) - len(written) <= 1  # at most the write in progress at the kill
+    computed: list[int] = []
+    real = _backends.compute_cell
+
+    def counting(task: Any, index: int, *args: Any) -> Any:
+        computed.append(index)
+        return real(task, index, *args)
+
+    monkeypatch.setattr(_backends, "compute_cell", counting)
+    resumed = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, store=store, progress=False)
+    assert sorted(computed) == sorted(set(range(n)) - stored)
+    monkeypatch.setattr(_backends, "compute_cell", real)
+    uninterrupted = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, progress=False)
+    assert_bitwise_equal(uninterrupted, resumed)
+    assert not list(store.glob(".*.tmp"))
+
+
+# ------------------------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"task": "nope", "grid": {"xi": 0.5}}, ValueError, "unknown task 'nope'"),
+        ({"task": 3, "grid": {"xi": 0.5}}, TypeError, "task must be a task name"),
+        ({"task": "rff_mse", "grid": [("xi", 0.5)]}, TypeError, "grid must be a mapping"),
+        ({"task": "rff_mse", "grid": {}}, ValueError, "grid has no axes"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4, "bogus": 1}}, ValueError, "no axis 'bogus'"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5}}, ValueError, "needs the axis 'D'"),
+        ({"task": "rff_mse", "grid": {"xi": [], "D": 4}}, ValueError, "axis 'xi' has no values"),
+        ({"task": "rff_mse", "grid": {"xi": [0.5, 0.5], "D": 4}}, ValueError, "repeated values"),
+        ({"task": "rff_mse", "grid": {"xi": [float("nan")], "D": 4}}, ValueError, "non-finite"),
+        ({"task": "rff_mse", "grid": {"xi": [1j], "D": 4}}, TypeError, "axis 'xi' values must be"),
+        ({"task": "rff_mse", "grid": {"xi": [[0.5]], "D": 4}}, TypeError, "axis 'xi' values must be"),
+        ({"task": "rff_mse", "grid": {"xi": np.zeros((1, 1)), "D": 4}}, ValueError, "must be 1-D"),
+        ({"task": "rff_mse", "grid": {"xi 2": 0.5}}, ValueError, "identifiers"),
+        ({"task": "rff_mse", "grid": {"xi": [0.5, 2.0], "D": 4}}, ValueError, r"xi must lie in \[-1, 1\].*cell 1"),
+        ({"task": "rff_mse", "grid": {"xi": -1.0, "D": 4, "sigma": "paper"}}, ValueError, "sigma must be finite"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4, "sigma": "tan"}}, ValueError, "sigma must be one of"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 0}}, ValueError, "D must be >= 1"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4.5}}, TypeError, "D must be an integer"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4, "mode": "fast"}}, ValueError, "mode must be one of"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "trials": None}, ValueError, "give trials"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "trials": 0}, ValueError, "trials must be >= 1"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "trials": 2.5}, TypeError, "trials must be"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "seed": -1}, ValueError, "seed must lie"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "seed": 2**64}, ValueError, "seed must lie"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "seed": "0"}, TypeError, "seed must be an integer"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "batch_size": 0}, ValueError, "batch_size must be >= 1"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "nthreads": True}, TypeError, "nthreads must be"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "backend": "spark"}, ValueError, "backend must be"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "backend": object()}, TypeError, "backend must be"),
+        ({"task": "window_merit", "grid": {"window": "hann"}, "trials": 10}, ValueError, "deterministic"),
+        ({"task": "window_merit", "grid": {"window": "fancy"}}, ValueError, "window must be 'ssm' or one of"),
+        ({"task": "window_merit", "grid": {"window": "ssm"}}, ValueError, "needs the axis 'alpha_n'"),
+        ({"task": "window_merit", "grid": {"window": "kaiser"}}, ValueError, "beta"),
+        ({"task": "window_merit", "grid": {"window": "hann", "N": 0}}, ValueError, "N must be >= 1"),
+        ({"task": "window_merit", "grid": {"window": "hann", "sym": 1}}, TypeError, "sym must be a bool"),
+        ({"task": "window_merit", "grid": {"window": "hann", "pad": -2}}, ValueError, "pad must be >= 1"),
+    ],
+)
+def test_bad_input(kwargs: dict[str, Any], exc: type[Exception], match: str) -> None:
+    kwargs = {"trials": 10, **kwargs} if kwargs.get("task") == "rff_mse" else kwargs
+    with pytest.raises(exc, match=match):
+        sweep.run(kwargs.pop("task"), kwargs.pop("grid"), progress=False, **kwargs)
+
+
+def test_dask_backend_without_a_client() -> None:
+    # in a fresh process, where no default client exists
+    code = textwrap.dedent("""
+        from ropelab import sweep
+        try:
+            sweep.run("window_merit", {"window": "hann"}, backend="dask", progress=False)
+        except ValueError as exc:
+            assert "needs a running distributed.Client" in str(exc), exc
+            print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_load_rejects_a_directory_that_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a sweep store"):
+        sweep.load(tmp_path)
+
+
+def test_without_the_optional_packages() -> None:
+    # dask, distributed and pyarrow hidden: local works, the others name the extra to install
+    code = textwrap.dedent("""
+        import sys
+        for name in ("dask", "distributed", "pyarrow", "xarray"):
+            sys.modules[name] = None
+        from ropelab import sweep
+        df = sweep.run("window_merit", {"window": ["hann", "hamming"]}, progress=False)
+        assert len(df) == 2
+        for kwargs, extra in (({"backend": "dask"}, "dask"), ({"store": "/nonexistent/x"}, "dask")):
+            try:
+                sweep.run("window_merit", {"window": "hann"}, progress=False, **kwargs)
+            except ImportError as exc:
+                assert f"pip install 'ropelab[{extra}]'" in str(exc), exc
+            else:
+                raise AssertionError(kwargs)
+        try:
+            sweep.to_xarray(df)
+        except ImportError as exc:
+            assert "ropelab[xarray]" in str(exc)
+        else:
+            raise AssertionError("to_xarray")
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
