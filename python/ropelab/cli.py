@@ -229,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("--json", action="store_true", help="print JSON instead of text")
     lk.add_argument("--plot", type=Path, default=None, help="also plot the spectrum in dB to this file")
     lk.set_defaults(func=_cmd_leakage)
+
+    from ropelab._cli_sweep import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)
     return p
 
 
@@ -243,6 +247,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ImportError, RuntimeError) as exc:
         print(f"ropelab {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ropelab.spectra import LeakageMap
     from ropelab.temperature import MSECurve
 
-__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map", "decay_bound_curve", "recurrence_error_vs_T"]
+__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map", "decay_bound_curve", "recurrence_error_vs_T",
+           "sweep_lines"]
 
 
 def _figure_of(ax: Axes) -> Figure:
@@ -373,4 +374,88 @@ def recurrence_error_vs_T(
     ax.set_title("Identities at rounding level, wrong forms at O(1)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
+    return fig
+
+
+#: Units of the columns of a sweep table, for axis labels.
+SWEEP_LABELS: dict[str, str] = {
+    "sigma": "temperature σ", "sigma_used": "temperature σ", "xi": "cosine ξ = q·k", "D": "features D",
+    "d": "dimension d", "empirical_mse": "MSE of the estimate of exp(ξ)", "analytic_mse": "MSE (closed form)",
+    "bias": "bias of the estimate of exp(ξ)", "N": "window length N (samples)", "alpha_n": "decay α·N",
+    "beta": "Kaiser β", "alpha": "window α", "attenuation": "Chebyshev attenuation (dB)", "pad": "padding factor",
+    "enbw_bins": "ENBW (bins)", "scalloping_loss_db": "scalloping loss (dB)",
+    "highest_sidelobe_db": "highest sidelobe (dB re peak)", "first_min_bins": "first minimum (bins)",
+    "first_min_db": "first minimum (dB re peak)", "leakage_factor": "leakage factor (fraction of energy)",
+    "bandwidth_3db_bins": "3 dB bandwidth (bins)", "truncation_ripple_db": "truncation ripple (dB)",
+}
+
+
+def sweep_lines(
+    df: Any,
+    x: str,
+    y: str,
+    *,
+    err: str | None = None,
+    ref: str | None = None,
+    ax: Axes | None = None,
+    logy: bool = False,
+    max_lines: int = 12,
+) -> Figure:
+    """One line per combination of the other swept axes: ``y`` against ``x`` from a sweep table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table from :func:`ropelab.sweep.run`; lines are grouped by the axes in
+        ``df.attrs["axes"]`` that have more than one value (other than ``x``).
+    x, y : str
+        Columns for the horizontal and vertical axes (``x`` may be an output such as
+        ``sigma_used``; the axis it comes from is then not used for grouping).
+    err : str, optional
+        A standard-error column: points get ±2·err bars.
+    ref : str, optional
+        A reference column (e.g. ``analytic_mse``) drawn as a dashed line per group.
+    logy : bool
+        Logarithmic vertical axis.
+    max_lines : int
+        Draw at most this many groups (the first ones in grid order).
+
+    Examples
+    --------
+    >>> from ropelab import sweep
+    >>> df = sweep.run("window_merit", {"window": ["hann", "blackman"], "N": [16, 64, 256]}, progress=False)
+    >>> fig = sweep_lines(df, "N", "highest_sidelobe_db")
+    >>> len(fig.axes[0].lines), fig.axes[0].get_ylabel()
+    (2, 'highest sidelobe (dB re peak)')
+    """
+    fig, ax = _axes(ax)
+    for col in (x, y, err, ref):
+        if col is not None and col not in df.columns:
+            raise ValueError(f"sweep_lines: no column {col!r}; columns are {list(df.columns)}")
+    base = "sigma" if x == "sigma_used" else x
+    groups = [a for a in df.attrs.get("axes", []) if a != base and df[a].nunique() > 1]
+    keyed = df.groupby(groups, sort=False) if groups else [((), df)]
+    for n, (key, part) in enumerate(keyed):
+        if n >= max_lines:
+            break
+        part = part.sort_values(x)
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{a}={v}" for a, v in zip(groups, key)) or y
+        xs, ys = part[x].to_numpy(dtype=float), part[y].to_numpy(dtype=float)
+        if err is not None:
+            line = ax.errorbar(xs, ys, yerr=2 * part[err].to_numpy(dtype=float), marker="o", ms=3, capsize=2,
+                               label=label).lines[0]
+        else:
+            (line,) = ax.plot(xs, ys, marker="o", ms=3, label=label)
+        if ref is not None:
+            ax.plot(xs, part[ref].to_numpy(dtype=float), ls="--", color=line.get_color(), lw=1)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(SWEEP_LABELS.get(x, x))
+    ax.set_ylabel(SWEEP_LABELS.get(y, y))
+    note = f"; dashed: {SWEEP_LABELS.get(ref, ref)}" if ref else ""
+    bars = "; bars ±2 SE" if err else ""
+    ax.set_title(f"sweep {df.attrs.get('task', '')}{bars}{note}", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
     return fig

@@ -1,0 +1,146 @@
+"""``ropelab sweep``: parameter grids from the command line (see :mod:`ropelab.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parser"]
+
+#: Columns printed to the terminal (the full table goes to --out).
+_SHOWN = {
+    "rff_mse": ["sigma_used", "analytic_mse", "empirical_mse", "stderr", "bias"],
+    "window_merit": ["enbw_bins", "scalloping_loss_db", "highest_sidelobe_db", "first_min_bins", "leakage_factor"],
+}
+
+
+def _number_or_rule(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+@contextlib.contextmanager
+def _backend(scheduler: str | None) -> Iterator[Any]:
+    """``"local"`` without --scheduler; a Client of ADDRESS, or of a new LocalCluster for ``local``."""
+    if scheduler is None:
+        yield "local"
+        return
+    from ropelab.sweep._deps import require
+
+    distributed = require("distributed", "--scheduler")
+    if scheduler == "local":
+        with distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            yield client
+        return
+    with distributed.Client(scheduler) as client:
+        yield client
+
+
+def _write_table(df: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".parquet":
+        df.reset_index().to_parquet(path, index=False)
+    elif path.suffix == ".json":
+        df.reset_index().to_json(path, orient="records", indent=1)
+    else:
+        df.to_csv(path)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def _plot(df: Any, path: Path, y: str | None) -> None:
+    from ropelab import plot
+
+    axes = [a for a in df.attrs["axes"] if df[a].nunique() > 1] or df.attrs["axes"]
+    if df.attrs["task"] == "rff_mse":
+        order = [a for a in ("sigma", "xi", "D", "d") if a in axes] or axes
+        x = "sigma_used" if order[0] == "sigma" else order[0]
+        fig = plot.sweep_lines(df, x, y or "empirical_mse", err="stderr", ref="analytic_mse", logy=True)
+    else:
+        numeric = [a for a in axes if df[a].dtype.kind in "if"] or axes
+        fig = plot.sweep_lines(df, numeric[0], y or "highest_sidelobe_db")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ropelab import sweep
+
+    task = args.task.replace("-", "_")
+    if task == "rff_mse":
+        grid: dict[str, Any] = {"xi": args.xi, "D": args.D, "sigma": [_number_or_rule(s) for s in args.sigma],
+                                "estimator": args.estimator, "convention": args.convention, "d": args.d,
+                                "mode": args.mode}
+        trials = args.trials
+    else:
+        grid = {"window": args.window, "N": args.N, "pad": args.pad, "sym": [args.sym]}
+        for name in ("alpha_n", "alpha", "beta", "attenuation"):
+            if getattr(args, name) is not None:
+                grid[name] = getattr(args, name)
+        trials = None
+    with _backend(args.scheduler) as backend:
+        df = sweep.run(task, grid, trials=trials, seed=args.seed, backend=backend, store=args.store,
+                       batch_size=args.batch_size, progress=not args.quiet, nthreads=args.nthreads)
+    varying = [a for a in df.attrs["axes"] if df[a].nunique() > 1]
+    with pd.option_context("display.max_rows", 200, "display.width", 160):
+        print(df[varying + _SHOWN[task]].to_string())
+    if args.out is not None:
+        _write_table(df, args.out)
+    if args.plot is not None:
+        _plot(df, args.plot, args.y)
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="cell i uses the random numbers of (seed, i, trial)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or 'local' for a new "
+                        "LocalCluster of one single-threaded worker per core; default: this process")
+    p.add_argument("--store", type=Path, metavar="PATH", default=None,
+                   help="Parquet store of finished cells; re-running the same sweep resumes it")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N", help="cells per Dask task / per store write")
+    p.add_argument("--nthreads", type=int, default=None, help="threads per cell (default: all cores locally, 1 on Dask)")
+    p.add_argument("--out", type=Path, default=None, metavar="PATH", help="write the whole table (.csv, .parquet or .json)")
+    p.add_argument("--plot", type=Path, default=None, metavar="PNG", help="plot the first swept axis against --y")
+    p.add_argument("--y", default=None, metavar="COLUMN", help="column to plot (default: empirical_mse / highest_sidelobe_db)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_sweep)
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``sweep rff-mse`` and ``sweep window-merit`` to the ``ropelab`` subcommands."""
+    s = sub.add_parser("sweep", help="parameter grids: MSE maps and window figures of merit (local or Dask)")
+    tasks = s.add_subparsers(dest="task", required=True)
+
+    r = tasks.add_parser("rff-mse", help="closed-form and Monte-Carlo MSE over a grid of xi, D, sigma, ...")
+    r.add_argument("--xi", type=float, nargs="+", required=True, help="cosines q.k of the unit-norm pair")
+    r.add_argument("--D", type=int, nargs="+", required=True, help="feature counts")
+    r.add_argument("--sigma", nargs="+", default=["1.0"],
+                   help="temperatures, or the rules paper / unbiased / optimal (default 1.0)")
+    r.add_argument("--trials", type=int, required=True, help="Monte-Carlo estimates per cell")
+    r.add_argument("--estimator", nargs="+", default=["trig"], choices=["trig", "random_phase", "positive"])
+    r.add_argument("--convention", nargs="+", default=["conjugate"], choices=["conjugate", "literal"])
+    r.add_argument("--d", type=int, nargs="+", default=[64], help="dimension of q and k (default 64)")
+    r.add_argument("--mode", nargs="+", default=["projected"], choices=["projected", "full"])
+    _common(r)
+
+    w = tasks.add_parser("window-merit", help="figures of merit of windows / SSM decay windows over a grid")
+    w.add_argument("--window", nargs="+", required=True, help="window names, or ssm (with --alpha-n)")
+    w.add_argument("--N", type=int, nargs="+", default=[64], help="window lengths (default 64)")
+    w.add_argument("--pad", type=int, nargs="+", default=[64], help="FFT padding factors (default 64)")
+    w.add_argument("--sym", action="store_true", help="symmetric windows instead of DFT-even")
+    w.add_argument("--alpha-n", type=float, nargs="+", default=None, help="ssm: decay over the window, alpha*N")
+    w.add_argument("--alpha", type=float, nargs="+", default=None, help="gaussian / poisson / exponential alpha")
+    w.add_argument("--beta", type=float, nargs="+", default=None, help="kaiser beta")
+    w.add_argument("--attenuation", type=float, nargs="+", default=None, help="chebyshev attenuation (dB)")
+    _common(w)
