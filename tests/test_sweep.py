@@ -409,3 +409,51 @@ def test_without_the_optional_packages() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+# ------------------------------------------------------------------------------- arbitrary input
+
+def test_arbitrary_arguments_raise_only_value_or_type_errors() -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    values = st.one_of(st.integers(-3, 300), st.floats(-3, 3), st.sampled_from([float("nan"), float("inf"), 1e308]),
+                       st.booleans(), st.none(), st.complex_numbers(max_magnitude=2),
+                       st.sampled_from(["paper", "optimal", "unbiased", "hann", "ssm", "kaiser", "trig", "positive",
+                                        "literal", "full", "x", ""]))
+    axis_names = st.sampled_from(["xi", "D", "sigma", "estimator", "convention", "d", "mode", "window", "N", "pad",
+                                  "sym", "alpha_n", "beta", "alpha", "attenuation", "cell", "bogus", "1x"])
+    some = st.one_of(values, st.lists(values, max_size=3))
+    rff_grid = st.fixed_dictionaries({"xi": st.one_of(st.floats(-1, 1), st.lists(st.floats(-1, 1), max_size=2)),
+                                      "D": st.one_of(st.integers(1, 50), some)},
+                                     optional={"sigma": some, "d": some, "mode": some, "estimator": some,
+                                               "convention": some})
+    merit_grid = st.fixed_dictionaries({"window": st.sampled_from(["hann", "ssm", "kaiser", "chebyshev", "nope"])},
+                                       optional={"N": st.one_of(st.integers(1, 300), some), "alpha_n": some,
+                                                 "beta": some, "attenuation": some, "sym": some, "pad": some})
+    trials = st.one_of(st.integers(1, 40), st.integers(1, 9), st.integers(-2, 0), st.floats(0, 5), st.none())
+    cases = st.one_of(
+        st.tuples(st.just("rff_mse"), rff_grid, trials),
+        st.tuples(st.sampled_from(["window_merit", "window-merit"]), merit_grid, st.one_of(st.none(), trials)),
+        st.tuples(st.sampled_from(["rff_mse", "window_merit", "nope", 3]),
+                  st.dictionaries(axis_names, some, max_size=5), trials),
+    )
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+              database=None)
+    @given(case=cases,
+           seed=st.one_of(st.integers(0, 2**64 - 1), st.integers(0, 9), st.integers(0, 99),
+                          st.sampled_from([-1, 2**64, "1"])),
+           batch=st.one_of(st.none(), st.integers(1, 4), st.none(), st.integers(-1, 0)))
+    def check(case: tuple[Any, dict[str, Any], Any], seed: Any, batch: Any) -> None:
+        task, grid, trials = case
+        try:
+            df = sweep.run(task, grid, trials=trials, seed=seed, batch_size=batch, progress=False, nthreads=1)
+        except (ValueError, TypeError):
+            return
+        ran.append(task)
+        assert len(df) == math.prod(len(v) if isinstance(v, list) else 1 for v in grid.values())
+
+    ran: list[Any] = []
+    check()
+    assert len(ran) >= 5, len(ran)  # enough of the generated sweeps must actually run
