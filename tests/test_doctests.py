@@ -9,7 +9,8 @@ import inspect
 import numpy as np
 import pytest
 
-MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims", "ropelab.report", "ropelab.plot"]
+MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims", "ropelab.report", "ropelab.plot", "ropelab.sweep",
+           "ropelab.sweep._grid", "ropelab.sweep._backends"]
 OPTIONAL_MODULES = ["ropelab.rotary", "ropelab.recurrence", "ropelab.transition", "ropelab.spectra"]
 
 

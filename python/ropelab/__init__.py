@@ -16,6 +16,9 @@ transition
     Effective transition matrices, commutators, norms, Householder reflections.
 spectra
     Windows, FFT/DTFT spectra of windowed SSMs, closed forms and Harris's figures of merit.
+sweep
+    Parameter grids over registered tasks (MSE maps, figures of merit), run locally or on a Dask
+    cluster, resumable from a Parquet store, bit-identical either way.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -24,11 +27,11 @@ simd
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import recurrence, rff, rotary, simd, spectra, temperature, transition
+from ropelab import recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "simd", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd", "plot"]
 
 
 def __getattr__(name: str) -> object:

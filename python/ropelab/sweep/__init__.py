@@ -257,7 +257,7 @@ def load(store: str | os.PathLike[str]) -> Any:
     return df
 
 
-def pd_unique(column: Any) -> Any:
+def _unique(column: Any) -> Any:
     """The distinct values of ``column`` in order of first appearance."""
     import pandas as pd
 
@@ -281,7 +281,7 @@ def to_xarray(df: Any) -> Any:
     if not axes:
         raise ValueError("sweep.to_xarray: df.attrs['axes'] is missing; pass a table returned by sweep.run")
     axes = list(axes)
-    coords = {a: pd_unique(df[a]) for a in axes}
+    coords = {a: _unique(df[a]) for a in axes}
     shape = tuple(len(c) for c in coords.values())
     outputs = [c for c in df.columns if c not in axes]
     if len(df) == int(np.prod(shape)) and df.index.is_monotonic_increasing:
