@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ropelab._core_loader import core as _core
-from ropelab.sweep._backends import Rows, run_dask, run_local
+from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
 from ropelab.sweep._store import Store
@@ -136,14 +135,15 @@ def run(
         ``"local"``: cells one after another in this process, each on the core's threads.
         A Client (or ``"dask"``: the current default client): cells in batches of ``batch_size``
         submitted as tasks, each cell single-threaded on a worker thread, gathered as they
-        complete. Needs ``pip install 'ropelab[dask]'``.
+        complete. A worker whose ropelab version or kernel family differs from this process's
+        refuses with RuntimeError. Needs ``pip install 'ropelab[dask]'``.
     store : path or None
         A directory holding a Parquet dataset of finished cells. Cells are written as they finish
         (local: every ``batch_size`` cells, or at least once a second; Dask: each batch as it
         completes), atomically, so a run killed at any point loses only the cells not yet written
         and never leaves a partial row. Running the same sweep (task, grid, trials, seed,
-        ropelab version) again skips the stored cells and returns the same table; a different
-        sweep in the same store raises ValueError. Needs pyarrow (``ropelab[dask]``).
+        ropelab version, kernel family) again skips the stored cells and returns the same table; a
+        different sweep in the same store raises ValueError. Needs pyarrow (``ropelab[dask]``).
     batch_size : int or None
         Cells per Dask task, or per store write locally. Default: about 4 tasks per worker thread
         (Dask); time-based flushing (local).
@@ -156,8 +156,9 @@ def run(
     -------
     pandas.DataFrame
         One row per cell, indexed by ``cell`` (row-major grid index), one column per axis and per
-        output. ``df.attrs`` holds ``task``, ``axes``, ``trials``, ``seed``, ``digest`` (a hash of
-        all of these and the ropelab version) and ``ropelab``.
+        output. ``df.attrs`` holds ``task``, ``axes``, ``trials``, ``seed``, ``ropelab`` (the
+        version), ``kernels`` (``"vector"``, or ``"scalar"`` when the Monte-Carlo kernels run the
+        scalar path, whose cos/exp may differ by 1 ulp) and ``digest`` (a hash of all of these).
 
     Raises
     ------
@@ -196,9 +197,8 @@ def run(
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{exc} (cell {i}: {cell})") from None
 
-    digest, spec = fingerprint(t.name, g, trials, seed, _core.__version__)
-    attrs = {"task": t.name, "axes": list(g.names), "trials": trials, "seed": seed, "digest": digest,
-             "ropelab": _core.__version__}
+    digest, spec = fingerprint(t.name, g, trials, seed, numerics())
+    attrs = {"task": t.name, "axes": list(g.names), "trials": trials, "seed": seed, "digest": digest, **numerics()}
     st = Store(store, digest, spec) if store is not None else None
     from tqdm import tqdm
 
@@ -253,7 +253,8 @@ def load(store: str | os.PathLike[str]) -> Any:
     rows = _stored_rows(Store(path, meta["digest"], spec), t, g)
     df = _frame(t, g, rows).set_index("cell")
     df.attrs.update({"task": t.name, "axes": list(g.names), "trials": spec["trials"], "seed": spec["seed"],
-                     "digest": meta["digest"], "ropelab": spec["ropelab"], "complete": len(rows) == len(g)})
+                     "digest": meta["digest"], "ropelab": spec["ropelab"], "kernels": spec["kernels"],
+                     "complete": len(rows) == len(g)})
     return df
 
 

@@ -27,9 +27,25 @@ def compute_cell(task: Task, index: int, cell: dict[str, Value], trials: int | N
     return task.compute(task.params(cell), trials, cell_seed(seed, index), nthreads)
 
 
+def numerics() -> dict[str, str]:
+    """What a cell's numbers depend on besides its inputs: the ropelab version and whether the
+    Monte-Carlo kernels use the scalar path (its cos/exp may differ from the vector paths' by 1 ulp;
+    AVX2 and AVX-512 agree bit for bit)."""
+    from ropelab import __version__, simd
+
+    return {"ropelab": __version__, "kernels": "scalar" if simd.isa() == "scalar" else "vector"}
+
+
 def run_batch(task_name: str, cells: Sequence[tuple[int, dict[str, Value]]], trials: int | None, seed: int,
-              nthreads: int | None) -> Rows:
-    """A group of cells: the unit of work sent to a Dask worker (a picklable module-level function)."""
+              nthreads: int | None, expected: dict[str, str] | None = None) -> Rows:
+    """A group of cells: the unit of work sent to a Dask worker (a picklable module-level function).
+
+    ``expected`` is the submitting process's :func:`numerics`; a worker that would compute
+    different numbers (another ropelab version, or the scalar kernels against vector ones) refuses.
+    """
+    if expected is not None and numerics() != expected:
+        raise RuntimeError(f"ropelab.sweep: this worker's numerics {numerics()} differ from the client's {expected}; "
+                           "install the same ropelab version everywhere (and set ROPELAB_SIMD the same way)")
     task = get(task_name)
     return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
 
@@ -85,7 +101,7 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
     tag = uuid.uuid4().hex[:8]
     futures = [
         client.submit(run_batch, task.name, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
-                      trials, seed, 1 if nthreads is None else nthreads,
+                      trials, seed, 1 if nthreads is None else nthreads, numerics(),
                       key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}", pure=False)
         for j in range(0, len(pending), batch_size)
     ]

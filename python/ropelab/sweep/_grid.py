@@ -174,8 +174,9 @@ def cell_seed(seed: int, index: int) -> int:
     return int(words[0]) | (int(words[1]) << 32)
 
 
-def fingerprint(task: str, grid: Grid, trials: int | None, seed: int, version: str) -> tuple[str, dict[str, Any]]:
+def fingerprint(task: str, grid: Grid, trials: int | None, seed: int,
+                numerics: dict[str, str]) -> tuple[str, dict[str, Any]]:
     """A digest of everything that determines a sweep's numbers, and the spec it hashes."""
-    spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, "ropelab": version}
+    spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, **numerics}
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
     return digest, spec
