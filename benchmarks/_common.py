@@ -23,6 +23,16 @@ def best_of(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
+def timed(fn: Callable[[], object], repeat: int = 3) -> tuple[float, object]:
+    """(best wall time of `repeat` calls, the last call's result)."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
 def header() -> str:
     cpu = platform.processor() or platform.machine()
     try:

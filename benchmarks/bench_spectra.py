@@ -15,13 +15,13 @@ Run: ``python benchmarks/bench_spectra.py``. Prints both timings and the ratio.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import scipy.optimize as so
 import scipy.signal.windows as sw
 
 import ropelab as rl
+from _common import timed
 
 N = 1024
 PAD = 64
@@ -166,15 +166,6 @@ def np_leakage_map(alpha_n: np.ndarray, omega: np.ndarray, n: int, pad: int) -> 
 
 
 # ------------------------------------------------------------------------------------------------
-
-
-def timed(fn, repeat: int = 3):  # type: ignore[no-untyped-def]
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
 
 
 def main() -> None:

@@ -19,22 +19,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from _common import header
+from _common import header, timed
 
 from ropelab import sweep
 
 XI = [0.1, 0.3, 0.5, 0.7, 0.9]
 D = [128, 256]
 SIGMA = [0.25, 0.5, 0.75, 1.0, 1.25, "paper", "optimal"]  # 5 × 2 × 7 = 70 cells
-
-
-def timed(fn: Any, repeat: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def calibrate(cell_ms: float) -> int:

@@ -39,6 +39,19 @@ def client() -> Iterator[Any]:
             yield c
 
 
+def count_computed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, the indices of the cells the sweep computes (in this process) are appended here."""
+    computed: list[int] = []
+    real = _backends.compute_cell
+
+    def counting(task: Any, index: int, *args: Any) -> Any:
+        computed.append(index)
+        return real(task, index, *args)
+
+    monkeypatch.setattr(_backends, "compute_cell", counting)
+    return computed
+
+
 def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     for col in a.columns:
@@ -201,14 +214,7 @@ def test_store_resumes_and_skips_finished_cells(reference: pd.DataFrame, tmp_pat
     lost = set(pd.read_parquet(parts[1]).cell) | set(pd.read_parquet(parts[4]).cell)
     parts[1].unlink()
     parts[4].unlink()
-    computed: list[int] = []
-    real = _backends.compute_cell
-
-    def counting(task: Any, index: int, *args: Any) -> Any:
-        computed.append(index)
-        return real(task, index, *args)
-
-    monkeypatch.setattr(_backends, "compute_cell", counting)
+    computed = count_computed_cells(monkeypatch)
     again = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False)
     assert sorted(computed) == sorted(lost)
     assert_bitwise_equal(reference, again)
@@ -317,17 +323,10 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
     assert not partial.attrs["complete"]
     stored = set(partial.index)
     assert written <= stored and len(stored) - len(written) <= 1  # at most the write in progress at the kill
-    computed: list[int] = []
-    real = _backends.compute_cell
-
-    def counting(task: Any, index: int, *args: Any) -> Any:
-        computed.append(index)
-        return real(task, index, *args)
-
-    monkeypatch.setattr(_backends, "compute_cell", counting)
+    computed = count_computed_cells(monkeypatch)
     resumed = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, store=store, progress=False)
     assert sorted(computed) == sorted(set(range(n)) - stored)
-    monkeypatch.setattr(_backends, "compute_cell", real)
+    monkeypatch.undo()
     uninterrupted = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, progress=False)
     assert_bitwise_equal(uninterrupted, resumed)
     assert not list(store.glob(".*.tmp"))
