@@ -152,6 +152,18 @@ def test_local_and_dask_give_identical_tables(reference: pd.DataFrame, client: A
         assert_bitwise_equal(reference, df)
 
 
+def test_a_dask_sweep_stores_and_a_local_run_resumes_it(reference: pd.DataFrame, client: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=5, store=tmp_path / "s",
+                   progress=False)
+    assert_bitwise_equal(reference, df)
+    assert len(list((tmp_path / "s").glob("part-*.parquet"))) == 5  # one part per completed batch
+    computed = count_computed_cells(monkeypatch)
+    assert_bitwise_equal(reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=tmp_path / "s",
+                                              progress=False))
+    assert computed == []
+
+
 def test_dask_backend_by_name_uses_the_default_client(reference: pd.DataFrame, client: Any) -> None:
     df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend="dask", progress=False)
     assert_bitwise_equal(reference, df)
