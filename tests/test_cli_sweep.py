@@ -40,6 +40,17 @@ def test_rff_mse_on_a_local_cluster(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert out.read_text() == (tmp_path / "u.csv").read_text()
 
 
+def test_unreachable_scheduler_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main([*ARGS, "--scheduler", f"tcp://127.0.0.1:{port}", "--scheduler-timeout", "1"]) == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
 def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["sweep", "window-merit", "--window", "ssm", "--alpha-n", "0", "2", "--N", "256", "--quiet",
             "--out", str(tmp_path / "w.json"), "--plot", str(tmp_path / "w.png"), "--y", "first_min_db"]

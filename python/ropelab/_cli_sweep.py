@@ -27,7 +27,7 @@ def _number_or_rule(text: str) -> float | str:
 
 
 @contextlib.contextmanager
-def _backend(scheduler: str | None) -> Iterator[Any]:
+def _backend(scheduler: str | None, timeout: float) -> Iterator[Any]:
     """``"local"`` without --scheduler; a Client of ADDRESS, or of a new LocalCluster for ``local``."""
     if scheduler is None:
         yield "local"
@@ -40,7 +40,11 @@ def _backend(scheduler: str | None) -> Iterator[Any]:
                                       dashboard_address=None) as cluster, distributed.Client(cluster) as client:
             yield client
         return
-    with distributed.Client(scheduler) as client:
+    try:
+        client = distributed.Client(scheduler, timeout=timeout)
+    except OSError as exc:  # refused, unreachable, timed out
+        raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s: {exc}") from None
+    with client:
         yield client
 
 
@@ -88,7 +92,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             if getattr(args, name) is not None:
                 grid[name] = getattr(args, name)
         trials = None
-    with _backend(args.scheduler) as backend:
+    with _backend(args.scheduler, args.scheduler_timeout) as backend:
         df = sweep.run(task, grid, trials=trials, seed=args.seed, backend=backend, store=args.store,
                        batch_size=args.batch_size, progress=not args.quiet, nthreads=args.nthreads)
     varying = [a for a in df.attrs["axes"] if df[a].nunique() > 1]
@@ -106,6 +110,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or 'local' for a new "
                         "LocalCluster of one single-threaded worker per core; default: this process")
+    p.add_argument("--scheduler-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="how long to try to reach --scheduler ADDRESS (default 30)")
     p.add_argument("--store", type=Path, metavar="PATH", default=None,
                    help="Parquet store of finished cells; re-running the same sweep resumes it")
     p.add_argument("--batch-size", type=int, default=None, metavar="N", help="cells per Dask task / per store write")
