@@ -379,6 +379,7 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "backend": "spark"}, ValueError, "backend must be"),
         ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "backend": object()}, TypeError, "backend must be"),
         ({"task": "window_merit", "grid": {"window": "hann"}, "trials": 10}, ValueError, "deterministic"),
+        ({"task": "window_merit", "grid": {"window": "hann"}, "store": 3}, TypeError, "store must be a path"),
         ({"task": "window_merit", "grid": {"window": "fancy"}}, ValueError, "window must be 'ssm' or one of"),
         ({"task": "window_merit", "grid": {"window": "ssm"}}, ValueError, "needs the axis 'alpha_n'"),
         ({"task": "window_merit", "grid": {"window": "kaiser"}}, ValueError, "beta"),

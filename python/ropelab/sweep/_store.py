@@ -55,6 +55,8 @@ class Store:
     """A sweep's Parquet store at ``path`` for the sweep described by ``spec`` / ``digest``."""
 
     def __init__(self, path: str | os.PathLike[str], digest: str, spec: dict[str, Any]) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"sweep: store must be a path (str or os.PathLike), got {path!r}")
         require("pyarrow", "store=")
         self.path = Path(path)
         self.digest = digest
