@@ -70,7 +70,7 @@ def main() -> None:
     cores = os.cpu_count() or 1
     t = time.perf_counter()
     with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         client.run(lambda: __import__("ropelab.sweep"))
         sweep.run("rff_mse", {"xi": 0.5, "D": 8}, trials=10, backend=client, progress=False)  # warm-up
         print(f"LocalCluster: {cores} worker processes x 1 thread, started in {time.perf_counter() - t:.2f} s "

@@ -62,6 +62,26 @@ def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert list(rows.highest_sidelobe_db.round(2)) == [-13.26, -10.79]
 
 
+def test_json_is_exact_and_string_axes_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import math
+
+    out = tmp_path / "r.json"
+    assert main(["sweep", "rff-mse", "--xi", "0.3", "--D", "16", "--estimator", "trig", "positive", "--trials", "300",
+                 "--quiet", "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
+    rows = json.loads(out.read_text())
+    df = sweep.run("rff_mse", {"xi": 0.3, "D": 16, "sigma": 1.0, "estimator": ["trig", "positive"],
+                               "convention": "conjugate", "d": 64, "mode": "projected"}, trials=300, progress=False)
+    assert [r["empirical_mse"] for r in rows] == list(df.empirical_mse)  # every digit
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    merit = tmp_path / "w.json"
+    assert main(["sweep", "window-merit", "--window", "hann", "hamming", "--quiet", "--out", str(merit),
+                 "--plot", str(tmp_path / "w.png")]) == 0
+    rows = json.loads(merit.read_text())
+    assert rows[0]["decay_ratio"] is None and not math.isnan(rows[0]["enbw_bins"])  # NaN (not applicable) -> null
+    assert (tmp_path / "w.png").stat().st_size > 1000
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -34,7 +34,7 @@ def reference() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cl:
         with distributed.Client(cl) as c:
             yield c
 
@@ -50,6 +50,18 @@ def count_computed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(_backends, "compute_cell", counting)
     return computed
+
+
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> None:
+    """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would)."""
+    real = _backends.compute_cell
+
+    def interrupted(task: Any, index: int, *args: Any) -> Any:
+        if index == stop:
+            raise KeyboardInterrupt
+        return real(task, index, *args)
+
+    monkeypatch.setattr(_backends, "compute_cell", interrupted)
 
 
 def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -154,14 +166,38 @@ def test_local_and_dask_give_identical_tables(reference: pd.DataFrame, client: A
 
 def test_a_dask_sweep_stores_and_a_local_run_resumes_it(reference: pd.DataFrame, client: Any, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    writes: list[int] = []
+    real_write = sweep.Store.write
+
+    def counted(self: Any, frame: pd.DataFrame) -> Any:
+        writes.append(len(frame))
+        return real_write(self, frame)
+
+    monkeypatch.setattr(sweep.Store, "write", counted)
     df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=5, store=tmp_path / "s",
                    progress=False)
+    monkeypatch.undo()
     assert_bitwise_equal(reference, df)
-    assert len(list((tmp_path / "s").glob("part-*.parquet"))) == 5  # one part per completed batch
+    assert sorted(writes) == [4, 5, 5, 5, 5, 24]  # each batch as it completed, then the merge
     computed = count_computed_cells(monkeypatch)
     assert_bitwise_equal(reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=tmp_path / "s",
                                               progress=False))
     assert computed == []
+
+
+def test_dask_workers_check_the_numerics(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the client says it runs other numerics; the workers (other processes) do not and refuse
+    monkeypatch.setattr(_backends, "numerics", lambda: {"ropelab": "0.0.0", "kernels": "vector"})
+    with pytest.raises(RuntimeError, match="differ from the client's"):
+        sweep.run("window_merit", {"window": ["hann"]}, backend=client, progress=False)
+
+
+def test_a_closed_client_is_rejected() -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
+        pass
+    with pytest.raises(ValueError, match="the Dask client is not running"):
+        sweep.run("window_merit", {"window": ["hann"]}, backend=c, progress=False)
 
 
 def test_dask_backend_by_name_uses_the_default_client(reference: pd.DataFrame, client: Any) -> None:
@@ -177,19 +213,12 @@ def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame
 
 
 def test_an_error_mid_run_keeps_the_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = _backends.compute_cell
-
-    def failing(task: Any, index: int, *args: Any) -> Any:
-        if index == 2:
-            raise KeyboardInterrupt
-        return real(task, index, *args)
-
-    monkeypatch.setattr(_backends, "compute_cell", failing)
+    interrupt_at(monkeypatch, 2)
     grid = {"window": ["hann"], "N": [16, 32, 64, 128]}
     with pytest.raises(KeyboardInterrupt):
         sweep.run("window_merit", grid, store=tmp_path / "w", progress=False)
     assert list(sweep.load(tmp_path / "w").N) == [16, 32]
-    monkeypatch.setattr(_backends, "compute_cell", real)
+    monkeypatch.undo()
     assert list(sweep.run("window_merit", grid, store=tmp_path / "w", progress=False).N) == [16, 32, 64, 128]
 
 
@@ -217,22 +246,26 @@ def test_kernel_family_is_part_of_the_sweep(reference: pd.DataFrame) -> None:
 def test_store_resumes_and_skips_finished_cells(reference: pd.DataFrame, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     store = tmp_path / "s"
-    first = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4,
-                      progress=False)
-    assert_bitwise_equal(reference, first)
-    assert len(list(store.glob("part-*.parquet"))) == 6
-    # drop two parts: those cells, and only those, are computed again
+    interrupt_at(monkeypatch, 16)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False)
+    monkeypatch.undo()
     parts = sorted(store.glob("part-*.parquet"))
-    lost = set(pd.read_parquet(parts[1]).cell) | set(pd.read_parquet(parts[4]).cell)
+    assert [sorted(pd.read_parquet(p).cell) for p in parts] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11],
+                                                                 [12, 13, 14, 15]]
+    # lose one part as well: those cells and the unfinished ones, and only those, are computed again
     parts[1].unlink()
-    parts[4].unlink()
     computed = count_computed_cells(monkeypatch)
     again = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False)
-    assert sorted(computed) == sorted(lost)
+    assert sorted(computed) == [4, 5, 6, 7, *range(16, 24)]
     assert_bitwise_equal(reference, again)
+    assert len(list(store.glob("part-*.parquet"))) == 1  # a complete run merges its parts
     computed.clear()
     assert_bitwise_equal(reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False))
     assert computed == []
+    loaded = sweep.load(store)
+    assert loaded.attrs.pop("complete") is True
+    assert_bitwise_equal(reference, loaded)
 
 
 def test_store_is_a_parquet_dataset(reference: pd.DataFrame, tmp_path: Path) -> None:
@@ -262,6 +295,36 @@ def test_store_rejects_another_sweep_and_a_second_writer(tmp_path: Path) -> None
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="store must be a directory"):
         sweep.run("window_merit", {"window": ["hann"]}, store=tmp_path / "file", progress=False)
+
+
+def test_store_touches_only_its_own_files(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    sweep.run("window_merit", {"window": ["hann"]}, store=store, progress=False)
+    mine = store / ".part-000000000000-000001-abc.parquet.0123456789abcdef0123456789abcdef.tmp"
+    theirs = [store / ".notes.tmp", store / ".vim.swp.tmp"]
+    for p in (mine, *theirs):
+        p.write_text("x")
+    sweep.run("window_merit", {"window": ["hann"]}, store=store, progress=False)
+    assert not mine.exists() and all(p.exists() for p in theirs)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "data.csv").write_text("1,2")
+    with pytest.raises(ValueError, match="non-empty directory that is not a sweep store"):
+        sweep.run("window_merit", {"window": ["hann"]}, store=foreign, progress=False)
+    with pytest.raises(ValueError, match="store must be a directory path, got ''"):
+        sweep.run("window_merit", {"window": ["hann"]}, store="", progress=False)
+
+
+def test_store_of_other_numerics_is_named_as_such(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    sweep.run("window_merit", {"window": ["hann"]}, store=store, progress=False)
+    meta = json.loads((store / "_sweep.json").read_text())
+    meta["spec"]["ropelab"] = "0.0.1"
+    meta["digest"] = "x"
+    (store / "_sweep.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="written by other numerics.*0.0.1.*sweep.load"):
+        sweep.run("window_merit", {"window": ["hann"]}, store=store, progress=False)
+    assert list(sweep.load(store).window) == ["hann"]
 
 
 def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -295,49 +358,55 @@ KILL_TRIALS = 20_000
 
 
 def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = tmp_path / "killed"
-    log = tmp_path / "log"
+    # the default settings (no batch_size): every finished cell is written before the next starts
+    store, computed_log, written_log = tmp_path / "killed", tmp_path / "computed", tmp_path / "written"
     child = textwrap.dedent(f"""
-        import sys, time
+        import time
         from ropelab import sweep
         from ropelab.sweep import _backends
         real = _backends.compute_cell
         def slow(task, index, *args):
             out = real(task, index, *args)
             time.sleep(0.05)  # make the run long enough to be killed part-way
+            with open({str(computed_log)!r}, "a") as fh:
+                fh.write(f"{{index}}\\n")
             return out
         _backends.compute_cell = slow
         real_write = sweep.Store.write
         def logged(self, frame):
             path = real_write(self, frame)
-            with open({str(log)!r}, "a") as fh:
+            with open({str(written_log)!r}, "a") as fh:
                 fh.write(" ".join(map(str, frame.cell)) + "\\n")
             return path
         sweep.Store.write = logged
         sweep.run("rff_mse", {KILL_GRID!r}, trials={KILL_TRIALS}, seed=5, store={str(store)!r},
-                  batch_size=1, nthreads=1, progress=False)
+                  nthreads=1, progress=False)
     """)
     proc = subprocess.Popen([sys.executable, "-c", child])
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if log.exists() and len(log.read_text().split()) >= 6:
+        if written_log.exists() and len(written_log.read_text().split()) >= 6:
             break
         assert proc.poll() is None, "the sweep ended before it could be killed"
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
-    written = {int(c) for c in log.read_text().split()}
+    computed_before = {int(c) for c in computed_log.read_text().split()}
+    written = {int(c) for c in written_log.read_text().split()}
     n = math.prod(len(v) for v in KILL_GRID.values())
     assert 6 <= len(written) < n
-    # every part is whole; every cell reported written is there
+    # every part is whole; every cell reported written is there; of the cells computed before the
+    # kill, at most the one in flight (computed, its write not finished) is missing
     partial = sweep.load(store)
     assert not partial.attrs["complete"]
     stored = set(partial.index)
-    assert written <= stored and len(stored) - len(written) <= 1  # at most the write in progress at the kill
+    assert written <= stored and len(stored - written) <= 1
+    assert len(computed_before - stored) <= 1 and stored <= computed_before
     computed = count_computed_cells(monkeypatch)
     resumed = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, store=store, progress=False)
     assert sorted(computed) == sorted(set(range(n)) - stored)
+    assert len(set(computed) & computed_before) <= 1  # computed twice: only the cell in flight
     monkeypatch.undo()
     uninterrupted = sweep.run("rff_mse", KILL_GRID, trials=KILL_TRIALS, seed=5, progress=False)
     assert_bitwise_equal(uninterrupted, resumed)
@@ -357,6 +426,14 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         ({"task": "rff_mse", "grid": {"xi": 0.5}}, ValueError, "needs the axis 'D'"),
         ({"task": "rff_mse", "grid": {"xi": [], "D": 4}}, ValueError, "axis 'xi' has no values"),
         ({"task": "rff_mse", "grid": {"xi": [0.5, 0.5], "D": 4}}, ValueError, "repeated values"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": [6, 6.0]}}, ValueError, "repeated values"),
+        ({"task": "rff_mse", "grid": {"xi": [0.0, -0.0], "D": 4}}, ValueError, "repeated values"),
+        ({"task": "rff_mse", "grid": {"xi": [[0.1, 0.2], [0.3]], "D": 4}}, TypeError, "axis 'xi' values must be"),
+        ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "progress": "no"}, TypeError, "progress must be a bool"),
+        ({"task": sweep.Task("mine", "", {}, (), False, print, print), "grid": {"x": 1}}, ValueError,  # type: ignore[arg-type]
+         "not a registered task"),
+        ({"task": "window_merit", "grid": {"window": "hann", "N": [64, 3_000_000], "pad": 1000}}, ValueError,
+         r"N·pad must be <= 2\*\*31 - 1.*cell 1"),
         ({"task": "rff_mse", "grid": {"xi": [float("nan")], "D": 4}}, ValueError, "non-finite"),
         ({"task": "rff_mse", "grid": {"xi": [1j], "D": 4}}, TypeError, "axis 'xi' values must be"),
         ({"task": "rff_mse", "grid": {"xi": [[0.5]], "D": 4}}, TypeError, "axis 'xi' values must be"),
@@ -389,9 +466,25 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
     ],
 )
 def test_bad_input(kwargs: dict[str, Any], exc: type[Exception], match: str) -> None:
-    kwargs = {"trials": 10, **kwargs} if kwargs.get("task") == "rff_mse" else kwargs
+    kwargs = {"trials": 10, **kwargs} if kwargs.get("task") == "rff_mse" else dict(kwargs)
+    kwargs.setdefault("progress", False)
     with pytest.raises(exc, match=match):
-        sweep.run(kwargs.pop("task"), kwargs.pop("grid"), progress=False, **kwargs)
+        sweep.run(kwargs.pop("task"), kwargs.pop("grid"), **kwargs)
+
+
+def test_an_error_during_a_cell_names_the_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(p: Any, trials: Any, seed: int, nthreads: Any) -> Any:
+        raise ValueError("figures_of_merit: something")
+
+    monkeypatch.setitem(sweep.TASKS, "window_merit",
+                        __import__("dataclasses").replace(sweep.TASKS["window_merit"], compute=failing))
+    with pytest.raises(ValueError, match=r"something \(cell 0: \{'window': 'hann'\}\)"):
+        sweep.run("window_merit", {"window": "hann"}, progress=False)
+
+
+def test_equal_values_of_different_types_are_one_value_but_bools_are_not_numbers() -> None:
+    g = sweep.Grid.from_mapping({"a": [True, 1, "1"], "b": [-0.0]})
+    assert len(g) == 3 and math.copysign(1.0, g.cell(0)["b"]) == 1.0
 
 
 def test_dask_backend_without_a_client() -> None:

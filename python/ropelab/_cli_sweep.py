@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -37,7 +39,7 @@ def _backend(scheduler: str | None, timeout: float) -> Iterator[Any]:
     distributed = require("distributed", "--scheduler")
     if scheduler == "local":
         with distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                      dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
             yield client
         return
     try:
@@ -53,7 +55,10 @@ def _write_table(df: Any, path: Path) -> None:
     if path.suffix == ".parquet":
         df.reset_index().to_parquet(path, index=False)
     elif path.suffix == ".json":
-        df.reset_index().to_json(path, orient="records", indent=1)
+        # Python's float repr round-trips every double (pandas' to_json rounds); NaN/inf -> null
+        records = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+                   for r in df.reset_index().to_dict("records")]
+        path.write_text(json.dumps(records, indent=1, default=lambda o: o.item()) + "\n")
     else:
         df.to_csv(path)
     print(f"wrote {path}", file=sys.stderr)
@@ -63,13 +68,14 @@ def _plot(df: Any, path: Path, y: str | None) -> None:
     from ropelab import plot
 
     axes = [a for a in df.attrs["axes"] if df[a].nunique() > 1] or df.attrs["axes"]
+    numeric = [a for a in axes if df[a].dtype.kind in "iuf"]
     if df.attrs["task"] == "rff_mse":
-        order = [a for a in ("sigma", "xi", "D", "d") if a in axes] or axes
+        # σ is plotted as the σ each cell used (the rules "paper"/"optimal" become numbers)
+        order = [a for a in ("sigma", "xi", "D", "d") if a in axes] + numeric + ["sigma"]
         x = "sigma_used" if order[0] == "sigma" else order[0]
         fig = plot.sweep_lines(df, x, y or "empirical_mse", err="stderr", ref="analytic_mse", logy=True)
     else:
-        numeric = [a for a in axes if df[a].dtype.kind in "if"] or axes
-        fig = plot.sweep_lines(df, numeric[0], y or "highest_sidelobe_db")
+        fig = plot.sweep_lines(df, (numeric or axes)[0], y or "highest_sidelobe_db")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"wrote {path}", file=sys.stderr)

@@ -410,7 +410,8 @@ def sweep_lines(
         ``df.attrs["axes"]`` that have more than one value (other than ``x``).
     x, y : str
         Columns for the horizontal and vertical axes (``x`` may be an output such as
-        ``sigma_used``; the axis it comes from is then not used for grouping).
+        ``sigma_used``; the axis it comes from is then not used for grouping). A string ``x``
+        (e.g. ``window``) is drawn at evenly spaced positions in grid order.
     err : str, optional
         A standard-error column: points get ±2·err bars.
     ref : str, optional
@@ -435,13 +436,19 @@ def sweep_lines(
     base = "sigma" if x == "sigma_used" else x
     groups = [a for a in df.attrs.get("axes", []) if a != base and df[a].nunique() > 1]
     keyed = df.groupby(groups, sort=False) if groups else [((), df)]
+    categorical = df[x].dtype.kind not in "iuf"
+    categories = list(dict.fromkeys(df[x].tolist()))  # a string axis: positions in grid order
     for n, (key, part) in enumerate(keyed):
         if n >= max_lines:
             break
-        part = part.sort_values(x)
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{a}={v}" for a, v in zip(groups, key)) or y
-        xs, ys = part[x].to_numpy(dtype=float), part[y].to_numpy(dtype=float)
+        if categorical:
+            xs = np.asarray([categories.index(v) for v in part[x]], dtype=float)
+        else:
+            part = part.sort_values(x)
+            xs = part[x].to_numpy(dtype=float)
+        ys = part[y].to_numpy(dtype=float)
         if err is not None:
             line = ax.errorbar(xs, ys, yerr=2 * part[err].to_numpy(dtype=float), marker="o", ms=3, capsize=2,
                                label=label).lines[0]
@@ -451,6 +458,8 @@ def sweep_lines(
             ax.plot(xs, part[ref].to_numpy(dtype=float), ls="--", color=line.get_color(), lw=1)
     if logy:
         ax.set_yscale("log")
+    if categorical:
+        ax.set_xticks(range(len(categories)), [str(c) for c in categories])
     ax.set_xlabel(SWEEP_LABELS.get(x, x))
     ax.set_ylabel(SWEEP_LABELS.get(y, y))
     note = f"; dashed: {SWEEP_LABELS.get(ref, ref)}" if ref else ""

@@ -139,14 +139,15 @@ def run(
         refuses with RuntimeError. Needs ``pip install 'ropelab[dask]'``.
     store : path or None
         A directory holding a Parquet dataset of finished cells. Cells are written as they finish
-        (local: every ``batch_size`` cells, or at least once a second; Dask: each batch as it
-        completes), atomically, so a run killed at any point loses only the cells not yet written
-        and never leaves a partial row. Running the same sweep (task, grid, trials, seed,
+        (local: each cell, or every ``batch_size`` cells; Dask: each batch as it completes),
+        atomically, so a run killed at any point loses only the cells in flight (local: the cell
+        being computed or written, plus up to ``batch_size − 1`` finished ones when ``batch_size``
+        is given) and never leaves a partial row. A completed run merges the parts into one. Running the same sweep (task, grid, trials, seed,
         ropelab version, kernel family) again skips the stored cells and returns the same table; a
         different sweep in the same store raises ValueError. Needs pyarrow (``ropelab[dask]``).
     batch_size : int or None
         Cells per Dask task, or per store write locally. Default: about 4 tasks per worker thread
-        (Dask); time-based flushing (local).
+        (Dask); 1 (local: each cell is written as it finishes, about 3 ms per write here).
     progress : bool
         Show a progress bar (tqdm, on stderr).
     nthreads : int or None
@@ -164,7 +165,8 @@ def run(
     ------
     ValueError, TypeError
         For a bad argument, an unknown task or axis, or a cell that cannot be computed (checked
-        for every cell before any work starts; the message names the cell).
+        for every cell before any work starts, as far as a cheap check can; the message names the
+        cell, also when the computation itself fails).
     ImportError
         ``backend`` is Dask, or ``store`` is given, and the extra is not installed.
 
@@ -187,6 +189,8 @@ def run(
     elif trials is not None:
         raise ValueError(f"sweep.run: task {t.name!r} is deterministic; trials must be None, got {trials!r}")
     seed = check_seed(seed)
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"sweep.run: progress must be a bool, got {progress!r}")
     batch_size = _positive_int_or_none("batch_size", batch_size)
     nthreads = _positive_int_or_none("nthreads", nthreads)
     client = _resolve_backend(backend)
@@ -220,6 +224,8 @@ def run(
                 run_local(t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
             else:
                 run_dask(client, t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
+        if opened is not None:
+            opened.compact()
     df = _frame(t, g, rows).set_index("cell")
     df.attrs.update(attrs)
     return df

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -15,16 +14,22 @@ from ropelab.sweep._tasks import Outputs, Task, get
 Rows = list[tuple[int, Outputs]]
 OnBatch = Callable[[Rows], None]
 
-#: Without an explicit ``batch_size`` the local backend writes finished cells at least this often.
-FLUSH_SECONDS = 1.0
+#: How long the Dask backend waits for a first worker to join a cluster that has none.
+WORKER_WAIT_SECONDS = 60.0
 #: Without an explicit ``batch_size`` the Dask backend makes about this many tasks per worker thread.
 TASKS_PER_THREAD = 4
 
 
 def compute_cell(task: Task, index: int, cell: dict[str, Value], trials: int | None, seed: int,
                  nthreads: int | None) -> Outputs:
-    """One cell's outputs; its random numbers are addressed by ``(seed, index, trial)``."""
-    return task.compute(task.params(cell), trials, cell_seed(seed, index), nthreads)
+    """One cell's outputs; its random numbers are addressed by ``(seed, index, trial)``.
+
+    A ValueError/TypeError/MemoryError raised by the computation is re-raised with the cell named.
+    """
+    try:
+        return task.compute(task.params(cell), trials, cell_seed(seed, index), nthreads)
+    except (ValueError, TypeError, MemoryError) as exc:
+        raise type(exc)(f"{exc} (cell {index}: {cell})") from None
 
 
 def numerics() -> dict[str, str]:
@@ -54,21 +59,19 @@ def run_local(task: Task, grid: Grid, pending: Sequence[int], trials: int | None
               nthreads: int | None, batch_size: int | None, on_batch: OnBatch, advance: Callable[[int], object]) -> None:
     """Compute the cells one after another, each on the core's own threads.
 
-    Finished cells are handed to ``on_batch`` every ``batch_size`` cells, or, when that is None,
-    whenever ``FLUSH_SECONDS`` have passed; cells already finished are handed over also when the
-    run stops with an exception (Ctrl-C included).
+    Finished cells are handed to ``on_batch`` every ``batch_size`` cells (default 1: each cell as
+    soon as it finishes); cells already finished are handed over also when the run stops with an
+    exception (Ctrl-C included).
     """
+    size = batch_size or 1
     buffer: Rows = []
-    last = time.monotonic()
     try:
         for i in pending:
             buffer.append((i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads)))
             advance(1)
-            now = time.monotonic()
-            if (len(buffer) >= batch_size) if batch_size else (now - last >= FLUSH_SECONDS):
+            if len(buffer) >= size:
                 rows, buffer = buffer, []
                 on_batch(rows)
-                last = now
     finally:
         if buffer:
             on_batch(buffer)
@@ -94,8 +97,15 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
     ``(seed, cell index, trial)``.
     """
     distributed = require("distributed", "backend=Client")
+    if client.status != "running":
+        raise ValueError(f"sweep.run: the Dask client is not running (status {client.status!r})")
     if not pending:
         return
+    if not client.nthreads():
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise RuntimeError(f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s") from None
     if batch_size is None:
         batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
     tag = uuid.uuid4().hex[:8]

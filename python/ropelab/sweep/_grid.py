@@ -27,7 +27,7 @@ def _normalise_value(axis: str, v: Any) -> Value:
         x = float(v)
         if not math.isfinite(x):
             raise ValueError(f"sweep: axis {axis!r} has a non-finite value {v!r}")
-        return x
+        return x + 0.0  # -0.0 -> 0.0: one value, one cell
     if isinstance(v, str):
         return v
     raise TypeError(f"sweep: axis {axis!r} values must be bool, int, float or str, got {v!r} "
@@ -37,7 +37,11 @@ def _normalise_value(axis: str, v: Any) -> Value:
 def _normalise_axis(axis: Any, values: Any) -> tuple[str, tuple[Value, ...]]:
     if not isinstance(axis, str) or not axis.isidentifier():
         raise ValueError(f"sweep: axis names must be identifiers, got {axis!r}")
-    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+    try:
+        scalar = isinstance(values, (str, bytes)) or np.ndim(values) == 0
+    except ValueError:  # a ragged nested sequence
+        raise TypeError(f"sweep: axis {axis!r} values must be bool, int, float or str, got {values!r}") from None
+    if scalar:
         seq: Sequence[Any] = [values]  # a scalar is an axis of one value
     elif isinstance(values, np.ndarray):
         if values.ndim != 1:
@@ -50,8 +54,9 @@ def _normalise_axis(axis: Any, values: Any) -> tuple[str, tuple[Value, ...]]:
     out = tuple(_normalise_value(axis, v) for v in seq)
     if not out:
         raise ValueError(f"sweep: axis {axis!r} has no values")
-    keys = [_tag(v) for v in out]
-    if len(set(map(tuple, keys))) != len(keys):
+    # equal values are one value (6 == 6.0), but a bool is not a number here (True != 1)
+    keys = {(type(v) is bool, type(v) is str, v) for v in out}
+    if len(keys) != len(out):
         raise ValueError(f"sweep: axis {axis!r} has repeated values {list(out)!r}")
     return axis, out
 

@@ -37,6 +37,10 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+#: The temporary names of :func:`_atomic_write` (and nothing else): ``.<final name>.<32 hex>.tmp``.
+_TMP_PATTERNS = (".part-*.parquet.*.tmp", f".{_SPEC}.*.tmp")
+
+
 def _atomic_write(path: Path, write: Any) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
@@ -57,6 +61,8 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], digest: str, spec: dict[str, Any]) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"sweep: store must be a path (str or os.PathLike), got {path!r}")
+        if not os.fspath(path):
+            raise ValueError("sweep: store must be a directory path, got ''")
         require("pyarrow", "store=")
         self.path = Path(path)
         self.digest = digest
@@ -67,6 +73,11 @@ class Store:
     @contextmanager
     def open(self) -> Iterator[Store]:
         """Create or check the store and hold its lock while the sweep runs."""
+        if self.path.is_dir() and not (self.path / _SPEC).exists():
+            foreign = [p.name for p in self.path.iterdir() if p.name != _LOCK]
+            if foreign:
+                raise ValueError(f"sweep: the store {str(self.path)!r} is a non-empty directory that is not a sweep "
+                                 f"store (it holds {sorted(foreign)[:3]}...); give a new or empty directory")
         self.path.mkdir(parents=True, exist_ok=True)
         with open(self.path / _LOCK, "a") as lock:
             try:
@@ -75,8 +86,9 @@ class Store:
                 raise RuntimeError(f"sweep: the store {str(self.path)!r} is in use by another run") from None
             try:
                 self._check_or_write_spec()
-                for stale in self.path.glob(".*.tmp"):  # a killed writer's unrenamed temporaries
-                    stale.unlink(missing_ok=True)
+                for pattern in _TMP_PATTERNS:  # a killed writer's unrenamed temporaries
+                    for stale in self.path.glob(pattern):
+                        stale.unlink(missing_ok=True)
                 yield self
             finally:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
@@ -88,9 +100,15 @@ class Store:
             if stored.get("digest") != self.digest:
                 old = stored.get("spec", {})
                 diff = sorted(k for k in set(old) | set(self.spec) if old.get(k) != self.spec.get(k))
+                if set(diff) <= {"ropelab", "kernels"}:
+                    raise ValueError(
+                        f"sweep: the store {str(self.path)!r} was written by other numerics "
+                        f"({ {k: old.get(k) for k in diff} }, here { {k: self.spec.get(k) for k in diff} }); "
+                        "resuming would mix numbers; read it with sweep.load() or run with the same "
+                        "ropelab version and kernels (ROPELAB_SIMD)")
                 raise ValueError(
                     f"sweep: the store {str(self.path)!r} holds a different sweep (differs in {diff}); "
-                    "use another store path or delete it")
+                    "use another store path, or sweep.load() it")
             return
         if any(self.path.glob("part-*.parquet")):
             raise ValueError(f"sweep: the store {str(self.path)!r} has parts but no {_SPEC}; not a ropelab store")
@@ -110,6 +128,20 @@ class Store:
             return None
         df = pd.concat(frames, ignore_index=True)
         return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
+
+    def compact(self) -> None:
+        """Merge all parts into one (after a complete run): fewer files to read.
+
+        The merged part is written (atomically) before the old ones are removed; a kill in between
+        leaves every cell twice with identical values, which :meth:`read` de-duplicates.
+        """
+        parts = self.parts()
+        if len(parts) > 1:
+            merged = self.read().reset_index()
+            self.write(merged)
+            for p in parts:
+                p.unlink()
+            _fsync_dir(self.path)
 
     def write(self, frame: Any) -> Path:
         """Append the rows of ``frame`` (a DataFrame with a ``cell`` column) as one new part."""

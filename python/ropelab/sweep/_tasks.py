@@ -180,8 +180,15 @@ def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
     return spectra.window(name, N, p["sym"], **params)
 
 
+#: figures_of_merit transforms N·pad points (FFTW's int sizes).
+_MAX_TRANSFORM = 2**31 - 1
+
+
 def _merit_check(p: dict[str, Value]) -> None:
-    _integer("pad", p["pad"], 1)
+    pad = _integer("pad", p["pad"], 1)
+    N = _integer("N", p["N"], 1)
+    if N * pad > _MAX_TRANSFORM:
+        raise ValueError(f"sweep: N·pad must be <= 2**31 - 1 (the FFT size), got N={N}, pad={pad}")
     _window(p)
 
 
@@ -212,6 +219,9 @@ TASKS: dict[str, Task] = {t.name: t for t in (RFF_MSE, WINDOW_MERIT)}
 def get(name: Any) -> Task:
     """The task called ``name`` (``-`` and ``_`` are interchangeable)."""
     if isinstance(name, Task):
+        if TASKS.get(name.name) is not name:
+            raise ValueError(f"sweep: task {name.name!r} is not a registered task; the tasks are {sorted(TASKS)} "
+                             "(a Dask worker or a store knows a task by its registered name only)")
         return name
     if not isinstance(name, str):
         raise TypeError(f"sweep: task must be a task name, got {name!r}")
