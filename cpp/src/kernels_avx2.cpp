@@ -233,20 +233,47 @@ void dots2_avx2(const double* G, std::size_t m, std::size_t d, const double* q, 
   }
 }
 
-std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, double c, double a,
-                             double* out, std::uint64_t* fail) {
+void words_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out) {
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+    __m256i x[4];
+    philox8(u, g0 + i, x);
+    for (int h = 0; h < 2; ++h) {
+      // lane l of x[2h] (low half) and x[2h+1] (high half) is the word of draw 8h + l
+      const __m256i a = _mm256_unpacklo_epi32(x[2 * h], x[2 * h + 1]);  // lanes 0, 1 | 4, 5
+      const __m256i b = _mm256_unpackhi_epi32(x[2 * h], x[2 * h + 1]);  // lanes 2, 3 | 6, 7
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * h), _mm256_permute2x128_si256(a, b, 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * h + 4), _mm256_permute2x128_si256(a, b, 0x31));
+    }
+  }
+}
+
+std::size_t chi_coarse_avx2(const double* x, const std::uint64_t* words, std::size_t first,
+                            std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
   const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
   const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a), two_a = _mm256_set1_pd(2.0 * a);
   const __m256d sign = _mm256_set1_pd(-0.0);
+  // The 16-bit prefixes are consecutive little-endian 16-bit fields of `words`.
+  const auto* prefix = reinterpret_cast<const unsigned char*>(words) + 2 * first;
+  const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);  // 2^52 as bits
   for (std::size_t j = 0; j < n; j += 4) {
     const std::size_t live = n - j >= 4 ? 4 : n - j;
-    alignas(32) double xb[4] = {0, 0, 0, 0}, ub[4] = {0, 0, 0, 0}, ob[4];
-    for (std::size_t l = 0; l < live; ++l) {
-      xb[l] = x[j + l];
-      ub[l] = u[j + l];
+    __m256d X;
+    __m128i k16;
+    if (live == 4) {
+      X = _mm256_loadu_pd(x + j);
+      k16 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(prefix + 2 * j));
+    } else {
+      alignas(32) double xb[4] = {0, 0, 0, 0};
+      alignas(16) unsigned char kb[16] = {};
+      for (std::size_t l = 0; l < live; ++l) xb[l] = x[j + l];
+      for (std::size_t b = 0; b < 2 * live; ++b) kb[b] = prefix[2 * j + b];
+      X = _mm256_load_pd(xb);
+      k16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kb));
     }
-    const __m256d X = _mm256_load_pd(xb), U = _mm256_load_pd(ub);
+    const __m256d kd = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_cvtepu16_epi64(k16), magic)),
+                                     _mm256_set1_pd(0x1.0p52));
+    const __m256d H = _mm256_mul_pd(_mm256_add_pd(kd, one), _mm256_set1_pd(0x1.0p-16));
     const __m256d t = _mm256_mul_pd(vc, X);
     const __m256d v = _mm256_add_pd(one, t);
     const __m256d v3 = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
@@ -255,22 +282,67 @@ std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, do
     const __m256d t5 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(1.2), t2), t2), at);
     const __m256d lt = _mm256_sub_pd(one, _mm256_mul_pd(va, _mm256_add_pd(t4, t5)));
     const __m256d lm = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
-    const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(U, lm, _CMP_LT_OQ));
+    const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(H, lm, _CMP_LE_OQ));
     const __m256d tight = _mm256_and_pd(_mm256_cmp_pd(at, _mm256_set1_pd(0.5), _CMP_LE_OQ),
-                                        _mm256_cmp_pd(U, lt, _CMP_LT_OQ));
+                                        _mm256_cmp_pd(H, lt, _CMP_LE_OQ));
     const int ok = _mm256_movemask_pd(_mm256_or_pd(mt, tight));
-    _mm256_store_pd(ob, _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero))));
-    for (std::size_t l = 0; l < live; ++l) {
-      out[j + l] = ob[l];
-      if (!(ok >> l & 1)) fail[nf++] = j + l;
+    const __m256d o = _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero)));
+    if (live == 4) {
+      _mm256_storeu_pd(out + j, o);
+    } else {
+      alignas(32) double ob[4];
+      _mm256_store_pd(ob, o);
+      for (std::size_t l = 0; l < live; ++l) out[j + l] = ob[l];
+    }
+    if (ok != 0xF) {
+      for (std::size_t l = 0; l < live; ++l) {
+        if (!(ok >> l & 1)) fail[nf++] = j + l;
+      }
     }
   }
   return nf;
 }
 
+void orf_args_avx2(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out) {
+  const __m256d sh = _mm256_set1_pd(shift);
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m256d z0 = _mm256_loadu_pd(zb + i), z1 = _mm256_loadu_pd(zb + i + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
+    }
+    if (i < d) {
+      alignas(32) double t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t l = 0; i + l < d; ++l) t[l] = zb[i + l];
+      const __m256d z0 = _mm256_load_pd(t), z1 = _mm256_load_pd(t + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
+    }
+    alignas(32) double a8[8];
+    _mm256_store_pd(a8, a0);
+    _mm256_store_pd(a8 + 4, a1);
+    const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
+    const double sc = s / __builtin_sqrt(ss);
+    const __m256d scale = _mm256_set1_pd(sc);
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    double* ob = out + b0;
+    const double* cb = chi + b0;
+    std::size_t r = 0;
+    for (; r + 4 <= m; r += 4) {
+      const __m256d w = _mm256_mul_pd(_mm256_mul_pd(scale, _mm256_loadu_pd(cb + r)), _mm256_loadu_pd(zb + r));
+      _mm256_storeu_pd(ob + r, _mm256_sub_pd(w, sh));
+    }
+    for (; r < m; ++r) ob[r] = (sc * cb[r]) * zb[r] - shift;
+  }
+}
+
 const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
                     &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
-                    &dots2_avx2, &chi_squeeze_avx2};
+                    &dots2_avx2, &words_avx2, &chi_coarse_avx2, &orf_args_avx2};
 
 }  // namespace
 

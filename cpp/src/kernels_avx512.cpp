@@ -287,14 +287,48 @@ void dots2_avx512(const double* G, std::size_t m, std::size_t d, const double* q
   }
 }
 
-std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, double c,
-                               double a, double* out, std::uint64_t* fail) {
+void words_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out) {
+  const KeySchedule ks(u);
+  std::size_t i = 0;
+  for (; i + 2 <= ngroups; i += 2, out += 32) {
+    __m512i x[2][4];
+    philox<2>(u, ks, g0 + i, x);
+    for (int n = 0; n < 2; ++n) {
+      _mm512_storeu_si512(out + 16 * n, words(x[n][0], x[n][1]));
+      _mm512_storeu_si512(out + 16 * n + 8, words(x[n][2], x[n][3]));
+    }
+  }
+  if (i < ngroups) {
+    __m512i x[1][4];
+    philox<1>(u, ks, g0 + i, x);
+    _mm512_storeu_si512(out, words(x[0][0], x[0][1]));
+    _mm512_storeu_si512(out + 8, words(x[0][2], x[0][3]));
+  }
+}
+
+std::size_t chi_coarse_avx512(const double* x, const std::uint64_t* words, std::size_t first,
+                              std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
   const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
   const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a), two_a = _mm512_set1_pd(2.0 * a);
+  // The 16-bit prefixes are consecutive little-endian 16-bit fields of `words`.
+  const auto* prefix = reinterpret_cast<const unsigned char*>(words) + 2 * first;
+  const __m512i magic = _mm512_set1_epi64(0x4330000000000000LL);  // 2^52 as bits
   for (std::size_t j = 0; j < n; j += 8) {
     const auto live = static_cast<__mmask8>(n - j >= 8 ? 0xFFu : (1u << (n - j)) - 1u);
-    const __m512d X = _mm512_maskz_loadu_pd(live, x + j), U = _mm512_maskz_loadu_pd(live, u + j);
+    const __m512d X = _mm512_maskz_loadu_pd(live, x + j);
+    __m128i k16;
+    if (live == 0xFF) {
+      k16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prefix + 2 * j));
+    } else {
+      alignas(16) unsigned char tmp[16] = {};
+      for (std::size_t b = 0; b < 2 * (n - j); ++b) tmp[b] = prefix[2 * j + b];
+      k16 = _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+    }
+    // h = (k + 1)·2⁻¹⁶ exactly: (2^52 + k) − 2^52 + 1, scaled
+    const __m512d kd = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_cvtepu16_epi64(k16), magic)),
+                                     _mm512_set1_pd(0x1.0p52));
+    const __m512d H = _mm512_mul_pd(_mm512_add_pd(kd, one), _mm512_set1_pd(0x1.0p-16));
     const __m512d t = _mm512_mul_pd(vc, X);
     const __m512d v = _mm512_add_pd(one, t);
     const __m512d v3 = _mm512_mul_pd(_mm512_mul_pd(v, v), v);
@@ -303,9 +337,9 @@ std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, 
     const __m512d t5 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(1.2), t2), t2), at);
     const __m512d lt = _mm512_sub_pd(one, _mm512_mul_pd(va, _mm512_add_pd(t4, t5)));
     const __m512d lm = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.0331), x2), x2));
-    const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(U, lm, _CMP_LT_OQ);
+    const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(H, lm, _CMP_LE_OQ);
     const __mmask8 tight = _mm512_cmp_pd_mask(at, _mm512_set1_pd(0.5), _CMP_LE_OQ) &
-                           _mm512_cmp_pd_mask(U, lt, _CMP_LT_OQ);
+                           _mm512_cmp_pd_mask(H, lt, _CMP_LE_OQ);
     const __m512d o = _mm512_sqrt_pd(_mm512_mul_pd(two_a, _mm512_max_pd(v3, zero)));
     _mm512_mask_storeu_pd(out + j, live, o);
     const auto bad = static_cast<__mmask8>(~(mt | tight) & live);
@@ -319,9 +353,46 @@ std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, 
   return nf;
 }
 
+void orf_args_avx512(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                     double shift, double* out) {
+  const __m512d sh = _mm512_set1_pd(shift);
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    __m512d acc = _mm512_setzero_pd();
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m512d zv = _mm512_loadu_pd(zb + i);
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
+    }
+    if (i < d) {
+      const auto live = static_cast<__mmask8>((1u << (d - i)) - 1u);
+      const __m512d zv = _mm512_maskz_loadu_pd(live, zb + i);  // dead lanes: 0·0 = +0.0
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
+    }
+    alignas(64) double a8[8];
+    _mm512_store_pd(a8, acc);
+    const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
+    const __m512d scale = _mm512_set1_pd(s / __builtin_sqrt(ss));
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    double* ob = out + b0;
+    const double* cb = chi + b0;
+    std::size_t r = 0;
+    for (; r + 8 <= m; r += 8) {
+      const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_loadu_pd(cb + r)), _mm512_loadu_pd(zb + r));
+      _mm512_storeu_pd(ob + r, _mm512_sub_pd(w, sh));
+    }
+    if (r < m) {
+      const auto live = static_cast<__mmask8>((1u << (m - r)) - 1u);
+      const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_maskz_loadu_pd(live, cb + r)),
+                                      _mm512_maskz_loadu_pd(live, zb + r));
+      _mm512_mask_storeu_pd(ob + r, live, _mm512_sub_pd(w, sh));
+    }
+  }
+}
+
 const Kernels kAvx512{Isa::avx512,     "avx512",       &normals_avx512,     &uniforms_avx512,
                       &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512, &cos_avx512,
-                      &dots2_avx512, &chi_squeeze_avx512};
+                      &dots2_avx512, &words_avx512, &chi_coarse_avx512, &orf_args_avx512};
 
 }  // namespace
 

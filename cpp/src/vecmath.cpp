@@ -72,8 +72,13 @@ void cos_scalar(const double* x, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
 }
 
-std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, double c,
-                               double a, double* out, std::uint64_t* fail) {
+/// The 16-bit prefix k of row j's acceptance uniform (vecmath.hpp: chi_coarse).
+inline unsigned coarse_prefix(const std::uint64_t* words, std::size_t p) {
+  return static_cast<unsigned>(words[p >> 2] >> (16 * (p & 3))) & 0xFFFFu;
+}
+
+std::size_t chi_coarse_scalar(const double* x, const std::uint64_t* words, std::size_t first,
+                              std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
   const double two_a = 2.0 * a;
   for (std::size_t j = 0; j < n; ++j) {
@@ -81,12 +86,29 @@ std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, 
     const double v = 1.0 + t;
     const double v3 = v * v * v;
     const double x2 = x[j] * x[j], t2 = t * t, at = std::fabs(t);
-    const bool mt = (v > 0) & (u[j] < 1.0 - 0.0331 * x2 * x2);
-    const bool tight = (at <= 0.5) & (u[j] < 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
+    const double h = static_cast<double>(coarse_prefix(words, first + j) + 1) * 0x1.0p-16;
+    const bool mt = (v > 0) & (h <= 1.0 - 0.0331 * x2 * x2);
+    const bool tight = (at <= 0.5) & (h <= 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
     out[j] = std::sqrt(two_a * (v3 > 0 ? v3 : 0.0));
     if (!(mt | tight)) fail[nf++] = j;
   }
   return nf;
+}
+
+void orf_args_scalar(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                     double shift, double* out) {
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    sum8(d, acc, [zb](std::size_t i) { return zb[i] * zb[i]; });
+    const double scale = s / std::sqrt(reduce8(acc));
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    for (std::size_t r = 0; r < m; ++r) out[b0 + r] = (scale * chi[b0 + r]) * zb[r] - shift;
+  }
+}
+
+void words_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out) {
+  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t, std::uint64_t w) { out[o] = w; });
 }
 
 void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
@@ -114,7 +136,7 @@ void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q
 
 const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
                       &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
-                      &dots2_scalar, &chi_squeeze_scalar};
+                      &dots2_scalar, &words_scalar, &chi_coarse_scalar, &orf_args_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY

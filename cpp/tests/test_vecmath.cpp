@@ -126,26 +126,87 @@ TEST(Vecmath, StreamBulkAndSingleReadsAgree) {
   EXPECT_EQ(a.uniform(), rng::uniform_at(unit, 38));
 }
 
-TEST(Vecmath, ChiSqueezeIsBitIdenticalAcrossPaths) {
+TEST(Vecmath, WordsAreTheDrawWords) {
+  const auto unit = rng::make_unit(12, rng::StreamId::chi_uniform, 7);
+  for (auto isa : available()) {
+    std::vector<std::uint64_t> w(16 * 5);
+    simd::kernels(isa).words(unit, 3, 5, w.data());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      ASSERT_EQ(w[i], rng::draw_word(unit, 48 + i)) << simd::isa_name(isa) << " " << i;
+    }
+  }
+}
+
+TEST(Vecmath, ChiCoarseIsBitIdenticalAcrossPathsAndExact) {
   for (double d : {2.0, 5.0, 64.0}) {
     const double a = 0.5 * d - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * a);
     const std::size_t n = 1003;
-    std::vector<double> x(n), u(n);
-    rng::Stream sx(3, rng::StreamId::chi, 1), su(3, rng::StreamId::chi_uniform, 1);
+    std::vector<double> x(n);
+    std::vector<std::uint64_t> words(n / 4 + 40);
+    rng::Stream sx(3, rng::StreamId::chi, 1);
     sx.normals(x.data(), n);
-    su.uniforms(u.data(), n);
-    std::vector<double> ref(n);
-    std::vector<std::uint64_t> fref(n);
-    const std::size_t nref =
-        simd::kernels(simd::Isa::scalar).chi_squeeze(x.data(), u.data(), n, c, a, ref.data(), fref.data());
-    EXPECT_LT(nref, d > 10 ? n / 50 : n / 2);  // the tight squeeze accepts almost all at d = 64
-    for (auto isa : available()) {
-      std::vector<double> out(n);
-      std::vector<std::uint64_t> f(n);
-      const std::size_t nf = simd::kernels(isa).chi_squeeze(x.data(), u.data(), n, c, a, out.data(), f.data());
-      ASSERT_EQ(nf, nref) << simd::isa_name(isa);
-      EXPECT_EQ(out, ref) << simd::isa_name(isa);
-      for (std::size_t i = 0; i < nf; ++i) EXPECT_EQ(f[i], fref[i]);
+    const auto wunit = rng::make_unit(3, rng::StreamId::chi_uniform, 1);
+    for (std::size_t i = 0; i < words.size(); ++i) words[i] = rng::draw_word(wunit, i);
+    for (std::size_t first : {std::size_t{0}, std::size_t{3}, std::size_t{17}}) {
+      std::vector<double> ref(n);
+      std::vector<std::uint64_t> fref(n);
+      const std::size_t nref = simd::kernels(simd::Isa::scalar)
+                                   .chi_coarse(x.data(), words.data(), first, n, c, a, ref.data(), fref.data());
+      EXPECT_LT(nref, d > 10 ? n / 50 : n / 2);  // the tight squeeze accepts almost all at d = 64
+      // Every row accepted from its prefix is accepted by the exact test with any uniform of
+      // that prefix (checked with the prefix's largest uniform), and out = sqrt(2 a v³).
+      std::size_t f = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double v = 1.0 + c * x[j], v3 = v * v * v;
+        EXPECT_EQ(ref[j], std::sqrt(2.0 * a * std::max(v3, 0.0)));
+        if (f < nref && fref[f] == j) {
+          ++f;
+          continue;
+        }
+        const std::size_t p = first + j;
+        const std::uint64_t k = words[p >> 2] >> (16 * (p & 3)) & 0xFFFFu;
+        const double umax = rng::to_open_unit(k << 48 | 0xFFFFFFFFFFFFull);
+        ASSERT_GT(v, 0.0);
+        EXPECT_LT(std::log(umax), 0.5 * x[j] * x[j] + a * (1.0 - v3 + std::log(v3))) << j;
+      }
+      for (auto isa : available()) {
+        std::vector<double> out(n);
+        std::vector<std::uint64_t> fl(n);
+        for (std::size_t len : {n, std::size_t{13}}) {  // also a partial last vector
+          const std::size_t nf =
+              simd::kernels(isa).chi_coarse(x.data(), words.data(), first, len, c, a, out.data(), fl.data());
+          std::size_t nexp = 0;
+          while (nexp < nref && fref[nexp] < len) ++nexp;
+          ASSERT_EQ(nf, nexp) << simd::isa_name(isa);
+          for (std::size_t j = 0; j < len; ++j) ASSERT_EQ(out[j], ref[j]) << simd::isa_name(isa);
+          for (std::size_t i = 0; i < nf; ++i) EXPECT_EQ(fl[i], fref[i]);
+        }
+      }
+    }
+  }
+}
+
+TEST(Vecmath, OrfArgsAreBitIdenticalAcrossPaths) {
+  for (std::size_t d : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
+    for (std::size_t n : {d, 3 * d, 3 * d - (d + 1) / 2}) {
+      const std::size_t blocks = (n + d - 1) / d;
+      std::vector<double> z(blocks * d), chi(n);
+      rng::Stream s(5, rng::StreamId::projected, d);
+      s.normals(z.data(), z.size());
+      s.uniforms(chi.data(), n);
+      std::vector<double> ref(n);
+      simd::kernels(simd::Isa::scalar).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, ref.data());
+      for (std::size_t j = 0; j < n; ++j) {
+        long double ss = 0;
+        for (std::size_t i = 0; i < d; ++i) ss += static_cast<long double>(z[j / d * d + i]) * z[j / d * d + i];
+        const double e = static_cast<double>(1.7L * chi[j] * z[j] / std::sqrt(ss) - 0.25L);
+        EXPECT_NEAR(ref[j], e, 1e-14 * (1 + std::fabs(e)));
+      }
+      for (auto isa : available()) {
+        std::vector<double> out(n);
+        simd::kernels(isa).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, out.data());
+        EXPECT_EQ(out, ref) << simd::isa_name(isa) << " d=" << d << " n=" << n;
+      }
     }
   }
 }

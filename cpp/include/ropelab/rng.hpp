@@ -51,7 +51,8 @@ enum class StreamId : std::uint32_t {
   phase = 1,        ///< random phases β of the random-phase estimator
   projected = 2,    ///< scalar / 2-D projections in projected mode (ORF: the block directions)
   chi = 3,          ///< projected ORF: normals of the χ_d norms' gamma sampler
-  chi_uniform = 4,  ///< projected ORF: uniforms of the gamma sampler's acceptance test
+  chi_uniform = 4,  ///< projected ORF: 16-bit prefixes of the gamma sampler's acceptance uniforms
+  chi_refine = 5,   ///< projected ORF: the rest of those uniforms when needed, and the retries'
   bench = 127,      ///< benchmarks of the primitives (bench_limit.py)
 };
 

@@ -69,18 +69,28 @@ struct Kernels {
   void (*sum_cos_cos)(const double* a, const double* b, std::size_t n, double* acc8);
   /// out[j] = cos(x[j]) (u10).
   void (*cos)(const double* x, std::size_t n, double* out);
-  /// The branch-free pass of the χ_d sampler (rff.cpp ChiSampler; exact IEEE operations in a
-  /// fixed order, identical on every path): with t = c x[j], v = (1 + t)³,
-  ///   out[j] = sqrt(two_a · max(v, 0)),
-  ///   accepted iff (1 + t > 0 and u[j] < 1 − 0.0331 x⁴) or (|t| ≤ ½ and u[j] < 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
-  /// The indices of the rows not accepted go to fail[0..returned count).
   /// The projections of m rows of G (row-major m×d) onto q and k: pq[r] = Σ_i G[r d + i] q[i],
   /// pk[r] likewise; term i goes to accumulator i mod 8 (multiply, then add: no FMA), reduced as
   /// reduce8 — the same bits on every path.
   void (*dots2)(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
                 double* pq, double* pk);
-  std::size_t (*chi_squeeze)(const double* x, const double* u, std::size_t n, double c, double a,
-                             double* out, std::uint64_t* fail);
+  /// out[16 i + r] = the raw 64-bit word of draw 16 (g0 + i) + r of the unit (rng.hpp).
+  void (*words)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out);
+  /// The branch-free pass of the χ_d sampler (rff.cpp ChiSampler; exact IEEE operations in a
+  /// fixed order, identical on every path). Row j's acceptance uniform is only known to lie in
+  /// (k 2⁻¹⁶, (k + 1) 2⁻¹⁶), k = its 16-bit prefix = bits 16 i .. 16 i + 15 of words[p / 4],
+  /// p = first + j, i = p mod 4. With t = c x[j], v = 1 + t, h = (k + 1) 2⁻¹⁶:
+  ///   out[j] = sqrt(two_a · max(v³, 0)),
+  ///   accepted iff (v > 0 and h ≤ 1 − 0.0331 x⁴) or (|t| ≤ ½ and h ≤ 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
+  /// The indices j of the rows not accepted go to fail[0..returned count).
+  std::size_t (*chi_coarse)(const double* x, const std::uint64_t* words, std::size_t first,
+                            std::size_t n, double c, double a, double* out, std::uint64_t* fail);
+  /// Projected ORF arguments of n features in blocks of d (feature j in block b = j / d; the
+  /// direction normals of block b are z[b d .. b d + d), all of them, also past n): with
+  /// n_b = sqrt(Σ_i z[b d + i]²) (term i to accumulator i mod 8, dead lanes +0.0, reduce8),
+  ///   out[j] = ((s / n_b) · chi[j]) · z[j] − shift.
+  void (*orf_args)(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out);
 };
 
 /// The fixed reduction of 8 accumulators: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)).
