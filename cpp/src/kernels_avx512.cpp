@@ -306,43 +306,51 @@ void words_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, st
   }
 }
 
+/// 8 consecutive 16-bit acceptance prefixes (little-endian fields of the words) as 64-bit lanes.
+inline __m128i prefixes8(const unsigned char* p, __mmask8 live, std::size_t nlive) {
+  if (live == 0xFF) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  alignas(16) unsigned char tmp[16] = {};
+  for (std::size_t b = 0; b < 2 * nlive; ++b) tmp[b] = p[b];
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+}
+
+/// chi_coarse on 8 rows: the norms, and the mask of rows whose prefix decides the squeeze.
+inline __m512d chi8(__m512d X, __m128i k16, __m512d vc, __m512d va, __m512d two_a, __mmask8& ok) {
+  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+  // h = (k + 1)·2⁻¹⁶ exactly: the bits of 2^52 + k, minus 2^52
+  const __m512d kd =
+      _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_cvtepu16_epi64(k16),
+                                                        _mm512_set1_epi64(0x4330000000000000LL))),
+                    _mm512_set1_pd(0x1.0p52));
+  const __m512d H = _mm512_mul_pd(_mm512_add_pd(kd, one), _mm512_set1_pd(0x1.0p-16));
+  const __m512d t = _mm512_mul_pd(vc, X);
+  const __m512d v = _mm512_add_pd(one, t);
+  const __m512d v3 = _mm512_mul_pd(_mm512_mul_pd(v, v), v);
+  const __m512d x2 = _mm512_mul_pd(X, X), t2 = _mm512_mul_pd(t, t), at = _mm512_abs_pd(t);
+  const __m512d t4 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.75), t2), t2);
+  const __m512d t5 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(1.2), t2), t2), at);
+  const __m512d lt = _mm512_sub_pd(one, _mm512_mul_pd(va, _mm512_add_pd(t4, t5)));
+  const __m512d lm = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.0331), x2), x2));
+  const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(H, lm, _CMP_LE_OQ);
+  const __mmask8 tight = _mm512_cmp_pd_mask(at, _mm512_set1_pd(0.5), _CMP_LE_OQ) &
+                         _mm512_cmp_pd_mask(H, lt, _CMP_LE_OQ);
+  ok = mt | tight;
+  return _mm512_sqrt_pd(_mm512_mul_pd(two_a, _mm512_max_pd(v3, zero)));
+}
+
 std::size_t chi_coarse_avx512(const double* x, const std::uint64_t* words, std::size_t first,
                               std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
   std::size_t nf = 0;
-  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
   const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a), two_a = _mm512_set1_pd(2.0 * a);
-  // The 16-bit prefixes are consecutive little-endian 16-bit fields of `words`.
   const auto* prefix = reinterpret_cast<const unsigned char*>(words) + 2 * first;
-  const __m512i magic = _mm512_set1_epi64(0x4330000000000000LL);  // 2^52 as bits
   for (std::size_t j = 0; j < n; j += 8) {
-    const auto live = static_cast<__mmask8>(n - j >= 8 ? 0xFFu : (1u << (n - j)) - 1u);
-    const __m512d X = _mm512_maskz_loadu_pd(live, x + j);
-    __m128i k16;
-    if (live == 0xFF) {
-      k16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prefix + 2 * j));
-    } else {
-      alignas(16) unsigned char tmp[16] = {};
-      for (std::size_t b = 0; b < 2 * (n - j); ++b) tmp[b] = prefix[2 * j + b];
-      k16 = _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
-    }
-    // h = (k + 1)·2⁻¹⁶ exactly: (2^52 + k) − 2^52 + 1, scaled
-    const __m512d kd = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_cvtepu16_epi64(k16), magic)),
-                                     _mm512_set1_pd(0x1.0p52));
-    const __m512d H = _mm512_mul_pd(_mm512_add_pd(kd, one), _mm512_set1_pd(0x1.0p-16));
-    const __m512d t = _mm512_mul_pd(vc, X);
-    const __m512d v = _mm512_add_pd(one, t);
-    const __m512d v3 = _mm512_mul_pd(_mm512_mul_pd(v, v), v);
-    const __m512d x2 = _mm512_mul_pd(X, X), t2 = _mm512_mul_pd(t, t), at = _mm512_abs_pd(t);
-    const __m512d t4 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.75), t2), t2);
-    const __m512d t5 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(1.2), t2), t2), at);
-    const __m512d lt = _mm512_sub_pd(one, _mm512_mul_pd(va, _mm512_add_pd(t4, t5)));
-    const __m512d lm = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.0331), x2), x2));
-    const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(H, lm, _CMP_LE_OQ);
-    const __mmask8 tight = _mm512_cmp_pd_mask(at, _mm512_set1_pd(0.5), _CMP_LE_OQ) &
-                           _mm512_cmp_pd_mask(H, lt, _CMP_LE_OQ);
-    const __m512d o = _mm512_sqrt_pd(_mm512_mul_pd(two_a, _mm512_max_pd(v3, zero)));
+    const std::size_t nlive = n - j >= 8 ? 8 : n - j;
+    const auto live = static_cast<__mmask8>(nlive == 8 ? 0xFFu : (1u << nlive) - 1u);
+    __mmask8 ok;
+    const __m512d o = chi8(_mm512_maskz_loadu_pd(live, x + j), prefixes8(prefix + 2 * j, live, nlive),
+                           vc, va, two_a, ok);
     _mm512_mask_storeu_pd(out + j, live, o);
-    const auto bad = static_cast<__mmask8>(~(mt | tight) & live);
+    const auto bad = static_cast<__mmask8>(~ok & live);
     if (bad) {
       const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j)),
                                            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
@@ -353,39 +361,40 @@ std::size_t chi_coarse_avx512(const double* x, const std::uint64_t* words, std::
   return nf;
 }
 
-void orf_args_avx512(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
-                     double shift, double* out) {
-  const __m512d sh = _mm512_set1_pd(shift);
-  for (std::size_t b0 = 0; b0 < n; b0 += d) {
-    const double* zb = z + b0;
+void orf_args_avx512(const OrfChunk& ch, double* out) {
+  const __m512d vc = _mm512_set1_pd(ch.c), va = _mm512_set1_pd(ch.a), two_a = _mm512_set1_pd(2.0 * ch.a);
+  const __m512d sh = _mm512_set1_pd(ch.shift);
+  const auto* prefix = reinterpret_cast<const unsigned char*>(ch.words) + 2 * ch.first;
+  for (std::size_t b0 = 0; b0 < ch.n; b0 += ch.d) {
+    const double* zb = ch.z + b0;
     __m512d acc = _mm512_setzero_pd();
-    std::size_t i = 0;
-    for (; i + 8 <= d; i += 8) {
-      const __m512d zv = _mm512_loadu_pd(zb + i);
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
-    }
-    if (i < d) {
-      const auto live = static_cast<__mmask8>((1u << (d - i)) - 1u);
+    for (std::size_t i = 0; i < ch.d; i += 8) {
+      const auto live = static_cast<__mmask8>(ch.d - i >= 8 ? 0xFFu : (1u << (ch.d - i)) - 1u);
       const __m512d zv = _mm512_maskz_loadu_pd(live, zb + i);  // dead lanes: 0·0 = +0.0
       acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
     }
     alignas(64) double a8[8];
     _mm512_store_pd(a8, acc);
     const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
-    const __m512d scale = _mm512_set1_pd(s / __builtin_sqrt(ss));
-    const std::size_t m = n - b0 < d ? n - b0 : d;
-    double* ob = out + b0;
-    const double* cb = chi + b0;
-    std::size_t r = 0;
-    for (; r + 8 <= m; r += 8) {
-      const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_loadu_pd(cb + r)), _mm512_loadu_pd(zb + r));
-      _mm512_storeu_pd(ob + r, _mm512_sub_pd(w, sh));
-    }
-    if (r < m) {
-      const auto live = static_cast<__mmask8>((1u << (m - r)) - 1u);
-      const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_maskz_loadu_pd(live, cb + r)),
-                                      _mm512_maskz_loadu_pd(live, zb + r));
-      _mm512_mask_storeu_pd(ob + r, live, _mm512_sub_pd(w, sh));
+    const __m512d scale = _mm512_set1_pd(ch.s / __builtin_sqrt(ss));
+    const std::size_t m = ch.n - b0 < ch.d ? ch.n - b0 : ch.d;
+    for (std::size_t r = 0; r < m; r += 8) {
+      const std::size_t j = b0 + r, nlive = m - r >= 8 ? 8 : m - r;
+      const auto live = static_cast<__mmask8>(nlive == 8 ? 0xFFu : (1u << nlive) - 1u);
+      __mmask8 ok;
+      __m512d chi = chi8(_mm512_maskz_loadu_pd(live, ch.x + j), prefixes8(prefix + 2 * j, live, nlive),
+                         vc, va, two_a, ok);
+      const auto bad = static_cast<__mmask8>(~ok & live);
+      if (bad) {
+        alignas(64) double tmp[8];
+        _mm512_store_pd(tmp, chi);
+        for (unsigned l = 0; l < 8; ++l) {
+          if (bad >> l & 1) tmp[l] = ch.exact(ch.ctx, j + l);
+        }
+        chi = _mm512_load_pd(tmp);
+      }
+      const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, chi), _mm512_maskz_loadu_pd(live, zb + r));
+      _mm512_mask_storeu_pd(out + j, live, _mm512_sub_pd(w, sh));
     }
   }
 }

@@ -342,60 +342,83 @@ class ChiSampler {
 
   /// out[0..m) = the norms of the next m rows (m ≤ capacity).
   void next(double* out, std::size_t m) {
-    const simd::Kernels& kern = simd::kernels();
-    normals_.normals(x_.data(), m);
+    draw(m);
     if (d_ == 1) {
       for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(x_[r]);
-      row_ += m;
-      return;
-    }
-    // The words holding the prefixes of rows row_ .. row_ + m − 1, whole groups of 16 words.
-    const std::uint64_t g0 = row_ / 64, g1 = (row_ + m + 63) / 64;
-    kern.words(prefix_unit_, g0, static_cast<std::size_t>(g1 - g0), words_.data());
-    const std::size_t first = static_cast<std::size_t>(row_ - 64 * g0);
-    // Pass 1, branch-free (simd::Kernels::chi_coarse): a squeeze accepts almost every row. The
-    // exact test is log U < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As log U ≤ U − 1,
-    // U − 1 < L with any L ≤ that bound suffices, and U < (k + 1)·2⁻¹⁶ ≤ 1 + L decides it from
-    // the prefix alone. Marsaglia–Tsang's L = −0.0331 x⁴ fails ~10 % of the rows for large a; a
-    // tighter one: for |t| ≤ ½,
-    //   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
-    // (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
-    // with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
-    // fails ~0.1 % of the rows at d = 64. Pass 2 finishes the rest exactly with the whole U.
-    const std::size_t nfail =
-        kern.chi_coarse(x_.data(), words_.data(), first, m, c_, shape_, out, fail_.data());
-    for (std::size_t i = 0; i < nfail; ++i) {
-      const std::size_t r = static_cast<std::size_t>(fail_[i]);
-      const std::size_t p = first + r;
-      const std::uint64_t k = words_[p >> 2] >> (16 * (p & 3)) & 0xFFFFu;
-      double x = x_[r];
-      double u = rng::to_open_unit(k << 48 | rng::draw_word(refine_unit_, row_ + r) >> 16);
-      for (;;) {
-        double v = 1.0 + c_ * x;
-        if (v > 0) {
-          v = v * v * v;
-          const double x2 = x * x;
-          if (u < 1.0 - 0.0331 * x2 * x2 ||
-              std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
-            out[r] = std::sqrt(2.0 * shape_ * v);
-            break;
-          }
-        }
-        const std::uint64_t n = rows_ + retries_++;
-        x = rng::normal_at(chi_unit_, n);
-        u = rng::uniform_at(refine_unit_, n);
+    } else {
+      // Pass 1, branch-free (simd::Kernels::chi_coarse), then pass 2 (exact) for the rest.
+      const std::size_t nfail =
+          simd::kernels().chi_coarse(x_.data(), words_.data(), first_, m, c_, shape_, out, fail_.data());
+      for (std::size_t i = 0; i < nfail; ++i) {
+        const auto r = static_cast<std::size_t>(fail_[i]);
+        out[r] = exact(r);
       }
     }
     row_ += m;
   }
 
+  /// The norms of the next m rows as simd::OrfChunk inputs (x, words, first, c, a, exact, ctx;
+  /// d ≥ 2): the kernel computes them as chi_coarse does, calling exact() for the rest.
+  void next_fused(simd::OrfChunk& ch, std::size_t m) {
+    draw(m);
+    ch.x = x_.data();
+    ch.words = words_.data();
+    ch.first = first_;
+    ch.c = c_;
+    ch.a = shape_;
+    ch.exact = [](void* self, std::size_t r) { return static_cast<ChiSampler*>(self)->exact(r); };
+    ch.ctx = this;
+  }
+  /// After the kernel call on next_fused's rows.
+  void advance(std::size_t m) { row_ += m; }
+
  private:
+  /// The normals of rows row_ .. row_ + m − 1 and the words holding their prefixes.
+  void draw(std::size_t m) {
+    normals_.normals(x_.data(), m);
+    if (d_ == 1) return;
+    const std::uint64_t g0 = row_ / 64, g1 = (row_ + m + 63) / 64;  // whole groups of 16 words
+    simd::kernels().words(prefix_unit_, g0, static_cast<std::size_t>(g1 - g0), words_.data());
+    first_ = static_cast<std::size_t>(row_ - 64 * g0);
+  }
+
+  /// The exact Marsaglia–Tsang completion of row row_ + r, whose prefix did not decide the
+  /// squeeze. The exact test is log U < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As
+  /// log U ≤ U − 1, U − 1 < L with any L ≤ that bound suffices, and U < (k + 1)·2⁻¹⁶ ≤ 1 + L
+  /// decides it from the prefix k alone (the kernels' pass). Marsaglia–Tsang's L = −0.0331 x⁴
+  /// fails ~10 % of the rows for large a; a tighter one: for |t| ≤ ½,
+  ///   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
+  /// (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
+  /// with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
+  /// fails ~0.1 % of the rows at d = 64. Here: the whole U, the exact test, then retries.
+  double exact(std::size_t r) {
+    const std::size_t p = first_ + r;
+    const std::uint64_t k = words_[p >> 2] >> (16 * (p & 3)) & 0xFFFFu;
+    double x = x_[r];
+    double u = rng::to_open_unit(k << 48 | rng::draw_word(refine_unit_, row_ + r) >> 16);
+    for (;;) {
+      double v = 1.0 + c_ * x;
+      if (v > 0) {
+        v = v * v * v;
+        const double x2 = x * x;
+        if (u < 1.0 - 0.0331 * x2 * x2 ||
+            std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
+          return std::sqrt(2.0 * shape_ * v);
+        }
+      }
+      const std::uint64_t n = rows_ + retries_++;
+      x = rng::normal_at(chi_unit_, n);
+      u = rng::uniform_at(refine_unit_, n);
+    }
+  }
+
   std::uint64_t seed_;
   rng::Stream normals_;
   simd::PhiloxUnit chi_unit_{}, prefix_unit_{}, refine_unit_{};
   std::size_t d_, rows_;
   double shape_, c_;
   std::uint64_t row_ = 0, retries_ = 0;
+  std::size_t first_ = 0;
   std::vector<double> x_;
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> fail_;
@@ -463,12 +486,31 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
             if (is_cancelled(cancel)) return;
             const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
             dir.normals(z.data(), blocks * per);
+            if (!rp && d > 1) {
+              // One pass for χ and (σ‖u‖/‖z‖) χ z (− (‖q‖²+‖k‖²)/2 for positive), one for cos or exp.
+              simd::OrfChunk ch{};
+              chis.next_fused(ch, M);
+              ch.z = z.data();
+              ch.d = d;
+              ch.n = M;
+              ch.s = s;
+              ch.shift = est == Estimator::positive ? half_n : 0.0;
+              kern.orf_args(ch, x.data());
+              chis.advance(M);
+              if (est == Estimator::positive) {
+                kern.sum_exp(x.data(), M, acc);
+              } else {
+                kern.sum_cos(x.data(), M, acc);
+              }
+              continue;
+            }
             chis.next(chi.data(), M);
-            if (!rp) {
-              // x = (σ‖u‖/‖z‖) χ z (− ‖q‖²/2 + ... for positive), block by block
-              const bool pos = est == Estimator::positive;
-              kern.orf_args(z.data(), chi.data(), d, M, s, pos ? half_n : 0.0, x.data());
-              if (pos) {
+            if (!rp) {  // d = 1: χ_1 = |N(0, 1)|, the direction is a sign
+              for (std::size_t r = 0; r < M; ++r) {
+                x[r] = (s / std::sqrt(z[r] * z[r])) * chi[r] * z[r];
+                if (est == Estimator::positive) x[r] = x[r] - half_n;
+              }
+              if (est == Estimator::positive) {
                 kern.sum_exp(x.data(), M, acc);
               } else {
                 kern.sum_cos(x.data(), M, acc);

@@ -186,25 +186,53 @@ TEST(Vecmath, ChiCoarseIsBitIdenticalAcrossPathsAndExact) {
   }
 }
 
-TEST(Vecmath, OrfArgsAreBitIdenticalAcrossPaths) {
-  for (std::size_t d : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
+namespace {
+struct ExactCalls {
+  std::vector<std::size_t> rows;
+  static double call(void* self, std::size_t j) {
+    static_cast<ExactCalls*>(self)->rows.push_back(j);
+    return 1.0 + 0.001 * static_cast<double>(j);
+  }
+};
+}  // namespace
+
+TEST(Vecmath, OrfArgsAreTheComposedPassBitForBitOnEveryPath) {
+  for (std::size_t d : {std::size_t{2}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
     for (std::size_t n : {d, 3 * d, 3 * d - (d + 1) / 2}) {
-      const std::size_t blocks = (n + d - 1) / d;
-      std::vector<double> z(blocks * d), chi(n);
-      rng::Stream s(5, rng::StreamId::projected, d);
+      const double a = 0.5 * static_cast<double>(d) - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * a);
+      const std::size_t blocks = (n + d - 1) / d, first = 5;
+      std::vector<double> z(blocks * d), x(n);
+      std::vector<std::uint64_t> words((first + n) / 4 + 1);
+      rng::Stream s(5, rng::StreamId::projected, d), sx(5, rng::StreamId::chi, d);
       s.normals(z.data(), z.size());
-      s.uniforms(chi.data(), n);
-      std::vector<double> ref(n);
-      simd::kernels(simd::Isa::scalar).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, ref.data());
+      sx.normals(x.data(), n);
+      const auto wunit = rng::make_unit(5, rng::StreamId::chi_uniform, d);
+      for (std::size_t i = 0; i < words.size(); ++i) words[i] = rng::draw_word(wunit, i);
+      const double sc = 0.3, shift = 0.5;
+      // reference: chi_coarse, the callback's values for the rows it leaves, then the arguments
+      std::vector<double> chi(n), ref(n);
+      std::vector<std::uint64_t> fail(n);
+      const std::size_t nf = simd::kernels(simd::Isa::scalar)
+                                 .chi_coarse(x.data(), words.data(), first, n, c, a, chi.data(), fail.data());
+      if (d == 2) EXPECT_GT(nf, 0u);  // the callback is exercised
+      std::vector<std::size_t> expect_rows;
+      for (std::size_t i = 0; i < nf; ++i) {
+        expect_rows.push_back(fail[i]);
+        chi[fail[i]] = 1.0 + 0.001 * static_cast<double>(fail[i]);
+      }
       for (std::size_t j = 0; j < n; ++j) {
-        long double ss = 0;
-        for (std::size_t i = 0; i < d; ++i) ss += static_cast<long double>(z[j / d * d + i]) * z[j / d * d + i];
-        const double e = static_cast<double>(1.7L * chi[j] * z[j] / std::sqrt(ss) - 0.25L);
-        EXPECT_NEAR(ref[j], e, 1e-14 * (1 + std::fabs(e)));
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        const double* zb = z.data() + j / d * d;
+        for (std::size_t i = 0; i < d; ++i) acc[i % 8] += zb[i] * zb[i];
+        ref[j] = ((sc / std::sqrt(simd::reduce8(acc))) * chi[j]) * z[j] - shift;
       }
       for (auto isa : available()) {
+        ExactCalls calls;
+        simd::OrfChunk ch{z.data(), x.data(), words.data(), first, d, n, sc, c, a, shift,
+                          &ExactCalls::call, &calls};
         std::vector<double> out(n);
-        simd::kernels(isa).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, out.data());
+        simd::kernels(isa).orf_args(ch, out.data());
+        EXPECT_EQ(calls.rows, expect_rows) << simd::isa_name(isa);
         EXPECT_EQ(out, ref) << simd::isa_name(isa) << " d=" << d << " n=" << n;
       }
     }

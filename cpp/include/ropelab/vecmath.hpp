@@ -53,6 +53,25 @@ struct PhiloxUnit {
                         const std::uint32_t* first);
 };
 
+/// One chunk of projected orthogonal features for Kernels::orf_args: n features in blocks of d
+/// (feature j in block b = j / d). With n_b = sqrt(Σ_{i<d} z[b d + i]²) (term i to accumulator
+/// i mod 8, dead lanes +0.0, reduce8) and χ_j the χ_d norm of chi_coarse for row j (its x[j],
+/// its prefix at position first + j; when the prefix does not decide, χ_j = exact(ctx, j), called
+/// in increasing j), the argument of feature j is
+///   out[j] = ((s / n_b) · χ_j) · z[j] − shift.
+/// The identical IEEE operations on every path (the same bits as chi_coarse, then these), so the
+/// arguments are bit-identical on every path.
+struct OrfChunk {
+  const double* z;                ///< direction normals, d per block (all of the last block)
+  const double* x;                ///< the gamma sampler's normals, one per feature
+  const std::uint64_t* words;     ///< the acceptance prefixes (as in chi_coarse)
+  std::size_t first;              ///< position of feature 0's prefix in `words`
+  std::size_t d, n;
+  double s, c, a, shift;
+  double (*exact)(void* ctx, std::size_t j);
+  void* ctx;
+};
+
 /// One implementation of the hot-loop kernels. "Group" g = draws 16g .. 16g+15 of a unit.
 struct Kernels {
   Isa isa;
@@ -85,12 +104,8 @@ struct Kernels {
   /// The indices j of the rows not accepted go to fail[0..returned count).
   std::size_t (*chi_coarse)(const double* x, const std::uint64_t* words, std::size_t first,
                             std::size_t n, double c, double a, double* out, std::uint64_t* fail);
-  /// Projected ORF arguments of n features in blocks of d (feature j in block b = j / d; the
-  /// direction normals of block b are z[b d .. b d + d), all of them, also past n): with
-  /// n_b = sqrt(Σ_i z[b d + i]²) (term i to accumulator i mod 8, dead lanes +0.0, reduce8),
-  ///   out[j] = ((s / n_b) · chi[j]) · z[j] − shift.
-  void (*orf_args)(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
-                   double shift, double* out);
+  /// The projected-ORF arguments out[0..n) of a chunk (see OrfChunk).
+  void (*orf_args)(const OrfChunk& chunk, double* out);
 };
 
 /// The fixed reduction of 8 accumulators: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)).
