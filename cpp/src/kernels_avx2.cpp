@@ -109,6 +109,46 @@ void normals_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, do
   }
 }
 
+/// The χ ziggurat (ChiTables) on 4 words; draws k0 .. k0+3.
+inline void chiz4(const PhiloxUnit& u, const ChiTables& t, __m128i lo, __m128i hi, std::uint64_t k0,
+                  double* out) {
+  const __m256d s = signed_unit(lo, hi);
+  const __m128i layer = _mm_and_si128(lo, _mm_set1_epi32(kChiLayers - 1));
+  const __m256d c = _mm256_i32gather_pd(t.c, layer, 8);
+  const __m256d h = _mm256_i32gather_pd(t.h, layer, 8);
+  const __m256i rho = _mm256_i32gather_epi64(reinterpret_cast<const long long*>(t.rho), layer, 8);
+  // floats 0, 2, 4, 6 are the lower bounds, 1, 3, 5, 7 the upper ones
+  const __m256 sorted = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(rho), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  const __m256d rlo = _mm256_cvtps_pd(_mm256_castps256_ps128(sorted));
+  const __m256d rhi = _mm256_cvtps_pd(_mm256_extractf128_ps(sorted, 1));
+  const int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, rlo, _CMP_GT_OQ), _mm256_cmp_pd(s, rhi, _CMP_LT_OQ)));
+  _mm256_storeu_pd(out, _mm256_add_pd(c, _mm256_mul_pd(s, h)));
+  if (ok != 0xF) {
+    alignas(32) double ss[4];
+    alignas(16) unsigned ls[4];
+    _mm256_store_pd(ss, s);
+    _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
+    for (int l = 0; l < 4; ++l) {
+      if (!(ok >> l & 1)) out[l] = t.slow(u, t.self, k0 + static_cast<unsigned>(l), ss[l], ls[l], nullptr);
+    }
+  }
+}
+
+void chis_avx2(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
+               double* out) {
+  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
+    const std::uint64_t g = g0 + i, k = 16 * g;
+    __m256i x[4];
+    philox8(u, g, x);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i lo = x[2 * h], hi = x[2 * h + 1];
+      chiz4(u, t, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, out + 8 * h);
+      chiz4(u, t, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
+            out + 8 * h + 4);
+    }
+  }
+}
+
 void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
   for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
     __m256i x[4];
@@ -233,133 +273,46 @@ void dots2_avx2(const double* G, std::size_t m, std::size_t d, const double* q, 
   }
 }
 
-void words_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    __m256i x[4];
-    philox8(u, g0 + i, x);
-    for (int h = 0; h < 2; ++h) {
-      // lane l of x[2h] (low half) and x[2h+1] (high half) is the word of draw 8h + l
-      const __m256i a = _mm256_unpacklo_epi32(x[2 * h], x[2 * h + 1]);  // lanes 0, 1 | 4, 5
-      const __m256i b = _mm256_unpackhi_epi32(x[2 * h], x[2 * h + 1]);  // lanes 2, 3 | 6, 7
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * h), _mm256_permute2x128_si256(a, b, 0x20));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * h + 4), _mm256_permute2x128_si256(a, b, 0x31));
-    }
-  }
-}
-
-/// 4 consecutive 16-bit acceptance prefixes (little-endian fields of the words) as 64-bit lanes.
-inline __m128i prefixes4(const unsigned char* p, std::size_t nlive) {
-  if (nlive == 4) return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  alignas(16) unsigned char tmp[16] = {};
-  for (std::size_t b = 0; b < 2 * nlive; ++b) tmp[b] = p[b];
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
-}
-
-/// chi_coarse on 4 rows: the norms, and the movemask of rows whose prefix decides the squeeze.
-inline __m256d chi4(__m256d X, __m128i k16, __m256d vc, __m256d va, __m256d two_a, int& ok) {
-  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  // h = (k + 1)·2⁻¹⁶ exactly: the bits of 2^52 + k, minus 2^52
-  const __m256d kd =
-      _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_cvtepu16_epi64(k16),
-                                                        _mm256_set1_epi64x(0x4330000000000000LL))),
-                    _mm256_set1_pd(0x1.0p52));
-  const __m256d H = _mm256_mul_pd(_mm256_add_pd(kd, one), _mm256_set1_pd(0x1.0p-16));
-  const __m256d t = _mm256_mul_pd(vc, X);
-  const __m256d v = _mm256_add_pd(one, t);
-  const __m256d v3 = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
-  const __m256d x2 = _mm256_mul_pd(X, X), t2 = _mm256_mul_pd(t, t), at = _mm256_andnot_pd(sign, t);
-  const __m256d t4 = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.75), t2), t2);
-  const __m256d t5 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(1.2), t2), t2), at);
-  const __m256d lt = _mm256_sub_pd(one, _mm256_mul_pd(va, _mm256_add_pd(t4, t5)));
-  const __m256d lm = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
-  const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(H, lm, _CMP_LE_OQ));
-  const __m256d tight = _mm256_and_pd(_mm256_cmp_pd(at, _mm256_set1_pd(0.5), _CMP_LE_OQ),
-                                      _mm256_cmp_pd(H, lt, _CMP_LE_OQ));
-  ok = _mm256_movemask_pd(_mm256_or_pd(mt, tight));
-  return _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero)));
-}
-
-/// Up to 4 doubles from p (lanes past nlive = 0).
-inline __m256d load4(const double* p, std::size_t nlive) {
-  if (nlive == 4) return _mm256_loadu_pd(p);
-  alignas(32) double t[4] = {0, 0, 0, 0};
-  for (std::size_t l = 0; l < nlive; ++l) t[l] = p[l];
-  return _mm256_load_pd(t);
-}
-
-std::size_t chi_coarse_avx2(const double* x, const std::uint64_t* words, std::size_t first,
-                            std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
-  std::size_t nf = 0;
-  const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a), two_a = _mm256_set1_pd(2.0 * a);
-  const auto* prefix = reinterpret_cast<const unsigned char*>(words) + 2 * first;
-  for (std::size_t j = 0; j < n; j += 4) {
-    const std::size_t live = n - j >= 4 ? 4 : n - j;
-    int ok;
-    const __m256d o = chi4(load4(x + j, live), prefixes4(prefix + 2 * j, live), vc, va, two_a, ok);
-    if (live == 4) {
-      _mm256_storeu_pd(out + j, o);
-    } else {
-      alignas(32) double ob[4];
-      _mm256_store_pd(ob, o);
-      for (std::size_t l = 0; l < live; ++l) out[j + l] = ob[l];
-    }
-    if (ok != 0xF) {
-      for (std::size_t l = 0; l < live; ++l) {
-        if (!(ok >> l & 1)) fail[nf++] = j + l;
-      }
-    }
-  }
-  return nf;
-}
-
-void orf_args_avx2(const OrfChunk& ch, double* out) {
-  const __m256d vc = _mm256_set1_pd(ch.c), va = _mm256_set1_pd(ch.a), two_a = _mm256_set1_pd(2.0 * ch.a);
-  const __m256d sh = _mm256_set1_pd(ch.shift);
-  const auto* prefix = reinterpret_cast<const unsigned char*>(ch.words) + 2 * ch.first;
-  for (std::size_t b0 = 0; b0 < ch.n; b0 += ch.d) {
-    const double* zb = ch.z + b0;
+void orf_args_avx2(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out) {
+  const __m256d sh = _mm256_set1_pd(shift);
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
     __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    for (std::size_t i = 0; i < ch.d; i += 8) {
-      const std::size_t live = ch.d - i >= 8 ? 8 : ch.d - i;
-      const __m256d z0 = load4(zb + i, live >= 4 ? 4 : live);
-      const __m256d z1 = live > 4 ? load4(zb + i + 4, live - 4) : _mm256_setzero_pd();
-      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));  // dead lanes: 0·0 = +0.0
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m256d z0 = _mm256_loadu_pd(zb + i), z1 = _mm256_loadu_pd(zb + i + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
+    }
+    if (i < d) {
+      alignas(32) double t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t l = 0; i + l < d; ++l) t[l] = zb[i + l];
+      const __m256d z0 = _mm256_load_pd(t), z1 = _mm256_load_pd(t + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
       a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
     }
     alignas(32) double a8[8];
     _mm256_store_pd(a8, a0);
     _mm256_store_pd(a8 + 4, a1);
     const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
-    const __m256d scale = _mm256_set1_pd(ch.s / __builtin_sqrt(ss));
-    const std::size_t m = ch.n - b0 < ch.d ? ch.n - b0 : ch.d;
-    for (std::size_t r = 0; r < m; r += 4) {
-      const std::size_t j = b0 + r, live = m - r >= 4 ? 4 : m - r;
-      int ok;
-      __m256d chi = chi4(load4(ch.x + j, live), prefixes4(prefix + 2 * j, live), vc, va, two_a, ok);
-      const int bad = ~ok & ((1 << live) - 1);
-      alignas(32) double tmp[4];
-      if (bad != 0) {
-        _mm256_store_pd(tmp, chi);
-        for (std::size_t l = 0; l < live; ++l) {
-          if (bad >> l & 1) tmp[l] = ch.exact(ch.ctx, j + l);
-        }
-        chi = _mm256_load_pd(tmp);
-      }
-      const __m256d w = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(scale, chi), load4(zb + r, live)), sh);
-      if (live == 4) {
-        _mm256_storeu_pd(out + j, w);
-      } else {
-        _mm256_store_pd(tmp, w);
-        for (std::size_t l = 0; l < live; ++l) out[j + l] = tmp[l];
-      }
+    const double sc = s / __builtin_sqrt(ss);
+    const __m256d scale = _mm256_set1_pd(sc);
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    double* ob = out + b0;
+    const double* cb = chi + b0;
+    std::size_t r = 0;
+    for (; r + 4 <= m; r += 4) {
+      const __m256d w = _mm256_mul_pd(_mm256_mul_pd(scale, _mm256_loadu_pd(cb + r)), _mm256_loadu_pd(zb + r));
+      _mm256_storeu_pd(ob + r, _mm256_sub_pd(w, sh));
     }
+    for (; r < m; ++r) ob[r] = (sc * cb[r]) * zb[r] - shift;
   }
 }
 
-const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
-                    &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
-                    &dots2_avx2, &words_avx2, &chi_coarse_avx2, &orf_args_avx2};
+const Kernels kAvx2{Isa::avx2,     "avx2",        &normals_avx2,     &chis_avx2,
+                    &uniforms_avx2,    &sum_cos_avx2, &sum_exp_avx2,     &sum_cos_cos_avx2,
+                    &cos_avx2,         &dots2_avx2,   &orf_args_avx2};
 
 }  // namespace
 

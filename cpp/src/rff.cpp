@@ -311,117 +311,48 @@ double sum_squares(const double* x, std::size_t n) {
   return (s[0] + s[2]) + (s[1] + s[3]);
 }
 
-/// χ_d norms of one trial's orthogonal blocks: sqrt(2 G), G ~ Gamma(d/2) by Marsaglia & Tsang
-/// (2000), one per row R = 0 .. rows−1 of the trial (d = 1: χ_1 = |N(0, 1)|). Row R's first
-/// attempt is the normal x = draw R of the trial's `chi` stream and the uniform
-///   U = to_open_unit(k << 48 | w >> 16),
-/// k = the R mod 4-th 16-bit field of word ⌊R/4⌋ of the `chi_uniform` stream (4 rows per Philox
-/// word), w = word R of the `chi_refine` stream. U is exactly uniform on the same 2⁵² grid as any
-/// other uniform, but w is read only when U's 16-bit prefix cannot decide the squeeze (the
-/// tight squeeze fails for ~0.1 % of the rows at d = 64, the prefix for another 2⁻¹⁶).
-/// A rejected row's retries read the pairs (normal, uniform) number rows + n of the `chi` and
-/// `chi_refine` streams, n counting the retries of the trial in row order. Every number is a pure
-/// function of (seed, trial, R); bulk reads run the vector kernels.
+/// χ_d norms of one trial's orthogonal blocks: norm R = χ_d number R of the trial's `chi` stream,
+/// from the χ_d ziggurat (rng.hpp ChiZiggurat; d = 1: |normal number R|), so every norm is a pure
+/// function of (seed, trial, R). Bulk reads run the vector kernels on whole groups of 16 draws.
 class ChiSampler {
  public:
-  /// χ_d norms of trials with `rows` rows, up to `capacity` per call of next().
-  ChiSampler(std::uint64_t seed, std::size_t d, std::size_t rows, std::size_t capacity)
-      : seed_(seed), normals_(seed, rng::StreamId::chi, 0), d_(d), rows_(rows),
-        shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0), c_(1.0 / std::sqrt(9.0 * shape_)),
-        x_(capacity), words_(capacity / 4 + 40), fail_(capacity) {}
+  /// χ_d norms, up to `capacity` per call of next().
+  ChiSampler(std::uint64_t seed, std::size_t d, std::size_t capacity)
+      : seed_(seed), d_(d), buf_(capacity + 32) {
+    if (d >= 2) tables_ = rng::ChiZiggurat::get(d).tables();
+  }
 
   /// Start trial `index` at row 0 (keeps the buffers).
   void reset(std::uint64_t index) {
-    normals_ = rng::Stream(seed_, rng::StreamId::chi, index);
-    chi_unit_ = normals_.unit();
-    prefix_unit_ = rng::make_unit(seed_, rng::StreamId::chi_uniform, index);
-    refine_unit_ = rng::make_unit(seed_, rng::StreamId::chi_refine, index);
+    unit_ = rng::make_unit(seed_, rng::StreamId::chi, index);
     row_ = 0;
-    retries_ = 0;
   }
 
   /// out[0..m) = the norms of the next m rows (m ≤ capacity).
   void next(double* out, std::size_t m) {
-    draw(m);
+    const simd::Kernels& kern = simd::kernels();
+    const std::uint64_t g0 = row_ / 16, g1 = (row_ + m + 15) / 16;  // whole groups
+    const auto ng = static_cast<std::size_t>(g1 - g0);
+    const auto first = static_cast<std::size_t>(row_ - 16 * g0);
     if (d_ == 1) {
-      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(x_[r]);
+      kern.normals(unit_, g0, ng, buf_.data());
+      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(buf_[first + r]);
+    } else if (first == 0 && m % 16 == 0) {
+      kern.chis(unit_, tables_, g0, ng, out);
     } else {
-      // Pass 1, branch-free (simd::Kernels::chi_coarse), then pass 2 (exact) for the rest.
-      const std::size_t nfail =
-          simd::kernels().chi_coarse(x_.data(), words_.data(), first_, m, c_, shape_, out, fail_.data());
-      for (std::size_t i = 0; i < nfail; ++i) {
-        const auto r = static_cast<std::size_t>(fail_[i]);
-        out[r] = exact(r);
-      }
+      kern.chis(unit_, tables_, g0, ng, buf_.data());
+      std::copy(buf_.data() + first, buf_.data() + first + m, out);
     }
     row_ += m;
   }
 
-  /// The norms of the next m rows as simd::OrfChunk inputs (x, words, first, c, a, exact, ctx;
-  /// d ≥ 2): the kernel computes them as chi_coarse does, calling exact() for the rest.
-  void next_fused(simd::OrfChunk& ch, std::size_t m) {
-    draw(m);
-    ch.x = x_.data();
-    ch.words = words_.data();
-    ch.first = first_;
-    ch.c = c_;
-    ch.a = shape_;
-    ch.exact = [](void* self, std::size_t r) { return static_cast<ChiSampler*>(self)->exact(r); };
-    ch.ctx = this;
-  }
-  /// After the kernel call on next_fused's rows.
-  void advance(std::size_t m) { row_ += m; }
-
  private:
-  /// The normals of rows row_ .. row_ + m − 1 and the words holding their prefixes.
-  void draw(std::size_t m) {
-    normals_.normals(x_.data(), m);
-    if (d_ == 1) return;
-    const std::uint64_t g0 = row_ / 64, g1 = (row_ + m + 63) / 64;  // whole groups of 16 words
-    simd::kernels().words(prefix_unit_, g0, static_cast<std::size_t>(g1 - g0), words_.data());
-    first_ = static_cast<std::size_t>(row_ - 64 * g0);
-  }
-
-  /// The exact Marsaglia–Tsang completion of row row_ + r, whose prefix did not decide the
-  /// squeeze. The exact test is log U < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As
-  /// log U ≤ U − 1, U − 1 < L with any L ≤ that bound suffices, and U < (k + 1)·2⁻¹⁶ ≤ 1 + L
-  /// decides it from the prefix k alone (the kernels' pass). Marsaglia–Tsang's L = −0.0331 x⁴
-  /// fails ~10 % of the rows for large a; a tighter one: for |t| ≤ ½,
-  ///   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
-  /// (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
-  /// with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
-  /// fails ~0.1 % of the rows at d = 64. Here: the whole U, the exact test, then retries.
-  double exact(std::size_t r) {
-    const std::size_t p = first_ + r;
-    const std::uint64_t k = words_[p >> 2] >> (16 * (p & 3)) & 0xFFFFu;
-    double x = x_[r];
-    double u = rng::to_open_unit(k << 48 | rng::draw_word(refine_unit_, row_ + r) >> 16);
-    for (;;) {
-      double v = 1.0 + c_ * x;
-      if (v > 0) {
-        v = v * v * v;
-        const double x2 = x * x;
-        if (u < 1.0 - 0.0331 * x2 * x2 ||
-            std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
-          return std::sqrt(2.0 * shape_ * v);
-        }
-      }
-      const std::uint64_t n = rows_ + retries_++;
-      x = rng::normal_at(chi_unit_, n);
-      u = rng::uniform_at(refine_unit_, n);
-    }
-  }
-
   std::uint64_t seed_;
-  rng::Stream normals_;
-  simd::PhiloxUnit chi_unit_{}, prefix_unit_{}, refine_unit_{};
-  std::size_t d_, rows_;
-  double shape_, c_;
-  std::uint64_t row_ = 0, retries_ = 0;
-  std::size_t first_ = 0;
-  std::vector<double> x_;
-  std::vector<std::uint64_t> words_;
-  std::vector<std::uint64_t> fail_;
+  std::size_t d_;
+  simd::ChiTables tables_{};
+  simd::PhiloxUnit unit_{};
+  std::uint64_t row_ = 0;
+  std::vector<double> buf_;
 };
 
 }  // namespace
@@ -476,7 +407,7 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
       mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
         const simd::Kernels& kern = simd::kernels();
         std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
-        ChiSampler chis(opt.seed, d, D, nb * d);
+        ChiSampler chis(opt.seed, d, nb * d);
         for (std::size_t t = begin; t < end; ++t) {
           rng::Stream dir(opt.seed, rng::StreamId::projected, t);
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
@@ -486,31 +417,12 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
             if (is_cancelled(cancel)) return;
             const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
             dir.normals(z.data(), blocks * per);
-            if (!rp && d > 1) {
-              // One pass for χ and (σ‖u‖/‖z‖) χ z (− (‖q‖²+‖k‖²)/2 for positive), one for cos or exp.
-              simd::OrfChunk ch{};
-              chis.next_fused(ch, M);
-              ch.z = z.data();
-              ch.d = d;
-              ch.n = M;
-              ch.s = s;
-              ch.shift = est == Estimator::positive ? half_n : 0.0;
-              kern.orf_args(ch, x.data());
-              chis.advance(M);
-              if (est == Estimator::positive) {
-                kern.sum_exp(x.data(), M, acc);
-              } else {
-                kern.sum_cos(x.data(), M, acc);
-              }
-              continue;
-            }
             chis.next(chi.data(), M);
-            if (!rp) {  // d = 1: χ_1 = |N(0, 1)|, the direction is a sign
-              for (std::size_t r = 0; r < M; ++r) {
-                x[r] = (s / std::sqrt(z[r] * z[r])) * chi[r] * z[r];
-                if (est == Estimator::positive) x[r] = x[r] - half_n;
-              }
-              if (est == Estimator::positive) {
+            if (!rp) {
+              // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
+              const bool pos = est == Estimator::positive;
+              kern.orf_args(z.data(), chi.data(), d, M, s, pos ? half_n : 0.0, x.data());
+              if (pos) {
                 kern.sum_exp(x.data(), M, acc);
               } else {
                 kern.sum_cos(x.data(), M, acc);

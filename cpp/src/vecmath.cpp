@@ -72,56 +72,32 @@ void cos_scalar(const double* x, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
 }
 
-/// The 16-bit prefix k of row j's acceptance uniform (vecmath.hpp: chi_coarse).
-inline unsigned coarse_prefix(const std::uint64_t* words, std::size_t p) {
-  return static_cast<unsigned>(words[p >> 2] >> (16 * (p & 3))) & 0xFFFFu;
+void chis_scalar(const PhiloxUnit& unit, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
+                 double* out) {
+  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t draw, std::uint64_t w) {
+    const double s = rng::to_open_signed_unit(w);
+    const auto layer = static_cast<unsigned>(w & (kChiLayers - 1));
+    float lo = 0, hi = 0;
+    const auto lo32 = static_cast<std::uint32_t>(t.rho[layer]);
+    const auto hi32 = static_cast<std::uint32_t>(t.rho[layer] >> 32);
+    std::memcpy(&lo, &lo32, 4);
+    std::memcpy(&hi, &hi32, 4);
+    out[o] = (s > static_cast<double>(lo)) & (s < static_cast<double>(hi))
+                 ? t.c[layer] + s * t.h[layer]
+                 : t.slow(unit, t.self, draw, s, layer, nullptr);
+  });
 }
 
-/// chi_coarse of one row: the norm, and whether the prefix decides the squeeze.
-inline bool chi_row(double x, unsigned prefix, double c, double a, double& out) {
-  const double t = c * x;
-  const double v = 1.0 + t;
-  const double v3 = v * v * v;
-  const double x2 = x * x, t2 = t * t, at = std::fabs(t);
-  const double h = static_cast<double>(prefix + 1) * 0x1.0p-16;
-  const bool mt = (v > 0) & (h <= 1.0 - 0.0331 * x2 * x2);
-  const bool tight = (at <= 0.5) & (h <= 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
-  out = std::sqrt((2.0 * a) * (v3 > 0 ? v3 : 0.0));
-  return mt | tight;
-}
-
-std::size_t chi_coarse_scalar(const double* x, const std::uint64_t* words, std::size_t first,
-                              std::size_t n, double c, double a, double* out, std::uint64_t* fail) {
-  std::size_t nf = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    if (!chi_row(x[j], coarse_prefix(words, first + j), c, a, out[j])) fail[nf++] = j;
+void orf_args_scalar(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                     double shift, double* out) {
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    sum8(d, acc, [zb](std::size_t i) { return zb[i] * zb[i]; });
+    const double scale = s / std::sqrt(reduce8(acc));
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    for (std::size_t r = 0; r < m; ++r) out[b0 + r] = (scale * chi[b0 + r]) * zb[r] - shift;
   }
-  return nf;
-}
-
-/// Σ z[i]² (i < d) with the fixed order of vecmath.hpp (accumulator i mod 8, reduce8).
-double block_norm2(const double* z, std::size_t d) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  sum8(d, acc, [z](std::size_t i) { return z[i] * z[i]; });
-  return reduce8(acc);
-}
-
-void orf_args_scalar(const OrfChunk& ch, double* out) {
-  for (std::size_t b0 = 0; b0 < ch.n; b0 += ch.d) {
-    const double scale = ch.s / std::sqrt(block_norm2(ch.z + b0, ch.d));
-    const std::size_t m = ch.n - b0 < ch.d ? ch.n - b0 : ch.d;
-    for (std::size_t j = b0; j < b0 + m; ++j) {
-      double chi = 0;
-      if (!chi_row(ch.x[j], coarse_prefix(ch.words, ch.first + j), ch.c, ch.a, chi)) {
-        chi = ch.exact(ch.ctx, j);
-      }
-      out[j] = (scale * chi) * ch.z[j] - ch.shift;
-    }
-  }
-}
-
-void words_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out) {
-  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t, std::uint64_t w) { out[o] = w; });
 }
 
 void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
@@ -147,9 +123,9 @@ void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q
   }
 }
 
-const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
-                      &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
-                      &dots2_scalar, &words_scalar, &chi_coarse_scalar, &orf_args_scalar};
+const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar,     &chis_scalar,
+                      &uniforms_scalar,    &sum_cos_scalar, &sum_exp_scalar,     &sum_cos_cos_scalar,
+                      &cos_scalar,         &dots2_scalar,   &orf_args_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY

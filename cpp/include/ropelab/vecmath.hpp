@@ -53,23 +53,21 @@ struct PhiloxUnit {
                         const std::uint32_t* first);
 };
 
-/// One chunk of projected orthogonal features for Kernels::orf_args: n features in blocks of d
-/// (feature j in block b = j / d). With n_b = sqrt(Σ_{i<d} z[b d + i]²) (term i to accumulator
-/// i mod 8, dead lanes +0.0, reduce8) and χ_j the χ_d norm of chi_coarse for row j (its x[j],
-/// its prefix at position first + j; when the prefix does not decide, χ_j = exact(ctx, j), called
-/// in increasing j), the argument of feature j is
-///   out[j] = ((s / n_b) · χ_j) · z[j] − shift.
-/// The identical IEEE operations on every path (the same bits as chi_coarse, then these), so the
-/// arguments are bit-identical on every path.
-struct OrfChunk {
-  const double* z;                ///< direction normals, d per block (all of the last block)
-  const double* x;                ///< the gamma sampler's normals, one per feature
-  const std::uint64_t* words;     ///< the acceptance prefixes (as in chi_coarse)
-  std::size_t first;              ///< position of feature 0's prefix in `words`
-  std::size_t d, n;
-  double s, c, a, shift;
-  double (*exact)(void* ctx, std::size_t j);
-  void* ctx;
+/// Layers of the χ_d ziggurat (rng.hpp ChiZiggurat): bits 0..9 of a draw's word.
+constexpr unsigned kChiLayers = 1024;
+
+/// The χ_d ziggurat of one d (rng.hpp ChiZiggurat) as the kernels read it. Draw k's word w gives
+/// the layer i = w & (kChiLayers − 1) and s = to_open_signed_unit(w) ∈ (−1, 1); if lo_i < s < hi_i (the
+/// floats of rho[i] = lo | hi << 32) the norm is c[i] + s·h[i], else slow() completes it.
+struct ChiTables {
+  const double* c;         ///< box centres (kChiLayers)
+  const double* h;         ///< box half-widths (kChiLayers)
+  const std::uint64_t* rho;  ///< fast-path intervals of s, two floats (kChiLayers)
+  const void* self;        ///< the ChiZiggurat
+  /// The exact completion of draw k after its fast path failed with (s, layer); `first` as in
+  /// PhiloxUnit::slow_normal.
+  double (*slow)(const PhiloxUnit& unit, const void* self, std::uint64_t k, double s, unsigned layer,
+                 const std::uint32_t* first);
 };
 
 /// One implementation of the hot-loop kernels. "Group" g = draws 16g .. 16g+15 of a unit.
@@ -78,6 +76,9 @@ struct Kernels {
   const char* name;
   /// out[16 i + r] = normal number 16 (g0 + i) + r of the unit, for i < ngroups.
   void (*normals)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
+  /// out[16 i + r] = χ_d number 16 (g0 + i) + r of the unit (rng.hpp ChiZiggurat), i < ngroups.
+  void (*chis)(const PhiloxUnit& unit, const ChiTables& tables, std::uint64_t g0, std::size_t ngroups,
+               double* out);
   /// out[16 i + r] = uniform number 16 (g0 + i) + r of the unit in (0, 1), for i < ngroups.
   void (*uniforms)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
   /// acc[j mod 8] += cos(x[j]) for j < n (lanes past n add +0.0).
@@ -93,19 +94,13 @@ struct Kernels {
   /// reduce8 — the same bits on every path.
   void (*dots2)(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
                 double* pq, double* pk);
-  /// out[16 i + r] = the raw 64-bit word of draw 16 (g0 + i) + r of the unit (rng.hpp).
-  void (*words)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, std::uint64_t* out);
-  /// The branch-free pass of the χ_d sampler (rff.cpp ChiSampler; exact IEEE operations in a
-  /// fixed order, identical on every path). Row j's acceptance uniform is only known to lie in
-  /// (k 2⁻¹⁶, (k + 1) 2⁻¹⁶), k = its 16-bit prefix = bits 16 i .. 16 i + 15 of words[p / 4],
-  /// p = first + j, i = p mod 4. With t = c x[j], v = 1 + t, h = (k + 1) 2⁻¹⁶:
-  ///   out[j] = sqrt(two_a · max(v³, 0)),
-  ///   accepted iff (v > 0 and h ≤ 1 − 0.0331 x⁴) or (|t| ≤ ½ and h ≤ 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
-  /// The indices j of the rows not accepted go to fail[0..returned count).
-  std::size_t (*chi_coarse)(const double* x, const std::uint64_t* words, std::size_t first,
-                            std::size_t n, double c, double a, double* out, std::uint64_t* fail);
-  /// The projected-ORF arguments out[0..n) of a chunk (see OrfChunk).
-  void (*orf_args)(const OrfChunk& chunk, double* out);
+  /// Projected ORF arguments of n features in blocks of d (feature j in block b = j / d; the
+  /// direction normals of block b are z[b d .. b d + d), all of them, also past n): with
+  /// n_b = sqrt(Σ_i z[b d + i]²) (term i to accumulator i mod 8, dead lanes +0.0, reduce8),
+  ///   out[j] = ((s / n_b) · chi[j]) · z[j] − shift
+  /// (the same IEEE operations on every path: bit-identical).
+  void (*orf_args)(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out);
 };
 
 /// The fixed reduction of 8 accumulators: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)).
