@@ -25,8 +25,11 @@
 ///               draw k: counter {k mod 2^32, 2^31 | stream << 24 | j << 16 | k >> 32, index...},
 ///               j = 0, 1, ... (wrapping after 256 Philox calls, i.e. 512 words: never reached in
 ///               practice, and still deterministic).
+///   χ_d k     = the χ_d ziggurat (ChiZiggurat below, d ≥ 2) on w: layer i = w & 1023, s as v
+///               above; r = c[i] + s·h[i] if s lies in the layer's fast interval (99.6 % of draws),
+///               else the exact completion on draw k's private sub-stream, as for normals.
 ///
-/// So the k-th normal of a unit is a pure function of (seed, stream, index, k): a rejection never
+/// So the k-th normal (or χ_d) of a unit is a pure function of (seed, stream, index, k): a rejection never
 /// shifts the later draws, the vector kernels compute 16 draws at once in any order, and a trial's
 /// numbers never depend on the thread that computes it, the number of threads, the block size or
 /// the instruction set (vecmath.hpp: bit-identical on the scalar, AVX2 and AVX-512 paths).

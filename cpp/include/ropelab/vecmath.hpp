@@ -20,7 +20,9 @@
 /// Accuracy and reproducibility.
 ///   * Normals and uniforms (rng.hpp) are computed with exact integer arithmetic (Philox4x32-10)
 ///     and exactly rounded conversions, and the ziggurat's fast path is one multiplication: they
-///     are bit-identical on every path. The rare rejections run one shared scalar function.
+///     are bit-identical on every path. So are the χ_d draws of the χ ziggurat (fast path
+///     c + s·h: one multiplication and one addition). The rare rejections run one shared scalar
+///     function.
 ///   * cos/exp are SLEEF's u10 functions (max error 1.0 ULP). The avx2 and avx512 versions are the
 ///     same FMA-based algorithm and give identical bits (tested); the scalar fallback (no FMA) may
 ///     differ from them by 1 ULP in a few values, so a Monte-Carlo estimate on the scalar path can
