@@ -20,15 +20,19 @@ inline void mulhilo(__m256i a, __m256i m, __m256i& hi, __m256i& lo) {
   hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 
-/// Philox4x32-10 of the 8 blocks 8g .. 8g+7 (lane l = block 8g + l): x[0..3] = the four words.
-inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[4]) {
-  const std::uint64_t b0 = 8 * g;
-  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  __m256i c1 = _mm256_set1_epi32(
-      static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
-  __m256i c2 = _mm256_set1_epi32(static_cast<int>(u.c2));
-  __m256i c3 = _mm256_set1_epi32(static_cast<int>(u.c3));
+/// Philox4x32-10 of the 8 N blocks 8g .. 8g+8N−1 (N groups interleaved for instruction-level
+/// parallelism; lane l of x[n][i] = word i of block 8(g + n) + l).
+template <int N>
+inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[][4]) {
+  __m256i c0[N], c1[N], c2[N], c3[N];
+  for (int n = 0; n < N; ++n) {
+    const std::uint64_t b0 = 8 * (g + static_cast<unsigned>(n));
+    c0[n] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
+                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    c1[n] = _mm256_set1_epi32(static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+    c2[n] = _mm256_set1_epi32(static_cast<int>(u.c2));
+    c3[n] = _mm256_set1_epi32(static_cast<int>(u.c3));
+  }
   unsigned k0 = u.key[0], k1 = u.key[1];
   const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kM0));
   const __m256i m1 = _mm256_set1_epi32(static_cast<int>(kM1));
@@ -37,22 +41,41 @@ inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[4]) {
       k0 += kW0;
       k1 += kW1;
     }
-    __m256i hi0, lo0, hi1, lo1;
-    mulhilo(c0, m0, hi0, lo0);
-    mulhilo(c2, m1, hi1, lo1);
-    const __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1),
-                                        _mm256_set1_epi32(static_cast<int>(k0)));
-    const __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3),
-                                        _mm256_set1_epi32(static_cast<int>(k1)));
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
+    const __m256i kv0 = _mm256_set1_epi32(static_cast<int>(k0)), kv1 = _mm256_set1_epi32(static_cast<int>(k1));
+    for (int n = 0; n < N; ++n) {
+      __m256i hi0, lo0, hi1, lo1;
+      mulhilo(c0[n], m0, hi0, lo0);
+      mulhilo(c2[n], m1, hi1, lo1);
+      c0[n] = _mm256_xor_si256(_mm256_xor_si256(hi1, c1[n]), kv0);
+      c2[n] = _mm256_xor_si256(_mm256_xor_si256(hi0, c3[n]), kv1);
+      c1[n] = lo1;
+      c3[n] = lo0;
+    }
   }
-  x[0] = c0;
-  x[1] = c1;
-  x[2] = c2;
-  x[3] = c3;
+  for (int n = 0; n < N; ++n) {
+    x[n][0] = c0[n];
+    x[n][1] = c1[n];
+    x[n][2] = c2[n];
+    x[n][3] = c3[n];
+  }
+}
+
+/// Calls per_group(i, x) for the groups g0 + i (i < ngroups) with their Philox words, two groups
+/// per Philox call.
+template <class PerGroup>
+inline void for_each_group(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, PerGroup per_group) {
+  std::size_t i = 0;
+  for (; i + 2 <= ngroups; i += 2) {
+    __m256i x[2][4];
+    philox8<2>(u, g0 + i, x);
+    per_group(i, x[0]);
+    per_group(i + 1, x[1]);
+  }
+  if (i < ngroups) {
+    __m256i x[1][4];
+    philox8<1>(u, g0 + i, x);
+    per_group(i, x[0]);
+  }
 }
 
 /// (2m+1)·2⁻⁵³ for the 4 words hi:lo (exact, rng::to_open_signed_unit).
@@ -96,17 +119,16 @@ inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, 
 }
 
 void normals_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    const std::uint64_t g = g0 + i, k = 16 * g;
-    __m256i x[4];
-    philox8(u, g, x);
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    const std::uint64_t k = 16 * (g0 + i);
+    double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      zig4(u, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, out + 8 * h);
+      zig4(u, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, o + 8 * h);
       zig4(u, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
-           out + 8 * h + 4);
+           o + 8 * h + 4);
     }
-  }
+  });
 }
 
 /// The χ ziggurat (ChiTables) on 4 words; draws k0 .. k0+3.
@@ -136,31 +158,28 @@ inline void chiz4(const PhiloxUnit& u, const ChiTables& t, __m128i lo, __m128i h
 
 void chis_avx2(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
                double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    const std::uint64_t g = g0 + i, k = 16 * g;
-    __m256i x[4];
-    philox8(u, g, x);
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    const std::uint64_t k = 16 * (g0 + i);
+    double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      chiz4(u, t, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, out + 8 * h);
+      chiz4(u, t, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, o + 8 * h);
       chiz4(u, t, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
-            out + 8 * h + 4);
+            o + 8 * h + 4);
     }
-  }
+  });
 }
 
 void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    __m256i x[4];
-    philox8(u, g0 + i, x);
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      _mm256_storeu_pd(out + 8 * h,
-                       open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
-      _mm256_storeu_pd(out + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
-                                                  _mm256_extracti128_si256(hi, 1)));
+      _mm256_storeu_pd(o + 8 * h, open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
+      _mm256_storeu_pd(o + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
+                                                _mm256_extracti128_si256(hi, 1)));
     }
-  }
+  });
 }
 
 struct CosOp {
