@@ -198,7 +198,7 @@ ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
     b.V = y1 * (b.R1 - b.L1) + b.TL + b.TR;
     return b;
   };
-  // y_{i+1} = y_i + V / (R_i − L_i): the top y_256 (∞ when the layers reach the mode early).
+  // y_{i+1} = y_i + V / (R_i − L_i): the top y_N, N = kLayers (∞ when the layers reach the mode early).
   std::vector<long double> ys(kLayers + 1), Ls(kLayers + 1), Rs(kLayers + 1);
   const auto top = [&](const Base& b) {
     ys[1] = b.y1;
@@ -215,7 +215,7 @@ ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
     }
     return ys[kLayers];
   };
-  // The smallest y_1 whose layers cover the mode (y_256 ≥ 1), by bisection on log y_1.
+  // The smallest y_1 whose layers cover the mode (y_N ≥ 1), by bisection on log y_1.
   long double lo = std::log(1e-30L), hi = std::log(0.5L);
   if (!(top(base(std::exp(hi))) >= 1)) throw std::logic_error("ChiZiggurat: no base level found");
   for (int it = 0; it < 200 && hi - lo > 1e-12L * std::fabs(hi); ++it) {

@@ -103,22 +103,23 @@ struct ZigguratTables {
 };
 
 /// A ziggurat for the χ_d distribution (d ≥ 2), density ∝ r^{d−1} e^{−r²/2} on r > 0, built at
-/// run time once per d (get(d), thread-safe). The density is unimodal (mode m = √(d−1)) and
-/// log-concave, so the ziggurat is two-sided: with f scaled to f(m) = 1 and y_1 < ... < y_256,
-/// layer i ≥ 1 is the box [L_i, R_i] × [y_i, y_{i+1}], where f(L_i) = f(R_i) = y_i (L_i ≤ m ≤ R_i),
-/// and layer 0 the region under min(f, y_1): the rectangle [L_1, R_1] × [0, y_1] and the two
-/// tails. All 256 have the same area V (y_1 is solved for, and y_256 ≥ 1 so the top box covers
-/// the mode). A draw picks layer i (8 bits of its word) and a uniform point of its box (s, the
-/// word's top 53 bits): r = c_i + s h_i with c_i ± h_i = L_i, R_i (layer 0: r uniform on
-/// [L_1, L_1 + V/y_1], width V/y_1). If r lies in [L_{i+1}, R_{i+1}] (layer 0: r < R_1), where
-/// f ≥ y_{i+1}, r is accepted at once: the fast path, two double and one packed-float table read
-/// (its s interval rounded inwards to floats). Otherwise (~2 % of draws at d = 64) the exact
-/// completion reads the draw's private sub-stream (as the normal ziggurat, so the k-th χ of a
-/// unit is a pure function of (seed, stream, index, k)): the wedge test y < f(r) with a fresh
-/// height, or in layer 0 a tail (right with probability T_R/(T_L + T_R)) sampled exactly by
-/// rejection from the exponential tangent to log f at R_1 resp. L_1 (log-concavity: the tangent
-/// lies above); a rejected point restarts with the next word of the sub-stream. Exact in the same
-/// sense as the normal ziggurat: every layer has area V up to the rounding of the tables.
+/// run time once per d (get(d), thread-safe; ~30 ms). The density is unimodal (mode m = √(d−1))
+/// and log-concave, so the ziggurat is two-sided: with f scaled to f(m) = 1 and N = kLayers = 1024
+/// levels y_1 < ... < y_N, layer i ≥ 1 is the box [L_i, R_i] × [y_i, y_{i+1}], where
+/// f(L_i) = f(R_i) = y_i (L_i ≤ m ≤ R_i), and layer 0 the region under min(f, y_1): the rectangle
+/// [L_1, R_1] × [0, y_1] and the two tails. All N have the same area V (y_1 is solved for, and
+/// y_N ≥ 1 so the top box covers the mode). A draw picks layer i (bits 0..9 of its word) and a
+/// uniform point of its box (s, the word's top 53 bits): r = c_i + s h_i with c_i ± h_i = L_i, R_i
+/// (layer 0: r uniform on [L_1, L_1 + V/y_1], width V/y_1). If r lies in [L_{i+1}, R_{i+1}]
+/// (layer 0: r < R_1), where f ≥ y_{i+1}, r is accepted at once: the fast path, two double and
+/// one packed-float table read (its s interval rounded inwards to floats by more than the rounding
+/// of r). Otherwise (0.4 % of draws for any d) the exact completion reads the draw's private
+/// sub-stream (as the normal ziggurat, so the k-th χ of a unit is a pure function of
+/// (seed, stream, index, k)): the wedge test y < f(r) with a fresh height, or in layer 0 a tail
+/// (right with probability T_R/(T_L + T_R)) sampled exactly by rejection from the exponential
+/// tangent to log f at R_1 resp. L_1 (log-concavity: the tangent lies above); a rejected point
+/// restarts with the next word of the sub-stream. Exact in the same sense as the normal ziggurat:
+/// every layer has area V up to the rounding of the tables (built in long double).
 class ChiZiggurat {
  public:
   static constexpr int kLayers = static_cast<int>(simd::kChiLayers);
