@@ -20,15 +20,19 @@ inline void mulhilo(__m256i a, __m256i m, __m256i& hi, __m256i& lo) {
   hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 
-/// Philox4x32-10 of the 8 blocks 8g .. 8g+7 (lane l = block 8g + l): x[0..3] = the four words.
-inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[4]) {
-  const std::uint64_t b0 = 8 * g;
-  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  __m256i c1 = _mm256_set1_epi32(
-      static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
-  __m256i c2 = _mm256_set1_epi32(static_cast<int>(u.c2));
-  __m256i c3 = _mm256_set1_epi32(static_cast<int>(u.c3));
+/// Philox4x32-10 of the 8 N blocks 8g .. 8g+8N−1 (N groups interleaved for instruction-level
+/// parallelism; lane l of x[n][i] = word i of block 8(g + n) + l).
+template <int N>
+inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[][4]) {
+  __m256i c0[N], c1[N], c2[N], c3[N];
+  for (int n = 0; n < N; ++n) {
+    const std::uint64_t b0 = 8 * (g + static_cast<unsigned>(n));
+    c0[n] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
+                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    c1[n] = _mm256_set1_epi32(static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+    c2[n] = _mm256_set1_epi32(static_cast<int>(u.c2));
+    c3[n] = _mm256_set1_epi32(static_cast<int>(u.c3));
+  }
   unsigned k0 = u.key[0], k1 = u.key[1];
   const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kM0));
   const __m256i m1 = _mm256_set1_epi32(static_cast<int>(kM1));
@@ -37,22 +41,41 @@ inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[4]) {
       k0 += kW0;
       k1 += kW1;
     }
-    __m256i hi0, lo0, hi1, lo1;
-    mulhilo(c0, m0, hi0, lo0);
-    mulhilo(c2, m1, hi1, lo1);
-    const __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1),
-                                        _mm256_set1_epi32(static_cast<int>(k0)));
-    const __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3),
-                                        _mm256_set1_epi32(static_cast<int>(k1)));
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
+    const __m256i kv0 = _mm256_set1_epi32(static_cast<int>(k0)), kv1 = _mm256_set1_epi32(static_cast<int>(k1));
+    for (int n = 0; n < N; ++n) {
+      __m256i hi0, lo0, hi1, lo1;
+      mulhilo(c0[n], m0, hi0, lo0);
+      mulhilo(c2[n], m1, hi1, lo1);
+      c0[n] = _mm256_xor_si256(_mm256_xor_si256(hi1, c1[n]), kv0);
+      c2[n] = _mm256_xor_si256(_mm256_xor_si256(hi0, c3[n]), kv1);
+      c1[n] = lo1;
+      c3[n] = lo0;
+    }
   }
-  x[0] = c0;
-  x[1] = c1;
-  x[2] = c2;
-  x[3] = c3;
+  for (int n = 0; n < N; ++n) {
+    x[n][0] = c0[n];
+    x[n][1] = c1[n];
+    x[n][2] = c2[n];
+    x[n][3] = c3[n];
+  }
+}
+
+/// Calls per_group(i, x) for the groups g0 + i (i < ngroups) with their Philox words, two groups
+/// per Philox call.
+template <class PerGroup>
+inline void for_each_group(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, PerGroup per_group) {
+  std::size_t i = 0;
+  for (; i + 2 <= ngroups; i += 2) {
+    __m256i x[2][4];
+    philox8<2>(u, g0 + i, x);
+    per_group(i, x[0]);
+    per_group(i + 1, x[1]);
+  }
+  if (i < ngroups) {
+    __m256i x[1][4];
+    philox8<1>(u, g0 + i, x);
+    per_group(i, x[0]);
+  }
 }
 
 /// (2m+1)·2⁻⁵³ for the 4 words hi:lo (exact, rng::to_open_signed_unit).
@@ -96,31 +119,67 @@ inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, 
 }
 
 void normals_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    const std::uint64_t g = g0 + i, k = 16 * g;
-    __m256i x[4];
-    philox8(u, g, x);
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    const std::uint64_t k = 16 * (g0 + i);
+    double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      zig4(u, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, out + 8 * h);
+      zig4(u, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, o + 8 * h);
       zig4(u, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
-           out + 8 * h + 4);
+           o + 8 * h + 4);
+    }
+  });
+}
+
+/// The χ ziggurat (ChiTables) on 4 words; draws k0 .. k0+3.
+inline void chiz4(const PhiloxUnit& u, const ChiTables& t, __m128i lo, __m128i hi, std::uint64_t k0,
+                  double* out) {
+  const __m256d s = signed_unit(lo, hi);
+  const __m128i layer = _mm_and_si128(lo, _mm_set1_epi32(kChiLayers - 1));
+  const __m256d c = _mm256_i32gather_pd(t.c, layer, 8);
+  const __m256d h = _mm256_i32gather_pd(t.h, layer, 8);
+  const __m256i rho = _mm256_i32gather_epi64(reinterpret_cast<const long long*>(t.rho), layer, 8);
+  // floats 0, 2, 4, 6 are the lower bounds, 1, 3, 5, 7 the upper ones
+  const __m256 sorted = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(rho), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  const __m256d rlo = _mm256_cvtps_pd(_mm256_castps256_ps128(sorted));
+  const __m256d rhi = _mm256_cvtps_pd(_mm256_extractf128_ps(sorted, 1));
+  const int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, rlo, _CMP_GT_OQ), _mm256_cmp_pd(s, rhi, _CMP_LT_OQ)));
+  _mm256_storeu_pd(out, _mm256_add_pd(c, _mm256_mul_pd(s, h)));
+  if (ok != 0xF) {
+    alignas(32) double ss[4];
+    alignas(16) unsigned ls[4];
+    _mm256_store_pd(ss, s);
+    _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
+    for (int l = 0; l < 4; ++l) {
+      if (!(ok >> l & 1)) out[l] = t.slow(u, t.self, k0 + static_cast<unsigned>(l), ss[l], ls[l], nullptr);
     }
   }
 }
 
-void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for (std::size_t i = 0; i < ngroups; ++i, out += 16) {
-    __m256i x[4];
-    philox8(u, g0 + i, x);
+void chis_avx2(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
+               double* out) {
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    const std::uint64_t k = 16 * (g0 + i);
+    double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      _mm256_storeu_pd(out + 8 * h,
-                       open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
-      _mm256_storeu_pd(out + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
-                                                  _mm256_extracti128_si256(hi, 1)));
+      chiz4(u, t, _mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi), k + 8 * h, o + 8 * h);
+      chiz4(u, t, _mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1), k + 8 * h + 4,
+            o + 8 * h + 4);
     }
-  }
+  });
+}
+
+void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
+  for_each_group(u, g0, ngroups, [&](std::size_t i, const __m256i* x) {
+    double* o = out + 16 * i;
+    for (int h = 0; h < 2; ++h) {
+      const __m256i lo = x[2 * h], hi = x[2 * h + 1];
+      _mm256_storeu_pd(o + 8 * h, open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
+      _mm256_storeu_pd(o + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
+                                                _mm256_extracti128_si256(hi, 1)));
+    }
+  });
 }
 
 struct CosOp {
@@ -233,44 +292,46 @@ void dots2_avx2(const double* G, std::size_t m, std::size_t d, const double* q, 
   }
 }
 
-std::size_t chi_squeeze_avx2(const double* x, const double* u, std::size_t n, double c, double a,
-                             double* out, std::uint64_t* fail) {
-  std::size_t nf = 0;
-  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
-  const __m256d vc = _mm256_set1_pd(c), va = _mm256_set1_pd(a), two_a = _mm256_set1_pd(2.0 * a);
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  for (std::size_t j = 0; j < n; j += 4) {
-    const std::size_t live = n - j >= 4 ? 4 : n - j;
-    alignas(32) double xb[4] = {0, 0, 0, 0}, ub[4] = {0, 0, 0, 0}, ob[4];
-    for (std::size_t l = 0; l < live; ++l) {
-      xb[l] = x[j + l];
-      ub[l] = u[j + l];
+void orf_args_avx2(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out) {
+  const __m256d sh = _mm256_set1_pd(shift);
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    std::size_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+      const __m256d z0 = _mm256_loadu_pd(zb + i), z1 = _mm256_loadu_pd(zb + i + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
     }
-    const __m256d X = _mm256_load_pd(xb), U = _mm256_load_pd(ub);
-    const __m256d t = _mm256_mul_pd(vc, X);
-    const __m256d v = _mm256_add_pd(one, t);
-    const __m256d v3 = _mm256_mul_pd(_mm256_mul_pd(v, v), v);
-    const __m256d x2 = _mm256_mul_pd(X, X), t2 = _mm256_mul_pd(t, t), at = _mm256_andnot_pd(sign, t);
-    const __m256d t4 = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.75), t2), t2);
-    const __m256d t5 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(1.2), t2), t2), at);
-    const __m256d lt = _mm256_sub_pd(one, _mm256_mul_pd(va, _mm256_add_pd(t4, t5)));
-    const __m256d lm = _mm256_sub_pd(one, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.0331), x2), x2));
-    const __m256d mt = _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GT_OQ), _mm256_cmp_pd(U, lm, _CMP_LT_OQ));
-    const __m256d tight = _mm256_and_pd(_mm256_cmp_pd(at, _mm256_set1_pd(0.5), _CMP_LE_OQ),
-                                        _mm256_cmp_pd(U, lt, _CMP_LT_OQ));
-    const int ok = _mm256_movemask_pd(_mm256_or_pd(mt, tight));
-    _mm256_store_pd(ob, _mm256_sqrt_pd(_mm256_mul_pd(two_a, _mm256_max_pd(v3, zero))));
-    for (std::size_t l = 0; l < live; ++l) {
-      out[j + l] = ob[l];
-      if (!(ok >> l & 1)) fail[nf++] = j + l;
+    if (i < d) {
+      alignas(32) double t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t l = 0; i + l < d; ++l) t[l] = zb[i + l];
+      const __m256d z0 = _mm256_load_pd(t), z1 = _mm256_load_pd(t + 4);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(z0, z0));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(z1, z1));
     }
+    alignas(32) double a8[8];
+    _mm256_store_pd(a8, a0);
+    _mm256_store_pd(a8 + 4, a1);
+    const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
+    const double sc = s / __builtin_sqrt(ss);
+    const __m256d scale = _mm256_set1_pd(sc);
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    double* ob = out + b0;
+    const double* cb = chi + b0;
+    std::size_t r = 0;
+    for (; r + 4 <= m; r += 4) {
+      const __m256d w = _mm256_mul_pd(_mm256_mul_pd(scale, _mm256_loadu_pd(cb + r)), _mm256_loadu_pd(zb + r));
+      _mm256_storeu_pd(ob + r, _mm256_sub_pd(w, sh));
+    }
+    for (; r < m; ++r) ob[r] = (sc * cb[r]) * zb[r] - shift;
   }
-  return nf;
 }
 
-const Kernels kAvx2{Isa::avx2,   "avx2",       &normals_avx2,     &uniforms_avx2,
-                    &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2, &cos_avx2,
-                    &dots2_avx2, &chi_squeeze_avx2};
+const Kernels kAvx2{Isa::avx2,     "avx2",        &normals_avx2,     &chis_avx2,
+                    &uniforms_avx2,    &sum_cos_avx2, &sum_exp_avx2,     &sum_cos_cos_avx2,
+                    &cos_avx2,         &dots2_avx2,   &orf_args_avx2};
 
 }  // namespace
 

@@ -109,6 +109,7 @@ struct Rejections {
   double v[kCap];
   unsigned layer[kCap];
   unsigned n = 0;
+  const ChiTables* chi = nullptr;  ///< χ draws (Kernels::chis) instead of normals
   void flush(const PhiloxUnit& u, const KeySchedule& ks, std::uint64_t k_first, double* out_first) {
     for (unsigned i = 0; i < n; i += 8) {
       const auto live = static_cast<__mmask8>(n - i >= 8 ? 0xFFu : (1u << (n - i)) - 1u);
@@ -126,7 +127,9 @@ struct Rejections {
                                         static_cast<std::uint32_t>(w[1][l]),
                                         static_cast<std::uint32_t>(w[2][l]),
                                         static_cast<std::uint32_t>(w[3][l])};
-        out_first[k[i + l] - k_first] = u.slow_normal(u, k[i + l], v[i + l], layer[i + l], first);
+        out_first[k[i + l] - k_first] =
+            chi != nullptr ? chi->slow(u, chi->self, k[i + l], v[i + l], layer[i + l], first)
+                           : u.slow_normal(u, k[i + l], v[i + l], layer[i + l], first);
       }
     }
     n = 0;
@@ -152,8 +155,10 @@ constexpr std::size_t kBatchGroups = 32;
 
 /// The rejected lanes of nzig zig8 calls (draws k0 .. k0 + 8 nzig − 1, written at out[0..]).
 void complete_batch(const PhiloxUnit& u, const KeySchedule& ks, const std::uint64_t* w,
-                    const unsigned char* bad, std::size_t nzig, std::uint64_t k0, double* out) {
+                    const unsigned char* bad, std::size_t nzig, std::uint64_t k0, double* out,
+                    const ChiTables* chi = nullptr) {
   Rejections rej;
+  rej.chi = chi;
   for (std::size_t z = 0; z < nzig; ++z) {
     unsigned m = bad[z];
     while (m != 0) {
@@ -163,7 +168,7 @@ void complete_batch(const PhiloxUnit& u, const KeySchedule& ks, const std::uint6
       rej.k[rej.n] = k0 + 8 * z + l;
       // rng::to_open_signed_unit (exact: the same value as signed_unit)
       rej.v[rej.n] = static_cast<double>(static_cast<long long>(word) >> 11) * 0x1.0p-52 + 0x1.0p-53;
-      rej.layer[rej.n] = static_cast<unsigned>(word & 0xFF);
+      rej.layer[rej.n] = static_cast<unsigned>(word & (chi != nullptr ? kChiLayers - 1 : 0xFF));
       if (++rej.n == Rejections::kCap) rej.flush(u, ks, k0, out);
     }
   }
@@ -195,6 +200,51 @@ void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, 
       zig8(u, words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
     }
     complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout);
+  }
+}
+
+/// The χ ziggurat's fast path on 8 draw words (as zig8): r = c + s h if lo < s < hi.
+inline void chiz8(const ChiTables& t, __m512i w, double* out, std::uint64_t* wsave,
+                  unsigned char* badsave) {
+  const __m512d s = signed_unit(w);
+  const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(kChiLayers - 1));
+  const __m512d c = _mm512_i64gather_pd(layer, t.c, 8);
+  const __m512d h = _mm512_i64gather_pd(layer, t.h, 8);
+  const __m512i rho = _mm512_i64gather_epi64(layer, reinterpret_cast<const long long*>(t.rho), 8);
+  const __m512d lo = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(rho)));
+  const __m512d hi = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(rho, 32))));
+  const __mmask8 ok = _mm512_cmp_pd_mask(s, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(s, hi, _CMP_LT_OQ);
+  _mm512_storeu_pd(out, _mm512_add_pd(c, _mm512_mul_pd(s, h)));
+  _mm512_store_si512(wsave, w);
+  *badsave = static_cast<unsigned char>(~ok);
+}
+
+void chis_avx512(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
+                 double* out) {
+  const KeySchedule ks(u);
+  alignas(64) std::uint64_t wsave[kBatchGroups * 16];
+  unsigned char bad[kBatchGroups * 2];
+  for (std::size_t b = 0; b < ngroups; b += kBatchGroups) {
+    const std::size_t nb = ngroups - b < kBatchGroups ? ngroups - b : kBatchGroups;
+    double* const bout = out + 16 * b;
+    std::size_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+      __m512i x[2][4];
+      philox<2>(u, ks, g0 + b + i, x);
+      for (std::size_t n = 0; n < 2; ++n) {
+        const std::size_t zi = 2 * (i + n);
+        chiz8(t, words(x[n][0], x[n][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+        chiz8(t, words(x[n][2], x[n][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+      }
+    }
+    if (i < nb) {
+      __m512i x[1][4];
+      philox<1>(u, ks, g0 + b + i, x);
+      const std::size_t zi = 2 * i;
+      chiz8(t, words(x[0][0], x[0][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+      chiz8(t, words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+    }
+    complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout, &t);
   }
 }
 
@@ -287,41 +337,57 @@ void dots2_avx512(const double* G, std::size_t m, std::size_t d, const double* q
   }
 }
 
-std::size_t chi_squeeze_avx512(const double* x, const double* u, std::size_t n, double c,
-                               double a, double* out, std::uint64_t* fail) {
-  std::size_t nf = 0;
-  const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
-  const __m512d vc = _mm512_set1_pd(c), va = _mm512_set1_pd(a), two_a = _mm512_set1_pd(2.0 * a);
-  for (std::size_t j = 0; j < n; j += 8) {
-    const auto live = static_cast<__mmask8>(n - j >= 8 ? 0xFFu : (1u << (n - j)) - 1u);
-    const __m512d X = _mm512_maskz_loadu_pd(live, x + j), U = _mm512_maskz_loadu_pd(live, u + j);
-    const __m512d t = _mm512_mul_pd(vc, X);
-    const __m512d v = _mm512_add_pd(one, t);
-    const __m512d v3 = _mm512_mul_pd(_mm512_mul_pd(v, v), v);
-    const __m512d x2 = _mm512_mul_pd(X, X), t2 = _mm512_mul_pd(t, t), at = _mm512_abs_pd(t);
-    const __m512d t4 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.75), t2), t2);
-    const __m512d t5 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(1.2), t2), t2), at);
-    const __m512d lt = _mm512_sub_pd(one, _mm512_mul_pd(va, _mm512_add_pd(t4, t5)));
-    const __m512d lm = _mm512_sub_pd(one, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.0331), x2), x2));
-    const __mmask8 mt = _mm512_cmp_pd_mask(v, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(U, lm, _CMP_LT_OQ);
-    const __mmask8 tight = _mm512_cmp_pd_mask(at, _mm512_set1_pd(0.5), _CMP_LE_OQ) &
-                           _mm512_cmp_pd_mask(U, lt, _CMP_LT_OQ);
-    const __m512d o = _mm512_sqrt_pd(_mm512_mul_pd(two_a, _mm512_max_pd(v3, zero)));
-    _mm512_mask_storeu_pd(out + j, live, o);
-    const auto bad = static_cast<__mmask8>(~(mt | tight) & live);
-    if (bad) {
-      const __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j)),
-                                           _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-      _mm512_mask_compressstoreu_epi64(fail + nf, bad, idx);
-      nf += static_cast<std::size_t>(__builtin_popcount(bad));
+void orf_args_avx512(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                     double shift, double* out) {
+  const __m512d sh = _mm512_set1_pd(shift);
+  // Up to 64 blocks at a time: first their scales (independent chains, so the sums, square roots
+  // and divisions of different blocks overlap), then the arguments.
+  constexpr std::size_t kBlocks = 64;
+  double scales[kBlocks];
+  for (std::size_t g0 = 0; g0 < n; g0 += kBlocks * d) {
+    const std::size_t g1 = n - g0 < kBlocks * d ? n : g0 + kBlocks * d;
+    for (std::size_t b0 = g0, b = 0; b0 < g1; b0 += d, ++b) {
+      const double* zb = z + b0;
+      __m512d acc = _mm512_setzero_pd();
+      std::size_t i = 0;
+      for (; i + 8 <= d; i += 8) {
+        const __m512d zv = _mm512_loadu_pd(zb + i);
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
+      }
+      if (i < d) {
+        const auto live = static_cast<__mmask8>((1u << (d - i)) - 1u);
+        const __m512d zv = _mm512_maskz_loadu_pd(live, zb + i);  // dead lanes: 0·0 = +0.0
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(zv, zv));
+      }
+      alignas(64) double a8[8];
+      _mm512_store_pd(a8, acc);
+      const double ss = ((a8[0] + a8[4]) + (a8[2] + a8[6])) + ((a8[1] + a8[5]) + (a8[3] + a8[7]));
+      scales[b] = s / __builtin_sqrt(ss);
+    }
+    for (std::size_t b0 = g0, b = 0; b0 < g1; b0 += d, ++b) {
+      const __m512d scale = _mm512_set1_pd(scales[b]);
+      const std::size_t m = n - b0 < d ? n - b0 : d;
+      const double* zb = z + b0;
+      double* ob = out + b0;
+      const double* cb = chi + b0;
+      std::size_t r = 0;
+      for (; r + 8 <= m; r += 8) {
+        const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_loadu_pd(cb + r)), _mm512_loadu_pd(zb + r));
+        _mm512_storeu_pd(ob + r, _mm512_sub_pd(w, sh));
+      }
+      if (r < m) {
+        const auto live = static_cast<__mmask8>((1u << (m - r)) - 1u);
+        const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_maskz_loadu_pd(live, cb + r)),
+                                        _mm512_maskz_loadu_pd(live, zb + r));
+        _mm512_mask_storeu_pd(ob + r, live, _mm512_sub_pd(w, sh));
+      }
     }
   }
-  return nf;
 }
 
-const Kernels kAvx512{Isa::avx512,     "avx512",       &normals_avx512,     &uniforms_avx512,
-                      &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512, &cos_avx512,
-                      &dots2_avx512, &chi_squeeze_avx512};
+const Kernels kAvx512{Isa::avx512,     "avx512",        &normals_avx512,     &chis_avx512,
+                      &uniforms_avx512,    &sum_cos_avx512, &sum_exp_avx512,     &sum_cos_cos_avx512,
+                      &cos_avx512,         &dots2_avx512,   &orf_args_avx512};
 
 }  // namespace
 

@@ -311,71 +311,48 @@ double sum_squares(const double* x, std::size_t n) {
   return (s[0] + s[2]) + (s[1] + s[3]);
 }
 
-/// χ_d norms of one trial's orthogonal blocks: sqrt(2 G), G ~ Gamma(d/2) by Marsaglia & Tsang
-/// (2000) — one normal and one uniform per norm, read in bulk from the trial's `chi` and
-/// `chi_uniform` streams; a rejected norm (rare: < 1 % for d ≥ 2, < 0.1 % for d ≥ 8) reads its
-/// retries from the same streams, after the bulk. The sequence is a pure function of
-/// (seed, trial) since the rows are always processed in the same order. d = 1: χ_1 = |N(0, 1)|.
+/// χ_d norms of one trial's orthogonal blocks: norm R = χ_d number R of the trial's `chi` stream,
+/// from the χ_d ziggurat (rng.hpp ChiZiggurat; d = 1: |normal number R|), so every norm is a pure
+/// function of (seed, trial, R). Bulk reads run the vector kernels on whole groups of 16 draws.
 class ChiSampler {
  public:
   /// χ_d norms, up to `capacity` per call of next().
-  ChiSampler(std::uint64_t seed, std::uint64_t index, std::size_t d, std::size_t capacity)
-      : seed_(seed), normals_(seed, rng::StreamId::chi, index),
-        uniforms_(seed, rng::StreamId::chi_uniform, index), d_(d),
-        shape_(0.5 * static_cast<double>(d) - 1.0 / 3.0), c_(1.0 / std::sqrt(9.0 * shape_)),
-        x_(capacity), u_(capacity), fail_(capacity) {}
-
-  /// Start over on the streams of trial `index` (keeps the buffers).
-  void reset(std::uint64_t index) {
-    normals_ = rng::Stream(seed_, rng::StreamId::chi, index);
-    uniforms_ = rng::Stream(seed_, rng::StreamId::chi_uniform, index);
+  ChiSampler(std::uint64_t seed, std::size_t d, std::size_t capacity)
+      : seed_(seed), d_(d), buf_(capacity + 32) {
+    if (d >= 2) tables_ = rng::ChiZiggurat::get(d).tables();
   }
 
-  /// out[0..m) = the next m norms (m ≤ capacity).
+  /// Start trial `index` at row 0 (keeps the buffers).
+  void reset(std::uint64_t index) {
+    unit_ = rng::make_unit(seed_, rng::StreamId::chi, index);
+    row_ = 0;
+  }
+
+  /// out[0..m) = the norms of the next m rows (m ≤ capacity).
   void next(double* out, std::size_t m) {
-    normals_.normals(x_.data(), m);
+    const simd::Kernels& kern = simd::kernels();
+    const std::uint64_t g0 = row_ / 16, g1 = (row_ + m + 15) / 16;  // whole groups
+    const auto ng = static_cast<std::size_t>(g1 - g0);
+    const auto first = static_cast<std::size_t>(row_ - 16 * g0);
     if (d_ == 1) {
-      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(x_[r]);
-      return;
+      kern.normals(unit_, g0, ng, buf_.data());
+      for (std::size_t r = 0; r < m; ++r) out[r] = std::fabs(buf_[first + r]);
+    } else if (first == 0 && m % 16 == 0) {
+      kern.chis(unit_, tables_, g0, ng, out);
+    } else {
+      kern.chis(unit_, tables_, g0, ng, buf_.data());
+      std::copy(buf_.data() + first, buf_.data() + first + m, out);
     }
-    uniforms_.uniforms(u_.data(), m);
-    // Pass 1, branch-free (simd::Kernels::chi_squeeze): a squeeze accepts almost every row. The
-    // exact test is log u < x²/2 + a (1 − v + log v), v = (1 + t)³, t = c x. As log u ≤ u − 1,
-    // u − 1 < L with any L ≤ that bound suffices. Marsaglia–Tsang's L = −0.0331 x⁴ fails ~10 %
-    // of the rows for large a; a tighter one: for |t| ≤ ½,
-    //   log(1 + t) ≥ t − t²/2 + t³/3 − t⁴/4 − 0.4 |t|⁵
-    // (alternating series for t ≥ 0; for t < 0 the tail Σ_{n≥5} |t|ⁿ/n ≤ |t|⁵/(5(1 − |t|))), and
-    // with 9 a c² = 1 the t, t² and t³ terms cancel exactly: L = −a (0.75 t⁴ + 1.2 |t|⁵), which
-    // fails ~0.1 % of the rows at d = 64. Pass 2 finishes the rest exactly (same x, u, then retries).
-    const std::size_t nfail =
-        simd::kernels().chi_squeeze(x_.data(), u_.data(), m, c_, shape_, out, fail_.data());
-    for (std::size_t i = 0; i < nfail; ++i) {
-      const std::size_t r = static_cast<std::size_t>(fail_[i]);
-      double x = x_[r], u = u_[r];
-      for (;;) {
-        double v = 1.0 + c_ * x;
-        if (v > 0) {
-          v = v * v * v;
-          const double x2 = x * x;
-          if (u < 1.0 - 0.0331 * x2 * x2 ||
-              std::log(u) < 0.5 * x2 + shape_ * (1.0 - v + std::log(v))) {
-            out[r] = std::sqrt(2.0 * shape_ * v);
-            break;
-          }
-        }
-        x = normals_.normal();
-        u = uniforms_.uniform();
-      }
-    }
+    row_ += m;
   }
 
  private:
   std::uint64_t seed_;
-  rng::Stream normals_, uniforms_;
   std::size_t d_;
-  double shape_, c_;
-  std::vector<double> x_, u_;
-  std::vector<std::uint64_t> fail_;
+  simd::ChiTables tables_{};
+  simd::PhiloxUnit unit_{};
+  std::uint64_t row_ = 0;
+  std::vector<double> buf_;
 };
 
 }  // namespace
@@ -430,7 +407,7 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
       mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
         const simd::Kernels& kern = simd::kernels();
         std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
-        ChiSampler chis(opt.seed, begin, d, nb * d);
+        ChiSampler chis(opt.seed, d, nb * d);
         for (std::size_t t = begin; t < end; ++t) {
           rng::Stream dir(opt.seed, rng::StreamId::projected, t);
           rng::Stream phases(opt.seed, rng::StreamId::phase, t);
@@ -441,43 +418,40 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
             const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
             dir.normals(z.data(), blocks * per);
             chis.next(chi.data(), M);
-            if (rp) phases.uniforms(beta.data(), M);
+            if (!rp) {
+              // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
+              const bool pos = est == Estimator::positive;
+              kern.orf_args(z.data(), chi.data(), d, M, s, pos ? half_n : 0.0, x.data());
+              if (pos) {
+                kern.sum_exp(x.data(), M, acc);
+              } else {
+                kern.sum_cos(x.data(), M, acc);
+              }
+              continue;
+            }
+            phases.uniforms(beta.data(), M);
             for (std::size_t bl = 0; bl < blocks; ++bl) {
               const std::size_t r0 = bl * d, m = std::min(d, M - r0);
               double* z1 = z.data() + bl * per;
               const double n1 = std::sqrt(sum_squares(z1, d));
-              if (rp) {
-                // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
-                double* z2 = z1 + d;
-                double az = 0;
-                for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
-                double n2 = 0;
-                for (std::size_t r = 0; r < d; ++r) {
-                  z2[r] = z2[r] - az * (z1[r] / n1);
-                  n2 += z2[r] * z2[r];
-                }
-                n2 = std::sqrt(n2);
-                const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
-                for (std::size_t r = 0; r < m; ++r) {
-                  const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r0 + r];
-                  x[r0 + r] = c11 * chi[r0 + r] * ar + b;
-                  y[r0 + r] = chi[r0 + r] * (c21 * ar + c22 * br) + b;
-                }
-              } else {
-                const double scale = s / n1;
-                for (std::size_t r = 0; r < m; ++r) x[r0 + r] = scale * chi[r0 + r] * z1[r];
-                if (est == Estimator::positive) {
-                  for (std::size_t r = 0; r < m; ++r) x[r0 + r] = x[r0 + r] - half_n;
-                }
+              // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
+              double* z2 = z1 + d;
+              double az = 0;
+              for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
+              double n2 = 0;
+              for (std::size_t r = 0; r < d; ++r) {
+                z2[r] = z2[r] - az * (z1[r] / n1);
+                n2 += z2[r] * z2[r];
+              }
+              n2 = std::sqrt(n2);
+              const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
+              for (std::size_t r = 0; r < m; ++r) {
+                const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r0 + r];
+                x[r0 + r] = c11 * chi[r0 + r] * ar + b;
+                y[r0 + r] = chi[r0 + r] * (c21 * ar + c22 * br) + b;
               }
             }
-            if (rp) {
-              kern.sum_cos_cos(x.data(), y.data(), M, acc);
-            } else if (est == Estimator::positive) {
-              kern.sum_exp(x.data(), M, acc);
-            } else {
-              kern.sum_cos(x.data(), M, acc);
-            }
+            kern.sum_cos_cos(x.data(), y.data(), M, acc);
           }
           out[t] = finish(acc);
         }

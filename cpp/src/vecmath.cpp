@@ -72,21 +72,32 @@ void cos_scalar(const double* x, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
 }
 
-std::size_t chi_squeeze_scalar(const double* x, const double* u, std::size_t n, double c,
-                               double a, double* out, std::uint64_t* fail) {
-  std::size_t nf = 0;
-  const double two_a = 2.0 * a;
-  for (std::size_t j = 0; j < n; ++j) {
-    const double t = c * x[j];
-    const double v = 1.0 + t;
-    const double v3 = v * v * v;
-    const double x2 = x[j] * x[j], t2 = t * t, at = std::fabs(t);
-    const bool mt = (v > 0) & (u[j] < 1.0 - 0.0331 * x2 * x2);
-    const bool tight = (at <= 0.5) & (u[j] < 1.0 - a * (0.75 * t2 * t2 + 1.2 * t2 * t2 * at));
-    out[j] = std::sqrt(two_a * (v3 > 0 ? v3 : 0.0));
-    if (!(mt | tight)) fail[nf++] = j;
+void chis_scalar(const PhiloxUnit& unit, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
+                 double* out) {
+  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t draw, std::uint64_t w) {
+    const double s = rng::to_open_signed_unit(w);
+    const auto layer = static_cast<unsigned>(w & (kChiLayers - 1));
+    float lo = 0, hi = 0;
+    const auto lo32 = static_cast<std::uint32_t>(t.rho[layer]);
+    const auto hi32 = static_cast<std::uint32_t>(t.rho[layer] >> 32);
+    std::memcpy(&lo, &lo32, 4);
+    std::memcpy(&hi, &hi32, 4);
+    out[o] = (s > static_cast<double>(lo)) & (s < static_cast<double>(hi))
+                 ? t.c[layer] + s * t.h[layer]
+                 : t.slow(unit, t.self, draw, s, layer, nullptr);
+  });
+}
+
+void orf_args_scalar(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                     double shift, double* out) {
+  for (std::size_t b0 = 0; b0 < n; b0 += d) {
+    const double* zb = z + b0;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    sum8(d, acc, [zb](std::size_t i) { return zb[i] * zb[i]; });
+    const double scale = s / std::sqrt(reduce8(acc));
+    const std::size_t m = n - b0 < d ? n - b0 : d;
+    for (std::size_t r = 0; r < m; ++r) out[b0 + r] = (scale * chi[b0 + r]) * zb[r] - shift;
   }
-  return nf;
 }
 
 void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
@@ -112,9 +123,9 @@ void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q
   }
 }
 
-const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar, &uniforms_scalar,
-                      &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar, &cos_scalar,
-                      &dots2_scalar, &chi_squeeze_scalar};
+const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar,     &chis_scalar,
+                      &uniforms_scalar,    &sum_cos_scalar, &sum_exp_scalar,     &sum_cos_cos_scalar,
+                      &cos_scalar,         &dots2_scalar,   &orf_args_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY

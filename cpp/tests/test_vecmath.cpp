@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <boost/math/special_functions/gamma.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -126,26 +129,92 @@ TEST(Vecmath, StreamBulkAndSingleReadsAgree) {
   EXPECT_EQ(a.uniform(), rng::uniform_at(unit, 38));
 }
 
-TEST(Vecmath, ChiSqueezeIsBitIdenticalAcrossPaths) {
-  for (double d : {2.0, 5.0, 64.0}) {
-    const double a = 0.5 * d - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * a);
-    const std::size_t n = 1003;
-    std::vector<double> x(n), u(n);
-    rng::Stream sx(3, rng::StreamId::chi, 1), su(3, rng::StreamId::chi_uniform, 1);
-    sx.normals(x.data(), n);
-    su.uniforms(u.data(), n);
-    std::vector<double> ref(n);
-    std::vector<std::uint64_t> fref(n);
-    const std::size_t nref =
-        simd::kernels(simd::Isa::scalar).chi_squeeze(x.data(), u.data(), n, c, a, ref.data(), fref.data());
-    EXPECT_LT(nref, d > 10 ? n / 50 : n / 2);  // the tight squeeze accepts almost all at d = 64
+TEST(Vecmath, ChiZigguratTablesAreConsistent) {
+  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{1000}}) {
+    const auto& z = rng::ChiZiggurat::get(d);
+    constexpr int n = rng::ChiZiggurat::kLayers;
+    EXPECT_LT(z.y[n - 1], 1.0);
+    EXPECT_GE(z.y[n], 1.0);  // the top box covers the mode
+    for (int i = 1; i < n; ++i) {
+      // equal areas; the box [c − h, c + h] is the level set of y[i]
+      EXPECT_NEAR((z.y[i + 1] - z.y[i]) * 2 * z.h[i] / z.V, 1.0, 1e-12) << "d=" << d << " i=" << i;
+      EXPECT_NEAR(z.log_f(z.c[i] - z.h[i]), std::log(z.y[i]), 1e-9 * (1 + std::fabs(std::log(z.y[i]))));
+      EXPECT_NEAR(z.log_f(z.c[i] + z.h[i]), std::log(z.y[i]), 1e-9 * (1 + std::fabs(std::log(z.y[i]))));
+    }
+    EXPECT_NEAR(z.log_f(z.L1), std::log(z.y[1]), 1e-9 * std::fabs(std::log(z.y[1])));
+    EXPECT_NEAR(z.log_f(z.R1), std::log(z.y[1]), 1e-9 * std::fabs(std::log(z.y[1])));
+  }
+  EXPECT_THROW(rng::ChiZiggurat(1), std::invalid_argument);
+}
+
+TEST(Vecmath, ChisAreBitIdenticalOnEveryPathAndEqualChiAt) {
+  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{64}, std::size_t{300}}) {
+    const auto& z = rng::ChiZiggurat::get(d);
+    const auto unit = rng::make_unit(14, rng::StreamId::chi, d);
+    const std::size_t ng = 70;  // 1120 draws: more than one batch of the AVX-512 kernel
     for (auto isa : available()) {
-      std::vector<double> out(n);
-      std::vector<std::uint64_t> f(n);
-      const std::size_t nf = simd::kernels(isa).chi_squeeze(x.data(), u.data(), n, c, a, out.data(), f.data());
-      ASSERT_EQ(nf, nref) << simd::isa_name(isa);
-      EXPECT_EQ(out, ref) << simd::isa_name(isa);
-      for (std::size_t i = 0; i < nf; ++i) EXPECT_EQ(f[i], fref[i]);
+      std::vector<double> out(16 * ng);
+      simd::kernels(isa).chis(unit, z.tables(), 3, ng, out.data());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        ASSERT_EQ(out[i], rng::chi_at(unit, z, 48 + i)) << simd::isa_name(isa) << " d=" << d << " " << i;
+      }
+    }
+  }
+}
+
+TEST(Vecmath, ChiZigguratDrawsTheChiDistribution) {
+  // Kolmogorov–Smirnov against P(χ_d ≤ r) = P(d/2, r²/2), the mean, and the probability of the
+  // tails (the slow path's exponential-envelope samplers) against their exact values.
+  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{257}}) {
+    const auto& z = rng::ChiZiggurat::get(d);
+    const auto unit = rng::make_unit(15, rng::StreamId::chi, d);
+    const std::size_t n = 16 * 25000;
+    std::vector<double> r(n);
+    simd::kernels().chis(unit, z.tables(), 0, n / 16, r.data());
+    std::sort(r.begin(), r.end());
+    const double a = 0.5 * static_cast<double>(d);
+    double dmax = 0, sum = 0;
+    std::size_t below = 0, above = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_GT(r[i], 0.0);
+      const double F = boost::math::gamma_p(a, 0.5 * r[i] * r[i]);
+      dmax = std::max({dmax, std::fabs(F - static_cast<double>(i) / n), std::fabs(F - static_cast<double>(i + 1) / n)});
+      sum += r[i];
+      below += r[i] < z.L1;
+      above += r[i] > z.R1;
+    }
+    EXPECT_LT(dmax, 1.95 / std::sqrt(static_cast<double>(n))) << "d=" << d;  // p ≈ 0.001
+    const double mean = std::sqrt(2.0) * std::exp(std::lgamma(a + 0.5) - std::lgamma(a));
+    const double sd = std::sqrt(static_cast<double>(d) - mean * mean);
+    EXPECT_NEAR(sum / n, mean, 5 * sd / std::sqrt(static_cast<double>(n))) << "d=" << d;
+    for (auto [count, p] : {std::pair<std::size_t, double>{below, boost::math::gamma_p(a, 0.5 * z.L1 * z.L1)},
+                            std::pair<std::size_t, double>{above, boost::math::gamma_q(a, 0.5 * z.R1 * z.R1)}}) {
+      EXPECT_NEAR(static_cast<double>(count), n * p, 5 * std::sqrt(n * p) + 3) << "d=" << d;
+    }
+  }
+}
+
+TEST(Vecmath, OrfArgsAreBitIdenticalAcrossPaths) {
+  for (std::size_t d : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
+    for (std::size_t n : {d, 3 * d, 3 * d - (d + 1) / 2}) {
+      const std::size_t blocks = (n + d - 1) / d;
+      std::vector<double> z(blocks * d), chi(n);
+      rng::Stream s(5, rng::StreamId::projected, d);
+      s.normals(z.data(), z.size());
+      s.uniforms(chi.data(), n);
+      std::vector<double> ref(n);
+      simd::kernels(simd::Isa::scalar).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, ref.data());
+      for (std::size_t j = 0; j < n; ++j) {
+        long double ss = 0;
+        for (std::size_t i = 0; i < d; ++i) ss += static_cast<long double>(z[j / d * d + i]) * z[j / d * d + i];
+        const double e = static_cast<double>(1.7L * chi[j] * z[j] / std::sqrt(ss) - 0.25L);
+        EXPECT_NEAR(ref[j], e, 1e-14 * (1 + std::fabs(e)));
+      }
+      for (auto isa : available()) {
+        std::vector<double> out(n);
+        simd::kernels(isa).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, out.data());
+        EXPECT_EQ(out, ref) << simd::isa_name(isa) << " d=" << d << " n=" << n;
+      }
     }
   }
 }

@@ -25,8 +25,11 @@
 ///               draw k: counter {k mod 2^32, 2^31 | stream << 24 | j << 16 | k >> 32, index...},
 ///               j = 0, 1, ... (wrapping after 256 Philox calls, i.e. 512 words: never reached in
 ///               practice, and still deterministic).
+///   χ_d k     = the χ_d ziggurat (ChiZiggurat below, d ≥ 2) on w: layer i = w & 1023, s as v
+///               above; r = c[i] + s·h[i] if s lies in the layer's fast interval (99.6 % of draws),
+///               else the exact completion on draw k's private sub-stream, as for normals.
 ///
-/// So the k-th normal of a unit is a pure function of (seed, stream, index, k): a rejection never
+/// So the k-th normal (or χ_d) of a unit is a pure function of (seed, stream, index, k): a rejection never
 /// shifts the later draws, the vector kernels compute 16 draws at once in any order, and a trial's
 /// numbers never depend on the thread that computes it, the number of threads, the block size or
 /// the instruction set (vecmath.hpp: bit-identical on the scalar, AVX2 and AVX-512 paths).
@@ -50,8 +53,7 @@ enum class StreamId : std::uint32_t {
   omega = 0,        ///< full-mode frequency rows (and their orthogonal-block norms)
   phase = 1,        ///< random phases β of the random-phase estimator
   projected = 2,    ///< scalar / 2-D projections in projected mode (ORF: the block directions)
-  chi = 3,          ///< projected ORF: normals of the χ_d norms' gamma sampler
-  chi_uniform = 4,  ///< projected ORF: uniforms of the gamma sampler's acceptance test
+  chi = 3,          ///< projected ORF: the χ_d norms (ChiZiggurat; d = 1: |normal|)
   bench = 127,      ///< benchmarks of the primitives (bench_limit.py)
 };
 
@@ -99,6 +101,47 @@ struct ZigguratTables {
     return tables;
   }
 };
+
+/// A ziggurat for the χ_d distribution (d ≥ 2), density ∝ r^{d−1} e^{−r²/2} on r > 0, built at
+/// run time once per d (get(d), thread-safe; ~30 ms). The density is unimodal (mode m = √(d−1))
+/// and log-concave, so the ziggurat is two-sided: with f scaled to f(m) = 1 and N = kLayers = 1024
+/// levels y_1 < ... < y_N, layer i ≥ 1 is the box [L_i, R_i] × [y_i, y_{i+1}], where
+/// f(L_i) = f(R_i) = y_i (L_i ≤ m ≤ R_i), and layer 0 the region under min(f, y_1): the rectangle
+/// [L_1, R_1] × [0, y_1] and the two tails. All N have the same area V (y_1 is solved for, and
+/// y_N ≥ 1 so the top box covers the mode). A draw picks layer i (bits 0..9 of its word) and a
+/// uniform point of its box (s, the word's top 53 bits): r = c_i + s h_i with c_i ± h_i = L_i, R_i
+/// (layer 0: r uniform on [L_1, L_1 + V/y_1], width V/y_1). If r lies in [L_{i+1}, R_{i+1}]
+/// (layer 0: r < R_1), where f ≥ y_{i+1}, r is accepted at once: the fast path, two double and
+/// one packed-float table read (its s interval rounded inwards to floats by more than the rounding
+/// of r). Otherwise (0.4 % of draws for any d) the exact completion reads the draw's private
+/// sub-stream (as the normal ziggurat, so the k-th χ of a unit is a pure function of
+/// (seed, stream, index, k)): the wedge test y < f(r) with a fresh height, or in layer 0 a tail
+/// (right with probability T_R/(T_L + T_R)) sampled exactly by rejection from the exponential
+/// tangent to log f at R_1 resp. L_1 (log-concavity: the tangent lies above); a rejected point
+/// restarts with the next word of the sub-stream. Exact in the same sense as the normal ziggurat:
+/// every layer has area V up to the rounding of the tables (built in long double).
+class ChiZiggurat {
+ public:
+  static constexpr int kLayers = static_cast<int>(simd::kChiLayers);
+  static const ChiZiggurat& get(std::size_t d);
+  explicit ChiZiggurat(std::size_t d);
+  std::size_t d;
+  double m;                         ///< the mode √(d−1)
+  double c[kLayers], h[kLayers];    ///< box centre and half-width of each layer
+  std::uint64_t rho[kLayers];       ///< fast-path s interval (lo, hi floats), inward-rounded
+  double y[kLayers + 1];            ///< y[i], y[i+1]: bottom and top of box i ≥ 1 (y[0] = 0)
+  double V;                         ///< the common area
+  double L1, R1;                    ///< the base rectangle's ends (f(L1) = f(R1) = y[1])
+  double p_right;                   ///< T_R / (T_L + T_R)
+  double slope_left, slope_right;   ///< (log f)' at L1 (> 0) and −(log f)' at R1 (> 0)
+  /// log f(r), f(m) = 1.
+  double log_f(double r) const;
+  /// The kernels' view of the tables.
+  simd::ChiTables tables() const;
+};
+
+/// χ_d number k of the unit (d ≥ 2; scalar reference, equal to what Kernels::chis computes).
+double chi_at(const simd::PhiloxUnit& unit, const ChiZiggurat& z, std::uint64_t k) noexcept;
 
 /// The counter-space address of a (seed, stream, index) unit, for the kernels of vecmath.hpp.
 simd::PhiloxUnit make_unit(std::uint64_t seed, StreamId stream, std::uint64_t index) noexcept;

@@ -20,7 +20,9 @@
 /// Accuracy and reproducibility.
 ///   * Normals and uniforms (rng.hpp) are computed with exact integer arithmetic (Philox4x32-10)
 ///     and exactly rounded conversions, and the ziggurat's fast path is one multiplication: they
-///     are bit-identical on every path. The rare rejections run one shared scalar function.
+///     are bit-identical on every path. So are the χ_d draws of the χ ziggurat (fast path
+///     c + s·h: one multiplication and one addition). The rare rejections run one shared scalar
+///     function.
 ///   * cos/exp are SLEEF's u10 functions (max error 1.0 ULP). The avx2 and avx512 versions are the
 ///     same FMA-based algorithm and give identical bits (tested); the scalar fallback (no FMA) may
 ///     differ from them by 1 ULP in a few values, so a Monte-Carlo estimate on the scalar path can
@@ -53,12 +55,32 @@ struct PhiloxUnit {
                         const std::uint32_t* first);
 };
 
+/// Layers of the χ_d ziggurat (rng.hpp ChiZiggurat): bits 0..9 of a draw's word.
+constexpr unsigned kChiLayers = 1024;
+
+/// The χ_d ziggurat of one d (rng.hpp ChiZiggurat) as the kernels read it. Draw k's word w gives
+/// the layer i = w & (kChiLayers − 1) and s = to_open_signed_unit(w) ∈ (−1, 1); if lo_i < s < hi_i (the
+/// floats of rho[i] = lo | hi << 32) the norm is c[i] + s·h[i], else slow() completes it.
+struct ChiTables {
+  const double* c;         ///< box centres (kChiLayers)
+  const double* h;         ///< box half-widths (kChiLayers)
+  const std::uint64_t* rho;  ///< fast-path intervals of s, two floats (kChiLayers)
+  const void* self;        ///< the ChiZiggurat
+  /// The exact completion of draw k after its fast path failed with (s, layer); `first` as in
+  /// PhiloxUnit::slow_normal.
+  double (*slow)(const PhiloxUnit& unit, const void* self, std::uint64_t k, double s, unsigned layer,
+                 const std::uint32_t* first);
+};
+
 /// One implementation of the hot-loop kernels. "Group" g = draws 16g .. 16g+15 of a unit.
 struct Kernels {
   Isa isa;
   const char* name;
   /// out[16 i + r] = normal number 16 (g0 + i) + r of the unit, for i < ngroups.
   void (*normals)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
+  /// out[16 i + r] = χ_d number 16 (g0 + i) + r of the unit (rng.hpp ChiZiggurat), i < ngroups.
+  void (*chis)(const PhiloxUnit& unit, const ChiTables& tables, std::uint64_t g0, std::size_t ngroups,
+               double* out);
   /// out[16 i + r] = uniform number 16 (g0 + i) + r of the unit in (0, 1), for i < ngroups.
   void (*uniforms)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
   /// acc[j mod 8] += cos(x[j]) for j < n (lanes past n add +0.0).
@@ -69,18 +91,18 @@ struct Kernels {
   void (*sum_cos_cos)(const double* a, const double* b, std::size_t n, double* acc8);
   /// out[j] = cos(x[j]) (u10).
   void (*cos)(const double* x, std::size_t n, double* out);
-  /// The branch-free pass of the χ_d sampler (rff.cpp ChiSampler; exact IEEE operations in a
-  /// fixed order, identical on every path): with t = c x[j], v = (1 + t)³,
-  ///   out[j] = sqrt(two_a · max(v, 0)),
-  ///   accepted iff (1 + t > 0 and u[j] < 1 − 0.0331 x⁴) or (|t| ≤ ½ and u[j] < 1 − a (0.75 t⁴ + 1.2 |t|⁵)).
-  /// The indices of the rows not accepted go to fail[0..returned count).
   /// The projections of m rows of G (row-major m×d) onto q and k: pq[r] = Σ_i G[r d + i] q[i],
   /// pk[r] likewise; term i goes to accumulator i mod 8 (multiply, then add: no FMA), reduced as
   /// reduce8 — the same bits on every path.
   void (*dots2)(const double* G, std::size_t m, std::size_t d, const double* q, const double* k,
                 double* pq, double* pk);
-  std::size_t (*chi_squeeze)(const double* x, const double* u, std::size_t n, double c, double a,
-                             double* out, std::uint64_t* fail);
+  /// Projected ORF arguments of n features in blocks of d (feature j in block b = j / d; the
+  /// direction normals of block b are z[b d .. b d + d), all of them, also past n): with
+  /// n_b = sqrt(Σ_i z[b d + i]²) (term i to accumulator i mod 8, dead lanes +0.0, reduce8),
+  ///   out[j] = ((s / n_b) · chi[j]) · z[j] − shift
+  /// (the same IEEE operations on every path: bit-identical).
+  void (*orf_args)(const double* z, const double* chi, std::size_t d, std::size_t n, double s,
+                   double shift, double* out);
 };
 
 /// The fixed reduction of 8 accumulators: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)).
