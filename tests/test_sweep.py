@@ -200,6 +200,17 @@ def test_a_closed_client_is_rejected() -> None:
         sweep.run("window_merit", {"window": ["hann"]}, backend=c, progress=False)
 
 
+def test_a_cluster_without_workers_is_an_error_after_a_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(_backends, "WORKER_WAIT_SECONDS", 1.0)
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cl, \
+            distributed.Client(cl) as c:
+        t = time.monotonic()
+        with pytest.raises(RuntimeError, match="no Dask worker joined the cluster within 1 s"):
+            sweep.run("window_merit", {"window": ["hann"]}, backend=c, progress=False)
+        assert time.monotonic() - t < 30
+
+
 def test_dask_backend_by_name_uses_the_default_client(reference: pd.DataFrame, client: Any) -> None:
     df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend="dask", progress=False)
     assert_bitwise_equal(reference, df)
