@@ -175,7 +175,12 @@ void complete_batch(const PhiloxUnit& u, const KeySchedule& ks, const std::uint6
   rej.flush(u, ks, k0, out);
 }
 
-void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
+/// The batch loop of the normal and χ generators: Philox words of two groups at a time, the fast
+/// path `fast8(words, out, wsave, bad)` on each 8 of them, then the exact completion of the draws
+/// it rejected (`chi`: the χ tables, nullptr for normals).
+template <class Fast8>
+inline void zig_batches(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out,
+                        const ChiTables* chi, Fast8 fast8) {
   const KeySchedule ks(u);
   alignas(64) std::uint64_t wsave[kBatchGroups * 16];
   unsigned char bad[kBatchGroups * 2];
@@ -188,19 +193,24 @@ void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, 
       philox<2>(u, ks, g0 + b + i, x);
       for (std::size_t n = 0; n < 2; ++n) {
         const std::size_t zi = 2 * (i + n);
-        zig8(u, words(x[n][0], x[n][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
-        zig8(u, words(x[n][2], x[n][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+        fast8(words(x[n][0], x[n][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+        fast8(words(x[n][2], x[n][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
       }
     }
     if (i < nb) {
       __m512i x[1][4];
       philox<1>(u, ks, g0 + b + i, x);
       const std::size_t zi = 2 * i;
-      zig8(u, words(x[0][0], x[0][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
-      zig8(u, words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
+      fast8(words(x[0][0], x[0][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
+      fast8(words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
     }
-    complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout);
+    complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout, chi);
   }
+}
+
+void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
+  zig_batches(u, g0, ngroups, out, nullptr,
+              [&u](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) { zig8(u, w, o, ws, bad); });
 }
 
 /// The χ ziggurat's fast path on 8 draw words (as zig8): r = c + s h if lo < s < hi.
@@ -221,31 +231,8 @@ inline void chiz8(const ChiTables& t, __m512i w, double* out, std::uint64_t* wsa
 
 void chis_avx512(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
                  double* out) {
-  const KeySchedule ks(u);
-  alignas(64) std::uint64_t wsave[kBatchGroups * 16];
-  unsigned char bad[kBatchGroups * 2];
-  for (std::size_t b = 0; b < ngroups; b += kBatchGroups) {
-    const std::size_t nb = ngroups - b < kBatchGroups ? ngroups - b : kBatchGroups;
-    double* const bout = out + 16 * b;
-    std::size_t i = 0;
-    for (; i + 2 <= nb; i += 2) {
-      __m512i x[2][4];
-      philox<2>(u, ks, g0 + b + i, x);
-      for (std::size_t n = 0; n < 2; ++n) {
-        const std::size_t zi = 2 * (i + n);
-        chiz8(t, words(x[n][0], x[n][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
-        chiz8(t, words(x[n][2], x[n][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
-      }
-    }
-    if (i < nb) {
-      __m512i x[1][4];
-      philox<1>(u, ks, g0 + b + i, x);
-      const std::size_t zi = 2 * i;
-      chiz8(t, words(x[0][0], x[0][1]), bout + 8 * zi, wsave + 8 * zi, bad + zi);
-      chiz8(t, words(x[0][2], x[0][3]), bout + 8 * zi + 8, wsave + 8 * zi + 8, bad + zi + 1);
-    }
-    complete_batch(u, ks, wsave, bad, 2 * nb, 16 * (g0 + b), bout, &t);
-  }
+  zig_batches(u, g0, ngroups, out, &t,
+              [&t](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) { chiz8(t, w, o, ws, bad); });
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
