@@ -79,6 +79,20 @@ std::size_t pad_arg(py::handle obj, std::size_t N, const char* func) {
 /// Finite real frequencies of any shape (empty allowed: an empty result).
 darray freqs_arg(py::handle obj, const char* func) { return real_array(obj, func, "freqs_bins"); }
 
+/// `fn(x)` at every frequency x of `freqs`, written into `out` (a new array shaped like `freqs`).
+/// Safe without the GIL: reads `freqs`, writes only `out`.
+template <class Out, class Fn>
+Out map_freqs(const darray& freqs, Out out, Fn fn) {
+  auto* po = out.mutable_data();
+  const double* pf = freqs.data();
+  const auto F = static_cast<std::size_t>(freqs.size());
+  {
+    py::gil_scoped_release release;
+    for (std::size_t i = 0; i < F; ++i) po[i] = fn(pf[i]);
+  }
+  return out;
+}
+
 carray complex_like(const darray& like) { return carray(shape_of(like)); }
 
 py::list window_names() {
@@ -199,15 +213,8 @@ carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  carray out = complex_like(freqs);
-  cplx* po = out.mutable_data();
-  const double* pf = freqs.data();
-  const auto F = static_cast<std::size_t>(freqs.size());
-  {
-    // Safe without the GIL: reads `freqs`, writes only the new array `out`.
-    py::gil_scoped_release release;
-    for (std::size_t i = 0; i < F; ++i) po[i] = spectrum::ssm_spectrum(alpha, omega, N, pf[i]);
-  }
+  const carray out = map_freqs(freqs, complex_like(freqs),
+                               [&](double x) { return spectrum::ssm_spectrum(alpha, omega, N, x); });
   require_finite_result(out, f, "the spectrum", "");
   return out;
 }
@@ -218,10 +225,8 @@ darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  darray out = empty_like(freqs);
-  for (py::ssize_t i = 0; i < freqs.size(); ++i) {
-    out.mutable_data()[i] = spectrum::ssm_envelope(alpha, omega, N, freqs.data()[i]);
-  }
+  const darray out = map_freqs(freqs, empty_like(freqs),
+                               [&](double x) { return spectrum::ssm_envelope(alpha, omega, N, x); });
   require_finite_result(out, f, "the envelope", "");
   return out;
 }
@@ -234,10 +239,8 @@ carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_
   const double T = real_scalar(T_o, f, "T");
   if (!(T > 0)) value_error(f, "T", "must be > 0", T_o);
   const darray freqs = freqs_arg(freqs_o, f);
-  carray out = complex_like(freqs);
-  for (py::ssize_t i = 0; i < freqs.size(); ++i) {
-    out.mutable_data()[i] = spectrum::continuous_spectrum(alpha, omega, T, freqs.data()[i]);
-  }
+  const carray out = map_freqs(freqs, complex_like(freqs),
+                               [&](double x) { return spectrum::continuous_spectrum(alpha, omega, T, x); });
   require_finite_result(out, f, "the transform", "frequencies this large lose all phase precision");
   return out;
 }

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
 
 __all__ = [
     "linear_attention",
@@ -31,10 +31,6 @@ __all__ = [
     "softmax_attention",
 ]
 
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-ComplexArray = npt.NDArray[np.complex128]
-Layout = Literal["interleaved", "half"]
 Direct = Literal["direct", "recurrent"]
 
 

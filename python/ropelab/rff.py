@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, FloatArray
 from ropelab._validation import scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
@@ -32,8 +32,6 @@ __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_
 Estimator = Literal["trig", "random_phase", "positive"]
 Convention = Literal["conjugate", "literal"]
 Mode = Literal["projected", "full"]
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
 
 
 def kernel(q: ArrayLike, k: ArrayLike) -> float:

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
 from ropelab._validation import scalar_or_array
 
 __all__ = [
@@ -39,11 +40,7 @@ __all__ = [
     "parity_phase_error",
 ]
 
-Layout = Literal["interleaved", "half"]
 Accumulate = Literal["float64", "float32", "wrapped"]
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-ComplexArray = npt.NDArray[np.complex128]
 
 
 def frequencies(d: int, base: float = 10000.0) -> FloatArray:

@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, ComplexArray, FloatArray
 
 __all__ = [
     "WINDOWS",
@@ -48,9 +48,6 @@ __all__ = [
     "leakage_map",
 ]
 
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-ComplexArray = npt.NDArray[np.complex128]
 
 
 def window_names() -> list[str]:

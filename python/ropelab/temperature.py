@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
+from ropelab._types import FloatArray
 from ropelab._validation import broadcast, scalar_or_array
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
 
 Estimator = rff.Estimator
 Convention = rff.Convention
-FloatArray = npt.NDArray[np.float64]
 
 
 def paper_sigma(xi: npt.ArrayLike) -> Any:

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, FloatArray, Layout
 
 __all__ = [
     "effective",
@@ -35,9 +36,6 @@ __all__ = [
     "FactorDistribution",
 ]
 
-ArrayLike = npt.ArrayLike
-FloatArray = npt.NDArray[np.float64]
-Layout = Literal["interleaved", "half"]
 
 
 def effective(

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ropelab import recurrence, rotary, transition
-from ropelab.rotary import Layout
+from ropelab._types import Layout
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260103

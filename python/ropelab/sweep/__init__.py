@@ -37,7 +37,7 @@ from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
 from ropelab.sweep._store import Store
 from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get
 
-__all__ = ["run", "load", "to_xarray", "tasks", "cell_seed", "Grid", "Task"]
+__all__ = ["run", "load", "to_xarray", "tasks", "cell_seed", "Grid", "Task", "REQUIRED"]
 
 
 def tasks() -> dict[str, Task]:
@@ -65,6 +65,12 @@ def _frame(task: Task, grid: Grid, rows: Rows) -> Any:
     for name, dtype in task.outputs:
         data[name] = np.asarray([out[name] for _, out in rows], dtype=dtype)
     return pd.DataFrame(data)
+
+
+def _attrs(grid: Grid, spec: dict[str, Any], digest: str) -> dict[str, Any]:
+    """A table's ``attrs``: what its sweep is (read from the spec the digest hashes)."""
+    return {"task": spec["task"], "axes": list(grid.names), "trials": spec["trials"], "seed": spec["seed"],
+            "ropelab": spec["ropelab"], "kernels": spec["kernels"], "digest": digest}
 
 
 def _stored_rows(store: Store, task: Task, grid: Grid) -> Rows:
@@ -202,7 +208,6 @@ def run(
             raise type(exc)(f"{exc} (cell {i}: {cell})") from None
 
     digest, spec = fingerprint(t.name, g, trials, seed, numerics())
-    attrs = {"task": t.name, "axes": list(g.names), "trials": trials, "seed": seed, "digest": digest, **numerics()}
     st = Store(store, digest, spec) if store is not None else None
     from tqdm import tqdm
 
@@ -227,7 +232,7 @@ def run(
         if opened is not None:
             opened.compact()
     df = _frame(t, g, rows).set_index("cell")
-    df.attrs.update(attrs)
+    df.attrs.update(_attrs(g, spec, digest))
     return df
 
 
@@ -258,9 +263,7 @@ def load(store: str | os.PathLike[str]) -> Any:
     g = Grid.from_spec(spec["axes"])
     rows = _stored_rows(Store(path, meta["digest"], spec), t, g)
     df = _frame(t, g, rows).set_index("cell")
-    df.attrs.update({"task": t.name, "axes": list(g.names), "trials": spec["trials"], "seed": spec["seed"],
-                     "digest": meta["digest"], "ropelab": spec["ropelab"], "kernels": spec["kernels"],
-                     "complete": len(rows) == len(g)})
+    df.attrs.update(_attrs(g, spec, meta["digest"]), complete=len(rows) == len(g))
     return df
 
 

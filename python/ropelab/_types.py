@@ -1,0 +1,14 @@
+"""Type aliases shared by the typed wrappers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+ComplexArray = npt.NDArray[np.complex128]
+#: Channel-pair layout of a rotation: pairs (2i, 2i+1) or (i, i + d/2).
+Layout = Literal["interleaved", "half"]
