@@ -108,7 +108,8 @@ def mse(
     estimator, convention : str
         See :func:`moments`.
     log : bool
-        Return ``log MSE`` computed in the log domain (finite where the MSE overflows).
+        Return ``log MSE`` computed in the log domain (finite where the MSE overflows; ``-inf``
+        where the MSE is exactly zero, e.g. ``q = k = 0``).
 
     Examples
     --------
