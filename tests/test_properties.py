@@ -15,9 +15,7 @@ from hypothesis import strategies as st
 import ropelab as rl
 
 ALLOWED = (ValueError, TypeError, MemoryError)
-# derandomized: the same 200 examples on every run (reproducible CI); no example database
-EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                    derandomize=True, database=None)
+EXAMPLES = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 DTYPES = st.sampled_from([np.float64, np.float32, np.int64, np.int8, np.uint16, np.bool_, np.complex128, np.float16])
 

@@ -574,8 +574,7 @@ def test_arbitrary_arguments_raise_only_value_or_type_errors() -> None:
                   st.dictionaries(axis_names, some, max_size=5), trials),
     )
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-              database=None)
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=cases,
            seed=st.one_of(st.integers(0, 2**64 - 1), st.integers(0, 9), st.integers(0, 99),
                           st.sampled_from([-1, 2**64, "1"])),
@@ -608,8 +607,7 @@ def test_valid_sweeps_run_and_give_finite_outputs() -> None:
         st.fixed_dictionaries({"window": st.just("ssm"), "N": st.integers(8, 128),
                                "alpha_n": st.lists(st.floats(0, 8), **unique)}))
 
-    @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-              database=None)
+    @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=st.one_of(st.tuples(st.just("rff_mse"), rff_grids, st.integers(2, 30)),
                           st.tuples(st.just("window_merit"), merit_grids, st.none())),
            seed=st.integers(0, 2**64 - 1))
