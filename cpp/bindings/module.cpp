@@ -4,10 +4,14 @@
 #ifndef ROPELAB_VERSION
 #define ROPELAB_VERSION "dev"
 #endif
+#ifndef ROPELAB_GIT_COMMIT
+#define ROPELAB_GIT_COMMIT ""
+#endif
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ropelab's compiled core (use the typed wrappers in ropelab.* instead)";
   m.attr("__version__") = ROPELAB_VERSION;
+  m.attr("__git_commit__") = ROPELAB_GIT_COMMIT;  // empty unless built from a git checkout
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");

@@ -14,6 +14,7 @@ from ropelab.claims._registry import (
     SECTIONS,
     Claim,
     ClaimResult,
+    ClaimResults,
     Evidence,
     Verdict,
     claim,
@@ -24,4 +25,4 @@ from ropelab.claims._registry import (
 # Importing the topic modules registers their claims, in report order.
 from ropelab.claims import rotations, random_features, temperature, spectra, tables  # noqa: E402,F401  isort: skip
 
-__all__ = ["REGISTRY", "SECTIONS", "Claim", "ClaimResult", "Evidence", "Verdict", "claim", "derive_verdict", "run"]
+__all__ = ["REGISTRY", "SECTIONS", "Claim", "ClaimResult", "ClaimResults", "Evidence", "Verdict", "claim", "derive_verdict", "run"]

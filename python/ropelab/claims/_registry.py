@@ -17,11 +17,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from ropelab._display import ResultDisplay
+
 __all__ = [
     "Verdict",
     "Evidence",
     "Claim",
     "ClaimResult",
+    "ClaimResults",
     "REGISTRY",
     "SECTIONS",
     "claim",
@@ -117,8 +120,8 @@ class Claim:
         return SECTIONS.get(self.id.split(".")[0], "Other")
 
 
-@dataclass
-class ClaimResult:
+@dataclass(repr=False)
+class ClaimResult(ResultDisplay):
     """The outcome of one check, ready for the report (``as_dict`` is its JSON form)."""
 
     id: str
@@ -148,6 +151,57 @@ class ClaimResult:
         d.pop("figure", None)
         d["matches"] = self.matches
         return d
+
+
+class ClaimResults(list[ClaimResult]):
+    """The list of results :func:`run` returns, with a table view.
+
+    It is a plain list of :class:`ClaimResult` (indexing, iteration and ``len`` as usual) that
+    also converts to a pandas DataFrame and shows itself as a table in Jupyter.
+    """
+
+    def to_dataframe(self) -> Any:
+        """One row per claim, indexed by claim id.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``section, source, statement, expected, verdict, matches, error, condition,
+            corrected, corrected_holds, tolerance, seconds, values, inputs, counterexample``
+            (the last three hold the dicts of the JSON report).
+
+        Examples
+        --------
+        >>> df = run(["tables.deltas"]).to_dataframe()
+        >>> df.loc["tables.deltas", "verdict"], bool(df.loc["tables.deltas", "matches"])
+        ('holds', True)
+        """
+        import pandas as pd
+
+        columns = ["section", "source", "statement", "expected", "verdict", "matches", "error", "condition",
+                   "corrected", "corrected_holds", "tolerance", "seconds", "values", "inputs", "counterexample"]
+        rows = [r.as_dict() for r in self]
+        df = pd.DataFrame([{c: row[c] for c in columns} for row in rows], columns=columns,
+                          index=pd.Index([row["id"] for row in rows], name="id"))
+        return df
+
+    def __repr__(self) -> str:
+        counts = {v: sum(r.verdict == v and r.error is None for r in self) for v in VERDICTS}
+        errors = sum(r.error is not None for r in self)
+        unexpected = sum(not r.matches for r in self)
+        return (f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
+                f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        e = html.escape
+        head = "".join(f"<th>{h}</th>" for h in ("id", "verdict", "expected", "source", "statement"))
+        rows = "".join(
+            f"<tr><td><code>{e(r.id)}</code></td><td>{e(str(r.verdict) if r.error is None else 'error')}</td>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td>"
+            f"<td style='text-align:left'>{e(r.statement)}</td></tr>" for r in self)
+        return f"<table><caption>{e(repr(self))}</caption><tr>{head}</tr>{rows}</table>"
 
 
 #: id -> Claim, in registration order.
@@ -187,7 +241,7 @@ def _run_one(c: Claim) -> ClaimResult:
 def run(
     ids: Iterable[str] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-) -> list[ClaimResult]:
+) -> ClaimResults:
     """Run the checks of ``ids`` (all registered claims when ``None``), in registry order.
 
     Parameters
@@ -199,7 +253,9 @@ def run(
 
     Returns
     -------
-    list of ClaimResult
+    ClaimResults
+        A list of :class:`ClaimResult`, one per claim, that also converts to a DataFrame
+        (:meth:`ClaimResults.to_dataframe`).
     """
     wanted: Sequence[str]
     if ids is None:
@@ -210,7 +266,7 @@ def run(
         if unknown:
             raise ValueError(f"claims.run: unknown claim id(s) {unknown}; known: {sorted(REGISTRY)}")
         wanted = [i for i in REGISTRY if i in wanted]
-    results = []
+    results = ClaimResults()
     for n, cid in enumerate(wanted):
         if progress is not None:
             progress(n, len(wanted), cid)
