@@ -10,4 +10,5 @@ from . import transition
 from . import spectra
 from . import simd
 __all__: list[str] = ['recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
+__git_commit__: str = '4f5bb9d6f3c40c603976635db88623287e6d8bca+dirty'
 __version__: str = '0.1.0'
