@@ -53,6 +53,13 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
     UsageError
         Naming ``option`` and the reason: a suffix not in ``suffixes``, a directory in the way, a
         parent that is a file or not writable.
+
+    Examples
+    --------
+    >>> check_output_file("--json", Path("/proc/version/x.json"), {".json"})
+    Traceback (most recent call last):
+    ...
+    ropelab._cli_common.UsageError: --json /proc/version/x.json: /proc/version is not a directory
     """
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise UsageError(f"{option} {path}: unsupported file type {path.suffix or '(none)'!r}; "
@@ -77,6 +84,13 @@ def check_output_dir(option: str, path: Path) -> Path:
     ------
     UsageError
         Naming ``option``: a file in the way, or a parent that is not writable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_output_dir("--figures", Path(d) / "new" / "figures").name
+    'figures'
     """
     if path.exists() and not path.is_dir():
         raise UsageError(f"{option} {path}: exists and is not a directory")

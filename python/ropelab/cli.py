@@ -170,6 +170,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     from ropelab import claims, report
 
+    claims.load_plugins(args.plugin, entry_points=not args.no_entry_points)
     if args.list:
         for c in claims.REGISTRY.values():
             print(f"{c.id:28s} {c.expected:9s} {c.statement}")
@@ -241,6 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "if a verdict differs from the expected one.", formatter_class=Formatter)
     v.add_argument("--only", nargs="+", metavar="ID", help="check only these claim ids (see --list)")
     v.add_argument("--list", action="store_true", help="list the claim ids with their expected verdicts and exit")
+    v.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                   help="import MODULE, which registers claims of its own with ropelab.claims.claim (repeatable)")
+    v.add_argument("--no-entry-points", action="store_true",
+                   help="do not import the installed plugins of the entry-point group ropelab.claims")
     v.add_argument("--json", type=Path, metavar="PATH", help="write the machine-readable report (.json)")
     v.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report (.md)")
     v.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report (.html, figures embedded)")

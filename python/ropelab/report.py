@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ropelab._provenance import provenance as _provenance
-from ropelab.claims import SECTIONS, ClaimResult
+from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
 __all__ = ["summary", "summary_line", "terminal", "to_json", "to_markdown", "to_html", "render_figures",
            "claim_provenance"]
@@ -118,7 +118,7 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
 
 
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
-    order = list(dict.fromkeys(SECTIONS.values())) + ["Other"]
+    order = list(dict.fromkeys(SECTIONS.values())) + ["Other", USER_SECTION]
     groups: dict[str, list[ClaimResult]] = {}
     for r in results:
         groups.setdefault(r.section, []).append(r)
@@ -223,6 +223,8 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 def _details(r: ClaimResult, width: int) -> list[tuple[str, str, bool]]:
     """The per-claim fields every report shows, as (label, text, is_code) in display order."""
     rows: list[tuple[str, str, bool]] = []
+    if r.plugin:
+        rows.append(("Registered by", r.plugin, True))
     if r.error:
         rows.append(("Error", r.error, True))
     if r.condition:
