@@ -402,7 +402,7 @@ def sigma_star_vs_D(
     ax.set_xlabel("number of random features $D$")
     ax.set_ylabel(r"MSE-optimal temperature $\sigma^*$ (dimensionless)")
     ax.set_title(f"Finite-$D$ optimum ({estimator} features): root of the stationarity cubic", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
+    ax.grid(True, alpha=0.3)
     _legend(ax)
     return fig
 
