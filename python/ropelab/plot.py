@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -843,7 +844,7 @@ class MSEExplorer:
         """
         if self._widget is None:
             try:
-                import ipywidgets as w
+                w = importlib.import_module("ipywidgets")  # untyped: used as Any
             except ImportError as exc:  # pragma: no cover
                 raise ImportError("MSEExplorer.widget needs ipywidgets: pip install 'ropelab[notebook]'") from exc
             s = self.state
