@@ -142,6 +142,25 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     the same figure: it is drawn once per figure function and written once per distinct content,
     so every claim that shares it maps to the same file (named after the first such claim).
 
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        From :func:`ropelab.claims.run`; claims without a figure, or whose check raised, are skipped.
+    directory : str or os.PathLike
+        Folder for the PNG files (created if missing).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Claim id -> its PNG file; claims that share a figure share the path.
+
+    Raises
+    ------
+    OSError
+        If ``directory`` cannot be created or a file cannot be written.
+    ImportError
+        If matplotlib is not installed.
+
     Examples
     --------
     >>> import tempfile
