@@ -41,6 +41,14 @@ def _call(name: str, **kw: Any) -> Figure:
     return eval(CASES[name], {"plot": plot, "temperature": temperature, "spectra": spectra, "sweep": sweep, "kw": kw})  # type: ignore[no-any-return]
 
 
+def test_the_package_never_selects_a_backend() -> None:
+    root = Path(plot.__file__).resolve().parent
+    for path in root.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for needle in ("matplotlib.use(", "switch_backend", "DISPLAY", "pyplot.switch"):
+            assert needle not in text, f"{path.name} contains {needle!r}"
+
+
 def test_every_helper_is_covered() -> None:
     public = {n for n in plot.__all__ if callable(getattr(plot, n)) and not isinstance(getattr(plot, n), type)}
     assert public - {"detached", "mse_explorer"} == set(CASES)

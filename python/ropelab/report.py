@@ -202,17 +202,16 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 
 def _figure_owners(figures: Mapping[str, Path]) -> dict[str, str]:
     """id -> the first id (in ``figures`` order) whose figure has the same file or the same bytes."""
+    import hashlib
+
     owner_of: dict[str, str] = {}
     first: dict[str, str] = {}
     for rid, p in figures.items():
         path = Path(p)
-        key = str(path.resolve())
         try:
-            import hashlib
-
             key = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            pass
+        except OSError:  # unreadable: to_html reports it when it embeds the file
+            key = str(path.resolve())
         owner_of[rid] = first.setdefault(key, rid)
     return owner_of
 
