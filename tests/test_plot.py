@@ -274,3 +274,10 @@ def test_report_figures_are_distinct(tmp_path: Path) -> None:
     md = report.to_markdown(results, paths, relative_to=tmp_path)
     for rid in paths:
         assert f"![{rid}](figures/{paths[rid].name})" in md
+
+
+@pytest.mark.usefixtures("detached")
+@pytest.mark.parametrize("floor_db", [0.0, 10.0, float("nan"), float("-inf")])
+def test_spectrum_db_rejects_a_bad_floor(floor_db: float) -> None:
+    with pytest.raises(ValueError, match="floor_db must be a finite negative level"):
+        plot.spectrum_db(spectra.window("hann", 16), floor_db=floor_db)

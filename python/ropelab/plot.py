@@ -207,7 +207,7 @@ def spectrum_db(
     *,
     pad: int = 64,
     fmax: float | None = None,
-    floor_db: float = -150.0,
+    floor_db: float = -120.0,
 ) -> Figure:
     """Log-magnitude spectra ``20 log10 |W(f)|/|W(0)|`` of one or several windows (FFTW, zero-padded).
 
@@ -224,8 +224,8 @@ def spectrum_db(
         FFT padding factor (points per bin).
     fmax : float, optional
         Right limit in bins (default: ``min(N/2, 12)`` of the first window).
-    floor_db : float, default -150.0
-        Values below are clipped (true nulls would be ``-inf``).
+    floor_db : float, default -120.0
+        Values below are clipped (true nulls would be ``-inf``) and the vertical axis starts there.
 
     Returns
     -------
@@ -237,8 +237,8 @@ def spectrum_db(
     TypeError
         If ``ax`` is not an Axes.
     ValueError
-        If ``windows`` is empty, or a window or ``pad`` is invalid (see
-        :func:`ropelab.spectra.spectrum`).
+        If ``windows`` is empty, ``floor_db`` is not a finite negative number, or a window or
+        ``pad`` is invalid (see :func:`ropelab.spectra.spectrum`).
 
     Examples
     --------
@@ -253,6 +253,8 @@ def spectrum_db(
         windows = {"window": windows}
     if not windows:
         raise ValueError("spectrum_db: windows must not be empty")
+    if not (np.isfinite(floor_db) and floor_db < 0):
+        raise ValueError(f"spectrum_db: floor_db must be a finite negative level in dB, got {floor_db!r}")
     fig, ax = _axes("spectrum_db", ax)
     first_n = None
     for label, w in windows.items():
@@ -267,6 +269,7 @@ def spectrum_db(
             level = 20 * np.log10(mag / peak)
         ax.plot(f, np.maximum(level, floor_db), lw=1, label=str(label))
     ax.set_xlim(0.0, fmax if fmax is not None else min((first_n or 2) / 2, 12.0))
+    ax.set_ylim(floor_db - 2.0, 3.0)
     ax.set_xlabel("frequency offset $f$ (bins = cycles per $N$ samples)")
     ax.set_ylabel(r"$|W(f)|\,/\,|W(0)|$ (dB)")
     ax.grid(True, alpha=0.3)
