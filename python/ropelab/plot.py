@@ -50,8 +50,8 @@ def detached() -> Iterator[None]:
 
     Inside the block, a helper called without ``ax`` neither imports :mod:`matplotlib.pyplot`
     nor registers its figure with it: no backend is resolved, no window opens, nothing needs
-    ``plt.close``. ``fig.savefig`` still writes PNG, SVG or PDF files. Used by the report and the
-    command line, which only write files.
+    ``plt.close``. ``fig.savefig`` still writes PNG, SVG or PDF files. Meant for code that only writes files,
+    such as :func:`ropelab.report.render_figures`.
 
     Yields
     ------
