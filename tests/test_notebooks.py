@@ -61,7 +61,8 @@ def test_notebook_runs_and_shows_its_figures(path: Path) -> None:
         errors = [o for o in outputs if o.get("output_type") == "error"]
         assert not errors, f"{path.name} cell {n}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
         stderr = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr")
-        assert "Traceback" not in stderr and "Warning" not in stderr, f"{path.name} cell {n}: {stderr[:500]}"
+        # a Python warning or traceback on stderr (log lines of Dask's workers are not checked)
+        assert not re.search(r"Traceback|\w*Warning: ", stderr), f"{path.name} cell {n}: {stderr[:500]}"
         images = [o for o in outputs if o.get("output_type") in ("display_data", "execute_result")
                   and "image/png" in o.get("data", {})]
         if "figure" in cell.metadata.get("tags", []):
