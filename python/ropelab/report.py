@@ -192,6 +192,30 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
 def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[str]) -> dict[str, Path]:
     """Draw each claim's figure to ``directory/<id>.png``; returns id -> path.
 
+    Figures are drawn as bare :class:`matplotlib.figure.Figure` objects (:func:`ropelab.plot.detached`):
+    matplotlib's backend and pyplot are never touched. Several claims may illustrate themselves with
+    the same figure: it is drawn once per figure function and written once per distinct content,
+    so every claim that shares it maps to the same file (named after the first such claim).
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        From :func:`ropelab.claims.run`; claims without a figure, or whose check raised, are skipped.
+    directory : str or os.PathLike
+        Folder for the PNG files (created if missing).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Claim id -> its PNG file; claims that share a figure share the path.
+
+    Raises
+    ------
+    OSError
+        If ``directory`` cannot be created or a file cannot be written.
+    ImportError
+        If matplotlib is not installed.
+
     Examples
     --------
     >>> import tempfile
@@ -201,23 +225,50 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     ...     print(sorted(p.name for p in paths.values()))
     ['ssm.window_rect.png']
     """
-    import matplotlib
+    import hashlib
+    import io
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from ropelab import plot
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    for r in results:
-        if r.figure is None or r.error is not None:
-            continue
-        fig = r.figure()
-        path = out / f"{r.id}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        paths[r.id] = path
+    by_function: dict[Any, Path] = {}
+    by_content: dict[str, Path] = {}
+    with plot.detached():
+        for r in results:
+            if r.figure is None or r.error is not None:
+                continue
+            if r.figure in by_function:  # the same figure function: the same picture
+                paths[r.id] = by_function[r.figure]
+                continue
+            buf = io.BytesIO()
+            r.figure().savefig(buf, format="png", dpi=110, bbox_inches="tight")
+            data = buf.getvalue()
+            digest = hashlib.sha256(data).hexdigest()
+            path = by_content.get(digest)
+            if path is None:
+                path = out / f"{r.id}.png"
+                path.write_bytes(data)
+                by_content[digest] = path
+            paths[r.id] = by_function[r.figure] = path
     return paths
+
+
+def _figure_owners(figures: Mapping[str, Path]) -> dict[str, str]:
+    """id -> the first id (in ``figures`` order) whose figure has the same file or the same bytes."""
+    import hashlib
+
+    owner_of: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for rid, p in figures.items():
+        path = Path(p)
+        try:
+            key = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:  # unreadable: to_html reports it when it embeds the file
+            key = str(path.resolve())
+        owner_of[rid] = first.setdefault(key, rid)
+    return owner_of
 
 
 def _details(r: ClaimResult, width: int) -> list[tuple[str, str, bool]]:
@@ -302,6 +353,8 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
     True
     """
     figures = figures or {}
+    shown = [r.id for _, rs in _grouped(results) for r in rs if r.id in figures]
+    owners = _figure_owners({rid: figures[rid] for rid in shown})
     e = html.escape
     rows = []
     for r in results:
@@ -323,7 +376,10 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
             body += [f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
                      for label, text, code in _details(r, 600)]
             body.append("</ul>")
-            if r.id in figures:
+            if r.id in figures and owners.get(r.id, r.id) != r.id:  # the same picture is shown once
+                first = owners[r.id]
+                body.append(f"<p>Figure: the same as <a href='#{e(first)}'><code>{e(first)}</code></a>'s.</p>")
+            elif r.id in figures:
                 data = base64.b64encode(Path(figures[r.id]).read_bytes()).decode("ascii")
                 body.append(f"<img alt='{e(r.id)}' src='data:image/png;base64,{data}'>")
             body.append("<details><summary>Computed values</summary><pre>"
