@@ -869,7 +869,7 @@ def srope_path_dependence() -> Evidence:
     a, b = _path_pair(rng, T, c)
     mid = a.copy()
     mid[4:T - 4] = rng.standard_normal((T - 8, c))                  # changes only far from both ends
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for name, kern in PATH_KERNELS.items():
         pa, pb, pm = (rotary.selective_phase(x, kern) for x in (a, b, mid))
         rows[name] = {"endpoint_paths_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pb[-1] - pb[0])))),

@@ -94,7 +94,7 @@ def decay_leakage() -> Evidence:
                      "better_than_rectangle": bool(m.highest_sidelobe_db < rect.highest_sidelobe_db
                                                    and m.leakage_factor < rect.leakage_factor)})
     # Continuous measures on a fine αN grid: they do not depend on where the first dip is.
-    fine = []
+    fine: list[dict[str, Any]] = []
     for an in FINE_ALPHA_N:
         w = spectra.ssm_window(an, N) if an > 0 else spectra.window("rectangular", N)
         m = spectra.figures_of_merit(w)

@@ -202,7 +202,7 @@ D1_XI_GRID = (-0.9, -0.5, 0.0, 0.3, 0.5, 0.8, 0.95)
     expected="holds",
 )
 def d1_third() -> Evidence:
-    rows = []
+    rows: list[dict[str, Any]] = []
     ok = True
     for xi in D1_XI_GRID:
         s = float(temperature.optimal_sigma(xi, 1))
@@ -237,7 +237,7 @@ RFA_RTOL = 1e-3
 )
 def rfa_float32() -> Evidence:
     d = 128
-    rows = []
+    rows: list[dict[str, float]] = []
     for tm in RFA_THETA_MAX:
         exact = temperature.spectrum(d, "rfa", theta_max=tm)
         f32 = temperature.spectrum(d, "rfa", theta_max=tm, precision="float32")
