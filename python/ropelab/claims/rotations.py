@@ -716,7 +716,7 @@ def rope_eq19_weights() -> Evidence:
         corrected="Eq. (19)'s weights w_mn = (R_mφ(q_m))ᵀ(R_nφ(k_n)) / Σ_n φ(q_m)ᵀφ(k_n) take both signs and their "
                   "rows do not sum to 1, so Eq. (19) is not an average of the values; Eq. (18) without rotation is (weights "
                   "≥ 0, sums 1). Normalising by the rotated scores instead makes the rows sum to 1 but keeps negative "
-                  "weights (and the denominator can vanish).",
+                  "weights.",
         corrected_holds=bool(corrected_ok),
     )
 
@@ -893,7 +893,8 @@ def srope_path_dependence() -> Evidence:
                 "seed": SEED + 108},
         condition="the angle path's short convolution is not a multiple of the first difference (the authors' "
                   "skip_conv path x_t − x_{t−1} telescopes to the endpoints)",
-        counterexample={"kernel": "first difference", "phase_difference_gap_between_paths":
+        counterexample={"kernel": "first difference [−1, 1]", "paths": "equal at t = 0 and t = T−1, different between",
+                        "gap_between_the_two_phase_differences":
                         rows["first difference"]["endpoint_paths_difference"]},
         corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
                   "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "

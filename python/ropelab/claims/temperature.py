@@ -265,8 +265,8 @@ def rfa_float32() -> Evidence:
         counterexample={"theta_max": 0.9999, "float32_max_rel_error": at["float32_max_rel_error"],
                         "one_plus_cos_phi_max": at["one_plus_cos_phi_max"], "float32_spacing_near_minus_1": 2.0**-24},
         corrected="In float64 the spectrum matches tan(φ_j/2) to 1e-12. In float32, 1 + cos φ_max ≈ (π(1−θ_max))²/2 "
-                  "= 4.9·10⁻⁸ at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ ≈ 6·10⁻⁸ near −1, so the largest "
-                  "temperature — and, after rescaling, every channel — is off by ≈ 10 %; for θ_max ≤ 0.99 the float32 "
-                  "error stays below 1e-3.",
+                  "= 4.9·10⁻⁸ at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ ≈ 6·10⁻⁸ near −1: the largest "
+                  "temperature comes out too large, so after rescaling to max 1 the other channels are off by up to "
+                  f"{at['float32_max_rel_error']:.1%}; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
         corrected_holds=bool(corrected_ok),
     )
