@@ -1,41 +1,40 @@
-"""The claims table of the design (CLAIMS.md): id -> the verdict the mathematics gives.
+"""What the tests pin about the claim registry — derived from the registry, not copied from it.
 
-Test data: tests assert that the registry carries exactly these ids and expectations, and that
-the computed verdicts equal them.
+The expected verdict of every claim lives in one place: the ``expected`` argument of its
+``@claim`` registration. tests/test_claims.py checks, for every registered claim, that the
+computed verdict equals that expectation (and that a ``holds-if``/``fails`` verdict carries its
+counterexample and a corrected statement that checks out).
+
+A second hand-written id → verdict table would have to be edited with every new claim and could
+drift from the registry. What it guarded against — a claim silently disappearing, or its expected
+verdict silently changing to match a broken computation — is guarded here instead by:
+
+* ``MIN_BUILTIN_CLAIMS`` and ``MIN_BUILTIN_VERDICTS``: lower bounds on the number of built-in
+  claims, in total and per expected verdict. Adding claims needs no edit here; removing one, or
+  turning an expected ``fails``/``holds-if`` into ``holds`` (or back), makes a count fall below its
+  bound unless the bound is lowered in the same change, which a reviewer sees.
+* the perturbation tests: every built-in claim must have one (tests/test_claims.py and
+  tests/test_claims_more.py) and every perturbation must name a registered claim, so removing a
+  claim also means deliberately removing its perturbation test.
 """
 
-EXPECTED = {
-    "rope.relative": "holds",
-    "rope.elementwise": "holds",
-    "rope.decay": "holds-if",
-    "rope.linear_attention": "holds",
-    "complex.realify": "holds",
-    "rope.trick": "holds",
-    "rff.gaussian_identity": "holds",
-    "rff.eq8_literal": "fails",
-    "rff.eq9_norm": "holds-if",
-    "rff.telescoping": "holds",
-    "eq11.index": "fails",
-    "thm1.tan_rule": "fails",
-    "thm1.counterexample": "holds",
-    "thm1.literal_origin": "holds",
-    "thm1.finite_D": "holds",
-    "prf.sigma_one": "holds",
-    "prf.transition_gt1": "holds",
-    "rff.softmax_no_position": "holds",
-    "ssm.window_rect": "holds",
-    "ssm.decay_leakage": "holds-if",
-    "ssm.hann_vs_decay": "holds",
-    "ssm.real_part": "holds",
-    "srope.prerotation": "holds",
-    "srope.parity": "holds",
-    "gate.effective": "holds",
-    "gate.commute": "holds-if",
-    "gate.norm": "holds",
-    "householder.rotation": "holds",
-    "householder.delta": "fails",
-    "alibi.decay": "holds",
-    "cosformer.states": "holds",
-    "tables.avg_ppl": "holds",
-    "tables.deltas": "holds",
-}
+from __future__ import annotations
+
+from ropelab import claims
+
+#: Built-in claims (first wave 33 + second wave 13). Raise it when claims are added.
+MIN_BUILTIN_CLAIMS = 46
+
+#: Lower bounds per expected verdict among the built-in claims.
+MIN_BUILTIN_VERDICTS = {"holds": 32, "holds-if": 6, "fails": 8}
+
+
+def builtin_claims() -> dict[str, claims.Claim]:
+    """The claims registered by ropelab's own topic modules (not by user plugins)."""
+    return {cid: c for cid, c in claims.REGISTRY.items()
+            if getattr(c, "plugin", None) is None and c.check.__module__.startswith("ropelab.claims.")}
+
+
+def expected_verdicts() -> dict[str, str]:
+    """id → expected verdict of every built-in claim, read from the registry."""
+    return {cid: c.expected for cid, c in builtin_claims().items()}

@@ -1,6 +1,6 @@
-"""The claim registry: every claim of the design is registered with its expected verdict, every
-computed verdict equals it, and every check can fail — perturbing the computation it relies on
-flips its verdict."""
+"""The claim registry: every registered claim's computed verdict equals the expected verdict it was
+registered with (the single source: tests/claims_expected.py only derives from it and bounds the
+counts), and every check can fail — perturbing the computation it relies on flips its verdict."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 
 import ropelab as rl
 from ropelab import claims, paper_tables, rff, temperature
-from tests.claims_expected import EXPECTED
+from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
+from tests.test_claims_more import EXTRA_PERTURBATIONS
 from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
 
 
@@ -21,15 +22,26 @@ def results() -> dict[str, claims.ClaimResult]:
     return {r.id: r for r in claims.run()}
 
 
-def test_registry_matches_the_design_table() -> None:
-    assert {c.id: c.expected for c in claims.REGISTRY.values()} == EXPECTED
+EXPECTED = expected_verdicts()
+
+
+def test_no_builtin_claim_silently_removed() -> None:
+    assert len(EXPECTED) >= MIN_BUILTIN_CLAIMS, sorted(EXPECTED)
+    counts = {v: sum(e == v for e in EXPECTED.values()) for v in MIN_BUILTIN_VERDICTS}
+    assert all(counts[v] >= MIN_BUILTIN_VERDICTS[v] for v in counts), counts
+
+
+def test_builtin_claims_have_a_section_and_a_source() -> None:
+    for c in builtin_claims().values():
+        assert c.section != "Other", c.id
+        assert c.source and c.statement, c.id
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))
 def test_computed_verdict_is_expected(results: dict[str, claims.ClaimResult], cid: str) -> None:
     r = results[cid]
     assert r.error is None, r.error
-    assert r.verdict == EXPECTED[cid], r.values
+    assert r.verdict == claims.REGISTRY[cid].expected == r.expected, r.values
     assert r.matches
     if r.verdict in ("holds-if", "fails"):
         assert r.counterexample, "holds-if/fails must show the case where the statement fails"
@@ -119,7 +131,20 @@ def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -
 
 
 def test_every_registered_claim_has_a_perturbation_test() -> None:
-    assert set(ALL_PERTURBATIONS) == set(claims.REGISTRY), sorted(set(claims.REGISTRY) ^ set(ALL_PERTURBATIONS))
+    assert set(ALL_PERTURBATIONS) == set(EXPECTED), sorted(set(EXPECTED) ^ set(ALL_PERTURBATIONS))
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
+def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Second perturbations of the strengthened checks: each part of such a check can fail on its own."""
+    cid, perturb = EXTRA_PERTURBATIONS[name]
+    assert cid in EXPECTED
+    (before,) = claims.run([cid])
+    assert before.matches
+    perturb(monkeypatch)
+    (after,) = claims.run([cid])
+    assert after.error is None, after.error
+    assert after.verdict != before.verdict or not after.matches
 
 
 def test_counterexample_values_in_report(results: dict[str, claims.ClaimResult]) -> None:

@@ -208,19 +208,55 @@ def selective_phase(
     activation: Literal["silu"] | None = None,
     *,
     accumulate: Accumulate = "float64",
+    bias: ArrayLike | None = None,
+    gate: ArrayLike | None = None,
 ) -> FloatArray:
-    """The temperature-scaled Selective RoPE angle path: ``ψ = Θ ⊙ cumsum_t(conv(x))``.
+    """The temperature-scaled Selective RoPE angle path: ``ψ = Θ ⊙ cumsum_t(g_t ⊙ (conv(x)_t + e^{b}))``.
 
     ``x`` is the angle projection ``W_ω x_t`` (shape ``(..., T, d/2)``), ``kernel`` the causal
     short convolution (see :func:`short_conv`), ``theta`` the temperature spectrum ``Θ``.
+    The optional learnable ``bias`` ``b`` and phase ``gate`` ``g_t`` act in the order of the
+    authors' released code: the increment ``conv(x)_t`` (after the activation) gets ``e^{b}``
+    added, then is multiplied by the gate, then accumulated (Selective RoPE §4.1).
+
+    Parameters
+    ----------
+    bias : array_like, shape (d/2,), optional
+        Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
+    gate : array_like, optional
+        Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
+        ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
 
     Examples
     --------
     >>> selective_phase([[1.0], [1.0]], kernel=[1.0], theta=2.0)
     array([[2.],
            [4.]])
+    >>> selective_phase([[0.0], [0.0], [0.0]], kernel=[1.0], bias=[0.0], gate=[[0.5]])  # constant steps
+    array([[0.5],
+           [1. ],
+           [1.5]])
     """
-    return np.asarray(_core.rotary.selective_phase(x, kernel, theta, activation, accumulate))
+    if bias is None and gate is None:
+        return np.asarray(_core.rotary.selective_phase(x, kernel, theta, activation, accumulate))
+    y = short_conv(x, kernel, activation)
+    if bias is not None:
+        b = np.asarray(bias, dtype=float)
+        if b.ndim != 1 or b.shape[0] != y.shape[-1] or not np.all(np.isfinite(b)):
+            raise ValueError(f"selective_phase: bias must be a finite array of shape ({y.shape[-1]},), got {bias!r}")
+        y = y + np.exp(b)
+    if gate is not None:
+        g = np.asarray(gate, dtype=float)
+        if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g > 1):
+            raise ValueError(f"selective_phase: gate must hold finite values in [0, 1], got {gate!r}")
+        try:
+            fits = np.broadcast_shapes(g.shape, y.shape) == y.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"selective_phase: gate of shape {g.shape} does not broadcast to x of shape {y.shape}")
+        y = y * g
+    return cumulative_phase(y, theta, accumulate=accumulate)
 
 
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> Any:

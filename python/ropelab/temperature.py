@@ -292,6 +292,7 @@ def spectrum(
     temp_max: float = 1.0,
     *,
     squared: bool = False,
+    precision: Literal["float64", "float32"] = "float64",
 ) -> FloatArray:
     """Temperature spectrum over the ``d/2`` channel pairs (paper Fig. 2; the authors' code).
 
@@ -299,9 +300,38 @@ def spectrum(
     ``Θ_j = tan(φ_j/2)`` (``tan²`` when ``squared``, the paper text's variant), rescaled so that
     ``max Θ = temp_max``; ``θ_max`` defaults to ``1 − 1/base``.
 
+    ``precision="float32"`` evaluates the spectrum as the authors' released code does: every
+    step in single precision, ``rfa`` as ``√((1 − cos φ)/(1 + cos φ))`` (``tan(φ/2)`` written
+    with cosines; without the square root when ``squared``), ``rope`` as
+    ``temp_max / base^{(2j)/d}``. Near ``θ_max → 1``, ``1 + cos φ_max ≈ (π(1 − θ_max))²/2``
+    approaches float32's spacing ``2⁻²⁴`` near −1, so that evaluation loses accuracy. The
+    result is returned as float64 (holding float32 values).
+
     Examples
     --------
     >>> spectrum(8, "rope", base=10000.0)
     array([1.   , 0.1  , 0.01 , 0.001])
+    >>> s64 = spectrum(128, "rfa", base=10000.0)                      # θ_max = 0.9999
+    >>> s32 = spectrum(128, "rfa", base=10000.0, precision="float32")
+    >>> round(float(s32[-2] / s64[-2] - 1), 2)                         # 1 + cos φ_max is below float32's spacing
+    0.1
     """
-    return np.asarray(_core.temperature.spectrum(d, kind, base, theta_max, temp_max, bool(squared)))
+    exact = np.asarray(_core.temperature.spectrum(d, kind, base, theta_max, temp_max, bool(squared)))
+    if precision == "float64":
+        return exact
+    if precision != "float32":
+        raise ValueError(f"spectrum: precision must be 'float64' or 'float32', got {precision!r}")
+    f32 = np.float32
+    half = int(d) // 2
+    if kind == "rope":
+        j2 = np.arange(0, 2 * half, 2, dtype=f32)
+        rope32: FloatArray = np.asarray(np.asarray(f32(temp_max) / np.power(f32(base), j2 / f32(d)), dtype=f32),
+                                        dtype=np.float64)
+        return rope32
+    tm = (1.0 - 1.0 / base) if theta_max is None else theta_max
+    phi = np.linspace(f32(0.0), f32(float(tm) * np.pi), half, dtype=f32)
+    c = np.cos(phi)
+    ratio = (f32(1.0) - c) / (f32(1.0) + c)
+    t = ratio if squared else np.sqrt(ratio)
+    rfa32: FloatArray = np.asarray(np.asarray(f32(temp_max) * t / np.max(t), dtype=f32), dtype=np.float64)
+    return rfa32

@@ -50,9 +50,11 @@ VERDICTS: tuple[Verdict, ...] = ("holds", "holds-if", "fails")
 SECTIONS: dict[str, str] = {
     "rope": "RoPE (RoFormer)",
     "complex": "RoPE (RoFormer)",
+    "nope": "RoPE (RoFormer)",
     "rff": "Random features and the softmax kernel",
     "thm1": "Temperature (Theorem 1)",
     "prf": "Temperature (Theorem 1)",
+    "temp": "Temperature (Theorem 1)",
     "eq11": "Linear attention and recurrences",
     "srope": "Selective RoPE",
     "gate": "Gated rotations and transitions",
