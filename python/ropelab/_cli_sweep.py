@@ -78,13 +78,14 @@ def _plot(df: Any, path: Path, y: str | None) -> None:
 
     axes = [a for a in df.attrs["axes"] if df[a].nunique() > 1] or df.attrs["axes"]
     numeric = [a for a in axes if df[a].dtype.kind in "iuf"]
-    if df.attrs["task"] == "rff_mse":
-        # σ is plotted as the σ each cell used (the rules "paper"/"optimal" become numbers)
-        order = [a for a in ("sigma", "xi", "D", "d") if a in axes] + numeric + ["sigma"]
-        x = "sigma_used" if order[0] == "sigma" else order[0]
-        fig = plot.sweep_lines(df, x, y or "empirical_mse", err="stderr", ref="analytic_mse", logy=True)
-    else:
-        fig = plot.sweep_lines(df, (numeric or axes)[0], y or "highest_sidelobe_db")
+    with plot.detached():  # a file only: never touch pyplot or the user's backend
+        if df.attrs["task"] == "rff_mse":
+            # σ is plotted as the σ each cell used (the rules "paper"/"optimal" become numbers)
+            order = [a for a in ("sigma", "xi", "D", "d") if a in axes] + numeric + ["sigma"]
+            x = "sigma_used" if order[0] == "sigma" else order[0]
+            fig = plot.sweep_lines(df, x, y or "empirical_mse", err="stderr", ref="analytic_mse", logy=True)
+        else:
+            fig = plot.sweep_lines(df, (numeric or axes)[0], y or "highest_sidelobe_db")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"wrote {path}", file=sys.stderr)

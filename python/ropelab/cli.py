@@ -68,7 +68,8 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     curves = []
     for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
         curves.append(temperature.mse_curve(args.xi, D, sigmas, args.trials, seed=args.seed))
-    fig = plot.mse_vs_sigma(curves)
+    with plot.detached():  # a file only: never touch pyplot or the user's backend
+        fig = plot.mse_vs_sigma(curves)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120, bbox_inches="tight")
     print(f"wrote {args.out}")
@@ -125,7 +126,8 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         from ropelab import plot
 
         label = window + "".join(f", {k}={v:g}" for k, v in params.items())
-        fig = plot.spectrum_db({label: w}, pad=args.pad)
+        with plot.detached():
+            fig = plot.spectrum_db({label: w}, pad=args.pad)
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
