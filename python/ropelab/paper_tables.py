@@ -2,7 +2,7 @@
 
 These are data, not computations: the ``tables.*`` claims recompute the paper's derived figures
 (averages and quoted differences) from them. Sources: Table 1 (PDF p. 7), Table 2 (PDF p. 8) and
-Table 3 (PDF p. 9), as transcribed in the project's study note 000 (§4.2, §4.5, §4.6).
+Table 3 (PDF p. 9) of arXiv:2511.17388v3.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Linear-attention recurrences and their direct (unrolled) forms (MATH.md §4).
+"""Linear-attention recurrences and their direct (unrolled) forms.
+
+Sources: Selective RoPE Eqs. (3), (9), (11), (13) and App. A.2, A.6, A.7; RoFormer Eq. (19).
 
 Notation: ``q_t, k_t ∈ R^d``, ``v_t ∈ R^{dv}``, ``t = 0 … T−1``, state ``S_t ∈ R^{dv×d}``,
 ``S_{−1} = 0``. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape

@@ -1,4 +1,4 @@
-"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (MATH.md §1).
+"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (Selective RoPE Eq. (8), App. A.2; Performer Lemmas 1–2).
 
 Every estimator averages ``D`` i.i.d. per-feature terms ``X_j`` built from Gaussian frequencies
 ``ω ~ N(0, σ² I_d)``:

@@ -1,4 +1,6 @@
-"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound (MATH.md §3).
+"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound.
+
+Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE Eqs. (5)–(7), (13), App. A.1.
 
 ``R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`` acts on a channel pair. Two pair layouts exist:
 

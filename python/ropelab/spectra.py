@@ -1,4 +1,4 @@
-"""Windows, windowed SSM spectra and Fourier leakage (MATH.md §5).
+"""Windows, windowed SSM spectra and Fourier leakage (Selective RoPE §3.2, App. A.4; Harris 1978).
 
 A diagonal SSM channel with transition ``a = e^{−α + iω}`` and zero initial state has the impulse
 response ``h[n] = aⁿ``, ``n = 0..N−1``: a rotation at ``ω`` rad/sample seen through the causal
@@ -272,7 +272,7 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
 
 @dataclass(frozen=True)
 class FiguresOfMerit:
-    """Figures of merit of a window (Harris 1978; MATH.md §5). Frequencies in bins.
+    """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
 
     Attributes
     ----------
@@ -375,7 +375,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     >>> m = figures_of_merit(window("hann", 1024))
     >>> round(m.enbw_bins, 3), round(m.highest_sidelobe_db, 1), round(m.scalloping_loss_db, 2)
     (1.5, -31.5, 1.42)
-    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # MATH.md §5 worked example
+    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # the worked example of the theory page
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """

@@ -1,5 +1,5 @@
 """Temperature of random-feature estimators: Theorem 1 of the paper, its counterexample and the
-correct finite-D optimum (MATH.md §2).
+correct finite-D optimum (Selective RoPE Theorem 1, App. A.3).
 
 For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
 

@@ -1,4 +1,4 @@
-"""Effective transition matrices, commutators, norms and Householder reflections (MATH.md §4).
+"""Effective transition matrices, commutators, norms and Householder reflections (Selective RoPE §3.3, App. A.5).
 
 Gated Selective RoPE in pre-rotated coordinates, ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, is the
 linear-attention recurrence ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ`` with ``S_t = Ŝ_t C_t`` and

@@ -1,6 +1,6 @@
 """The claim registry: what a claim is, what its check returns, and how checks are run.
 
-A claim is a statement from the study notes (``source``) with the verdict the mathematics gives
+A claim is a statement of a paper (``source``: paper and equation, theorem, section or table) with the verdict the mathematics gives
 (``expected``). Its check computes numbers with ropelab's public functions and *derives* a verdict
 from them: ``holds`` (true as written, to the stated tolerance), ``holds-if`` (true only under a
 condition the paper leaves implicit; the check shows a case inside the condition where it holds and

@@ -1,6 +1,6 @@
-"""Claims about rotations, recurrences and transitions: RoPE (study note 001), the complex form,
+"""Claims about rotations, recurrences and transitions: RoPE (RoFormer §3), the complex form,
 the RoPE trick, Eq. (9), Eq. (11), Selective RoPE pre-rotation, gates, Householder reflections and
-related models (study note 000 §2.1–§2.3, §2.6–§2.9)."""
+related models (Selective RoPE §2–§4.1 and App. A.1, A.2, A.5–A.7)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _tol(work: float) -> float:
     return 16 * EPS * max(work, 1.0)
 
 
-@claim("rope.relative", source="001 §3.3",
+@claim("rope.relative", source="RoFormer §3.2, Eq. (16)",
        statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only", expected="holds")
 def rope_relative() -> Evidence:
     rng, d = _rng(1), 64
@@ -53,7 +53,7 @@ def rope_relative() -> Evidence:
                     {"d": d, "pairs": 40, "positions": "0..4095", "layouts": list(LAYOUTS), "seed": SEED + 1})
 
 
-@claim("rope.elementwise", source="001 §3.2.3",
+@claim("rope.elementwise", source="RoFormer §3.4.2, Eq. (34)",
        statement="The element-wise cos/sin form equals the block-diagonal rotation matrix; the half layout "
                  "equals the interleaved one up to a permutation", expected="holds")
 def rope_elementwise() -> Evidence:
@@ -83,7 +83,7 @@ def _decay_figure() -> Any:
     return plot.decay_bound_curve(d=128, base=10000.0, r_max=20000)
 
 
-@claim("rope.decay", source="001 §3.3",
+@claim("rope.decay", source="RoFormer §3.3, §3.4.3, Fig. 2",
        statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
        expected="holds-if")
 def rope_decay() -> Evidence:
@@ -116,7 +116,7 @@ def rope_decay() -> Evidence:
     )
 
 
-@claim("rope.linear_attention", source="001 §3.3",
+@claim("rope.linear_attention", source="RoFormer §3.3, Eq. (19)",
        statement="Rotations preserve norms, so RoPE composes with linear attention", expected="holds")
 def rope_linear_attention() -> Evidence:
     rng, T, d = _rng(4), 64, 16
@@ -134,7 +134,7 @@ def rope_linear_attention() -> Evidence:
                     {"T": T, "d": d, "seed": SEED + 4})
 
 
-@claim("complex.realify", source="000 §2.2", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
+@claim("complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
 def complex_realify() -> Evidence:
     rng, d = _rng(5), 32
     worst = 0.0
@@ -151,7 +151,7 @@ def complex_realify() -> Evidence:
                     {"d": d, "cases": 40, "layouts": list(LAYOUTS), "seed": SEED + 5})
 
 
-@claim("rope.trick", source="000 §2.2", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
+@claim("rope.trick", source="Selective RoPE §2, Eqs. (5)–(7)", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
 def rope_trick() -> Evidence:
     rng, d = _rng(6), 16
     R = rotary.rotation_matrix(rotary.frequencies(d))
@@ -177,7 +177,7 @@ def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tup
     return q, k, v, w
 
 
-@claim("rff.eq9_norm", source="000 §2.3",
+@claim("rff.eq9_norm", source="Selective RoPE Eq. (9), App. A.2",
        statement="The pure-rotation recurrence (Eq. 9 without the amplitude factor) reproduces the RFF sum",
        expected="holds-if")
 def eq9_norm() -> Evidence:
@@ -204,7 +204,7 @@ def eq9_norm() -> Evidence:
     )
 
 
-@claim("rff.telescoping", source="000 §2.3",
+@claim("rff.telescoping", source="Selective RoPE §3.1, App. A.2",
        statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}", expected="holds")
 def telescoping() -> Evidence:
     rng, T, d, D = _rng(8), 40, 8, 12
@@ -218,7 +218,7 @@ def telescoping() -> Evidence:
                     {"T": T, "d": d, "D": D, "tau": tau, "seed": SEED + 8})
 
 
-@claim("rff.softmax_no_position", source="000 §2.3",
+@claim("rff.softmax_no_position", source="Selective RoPE §3.1",
        statement="The RFF rotation alone carries no relative position: it depends on the endpoints only",
        expected="holds")
 def softmax_no_position() -> Evidence:
@@ -239,7 +239,7 @@ def softmax_no_position() -> Evidence:
                     f"{tol:.1e} absolute", {"d": d, "D": D, "distances": [4, 21], "seed": SEED + 9})
 
 
-@claim("eq11.index", source="000 §2.1",
+@claim("eq11.index", source="Selective RoPE Eqs. (3), (11)",
        statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t", expected="fails")
 def eq11_index() -> Evidence:
     rng, T, d = _rng(10), 24, 6
@@ -272,7 +272,7 @@ def _srope_inputs(T: int, d: int, offset: int) -> tuple[np.ndarray, ...]:
     return q, k, v, psi
 
 
-@claim("srope.prerotation", source="000 §2.6",
+@claim("srope.prerotation", source="Selective RoPE Eq. (13), §4.1",
        statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)", expected="holds")
 def srope_prerotation() -> Evidence:
     T, d = 64, 16
@@ -291,7 +291,7 @@ def srope_prerotation() -> Evidence:
                     {"T": T, "d": d, "layouts": list(LAYOUTS), "seed": SEED + 11})
 
 
-@claim("srope.parity", source="000 §2.6",
+@claim("srope.parity", source="Selective RoPE §4.1–§4.2",
        statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
        expected="holds")
 def srope_parity() -> Evidence:
@@ -318,7 +318,7 @@ def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> np.ndarray
     return rng.uniform(0.3, 1.0, (T, d // 2 if shared else d))
 
 
-@claim("gate.effective", source="000 §2.7",
+@claim("gate.effective", source="Selective RoPE §3.3",
        statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t", expected="holds")
 def gate_effective() -> Evidence:
     T, d = 48, 8
@@ -333,7 +333,7 @@ def gate_effective() -> Evidence:
                     {"T": T, "d": d, "gates": "per channel, U(0.3, 1)", "seed": SEED + 13})
 
 
-@claim("gate.commute", source="000 §2.7",
+@claim("gate.commute", source="Selective RoPE §3.3",
        statement="A^eff = Λ_t R_t for any diagonal gate Λ_t", expected="holds-if")
 def gate_commute() -> Evidence:
     rng, d = _rng(15), 8
@@ -360,7 +360,7 @@ def gate_commute() -> Evidence:
     )
 
 
-@claim("gate.norm", source="000 §2.7", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
+@claim("gate.norm", source="Selective RoPE §3.3", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
 def gate_norm() -> Evidence:
     rng, d = _rng(16), 8
     worst = 0.0
@@ -373,7 +373,7 @@ def gate_norm() -> Evidence:
                     {"d": d, "cases": 50, "gates": "per channel U(0, 1)", "seed": SEED + 16})
 
 
-@claim("householder.rotation", source="000 §2.9",
+@claim("householder.rotation", source="Selective RoPE App. A.5",
        statement="Two Householder reflections compose into a 2-D rotation by twice the angle between them",
        expected="holds")
 def householder_rotation() -> Evidence:
@@ -398,7 +398,7 @@ def householder_rotation() -> Evidence:
                     {"d": d, "cases": 20, "seed": SEED + 17})
 
 
-@claim("householder.delta", source="000 §2.9",
+@claim("householder.delta", source="Selective RoPE App. A.5",
        statement="The generalised Householder I − β w wᵀ is norm-preserving for general β", expected="fails")
 def householder_delta() -> Evidence:
     rng, d = _rng(18), 6
@@ -429,7 +429,7 @@ def householder_delta() -> Evidence:
     )
 
 
-@claim("alibi.decay", source="000 §2.9",
+@claim("alibi.decay", source="Selective RoPE App. A.7",
        statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
        expected="holds")
 def alibi_decay() -> Evidence:
@@ -454,7 +454,7 @@ def alibi_decay() -> Evidence:
                     {"T": T, "d": d, "slope": m, "forget": "U(0.5, 1)", "seed": SEED + 19})
 
 
-@claim("cosformer.states", source="000 §2.9",
+@claim("cosformer.states", source="Selective RoPE App. A.6",
        statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state", expected="holds")
 def cosformer_states() -> Evidence:
     rng, T, d = _rng(20), 50, 6
@@ -469,7 +469,7 @@ def cosformer_states() -> Evidence:
                     {"T": T, "d": d, "M": T, "seed": SEED + 20})
 
 
-@claim("prf.transition_gt1", source="000 §2.9",
+@claim("prf.transition_gt1", source="Selective RoPE App. A.6",
        statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1", expected="holds")
 def prf_transition_gt1() -> Evidence:
     rng, T, d, D = _rng(21), 200, 8, 64

@@ -1,4 +1,4 @@
-"""Claims about SSM windows and spectral leakage (study note 000 §2.5)."""
+"""Claims about SSM windows and spectral leakage (Selective RoPE §3.2, Fig. 3, App. A.4)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _window_figure() -> Any:
                              "Hann": spectra.window("hann", N)}, fmax=12)
 
 
-@claim("ssm.window_rect", source="000 §2.5",
+@claim("ssm.window_rect", source="Selective RoPE §3.2, Fig. 3, App. A.4",
        statement="α = 0 (a pure rotation) is a rectangular window with Dirichlet sidelobes (−13.26 dB)",
        expected="holds")
 def window_rect() -> Evidence:
@@ -59,7 +59,7 @@ def _crossing() -> float:
     return 0.5 * (lo + hi)
 
 
-@claim("ssm.decay_leakage", source="000 §2.5", statement="Adding decay (α > 0) controls the leakage",
+@claim("ssm.decay_leakage", source="Selective RoPE §3.2, Fig. 3, App. A.4", statement="Adding decay (α > 0) controls the leakage",
        expected="holds-if")
 def decay_leakage() -> Evidence:
     rect = spectra.figures_of_merit(spectra.window("rectangular", N))
@@ -96,7 +96,7 @@ def decay_leakage() -> Evidence:
     )
 
 
-@claim("ssm.hann_vs_decay", source="000 §2.5", statement="Hann and causal exponential decay are different windows",
+@claim("ssm.hann_vs_decay", source="Selective RoPE §3.2, Fig. 3, App. A.4", statement="Hann and causal exponential decay are different windows",
        expected="holds")
 def hann_vs_decay() -> Evidence:
     hann = spectra.window("hann", N)
@@ -119,7 +119,7 @@ def hann_vs_decay() -> Evidence:
                     {"N": N, "alpha_N": list(ALPHA_N_GRID)})
 
 
-@claim("ssm.real_part", source="000 §2.5",
+@claim("ssm.real_part", source="Selective RoPE §3.2, Fig. 3, App. A.4",
        statement="The real part of the discrete transition e^{−α+iω} is not the forgetting rate "
                  "(e^{iπ} = −1 keeps the norm)", expected="holds")
 def real_part() -> Evidence:

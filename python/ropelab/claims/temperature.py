@@ -1,5 +1,5 @@
 """Claims about the temperature σ: Theorem 1, its counterexample, and positive features
-(study note 000 §2.4, §2.9)."""
+(Selective RoPE Theorem 1 and App. A.3, A.6)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _mse_figure(xi: float, Ds: tuple[int, ...] = (1, 16, 256)) -> Any:
 
 @claim(
     "thm1.tan_rule",
-    source="000 §2.4",
+    source="Selective RoPE Theorem 1, App. A.3",
     statement="The MSE-optimal temperature is σ = tan(½ arccos ξ)",
     expected="fails",
 )
@@ -71,7 +71,7 @@ def tan_rule() -> Evidence:
 
 @claim(
     "thm1.counterexample",
-    source="000 §2.4",
+    source="Selective RoPE Theorem 1, App. A.3",
     statement="At ξ = ½ the paper's σ² = 1/3 gives E[K̂] = e^{5/6} ≈ 2.301 ≠ e^{1/2}; σ = 1 is exact",
     expected="holds",
 )
@@ -134,7 +134,7 @@ def _sigma_star_figure() -> Any:
 
 @claim(
     "thm1.finite_D",
-    source="000 §2.4",
+    source="Selective RoPE Theorem 1, App. A.3",
     statement="The finite-D MSE closed form matches Monte Carlo, and the optimum depends on D",
     expected="holds",
 )
@@ -163,7 +163,7 @@ def finite_D() -> Evidence:
 
 @claim(
     "prf.sigma_one",
-    source="000 §2.9",
+    source="Selective RoPE App. A.6",
     statement="Positive random features: σ = 1 is unbiased but not the finite-D MSE minimiser",
     expected="holds",
 )
