@@ -53,6 +53,11 @@ __all__ = [
 def window_names() -> list[str]:
     """Names accepted by :func:`window`, with the parameters each one needs.
 
+    Returns
+    -------
+    list of str
+        The window names (the keys of :data:`WINDOWS`).
+
     Examples
     --------
     >>> "hann" in window_names() and "exponential" in window_names()
@@ -108,6 +113,25 @@ def window(name: str, N: int, sym: bool = False, **params: float) -> FloatArray:
 def ssm_window(alpha_n: float, N: int) -> FloatArray:
     """The causal exponential window ``e^{−αn}`` of an SSM with ``α·N = alpha_n``.
 
+    Parameters
+    ----------
+    alpha_n : float
+        The decay over the whole window, ``α·N ≥ 0``.
+    N : int
+        Length, ≥ 1.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        ``w[n] = e^{−α n}`` with ``α = alpha_n / N``.
+
+    Raises
+    ------
+    TypeError
+        If ``alpha_n`` is not a real number.
+    ValueError
+        If ``N`` is not an integer ≥ 1 or ``alpha_n`` is negative or not finite.
+
     Examples
     --------
     >>> bool(np.isclose(ssm_window(2.0, 8)[-1], np.exp(-2.0 * 7 / 8)))
@@ -134,6 +158,11 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     N : int
         Length, ≥ 1.
 
+    Returns
+    -------
+    ndarray of complex128, shape (N,)
+        ``h[n]``, with the phase ``ωn`` reduced exactly before the exponential.
+
     Examples
     --------
     >>> h = ssm_impulse(0.0, np.pi, 3)
@@ -154,6 +183,11 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
         Real or complex, finite, non-empty.
     freqs_bins : array_like
         Frequencies in bins, any shape (the result has it).
+
+    Returns
+    -------
+    ndarray of complex128
+        ``X(f)`` with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -198,6 +232,22 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
     Evaluated with a complex ``expm1`` (accurate near the peak ``f = ωN/2π``, where it tends to
     ``Σ e^{−αn}``).
 
+    Parameters
+    ----------
+    alpha : float
+        Decay per sample, ≥ 0.
+    omega : float
+        Rotation, rad/sample.
+    N : int
+        Length of the impulse response, ≥ 1.
+    freqs_bins : array_like
+        Frequencies in bins of ``2π/N`` (any shape).
+
+    Returns
+    -------
+    complex or ndarray of complex128
+        ``H(f)`` with the shape of ``freqs_bins``.
+
     Examples
     --------
     >>> f = np.array([0.3, 1.7])
@@ -209,6 +259,22 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
 
 def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
     """``|H|`` of the ``N → ∞`` limit, ``1/|1 − e^{−α} e^{i(ω − 2πf/N)}|`` (Lorentzian-shaped, no nulls).
+
+    Parameters
+    ----------
+    alpha : float
+        Decay per sample, ≥ 0.
+    omega : float
+        Rotation, rad/sample.
+    N : int
+        Length of the impulse response, ≥ 1.
+    freqs_bins : array_like
+        Frequencies in bins of ``2π/N`` (any shape).
+
+    Returns
+    -------
+    float or ndarray
+        The envelope ``|H_∞(f)|`` with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -223,6 +289,22 @@ def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayL
 
     ``= (1 − e^{(−α + i(ω−Ω))T}) / (α − i(ω−Ω))`` with ``Ω = 2πf/T`` (``f`` in cycles per ``T``,
     the continuous analogue of bins); ``alpha`` and ``omega`` are per unit time.
+
+    Parameters
+    ----------
+    alpha : float
+        Decay per unit time, ≥ 0.
+    omega : float
+        Rotation, rad per unit time.
+    T : float
+        Window length (> 0).
+    freqs_bins : array_like
+        Frequencies ``f`` in cycles per ``T`` (any shape).
+
+    Returns
+    -------
+    complex or ndarray of complex128
+        The transform with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -240,10 +322,28 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     ``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B`` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``, finite at
     ``A = 0`` where ``B̄ = Δ·B``). ``alpha``, ``omega`` and ``B`` broadcast together.
 
+    Parameters
+    ----------
+    alpha : float or array_like
+        Decays α ≥ 0 per unit time.
+    omega : float or array_like
+        Rotations ω, rad per unit time.
+    dt : float
+        The step Δ (> 0).
+    B : float, complex or array_like
+        Input coefficients.
+
     Returns
     -------
     Abar, Bbar : complex or ndarray of complex
         The discrete transition has ``α_d = αΔ``, ``ω_d = ωΔ`` (see :func:`ssm_impulse`).
+
+    Raises
+    ------
+    ValueError
+        If ``alpha``, ``omega`` and ``B`` cannot be broadcast together, or a value is invalid.
+    TypeError
+        If ``B`` is not a real or complex array.
 
     Examples
     --------
@@ -346,7 +446,13 @@ class FiguresOfMerit:
         return cls(**d)
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields as a dict (JSON-ready: non-finite floats become strings)."""
+        """The fields as a dict (JSON-ready: non-finite floats become strings).
+
+        Returns
+        -------
+        dict of str to object
+            Field name to value.
+        """
 
         def clean(v: Any) -> Any:
             if isinstance(v, float) and not math.isfinite(v):
@@ -369,6 +475,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
         of ``d|W|²/df`` (from a second FFT) changes between grid points or ``|W|`` has a grid
         local extremum, so only a minimum/maximum pair closer together than ``1/pad`` bins can
         be missed (e.g. the barely visible ripples of a strongly decaying exponential window).
+
+    Returns
+    -------
+    FiguresOfMerit
+        The figures of ``w``.
 
     Examples
     --------
@@ -421,34 +532,90 @@ class LeakageMap:
 
     @property
     def highest_sidelobe_db(self) -> FloatArray:
+        """Highest sidelobe level per ``α·N`` (dB re the peak).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("highest_sidelobe_db")
 
     @property
     def first_min_db(self) -> FloatArray:
+        """Level of the first minimum beyond the main peak per ``α·N`` (dB re the peak).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("first_min_db")
 
     @property
     def first_min_bins(self) -> FloatArray:
+        """Position of that first minimum per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("first_min_bins")
 
     @property
     def enbw_bins(self) -> FloatArray:
+        """Equivalent noise bandwidth per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("enbw_bins")
 
     @property
     def bandwidth_3db_bins(self) -> FloatArray:
+        """Full 3-dB main-lobe width per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("bandwidth_3db_bins")
 
     @property
     def scalloping_loss_db(self) -> FloatArray:
+        """Scalloping loss per ``α·N`` (dB).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("scalloping_loss_db")
 
     @property
     def leakage_factor(self) -> FloatArray:
+        """Energy outside the main lobe over the total, per ``α·N``.
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("leakage_factor")
 
     @property
     def truncation_ripple_db(self) -> FloatArray:
+        """Ripple against the ``N → ∞`` envelope per ``α·N`` (dB; ``inf`` at ``α·N = 0``).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("truncation_ripple_db")
 
 
@@ -465,6 +632,11 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
         Window length ≥ 2.
     pad : int
         FFT padding factor for :func:`figures_of_merit`.
+
+    Returns
+    -------
+    LeakageMap
+        The per-``α·N`` figures and the per-(``α·N``, ω) tone figures.
 
     Examples
     --------
