@@ -48,6 +48,13 @@ NOT_API: dict[str, str] = {
     "ropelab.claims.temperature": "claim checks, reached through ropelab.claims.run",
 }
 
+#: Known gaps, each failing visibly (strict xfail: once fixed, the entry must be removed).
+#: ropelab.plot's docstrings are being rewritten with the plotting helpers (issue 13, point 1).
+KNOWN_GAPS: dict[str, str] = {
+    "ropelab.plot.leakage_map": "Raises section missing (ValueError)",
+    "ropelab.plot.sweep_lines": "ax not documented; Returns and Raises sections missing",
+}
+
 
 def _public_modules() -> list[str]:
     names = ["ropelab"]
@@ -153,7 +160,11 @@ def test_public_api_is_found() -> None:
     assert len(names) > 100
 
 
-@pytest.mark.parametrize("qual,obj", API, ids=[q for q, _ in API])
+@pytest.mark.parametrize(
+    "qual,obj",
+    [pytest.param(q, o, id=q, marks=[pytest.mark.xfail(reason=KNOWN_GAPS[q], strict=True)] if q in KNOWN_GAPS else [])
+     for q, o in API],
+)
 def test_numpydoc(qual: str, obj: Any) -> None:
     problems = _problems(qual, obj)
     assert not problems, f"{qual}:\n  " + "\n  ".join(problems)

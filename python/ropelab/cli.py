@@ -243,6 +243,20 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ropelab`` command line (the ``ropelab`` console script calls it).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; ``None`` means ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 1 when ``verify`` finds a verdict other than the expected
+        one, 2 for invalid input (reported on stderr as one line). Invalid options and ``--help``
+        exit through argparse (``SystemExit``).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -53,10 +53,21 @@ SECTIONS: dict[str, str] = {
 def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = None) -> Verdict:
     """The verdict from two computed facts.
 
-    ``holds_in_general``: the statement held on every case tried, including adversarial ones.
-    ``holds_under_condition``: it held on every case satisfying the implicit condition (``None`` when
-    the claim names no condition). A statement that fails in general but holds under its condition is
-    ``holds-if``; one that fails with no condition rescuing it is ``fails``.
+    A statement that fails in general but holds under its condition is ``holds-if``; one that fails
+    with no condition rescuing it is ``fails``.
+
+    Parameters
+    ----------
+    holds_in_general : bool
+        The statement held on every case tried, including adversarial ones.
+    holds_under_condition : bool or None
+        It held on every case satisfying the implicit condition (``None`` when the claim names no
+        condition).
+
+    Returns
+    -------
+    {"holds", "holds-if", "fails"}
+        The verdict.
     """
     if holds_in_general:
         return "holds"
@@ -104,7 +115,21 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Claim:
-    """A registered claim."""
+    """A registered claim.
+
+    Attributes
+    ----------
+    id : str
+        Dotted identifier; the part before the first dot selects the report section.
+    source : str
+        Where the statement comes from: paper and equation, theorem, section or table.
+    statement : str
+        The claim as the paper makes it.
+    expected : {"holds", "holds-if", "fails"}
+        The verdict the mathematics gives; a different derived verdict is a regression.
+    check : callable
+        ``check()`` computes the numbers and returns an :class:`Evidence`.
+    """
 
     id: str
     source: str
@@ -114,12 +139,29 @@ class Claim:
 
     @property
     def section(self) -> str:
+        """The report section, from the id's prefix (see :data:`SECTIONS`); ``"Other"`` if unknown."""
         return SECTIONS.get(self.id.split(".")[0], "Other")
 
 
 @dataclass
 class ClaimResult:
-    """The outcome of one check, ready for the report (``as_dict`` is its JSON form)."""
+    """The outcome of one check, ready for the report (``as_dict`` is its JSON form).
+
+    Attributes
+    ----------
+    id, section, source, statement, expected
+        As in :class:`Claim`.
+    verdict : {"holds", "holds-if", "fails"} or None
+        The derived verdict; ``None`` when the check raised.
+    values, tolerance, inputs, condition, counterexample, corrected, corrected_holds
+        As in :class:`Evidence` (empty or ``None`` when the check raised).
+    seconds : float
+        Wall time of the check.
+    error : str or None
+        The exception the check raised, as one line, or ``None``.
+    figure : callable or None
+        ``figure()`` returns a matplotlib Figure illustrating the claim.
+    """
 
     id: str
     section: str
@@ -144,6 +186,13 @@ class ClaimResult:
         return self.error is None and self.verdict == self.expected and self.corrected_holds is not False
 
     def as_dict(self) -> dict[str, Any]:
+        """The result as a dictionary (without the figure, with ``matches``).
+
+        Returns
+        -------
+        dict of str to object
+            The fields by name, plus ``matches``.
+        """
         d = asdict(self)
         d.pop("figure", None)
         d["matches"] = self.matches
@@ -155,7 +204,30 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id: str, *, source: str, statement: str, expected: Verdict) -> Callable[[Callable[[], Evidence]], Callable[[], Evidence]]:
-    """Register ``check`` as the check of claim ``id``."""
+    """Register ``check`` as the check of claim ``id`` (a decorator factory).
+
+    Parameters
+    ----------
+    id : str
+        The claim id (unique).
+    source : str
+        Paper and equation, theorem, section or table the statement comes from.
+    statement : str
+        The claim as the paper makes it.
+    expected : {"holds", "holds-if", "fails"}
+        The verdict the mathematics gives.
+
+    Returns
+    -------
+    callable
+        A decorator that registers the decorated check in :data:`REGISTRY` and returns it
+        unchanged; it raises ValueError if ``id`` is already registered.
+
+    Raises
+    ------
+    ValueError
+        If ``expected`` is not a verdict.
+    """
     if expected not in VERDICTS:
         raise ValueError(f"claim: expected must be one of {VERDICTS}, got {expected!r}")
 
@@ -200,6 +272,12 @@ def run(
     Returns
     -------
     list of ClaimResult
+        One result per claim; a check that raised gives a result with ``error`` set.
+
+    Raises
+    ------
+    ValueError
+        If ``ids`` names an unknown claim.
     """
     wanted: Sequence[str]
     if ids is None:

@@ -52,12 +52,36 @@ class Task:
     extra_axes: Callable[[str], bool] | None = None
 
     def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
-        """The cell's axis values completed with the task's defaults."""
+        """The cell's axis values completed with the task's defaults.
+
+        Parameters
+        ----------
+        cell : mapping of str to object
+            The cell's axis values.
+
+        Returns
+        -------
+        dict of str to object
+            Every parameter of the task: the defaults, overridden by the cell's values.
+        """
         out = {k: v for k, v in self.axes.items() if v is not REQUIRED}
         out.update(cell)
         return out
 
     def check_axes(self, names: tuple[str, ...]) -> None:
+        """Check that a grid's axis names suit the task.
+
+        Parameters
+        ----------
+        names : tuple of str
+            The grid's axis names.
+
+        Raises
+        ------
+        ValueError
+            If a name is not an axis of the task (nor an accepted extra axis), or a required axis is
+            missing.
+        """
         unknown = [n for n in names if n not in self.axes and not (self.extra_axes and self.extra_axes(n))]
         if unknown:
             raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; "
