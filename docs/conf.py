@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -80,6 +81,27 @@ mathjax2_config = {
 }
 
 
+_ALIAS_REF = re.compile(r"TypeAliasForwardRef\('([\w.]+)'\)")
+_ALIAS_NAME = re.compile(r"(?<![\w.~])(ropelab\._types\.\w+)")
+
+
+def _short_aliases(app: object, what: str, name: str, obj: object, options: object, signature: str | None,
+                   return_annotation: str | None) -> tuple[str | None, str | None]:
+    """Show the aliases of ropelab._types by their short name (``~`` prefix) in signatures.
+
+    Inside a union (``ArrayLike | None``) autodoc renders an alias as the repr of its internal
+    ``TypeAliasForwardRef``; both forms become ``~ropelab._types.Name``, which the Python domain
+    links to the alias and displays as ``Name``.
+    """
+
+    def fix(s: str | None) -> str | None:
+        if s is None:
+            return None
+        return _ALIAS_NAME.sub(r"~\1", _ALIAS_REF.sub(r"\1", s))
+
+    return fix(signature), fix(return_annotation)
+
+
 def _copy_mathjax(app: object, exception: Exception | None) -> None:
     """Copy the parts of Debian's MathJax 2 that TeX-AMS_CHTML uses into ``_static/mathjax``."""
     if exception is not None or getattr(app, "builder").format != "html":  # noqa: B009
@@ -120,3 +142,4 @@ def _generate_pages(app: object) -> None:
 def setup(app: object) -> None:
     app.connect("builder-inited", _generate_pages)  # type: ignore[attr-defined]
     app.connect("build-finished", _copy_mathjax)  # type: ignore[attr-defined]
+    app.connect("autodoc-process-signature", _short_aliases)  # type: ignore[attr-defined]

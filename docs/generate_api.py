@@ -7,6 +7,7 @@ module-qualified heading (so the sidebar and the search index say ``ropelab.rff.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 from pathlib import Path
@@ -31,7 +32,11 @@ MODULES = [
 
 def _directive(qual: str, obj: object) -> str:
     if inspect.isclass(obj):
-        return f".. autoclass:: {qual}\n   :members:\n"
+        out = f".. autoclass:: {qual}\n   :members:\n"
+        if dataclasses.is_dataclass(obj):
+            # the fields are documented once, by the docstring's Attributes section
+            out += f"   :exclude-members: {', '.join(f.name for f in dataclasses.fields(obj))}\n"
+        return out
     if inspect.isfunction(obj):
         return f".. autofunction:: {qual}\n"
     return f".. autodata:: {qual}\n   :no-value:\n" if _long_value(obj) else f".. autodata:: {qual}\n"

@@ -86,7 +86,7 @@ def _untag(tagged: list[Any]) -> Value:
 @dataclass(frozen=True)
 class Grid:
     """Named axes with values; cell ``i`` is the ``i``-th element of their Cartesian product in
-    row-major order (the last axis varies fastest), as :func:`itertools.product` lists them.
+    row-major order (the last axis varies fastest), as ``itertools.product`` lists them.
 
     Attributes
     ----------
