@@ -46,6 +46,7 @@ autodoc_typehints_format = "short"
 autodoc_type_aliases = {
     name: f"ropelab._types.{name}" for name in ("ArrayLike", "FloatArray", "ComplexArray", "Layout")
 }
+autodoc_type_aliases["npt.ArrayLike"] = "ropelab._types.ArrayLike"
 # Every function and class has its own heading (module-qualified), so object entries in the
 # table of contents would only repeat them.
 toc_object_entries = False
