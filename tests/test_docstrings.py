@@ -37,17 +37,6 @@ import ropelab
 
 CHECKS = {"GL08", "SS01", "SS02", "SS03", "SS04", "PR01", "PR02", "RT01", "YD01"}
 
-#: Modules whose public functions are deliberately not API, with the reason. Each registers the
-#: checks of its claims with ``@claim(...)``; the checks are reached through
-#: ``ropelab.claims.REGISTRY`` / ``ropelab.claims.run`` and documented by their claim's statement.
-NOT_API: dict[str, str] = {
-    "ropelab.claims.random_features": "claim checks, reached through ropelab.claims.run",
-    "ropelab.claims.rotations": "claim checks, reached through ropelab.claims.run",
-    "ropelab.claims.spectra": "claim checks, reached through ropelab.claims.run",
-    "ropelab.claims.tables": "claim checks, reached through ropelab.claims.run",
-    "ropelab.claims.temperature": "claim checks, reached through ropelab.claims.run",
-}
-
 #: Known gaps, each failing visibly (strict xfail: once fixed, the entry must be removed).
 #: ropelab.plot's docstrings are being rewritten with the plotting helpers (issue 13, point 1).
 KNOWN_GAPS: dict[str, str] = {
@@ -77,8 +66,6 @@ def _api() -> list[tuple[str, Any]]:
     """(qualified name, object) of every public function, class, method and property."""
     out: list[tuple[str, Any]] = []
     for modname in _public_modules():
-        if modname in NOT_API:
-            continue
         mod = importlib.import_module(modname)
         for name in _public_names(mod):
             obj = getattr(mod, name)

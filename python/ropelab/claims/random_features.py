@@ -32,6 +32,16 @@ def _mc(q: np.ndarray, k: np.ndarray, convention: str, D: int = 64, trials: int 
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
+    """Check the claim ``rff.gaussian_identity``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1, App. A.2): e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω
+    ~ N(0, I).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rows = []
     ok = True
     for q, k in _pairs():
@@ -61,6 +71,16 @@ def gaussian_identity() -> Evidence:
     expected="fails",
 )
 def eq8_literal() -> Evidence:
+    """Check the claim ``rff.eq8_literal``; expected verdict: fails.
+
+    Statement (Selective RoPE Eq. (8), App. A.2): Eq. (8) as printed, Re φ(q)φ(k) without the
+    conjugate, estimates e^{q·k}.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rows = []
     literal_ok = True
     literal_is_exp_minus = True

@@ -34,6 +34,16 @@ def _tol(work: float) -> float:
 @claim("rope.relative", source="RoFormer §3.2, Eq. (16)",
        statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only", expected="holds")
 def rope_relative() -> Evidence:
+    """Check the claim ``rope.relative``; expected verdict: holds.
+
+    Statement (RoFormer §3.2, Eq. (16)): ⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n
+    only.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(1), 64
     worst = 0.0
     for layout in LAYOUTS:
@@ -57,6 +67,16 @@ def rope_relative() -> Evidence:
        statement="The element-wise cos/sin form equals the block-diagonal rotation matrix; the half layout "
                  "equals the interleaved one up to a permutation", expected="holds")
 def rope_elementwise() -> Evidence:
+    """Check the claim ``rope.elementwise``; expected verdict: holds.
+
+    Statement (RoFormer §3.4.2, Eq. (34)): The element-wise cos/sin form equals the block-diagonal
+    rotation matrix; the half layout equals the interleaved one up to a permutation.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(2), 32
     x = rng.standard_normal((8, d))
     ang = rotary.rope_angles(np.arange(8), d)
@@ -87,6 +107,16 @@ def _decay_figure() -> Any:
        statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
        expected="holds-if")
 def rope_decay() -> Evidence:
+    """Check the claim ``rope.decay``; expected verdict: holds-if.
+
+    Statement (RoFormer §3.3, §3.4.3, Fig. 2): The relative upper bound B(r) decays with the
+    relative distance r (d = 128, base 10⁴).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     r = np.arange(0, 20001)
     B = np.asarray(rotary.decay_bound(r, d=128, base=10000.0))
     monotone = bool(np.all(np.diff(B) <= 0))
@@ -119,6 +149,16 @@ def rope_decay() -> Evidence:
 @claim("rope.linear_attention", source="RoFormer §3.3, Eq. (19)",
        statement="Rotations preserve norms, so RoPE composes with linear attention", expected="holds")
 def rope_linear_attention() -> Evidence:
+    """Check the claim ``rope.linear_attention``; expected verdict: holds.
+
+    Statement (RoFormer §3.3, Eq. (19)): Rotations preserve norms, so RoPE composes with linear
+    attention.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(4), 64, 16
     q, k, v = rng.standard_normal((3, T, d))
     ang = rotary.rope_angles(np.arange(T), d)
@@ -136,6 +176,15 @@ def rope_linear_attention() -> Evidence:
 
 @claim("complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
 def complex_realify() -> Evidence:
+    """Check the claim ``complex.realify``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.1): Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(5), 32
     worst = 0.0
     for layout in LAYOUTS:
@@ -153,6 +202,15 @@ def complex_realify() -> Evidence:
 
 @claim("rope.trick", source="Selective RoPE §2, Eqs. (5)–(7)", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
 def rope_trick() -> Evidence:
+    """Check the claim ``rope.trick``; expected verdict: holds.
+
+    Statement (Selective RoPE §2, Eqs. (5)–(7)): k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(6), 16
     R = rotary.rotation_matrix(rotary.frequencies(d))
     worst = 0.0
@@ -181,6 +239,16 @@ def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tup
        statement="The pure-rotation recurrence (Eq. 9 without the amplitude factor) reproduces the RFF sum",
        expected="holds-if")
 def eq9_norm() -> Evidence:
+    """Check the claim ``rff.eq9_norm``; expected verdict: holds-if.
+
+    Statement (Selective RoPE Eq. (9), App. A.2): The pure-rotation recurrence (Eq. 9 without the
+    amplitude factor) reproduces the RFF sum.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d, D = 48, 8, 16
     tol = _tol(T * d)
     errs = {}
@@ -207,6 +275,16 @@ def eq9_norm() -> Evidence:
 @claim("rff.telescoping", source="Selective RoPE §3.1, App. A.2",
        statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}", expected="holds")
 def telescoping() -> Evidence:
+    """Check the claim ``rff.telescoping``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1, App. A.2): The rotation increments telescope: Π
+    e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, D = _rng(8), 40, 8, 12
     q, w = rng.standard_normal((T, d)), rng.standard_normal((D, d))
     tau = 5
@@ -222,6 +300,16 @@ def telescoping() -> Evidence:
        statement="The RFF rotation alone carries no relative position: it depends on the endpoints only",
        expected="holds")
 def softmax_no_position() -> Evidence:
+    """Check the claim ``rff.softmax_no_position``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1): The RFF rotation alone carries no relative position: it depends
+    on the endpoints only.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d, D = _rng(9), 8, 12
     w = rng.standard_normal((D, d))
     start, end = rng.standard_normal((2, d))
@@ -242,6 +330,16 @@ def softmax_no_position() -> Evidence:
 @claim("eq11.index", source="Selective RoPE Eqs. (3), (11)",
        statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t", expected="fails")
 def eq11_index() -> Evidence:
+    """Check the claim ``eq11.index``; expected verdict: fails.
+
+    Statement (Selective RoPE Eqs. (3), (11)): The unrolled product of Eq. (11) starts at τ: o_t =
+    Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(10), 24, 6
     q, k, v = rng.standard_normal((3, T, d))
     A = 0.9 * np.eye(d) + 0.05 * rng.standard_normal((T, d, d))
@@ -275,6 +373,16 @@ def _srope_inputs(T: int, d: int, offset: int) -> tuple[np.ndarray, ...]:
 @claim("srope.prerotation", source="Selective RoPE Eq. (13), §4.1",
        statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)", expected="holds")
 def srope_prerotation() -> Evidence:
+    """Check the claim ``srope.prerotation``; expected verdict: holds.
+
+    Statement (Selective RoPE Eq. (13), §4.1): Pre-rotating q, k by C_t equals the recurrence with
+    rotating transitions (Eq. 13).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d = 64, 16
     q, k, v, psi = _srope_inputs(T, d, 11)
     worst = 0.0
@@ -295,6 +403,16 @@ def srope_prerotation() -> Evidence:
        statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
        expected="holds")
 def srope_parity() -> Evidence:
+    """Check the claim ``srope.parity``; expected verdict: holds.
+
+    Statement (Selective RoPE §4.1–§4.2): ω_t = π b_t tracks the parity of the bits in the phase;
+    fixed RoPE cannot depend on b_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T = _rng(12), 100_000
     bits = rng.integers(0, 2, T)
     psi = rotary.cumulative_phase((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
@@ -321,6 +439,16 @@ def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> np.ndarray
 @claim("gate.effective", source="Selective RoPE §3.3",
        statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t", expected="holds")
 def gate_effective() -> Evidence:
+    """Check the claim ``gate.effective``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.3): Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ
+    Λ_t C_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d = 48, 8
     q, k, v, psi = _srope_inputs(T, d, 13)
     g = _gates(_rng(14), T, d, shared=False)
@@ -336,6 +464,15 @@ def gate_effective() -> Evidence:
 @claim("gate.commute", source="Selective RoPE §3.3",
        statement="A^eff = Λ_t R_t for any diagonal gate Λ_t", expected="holds-if")
 def gate_commute() -> Evidence:
+    """Check the claim ``gate.commute``; expected verdict: holds-if.
+
+    Statement (Selective RoPE §3.3): A^eff = Λ_t R_t for any diagonal gate Λ_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(15), 8
     psi_prev, psi_t = rng.uniform(-np.pi, np.pi, (2, d // 2))
     R = rotary.rotation_matrix(psi_t - psi_prev)
@@ -362,6 +499,15 @@ def gate_commute() -> Evidence:
 
 @claim("gate.norm", source="Selective RoPE §3.3", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
 def gate_norm() -> Evidence:
+    """Check the claim ``gate.norm``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.3): ‖A^eff‖₂ = ‖Λ_t‖₂ for every gate.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(16), 8
     worst = 0.0
     for _ in range(50):
@@ -377,6 +523,16 @@ def gate_norm() -> Evidence:
        statement="Two Householder reflections compose into a 2-D rotation by twice the angle between them",
        expected="holds")
 def householder_rotation() -> Evidence:
+    """Check the claim ``householder.rotation``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.5): Two Householder reflections compose into a 2-D rotation by
+    twice the angle between them.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(17), 6
     worst = 0.0
     for _ in range(20):
@@ -401,6 +557,16 @@ def householder_rotation() -> Evidence:
 @claim("householder.delta", source="Selective RoPE App. A.5",
        statement="The generalised Householder I − β w wᵀ is norm-preserving for general β", expected="fails")
 def householder_delta() -> Evidence:
+    """Check the claim ``householder.delta``; expected verdict: fails.
+
+    Statement (Selective RoPE App. A.5): The generalised Householder I − β w wᵀ is norm-preserving
+    for general β.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(18), 6
     w = rng.standard_normal(d)
     w /= np.linalg.norm(w)
@@ -433,6 +599,16 @@ def householder_delta() -> Evidence:
        statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
        expected="holds")
 def alibi_decay() -> Evidence:
+    """Check the claim ``alibi.decay``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.7): The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)};
+    FoX is a product of gates.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(19), 40, 6
     q, k, v = rng.standard_normal((3, T, d))
     m = 0.3
@@ -457,6 +633,16 @@ def alibi_decay() -> Evidence:
 @claim("cosformer.states", source="Selective RoPE App. A.6",
        statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state", expected="holds")
 def cosformer_states() -> Evidence:
+    """Check the claim ``cosformer.states``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.6): The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-
+    state and a sin-state.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(20), 50, 6
     q, k, v = np.abs(rng.standard_normal((3, T, d)))
     direct = recurrence.cosformer_attention(q, k, v, mode="direct")
@@ -472,6 +658,16 @@ def cosformer_states() -> Evidence:
 @claim("prf.transition_gt1", source="Selective RoPE App. A.6",
        statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1", expected="holds")
 def prf_transition_gt1() -> Evidence:
+    """Check the claim ``prf.transition_gt1``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.6): The positive-random-feature transition factor
+    e^{ω·(q_t−q_{t−1})} can exceed 1.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, D = _rng(21), 200, 8, 64
     q = 0.3 * rng.standard_normal((T, d))
     w = rng.standard_normal((D, d))
