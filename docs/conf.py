@@ -21,6 +21,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import numpy.typing as npt  # noqa: E402
+from sphinx.util.typing import stringify_annotation  # noqa: E402
+
 import ropelab  # noqa: E402  (the installed package, with its compiled core)
 
 project = "ropelab"
@@ -46,7 +49,6 @@ autodoc_typehints_format = "short"
 autodoc_type_aliases = {
     name: f"ropelab._types.{name}" for name in ("ArrayLike", "FloatArray", "ComplexArray", "Layout")
 }
-autodoc_type_aliases["npt.ArrayLike"] = "ropelab._types.ArrayLike"
 # Every function and class has its own heading (module-qualified), so object entries in the
 # table of contents would only repeat them.
 toc_object_entries = False
@@ -57,10 +59,10 @@ numpydoc_attributes_as_param_list = True
 # network at build time); they are listed here by package, nothing of ropelab's own is.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:(class|data|obj)", r"(numpy|np|npt|pandas|pd|matplotlib|xarray|dask|distributed|pyarrow)(\..*)?"),
-    (r"py:(class|data|obj)", r"(typing|collections\.abc|pathlib|os|argparse|concurrent\.futures)\..*"),
-    (r"py:(class|data|obj)", r"(Axes|Figure|Path|PathLike|Callable|Iterable|Iterator|Sequence|Mapping|Any|Literal)"),
-    (r"py:(class|data|obj)", r"(NDArray|DataFrame|Dataset|Client|ndarray|float64|complex128|Namespace|TextIO)"),
+    (r"py:(class|data|obj)", r"(numpy|np|npt|pandas|matplotlib)(\..+)?"),
+    (r"py:class", r"(collections\.abc|os|pathlib)\.\w+"),
+    # matplotlib classes in ropelab.plot's annotations (imported there for type checking only)
+    (r"py:class", r"Axes|Figure"),
 ]
 
 # --- notebooks -------------------------------------------------------------------------------
@@ -82,6 +84,7 @@ mathjax2_config = {
 }
 
 
+_EXPANDED_ARRAYLIKE = [stringify_annotation(npt.ArrayLike, mode) for mode in ("smart", "fully-qualified-except-typing")]
 _ALIAS_REF = re.compile(r"TypeAliasForwardRef\('([\w.]+)'\)")
 _ALIAS_NAME = re.compile(r"(?<![\w.~])(ropelab\._types\.\w+)")
 
@@ -98,6 +101,8 @@ def _short_aliases(app: object, what: str, name: str, obj: object, options: obje
     def fix(s: str | None) -> str | None:
         if s is None:
             return None
+        for expanded in _EXPANDED_ARRAYLIKE:  # numpy.typing.ArrayLike written without the alias
+            s = s.replace(expanded, "~ropelab._types.ArrayLike")
         return _ALIAS_NAME.sub(r"~\1", _ALIAS_REF.sub(r"\1", s))
 
     return fix(signature), fix(return_annotation)
