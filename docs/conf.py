@@ -37,7 +37,7 @@ myst_heading_anchors = 3
 myst_update_mathjax = False  # MathJax 2 (Debian) is configured below
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "alabaster"
-html_theme_options = {"nosidebar": False, "sidebar_collapse": True}
+html_theme_options = {"sidebar_collapse": True, "page_width": "1180px", "sidebar_width": "250px"}
 
 # --- API pages -------------------------------------------------------------------------------
 autodoc_member_order = "bysource"
