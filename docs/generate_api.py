@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import pkgutil
 from pathlib import Path
 
 #: The public modules, in the order of the API index.
@@ -30,6 +31,20 @@ MODULES = [
 ]
 
 
+def _data_doc(mod: object, name: str, obj: object) -> tuple[list[str], str] | None:
+    """The ``#:`` comment and annotation of a constant that ``mod`` re-exports from a submodule."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    for info in pkgutil.iter_modules(getattr(mod, "__path__", []), getattr(mod, "__name__", "") + "."):
+        sub = importlib.import_module(info.name)
+        if getattr(sub, name, None) is not obj:
+            continue
+        docs = ModuleAnalyzer.for_module(info.name).find_attr_docs()
+        if ("", name) in docs:
+            return list(docs[("", name)]), str(getattr(sub, "__annotations__", {}).get(name, ""))
+    return None
+
+
 def _directive(qual: str, obj: object) -> str:
     if inspect.isclass(obj):
         out = f".. autoclass:: {qual}\n   :members:\n"
@@ -39,6 +54,14 @@ def _directive(qual: str, obj: object) -> str:
         return out
     if inspect.isfunction(obj):
         return f".. autofunction:: {qual}\n"
+    modname, name = qual.rsplit(".", 1)
+    found = _data_doc(importlib.import_module(modname), name, obj)
+    if found is not None:  # re-exported: autodata would look for the comment in the wrong module
+        lines, annotation = found
+        out = f".. py:data:: {qual}\n"
+        if annotation:
+            out += f"   :type: {annotation}\n"
+        return out + "\n" + "".join(f"   {line}\n" if line.strip() else "\n" for line in lines)
     return f".. autodata:: {qual}\n   :no-value:\n" if _long_value(obj) else f".. autodata:: {qual}\n"
 
 

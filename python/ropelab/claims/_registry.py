@@ -29,6 +29,8 @@ __all__ = [
     "run",
 ]
 
+#: A verdict: ``holds`` (true as written), ``holds-if`` (true only under a condition the paper leaves
+#: implicit) or ``fails`` (false as written).
 Verdict = Literal["holds", "holds-if", "fails"]
 VERDICTS: tuple[Verdict, ...] = ("holds", "holds-if", "fails")
 
@@ -139,7 +141,7 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section, from the id's prefix (see :data:`SECTIONS`); ``"Other"`` if unknown."""
+        """The report section, from the id's prefix (see :data:`ropelab.claims.SECTIONS`); ``"Other"`` if unknown."""
         return SECTIONS.get(self.id.split(".")[0], "Other")
 
 
@@ -220,7 +222,7 @@ def claim(id: str, *, source: str, statement: str, expected: Verdict) -> Callabl
     Returns
     -------
     callable
-        A decorator that registers the decorated check in :data:`REGISTRY` and returns it
+        A decorator that registers the decorated check in :data:`ropelab.claims.REGISTRY` and returns it
         unchanged; it raises ValueError if ``id`` is already registered.
 
     Raises

@@ -13,6 +13,7 @@ from ropelab import rff, spectra, temperature
 from ropelab.sweep._grid import Value
 
 #: Marks an axis that has no default: the grid must give it.
+#: Marks an axis of a :class:`Task` that has no default: a grid must give its values.
 REQUIRED: Any = object()
 
 Outputs = dict[str, "float | bool"]
