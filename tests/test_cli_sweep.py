@@ -56,7 +56,9 @@ def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
             "--out", str(tmp_path / "w.json"), "--plot", str(tmp_path / "w.png"), "--y", "first_min_db"]
     assert main(args) == 0
     assert "highest_sidelobe_db" in capsys.readouterr().out
-    rows = pd.read_json(tmp_path / "w.json")
+    import json
+
+    rows = pd.DataFrame(json.loads((tmp_path / "w.json").read_text())["rows"])
     assert list(rows.alpha_n) == [0.0, 2.0] and (tmp_path / "w.png").stat().st_size > 1000
     # α·N = 0 is the rectangle (Harris: −13.26 dB); α·N = 2 is MATH.md §5's worked example (−10.79 dB)
     assert list(rows.highest_sidelobe_db.round(2)) == [-13.26, -10.79]
@@ -69,7 +71,9 @@ def test_json_is_exact_and_string_axes_plot(tmp_path: Path, capsys: pytest.Captu
     out = tmp_path / "r.json"
     assert main(["sweep", "rff-mse", "--xi", "0.3", "--D", "16", "--estimator", "trig", "positive", "--trials", "300",
                  "--quiet", "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
-    rows = json.loads(out.read_text())
+    payload = json.loads(out.read_text())
+    assert payload["provenance"]["seeds"] == [0] and payload["task"] == "rff_mse"
+    rows = payload["rows"]
     df = sweep.run("rff_mse", {"xi": 0.3, "D": 16, "sigma": 1.0, "estimator": ["trig", "positive"],
                                "convention": "conjugate", "d": 64, "mode": "projected"}, trials=300, progress=False)
     assert [r["empirical_mse"] for r in rows] == list(df.empirical_mse)  # every digit
@@ -77,7 +81,7 @@ def test_json_is_exact_and_string_axes_plot(tmp_path: Path, capsys: pytest.Captu
     merit = tmp_path / "w.json"
     assert main(["sweep", "window-merit", "--window", "hann", "hamming", "--quiet", "--out", str(merit),
                  "--plot", str(tmp_path / "w.png")]) == 0
-    rows = json.loads(merit.read_text())
+    rows = json.loads(merit.read_text())["rows"]
     assert rows[0]["decay_ratio"] is None and not math.isnan(rows[0]["enbw_bins"])  # NaN (not applicable) -> null
     assert (tmp_path / "w.png").stat().st_size > 1000
 

@@ -4,10 +4,16 @@
 #ifndef ROPELAB_VERSION
 #define ROPELAB_VERSION "dev"
 #endif
+#ifndef ROPELAB_GIT_COMMIT
+#define ROPELAB_GIT_COMMIT ""
+#endif
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ropelab's compiled core (use the typed wrappers in ropelab.* instead)";
   m.attr("__version__") = ROPELAB_VERSION;
+  // A function, not an attribute, so that the generated stubs do not change with every commit.
+  m.def("git_commit", [] { return std::string(ROPELAB_GIT_COMMIT); },
+        "The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.");
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");

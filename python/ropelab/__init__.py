@@ -19,6 +19,12 @@ spectra
 sweep
     Parameter grids over registered tasks (MSE maps, figures of merit), run locally or on a Dask
     cluster, resumable from a Parquet store, bit-identical either way.
+claims
+    The claim registry behind ``ropelab verify``: run the checks, get verdicts with evidence.
+report
+    Terminal, Markdown, JSON and HTML renderings of claim results.
+plot
+    matplotlib helpers (needs the ``plot`` extra); they take and return Axes/Figures.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -31,13 +37,21 @@ from ropelab import recurrence, rff, rotary, simd, spectra, sweep, temperature, 
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd",
+           "claims", "report", "plot"]
+
+# Imported on first use: plot needs matplotlib (optional); claims/report register and render the
+# claims, which plain numerical use does not need at import time.
+_LAZY = ("claims", "report", "plot")
 
 
 def __getattr__(name: str) -> object:
-    # ropelab.plot needs matplotlib (an optional dependency): import it on first use only.
-    if name == "plot":
+    if name in _LAZY:
         import importlib
 
-        return importlib.import_module("ropelab.plot")
+        return importlib.import_module(f"ropelab.{name}")
     raise AttributeError(f"module 'ropelab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,4 +1,10 @@
-"""The ``ropelab`` command line."""
+"""The ``ropelab`` command line.
+
+Exit status: 0 on success (for ``verify``: every verdict as expected), 1 when ``verify`` finds an
+unexpected verdict or a file cannot be written during the run, 2 for a bad option (reported in one
+line naming it, before any computation), 130 on Ctrl-C and 141 when the reader of the output goes
+away (``ropelab verify | head``); none of them prints a traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
 
 import numpy as np
 
-__all__ = ["main"]
+from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_dir, check_output_file, dumps
+
+__all__ = ["main", "build_parser"]
 
 
 def _cmd_counterexample(args: argparse.Namespace) -> int:
@@ -33,7 +40,7 @@ def _cmd_counterexample(args: argparse.Namespace) -> int:
                 name for name, ok in (("conjugate", conjugate_unbiased), ("literal", literal_unbiased)) if ok
             ],
         }
-        print(json.dumps(out, indent=2))
+        print(dumps(out))
         return 0
     xi = c.xi
     print(f"Theorem 1 counterexample at xi = q.k = {xi:g} (unit norms, trig estimator, conjugate product)")
@@ -52,12 +59,14 @@ def _cmd_counterexample(args: argparse.Namespace) -> int:
 
 
 def _cmd_mse_curve(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from ropelab import plot, temperature
 
+    check_output_file("--out", args.out, FIGURE_SUFFIXES)
     sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
     curves = []
-    for D in args.D:
-        print(f"mse-curve: D = {D}, {args.trials} trials x {len(sigmas)} sigmas ...", file=sys.stderr, flush=True)
+    for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
         curves.append(temperature.mse_curve(args.xi, D, sigmas, args.trials, seed=args.seed))
     fig = plot.mse_vs_sigma(curves)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -71,44 +80,63 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise ValueError(f"--param must look like NAME=VALUE (e.g. beta=8.6), got {item!r}")
+            raise UsageError(f"--param must look like NAME=VALUE (e.g. beta=8.6), got {item!r}")
         try:
             params[name.strip()] = float(value)
         except ValueError:
-            raise ValueError(f"--param {name}: value must be a number, got {value!r}") from None
+            raise UsageError(f"--param {name}: value must be a number, got {value!r}") from None
     return params
+
+
+#: Window parameters with an option of their own (the same options as ``sweep window-merit``).
+_PARAM_OPTIONS = ("alpha", "beta", "attenuation")
+
+
+def _leakage_params(args: argparse.Namespace) -> tuple[str, dict[str, float]]:
+    """The core window name and its parameters from the options (``ssm`` is ``exponential``)."""
+    window = "exponential" if args.window == "ssm" else args.window
+    params = _parse_params(args.param)
+    for name in _PARAM_OPTIONS:
+        value = getattr(args, name)
+        if value is not None:
+            if name in params:
+                raise UsageError(f"give either --{name.replace('_', '-')} or --param {name}=..., not both")
+            params[name] = value
+    if args.alpha_n is not None:
+        if window != "exponential":
+            raise UsageError(f"--alpha-n is only for --window exponential (the SSM window), got --window {args.window}")
+        if "alpha" in params:
+            raise UsageError("give either --alpha-n or --alpha, not both")
+        if args.N < 1:
+            raise UsageError(f"--N must be >= 1, got {args.N}")
+        params["alpha"] = args.alpha_n / args.N
+    return window, params
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from ropelab import spectra
 
-    params = _parse_params(args.param)
-    if args.alpha_n is not None:
-        if args.window != "exponential":
-            raise ValueError(f"--alpha-n is only for --window exponential (the SSM window), got --window {args.window}")
-        if "alpha" in params:
-            raise ValueError("give either --alpha-n or --param alpha=..., not both")
-        if args.n < 1:
-            raise ValueError(f"--n must be >= 1, got {args.n}")
-        params["alpha"] = args.alpha_n / args.n
-    w = spectra.window(args.window, args.n, sym=args.sym, **params)
+    if args.plot is not None:
+        check_output_file("--plot", args.plot, FIGURE_SUFFIXES)
+    window, params = _leakage_params(args)
+    w = spectra.window(window, args.N, sym=args.sym, **params)
     m = spectra.figures_of_merit(w, pad=args.pad)
     if args.plot is not None:
         from ropelab import plot
 
-        label = args.window + "".join(f", {k}={v:g}" for k, v in params.items())
+        label = window + "".join(f", {k}={v:g}" for k, v in params.items())
         fig = plot.spectrum_db({label: w}, pad=args.pad)
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
-        out = {"window": args.window, "N": args.n, "sym": args.sym, "params": params,
+        out = {"window": window, "N": args.N, "sym": args.sym, "params": params,
                "figures_of_merit": m.as_dict()}
         if args.plot is not None:
             out["plot"] = str(args.plot)
-        print(json.dumps(out, indent=2))
+        print(dumps(out))
         return 0
-    desc = args.window + "".join(f" {k}={v:g}" for k, v in params.items())
-    print(f"Figures of merit of the {desc} window, N = {args.n} ({'symmetric' if args.sym else 'DFT-even'}; "
+    desc = window + "".join(f" {k}={v:g}" for k, v in params.items())
+    print(f"Figures of merit of the {desc} window, N = {args.N} ({'symmetric' if args.sym else 'DFT-even'}; "
           f"frequencies in bins; Harris 1978 definitions)")
     rows = [
         ("coherent gain", f"{m.coherent_gain:.4f}"),
@@ -134,46 +162,56 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(stream: TextIO) -> Callable[[int, int, str], None]:
-    interactive = stream.isatty()
-
-    def show(done: int, total: int, cid: str) -> None:
-        if interactive:
-            msg = f"\r[{done:2d}/{total}] {cid:40s}" if cid else f"\r[{done}/{total}] done" + " " * 40 + "\n"
-            stream.write(msg)
-        elif cid:
-            stream.write(f"[{done + 1:2d}/{total}] {cid}\n")
-        stream.flush()
-
-    return show
-
-
 def _cmd_verify(args: argparse.Namespace) -> int:
+    import shutil
     import time
+
+    from tqdm import tqdm
 
     from ropelab import claims, report
 
-    t0 = time.perf_counter()
-    results = claims.run(args.only, progress=None if args.quiet else _progress(sys.stderr))
-    seconds = time.perf_counter() - t0
-    figures: dict[str, Path] = {}
+    claims.load_plugins(args.plugin, entry_points=not args.no_entry_points)
+    if args.list:
+        for c in claims.REGISTRY.values():
+            print(f"{c.id:28s} {c.expected:9s} {c.statement}")
+        return 0
+    for option, path, suffixes in (("--json", args.json, (".json",)), ("--markdown", args.markdown, (".md",)),
+                                   ("--html", args.html, (".html", ".htm"))):
+        if path is not None:
+            check_output_file(option, path, suffixes)
     fig_dir = args.figures
     if fig_dir is None and (args.html or args.markdown):
-        base = args.html or args.markdown
-        fig_dir = base.parent / "figures"
+        fig_dir = (args.html or args.markdown).parent / "figures"
+    if fig_dir is not None:
+        check_output_dir("--figures", fig_dir)
+    wanted = list(claims.REGISTRY) if args.only is None else args.only
+    unknown = sorted(set(wanted) - set(claims.REGISTRY))
+    if unknown:
+        raise UsageError(f"--only: unknown claim id(s) {', '.join(unknown)}; `ropelab verify --list` shows them")
+
+    t0 = time.perf_counter()
+    with tqdm(total=len(wanted), desc="verify", unit="claim", file=sys.stderr, disable=args.quiet,
+              leave=False) as bar:
+        def progress(done: int, total: int, cid: str) -> None:
+            bar.n = done
+            bar.set_postfix_str(cid, refresh=True)
+
+        results = claims.run(wanted, progress=progress)
+    seconds = time.perf_counter() - t0
+    prov = report.claim_provenance(results)
+    figures: dict[str, Path] = {}
     if fig_dir is not None:
         figures = report.render_figures(results, fig_dir)
     color = sys.stdout.isatty() and not args.no_color and os.environ.get("NO_COLOR") is None
-    import shutil
-
     print(report.terminal(results, color=color, width=max(100, shutil.get_terminal_size((120, 24)).columns)))
     print()
     if args.json:
-        _write(args.json, report.to_json(results, seconds))
+        _write(args.json, report.to_json(results, seconds, provenance=prov))
     if args.markdown:
-        _write(args.markdown, report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds))
+        _write(args.markdown, report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds,
+                                                 provenance=prov))
     if args.html:
-        _write(args.html, report.to_html(results, figures, seconds=seconds))
+        _write(args.html, report.to_html(results, figures, seconds=seconds, provenance=prov))
     sys.stderr.flush()
     print(report.summary_line(results, seconds), flush=True)
     return 0 if all(r.matches for r in results) else 1
@@ -186,48 +224,79 @@ def _write(path: Path, text: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ropelab", description="Checks of the mathematics of Selective RoPE and RoPE.")
-    p.add_argument("--version", action="version", version=_version())
-    sub = p.add_subparsers(dest="command", required=True)
+    """The argument parser of the ``ropelab`` command (all subcommands).
 
-    v = sub.add_parser("verify", help="evaluate every claim of the paper and report the verdicts")
-    v.add_argument("--only", nargs="+", metavar="ID", help="check only these claim ids")
-    v.add_argument("--json", type=Path, metavar="PATH", help="write the machine-readable report")
-    v.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
-    v.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report (figures embedded)")
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; every option has a help text, and non-trivial defaults are shown by ``--help``.
+    """
+    p = argparse.ArgumentParser(prog="ropelab", description="Checks of the mathematics of Selective RoPE and RoPE.",
+                                epilog="Exit status: 0 success, 1 unexpected verdict or write failure, 2 bad option, "
+                                       "130 interrupted (Ctrl-C), 141 output pipe closed.", formatter_class=Formatter)
+    p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    v = sub.add_parser("verify", help="evaluate every claim of the paper and report the verdicts",
+                       description="Evaluate the claims and report each verdict with its evidence; exit status 1 "
+                                   "if a verdict differs from the expected one.", formatter_class=Formatter)
+    v.add_argument("--only", nargs="+", metavar="ID", help="check only these claim ids (see --list)")
+    v.add_argument("--list", action="store_true", help="list the claim ids with their expected verdicts and exit")
+    v.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                   help="import MODULE, which registers claims of its own with ropelab.claims.claim (repeatable)")
+    v.add_argument("--no-entry-points", action="store_true",
+                   help="do not import the installed plugins of the entry-point group ropelab.claims")
+    v.add_argument("--json", type=Path, metavar="PATH", help="write the machine-readable report (.json)")
+    v.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report (.md)")
+    v.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report (.html, figures embedded)")
     v.add_argument("--figures", type=Path, metavar="DIR",
-                   help="write figures here (default: figures/ beside the HTML or Markdown report)")
-    v.add_argument("--no-color", action="store_true", help="never colour the verdicts")
-    v.add_argument("--quiet", action="store_true", help="no progress indicator")
+                   help="write figures here (when not given: figures/ beside the HTML or Markdown report)")
+    v.add_argument("--no-color", action="store_true", help="never colour the verdicts (also: NO_COLOR set)")
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
     v.set_defaults(func=_cmd_verify)
 
-    c = sub.add_parser("counterexample", help="Theorem 1's temperature counterexample and the correct optimum")
-    c.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair (default 0.5)")
-    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c = sub.add_parser("counterexample", help="Theorem 1's temperature counterexample and the correct optimum",
+                       description="The paper's temperature rule against sigma = 1 and the MSE-optimal sigma*(D).",
+                       formatter_class=Formatter)
+    c.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair, in (-1, 1]")
+    c.add_argument("--json", action="store_true", help="print JSON (with provenance) instead of text")
     c.set_defaults(func=_cmd_counterexample)
 
-    m = sub.add_parser("mse-curve", help="plot MSE vs sigma: closed form and Monte Carlo")
-    m.add_argument("--xi", type=float, default=0.5)
-    m.add_argument("--D", type=int, nargs="+", default=[1, 16, 256], help="feature counts (default 1 16 256)")
-    m.add_argument("--trials", type=int, default=4000)
-    m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--sigma-min", type=float, default=0.05)
-    m.add_argument("--sigma-max", type=float, default=1.6)
-    m.add_argument("--points", type=int, default=32)
-    m.add_argument("--out", type=Path, default=Path("report/mse_curve.png"))
+    m = sub.add_parser("mse-curve", help="plot MSE vs sigma: closed form and Monte Carlo",
+                       description="Plot the MSE of the trig estimator against sigma: the closed form and a "
+                                   "seeded Monte-Carlo estimate with standard errors.", formatter_class=Formatter)
+    m.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair")
+    m.add_argument("--D", type=int, nargs="+", default=[1, 16, 256], help="feature counts")
+    m.add_argument("--trials", type=int, default=4000, help="Monte-Carlo estimates per sigma")
+    m.add_argument("--seed", type=int, default=0, help="seed of the counter-based random streams")
+    m.add_argument("--sigma-min", type=float, default=0.05, help="smallest sigma of the Monte-Carlo grid")
+    m.add_argument("--sigma-max", type=float, default=1.6, help="largest sigma of the Monte-Carlo grid")
+    m.add_argument("--points", type=int, default=32, help="number of Monte-Carlo sigmas")
+    m.add_argument("--out", type=Path, default=Path("report/mse_curve.png"), metavar="FILE",
+                   help=f"figure file ({', '.join(FIGURE_SUFFIXES)})")
+    m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=_cmd_mse_curve)
 
-    lk = sub.add_parser("leakage", help="figures of merit (Harris 1978) of a window or SSM decay window")
-    lk.add_argument("--window", required=True, help="window name, e.g. hann, kaiser, exponential (the SSM window)")
-    lk.add_argument("--n", type=int, required=True, help="window length N")
-    lk.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                    help="window parameter, e.g. beta=8.6, alpha=0.002, attenuation=60 (repeatable)")
+    lk = sub.add_parser("leakage", help="figures of merit (Harris 1978) of a window or SSM decay window",
+                        description="Figures of merit (Harris 1978) of a window. The SSM's causal exponential "
+                                    "window is --window exponential (alias: ssm) with --alpha-n or --alpha. "
+                                    "--n is an alias of --N; --param NAME=VALUE sets any window parameter.",
+                        formatter_class=Formatter)
+    lk.add_argument("--window", required=True,
+                    help="window name (see ropelab.spectra.window_names()); exponential (alias ssm) is the SSM window")
+    lk.add_argument("--N", "--n", dest="N", type=int, required=True, help="window length N (--n is an alias)")
     lk.add_argument("--alpha-n", type=float, default=None, metavar="AN",
-                    help="for --window exponential: the decay over the window, alpha*N (sets alpha = AN/N)")
+                    help="exponential/ssm: the decay over the window, alpha*N (sets alpha = AN/N)")
+    lk.add_argument("--alpha", type=float, default=None, help="gaussian / poisson / exponential parameter alpha")
+    lk.add_argument("--beta", type=float, default=None, help="kaiser parameter beta")
+    lk.add_argument("--attenuation", type=float, default=None, help="chebyshev sidelobe attenuation (dB)")
+    lk.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="any window parameter by name, e.g. beta=8.6 (repeatable)")
     lk.add_argument("--sym", action="store_true", help="symmetric window instead of DFT-even")
-    lk.add_argument("--pad", type=int, default=64, help="FFT padding factor used to locate peaks (default 64)")
-    lk.add_argument("--json", action="store_true", help="print JSON instead of text")
-    lk.add_argument("--plot", type=Path, default=None, help="also plot the spectrum in dB to this file")
+    lk.add_argument("--pad", type=int, default=64, help="FFT padding factor used to locate peaks")
+    lk.add_argument("--json", action="store_true", help="print JSON (with provenance) instead of text")
+    lk.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                    help=f"also plot the spectrum in dB to this file ({', '.join(FIGURE_SUFFIXES)})")
     lk.set_defaults(func=_cmd_leakage)
 
     from ropelab._cli_sweep import add_parser as add_sweep_parser
@@ -242,25 +311,46 @@ def _version() -> str:
     return f"ropelab {__version__}"
 
 
+def _stdout_gone() -> None:
+    """The reader closed the pipe: point stdout at /dev/null so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (e.g. captured)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``ropelab`` command line (the ``ropelab`` console script calls it).
+    """Run the ``ropelab`` command line.
 
     Parameters
     ----------
     argv : sequence of str, optional
-        The arguments after the program name; ``None`` means ``sys.argv[1:]``.
+        The arguments (default: ``sys.argv[1:]``).
 
     Returns
     -------
     int
-        The exit status: 0 on success, 1 when ``verify`` finds a verdict other than the expected
-        one, 2 for invalid input (reported on stderr as one line). Invalid options and ``--help``
-        exit through argparse (``SystemExit``).
+        The exit status: 0 success; 1 an unexpected verdict (``verify``) or an output that could
+        not be written during the run; 2 a bad option or argument (one line on stderr naming it,
+        before any computation); 130 interrupted by Ctrl-C; 141 the output pipe was closed.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    name = f"ropelab {args.command}"
     try:
-        return int(args.func(args))
-    except (ValueError, TypeError, ImportError, RuntimeError) as exc:
-        print(f"ropelab {args.command}: error: {exc}", file=sys.stderr)
+        status = int(args.func(args))
+        sys.stdout.flush()
+        return status
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _stdout_gone()
+        return 141
+    except (ValueError, TypeError, ImportError, RuntimeError) as exc:  # UsageError included
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1

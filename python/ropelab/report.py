@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ropelab.claims import SECTIONS, ClaimResult
+from ropelab._provenance import provenance as _provenance
+from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
-__all__ = ["summary", "summary_line", "terminal", "to_json", "to_markdown", "to_html", "render_figures"]
+__all__ = ["summary", "summary_line", "terminal", "to_json", "to_markdown", "to_html", "render_figures",
+           "claim_provenance"]
 
 _COLORS = {"holds": "\033[32m", "holds-if": "\033[33m", "fails": "\033[31m", None: "\033[35m"}
 _RESET = "\033[0m"
@@ -31,6 +33,55 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x
+
+
+def _seeds(x: Any) -> list[int]:
+    """Every integer stored under a key named ``seed`` or ``seeds`` in a claim's inputs."""
+    found: list[int] = []
+    if isinstance(x, Mapping):
+        for k, v in x.items():
+            if str(k) in ("seed", "seeds"):
+                found += [int(s) for s in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(s, int)]
+            else:
+                found += _seeds(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            found += _seeds(v)
+    return found
+
+
+def claim_provenance(results: Sequence[ClaimResult]) -> dict[str, Any]:
+    """The provenance record of a set of claim results (software, machine, seeds, time).
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results the record describes; their inputs' seeds are collected.
+
+    Returns
+    -------
+    dict
+        :func:`ropelab._provenance.provenance` with the claims' seeds.
+
+    Examples
+    --------
+    >>> from ropelab import claims
+    >>> claim_provenance(claims.run(["rff.eq8_literal"]))["ropelab"] == __import__("ropelab").__version__
+    True
+    """
+    return _provenance(seeds=[s for r in results for s in _seeds(r.inputs)])
+
+
+def _provenance_lines(p: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) rows of a provenance record, for the Markdown and HTML headers."""
+    commit = p.get("git_commit") or "(not built from a git checkout)"
+    seeds = ", ".join(str(s) for s in p.get("seeds", [])) or "(none)"
+    return [("ropelab", f"{p.get('ropelab')} (commit {commit})"),
+            ("Python / NumPy", f"{p.get('python')} / {p.get('numpy')}"),
+            ("Platform", f"{p.get('platform')} ({p.get('machine')})"),
+            ("SIMD path / threads", f"{p.get('simd')} / {p.get('threads')}"),
+            ("Seeds", seeds),
+            ("Run at (UTC)", str(p.get("utc")))]
 
 
 def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
@@ -91,7 +142,7 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
 
 
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
-    order = list(dict.fromkeys(SECTIONS.values())) + ["Other"]
+    order = list(dict.fromkeys(SECTIONS.values())) + ["Other", USER_SECTION]
     groups: dict[str, list[ClaimResult]] = {}
     for r in results:
         groups.setdefault(r.section, []).append(r)
@@ -158,8 +209,11 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
     return "\n".join(lines).lstrip("\n")
 
 
-def to_json(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
-    """Machine-readable report: ``{"summary": ..., "claims": [one object per claim]}``.
+def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
+            provenance: Mapping[str, Any] | None = None) -> str:
+    """Machine-readable report: ``{"provenance": ..., "summary": ..., "claims": [one per claim]}``.
+
+    ``provenance`` defaults to :func:`claim_provenance` of ``results``.
 
     Parameters
     ----------
@@ -180,7 +234,8 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None) -> str
     >>> json.loads(to_json(claims.run(["tables.deltas"])))["claims"][0]["verdict"]
     'holds'
     """
-    payload = {"summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
+    prov = dict(provenance) if provenance is not None else claim_provenance(results)
+    payload = {"provenance": prov, "summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
                "claims": [_jsonable(r.as_dict()) for r in results]}
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
@@ -231,6 +286,8 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 def _details(r: ClaimResult, width: int) -> list[tuple[str, str, bool]]:
     """The per-claim fields every report shows, as (label, text, is_code) in display order."""
     rows: list[tuple[str, str, bool]] = []
+    if r.plugin:
+        rows.append(("Registered by", r.plugin, True))
     if r.error:
         rows.append(("Error", r.error, True))
     if r.condition:
@@ -250,8 +307,11 @@ def _md_escape(s: str) -> str:
 
 
 def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
-                relative_to: str | os.PathLike[str] | None = None, seconds: float | None = None) -> str:
+                relative_to: str | os.PathLike[str] | None = None, seconds: float | None = None,
+                provenance: Mapping[str, Any] | None = None) -> str:
     """Markdown report; figure links are made relative to ``relative_to`` (the report's folder).
+
+    ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
 
     Parameters
     ----------
@@ -263,6 +323,8 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
         Folder the figure links are made relative to; ``None`` keeps the paths as given.
     seconds : float or None
         Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
 
     Returns
     -------
@@ -277,8 +339,10 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
     """
     figures = figures or {}
     base = Path(relative_to) if relative_to is not None else None
-    out = ["# ropelab verify", "", summary_line(results, seconds), "", "| id | verdict | expected | source | statement |",
-           "|---|---|---|---|---|"]
+    prov = provenance if provenance is not None else claim_provenance(results)
+    out = ["# ropelab verify", "", summary_line(results, seconds), ""]
+    out += [f"- **{label}:** {_md_escape(text)}" for label, text in _provenance_lines(prov)]
+    out += ["", "| id | verdict | expected | source | statement |", "|---|---|---|---|---|"]
     for r in results:
         verdict = r.verdict if r.error is None else "error"
         out.append(f"| `{r.id}` | **{verdict}** | {r.expected}{'' if r.matches else ' ⚠'} | {r.source} | "
@@ -299,7 +363,7 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;width:100%} td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;margin-bottom:1em} .provenance th{width:14em} td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 .holds{color:#1a7f37;font-weight:bold}.holds-if{color:#9a6700;font-weight:bold}.fails{color:#cf222e;font-weight:bold}
 .error{color:#8250df;font-weight:bold} pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margin-top:1.5em}
@@ -307,8 +371,10 @@ img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margi
 
 
 def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
-            seconds: float | None = None) -> str:
+            seconds: float | None = None, provenance: Mapping[str, Any] | None = None) -> str:
     """A self-contained HTML report: the figures are embedded as base64 PNG data.
+
+    ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
 
     Parameters
     ----------
@@ -318,6 +384,8 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
         Claim id to PNG file (as returned by :func:`render_figures`), embedded in the page.
     seconds : float or None
         Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
 
     Returns
     -------
@@ -337,7 +405,10 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
         v = r.verdict if r.error is None else "error"
         rows.append(f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
                     f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>")
+    prov = provenance if provenance is not None else claim_provenance(results)
     body = [f"<h1>ropelab verify</h1><p>{e(summary_line(results, seconds))}</p>",
+            "<table class='provenance'>", *(f"<tr><th>{e(label)}</th><td>{e(text)}</td></tr>"
+                                            for label, text in _provenance_lines(prov)), "</table>",
             "<table><tr><th>id</th><th>verdict</th><th>expected</th><th>source</th><th>statement</th></tr>",
             *rows, "</table>"]
     for section, rs in _grouped(results):

@@ -20,7 +20,7 @@ from typing import Literal
 
 from ropelab._core_loader import core as _core
 
-__all__ = ["isa", "available", "set_isa", "using", "primitive_rate"]
+__all__ = ["isa", "available", "set_isa", "using", "default_threads", "primitive_rate"]
 
 Isa = Literal["scalar", "avx2", "avx512"]
 Primitive = Literal["normal", "uniform", "cos", "exp"]
@@ -100,6 +100,23 @@ def using(name: Isa) -> Iterator[None]:
         yield
     finally:
         set_isa(previous)  # type: ignore[arg-type]
+
+
+def default_threads() -> int:
+    """The thread count of a call with ``nthreads=None``.
+
+    Returns
+    -------
+    int
+        ``$ROPELAB_NUM_THREADS`` when it is set to an integer in [1, 4096], else the number of
+        cores (at least 1).
+
+    Examples
+    --------
+    >>> default_threads() >= 1
+    True
+    """
+    return int(_core.simd.default_threads())
 
 
 def primitive_rate(kind: Primitive, n: int = 2**24, nthreads: int | None = None, repeat: int = 3) -> float:

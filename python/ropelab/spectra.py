@@ -29,6 +29,7 @@ import numpy as np
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, ComplexArray, FloatArray
+from ropelab._display import ResultDisplay
 
 __all__ = [
     "WINDOWS",
@@ -370,8 +371,8 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     return abar.reshape(a.shape), bbar.reshape(a.shape)
 
 
-@dataclass(frozen=True)
-class FiguresOfMerit:
+@dataclass(frozen=True, repr=False)
+class FiguresOfMerit(ResultDisplay):
     """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
 
     Attributes
@@ -493,8 +494,8 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     return FiguresOfMerit._from_core(_core.spectra.figures_of_merit(w, pad))
 
 
-@dataclass(frozen=True)
-class LeakageMap:
+@dataclass(frozen=True, repr=False)
+class LeakageMap(ResultDisplay):
     """Leakage of the causal exponential (SSM) window over ``α·N`` × ``ω`` grids.
 
     Attributes

@@ -23,6 +23,7 @@ from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._types import FloatArray
 from ropelab._validation import broadcast, scalar_or_array
+from ropelab._display import ResultDisplay
 
 __all__ = [
     "paper_sigma",
@@ -184,8 +185,8 @@ def optimal_sigma(
     return float(out) if out.ndim == 0 else out
 
 
-@dataclass(frozen=True)
-class Counterexample:
+@dataclass(frozen=True, repr=False)
+class Counterexample(ResultDisplay):
     """The numbers of Theorem 1's counterexample at ``ξ`` (unit norms, trig estimator).
 
     Attributes
@@ -307,8 +308,8 @@ def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
     return q, k
 
 
-@dataclass(frozen=True)
-class MSECurve:
+@dataclass(frozen=True, repr=False)
+class MSECurve(ResultDisplay):
     """MSE against σ: the closed form and a Monte-Carlo estimate with its standard error.
 
     Attributes

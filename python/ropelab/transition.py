@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
+from ropelab._display import ResultDisplay
 
 __all__ = [
     "effective",
@@ -296,8 +297,8 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     return np.asarray(_core.transition.prf_transition_factor(q, omega))
 
 
-@dataclass(frozen=True)
-class FactorDistribution:
+@dataclass(frozen=True, repr=False)
+class FactorDistribution(ResultDisplay):
     """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
 
     Attributes

@@ -9,5 +9,9 @@ from . import recurrence
 from . import transition
 from . import spectra
 from . import simd
-__all__: list[str] = ['recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
+__all__: list[str] = ['git_commit', 'recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
+def git_commit() -> str:
+    """
+    The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.
+    """
 __version__: str = '0.1.0'

@@ -3,9 +3,13 @@ SIMD path of the Monte-Carlo kernels; benchmarking hook
 """
 from __future__ import annotations
 import typing
-__all__: list[str] = ['available', 'isa', 'run_primitive', 'set_isa']
+__all__: list[str] = ['available', 'default_threads', 'isa', 'run_primitive', 'set_isa']
 def available() -> list[str]:
     ...
+def default_threads() -> int:
+    """
+    Threads used when nthreads=None: $ROPELAB_NUM_THREADS if set, else all cores.
+    """
 def isa() -> str:
     ...
 def run_primitive(kind: typing.Any, n: typing.Any, nthreads: typing.Any) -> float:

@@ -10,18 +10,24 @@ Use :func:`run` to evaluate them::
 from __future__ import annotations
 
 from ropelab.claims._registry import (
+    ENTRY_POINT_GROUP,
     REGISTRY,
     SECTIONS,
+    USER_SECTION,
+    PluginError,
     Claim,
     ClaimResult,
+    ClaimResults,
     Evidence,
     Verdict,
     claim,
     derive_verdict,
+    load_plugins,
     run,
 )
 
 # Importing the topic modules registers their claims, in report order.
 from ropelab.claims import rotations, random_features, temperature, spectra, tables  # noqa: E402,F401  isort: skip
 
-__all__ = ["REGISTRY", "SECTIONS", "Claim", "ClaimResult", "Evidence", "Verdict", "claim", "derive_verdict", "run"]
+__all__ = ["REGISTRY", "SECTIONS", "USER_SECTION", "ENTRY_POINT_GROUP", "Claim", "ClaimResult", "ClaimResults",
+           "Evidence", "PluginError", "Verdict", "claim", "derive_verdict", "load_plugins", "run"]

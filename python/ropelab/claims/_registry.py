@@ -1,6 +1,12 @@
 """The claim registry: what a claim is, what its check returns, and how checks are run.
 
-A claim is a statement of a paper (``source``: paper and equation, theorem, section or table) with the verdict the mathematics gives
+Users add claims of their own with the :func:`claim` decorator in a module of theirs; ``ropelab
+verify --plugin MODULE`` imports it, and installed packages that declare the entry-point group
+``ropelab.claims`` are imported by :func:`load_plugins` (which ``ropelab verify`` calls). Such
+claims are reported in a section of their own, :data:`USER_SECTION`.
+
+A claim is a statement of a paper (``source``: the paper and its equation, theorem, section or
+table) with the verdict the mathematics gives
 (``expected``). Its check computes numbers with ropelab's public functions and *derives* a verdict
 from them: ``holds`` (true as written, to the stated tolerance), ``holds-if`` (true only under a
 condition the paper leaves implicit; the check shows a case inside the condition where it holds and
@@ -11,21 +17,30 @@ the expected verdict as a regression.
 
 from __future__ import annotations
 
+import importlib
+import re
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from ropelab._display import ResultDisplay
+
 __all__ = [
     "Verdict",
     "Evidence",
     "Claim",
     "ClaimResult",
+    "ClaimResults",
     "REGISTRY",
     "SECTIONS",
+    "USER_SECTION",
+    "ENTRY_POINT_GROUP",
+    "PluginError",
     "claim",
     "derive_verdict",
+    "load_plugins",
     "run",
 ]
 
@@ -52,6 +67,20 @@ SECTIONS: dict[str, str] = {
 }
 
 
+#: The report section of claims registered outside ropelab (plugins).
+USER_SECTION = "User claims"
+#: The entry-point group whose modules :func:`load_plugins` imports.
+ENTRY_POINT_GROUP = "ropelab.claims"
+#: Claim ids: dot-separated words of letters, digits, ``_`` and ``-`` (at least two words).
+_ID = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
+#: The package whose modules register the built-in claims.
+_BUILTIN_PACKAGE = "ropelab.claims"
+
+
+class PluginError(ImportError):
+    """A claims plugin (a module or an entry point) could not be imported."""
+
+
 def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = None) -> Verdict:
     """The verdict from two computed facts.
 
@@ -70,6 +99,11 @@ def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = 
     -------
     {"holds", "holds-if", "fails"}
         The verdict.
+
+    Examples
+    --------
+    >>> derive_verdict(True), derive_verdict(False, True), derive_verdict(False, False)
+    ('holds', 'holds-if', 'fails')
     """
     if holds_in_general:
         return "holds"
@@ -131,6 +165,8 @@ class Claim:
         The verdict the mathematics gives; a different derived verdict is a regression.
     check : callable
         ``check()`` computes the numbers and returns an :class:`Evidence`.
+    plugin : str or None
+        The module that registered a user claim; ``None`` for ropelab's own claims.
     """
 
     id: str
@@ -138,15 +174,18 @@ class Claim:
     statement: str
     expected: Verdict
     check: Callable[[], Evidence]
+    plugin: str | None = None
 
     @property
     def section(self) -> str:
-        """The report section, from the id's prefix (see :data:`ropelab.claims.SECTIONS`); ``"Other"`` if unknown."""
+        """The report section: :data:`USER_SECTION` for plugins, else by the id's prefix."""
+        if self.plugin is not None:
+            return USER_SECTION
         return SECTIONS.get(self.id.split(".")[0], "Other")
 
 
-@dataclass
-class ClaimResult:
+@dataclass(repr=False)
+class ClaimResult(ResultDisplay):
     """The outcome of one check, ready for the report (``as_dict`` is its JSON form).
 
     Attributes
@@ -161,6 +200,8 @@ class ClaimResult:
         Wall time of the check.
     error : str or None
         The exception the check raised, as one line, or ``None``.
+    plugin : str or None
+        The module that registered a user claim; ``None`` for ropelab's own claims.
     figure : callable or None
         ``figure()`` returns a matplotlib Figure illustrating the claim.
     """
@@ -180,6 +221,7 @@ class ClaimResult:
     corrected_holds: bool | None
     seconds: float
     error: str | None = None
+    plugin: str | None = None
     figure: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -201,45 +243,178 @@ class ClaimResult:
         return d
 
 
+class ClaimResults(list[ClaimResult]):
+    """The list of results :func:`run` returns, with a table view.
+
+    It is a plain list of :class:`ClaimResult` (indexing, iteration and ``len`` as usual) that
+    also converts to a pandas DataFrame and shows itself as a table in Jupyter.
+    """
+
+    def to_dataframe(self) -> Any:
+        """One row per claim, indexed by claim id.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``section, source, statement, expected, verdict, matches, error, condition,
+            corrected, corrected_holds, tolerance, seconds, values, inputs, counterexample``
+            (the last three hold the dicts of the JSON report).
+
+        Examples
+        --------
+        >>> df = run(["tables.deltas"]).to_dataframe()
+        >>> df.loc["tables.deltas", "verdict"], bool(df.loc["tables.deltas", "matches"])
+        ('holds', True)
+        """
+        import pandas as pd
+
+        columns = ["section", "source", "statement", "expected", "verdict", "matches", "error", "condition",
+                   "corrected", "corrected_holds", "tolerance", "seconds", "values", "inputs", "counterexample"]
+        rows = [r.as_dict() for r in self]
+        df = pd.DataFrame([{c: row[c] for c in columns} for row in rows], columns=columns,
+                          index=pd.Index([row["id"] for row in rows], name="id"))
+        return df
+
+    def __repr__(self) -> str:
+        counts = {v: sum(r.verdict == v and r.error is None for r in self) for v in VERDICTS}
+        errors = sum(r.error is not None for r in self)
+        unexpected = sum(not r.matches for r in self)
+        return (f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
+                f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        e = html.escape
+        head = "".join(f"<th>{h}</th>" for h in ("id", "verdict", "expected", "source", "statement"))
+        rows = "".join(
+            f"<tr><td><code>{e(r.id)}</code></td><td>{e(str(r.verdict) if r.error is None else 'error')}</td>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td>"
+            f"<td style='text-align:left'>{e(r.statement)}</td></tr>" for r in self)
+        return f"<table><caption>{e(repr(self))}</caption><tr>{head}</tr>{rows}</table>"
+
+
 #: id -> Claim, in registration order.
 REGISTRY: dict[str, Claim] = {}
 
 
-def claim(id: str, *, source: str, statement: str, expected: Verdict) -> Callable[[Callable[[], Evidence]], Callable[[], Evidence]]:
-    """Register ``check`` as the check of claim ``id`` (a decorator factory).
+def claim(
+    id: str, *, source: str, statement: str, expected: Verdict
+) -> Callable[[Callable[[], Evidence]], Callable[[], Evidence]]:
+    """Decorator: register the decorated function as the check of claim ``id``.
+
+    The check takes no arguments and returns an :class:`Evidence` whose verdict it derives from
+    numbers it computes (normally with :func:`derive_verdict`); ``ropelab verify`` reports a
+    verdict other than ``expected`` as a regression. A check registered from a module outside
+    ropelab is a user claim: it is reported in the section :data:`USER_SECTION`.
 
     Parameters
     ----------
     id : str
-        The claim id (unique).
+        A unique id of dot-separated words, e.g. ``"mylab.rope_bound"``.
     source : str
-        Paper and equation, theorem, section or table the statement comes from.
+        Where the statement comes from (paper, section, equation).
     statement : str
-        The claim as the paper makes it.
+        The statement checked, in one sentence.
     expected : {"holds", "holds-if", "fails"}
         The verdict the mathematics gives.
 
     Returns
     -------
     callable
-        A decorator that registers the decorated check in :data:`ropelab.claims.REGISTRY` and returns it
-        unchanged; it raises ValueError if ``id`` is already registered.
+        The decorator; it returns the check unchanged.
 
     Raises
     ------
+    TypeError
+        If ``id``, ``source`` or ``statement`` is not a string, or the decorated object is not callable.
     ValueError
-        If ``expected`` is not a verdict.
+        For a malformed or duplicate ``id``, an empty ``statement``/``source`` or an unknown ``expected``.
+
+    Examples
+    --------
+    >>> @claim("example.doc_identity", source="this docstring", statement="2 + 2 = 4", expected="holds")
+    ... def _check() -> Evidence:
+    ...     return Evidence(derive_verdict(2 + 2 == 4), {"sum": 2 + 2}, "exact")
+    >>> run(["example.doc_identity"])[0].verdict
+    'holds'
+    >>> _ = REGISTRY.pop("example.doc_identity")
     """
+    for name, value in (("id", id), ("source", source), ("statement", statement)):
+        if not isinstance(value, str):
+            raise TypeError(f"claim: {name} must be a string, got {value!r}")
+        if not value.strip():
+            raise ValueError(f"claim: {name} must not be empty, got {value!r}")
+    if not _ID.match(id):
+        raise ValueError(f"claim: id must be dot-separated words (e.g. 'mylab.bound'), got {id!r}")
     if expected not in VERDICTS:
         raise ValueError(f"claim: expected must be one of {VERDICTS}, got {expected!r}")
 
     def register(check: Callable[[], Evidence]) -> Callable[[], Evidence]:
+        if not callable(check):
+            raise TypeError(f"claim {id!r}: the decorated object must be callable, got {check!r}")
         if id in REGISTRY:
             raise ValueError(f"claim: duplicate claim id {id!r}")
-        REGISTRY[id] = Claim(id, source, statement, expected, check)
+        module = str(getattr(check, "__module__", None) or "")
+        builtin = module == _BUILTIN_PACKAGE or module.startswith(_BUILTIN_PACKAGE + ".")
+        REGISTRY[id] = Claim(id, source, statement, expected, check, None if builtin else module or "(unknown)")
         return check
 
     return register
+
+
+def load_plugins(modules: Iterable[str] = (), *, entry_points: bool = True) -> list[str]:
+    """Import the modules that register user claims.
+
+    Parameters
+    ----------
+    modules : iterable of str
+        Module names to import (``ropelab verify --plugin MODULE``).
+    entry_points : bool
+        Also import every module of the installed entry-point group :data:`ENTRY_POINT_GROUP`
+        (each once per process).
+
+    Returns
+    -------
+    list of str
+        The modules and entry points imported, in order (``"name = module"`` for entry points).
+
+    Raises
+    ------
+    TypeError
+        If a module name is not a string.
+    PluginError
+        If a module or entry point cannot be imported (the message names it and the cause).
+
+    Examples
+    --------
+    >>> load_plugins(["ropelab.claims.tables"], entry_points=False)
+    ['ropelab.claims.tables']
+    >>> load_plugins(["no_such_module_xyz"], entry_points=False)
+    Traceback (most recent call last):
+    ...
+    ropelab.claims._registry.PluginError: claims plugin 'no_such_module_xyz' could not be imported: ...
+    """
+    loaded: list[str] = []
+    for name in modules:
+        if not isinstance(name, str):
+            raise TypeError(f"load_plugins: module names must be strings, got {name!r}")
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            raise PluginError(f"claims plugin {name!r} could not be imported: {type(exc).__name__}: {exc}") from exc
+        loaded.append(name)
+    if entry_points:
+        from importlib.metadata import entry_points as installed
+
+        for ep in installed(group=ENTRY_POINT_GROUP):
+            try:
+                ep.load()
+            except Exception as exc:
+                raise PluginError(f"claims entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r} "
+                                  f"could not be imported: {type(exc).__name__}: {exc}") from exc
+            loaded.append(f"{ep.name} = {ep.value}")
+    return loaded
 
 
 def _run_one(c: Claim) -> ClaimResult:
@@ -251,17 +426,17 @@ def _run_one(c: Claim) -> ClaimResult:
         corrected_holds = None if ev.corrected_holds is None else bool(ev.corrected_holds)
         return ClaimResult(c.id, c.section, c.source, c.statement, c.expected, ev.verdict, ev.values, ev.tolerance,
                            ev.inputs, ev.condition, ev.counterexample, ev.corrected, corrected_holds,
-                           time.perf_counter() - t0, None, ev.figure)
+                           time.perf_counter() - t0, error=None, plugin=c.plugin, figure=ev.figure)
     except Exception as exc:  # a broken check is reported, never hidden
         err = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return ClaimResult(c.id, c.section, c.source, c.statement, c.expected, None, {}, "", {}, None, None, None,
-                           None, time.perf_counter() - t0, err, None)
+                           None, time.perf_counter() - t0, error=err, plugin=c.plugin)
 
 
 def run(
     ids: Iterable[str] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-) -> list[ClaimResult]:
+) -> ClaimResults:
     """Run the checks of ``ids`` (all registered claims when ``None``), in registry order.
 
     Parameters
@@ -273,13 +448,19 @@ def run(
 
     Returns
     -------
-    list of ClaimResult
-        One result per claim; a check that raised gives a result with ``error`` set.
+    ClaimResults
+        A list of :class:`ClaimResult`, one per claim, that also converts to a DataFrame
+        (:meth:`ClaimResults.to_dataframe`).
 
     Raises
     ------
     ValueError
         If ``ids`` names an unknown claim.
+
+    Examples
+    --------
+    >>> [(r.id, r.verdict) for r in run(["thm1.counterexample"])]
+    [('thm1.counterexample', 'holds')]
     """
     wanted: Sequence[str]
     if ids is None:
@@ -290,7 +471,7 @@ def run(
         if unknown:
             raise ValueError(f"claims.run: unknown claim id(s) {unknown}; known: {sorted(REGISTRY)}")
         wanted = [i for i in REGISTRY if i in wanted]
-    results = []
+    results = ClaimResults()
     for n, cid in enumerate(wanted):
         if progress is not None:
             progress(n, len(wanted), cid)

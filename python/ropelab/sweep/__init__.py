@@ -35,9 +35,9 @@ from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
 from ropelab.sweep._store import Store
-from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get
+from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
 
-__all__ = ["run", "load", "to_xarray", "tasks", "cell_seed", "Grid", "Task", "REQUIRED"]
+__all__ = ["run", "load", "to_xarray", "tasks", "register_task", "cell_seed", "Grid", "Task", "REQUIRED"]
 
 
 def tasks() -> dict[str, Task]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, Value, cell_seed
-from ropelab.sweep._tasks import Outputs, Task, get
+from ropelab.sweep._tasks import BUILTIN, Outputs, Task, get
 
 Rows = list[tuple[int, Outputs]]
 OnBatch = Callable[[Rows], None]
@@ -41,7 +41,7 @@ def numerics() -> dict[str, str]:
     return {"ropelab": __version__, "kernels": "scalar" if simd.isa() == "scalar" else "vector"}
 
 
-def run_batch(task_name: str, cells: Sequence[tuple[int, dict[str, Value]]], trials: int | None, seed: int,
+def run_batch(task_name: str | Task, cells: Sequence[tuple[int, dict[str, Value]]], trials: int | None, seed: int,
               nthreads: int | None, expected: dict[str, str] | None = None) -> Rows:
     """A group of cells: the unit of work sent to a Dask worker (a picklable module-level function).
 
@@ -51,7 +51,8 @@ def run_batch(task_name: str, cells: Sequence[tuple[int, dict[str, Value]]], tri
     if expected is not None and numerics() != expected:
         raise RuntimeError(f"ropelab.sweep: this worker's numerics {numerics()} differ from the client's {expected}; "
                            "install the same ropelab version everywhere (and set ROPELAB_SIMD the same way)")
-    task = get(task_name)
+    # a user task travels with the batch (pickled), since the worker's registry does not know it
+    task = task_name if isinstance(task_name, Task) else get(task_name)
     return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
 
 
@@ -110,7 +111,7 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
         batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
     tag = uuid.uuid4().hex[:8]
     futures = [
-        client.submit(run_batch, task.name, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
+        client.submit(run_batch, task.name if task.name in BUILTIN else task, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
                       trials, seed, 1 if nthreads is None else nthreads, numerics(),
                       key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}", pure=False)
         for j in range(0, len(pending), batch_size)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -254,3 +255,141 @@ def get(name: Any) -> Task:
     if key not in TASKS:
         raise ValueError(f"sweep: unknown task {name!r}; the tasks are {sorted(TASKS)}")
     return TASKS[key]
+
+
+# ----------------------------------------------------------------------------------- user tasks
+
+#: The tasks that ship with ropelab (never replaced by :func:`register_task`).
+BUILTIN = frozenset(TASKS)
+_DTYPES = ("float64", "bool")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _user_compute(name: str, fn: Callable[..., Mapping[str, Any]], outputs: tuple[tuple[str, str], ...]
+                  ) -> Callable[[dict[str, Value], "int | None", int, "int | None"], Outputs]:
+    """Wrap a user function: call it by keyword and check what it returns against ``outputs``."""
+    wanted = [o for o, _ in outputs]
+
+    def compute(params: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
+        got = fn(params, trials=trials, seed=seed, nthreads=nthreads)
+        if not isinstance(got, Mapping) or sorted(got) != sorted(wanted):
+            keys = sorted(got) if isinstance(got, Mapping) else type(got).__name__
+            raise ValueError(f"sweep: task {name!r} must return a mapping with the outputs {wanted}, got {keys}")
+        out: Outputs = {}
+        for o, dtype in outputs:
+            v = got[o]
+            if dtype == "bool":
+                if not isinstance(v, (bool, np.bool_)):
+                    raise TypeError(f"sweep: task {name!r}: output {o!r} must be a bool, got {v!r}")
+                out[o] = bool(v)
+            else:
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"sweep: task {name!r}: output {o!r} must be a real number, got {v!r}")
+                out[o] = float(v)
+        return out
+
+    return compute
+
+
+def register_task(
+    name: str,
+    fn: Callable[..., Mapping[str, Any]],
+    *,
+    axes: Mapping[str, Any] | Sequence[str],
+    outputs: Mapping[str, str] | Sequence[str],
+    monte_carlo: bool = False,
+    summary: str = "",
+    check: Callable[[dict[str, Value]], None] | None = None,
+    replace: bool = False,
+) -> Task:
+    """Make ``fn`` a sweep task, run by :func:`ropelab.sweep.run` like the built-in ones.
+
+    A cell's numbers must depend only on its parameters and the ``seed`` it is given (derived
+    from the sweep's seed and the cell's index): draw every random number from it (e.g.
+    ``ropelab.rff.estimate(..., seed=seed)`` or ``numpy.random.default_rng(seed)``), and the table
+    is the same on every backend, batch size and worker count, as for the built-in tasks.
+
+    Parameters
+    ----------
+    name : str
+        The task's name (letters, digits, ``_``; a built-in name is refused).
+    fn : callable
+        ``fn(params, *, trials, seed, nthreads) -> {output: value}``: ``params`` maps every axis
+        to the cell's value, ``trials`` is the sweep's ``trials`` (``None`` unless ``monte_carlo``),
+        ``seed`` the cell's seed and ``nthreads`` the threads it may use. On Dask the function is
+        sent to the workers by pickling: define it at the top level of an importable module.
+    axes : mapping of str to default, or sequence of str
+        The parameters a grid may sweep, with their defaults (:data:`REQUIRED`: none); a sequence
+        makes every axis required.
+    outputs : mapping of str to {"float64", "bool"}, or sequence of str
+        The output columns (a sequence: all ``float64``).
+    monte_carlo : bool
+        Whether cells draw random numbers (``trials`` is then required by ``run``).
+    summary : str
+        One line for listings.
+    check : callable, optional
+        ``check(params)`` raising ValueError/TypeError for a cell that cannot be computed (run for
+        every cell before any is computed).
+    replace : bool
+        Replace a user task of the same name (else that is an error).
+
+    Returns
+    -------
+    Task
+        The registered task.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` or ``check`` is not callable, or an argument has the wrong type.
+    ValueError
+        For a malformed or taken name, empty ``axes``/``outputs``, an unknown output dtype, or an
+        axis and an output of the same name.
+
+    Examples
+    --------
+    >>> def halve(params, *, trials, seed, nthreads):
+    ...     return {"half": params["x"] / 2}
+    >>> _ = register_task("halve", halve, axes=["x"], outputs=["half"])
+    >>> from ropelab import sweep
+    >>> list(sweep.run("halve", {"x": [1.0, 3.0]}, progress=False).half)
+    [0.5, 1.5]
+    >>> _ = TASKS.pop("halve")
+    """
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"register_task: name must be letters, digits and '_' starting with a letter, got {name!r}")
+    if name in BUILTIN:
+        raise ValueError(f"register_task: {name!r} is a built-in task")
+    if name in TASKS and not replace:
+        raise ValueError(f"register_task: a task {name!r} is already registered (replace=True replaces it)")
+    if not callable(fn):
+        raise TypeError(f"register_task: fn must be callable, got {fn!r}")
+    if check is not None and not callable(check):
+        raise TypeError(f"register_task: check must be callable or None, got {check!r}")
+    if isinstance(axes, str) or not isinstance(axes, (Mapping, Sequence)):
+        raise TypeError(f"register_task: axes must be a mapping of name -> default or a sequence of names, got {axes!r}")
+    axes_map = dict(axes) if isinstance(axes, Mapping) else dict.fromkeys(axes, REQUIRED)
+    if isinstance(outputs, str) or not isinstance(outputs, (Mapping, Sequence)):
+        raise TypeError(f"register_task: outputs must be a mapping of name -> dtype or a sequence of names, "
+                        f"got {outputs!r}")
+    out_map = dict(outputs) if isinstance(outputs, Mapping) else dict.fromkeys(outputs, "float64")
+    for kind, names in (("axes", axes_map), ("outputs", out_map)):
+        if not names:
+            raise ValueError(f"register_task: {kind} must not be empty")
+        bad = [n for n in names if not isinstance(n, str) or not _NAME.match(n)]
+        if bad:
+            raise ValueError(f"register_task: {kind} names must be identifiers, got {bad[0]!r}")
+    bad_dtype = {o: t for o, t in out_map.items() if t not in _DTYPES}
+    if bad_dtype:
+        raise ValueError(f"register_task: output dtypes must be one of {_DTYPES}, got {bad_dtype}")
+    clash = sorted(set(axes_map) & set(out_map))
+    if clash:
+        raise ValueError(f"register_task: {clash[0]!r} is both an axis and an output")
+    if not isinstance(monte_carlo, bool):
+        raise TypeError(f"register_task: monte_carlo must be a bool, got {monte_carlo!r}")
+    outs = tuple((o, str(t)) for o, t in out_map.items())
+    task = Task(name=name, summary=str(summary), axes=axes_map, outputs=outs, monte_carlo=monte_carlo,
+                check=check if check is not None else (lambda params: None),
+                compute=_user_compute(name, fn, outs))
+    TASKS[name] = task
+    return task

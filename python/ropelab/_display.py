@@ -1,0 +1,84 @@
+"""How result objects show themselves: a compact ``repr`` and an HTML table for Jupyter."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ResultDisplay", "short_value"]
+
+#: ``repr`` stays on one line up to this width, else one field per line.
+_ONE_LINE = 100
+
+
+def short_value(v: Any, width: int = 60) -> str:
+    """A short text for one field value: numbers to 6 significant digits, arrays summarised.
+
+    Parameters
+    ----------
+    v : object
+        The value.
+    width : int
+        Texts longer than this are cut with ``...``.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
+    >>> short_value(1 / 3), short_value(np.zeros((2, 3)))
+    ('0.333333', 'array(shape=(2, 3), float64, min=0, max=0)')
+    """
+    if isinstance(v, (bool, np.bool_)) or v is None:
+        text = str(v)
+    elif isinstance(v, (float, np.floating)):
+        text = f"{float(v):.6g}" if math.isfinite(v) else str(float(v))
+    elif isinstance(v, (int, np.integer)):
+        text = str(int(v))
+    elif isinstance(v, np.ndarray):
+        if v.size == 0 or v.dtype.kind not in "iufb":
+            text = f"array(shape={v.shape}, {v.dtype})"
+        else:
+            finite = v[np.isfinite(v)] if v.dtype.kind == "f" else v
+            rng = (f", min={short_value(finite.min())}, max={short_value(finite.max())}" if finite.size else
+                   ", no finite values")
+            text = f"array(shape={v.shape}, {v.dtype}{rng})"
+    elif isinstance(v, (list, tuple)) and v and dataclasses.is_dataclass(v[0]):
+        text = f"[{len(v)} × {type(v[0]).__name__}]"
+    elif isinstance(v, Mapping):
+        text = "{" + ", ".join(f"{k}: {short_value(x, width)}" for k, x in v.items()) + "}"
+    else:
+        text = repr(v)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class ResultDisplay:
+    """Mixin for result dataclasses: compact ``repr`` and ``_repr_html_`` from the shown fields.
+
+    A dataclass using it is declared with ``repr=False`` so that these methods are not replaced;
+    fields declared with ``field(repr=False)`` are left out of both views.
+    """
+
+    def _shown(self) -> list[tuple[str, Any]]:
+        return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                if f.repr]
+
+    def __repr__(self) -> str:
+        items = [f"{name}={short_value(value)}" for name, value in self._shown()]
+        one = f"{type(self).__name__}({', '.join(items)})"
+        if len(one) <= _ONE_LINE:
+            return one
+        return f"{type(self).__name__}(\n" + "".join(f"    {item},\n" for item in items) + ")"
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        rows = "".join(f"<tr><th style='text-align:left'>{e(name)}</th><td style='text-align:left'>"
+                       f"{e(short_value(value, 120))}</td></tr>" for name, value in self._shown())
+        return f"<table><caption style='text-align:left'><b>{e(type(self).__name__)}</b></caption>{rows}</table>"
