@@ -221,6 +221,8 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
         The results of :func:`ropelab.claims.run`.
     seconds : float or None
         Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to include; ``None`` means :func:`claim_provenance` of ``results``.
 
     Returns
     -------

@@ -248,6 +248,11 @@ class ClaimResults(list[ClaimResult]):
 
     It is a plain list of :class:`ClaimResult` (indexing, iteration and ``len`` as usual) that
     also converts to a pandas DataFrame and shows itself as a table in Jupyter.
+
+    Parameters
+    ----------
+    iterable : iterable of ClaimResult, optional
+        The results, as for :class:`list`.
     """
 
     def to_dataframe(self) -> Any:
