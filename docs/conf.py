@@ -60,7 +60,7 @@ numpydoc_attributes_as_param_list = True
 nitpicky = True
 nitpick_ignore_regex = [
     (r"py:(class|data|obj)", r"(numpy|np|npt|pandas|matplotlib)(\..+)?"),
-    (r"py:class", r"(collections\.abc|os|pathlib)\.\w+"),
+    (r"py:class", r"(collections\.abc|os|pathlib|argparse)\.\w+"),
     # matplotlib classes in ropelab.plot's annotations (imported there for type checking only)
     (r"py:class", r"Axes|Figure"),
 ]

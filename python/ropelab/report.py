@@ -61,7 +61,10 @@ def claim_provenance(results: Sequence[ClaimResult]) -> dict[str, Any]:
     Returns
     -------
     dict
-        :func:`ropelab._provenance.provenance` with the claims' seeds.
+        Keys ``ropelab`` (version), ``git_commit`` (the commit of a build from a checkout, or
+        ``None``), ``python``, ``numpy``, ``platform``, ``machine``, ``simd`` (the Monte-Carlo
+        kernels' path), ``threads``, ``seeds`` (the claims' seeds, sorted, without repeats) and
+        ``utc`` (ISO 8601, seconds).
 
     Examples
     --------

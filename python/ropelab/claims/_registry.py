@@ -3,7 +3,7 @@
 Users add claims of their own with the :func:`claim` decorator in a module of theirs; ``ropelab
 verify --plugin MODULE`` imports it, and installed packages that declare the entry-point group
 ``ropelab.claims`` are imported by :func:`load_plugins` (which ``ropelab verify`` calls). Such
-claims are reported in a section of their own, :data:`USER_SECTION`.
+claims are reported in a section of their own, :data:`ropelab.claims.USER_SECTION`.
 
 A claim is a statement of a paper (``source``: the paper and its equation, theorem, section or
 table) with the verdict the mathematics gives
@@ -178,7 +178,7 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section: :data:`USER_SECTION` for plugins, else by the id's prefix."""
+        """The report section: :data:`ropelab.claims.USER_SECTION` for plugins, else by the id's prefix."""
         if self.plugin is not None:
             return USER_SECTION
         return SECTIONS.get(self.id.split(".")[0], "Other")
@@ -311,7 +311,7 @@ def claim(
     The check takes no arguments and returns an :class:`Evidence` whose verdict it derives from
     numbers it computes (normally with :func:`derive_verdict`); ``ropelab verify`` reports a
     verdict other than ``expected`` as a regression. A check registered from a module outside
-    ropelab is a user claim: it is reported in the section :data:`USER_SECTION`.
+    ropelab is a user claim: it is reported in the section :data:`ropelab.claims.USER_SECTION`.
 
     Parameters
     ----------
@@ -376,7 +376,7 @@ def load_plugins(modules: Iterable[str] = (), *, entry_points: bool = True) -> l
     modules : iterable of str
         Module names to import (``ropelab verify --plugin MODULE``).
     entry_points : bool
-        Also import every module of the installed entry-point group :data:`ENTRY_POINT_GROUP`
+        Also import every module of the installed entry-point group :data:`ropelab.claims.ENTRY_POINT_GROUP`
         (each once per process).
 
     Returns

@@ -319,7 +319,7 @@ def register_task(
         ``seed`` the cell's seed and ``nthreads`` the threads it may use. On Dask the function is
         sent to the workers by pickling: define it at the top level of an importable module.
     axes : mapping of str to default, or sequence of str
-        The parameters a grid may sweep, with their defaults (:data:`REQUIRED`: none); a sequence
+        The parameters a grid may sweep, with their defaults (:data:`ropelab.sweep.REQUIRED`: none); a sequence
         makes every axis required.
     outputs : mapping of str to {"float64", "bool"}, or sequence of str
         The output columns (a sequence: all ``float64``).
