@@ -8,13 +8,13 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 EXTRAS ?= test,notebook,plot,docs,dask,xarray
 # Debian packages the build needs (headers, pkg-config, GoogleTest, SLEEF, a C++17 compiler, and
-# venv + headers for Debian's own python3).
-DEB_PACKAGES := g++ make pkg-config python3-dev python3-venv libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev
+# venv + headers for Debian's own python3), and MathJax for the documentation's maths (served offline).
+DEB_PACKAGES := g++ make pkg-config python3-dev python3-venv libeigen3-dev libfftw3-dev libboost-dev librandom123-dev libgtest-dev libsleef-dev libjs-mathjax
 # The test suite also renders the HTML report in a headless browser.
 TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
 
-.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs bench clean test-sanitize fuzz stubs
+.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
 # verdict as a terminal table and as HTML/Markdown/JSON reports with figures in report/; the last
@@ -25,7 +25,7 @@ demo: install
 	$(BIN)/ropelab verify --html report/verify.html --markdown report/verify.md \
 	  --json report/verify.json --figures report/figures
 
-test: install test-sysdeps cpp-test py-test docs
+test: install test-sysdeps cpp-test py-test docs docs-test
 
 test-sysdeps:
 	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="$(TEST_DEB_PACKAGES)"
@@ -67,9 +67,14 @@ cpp-test: sysdeps venv
 py-test: install
 	$(PY) -m pytest
 
-# Sphinx with warnings as errors; the claims table and API pages are generated from the package.
+# Sphinx with warnings as errors; the claims table and API pages are generated from the package,
+# the notebooks executed once and cached (docs/_build/.jupyter_cache).
 docs: install
 	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
+
+# The built docs in headless Chromium: screenshots, figures, typeset maths, no network requests.
+docs-test: docs test-sysdeps
+	ROPELAB_REQUIRE_DOCS=1 $(PY) -m pytest -q tests/test_docs_browser.py
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the C++ tests and the whole Python suite against
 # a sanitized build of the extension (its own build tree; the sanitizer runtime is preloaded into

@@ -1,4 +1,6 @@
-"""Linear-attention recurrences and their direct (unrolled) forms (MATH.md §4).
+"""Linear-attention recurrences and their direct (unrolled) forms.
+
+Sources: Selective RoPE Eqs. (3), (9), (11), (13) and App. A.2, A.6, A.7.
 
 Notation: ``q_t, k_t ∈ R^d``, ``v_t ∈ R^{dv}``, ``t = 0 … T−1``, state ``S_t ∈ R^{dv×d}``,
 ``S_{−1} = 0``. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape
@@ -166,6 +168,8 @@ def rff_attention(
     mode : {"direct", "recurrent"}
     amplitude : bool
         ``False`` is only meaningful (and only allowed) for ``mode="recurrent"``.
+    nthreads : int or None
+        Threads (``None``: all cores); the result does not depend on it.
 
     Returns
     -------
@@ -219,6 +223,24 @@ def alibi_attention(
     which ``mode="recurrent"`` realises as ``S_t = e^{−m} S_{t−1} + v_t k_tᵀ``. ``mode="direct"``
     evaluates ``exp(bias)`` for every pair (O(T² d)).
 
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        Queries and keys (the same leading dimensions as ``v``).
+    v : array_like, shape (..., T, dv)
+        Values.
+    slope : float
+        The head's slope ``m`` (≥ 0).
+    mode : {"direct", "recurrent"}
+        Direct O(T² d) sum or the decayed recurrence.
+    nthreads : int or None
+        Threads (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
+
     Examples
     --------
     >>> rng = np.random.default_rng(4)
@@ -236,6 +258,24 @@ def fox_attention(
 
     ``forget`` has shape ``(..., T)`` with values in ``[0, 1]``; ``mode="recurrent"`` is
     ``S_t = f_t S_{t−1} + v_t k_tᵀ``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        Queries and keys (the same leading dimensions as ``v``).
+    v : array_like, shape (..., T, dv)
+        Values.
+    forget : array_like, shape (..., T)
+        Forget gates ``f_t ∈ [0, 1]``.
+    mode : {"direct", "recurrent"}
+        Direct O(T² d) sum or the gated recurrence.
+    nthreads : int or None
+        Threads (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
 
     Examples
     --------
@@ -256,11 +296,29 @@ def cosformer_attention(
     *,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """cosFormer re-weighting ``o_t = Σ_{τ≤t} cos(π(t−τ)/(2M)) (q_t·k_τ) v_τ``.
+    """The cosFormer re-weighting ``o_t = Σ_{τ≤t} cos(π(t−τ)/(2M)) (q_t·k_τ) v_τ``.
 
     ``mode="recurrent"`` uses ``cos(a−b) = cos a cos b + sin a sin b``: a cos-state and a
     sin-state, ``o_t = cos(πt/2M) S^c_t q_t + sin(πt/2M) S^s_t q_t``. ``q`` and ``k`` are the
     (already non-negative, e.g. ReLU) features. ``M`` defaults to ``T``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        Queries and keys (the same leading dimensions as ``v``).
+    v : array_like, shape (..., T, dv)
+        Values.
+    M : float or None
+        The period scale ``M`` (> 0); ``None`` means the sequence length ``T``.
+    mode : {"direct", "recurrent"}
+        Direct O(T² d) sum or the cos-state/sin-state recurrence.
+    nthreads : int or None
+        Threads (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
 
     Examples
     --------
@@ -290,6 +348,28 @@ def softmax_attention(
     ``o_t = Σ_τ softmax_τ(scale · (C_t q_t)·(C_τ k_τ)) v_τ`` over ``τ ≤ t`` (``causal``) or all
     ``τ``, with ``C_t = blockdiag R(psi_t)``; ``psi`` is RoPE's ``rope_angles(arange(T), d)`` or
     a Selective RoPE phase; ``None`` means no rotation. ``scale`` defaults to ``1/√d``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        Queries and keys (the same leading dimensions as ``v``).
+    v : array_like, shape (..., T, dv)
+        Values.
+    psi : array_like, shape (..., T, d/2), optional
+        Rotation angles ``ψ_t`` of ``C_t``; ``None`` means no rotation.
+    layout : {"interleaved", "half"}
+        Which channels form a pair.
+    scale : float or None
+        Logit scale; ``None`` means ``1/√d``.
+    causal : bool
+        Attend to ``τ ≤ t`` only (``True``) or to every ``τ``.
+    nthreads : int or None
+        Threads (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
 
     Examples
     --------

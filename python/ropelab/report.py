@@ -61,7 +61,10 @@ def claim_provenance(results: Sequence[ClaimResult]) -> dict[str, Any]:
     Returns
     -------
     dict
-        :func:`ropelab._provenance.provenance` with the claims' seeds.
+        Keys ``ropelab`` (version), ``git_commit`` (the commit of a build from a checkout, or
+        ``None``), ``python``, ``numpy``, ``platform``, ``machine``, ``simd`` (the Monte-Carlo
+        kernels' path), ``threads``, ``seeds`` (the claims' seeds, sorted, without repeats) and
+        ``utc`` (ISO 8601, seconds).
 
     Examples
     --------
@@ -85,7 +88,19 @@ def _provenance_lines(p: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
-    """Counts per verdict (``error`` for checks that raised) and of mismatches with the registry.
+    """Count the verdicts (``error`` for checks that raised) and of mismatches with the registry.
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+
+    Returns
+    -------
+    dict of str to int
+        ``claims`` (the number of results), ``holds``, ``holds-if``, ``fails``, ``error`` and
+        ``unexpected`` (results whose verdict differs from the expected one, or that raised, or
+        whose corrected statement did not check out).
 
     Examples
     --------
@@ -100,6 +115,18 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
 
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
     """One line: counts per verdict and whether every verdict is the expected one.
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    seconds : float or None
+        Wall time of the run, shown when given.
+
+    Returns
+    -------
+    str
+        The line, without a newline.
 
     Examples
     --------
@@ -133,13 +160,28 @@ def _short(x: Any, width: int = 160) -> str:
 def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 120) -> str:
     """A readable table grouped by section, with the verdict coloured when ``color``.
 
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    color : bool
+        Colour the verdicts with ANSI escape codes.
+    width : int
+        Target line width; a statement that does not fit goes on its own line.
+
+    Returns
+    -------
+    str
+        The table (lines joined by newlines, no trailing newline).
+
     Examples
     --------
     >>> from ropelab import claims
     >>> print(terminal(claims.run(["tables.avg_ppl"])))  # doctest: +ELLIPSIS
     Reported results
     ----------------
-      tables.avg_ppl             holds    000 §3.2/§4.6  Table 2's Avg-PPL ...
+      tables.avg_ppl             holds    Selective RoPE Tables 2 and 3
+          Table 2's Avg-PPL ...
     """
     lines: list[str] = []
     for section, rs in _grouped(results):
@@ -176,6 +218,20 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
 
     ``provenance`` defaults to :func:`claim_provenance` of ``results``.
 
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    seconds : float or None
+        Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to include; ``None`` means :func:`claim_provenance` of ``results``.
+
+    Returns
+    -------
+    str
+        Indented JSON; non-finite floats become the strings ``"inf"``, ``"-inf"``, ``"nan"``.
+
     Examples
     --------
     >>> import json
@@ -190,7 +246,19 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
 
 
 def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[str]) -> dict[str, Path]:
-    """Draw each claim's figure to ``directory/<id>.png``; returns id -> path.
+    """Draw each claim's figure to ``directory/<id>.png``.
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    directory : str or path-like
+        Output folder, created if missing.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Claim id to the PNG written; claims without a figure, or whose check raised, are absent.
 
     Figures are drawn as bare :class:`matplotlib.figure.Figure` objects (:func:`ropelab.plot.detached`):
     matplotlib's backend and pyplot are never touched. Several claims may illustrate themselves with
@@ -301,6 +369,24 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
 
     ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
 
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    figures : mapping of str to pathlib.Path, optional
+        Claim id to figure file (as returned by :func:`render_figures`).
+    relative_to : str or path-like, optional
+        Folder the figure links are made relative to; ``None`` keeps the paths as given.
+    seconds : float or None
+        Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
+
+    Returns
+    -------
+    str
+        The Markdown document: a summary table, then one section per claim.
+
     Examples
     --------
     >>> from ropelab import claims
@@ -345,6 +431,22 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
     """A self-contained HTML report: the figures are embedded as base64 PNG data.
 
     ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
+
+    Parameters
+    ----------
+    results : sequence of ClaimResult
+        The results of :func:`ropelab.claims.run`.
+    figures : mapping of str to pathlib.Path, optional
+        Claim id to PNG file (as returned by :func:`render_figures`), embedded in the page.
+    seconds : float or None
+        Wall time of the run, shown when given.
+    provenance : mapping, optional
+        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
+
+    Returns
+    -------
+    str
+        The HTML document.
 
     Examples
     --------

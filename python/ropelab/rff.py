@@ -1,4 +1,4 @@
-"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (MATH.md §1).
+"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (Selective RoPE Eq. (8), App. A.2; Performer Lemmas 1–2).
 
 Every estimator averages ``D`` i.i.d. per-feature terms ``X_j`` built from Gaussian frequencies
 ``ω ~ N(0, σ² I_d)``:
@@ -36,6 +36,22 @@ Mode = Literal["projected", "full"]
 
 def kernel(q: ArrayLike, k: ArrayLike) -> float:
     """The target of every estimator, ``exp(q·k)``.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (d,)
+        The query and key (finite, same length).
+
+    Returns
+    -------
+    float
+        ``exp(q·k)``.
+
+    Raises
+    ------
+    ValueError
+        If ``q`` or ``k`` is not a finite 1-D vector, their lengths differ, or ``exp(q·k)``
+        overflows a double.
 
     Examples
     --------
@@ -110,6 +126,11 @@ def mse(
     log : bool
         Return ``log MSE`` computed in the log domain (finite where the MSE overflows; ``-inf``
         where the MSE is exactly zero, e.g. ``q = k = 0``).
+
+    Returns
+    -------
+    float or ndarray
+        The MSE (or ``log MSE``) per σ, with the shape of ``sigma``.
 
     Examples
     --------
@@ -220,6 +241,20 @@ def sample_omega(
 
 def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
     """Random phases ``β ∈ [0, 2π)`` of the random-phase estimator for trial ``index``.
+
+    Parameters
+    ----------
+    D : int
+        Number of features.
+    seed : int
+        Any integer in ``[0, 2**64)``.
+    index : int
+        The Monte-Carlo unit (trial) whose phases to return.
+
+    Returns
+    -------
+    ndarray, shape (D,)
+        The phases, exactly those the random-phase estimator uses in trial ``index``.
 
     Examples
     --------

@@ -1,4 +1,6 @@
-"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound (MATH.md §3).
+"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound.
+
+Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE Eqs. (5)–(7), (13), App. A.1.
 
 ``R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`` acts on a channel pair. Two pair layouts exist:
 
@@ -136,6 +138,21 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
     ``x[..., layout_permutation(d)]`` moves interleaved pair ``(2i, 2i+1)`` to half pair
     ``(i, i + d/2)``, so ``rotate(x, a, "interleaved")[..., p] == rotate(x[..., p], a, "half")``.
 
+    Parameters
+    ----------
+    d : int
+        Head dimension (even, ≥ 2).
+
+    Returns
+    -------
+    ndarray of intp, shape (d,)
+        The permutation ``[0, 2, …, d−2, 1, 3, …, d−1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not an even integer ≥ 2.
+
     Examples
     --------
     >>> layout_permutation(6)
@@ -227,6 +244,24 @@ def selective_phase(
         Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
         ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
 
+    Parameters
+    ----------
+    x : array_like, shape (..., T, d/2)
+        The angle projection, one row per step.
+    kernel : array_like, shape (K,) or (K, d/2)
+        Taps of the causal short convolution (see :func:`short_conv`).
+    theta : float or array_like, shape (d/2,)
+        Per-pair scale ``Θ``.
+    activation : {None, "silu"}
+        Activation after the convolution.
+    accumulate : {"float64", "float32", "wrapped"}
+        Arithmetic of the running sum (see :func:`cumulative_phase`).
+
+    Returns
+    -------
+    ndarray, shape x.shape
+        The phases ``ψ_t``.
+
     Examples
     --------
     >>> selective_phase([[1.0], [1.0]], kernel=[1.0], theta=2.0)
@@ -293,6 +328,9 @@ def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatA
     Parameters
     ----------
     angles : array_like, shape (..., d/2)
+        Rotation angle of each pair, in radians.
+    layout : {"interleaved", "half"}
+        Which channels form a pair.
 
     Returns
     -------
@@ -312,6 +350,18 @@ def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
 
     With ``q̃ = q₁ + i q₂`` (App. A.1), ``Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q``.
 
+    Parameters
+    ----------
+    z : array_like, shape (..., d/2)
+        Complex values, one per channel pair.
+    layout : {"interleaved", "half"}
+        Where pair ``i`` lives: channels ``(2i, 2i+1)`` or ``(i, i + d/2)``.
+
+    Returns
+    -------
+    ndarray, shape (..., d)
+        The real vectors.
+
     Examples
     --------
     >>> realify([1 + 2j, 3 - 1j])
@@ -322,6 +372,18 @@ def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
 
 def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
     """The inverse of :func:`realify`: real ``(..., d)`` → complex ``(..., d/2)``.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d)
+        Real vectors (d even).
+    layout : {"interleaved", "half"}
+        Which channels form a pair.
+
+    Returns
+    -------
+    ndarray of complex128, shape (..., d/2)
+        ``x[pair i, first] + 1j · x[pair i, second]``.
 
     Examples
     --------
@@ -336,6 +398,18 @@ def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArr
 
     Pair ``i`` gets the block ``|λ_i| R(arg λ_i)``, so
     ``realify(lam * z) == realify_diagonal(lam) @ realify(z)``.
+
+    Parameters
+    ----------
+    lam : array_like, shape (d/2,)
+        The complex diagonal ``λ``.
+    layout : {"interleaved", "half"}
+        Which channels form a pair.
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        The block-diagonal real matrix.
 
     Examples
     --------

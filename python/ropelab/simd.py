@@ -29,6 +29,11 @@ Primitive = Literal["normal", "uniform", "cos", "exp"]
 def isa() -> str:
     """The active path: ``"scalar"``, ``"avx2"`` or ``"avx512"``.
 
+    Returns
+    -------
+    str
+        The name of the path in use.
+
     Examples
     --------
     >>> isa() in available()
@@ -38,7 +43,13 @@ def isa() -> str:
 
 
 def available() -> list[str]:
-    """The paths this CPU can run, narrowest first (always starts with ``"scalar"``)."""
+    """The paths this CPU can run, narrowest first (always starts with ``"scalar"``).
+
+    Returns
+    -------
+    list of str
+        Path names, a subset of ``["scalar", "avx2", "avx512"]``.
+    """
     return [str(s) for s in _core.simd.available()]
 
 
@@ -49,6 +60,11 @@ def set_isa(name: Isa) -> None:
     ------
     ValueError
         For an unknown name or a path this CPU does not support.
+
+    Parameters
+    ----------
+    name : {"scalar", "avx2", "avx512"}
+        The path.
     """
     _core.simd.set_isa(name)
 
@@ -56,6 +72,21 @@ def set_isa(name: Isa) -> None:
 @contextmanager
 def using(name: Isa) -> Iterator[None]:
     """Context manager: run the block on path ``name``, then restore the previous path.
+
+    Parameters
+    ----------
+    name : {"scalar", "avx2", "avx512"}
+        The path for the block.
+
+    Yields
+    ------
+    None
+        Control to the block, with ``name`` active.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a path this CPU does not support.
 
     Examples
     --------
@@ -96,6 +127,22 @@ def primitive_rate(kind: Primitive, n: int = 2**24, nthreads: int | None = None,
     the estimators do, on L1-resident data. ``n`` values are spread over ``nthreads`` threads
     (``None``: all cores). The bound of the projected trig estimator is one normal plus one cos
     per feature: ``1 / (1/rate("normal") + 1/rate("cos"))``.
+
+    Parameters
+    ----------
+    kind : {"normal", "uniform", "cos", "exp"}
+        The primitive.
+    n : int
+        Values per run.
+    nthreads : int or None
+        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    repeat : int
+        Runs; the fastest one counts (at least one run).
+
+    Returns
+    -------
+    float
+        Values per second.
 
     Examples
     --------

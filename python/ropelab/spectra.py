@@ -1,4 +1,4 @@
-"""Windows, windowed SSM spectra and Fourier leakage (MATH.md §5).
+"""Windows, windowed SSM spectra and Fourier leakage (Selective RoPE §3.2, App. A.4; Harris 1978).
 
 A diagonal SSM channel with transition ``a = e^{−α + iω}`` and zero initial state has the impulse
 response ``h[n] = aⁿ``, ``n = 0..N−1``: a rotation at ``ω`` rad/sample seen through the causal
@@ -53,6 +53,11 @@ __all__ = [
 
 def window_names() -> list[str]:
     """Names accepted by :func:`window`, with the parameters each one needs.
+
+    Returns
+    -------
+    list of str
+        The window names (the keys of :data:`WINDOWS`).
 
     Examples
     --------
@@ -109,6 +114,25 @@ def window(name: str, N: int, sym: bool = False, **params: float) -> FloatArray:
 def ssm_window(alpha_n: float, N: int) -> FloatArray:
     """The causal exponential window ``e^{−αn}`` of an SSM with ``α·N = alpha_n``.
 
+    Parameters
+    ----------
+    alpha_n : float
+        The decay over the whole window, ``α·N ≥ 0``.
+    N : int
+        Length, ≥ 1.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        ``w[n] = e^{−α n}`` with ``α = alpha_n / N``.
+
+    Raises
+    ------
+    TypeError
+        If ``alpha_n`` is not a real number.
+    ValueError
+        If ``N`` is not an integer ≥ 1 or ``alpha_n`` is negative or not finite.
+
     Examples
     --------
     >>> bool(np.isclose(ssm_window(2.0, 8)[-1], np.exp(-2.0 * 7 / 8)))
@@ -135,6 +159,11 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     N : int
         Length, ≥ 1.
 
+    Returns
+    -------
+    ndarray of complex128, shape (N,)
+        ``h[n]``, with the phase ``ωn`` reduced exactly before the exponential.
+
     Examples
     --------
     >>> h = ssm_impulse(0.0, np.pi, 3)
@@ -155,6 +184,11 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
         Real or complex, finite, non-empty.
     freqs_bins : array_like
         Frequencies in bins, any shape (the result has it).
+
+    Returns
+    -------
+    ndarray of complex128
+        ``X(f)`` with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -199,6 +233,22 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
     Evaluated with a complex ``expm1`` (accurate near the peak ``f = ωN/2π``, where it tends to
     ``Σ e^{−αn}``).
 
+    Parameters
+    ----------
+    alpha : float
+        Decay per sample, ≥ 0.
+    omega : float
+        Rotation, rad/sample.
+    N : int
+        Length of the impulse response, ≥ 1.
+    freqs_bins : array_like
+        Frequencies in bins of ``2π/N`` (any shape).
+
+    Returns
+    -------
+    complex or ndarray of complex128
+        ``H(f)`` with the shape of ``freqs_bins``.
+
     Examples
     --------
     >>> f = np.array([0.3, 1.7])
@@ -210,6 +260,22 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
 
 def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
     """``|H|`` of the ``N → ∞`` limit, ``1/|1 − e^{−α} e^{i(ω − 2πf/N)}|`` (Lorentzian-shaped, no nulls).
+
+    Parameters
+    ----------
+    alpha : float
+        Decay per sample, ≥ 0.
+    omega : float
+        Rotation, rad/sample.
+    N : int
+        Length of the impulse response, ≥ 1.
+    freqs_bins : array_like
+        Frequencies in bins of ``2π/N`` (any shape).
+
+    Returns
+    -------
+    float or ndarray
+        The envelope ``|H_∞(f)|`` with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -224,6 +290,22 @@ def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayL
 
     ``= (1 − e^{(−α + i(ω−Ω))T}) / (α − i(ω−Ω))`` with ``Ω = 2πf/T`` (``f`` in cycles per ``T``,
     the continuous analogue of bins); ``alpha`` and ``omega`` are per unit time.
+
+    Parameters
+    ----------
+    alpha : float
+        Decay per unit time, ≥ 0.
+    omega : float
+        Rotation, rad per unit time.
+    T : float
+        Window length (> 0).
+    freqs_bins : array_like
+        Frequencies ``f`` in cycles per ``T`` (any shape).
+
+    Returns
+    -------
+    complex or ndarray of complex128
+        The transform with the shape of ``freqs_bins``.
 
     Examples
     --------
@@ -241,10 +323,28 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     ``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B`` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``, finite at
     ``A = 0`` where ``B̄ = Δ·B``). ``alpha``, ``omega`` and ``B`` broadcast together.
 
+    Parameters
+    ----------
+    alpha : float or array_like
+        Decays α ≥ 0 per unit time.
+    omega : float or array_like
+        Rotations ω, rad per unit time.
+    dt : float
+        The step Δ (> 0).
+    B : float, complex or array_like
+        Input coefficients.
+
     Returns
     -------
     Abar, Bbar : complex or ndarray of complex
         The discrete transition has ``α_d = αΔ``, ``ω_d = ωΔ`` (see :func:`ssm_impulse`).
+
+    Raises
+    ------
+    ValueError
+        If ``alpha``, ``omega`` and ``B`` cannot be broadcast together, or a value is invalid.
+    TypeError
+        If ``B`` is not a real or complex array.
 
     Examples
     --------
@@ -273,7 +373,7 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
 
 @dataclass(frozen=True, repr=False)
 class FiguresOfMerit(ResultDisplay):
-    """Figures of merit of a window (Harris 1978; MATH.md §5). Frequencies in bins.
+    """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
 
     Attributes
     ----------
@@ -347,7 +447,13 @@ class FiguresOfMerit(ResultDisplay):
         return cls(**d)
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields as a dict (JSON-ready: non-finite floats become strings)."""
+        """The fields as a dict (JSON-ready: non-finite floats become strings).
+
+        Returns
+        -------
+        dict of str to object
+            Field name to value.
+        """
 
         def clean(v: Any) -> Any:
             if isinstance(v, float) and not math.isfinite(v):
@@ -371,12 +477,17 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
         local extremum, so only a minimum/maximum pair closer together than ``1/pad`` bins can
         be missed (e.g. the barely visible ripples of a strongly decaying exponential window).
 
+    Returns
+    -------
+    FiguresOfMerit
+        The figures of ``w``.
+
     Examples
     --------
     >>> m = figures_of_merit(window("hann", 1024))
     >>> round(m.enbw_bins, 3), round(m.highest_sidelobe_db, 1), round(m.scalloping_loss_db, 2)
     (1.5, -31.5, 1.42)
-    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # MATH.md §5 worked example
+    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # the worked example of the theory page
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """
@@ -422,34 +533,90 @@ class LeakageMap(ResultDisplay):
 
     @property
     def highest_sidelobe_db(self) -> FloatArray:
+        """Highest sidelobe level per ``α·N`` (dB re the peak).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("highest_sidelobe_db")
 
     @property
     def first_min_db(self) -> FloatArray:
+        """Level of the first minimum beyond the main peak per ``α·N`` (dB re the peak).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("first_min_db")
 
     @property
     def first_min_bins(self) -> FloatArray:
+        """Position of that first minimum per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("first_min_bins")
 
     @property
     def enbw_bins(self) -> FloatArray:
+        """Equivalent noise bandwidth per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("enbw_bins")
 
     @property
     def bandwidth_3db_bins(self) -> FloatArray:
+        """Full 3-dB main-lobe width per ``α·N`` (bins).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("bandwidth_3db_bins")
 
     @property
     def scalloping_loss_db(self) -> FloatArray:
+        """Scalloping loss per ``α·N`` (dB).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("scalloping_loss_db")
 
     @property
     def leakage_factor(self) -> FloatArray:
+        """Energy outside the main lobe over the total, per ``α·N``.
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("leakage_factor")
 
     @property
     def truncation_ripple_db(self) -> FloatArray:
+        """Ripple against the ``N → ∞`` envelope per ``α·N`` (dB; ``inf`` at ``α·N = 0``).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
         return self._field("truncation_ripple_db")
 
 
@@ -466,6 +633,11 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
         Window length ≥ 2.
     pad : int
         FFT padding factor for :func:`figures_of_merit`.
+
+    Returns
+    -------
+    LeakageMap
+        The per-``α·N`` figures and the per-(``α·N``, ω) tone figures.
 
     Examples
     --------

@@ -1,5 +1,5 @@
 """Temperature of random-feature estimators: Theorem 1 of the paper, its counterexample and the
-correct finite-D optimum (MATH.md §2).
+correct finite-D optimum (Selective RoPE Theorem 1, App. A.3).
 
 For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
 
@@ -47,6 +47,21 @@ def paper_sigma(xi: npt.ArrayLike) -> Any:
 
     Vectorised; ``+inf`` at ``ξ = −1``. ``ξ`` outside ``[−1, 1]`` raises ValueError.
 
+    Parameters
+    ----------
+    xi : float or array_like
+        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        ``σ_paper(ξ)``, with the shape of ``xi`` (a float for a scalar ``xi``).
+
+    Raises
+    ------
+    ValueError
+        If some ``ξ`` lies outside ``[−1, 1]`` or is not finite.
+
     Examples
     --------
     >>> round(paper_sigma(0.5) ** 2, 12)
@@ -60,6 +75,20 @@ def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", esti
 
     ``1`` for the conjugate trig product (and random-phase and positive features), the paper's
     tan rule for the literal product.
+
+    Parameters
+    ----------
+    xi : float or array_like
+        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+    convention : {"conjugate", "literal"}
+        Feature product of the trig estimator (see :func:`ropelab.rff.moments`).
+    estimator : {"trig", "random_phase", "positive"}
+        The estimator.
+
+    Returns
+    -------
+    float or ndarray
+        The bias-zeroing σ, with the shape of ``xi``.
 
     Examples
     --------
@@ -93,6 +122,12 @@ def mse(
     log : bool
         Return ``log MSE`` (log-domain evaluation).
 
+    Returns
+    -------
+    float or ndarray
+        The MSE (or ``log MSE``) with the broadcast shape of ``sigma``, ``xi`` and ``D``; a float
+        when all three are scalars.
+
     Examples
     --------
     >>> bool(mse(1.0, 0.5, 16) < mse(paper_sigma(0.5), 0.5, 16))
@@ -119,6 +154,24 @@ def optimal_sigma(
     ``2w³ + (D−1)w − D e^{a/2} = 0`` in ``w = e^{σ²a/2}``, clipped at σ = 0. Literal trig: tends to
     the tan rule as D → ∞. Where every σ gives the same MSE (ξ = 1 for conjugate trig, ξ = −1 for
     positive/literal) the result is 1.
+
+    Parameters
+    ----------
+    xi : float or array_like
+        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+    D : int or array_like
+        Feature counts (positive integers); broadcast against ``xi``.
+    estimator : {"trig", "random_phase", "positive"}
+        The estimator whose MSE is minimised.
+    method : {"cubic", "brent"}
+        Closed-form root of the stationarity cubic, or Brent's minimiser on the closed-form MSE.
+    convention : {"conjugate", "literal"}
+        Feature product of the trig estimator.
+
+    Returns
+    -------
+    float or ndarray
+        σ* with the broadcast shape of ``xi`` and ``D``; a float when both are scalars.
 
     Examples
     --------
@@ -169,15 +222,43 @@ class Counterexample(ResultDisplay):
         return self.mean_paper / self.target - 1.0
 
     def optimal_sigmas(self, Ds: tuple[int, ...] = (1, 4, 16, 64, 256, 1024, 10**6)) -> dict[int, float]:
-        """σ*(D) of the conjugate trig estimator at this ξ, by the cubic."""
+        """The σ*(D) of the conjugate trig estimator at this ξ, by the cubic.
+
+        Parameters
+        ----------
+        Ds : tuple of int
+            Feature counts D.
+
+        Returns
+        -------
+        dict of int to float
+            ``{D: σ*(D)}``.
+        """
         return {int(D): float(optimal_sigma(self.xi, D)) for D in Ds}
 
     def as_dict(self) -> dict[str, float]:
+        """The fields as a dictionary.
+
+        Returns
+        -------
+        dict of str to float
+            The fields by name (JSON-serialisable).
+        """
         return asdict(self)
 
 
 def counterexample(xi: float = 0.5) -> Counterexample:
     """Theorem 1's counterexample: the paper's σ against σ = 1 at ``ξ ∈ (−1, 1]``.
+
+    Parameters
+    ----------
+    xi : float
+        The cosine ``ξ = q·k`` of the unit-norm pair, in ``(−1, 1]``.
+
+    Returns
+    -------
+    Counterexample
+        The paper's σ, the means it gives for both feature products, and the targets.
 
     Examples
     --------
@@ -190,6 +271,23 @@ def counterexample(xi: float = 0.5) -> Counterexample:
 
 def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
     """Unit vectors ``q = e₁``, ``k = ξ e₁ + √(1−ξ²) e₂`` in ``R^d`` with ``q·k = ξ``.
+
+    Parameters
+    ----------
+    xi : float
+        The cosine ``ξ ∈ [−1, 1]``.
+    d : int
+        Dimension, ≥ 2.
+
+    Returns
+    -------
+    q, k : ndarray, shape (d,)
+        The two unit vectors.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not an integer ≥ 2 or ``xi`` lies outside ``[−1, 1]``.
 
     Examples
     --------
@@ -258,6 +356,39 @@ def mse_curve(
     Every σ uses the same seed (common random numbers), so the empirical curve is smooth in σ;
     each point is still an unbiased MSE estimate whose standard error is returned.
 
+    Parameters
+    ----------
+    xi : float
+        The cosine ``ξ = q·k`` of the unit-norm pair (see :func:`unit_pair`).
+    D : int
+        Features per estimate.
+    sigmas : array_like, shape (m,)
+        Temperatures σ ≥ 0 (a non-empty 1-D real array).
+    trials : int
+        Monte-Carlo estimates per σ.
+    seed : int
+        Seed of the random numbers (the same for every σ).
+    d : int
+        Dimension of ``q`` and ``k``.
+    mode : {"projected", "full"}
+        Sampling mode (see :func:`ropelab.rff.estimate`).
+    estimator, convention : str
+        See :func:`ropelab.rff.moments`.
+    nthreads : int or None
+        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+
+    Returns
+    -------
+    MSECurve
+        The closed-form and Monte-Carlo MSE at each σ, with standard errors and the inputs.
+
+    Raises
+    ------
+    TypeError
+        If ``sigmas`` is not a real array.
+    ValueError
+        If ``sigmas`` is not a non-empty 1-D array, or another argument is invalid.
+
     Examples
     --------
     >>> c = mse_curve(0.5, 16, [0.5, 1.0], trials=4000, seed=2)
@@ -306,6 +437,28 @@ def spectrum(
     ``temp_max / base^{(2j)/d}``. Near ``θ_max → 1``, ``1 + cos φ_max ≈ (π(1 − θ_max))²/2``
     approaches float32's spacing ``2⁻²⁴`` near −1, so that evaluation loses accuracy. The
     result is returned as float64 (holding float32 values).
+
+    Parameters
+    ----------
+    d : int
+        Head dimension (even); the spectrum has ``d/2`` entries.
+    kind : {"rope", "rfa"}
+        RoPE's geometric frequencies or the tan-shaped temperatures of random features.
+    base : float
+        RoPE base (also sets the default ``θ_max``).
+    theta_max : float or None
+        Largest angle of ``rfa`` as a fraction of π, in ``(0, 1)``; ``None`` means ``1 − 1/base``.
+    temp_max : float
+        The largest temperature.
+    squared : bool
+        Use ``tan²(φ_j/2)`` (``rfa`` only).
+    precision : {"float64", "float32"}
+        Evaluate in double precision, or in single precision as the authors' code does (see above).
+
+    Returns
+    -------
+    ndarray, shape (d/2,)
+        ``Θ_j`` for ``j = 0 … d/2 − 1``.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Effective transition matrices, commutators, norms and Householder reflections (MATH.md §4).
+"""Effective transition matrices, commutators, norms and Householder reflections (Selective RoPE §3.3, App. A.5).
 
 Gated Selective RoPE in pre-rotated coordinates, ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, is the
 linear-attention recurrence ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ`` with ``S_t = Ŝ_t C_t`` and
@@ -81,6 +81,8 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
     ----------
     psi : array_like, shape (T, d/2)
     gates : array_like, shape (T, 1), (T, d/2) or (T, d), optional
+    layout : {"interleaved", "half"}
+        Which channels form a pair.
 
     Returns
     -------
@@ -130,6 +132,16 @@ def singular_values(A: ArrayLike) -> FloatArray:
     """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``), by Eigen's
     Jacobi SVD.
 
+    Parameters
+    ----------
+    A : array_like, shape (..., m, n)
+        A matrix or a batch of matrices.
+
+    Returns
+    -------
+    ndarray, shape (..., min(m, n))
+        The singular values of each matrix, largest first.
+
     Examples
     --------
     >>> singular_values(np.diag([1.0, 3.0, 2.0]))
@@ -142,6 +154,16 @@ def spectral_norm(A: ArrayLike) -> Any:
     """``‖A‖₂`` (largest singular value) of each matrix in ``A`` (shape ``(..., m, n)``).
 
     Returns a float for a single matrix, else an array of the batch shape.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., m, n)
+        A matrix or a batch of matrices.
+
+    Returns
+    -------
+    float or ndarray
+        ``‖A‖₂``; a float for one matrix, else an array of the batch shape ``A.shape[:-2]``.
 
     Examples
     --------
@@ -156,6 +178,16 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
     """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``), sorted by decreasing
     modulus, then by argument (Eigen's real-Schur eigen-solver).
 
+    Parameters
+    ----------
+    A : array_like, shape (..., n, n)
+        A square matrix or a batch of them.
+
+    Returns
+    -------
+    ndarray of complex128, shape (..., n)
+        The eigenvalues of each matrix.
+
     Examples
     --------
     >>> eigenvalues([[0.0, -1.0], [1.0, 0.0]])
@@ -167,6 +199,16 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
 def householder(w: ArrayLike) -> FloatArray:
     """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``
     (shape ``(..., d)`` → ``(..., d, d)``).
+
+    Parameters
+    ----------
+    w : array_like, shape (..., d)
+        Non-zero normal vectors of the reflecting hyperplanes.
+
+    Returns
+    -------
+    ndarray, shape (..., d, d)
+        The reflections.
 
     Examples
     --------
@@ -182,6 +224,16 @@ def householder_product(W: ArrayLike) -> FloatArray:
 
     Two reflections compose into a rotation by twice the angle between ``w_0`` and ``w_1``, in
     their plane.
+
+    Parameters
+    ----------
+    W : array_like, shape (..., m, d)
+        The non-zero vectors ``w_0 … w_{m−1}``, one per row.
+
+    Returns
+    -------
+    ndarray, shape (..., d, d)
+        The product, ``H(w_0)`` applied first.
 
     Examples
     --------
@@ -199,6 +251,18 @@ def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
 
     Its eigenvalue along ``ŵ`` is ``1 − β``: the norm is ≤ 1 iff ``β ∈ [0, 2]`` and the matrix is
     orthogonal (norm-preserving) iff ``β ∈ {0, 2}``.
+
+    Parameters
+    ----------
+    w : array_like, shape (..., d)
+        Non-zero direction vectors (normalised internally).
+    beta : float
+        The strength ``β``.
+
+    Returns
+    -------
+    ndarray, shape (..., d, d)
+        The matrices ``I − β ŵŵᵀ``.
 
     Examples
     --------
@@ -235,7 +299,19 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
 
 @dataclass(frozen=True, repr=False)
 class FactorDistribution(ResultDisplay):
-    """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``."""
+    """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
+
+    Attributes
+    ----------
+    mean : float
+        ``e^{s²/2}`` (≥ 1).
+    variance : float
+        ``(e^{s²} − 1) e^{s²}``.
+    median : float
+        1.
+    prob_gt_one : float
+        ``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly 1).
+    """
 
     mean: float  #: ``e^{s²/2}`` (≥ 1)
     variance: float  #: ``(e^{s²} − 1) e^{s²}``
@@ -245,6 +321,18 @@ class FactorDistribution(ResultDisplay):
 
 def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDistribution:
     """Distribution of the PRF transition factor for a step of length ``delta_norm = ‖q_t − q_{t−1}‖``.
+
+    Parameters
+    ----------
+    delta_norm : float
+        The step length ``‖q_t − q_{t−1}‖`` (≥ 0).
+    sigma : float
+        Temperature σ ≥ 0 of the frequencies.
+
+    Returns
+    -------
+    FactorDistribution
+        Mean, variance, median and ``P(factor > 1)``.
 
     Examples
     --------

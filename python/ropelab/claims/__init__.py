@@ -1,4 +1,4 @@
-"""The claims that ``ropelab verify`` checks (one registered check per claim id of CLAIMS.md).
+"""The claims that ``ropelab verify`` checks (one registered check per claim id).
 
 Use :func:`run` to evaluate them::
 

@@ -3,9 +3,10 @@
 Users add claims of their own with the :func:`claim` decorator in a module of theirs; ``ropelab
 verify --plugin MODULE`` imports it, and installed packages that declare the entry-point group
 ``ropelab.claims`` are imported by :func:`load_plugins` (which ``ropelab verify`` calls). Such
-claims are reported in a section of their own, :data:`USER_SECTION`.
+claims are reported in a section of their own, :data:`ropelab.claims.USER_SECTION`.
 
-A claim is a statement from the study notes (``source``) with the verdict the mathematics gives
+A claim is a statement of a paper (``source``: the paper and its equation, theorem, section or
+table) with the verdict the mathematics gives
 (``expected``). Its check computes numbers with ropelab's public functions and *derives* a verdict
 from them: ``holds`` (true as written, to the stated tolerance), ``holds-if`` (true only under a
 condition the paper leaves implicit; the check shows a case inside the condition where it holds and
@@ -43,6 +44,8 @@ __all__ = [
     "run",
 ]
 
+#: A verdict: ``holds`` (true as written), ``holds-if`` (true only under a condition the paper leaves
+#: implicit) or ``fails`` (false as written).
 Verdict = Literal["holds", "holds-if", "fails"]
 VERDICTS: tuple[Verdict, ...] = ("holds", "holds-if", "fails")
 
@@ -83,10 +86,21 @@ class PluginError(ImportError):
 def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = None) -> Verdict:
     """The verdict from two computed facts.
 
-    ``holds_in_general``: the statement held on every case tried, including adversarial ones.
-    ``holds_under_condition``: it held on every case satisfying the implicit condition (``None`` when
-    the claim names no condition). A statement that fails in general but holds under its condition is
-    ``holds-if``; one that fails with no condition rescuing it is ``fails``.
+    A statement that fails in general but holds under its condition is ``holds-if``; one that fails
+    with no condition rescuing it is ``fails``.
+
+    Parameters
+    ----------
+    holds_in_general : bool
+        The statement held on every case tried, including adversarial ones.
+    holds_under_condition : bool or None
+        It held on every case satisfying the implicit condition (``None`` when the claim names no
+        condition).
+
+    Returns
+    -------
+    {"holds", "holds-if", "fails"}
+        The verdict.
 
     Examples
     --------
@@ -143,8 +157,16 @@ class Claim:
 
     Attributes
     ----------
-    id, source, statement, expected, check
-        As given to :func:`claim`.
+    id : str
+        Dotted identifier; the part before the first dot selects the report section.
+    source : str
+        Where the statement comes from: paper and equation, theorem, section or table.
+    statement : str
+        The claim as the paper makes it.
+    expected : {"holds", "holds-if", "fails"}
+        The verdict the mathematics gives; a different derived verdict is a regression.
+    check : callable
+        ``check()`` computes the numbers and returns an :class:`Evidence`.
     plugin : str or None
         The module that registered a user claim; ``None`` for ropelab's own claims.
     """
@@ -158,7 +180,7 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section: :data:`USER_SECTION` for plugins, else by the id's prefix."""
+        """The report section: :data:`ropelab.claims.USER_SECTION` for plugins, else by the id's prefix."""
         if self.plugin is not None:
             return USER_SECTION
         return SECTIONS.get(self.id.split(".")[0], "Other")
@@ -166,7 +188,25 @@ class Claim:
 
 @dataclass(repr=False)
 class ClaimResult(ResultDisplay):
-    """The outcome of one check, ready for the report (``as_dict`` is its JSON form)."""
+    """The outcome of one check, ready for the report (``as_dict`` is its JSON form).
+
+    Attributes
+    ----------
+    id, section, source, statement, expected
+        As in :class:`Claim`.
+    verdict : {"holds", "holds-if", "fails"} or None
+        The derived verdict; ``None`` when the check raised.
+    values, tolerance, inputs, condition, counterexample, corrected, corrected_holds
+        As in :class:`Evidence` (empty or ``None`` when the check raised).
+    seconds : float
+        Wall time of the check.
+    error : str or None
+        The exception the check raised, as one line, or ``None``.
+    plugin : str or None
+        The module that registered a user claim; ``None`` for ropelab's own claims.
+    figure : callable or None
+        ``figure()`` returns a matplotlib Figure illustrating the claim.
+    """
 
     id: str
     section: str
@@ -192,6 +232,13 @@ class ClaimResult(ResultDisplay):
         return self.error is None and self.verdict == self.expected and self.corrected_holds is not False
 
     def as_dict(self) -> dict[str, Any]:
+        """The result as a dictionary (without the figure, with ``matches``).
+
+        Returns
+        -------
+        dict of str to object
+            The fields by name, plus ``matches``.
+        """
         d = asdict(self)
         d.pop("figure", None)
         d["matches"] = self.matches
@@ -203,6 +250,11 @@ class ClaimResults(list[ClaimResult]):
 
     It is a plain list of :class:`ClaimResult` (indexing, iteration and ``len`` as usual) that
     also converts to a pandas DataFrame and shows itself as a table in Jupyter.
+
+    Parameters
+    ----------
+    iterable : iterable of ClaimResult, optional
+        The results, as for :class:`list`.
     """
 
     def to_dataframe(self) -> Any:
@@ -261,7 +313,7 @@ def claim(
     The check takes no arguments and returns an :class:`Evidence` whose verdict it derives from
     numbers it computes (normally with :func:`derive_verdict`); ``ropelab verify`` reports a
     verdict other than ``expected`` as a regression. A check registered from a module outside
-    ropelab is a user claim: it is reported in the section :data:`USER_SECTION`.
+    ropelab is a user claim: it is reported in the section :data:`ropelab.claims.USER_SECTION`.
 
     Parameters
     ----------
@@ -326,7 +378,7 @@ def load_plugins(modules: Iterable[str] = (), *, entry_points: bool = True) -> l
     modules : iterable of str
         Module names to import (``ropelab verify --plugin MODULE``).
     entry_points : bool
-        Also import every module of the installed entry-point group :data:`ENTRY_POINT_GROUP`
+        Also import every module of the installed entry-point group :data:`ropelab.claims.ENTRY_POINT_GROUP`
         (each once per process).
 
     Returns
@@ -406,6 +458,11 @@ def run(
     ClaimResults
         A list of :class:`ClaimResult`, one per claim, that also converts to a DataFrame
         (:meth:`ClaimResults.to_dataframe`).
+
+    Raises
+    ------
+    ValueError
+        If ``ids`` names an unknown claim.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Claims about random-feature estimates of the softmax kernel (study note 000 §2.3)."""
+"""Claims about random-feature estimates of the softmax kernel (Selective RoPE Eq. (8), App. A.2)."""
 
 from __future__ import annotations
 
@@ -27,11 +27,21 @@ def _mc(q: np.ndarray, k: np.ndarray, convention: str, D: int = 64, trials: int 
 
 @claim(
     "rff.gaussian_identity",
-    source="000 §2.3",
+    source="Selective RoPE §3.1, App. A.2",
     statement="e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω ~ N(0, I)",
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
+    """Check the claim ``rff.gaussian_identity``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1, App. A.2): e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω
+    ~ N(0, I).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rows = []
     ok = True
     for q, k in _pairs():
@@ -56,11 +66,21 @@ def gaussian_identity() -> Evidence:
 
 @claim(
     "rff.eq8_literal",
-    source="000 §2.3",
+    source="Selective RoPE Eq. (8), App. A.2",
     statement="Eq. (8) as printed, Re φ(q)φ(k) without the conjugate, estimates e^{q·k}",
     expected="fails",
 )
 def eq8_literal() -> Evidence:
+    """Check the claim ``rff.eq8_literal``; expected verdict: fails.
+
+    Statement (Selective RoPE Eq. (8), App. A.2): Eq. (8) as printed, Re φ(q)φ(k) without the
+    conjugate, estimates e^{q·k}.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rows = []
     literal_ok = True
     literal_is_exp_minus = True

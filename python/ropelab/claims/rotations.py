@@ -1,6 +1,6 @@
-"""Claims about rotations, recurrences and transitions: RoPE (study note 001), the complex form,
+"""Claims about rotations, recurrences and transitions: RoPE (RoFormer §3), the complex form,
 the RoPE trick, Eq. (9), Eq. (11), Selective RoPE pre-rotation, gates, Householder reflections and
-related models (study note 000 §2.1–§2.3, §2.6–§2.9)."""
+related models (Selective RoPE §2–§4.1 and App. A.1, A.2, A.5–A.7)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,19 @@ def _tol(work: float) -> float:
     return 16 * EPS * max(work, 1.0)
 
 
-@claim("rope.relative", source="001 §3.3",
+@claim("rope.relative", source="RoFormer §3.2, Eq. (16)",
        statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only", expected="holds")
 def rope_relative() -> Evidence:
+    """Check the claim ``rope.relative``; expected verdict: holds.
+
+    Statement (RoFormer §3.2, Eq. (16)): ⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n
+    only.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(1), 64
     worst = 0.0
     for layout in LAYOUTS:
@@ -54,10 +64,20 @@ def rope_relative() -> Evidence:
                     {"d": d, "pairs": 40, "positions": "0..4095", "layouts": list(LAYOUTS), "seed": SEED + 1})
 
 
-@claim("rope.elementwise", source="001 §3.2.3",
+@claim("rope.elementwise", source="RoFormer §3.4.2, Eq. (34)",
        statement="The element-wise cos/sin form equals the block-diagonal rotation matrix; the half layout "
                  "equals the interleaved one up to a permutation", expected="holds")
 def rope_elementwise() -> Evidence:
+    """Check the claim ``rope.elementwise``; expected verdict: holds.
+
+    Statement (RoFormer §3.4.2, Eq. (34)): The element-wise cos/sin form equals the block-diagonal
+    rotation matrix; the half layout equals the interleaved one up to a permutation.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(2), 32
     x = rng.standard_normal((8, d))
     ang = rotary.rope_angles(np.arange(8), d)
@@ -84,10 +104,20 @@ def _decay_figure() -> Any:
     return plot.decay_bound_curve(d=128, base=10000.0, r_max=20000)
 
 
-@claim("rope.decay", source="001 §3.3",
+@claim("rope.decay", source="RoFormer §3.3, §3.4.3, Fig. 2",
        statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
        expected="holds-if")
 def rope_decay() -> Evidence:
+    """Check the claim ``rope.decay``; expected verdict: holds-if.
+
+    Statement (RoFormer §3.3, §3.4.3, Fig. 2): The relative upper bound B(r) decays with the
+    relative distance r (d = 128, base 10⁴).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     r = np.arange(0, 20001)
     B = np.asarray(rotary.decay_bound(r, d=128, base=10000.0))
     monotone = bool(np.all(np.diff(B) <= 0))
@@ -117,9 +147,19 @@ def rope_decay() -> Evidence:
     )
 
 
-@claim("rope.linear_attention", source="001 §3.3",
+@claim("rope.linear_attention", source="RoFormer §3.3, Eq. (19)",
        statement="Rotations preserve norms, so RoPE composes with linear attention", expected="holds")
 def rope_linear_attention() -> Evidence:
+    """Check the claim ``rope.linear_attention``; expected verdict: holds.
+
+    Statement (RoFormer §3.3, Eq. (19)): Rotations preserve norms, so RoPE composes with linear
+    attention.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, D = _rng(4), 48, 8, 16
     q, k = 0.5 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, 3))
@@ -160,8 +200,17 @@ def rope_linear_attention() -> Evidence:
                     {"T": T, "d": d, "features": "positive random features, D = 16", "shift": s, "seed": SEED + 4})
 
 
-@claim("complex.realify", source="000 §2.2", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
+@claim("complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
 def complex_realify() -> Evidence:
+    """Check the claim ``complex.realify``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.1): Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(5), 32
     worst = 0.0
     for layout in LAYOUTS:
@@ -177,8 +226,17 @@ def complex_realify() -> Evidence:
                     {"d": d, "cases": 40, "layouts": list(LAYOUTS), "seed": SEED + 5})
 
 
-@claim("rope.trick", source="000 §2.2", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
+@claim("rope.trick", source="Selective RoPE §2, Eqs. (5)–(7)", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
 def rope_trick() -> Evidence:
+    """Check the claim ``rope.trick``; expected verdict: holds.
+
+    Statement (Selective RoPE §2, Eqs. (5)–(7)): k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(6), 16
     R = rotary.rotation_matrix(rotary.frequencies(d))
     worst = 0.0
@@ -203,10 +261,20 @@ def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tup
     return q, k, v, w
 
 
-@claim("rff.eq9_norm", source="000 §2.3",
+@claim("rff.eq9_norm", source="Selective RoPE Eq. (9), App. A.2",
        statement="The pure-rotation recurrence (Eq. 9 without the amplitude factor) reproduces the RFF sum",
        expected="holds-if")
 def eq9_norm() -> Evidence:
+    """Check the claim ``rff.eq9_norm``; expected verdict: holds-if.
+
+    Statement (Selective RoPE Eq. (9), App. A.2): The pure-rotation recurrence (Eq. 9 without the
+    amplitude factor) reproduces the RFF sum.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d, D = 48, 8, 16
     tol = _tol(T * d)
     errs = {}
@@ -230,9 +298,19 @@ def eq9_norm() -> Evidence:
     )
 
 
-@claim("rff.telescoping", source="000 §2.3",
+@claim("rff.telescoping", source="Selective RoPE §3.1, App. A.2",
        statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}", expected="holds")
 def telescoping() -> Evidence:
+    """Check the claim ``rff.telescoping``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1, App. A.2): The rotation increments telescope: Π
+    e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, D = _rng(8), 40, 8, 12
     q, w = rng.standard_normal((T, d)), rng.standard_normal((D, d))
     tau = 5
@@ -244,10 +322,20 @@ def telescoping() -> Evidence:
                     {"T": T, "d": d, "D": D, "tau": tau, "seed": SEED + 8})
 
 
-@claim("rff.softmax_no_position", source="000 §2.3",
+@claim("rff.softmax_no_position", source="Selective RoPE §3.1",
        statement="The RFF rotation alone carries no relative position: it depends on the endpoints only",
        expected="holds")
 def softmax_no_position() -> Evidence:
+    """Check the claim ``rff.softmax_no_position``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1): The RFF rotation alone carries no relative position: it depends
+    on the endpoints only.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d, D = _rng(9), 8, 12
     w = rng.standard_normal((D, d))
     start, end = rng.standard_normal((2, d))
@@ -294,9 +382,19 @@ def softmax_no_position() -> Evidence:
                     {"d": d, "D": D, "distances": [4, 21], "T": T, "seed": SEED + 9})
 
 
-@claim("eq11.index", source="000 §2.1",
+@claim("eq11.index", source="Selective RoPE Eqs. (3), (11)",
        statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t", expected="fails")
 def eq11_index() -> Evidence:
+    """Check the claim ``eq11.index``; expected verdict: fails.
+
+    Statement (Selective RoPE Eqs. (3), (11)): The unrolled product of Eq. (11) starts at τ: o_t =
+    Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(10), 24, 6
     q, k, v = rng.standard_normal((3, T, d))
     A = 0.9 * np.eye(d) + 0.05 * rng.standard_normal((T, d, d))
@@ -327,9 +425,19 @@ def _srope_inputs(T: int, d: int, offset: int) -> tuple[np.ndarray, ...]:
     return q, k, v, psi
 
 
-@claim("srope.prerotation", source="000 §2.6",
+@claim("srope.prerotation", source="Selective RoPE Eq. (13), §4.1",
        statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)", expected="holds")
 def srope_prerotation() -> Evidence:
+    """Check the claim ``srope.prerotation``; expected verdict: holds.
+
+    Statement (Selective RoPE Eq. (13), §4.1): Pre-rotating q, k by C_t equals the recurrence with
+    rotating transitions (Eq. 13).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d = 64, 16
     q, k, v, psi = _srope_inputs(T, d, 11)
     worst = 0.0
@@ -346,10 +454,20 @@ def srope_prerotation() -> Evidence:
                     {"T": T, "d": d, "layouts": list(LAYOUTS), "seed": SEED + 11})
 
 
-@claim("srope.parity", source="000 §2.6",
+@claim("srope.parity", source="Selective RoPE §4.1–§4.2",
        statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
        expected="holds")
 def srope_parity() -> Evidence:
+    """Check the claim ``srope.parity``; expected verdict: holds.
+
+    Statement (Selective RoPE §4.1–§4.2): ω_t = π b_t tracks the parity of the bits in the phase;
+    fixed RoPE cannot depend on b_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T = _rng(12), 100_000
     bits = rng.integers(0, 2, T)
     psi = rotary.cumulative_phase((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
@@ -396,9 +514,19 @@ def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> np.ndarray
     return rng.uniform(0.3, 1.0, (T, d // 2 if shared else d))
 
 
-@claim("gate.effective", source="000 §2.7",
+@claim("gate.effective", source="Selective RoPE §3.3",
        statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t", expected="holds")
 def gate_effective() -> Evidence:
+    """Check the claim ``gate.effective``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.3): Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ
+    Λ_t C_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d = 48, 8
     q, k, v, psi = _srope_inputs(T, d, 13)
     g = _gates(_rng(14), T, d, shared=False)
@@ -411,9 +539,18 @@ def gate_effective() -> Evidence:
                     {"T": T, "d": d, "gates": "per channel, U(0.3, 1)", "seed": SEED + 13})
 
 
-@claim("gate.commute", source="000 §2.7",
+@claim("gate.commute", source="Selective RoPE §3.3",
        statement="A^eff = Λ_t R_t for any diagonal gate Λ_t", expected="holds-if")
 def gate_commute() -> Evidence:
+    """Check the claim ``gate.commute``; expected verdict: holds-if.
+
+    Statement (Selective RoPE §3.3): A^eff = Λ_t R_t for any diagonal gate Λ_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(15), 8
     psi_prev, psi_t = rng.uniform(-np.pi, np.pi, (2, d // 2))
     R = rotary.rotation_matrix(psi_t - psi_prev)
@@ -438,8 +575,17 @@ def gate_commute() -> Evidence:
     )
 
 
-@claim("gate.norm", source="000 §2.7", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
+@claim("gate.norm", source="Selective RoPE §3.3", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
 def gate_norm() -> Evidence:
+    """Check the claim ``gate.norm``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.3): ‖A^eff‖₂ = ‖Λ_t‖₂ for every gate.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(16), 8
     worst = 0.0
     for _ in range(50):
@@ -451,10 +597,20 @@ def gate_norm() -> Evidence:
                     {"d": d, "cases": 50, "gates": "per channel U(0, 1)", "seed": SEED + 16})
 
 
-@claim("householder.rotation", source="000 §2.9",
+@claim("householder.rotation", source="Selective RoPE App. A.5",
        statement="Two Householder reflections compose into a 2-D rotation by twice the angle between them",
        expected="holds")
 def householder_rotation() -> Evidence:
+    """Check the claim ``householder.rotation``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.5): Two Householder reflections compose into a 2-D rotation by
+    twice the angle between them.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(17), 6
     worst = 0.0
     for _ in range(20):
@@ -476,9 +632,19 @@ def householder_rotation() -> Evidence:
                     {"d": d, "cases": 20, "seed": SEED + 17})
 
 
-@claim("householder.delta", source="000 §2.9",
+@claim("householder.delta", source="Selective RoPE App. A.5",
        statement="The generalised Householder I − β w wᵀ is norm-preserving for general β", expected="fails")
 def householder_delta() -> Evidence:
+    """Check the claim ``householder.delta``; expected verdict: fails.
+
+    Statement (Selective RoPE App. A.5): The generalised Householder I − β w wᵀ is norm-preserving
+    for general β.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(18), 6
     w = rng.standard_normal(d)
     w /= np.linalg.norm(w)
@@ -507,10 +673,20 @@ def householder_delta() -> Evidence:
     )
 
 
-@claim("alibi.decay", source="000 §2.9",
+@claim("alibi.decay", source="Selective RoPE App. A.7",
        statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
        expected="holds")
 def alibi_decay() -> Evidence:
+    """Check the claim ``alibi.decay``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.7): The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)};
+    FoX is a product of gates.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(19), 40, 6
     q, k, v = rng.standard_normal((3, T, d))
     m = 0.3
@@ -564,9 +740,19 @@ def alibi_decay() -> Evidence:
                     {"T": T, "d": d, "slope": m, "forget": "U(0.5, 1)", "heads": H, "head_dim": dh, "seed": SEED + 19})
 
 
-@claim("cosformer.states", source="000 §2.9",
+@claim("cosformer.states", source="Selective RoPE App. A.6",
        statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state", expected="holds")
 def cosformer_states() -> Evidence:
+    """Check the claim ``cosformer.states``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.6): The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-
+    state and a sin-state.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(20), 50, 6
     q, k, v = np.abs(rng.standard_normal((3, T, d)))
     direct = recurrence.cosformer_attention(q, k, v, mode="direct")
@@ -579,9 +765,19 @@ def cosformer_states() -> Evidence:
                     {"T": T, "d": d, "M": T, "seed": SEED + 20})
 
 
-@claim("prf.transition_gt1", source="000 §2.9",
+@claim("prf.transition_gt1", source="Selective RoPE App. A.6",
        statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1", expected="holds")
 def prf_transition_gt1() -> Evidence:
+    """Check the claim ``prf.transition_gt1``; expected verdict: holds.
+
+    Statement (Selective RoPE App. A.6): The positive-random-feature transition factor
+    e^{ω·(q_t−q_{t−1})} can exceed 1.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, D = _rng(21), 200, 8, 64
     q = 0.3 * rng.standard_normal((T, d))
     w = rng.standard_normal((D, d))

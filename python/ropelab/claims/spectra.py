@@ -1,4 +1,4 @@
-"""Claims about SSM windows and spectral leakage (study note 000 §2.5)."""
+"""Claims about SSM windows and spectral leakage (Selective RoPE §3.2, Fig. 3, App. A.4)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,20 @@ def _window_figure() -> Any:
                              "Hann": spectra.window("hann", N)}, fmax=12)
 
 
-@claim("ssm.window_rect", source="000 §2.5",
+@claim("ssm.window_rect", source="Selective RoPE §3.2, Fig. 3, App. A.4",
        statement="α = 0 (a pure rotation) is a rectangular window with Dirichlet sidelobes (−13.26 dB)",
        expected="holds")
 def window_rect() -> Evidence:
+    """Check the claim ``ssm.window_rect``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): α = 0 (a pure rotation) is a rectangular
+    window with Dirichlet sidelobes (−13.26 dB).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     omega = 0.7
     h = spectra.ssm_impulse(0.0, omega, N)
     rect_like = float(np.max(np.abs(np.abs(h) - 1.0)))
@@ -81,9 +91,18 @@ def _far_leakage(w: np.ndarray) -> tuple[float, float]:
     return far / total, float(20 * np.log10(mag[band].max() / mag[0]))
 
 
-@claim("ssm.decay_leakage", source="000 §2.5", statement="Adding decay (α > 0) controls the leakage",
+@claim("ssm.decay_leakage", source="Selective RoPE §3.2, Fig. 3, App. A.4", statement="Adding decay (α > 0) controls the leakage",
        expected="holds-if")
 def decay_leakage() -> Evidence:
+    """Check the claim ``ssm.decay_leakage``; expected verdict: holds-if.
+
+    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): Adding decay (α > 0) controls the leakage.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rect = spectra.figures_of_merit(spectra.window("rectangular", N))
     rect_far, rect_env = _far_leakage(spectra.window("rectangular", N))
     rows = []
@@ -165,9 +184,19 @@ def decay_leakage() -> Evidence:
     )
 
 
-@claim("ssm.hann_vs_decay", source="000 §2.5", statement="Hann and causal exponential decay are different windows",
+@claim("ssm.hann_vs_decay", source="Selective RoPE §3.2, Fig. 3, App. A.4", statement="Hann and causal exponential decay are different windows",
        expected="holds")
 def hann_vs_decay() -> Evidence:
+    """Check the claim ``ssm.hann_vs_decay``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): Hann and causal exponential decay are
+    different windows.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     hann = spectra.window("hann", N)
     mh = spectra.figures_of_merit(hann)
     rows = []
@@ -189,10 +218,20 @@ def hann_vs_decay() -> Evidence:
                     {"N": N, "alpha_N": list(ALPHA_N_GRID)})
 
 
-@claim("ssm.real_part", source="000 §2.5",
+@claim("ssm.real_part", source="Selective RoPE §3.2, Fig. 3, App. A.4",
        statement="The real part of the discrete transition e^{−α+iω} is not the forgetting rate "
                  "(e^{iπ} = −1 keeps the norm)", expected="holds")
 def real_part() -> Evidence:
+    """Check the claim ``ssm.real_part``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): The real part of the discrete transition
+    e^{−α+iω} is not the forgetting rate (e^{iπ} = −1 keeps the norm).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     h = spectra.ssm_impulse(0.0, np.pi, 64)
     keeps_norm = float(np.max(np.abs(np.abs(h) - 1.0)))
     worst = 0.0

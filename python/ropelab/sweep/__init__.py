@@ -43,6 +43,11 @@ __all__ = ["run", "load", "to_xarray", "tasks", "register_task", "cell_seed", "G
 def tasks() -> dict[str, Task]:
     """The registered tasks by name.
 
+    Returns
+    -------
+    dict of str to Task
+        A copy of the registry: task name to :class:`Task`.
+
     Examples
     --------
     >>> sorted(tasks())
@@ -241,6 +246,22 @@ def load(store: str | os.PathLike[str]) -> Any:
 
     ``df.attrs["complete"]`` tells whether every cell of the grid is there.
 
+    Parameters
+    ----------
+    store : str or path-like
+        The store folder given to :func:`run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per finished cell, indexed by ``cell``, with the attributes :func:`run` sets plus
+        ``complete``.
+
+    Raises
+    ------
+    ValueError
+        If ``store`` is not a sweep store (it has no ``_sweep.json``).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -278,6 +299,22 @@ def to_xarray(df: Any) -> Any:
     """The table of :func:`run` as an ``xarray.Dataset`` with one dimension per axis.
 
     Needs xarray (``pip install 'ropelab[xarray]'``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table returned by :func:`run` or :func:`load` (it carries ``df.attrs["axes"]``).
+
+    Returns
+    -------
+    xarray.Dataset
+        One variable per output column, one dimension per axis (in grid order); cells missing from
+        ``df`` are NaN.
+
+    Raises
+    ------
+    ValueError
+        If ``df.attrs["axes"]`` is missing.
 
     Examples
     --------

@@ -86,7 +86,12 @@ def _untag(tagged: list[Any]) -> Value:
 @dataclass(frozen=True)
 class Grid:
     """Named axes with values; cell ``i`` is the ``i``-th element of their Cartesian product in
-    row-major order (the last axis varies fastest), as :func:`itertools.product` lists them.
+    row-major order (the last axis varies fastest), as ``itertools.product`` lists them.
+
+    Attributes
+    ----------
+    axes : tuple of (str, tuple)
+        ``(name, values)`` per axis, in grid order.
 
     Examples
     --------
@@ -99,6 +104,26 @@ class Grid:
 
     @staticmethod
     def from_mapping(grid: Mapping[str, Any]) -> Grid:
+        """The grid of a mapping from axis names to values (a scalar is a one-value axis).
+
+        Parameters
+        ----------
+        grid : mapping of str to object
+            Axis name to a value or a sequence of values.
+
+        Returns
+        -------
+        Grid
+            The grid, axes in the mapping's order.
+
+        Raises
+        ------
+        TypeError
+            If ``grid`` is not a mapping, or an axis has values of an unsupported type.
+        ValueError
+            If ``grid`` has no axes, or an axis name is not an identifier, or an axis is empty, not
+        1-D or has repeated values.
+        """
         if not isinstance(grid, Mapping):
             raise TypeError(f"sweep: grid must be a mapping of axis names to values, got {type(grid).__name__}")
         if not grid:
@@ -107,22 +132,63 @@ class Grid:
 
     @staticmethod
     def from_spec(spec: list[Any]) -> Grid:
-        """The grid whose :meth:`spec` is ``spec`` (as stored in a sweep's ``_sweep.json``)."""
+        """The grid whose :meth:`spec` is ``spec`` (as stored in a sweep's ``_sweep.json``).
+
+        Parameters
+        ----------
+        spec : list
+            ``[[name, [tagged values]], …]`` as returned by :meth:`spec`.
+
+        Returns
+        -------
+        Grid
+            The grid.
+        """
         return Grid(tuple((name, tuple(_untag(v) for v in values)) for name, values in spec))
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The axis names, in grid order.
+
+        Returns
+        -------
+        tuple of str
+            The names.
+        """
         return tuple(name for name, _ in self.axes)
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The number of values of each axis, in grid order.
+
+        Returns
+        -------
+        tuple of int
+            The shape; the grid has ``prod(shape)`` cells.
+        """
         return tuple(len(values) for _, values in self.axes)
 
     def __len__(self) -> int:
         return math.prod(self.shape)
 
     def cell(self, index: int) -> dict[str, Value]:
-        """The axis values of cell ``index``."""
+        """The axis values of cell ``index``.
+
+        Parameters
+        ----------
+        index : int
+            Cell index, ``0 ≤ index < len(grid)``.
+
+        Returns
+        -------
+        dict of str to object
+            Axis name to value.
+
+        Raises
+        ------
+        IndexError
+            If ``index`` is out of range.
+        """
         if not 0 <= index < len(self):
             raise IndexError(f"sweep: cell {index} out of range for a grid of {len(self)} cells")
         out: dict[str, Value] = {}
@@ -136,6 +202,18 @@ class Grid:
         The column's dtype follows the axis's values: bool, int64, float64 (ints mixed with floats
         become float64) or str; an axis mixing strings with numbers becomes str (``repr`` of the
         numbers), so it can be stored in Parquet.
+
+        Parameters
+        ----------
+        name : str
+            An axis name.
+        indices : sequence of int
+            Cell indices.
+
+        Returns
+        -------
+        ndarray, shape (len(indices),)
+            The axis values of those cells.
         """
         pos = self.names.index(name)
         values = self.axes[pos][1]
@@ -151,6 +229,13 @@ class Grid:
         return np.asarray([v if isinstance(v, str) else repr(v) for v in picked], dtype=object)
 
     def spec(self) -> list[Any]:
+        """The grid as JSON-ready data (values tagged with their type; floats in hex, exactly).
+
+        Returns
+        -------
+        list
+            ``[[name, [tagged values]], …]``; :meth:`from_spec` inverts it.
+        """
         return [[name, [_tag(v) for v in values]] for name, values in self.axes]
 
 
@@ -169,6 +254,18 @@ def cell_seed(seed: int, index: int) -> int:
     number is a function of ``(seed, cell index, trial)`` alone: the same on any backend, batch
     size, worker count or completion order. ``SeedSequence``'s hashing is specified and stable
     across NumPy versions and platforms.
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed, in ``[0, 2**64)``.
+    index : int
+        The cell index.
+
+    Returns
+    -------
+    int
+        A 64-bit seed.
 
     Examples
     --------

@@ -14,6 +14,7 @@ from ropelab import rff, spectra, temperature
 from ropelab.sweep._grid import Value
 
 #: Marks an axis that has no default: the grid must give it.
+#: Marks an axis of a :class:`Task` that has no default: a grid must give its values.
 REQUIRED: Any = object()
 
 Outputs = dict[str, "float | bool"]
@@ -53,12 +54,36 @@ class Task:
     extra_axes: Callable[[str], bool] | None = None
 
     def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
-        """The cell's axis values completed with the task's defaults."""
+        """The cell's axis values completed with the task's defaults.
+
+        Parameters
+        ----------
+        cell : mapping of str to object
+            The cell's axis values.
+
+        Returns
+        -------
+        dict of str to object
+            Every parameter of the task: the defaults, overridden by the cell's values.
+        """
         out = {k: v for k, v in self.axes.items() if v is not REQUIRED}
         out.update(cell)
         return out
 
     def check_axes(self, names: tuple[str, ...]) -> None:
+        """Check that a grid's axis names suit the task.
+
+        Parameters
+        ----------
+        names : tuple of str
+            The grid's axis names.
+
+        Raises
+        ------
+        ValueError
+            If a name is not an axis of the task (nor an accepted extra axis), or a required axis is
+            missing.
+        """
         unknown = [n for n in names if n not in self.axes and not (self.extra_axes and self.extra_axes(n))]
         if unknown:
             raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; "
@@ -294,7 +319,7 @@ def register_task(
         ``seed`` the cell's seed and ``nthreads`` the threads it may use. On Dask the function is
         sent to the workers by pickling: define it at the top level of an importable module.
     axes : mapping of str to default, or sequence of str
-        The parameters a grid may sweep, with their defaults (:data:`REQUIRED`: none); a sequence
+        The parameters a grid may sweep, with their defaults (:data:`ropelab.sweep.REQUIRED`: none); a sequence
         makes every axis required.
     outputs : mapping of str to {"float64", "bool"}, or sequence of str
         The output columns (a sequence: all ``float64``).
