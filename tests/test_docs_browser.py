@@ -29,9 +29,7 @@ REQUIRED = os.environ.get("ROPELAB_REQUIRE_DOCS") == "1"
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 
 #: Notebooks known to show no figure (strict xfail: remove the entry once they do).
-NO_FIGURES_YET = {
-    "03_leakage_spectra": "its first cell forces matplotlib.use('Agg'), so no figure is displayed (issue 13)",
-}
+NO_FIGURES_YET: dict[str, str] = {}
 
 if not (HTML / "index.html").is_file():
     if REQUIRED:

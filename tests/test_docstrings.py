@@ -38,11 +38,7 @@ import ropelab
 CHECKS = {"GL08", "SS01", "SS02", "SS03", "SS04", "PR01", "PR02", "RT01", "YD01"}
 
 #: Known gaps, each failing visibly (strict xfail: once fixed, the entry must be removed).
-#: ropelab.plot's docstrings are being rewritten with the plotting helpers (issue 13, point 1).
-KNOWN_GAPS: dict[str, str] = {
-    "ropelab.plot.leakage_map": "Raises section missing (ValueError)",
-    "ropelab.plot.sweep_lines": "ax not documented; Returns and Raises sections missing",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _public_modules() -> list[str]:

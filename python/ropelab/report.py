@@ -248,18 +248,6 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
 def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[str]) -> dict[str, Path]:
     """Draw each claim's figure to ``directory/<id>.png``.
 
-    Parameters
-    ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
-    directory : str or path-like
-        Output folder, created if missing.
-
-    Returns
-    -------
-    dict of str to pathlib.Path
-        Claim id to the PNG written; claims without a figure, or whose check raised, are absent.
-
     Figures are drawn as bare :class:`matplotlib.figure.Figure` objects (:func:`ropelab.plot.detached`):
     matplotlib's backend and pyplot are never touched. Several claims may illustrate themselves with
     the same figure: it is drawn once per figure function and written once per distinct content,

@@ -238,14 +238,6 @@ def selective_phase(
 
     Parameters
     ----------
-    bias : array_like, shape (d/2,), optional
-        Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
-    gate : array_like, optional
-        Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
-        ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
-
-    Parameters
-    ----------
     x : array_like, shape (..., T, d/2)
         The angle projection, one row per step.
     kernel : array_like, shape (K,) or (K, d/2)
@@ -256,11 +248,22 @@ def selective_phase(
         Activation after the convolution.
     accumulate : {"float64", "float32", "wrapped"}
         Arithmetic of the running sum (see :func:`cumulative_phase`).
+    bias : array_like, shape (d/2,), optional
+        Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
+    gate : array_like, optional
+        Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
+        ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
 
     Returns
     -------
     ndarray, shape x.shape
         The phases ``ψ_t``.
+
+    Raises
+    ------
+    ValueError
+        For a bias or gate of the wrong shape or with values out of range (and the errors of
+        :func:`short_conv` and :func:`cumulative_phase`).
 
     Examples
     --------

@@ -460,6 +460,12 @@ def spectrum(
     ndarray, shape (d/2,)
         ``Θ_j`` for ``j = 0 … d/2 − 1``.
 
+    Raises
+    ------
+    ValueError
+        For an odd ``d``, an unknown ``kind`` or ``precision``, ``θ_max`` outside ``(0, 1)`` or a
+        non-positive ``base``/``temp_max``.
+
     Examples
     --------
     >>> spectrum(8, "rope", base=10000.0)

@@ -798,6 +798,16 @@ def prf_transition_gt1() -> Evidence:
 @claim("rope.dot_cos_only", source="RoFormer §3.2.1, Eq. (12)",
        statement="In 2-D the rotated score ⟨R_m q, R_n k⟩ equals (q·k)·cos((m−n)θ)", expected="fails")
 def rope_dot_cos_only() -> Evidence:
+    """Check the claim ``rope.dot_cos_only``; expected verdict: fails.
+
+    Statement (RoFormer §3.2.1, Eq. (12)): In 2-D the rotated score ⟨R_m q, R_n k⟩ equals
+    (q·k)·cos((m−n)θ).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(101), 2
     worst_cos = worst_full = worst_parallel = 0.0
     for _ in range(50):
@@ -833,6 +843,16 @@ def rope_dot_cos_only() -> Evidence:
        statement="The expected magnitude of the RoPE score qᵀR_r k decays as the relative distance r grows",
        expected="fails")
 def rope_expected_decay() -> Evidence:
+    """Check the claim ``rope.expected_decay``; expected verdict: fails.
+
+    Statement (RoFormer §3.3, §3.4.3): The expected magnitude of the RoPE score qᵀR_r k decays
+    as the relative distance r grows.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d, n = _rng(102), 128, 4000
     r_grid = (0, 1, 4, 16, 64, 256, 1024, 4096, 16384)
     rows = []
@@ -882,6 +902,16 @@ def _positive_features(T: int, d: int, D: int, offset: int) -> tuple[np.ndarray,
        statement="RoPE linear attention (Eq. 19: rotated numerator, unrotated denominator) weights the values by "
                  "non-negative weights that sum to 1", expected="fails")
 def rope_eq19_weights() -> Evidence:
+    """Check the claim ``rope.eq19_weights``; expected verdict: fails.
+
+    Statement (RoFormer §3.3, Eq. (19)): RoPE linear attention (Eq. 19: rotated numerator,
+    unrotated denominator) weights the values by non-negative weights that sum to 1.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     T, d, D = 32, 8, 16
     fq, fk = _positive_features(T, d, D, 103)
     ang = rotary.rope_angles(np.arange(T), D)
@@ -921,6 +951,16 @@ def rope_eq19_weights() -> Evidence:
        statement="Without position encoding, shuffling the tokens leaves the attention output unchanged",
        expected="holds-if")
 def nope_permutation() -> Evidence:
+    """Check the claim ``nope.permutation``; expected verdict: holds-if.
+
+    Statement (RoFormer §1, §2.1): Without position encoding, shuffling the tokens leaves the
+    attention output unchanged.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(104), 12, 8
     q, k, v = rng.standard_normal((3, T, d))
     P = rng.permutation(T)
@@ -955,6 +995,16 @@ def nope_permutation() -> Evidence:
        statement="Products of positive diagonal gates cannot realise a sign flip, so they cannot track parity",
        expected="holds")
 def gate_positive_no_flip() -> Evidence:
+    """Check the claim ``gate.positive_no_flip``; expected verdict: holds.
+
+    Statement (Selective RoPE §1): Products of positive diagonal gates cannot realise a sign
+    flip, so they cannot track parity.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d, trials = _rng(105), 64, 4, 100
     min_gated = np.inf
     parity_negative = rot_mismatch = 0
@@ -988,6 +1038,16 @@ def gate_positive_no_flip() -> Evidence:
 @claim("gate.direction", source="Selective RoPE §1, Fig. 1",
        statement="A per-channel diagonal scaling can change a vector's direction", expected="holds")
 def gate_direction() -> Evidence:
+    """Check the claim ``gate.direction``; expected verdict: holds.
+
+    Statement (Selective RoPE §1, Fig. 1): A per-channel diagonal scaling can change a vector's
+    direction.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, d = _rng(106), 8
 
     def angle(x: np.ndarray, y: np.ndarray) -> float:
@@ -1019,6 +1079,16 @@ def gate_direction() -> Evidence:
        statement="Eq. (11) as printed (product from A_τ) is exact for the write-then-transition recurrence "
                  "S_t = (S_{t−1} + v_t k_tᵀ) A_t", expected="holds")
 def eq11_convention() -> Evidence:
+    """Check the claim ``eq11.convention``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.3, Eq. (11)): Eq. (11) as printed (product from A_τ) is exact
+    for the write-then-transition recurrence S_t = (S_{t−1} + v_t k_tᵀ) A_t.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(107), 24, 6
     q, k, v = rng.standard_normal((3, T, d))
     A = 0.9 * np.eye(d) + 0.05 * rng.standard_normal((T, d, d))
@@ -1061,6 +1131,16 @@ PATH_KERNELS: dict[str, list[float]] = {
        statement="The Selective RoPE phase difference ψ_t − ψ_τ depends on the whole path of inputs, not only on the "
                  "endpoints", expected="holds-if")
 def srope_path_dependence() -> Evidence:
+    """Check the claim ``srope.path_dependence``; expected verdict: holds-if.
+
+    Statement (Selective RoPE §3.1, §4.1): The Selective RoPE phase difference ψ_t − ψ_τ depends
+    on the whole path of inputs, not only on the endpoints.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, c = _rng(108), 32, 4
     a, b = _path_pair(rng, T, c)
     mid = a.copy()
@@ -1104,6 +1184,17 @@ def srope_path_dependence() -> Evidence:
        statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle increment "
                  "per pair (Θ·e^{b}, times the phase gate's constant value when a gate is used)", expected="holds")
 def srope_bias_only() -> Evidence:
+    """Check the claim ``srope.bias_only``; expected verdict: holds.
+
+    Statement (Selective RoPE §4.1): With a zero projection the Selective RoPE phase path
+    reduces to RoPE: a constant angle increment per pair (Θ·e^{b}, times the phase gate's
+    constant value when a gate is used).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, d = _rng(109), 64, 16
     theta = temperature.spectrum(d, "rope", base=10000.0)
     zero = np.zeros((T, d // 2))                                       # W_ω x_t = 0
@@ -1135,6 +1226,16 @@ def srope_bias_only() -> Evidence:
 @claim("srope.conv_causal", source="Selective RoPE §4.1",
        statement="A non-causal convolution in the angle path lets future tokens change past phases", expected="holds")
 def srope_conv_causal() -> Evidence:
+    """Check the claim ``srope.conv_causal``; expected verdict: holds.
+
+    Statement (Selective RoPE §4.1): A non-causal convolution in the angle path lets future
+    tokens change past phases.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rng, T, c = _rng(110), 32, 4
     kern = rng.standard_normal(4)
     lookahead = 2                                                      # 'same' padding of a 4-tap kernel

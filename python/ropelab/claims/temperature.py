@@ -251,6 +251,16 @@ D1_XI_GRID = (-0.9, -0.5, 0.0, 0.3, 0.5, 0.8, 0.95)
     expected="holds",
 )
 def d1_third() -> Evidence:
+    """Check the claim ``thm1.d1_third``; expected verdict: holds.
+
+    Statement (Selective RoPE §3.1, Thm. 1; App. A.3): At D = 1 the MSE-optimal σ² is 1/3 for
+    every ξ (so at ξ = ½ the tan rule is the D = 1 optimum).
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     rows: list[dict[str, Any]] = []
     ok = True
     for xi in D1_XI_GRID:
@@ -285,6 +295,17 @@ RFA_RTOL = 1e-3
     expected="fails",
 )
 def rfa_float32() -> Evidence:
+    """Check the claim ``temp.rfa_float32``; expected verdict: fails.
+
+    Statement (Selective RoPE §3.1, Fig. 2 (the authors' released code)): The float32 evaluation
+    of the 'rfa' temperature spectrum at θ_max = 0.9999 (base 10⁴) matches its formula
+    tan(φ_j/2), rescaled to max 1.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     d = 128
     rows: list[dict[str, float]] = []
     for tm in RFA_THETA_MAX:
