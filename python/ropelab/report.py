@@ -184,6 +184,8 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
           Table 2's Avg-PPL ...
     """
     lines: list[str] = []
+    id_w = max([26] + [len(r.id) for r in results])
+    src_w = min(max([14] + [len(r.source) for r in results]), 40)
     for section, rs in _grouped(results):
         lines.append("")
         lines.append(section)
@@ -194,11 +196,11 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
             if color:
                 v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
             flag = "" if r.matches else f"  <-- expected {r.expected}"
-            room = max(20, width - 54)
-            if len(r.statement) <= room:
-                lines.append(f"  {r.id:26s} {v} {r.source:14s} {r.statement}{flag}")
+            room = max(20, width - (id_w + src_w + 14))
+            if len(r.statement) <= room and len(r.source) <= src_w:
+                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {r.statement}{flag}")
             else:  # the whole statement, on its own line
-                lines.append(f"  {r.id:26s} {v} {r.source}{flag}")
+                lines.append(f"  {r.id:{id_w}s} {v} {r.source}{flag}")
                 lines.append(f"      {r.statement}")
             if r.error:
                 lines.append(f"      error: {r.error}")
