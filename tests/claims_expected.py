@@ -38,4 +38,9 @@ EXPECTED = {
     "cosformer.states": "holds",
     "tables.avg_ppl": "holds",
     "tables.deltas": "holds",
+    "expr.parity_rotation": "holds",
+    "expr.cyclic_rotation": "holds",
+    "expr.s3_householder": "holds",
+    "expr.fixed_rope_parity": "holds",
+    "delta.effective_transition": "holds",
 }

@@ -13,6 +13,7 @@ import pytest
 import ropelab as rl
 from ropelab import claims, paper_tables, rff, temperature
 from tests.claims_expected import EXPECTED
+from tests.test_claims_expressivity import PERTURBATIONS as EXPRESSIVITY_PERTURBATIONS
 from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
 
 
@@ -105,7 +106,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 }
 
 
-ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS
+ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS | EXPRESSIVITY_PERTURBATIONS
 
 
 @pytest.mark.parametrize("cid", sorted(ALL_PERTURBATIONS))
