@@ -14,6 +14,7 @@ import ropelab as rl
 from ropelab import claims, paper_tables, rff, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
 from tests.test_claims_more import EXTRA_PERTURBATIONS
+from tests.test_claims_expressivity import PERTURBATIONS as EXPRESSIVITY_PERTURBATIONS
 from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
 
 
@@ -117,7 +118,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 }
 
 
-ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS
+ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS | EXPRESSIVITY_PERTURBATIONS
 
 
 @pytest.mark.parametrize("cid", sorted(ALL_PERTURBATIONS))

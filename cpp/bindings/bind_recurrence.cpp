@@ -6,6 +6,7 @@
 #include "batch.hpp"
 #include "common.hpp"
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/delta.hpp"
 #include "ropelab/recurrence.hpp"
 
 namespace ropelab::bind {
@@ -297,6 +298,108 @@ darray softmax_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::han
   return out;
 }
 
+/// The delta-rule family: keys (..., T, n_h, d), values (..., T, n_h, dv), betas (..., T, n_h),
+/// gates (..., T) or None, phases (..., T, d/2) or None; all broadcast over q's batch dimensions
+/// by the suffix rule of batch.hpp.
+struct DeltaArgs {
+  darray q;
+  StepArray k, v, beta, alpha, psi;
+  std::vector<py::ssize_t> lead;
+  std::size_t batch = 0, T = 0, n_h = 0, d = 0, dv = 0;
+  bool has_alpha = false, has_psi = false;
+  recurrence::DeltaSequence at(std::size_t b) const {
+    // delta_transitions reads no q or v (q is empty there)
+    const double* qb = q.size() > 0 ? q.data() + b * T * d : nullptr;
+    return recurrence::DeltaSequence{qb, k.at(b), dv > 0 ? v.at(b) : nullptr, beta.at(b),
+                                     has_alpha ? alpha.at(b) : nullptr,
+                                     has_psi ? psi.at(b) : nullptr, T, n_h, d, dv};
+  }
+};
+
+/// `ref` is the array whose shape fixes (batch..., T, ·, d): q (..., T, d) for delta_rule, k
+/// (..., T, n_h, d) for delta_transitions (then `ref_core` = 3 instead of 2).
+DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle v_o,
+                     py::handle beta_o, py::handle alpha_o, py::handle psi_o, const char* f,
+                     bool need_v) {
+  DeltaArgs a;
+  a.lead = lead_shape(ref, ref_core);
+  a.batch = product(a.lead);
+  a.T = static_cast<std::size_t>(ref.shape(ref.ndim() - ref_core));
+  a.d = static_cast<std::size_t>(ref.shape(ref.ndim() - 1));
+  SeqArgs view;  // the T and batch shape the secondary arrays are checked against
+  view.q = ref;
+  view.lead = a.lead;
+  view.batch = a.batch;
+  view.T = a.T;
+  view.d = a.d;
+  const darray kraw = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
+  a.n_h = static_cast<std::size_t>(kraw.shape(kraw.ndim() - 2));
+  if (a.n_h == 0) value_error(f, "k", "must have at least one key per step (n_h >= 1)", k_o);
+  const auto nh = static_cast<py::ssize_t>(a.n_h), dd = static_cast<py::ssize_t>(a.d);
+  a.k = step_array(k_o, view, f, "k", {nh, dd}, "(..., T, n_h, d) with the T and d of q");
+  if (need_v) {
+    const darray vraw = array_min_nd(v_o, f, "v", 3, "(..., T, n_h, dv)");
+    a.dv = static_cast<std::size_t>(vraw.shape(vraw.ndim() - 1));
+    a.v = step_array(v_o, view, f, "v", {nh, static_cast<py::ssize_t>(a.dv)},
+                     "(..., T, n_h, dv) with the T of q and the n_h of k");
+  }
+  a.beta = step_array(beta_o, view, f, "beta", {nh}, "(..., T, n_h) with the n_h of k");
+  a.has_alpha = !alpha_o.is_none();
+  if (a.has_alpha) {
+    a.alpha = step_array(alpha_o, view, f, "alpha", {}, "(..., T)");
+    require_each(a.alpha.a, f, "alpha", "must be gates in [0, 1]",
+                 [](double x) { return x >= 0.0 && x <= 1.0; });
+  }
+  a.has_psi = !psi_o.is_none();
+  if (a.has_psi) {
+    if (a.d % 2 != 0) {
+      value_error(f, "psi", "needs an even d (channel pairs), got d = " + std::to_string(a.d), psi_o);
+    }
+    a.psi = step_array(psi_o, view, f, "psi", {static_cast<py::ssize_t>(a.d / 2)}, "(..., T, d/2)");
+  }
+  return a;
+}
+
+darray delta_rule(py::handle q_o, py::handle k_o, py::handle v_o, py::handle beta_o,
+                  py::handle alpha_o, py::handle psi_o, py::handle layout_o, py::handle nthreads_o) {
+  const char* f = "recurrence.delta_rule";
+  const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
+  DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, alpha_o, psi_o, f, true);
+  a.q = q;
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  std::vector<py::ssize_t> shape = a.lead;
+  shape.push_back(static_cast<py::ssize_t>(a.T));
+  shape.push_back(static_cast<py::ssize_t>(a.dv));
+  check_output_size(static_cast<double>(a.batch * a.T * a.dv), f);
+  darray out(shape);
+  double* po = out.mutable_data();
+  for_each_batch(a.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::delta_rule(a.at(b), layout, po + b * a.T * a.dv, cancel);
+  });
+  return out;
+}
+
+darray delta_transitions(py::handle k_o, py::handle beta_o, py::handle alpha_o, py::handle psi_o,
+                         py::handle layout_o, py::handle nthreads_o) {
+  const char* f = "recurrence.delta_transitions";
+  const darray k = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
+  const DeltaArgs a = delta_args(k, 3, k_o, py::none(), beta_o, alpha_o, psi_o, f, false);
+  const rotary::Layout layout = layout_arg(layout_o, f);
+  const int nthreads = nthreads_arg(nthreads_o, f);
+  std::vector<py::ssize_t> shape = a.lead;
+  shape.push_back(static_cast<py::ssize_t>(a.T));
+  shape.push_back(static_cast<py::ssize_t>(a.d));
+  shape.push_back(static_cast<py::ssize_t>(a.d));
+  check_output_size(static_cast<double>(a.batch * a.T) * static_cast<double>(a.d * a.d), f);
+  darray out(shape);
+  double* po = out.mutable_data();
+  for_each_batch(a.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
+    recurrence::delta_transitions(a.at(b), layout, po + b * a.T * a.d * a.d, cancel);
+  });
+  return out;
+}
+
 }  // namespace
 
 void register_recurrence(py::module_& m) {
@@ -311,6 +414,10 @@ void register_recurrence(py::module_& m) {
         "forget"_a, "mode"_a, "nthreads"_a);
   m.def("softmax_attention", &softmax_attention, "q"_a, "k"_a, "v"_a, "psi"_a, "layout"_a,
         "scale"_a, "causal"_a, "nthreads"_a);
+  m.def("delta_rule", &delta_rule, "q"_a, "k"_a, "v"_a, "beta"_a, "alpha"_a, "psi"_a, "layout"_a,
+        "nthreads"_a);
+  m.def("delta_transitions", &delta_transitions, "k"_a, "beta"_a, "alpha"_a, "psi"_a, "layout"_a,
+        "nthreads"_a);
 }
 
 }  // namespace ropelab::bind

@@ -19,6 +19,14 @@ spectra
 sweep
     Parameter grids over registered tasks (MSE maps, figures of merit), run locally or on a Dask
     cluster, resumable from a Parquet store, bit-identical either way.
+tasks
+    Synthetic tasks of the paper's evaluation: state tracking (S2, A3, S3, Z_n), MQAR, copying.
+expressivity
+    Constructions that track (rotations, Householder products) or cannot track (fixed RoPE,
+    positive gates) a group word problem.
+extrapolation
+    RoPE frequency scaling for longer contexts (position interpolation, NTK, YaRN, Llama 3) and
+    which channel pairs meet unseen angles.
 claims
     The claim registry behind ``ropelab verify``: run the checks, get verdicts with evidence.
 report
@@ -34,11 +42,12 @@ from __future__ import annotations
 
 from ropelab._core_loader import core as _core
 from ropelab import recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
+from ropelab import expressivity, extrapolation, tasks
 
 __version__: str = _core.__version__
 
 __all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd",
-           "claims", "report", "plot"]
+           "tasks", "expressivity", "extrapolation", "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
 # claims, which plain numerical use does not need at import time.

@@ -31,6 +31,9 @@ __all__ = [
     "fox_attention",
     "cosformer_attention",
     "softmax_attention",
+    "delta_rule",
+    "delta_product",
+    "delta_transitions",
 ]
 
 Direct = Literal["direct", "recurrent"]
@@ -383,3 +386,189 @@ def softmax_attention(
     return np.asarray(
         _core.recurrence.softmax_attention(q, k, v, psi, layout, scale, bool(causal), nthreads)
     )
+
+
+def delta_rule(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    beta: ArrayLike,
+    alpha: ArrayLike | None = None,
+    psi: ArrayLike | None = None,
+    *,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+) -> FloatArray:
+    """The (gated) delta rule, optionally with Selective RoPE pre-rotation.
+
+    ``S_t = S_{t−1} α_t (I − β_t k̃_t k̃_tᵀ) + β_t v_t k̃_tᵀ`` and ``o_t = S_t q̃_t`` with
+    ``S_{−1} = 0``, where ``k̃_t = C_t k_t``, ``q̃_t = C_t q_t`` and ``C_t = blockdiag R(ψ_t)``
+    (identity without ``psi``). ``alpha = None`` is DeltaNet (Schlag et al. 2021; Yang et al.
+    2024), gates in ``[0, 1]`` are Gated DeltaNet (Yang et al. 2025). In the unrotated frame the
+    state obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ`` with the effective transition
+    ``A_t = α_t R_t (I − β_t k_t k_tᵀ)``, ``R_t = C_{t−1}ᵀ C_t`` the rotation by the phase
+    increment (:func:`delta_transitions`).
+
+    Parameters
+    ----------
+    q, k : array_like, shape (..., T, d)
+        Queries and keys (unit-norm keys make ``I − β k kᵀ`` a generalised Householder matrix:
+        a reflection at ``β = 2``, a projection at ``β = 1``).
+    v : array_like, shape (..., T, dv)
+        Values.
+    beta : array_like, shape (..., T)
+        Write strengths ``β_t``.
+    alpha : array_like, shape (..., T), optional
+        Gates ``α_t ∈ [0, 1]``.
+    psi : array_like, shape (..., T, d/2), optional
+        Selective RoPE phases (cumulative angles, e.g. from
+        :func:`ropelab.rotary.cumulative_phase`); needs even ``d``.
+    layout : {"interleaved", "half"}
+        Which channels form the rotated pairs.
+    nthreads : int, optional
+        Threads over the batch (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, non-finite inputs or gates outside ``[0, 1]`` (naming the argument).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.normal(size=(3, 6, 4))
+    >>> beta = rng.uniform(size=6)
+    >>> o = delta_rule(q, k, v, beta)
+    >>> A = delta_transitions(k, beta)              # A_t = I − β_t k_t k_tᵀ
+    >>> bool(np.allclose(o, linear_attention(q, k, beta[:, None] * v, transitions=A)))
+    True
+    """
+    return delta_product(q, np.expand_dims(np.asarray(k), -2),
+                         np.expand_dims(np.asarray(v), -2),
+                         np.expand_dims(np.asarray(beta), -1), alpha, psi,
+                         layout=layout, nthreads=nthreads)
+
+
+def delta_product(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    beta: ArrayLike,
+    alpha: ArrayLike | None = None,
+    psi: ArrayLike | None = None,
+    *,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+) -> FloatArray:
+    """DeltaProduct: ``n_h`` delta-rule steps per token (Siems et al. 2025).
+
+    Per token the state is gated, ``S ← α_t S``, then updated once per key,
+    ``S ← S (I − β_{t,j} k̃_{t,j} k̃_{t,j}ᵀ) + β_{t,j} v_{t,j} k̃_{t,j}ᵀ`` for ``j = 0 … n_h−1``, and
+    read, ``o_t = S q̃_t`` (tildes: pre-rotated by ``C_t`` as in :func:`delta_rule`). The token's
+    transition is the product of ``n_h`` generalised Householder factors,
+    ``A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ)``; with unit keys and ``β = 2`` it is a
+    product of reflections, an orthogonal matrix that need not be a rotation of channel pairs.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., T, d)
+        Queries.
+    k : array_like, shape (..., T, n_h, d)
+        ``n_h`` keys per token.
+    v : array_like, shape (..., T, n_h, dv)
+        ``n_h`` values per token.
+    beta : array_like, shape (..., T, n_h)
+        Write strengths.
+    alpha : array_like, shape (..., T), optional
+        Gates ``α_t ∈ [0, 1]``.
+    psi : array_like, shape (..., T, d/2), optional
+        Selective RoPE phases.
+    layout : {"interleaved", "half"}
+        Which channels form the rotated pairs.
+    nthreads : int, optional
+        Threads over the batch (``None``: all cores); the result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, dv)
+        The outputs ``o_t``.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, non-finite inputs, ``n_h = 0`` or gates outside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> q = rng.normal(size=(5, 4)); k = rng.normal(size=(5, 2, 4)); v = rng.normal(size=(5, 2, 3))
+    >>> o = delta_product(q, k, v, np.full((5, 2), 0.5))
+    >>> o.shape
+    (5, 3)
+    """
+    return np.asarray(_core.recurrence.delta_rule(q, k, v, beta, alpha, psi, layout, nthreads))
+
+
+def delta_transitions(
+    k: ArrayLike,
+    beta: ArrayLike,
+    alpha: ArrayLike | None = None,
+    psi: ArrayLike | None = None,
+    *,
+    layout: Layout = "interleaved",
+    product: bool = False,
+    nthreads: int | None = None,
+) -> FloatArray:
+    """The effective transitions ``A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ)`` of the delta rule.
+
+    In the unrotated frame the state of :func:`delta_rule` obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ``
+    (row convention: the state multiplies its transition from the left, ``o_t = S_t q_t``), so
+    ``delta_rule(q, k, v, beta, alpha, psi)`` equals ``linear_attention(q, k, beta·v,
+    transitions=delta_transitions(k, beta, alpha, psi))``. ``R_t = C_{t−1}ᵀ C_t`` rotates pair
+    ``i`` by ``ψ_{t,i} − ψ_{t−1,i}`` (``ψ_{−1} = 0``).
+
+    Parameters
+    ----------
+    k : array_like, shape (..., T, d), or (..., T, n_h, d) with ``product=True``
+        Keys (unrotated).
+    beta : array_like, shape (..., T), or (..., T, n_h) with ``product=True``
+        Write strengths.
+    alpha : array_like, shape (..., T), optional
+        Gates ``α_t ∈ [0, 1]``.
+    psi : array_like, shape (..., T, d/2), optional
+        Selective RoPE phases.
+    layout : {"interleaved", "half"}
+        Which channels form the rotated pairs.
+    product : bool
+        Whether ``k`` and ``beta`` carry an ``n_h`` axis (DeltaProduct).
+    nthreads : int, optional
+        Threads over the batch (``None``: all cores).
+
+    Returns
+    -------
+    ndarray, shape (..., T, d, d)
+        ``A_t`` per step.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, non-finite inputs or gates outside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> w = np.array([[1.0, 0.0]])                 # one step, unit key e₁, β = 2: a reflection
+    >>> delta_transitions(w, np.array([2.0]))[0]
+    array([[-1.,  0.],
+           [ 0.,  1.]])
+    """
+    if not isinstance(product, (bool, np.bool_)):
+        raise TypeError(f"delta_transitions: product must be a bool, got {product!r}")
+    if not product:
+        k = np.expand_dims(np.asarray(k), -2)
+        beta = np.expand_dims(np.asarray(beta), -1)
+    return np.asarray(_core.recurrence.delta_transitions(k, beta, alpha, psi, layout, nthreads))

@@ -65,6 +65,8 @@ SECTIONS: dict[str, str] = {
     "ssm": "SSM windows and spectral leakage",
     "alibi": "Related models",
     "cosformer": "Related models",
+    "expr": "Expressivity and state tracking",
+    "delta": "Gated rotations and transitions",
     "tables": "Reported results",
 }
 
