@@ -556,6 +556,8 @@ def delta_transitions(
 
     Raises
     ------
+    TypeError
+        If ``product`` is not a bool.
     ValueError
         For mismatched shapes, non-finite inputs or gates outside ``[0, 1]``.
 
