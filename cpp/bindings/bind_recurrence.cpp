@@ -202,6 +202,8 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv, cancel);
   });
+  require_finite_result(out, f, "the state (row-major)",
+                        "the weights exp((|q_t|^2+|k_tau|^2)/2) or the phases overflow for inputs this large");
   return out;
 }
 
@@ -226,7 +228,7 @@ carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_
   std::complex<double>* po = out.mutable_data();
   {
     // Safe without the GIL: reads q and omega, writes out.
-    py::gil_scoped_release release;
+    NoGil release;
     for (std::size_t b = 0; b < batch; ++b) {
       recurrence::rff_increment_product(q.data() + b * T * d, T, d, omega.data(), D, tau,
                                         po + b * T * D);

@@ -31,13 +31,13 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   py::array arr;
   try {
     arr = py::module_::import("numpy").attr("asarray")(obj);
-  } catch (py::error_already_set&) {
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_MemoryError)) throw;
     type_error(func, name, "must be convertible to a real or complex array", obj);
   }
   if (arr.dtype().kind() == 'c') {
     s.is_complex = true;
-    s.c = carray::ensure(arr);
-    if (!s.c) throw py::error_already_set();
+    s.c = contiguous<carray>(arr);
     const cplx* p = s.c.data();
     for (py::ssize_t i = 0; i < s.c.size(); ++i) {
       if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
@@ -86,10 +86,15 @@ Out map_freqs(const darray& freqs, Out out, Fn fn) {
   auto* po = out.mutable_data();
   const double* pf = freqs.data();
   const auto F = static_cast<std::size_t>(freqs.size());
-  {
-    py::gil_scoped_release release;
-    for (std::size_t i = 0; i < F; ++i) po[i] = fn(pf[i]);
-  }
+  // In chunks of frequencies, so that Ctrl-C is answered between chunks (run_interruptible).
+  constexpr std::size_t chunk = std::size_t{1} << 14;
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    for (std::size_t i0 = 0; i0 < F; i0 += chunk) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+      const std::size_t i1 = std::min(F, i0 + chunk);
+      for (std::size_t i = i0; i < i1; ++i) po[i] = fn(pf[i]);
+    }
+  });
   return out;
 }
 
@@ -126,7 +131,7 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
   std::vector<double> w;
   try {
     // Safe without the GIL: the core works on its own copies (name, params, w).
-    py::gil_scoped_release release;
+    NoGil release;
     w = windows::make_window(name, N, sym, params);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
@@ -146,7 +151,7 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   cplx* po = out.mutable_data();
   {
     // Safe without the GIL: writes only the new array `out`.
-    py::gil_scoped_release release;
+    NoGil release;
     spectrum::ssm_impulse(alpha, omega, N, po);
   }
   require_finite_result(out, f, "the impulse response", "");
@@ -188,7 +193,7 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   const std::size_t N = x.size();
   const std::size_t pad = pad_arg(pad_o, N, f);
   const std::size_t K = spectrum::spectrum_size(N, pad, !x.is_complex);
-  check_output_size(2.0 * static_cast<double>(K), f);
+  check_output_size(2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
   darray freqs(static_cast<py::ssize_t>(K)), mag(static_cast<py::ssize_t>(K));
   double* pf = freqs.mutable_data();
   double* pm = mag.mutable_data();
@@ -196,7 +201,7 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   const cplx* pc = x.is_complex ? x.c.data() : nullptr;
   {
     // Safe without the GIL: reads the held input arrays, writes only the new outputs.
-    py::gil_scoped_release release;
+    NoGil release;
     if (pc != nullptr) {
       spectrum::spectrum_complex(pc, N, pad, pf, pm);
     } else {
@@ -309,10 +314,12 @@ py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
   const auto N = static_cast<std::size_t>(w.size());
   if (static_cast<std::int64_t>(N) > max_length) value_error(f, "w", "is too long", w_o);
   const std::size_t pad = pad_arg(pad_o, N, f);
+  // working memory of the two zero-padded FFTs and their magnitudes and slopes
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);
   const double* pw = w.data();
   spectrum::FiguresOfMerit r;
   try {
-    run_interruptible([&](const std::atomic<bool>*) { r = spectrum::figures_of_merit(pw, N, pad); });
+    run_interruptible([&](const std::atomic<bool>* cancel) { r = spectrum::figures_of_merit(pw, N, pad, cancel); });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
@@ -331,6 +338,7 @@ py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::ha
   const std::size_t pad = pad_arg(pad_o, N, f);
   const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
   check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);  // one window's FFTs
   spectrum::LeakageMap m;
   const double* pa = an.data();
   const double* po = om.data();

@@ -156,10 +156,17 @@ REGISTRY: dict[str, Claim] = {}
 
 def claim(id: str, *, source: str, statement: str, expected: Verdict) -> Callable[[Callable[[], Evidence]], Callable[[], Evidence]]:
     """Register ``check`` as the check of claim ``id``."""
-    if expected not in VERDICTS:
+    for name, value in (("id", id), ("source", source), ("statement", statement)):
+        if not isinstance(value, str):
+            raise TypeError(f"claim: {name} must be a str, got {value!r} of type {type(value).__name__}")
+        if not value.strip():
+            raise ValueError(f"claim: {name} must not be empty, got {value!r}")
+    if not isinstance(expected, str) or expected not in VERDICTS:
         raise ValueError(f"claim: expected must be one of {VERDICTS}, got {expected!r}")
 
     def register(check: Callable[[], Evidence]) -> Callable[[], Evidence]:
+        if not callable(check):
+            raise TypeError(f"claim: the decorated check of {id!r} must be callable, got {check!r}")
         if id in REGISTRY:
             raise ValueError(f"claim: duplicate claim id {id!r}")
         REGISTRY[id] = Claim(id, source, statement, expected, check)
@@ -202,10 +209,18 @@ def run(
     list of ClaimResult
     """
     wanted: Sequence[str]
+    if progress is not None and not callable(progress):
+        raise TypeError(f"claims.run: progress must be callable or None, got {progress!r}")
     if ids is None:
         wanted = list(REGISTRY)
     else:
-        wanted = list(dict.fromkeys(ids))
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(f"claims.run: ids must be an iterable of claim ids (str) or None, got {ids!r}")
+        listed = list(ids)
+        bad = [i for i in listed if not isinstance(i, str)]
+        if bad:
+            raise TypeError(f"claims.run: ids must be claim ids (str), got {bad[0]!r} of type {type(bad[0]).__name__}")
+        wanted = list(dict.fromkeys(listed))
         unknown = [i for i in wanted if i not in REGISTRY]
         if unknown:
             raise ValueError(f"claims.run: unknown claim id(s) {unknown}; known: {sorted(REGISTRY)}")
