@@ -61,6 +61,9 @@ def read_text_nofollow(path: Path) -> str:
 def _content_digest(sweep_digest: str, table: Any) -> str:
     """SHA-256 of a part's columns (names, types, values), tied to the sweep's digest."""
     h = hashlib.sha256(sweep_digest.encode())
+    meta = table.schema.metadata or {}
+    for key in sorted(k for k in meta if k != _RECORD):  # e.g. pandas' dtypes and index
+        h.update(b"\0meta\0" + key + b"\0" + meta[key])
     for name in table.column_names:
         col = table.column(name).to_numpy(zero_copy_only=False)
         h.update(b"\0col\0" + name.encode() + b"\0" + str(col.dtype).encode() + b"\0")
@@ -221,7 +224,10 @@ class Store:
             raise refuse(f"has the columns {table.column_names}, expected {expected}")
         if record.get("content") != _content_digest(self.digest, table) or record.get("rows") != table.num_rows:
             raise refuse("does not match its content digest (damaged or edited data)")
-        df = table.to_pandas()
+        try:
+            df = table.to_pandas()
+        except Exception as exc:  # pragma: no cover - the digest covers pandas' metadata too
+            raise refuse(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
         cells = df["cell"].to_numpy()
         if cells.dtype.kind not in "iu" or (len(cells) and (cells.min() < 0 or cells.max() >= len(grid))):
             raise refuse(f"holds cells outside the grid of {len(grid)} cells")
