@@ -215,3 +215,8 @@ def test_plan_cache_is_bounded() -> None:
     assert r.returncode == 0, r.stderr
     most, now, same = r.stdout.split()
     assert int(most) == 64 and int(now) <= 64 and same == "True"
+
+
+def test_sweep_nthreads_is_capped_like_the_core() -> None:
+    with pytest.raises(ValueError, match="nthreads must be at most 4096"):
+        sweep.run("window_merit", {"window": "hann"}, nthreads=10**30, progress=False)

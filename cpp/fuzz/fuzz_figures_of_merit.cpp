@@ -22,7 +22,7 @@ struct Bytes {
   T take() {
     T v{};
     const std::size_t k = n < sizeof(T) ? n : sizeof(T);
-    std::memcpy(&v, p, k);
+    if (k > 0) std::memcpy(&v, p, k);
     p += k;
     n -= k;
     return v;

@@ -199,6 +199,8 @@ def run(
         raise TypeError(f"sweep.run: progress must be a bool, got {progress!r}")
     batch_size = _positive_int_or_none("batch_size", batch_size)
     nthreads = _positive_int_or_none("nthreads", nthreads)
+    if nthreads is not None and nthreads > 4096:
+        raise ValueError(f"sweep.run: nthreads must be at most 4096, got {nthreads!r}")
     client = _resolve_backend(backend)
     for i in range(len(g)):
         cell = g.cell(i)
