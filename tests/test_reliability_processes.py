@@ -80,7 +80,7 @@ INTERRUPT = textwrap.dedent(
     rng = np.random.default_rng(0)
     calls = {
         "figures_of_merit": lambda: rl.spectra.figures_of_merit(np.hanning(2**22) + 1e-3, pad=2),
-        "sample_omega": lambda: rl.rff.sample_omega(4000 * 50, 4000, orthogonal=True),
+        "sample_omega": lambda: rl.rff.sample_omega(4000 * 3, 4000, orthogonal=True),
         "ssm_spectrum": lambda: rl.spectra.ssm_spectrum(0.01, 0.3, 64, np.zeros(3 * 10**7)),
         "ssm_envelope": lambda: rl.spectra.ssm_envelope(0.01, 0.3, 64, np.zeros(3 * 10**7)),
         "continuous_spectrum": lambda: rl.spectra.continuous_spectrum(0.01, 0.3, 64.0, np.zeros(3 * 10**7)),
