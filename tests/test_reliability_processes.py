@@ -88,6 +88,9 @@ INTERRUPT = textwrap.dedent(
         "singular_values": lambda: rl.transition.singular_values(rng.normal(size=(1500, 1500))),
         "spectral_norm": lambda: rl.transition.spectral_norm(rng.normal(size=(1500, 1500))),
         "eigenvalues": lambda: rl.transition.eigenvalues(rng.normal(size=(6, 1000, 1000))),
+        "feature_map": lambda: rl.rff.feature_map(rng.normal(size=(3000, 800)), rng.normal(size=(3000, 800))),
+        "householder_product": lambda: rl.transition.householder_product(rng.normal(size=(2, 40, 800))),
+        "spectrum": lambda: rl.spectra.spectrum(np.ones(1000003), pad=3),
     }
     call = calls["{name}"]
     sent = {}
@@ -107,7 +110,7 @@ INTERRUPT = textwrap.dedent(
 )
 
 NAMES = ["figures_of_merit", "sample_omega", "ssm_spectrum", "ssm_envelope", "continuous_spectrum", "decay_bound",
-         "singular_values", "spectral_norm", "eigenvalues"]
+         "singular_values", "spectral_norm", "eigenvalues", "feature_map", "householder_product", "spectrum"]
 
 
 @pytest.mark.parametrize("name", NAMES)

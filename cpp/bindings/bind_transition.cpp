@@ -299,9 +299,29 @@ darray householder_product(py::handle W_o) {
   const char* f = "transition.householder_product";
   const darray W = vectors(W_o, f, "W", 2, "(..., m, d)");
   const auto m = static_cast<std::size_t>(W.shape(W.ndim() - 2));
-  return per_vector(W, 2, [m](const double* x, std::size_t d, double* o) {
-    transition::householder_product(x, m, d, o);
-  }, f);
+  const auto d = static_cast<std::size_t>(W.shape(W.ndim() - 1));
+  std::vector<py::ssize_t> shape = lead_shape(W, 2);
+  const std::size_t batch = product(shape);
+  shape.push_back(static_cast<py::ssize_t>(d));
+  shape.push_back(static_cast<py::ssize_t>(d));
+  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
+  // m products of d×d matrices per batch element (O(m d³)): a detached worker owning copies, checking
+  // Ctrl-C between batch elements (see run_detached).
+  struct Work {
+    std::vector<double> W, out;
+  };
+  auto work = std::make_shared<Work>();
+  work->W.assign(W.data(), W.data() + batch * m * d);
+  work->out.resize(batch * d * d);
+  run_detached([work, batch, m, d](const std::atomic<bool>* cancel) {
+    for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+      transition::householder_product(work->W.data() + b * m * d, m, d, work->out.data() + b * d * d);
+    }
+  });
+  darray out(shape);
+  std::copy(work->out.begin(), work->out.end(), out.mutable_data());
+  return out;
 }
 
 darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
