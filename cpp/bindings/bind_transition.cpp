@@ -341,13 +341,13 @@ darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   check_output_size(static_cast<double>(batch * rows) * static_cast<double>(D), f);
   darray out(shape);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads q and omega, writes out.
-    NoGil release;
+  // Reads q and omega, writes out; Ctrl-C is checked between batch elements (run_interruptible).
+  run_interruptible([&](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
       transition::prf_transition_factor(q.data() + b * T * d, T, d, omega.data(), D, po + b * rows * D);
     }
-  }
+  });
   return out;
 }
 
