@@ -203,6 +203,8 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv, cancel);
   });
+  require_finite_result(out, f, "the state (row-major)",
+                        "the weights exp((|q_t|^2+|k_tau|^2)/2) or the phases overflow for inputs this large");
   return out;
 }
 
@@ -225,14 +227,14 @@ carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_
   check_output_size(2.0 * static_cast<double>(batch * T) * static_cast<double>(D), f);
   carray out(shape);
   std::complex<double>* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads q and omega, writes out.
-    py::gil_scoped_release release;
+  // Reads q and omega, writes out; Ctrl-C is checked between batch elements (run_interruptible).
+  run_interruptible([&](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
       recurrence::rff_increment_product(q.data() + b * T * d, T, d, omega.data(), D, tau,
                                         po + b * T * D);
     }
-  }
+  });
   return out;
 }
 

@@ -1,6 +1,9 @@
 // ropelab._core.rff: random-feature estimators (core: cpp/include/ropelab/rff.hpp).
 #include <cmath>
 
+#include <memory>
+#include <vector>
+
 #include "common.hpp"
 #include "ropelab/rff.hpp"
 
@@ -134,11 +137,14 @@ darray sample_omega(py::handle D_o, py::handle d_o, py::handle sigma_o, py::hand
   check_output_size(static_cast<double>(D) * static_cast<double>(d) +
                         (orthogonal ? static_cast<double>(d) * static_cast<double>(d) : 0.0),
                     f);
-  darray out({static_cast<py::ssize_t>(D), static_cast<py::ssize_t>(d)});
-  double* po = out.mutable_data();
-  run_interruptible([&](const std::atomic<bool>*) {
-    rff::sample_omega(D, d, sigma, seed, orthogonal, index, po);
+  // Orthogonal blocks are QR decompositions (one uninterruptible Eigen call each): computed on a
+  // detached thread into its own buffer, so that Ctrl-C returns at once (see run_detached).
+  auto buf = std::make_shared<std::vector<double>>(D * d);
+  run_detached([buf, D, d, sigma, seed, orthogonal, index](const std::atomic<bool>* cancel) {
+    rff::sample_omega(D, d, sigma, seed, orthogonal, index, buf->data(), cancel);
   });
+  darray out({static_cast<py::ssize_t>(D), static_cast<py::ssize_t>(d)});
+  std::copy(buf->begin(), buf->end(), out.mutable_data());
   return out;
 }
 
@@ -180,18 +186,24 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   }
   const std::size_t F = rff::feature_count(est, D);
   const auto n = static_cast<std::size_t>(X.shape(0));
-  check_output_size(static_cast<double>(n) * static_cast<double>(F), f);
-  darray out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(F)});
-  const double* px = X.data();
-  const double* pw = omega.data();
-  const double* pph = est == Estimator::random_phase ? phase.data() : nullptr;
-  double* po = out.mutable_data();
+  check_output_size(2.0 * static_cast<double>(n) * static_cast<double>(F), f);  // the output and its copy
   const auto d = static_cast<std::size_t>(X.shape(1));
-  {
-    // Safe without the GIL: reads and writes only the arrays held above.
-    py::gil_scoped_release release;
-    rff::feature_map(px, n, d, pw, D, est, pph, po);
-  }
+  // One Eigen matrix product (n×d by d×D) cannot check a flag: a detached worker owning copies of
+  // the inputs and of the output computes it, so that Ctrl-C returns at once (run_detached).
+  struct Work {
+    std::vector<double> X, omega, phase, out;
+  };
+  auto work = std::make_shared<Work>();
+  work->X.assign(X.data(), X.data() + n * d);
+  work->omega.assign(omega.data(), omega.data() + D * d);
+  if (est == Estimator::random_phase) work->phase.assign(phase.data(), phase.data() + D);
+  work->out.resize(n * F);
+  run_detached([work, n, d, D, est](const std::atomic<bool>*) {
+    rff::feature_map(work->X.data(), n, d, work->omega.data(), D, est,
+                     work->phase.empty() ? nullptr : work->phase.data(), work->out.data());
+  });
+  darray out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(F)});
+  std::copy(work->out.begin(), work->out.end(), out.mutable_data());
   require_finite_result(out, f, "the feature matrix (row-major)", "the features overflow for rows of X this large");
   return out;
 }

@@ -67,7 +67,7 @@ py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handl
   bool finite = true;
   {
     // Safe without the GIL: the core reads x and angles and writes out, all held by this frame.
-    py::gil_scoped_release release;
+    NoGil release;
     finite = rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads);
   }
   if (!finite) {  // rare path: find the offending element for the message
@@ -91,9 +91,7 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
                       py::reinterpret_borrow<py::array>(x_o).dtype().is(py::dtype::of<float>());
   py::array xa;
   if (single) {
-    farray x = farray::ensure(x_o);
-    if (!x) throw py::error_already_set();
-    xa = x;
+    xa = contiguous<farray>(x_o);
   } else {
     // Finiteness of x is checked inside the rotation loop (no extra pass over a large array).
     xa = real_array(x_o, f, "x", /*allow_nonfinite=*/true);
@@ -107,9 +105,9 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
                           ", got angles.shape=" + shape_str(ang));
   }
   if (single) {
-    return rotate_impl<farray, float>(farray::ensure(xa), ang, x_o, ang_o, layout, nthreads, f);
+    return rotate_impl<farray, float>(contiguous<farray>(xa), ang, x_o, ang_o, layout, nthreads, f);
   }
-  return rotate_impl<darray, double>(darray::ensure(xa), ang, x_o, ang_o, layout, nthreads, f);
+  return rotate_impl<darray, double>(contiguous<darray>(xa), ang, x_o, ang_o, layout, nthreads, f);
 }
 
 /// theta: a scalar (one frequency for every pair) or h values.
@@ -140,7 +138,7 @@ darray cumulative_phase(py::handle omega_o, py::handle theta_o, py::handle acc_o
   double* po = out.mutable_data();
   {
     // Safe without the GIL: only omega, theta and out (owned here) are touched.
-    py::gil_scoped_release release;
+    NoGil release;
     rotary::cumulative_phase(pw, batch, T, h, theta.data(), acc, po);
   }
   return out;
@@ -184,7 +182,7 @@ darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
   double* po = out.mutable_data();
   {
     // Safe without the GIL: only the arrays held by `a` and `out` are touched.
-    py::gil_scoped_release release;
+    NoGil release;
     rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po);
   }
   return out;
@@ -201,7 +199,7 @@ darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::h
   double* po = out.mutable_data();
   {
     // Safe without the GIL: only arrays owned by this frame are touched.
-    py::gil_scoped_release release;
+    NoGil release;
     rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw);
     rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po);
   }
@@ -213,13 +211,13 @@ darray decay_bound(py::handle r_o, py::handle d_o, py::handle base_o) {
   const darray r = real_array(r_o, f, "r");
   const std::size_t d = even_d(d_o, f);
   const double base = base_arg(base_o, f);
+  check_output_size(static_cast<double>(d / 2), f);  // the frequency table
   darray out = empty_like(r);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads r, writes out.
-    py::gil_scoped_release release;
-    rotary::decay_bound(r.data(), static_cast<std::size_t>(r.size()), d, base, po);
-  }
+  const double* pr = r.data();
+  const auto n = static_cast<std::size_t>(r.size());
+  // Safe without the GIL: reads r, writes out (run_interruptible waits for the work to stop).
+  run_interruptible([&](const std::atomic<bool>* cancel) { rotary::decay_bound(pr, n, d, base, po, cancel); });
   return out;
 }
 
@@ -242,11 +240,23 @@ darray rotation_matrix(py::handle ang_o, py::handle layout_o) {
 }
 
 carray complex_arg(py::handle obj, const char* f, const char* name) {
-  carray z = carray::ensure(obj);
-  if (!z) {
-    PyErr_Clear();
-    type_error(f, name, "must be a complex (or real) numeric array", obj);
+  if (obj.is_none()) type_error(f, name, "must be a complex (or real) numeric array", obj);
+  py::array arr;
+  try {
+    arr = py::module_::import("numpy").attr("asarray")(obj);
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_MemoryError)) throw;
+    type_error(f, name, "must be convertible to a complex (or real) numeric array", obj);
   }
+  const char kind = arr.dtype().kind();
+  if (kind == 'b') type_error(f, name, "must be a numeric array, not bool (True/False are not numbers)", obj);
+  if (kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c') {
+    type_error(f, name,
+               "must be a complex (or real) numeric array (strings, objects and datetimes are not "
+               "accepted), got dtype " + py::str(arr.dtype()).cast<std::string>() + " from",
+               obj);
+  }
+  carray z = contiguous<carray>(arr);
   for (py::ssize_t i = 0; i < z.size(); ++i) {
     const auto v = z.data()[i];
     if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
@@ -292,6 +302,7 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
   }
   const rotary::Layout layout = layout_arg(layout_o, f);
   const auto h = static_cast<std::size_t>(lam.size());
+  check_output_size(4.0 * static_cast<double>(h) * static_cast<double>(h), f);
   darray out({static_cast<py::ssize_t>(2 * h), static_cast<py::ssize_t>(2 * h)});
   rotary::realify_diagonal(lam.data(), h, layout, out.mutable_data());
   return out;
@@ -299,7 +310,12 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
 
 darray parity_phase_error(py::handle bits_o, py::handle acc_o) {
   const char* f = "rotary.parity_phase_error";
-  const darray b = array_min_nd(bits_o, f, "bits", 1, "(..., T)");
+  // bits may be bool (the one argument where True/False are the natural values)
+  py::object bits_obj = py::reinterpret_borrow<py::object>(bits_o);
+  if (py::isinstance<py::array>(bits_o) && py::reinterpret_borrow<py::array>(bits_o).dtype().kind() == 'b') {
+    bits_obj = bits_obj.attr("astype")("uint8");
+  }
+  const darray b = array_min_nd(bits_obj, f, "bits", 1, "(..., T)");
   require_each(b, f, "bits", "must contain only 0 and 1", [](double x) { return x == 0 || x == 1; });
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
   const auto T = static_cast<std::size_t>(b.shape(b.ndim() - 1));

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <complex>
 
+#include <memory>
+#include <vector>
+
 #include "common.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/spectrum.hpp"
@@ -31,13 +34,13 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   py::array arr;
   try {
     arr = py::module_::import("numpy").attr("asarray")(obj);
-  } catch (py::error_already_set&) {
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_MemoryError)) throw;
     type_error(func, name, "must be convertible to a real or complex array", obj);
   }
   if (arr.dtype().kind() == 'c') {
     s.is_complex = true;
-    s.c = carray::ensure(arr);
-    if (!s.c) throw py::error_already_set();
+    s.c = contiguous<carray>(arr);
     const cplx* p = s.c.data();
     for (py::ssize_t i = 0; i < s.c.size(); ++i) {
       if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
@@ -86,10 +89,15 @@ Out map_freqs(const darray& freqs, Out out, Fn fn) {
   auto* po = out.mutable_data();
   const double* pf = freqs.data();
   const auto F = static_cast<std::size_t>(freqs.size());
-  {
-    py::gil_scoped_release release;
-    for (std::size_t i = 0; i < F; ++i) po[i] = fn(pf[i]);
-  }
+  // In chunks of frequencies, so that Ctrl-C is answered between chunks (run_interruptible).
+  constexpr std::size_t chunk = std::size_t{1} << 14;
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    for (std::size_t i0 = 0; i0 < F; i0 += chunk) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+      const std::size_t i1 = std::min(F, i0 + chunk);
+      for (std::size_t i = i0; i < i1; ++i) po[i] = fn(pf[i]);
+    }
+  });
   return out;
 }
 
@@ -126,7 +134,7 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
   std::vector<double> w;
   try {
     // Safe without the GIL: the core works on its own copies (name, params, w).
-    py::gil_scoped_release release;
+    NoGil release;
     w = windows::make_window(name, N, sym, params);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
@@ -146,7 +154,7 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   cplx* po = out.mutable_data();
   {
     // Safe without the GIL: writes only the new array `out`.
-    py::gil_scoped_release release;
+    NoGil release;
     spectrum::ssm_impulse(alpha, omega, N, po);
   }
   require_finite_result(out, f, "the impulse response", "");
@@ -188,21 +196,33 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   const std::size_t N = x.size();
   const std::size_t pad = pad_arg(pad_o, N, f);
   const std::size_t K = spectrum::spectrum_size(N, pad, !x.is_complex);
-  check_output_size(2.0 * static_cast<double>(K), f);
-  darray freqs(static_cast<py::ssize_t>(K)), mag(static_cast<py::ssize_t>(K));
-  double* pf = freqs.mutable_data();
-  double* pm = mag.mutable_data();
-  const double* pr = x.is_complex ? nullptr : x.re.data();
-  const cplx* pc = x.is_complex ? x.c.data() : nullptr;
-  {
-    // Safe without the GIL: reads the held input arrays, writes only the new outputs.
-    py::gil_scoped_release release;
-    if (pc != nullptr) {
-      spectrum::spectrum_complex(pc, N, pad, pf, pm);
-    } else {
-      spectrum::spectrum_real(pr, N, pad, pf, pm);
-    }
+  check_output_size(2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
+  // A detached worker owning copies of x and of the outputs: the FFT is one uninterruptible
+  // FFTW call, so Ctrl-C must not wait for it (see run_detached).
+  struct Work {
+    std::vector<double> re;
+    std::vector<cplx> c;
+    std::vector<double> freqs, mag;
+  };
+  auto work = std::make_shared<Work>();
+  if (x.is_complex) {
+    work->c.assign(x.c.data(), x.c.data() + N);
+  } else {
+    work->re.assign(x.re.data(), x.re.data() + N);
   }
+  work->freqs.resize(K);
+  work->mag.resize(K);
+  const bool is_complex = x.is_complex;
+  run_detached([work, N, pad, is_complex](const std::atomic<bool>*) {
+    if (is_complex) {
+      spectrum::spectrum_complex(work->c.data(), N, pad, work->freqs.data(), work->mag.data());
+    } else {
+      spectrum::spectrum_real(work->re.data(), N, pad, work->freqs.data(), work->mag.data());
+    }
+  });
+  darray freqs(static_cast<py::ssize_t>(K)), mag(static_cast<py::ssize_t>(K));
+  std::copy(work->freqs.begin(), work->freqs.end(), freqs.mutable_data());
+  std::copy(work->mag.begin(), work->mag.end(), mag.mutable_data());
   require_finite_result(mag, f, "the magnitude", "the FFT overflows: rescale x");
   return py::make_tuple(freqs, mag);
 }
@@ -309,14 +329,24 @@ py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
   const auto N = static_cast<std::size_t>(w.size());
   if (static_cast<std::int64_t>(N) > max_length) value_error(f, "w", "is too long", w_o);
   const std::size_t pad = pad_arg(pad_o, N, f);
-  const double* pw = w.data();
-  spectrum::FiguresOfMerit r;
+  // working memory of the two zero-padded FFTs and their magnitudes and slopes
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);
+  // A detached worker owning a copy of w and its result: an FFT of pad·N points is one
+  // uninterruptible FFTW call (seconds for the largest), so Ctrl-C must not wait for it.
+  struct Work {
+    std::vector<double> w;
+    spectrum::FiguresOfMerit r;
+  };
+  auto work = std::make_shared<Work>();
+  work->w.assign(w.data(), w.data() + N);
   try {
-    run_interruptible([&](const std::atomic<bool>*) { r = spectrum::figures_of_merit(pw, N, pad); });
+    run_detached([work, N, pad](const std::atomic<bool>* cancel) {
+      work->r = spectrum::figures_of_merit(work->w.data(), N, pad, cancel);
+    });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
-  return fom_dict(r);
+  return fom_dict(work->r);
 }
 
 py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::handle pad_o) {
@@ -331,16 +361,23 @@ py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::ha
   const std::size_t pad = pad_arg(pad_o, N, f);
   const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
   check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
-  spectrum::LeakageMap m;
-  const double* pa = an.data();
-  const double* po = om.data();
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);  // one window's FFTs
+  // Detached, like figures_of_merit (each window's FFT is one uninterruptible call).
+  struct Work {
+    std::vector<double> an, om;
+    spectrum::LeakageMap m;
+  };
+  auto work = std::make_shared<Work>();
+  work->an.assign(an.data(), an.data() + A);
+  work->om.assign(om.data(), om.data() + W);
   try {
-    run_interruptible([&](const std::atomic<bool>* cancel) {
-      m = spectrum::leakage_map(pa, A, po, W, N, pad, cancel);
+    run_detached([work, A, W, N, pad](const std::atomic<bool>* cancel) {
+      work->m = spectrum::leakage_map(work->an.data(), A, work->om.data(), W, N, pad, cancel);
     });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
+  const spectrum::LeakageMap& m = work->m;
   py::dict d;
   py::list rows;
   for (const auto& r : m.window) rows.append(fom_dict(r));

@@ -1,10 +1,15 @@
 // ropelab._core.transition: effective transitions, commutators, norms, Householder
 // (core: cpp/include/ropelab/transition.hpp).
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
+#include <memory>
+#include <vector>
 
 #include "batch.hpp"
 #include "common.hpp"
+#include "ropelab/montecarlo.hpp"
 #include "ropelab/transition.hpp"
 
 namespace ropelab::bind {
@@ -81,7 +86,7 @@ darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle
   double* po = out.mutable_data();
   {
     // Safe without the GIL: reads the phases and gates, writes out.
-    py::gil_scoped_release release;
+    NoGil release;
     for (std::size_t b = 0; b < batch; ++b) {
       transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout, po + b * d * d);
     }
@@ -119,7 +124,7 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   double* po = out.mutable_data();
   {
     // Safe without the GIL: reads psi and the gates, writes out.
-    py::gil_scoped_release release;
+    NoGil release;
     transition::effective_sequence(psi.data(), T, g, d, layout, po);
   }
   return out;
@@ -138,7 +143,7 @@ darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o,
   double* po = out.mutable_data();
   {
     // Safe without the GIL: reads the phases and gates, writes out.
-    py::gil_scoped_release release;
+    NoGil release;
     for (std::size_t b = 0; b < batch; ++b) {
       po[b] = transition::commutator_norm(psi.data() + b * h, g.at(b), d, layout, norm);
     }
@@ -155,6 +160,44 @@ darray matrices(py::handle obj, const char* f, const char* name, bool square) {
   return a;
 }
 
+/// Power of two near the largest |entry| of the n values at p (1 for a zero matrix): dividing by
+/// it is exact and brings tiny (subnormal) and huge matrices into the range where the iterative
+/// solvers neither underflow to zero nor overflow (eigenvalues and singular values scale with it).
+double scale_of(const double* p, std::size_t n) {
+  double m = 0;
+  for (std::size_t i = 0; i < n; ++i) m = std::max(m, std::abs(p[i]));
+  if (!(m > 0) || !std::isfinite(m)) return 1.0;
+  int e = 0;
+  std::frexp(m, &e);
+  return std::ldexp(1.0, e - 1);
+}
+
+/// Runs `per_matrix(scaled A_b, out_b, scale)` for every matrix of a batch on a detached thread
+/// that owns copies of the input and the output (an Eigen decomposition cannot be interrupted, so
+/// on Ctrl-C the call returns at once and the copy finishes alone, see run_detached).
+template <class T, class PerMatrix>
+std::vector<T> per_matrix_detached(const darray& A, std::size_t batch, std::size_t mn, std::size_t k,
+                                   PerMatrix per_matrix) {
+  struct Work {
+    std::vector<double> in;
+    std::vector<T> out;
+  };
+  auto w = std::make_shared<Work>();
+  w->in.assign(A.data(), A.data() + batch * mn);
+  w->out.resize(batch * k);
+  run_detached([w, batch, mn, k, per_matrix](const std::atomic<bool>* cancel) {
+    for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+      double* a = w->in.data() + b * mn;
+      const double s = scale_of(a, mn);
+      for (std::size_t i = 0; i < mn; ++i) a[i] /= s;
+      if (k > 0) per_matrix(a, w->out.data() + b * k);
+      for (std::size_t i = 0; i < k; ++i) w->out[b * k + i] *= s;
+    }
+  });
+  return std::move(w->out);
+}
+
 darray singular_values(py::handle A_o) {
   const char* f = "transition.singular_values";
   const darray A = matrices(A_o, f, "A", false);
@@ -163,15 +206,12 @@ darray singular_values(py::handle A_o) {
   const std::size_t k = std::min(m, n), batch = product(lead_shape(A, 2));
   std::vector<py::ssize_t> shape = lead_shape(A, 2);
   shape.push_back(static_cast<py::ssize_t>(k));
+  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
+  const std::vector<double> r = per_matrix_detached<double>(
+      A, batch, m * n, k, [m, n](const double* a, double* o) { transition::singular_values(a, m, n, o); });
   darray out(shape);
-  double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads A, writes out.
-    py::gil_scoped_release release;
-    for (std::size_t b = 0; b < batch; ++b) {
-      if (k > 0) transition::singular_values(A.data() + b * m * n, m, n, po + b * k);
-    }
-  }
+  std::copy(r.begin(), r.end(), out.mutable_data());
+  require_finite_result(out, f, "a singular value", "it exceeds the double range");
   return out;
 }
 
@@ -181,13 +221,12 @@ darray spectral_norm(py::handle A_o) {
   const auto m = static_cast<std::size_t>(A.shape(A.ndim() - 2));
   const auto n = static_cast<std::size_t>(A.shape(A.ndim() - 1));
   const std::size_t batch = product(lead_shape(A, 2));
+  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
+  const std::vector<double> r = per_matrix_detached<double>(
+      A, batch, m * n, 1, [m, n](const double* a, double* o) { *o = transition::spectral_norm(a, m, n); });
   darray out(lead_shape(A, 2));
-  double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads A, writes out.
-    py::gil_scoped_release release;
-    for (std::size_t b = 0; b < batch; ++b) po[b] = transition::spectral_norm(A.data() + b * m * n, m, n);
-  }
+  std::copy(r.begin(), r.end(), out.mutable_data());
+  require_finite_result(out, f, "the spectral norm", "it exceeds the double range");
   return out;
 }
 
@@ -198,13 +237,12 @@ carray eigenvalues(py::handle A_o) {
   const std::size_t batch = product(lead_shape(A, 2));
   std::vector<py::ssize_t> shape = lead_shape(A, 2);
   shape.push_back(static_cast<py::ssize_t>(n));
+  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(n * n), f);
+  const std::vector<std::complex<double>> r = per_matrix_detached<std::complex<double>>(
+      A, batch, n * n, n, [n](const double* a, std::complex<double>* o) { transition::eigenvalues(a, n, o); });
   carray out(shape);
-  std::complex<double>* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads A, writes out.
-    py::gil_scoped_release release;
-    for (std::size_t b = 0; b < batch; ++b) transition::eigenvalues(A.data() + b * n * n, n, po + b * n);
-  }
+  std::copy(r.begin(), r.end(), out.mutable_data());
+  require_finite_result(out, f, "an eigenvalue", "it exceeds the double range");
   return out;
 }
 
@@ -229,10 +267,11 @@ darray vectors(py::handle obj, const char* f, const char* name, int min_ndim, co
 
 /// out (..., d, d) for vectors (..., d), one matrix per vector.
 template <class Fill>
-darray per_vector(const darray& w, int core, Fill fill) {
+darray per_vector(const darray& w, int core, Fill fill, const char* f) {
   const auto d = static_cast<std::size_t>(w.shape(w.ndim() - 1));
   std::vector<py::ssize_t> shape = lead_shape(w, core);
   const std::size_t batch = product(shape);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
   darray out(shape);
@@ -244,7 +283,7 @@ darray per_vector(const darray& w, int core, Fill fill) {
 darray householder(py::handle w_o) {
   const char* f = "transition.householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
-  return per_vector(w, 1, [](const double* x, std::size_t d, double* o) { transition::householder(x, d, o); });
+  return per_vector(w, 1, [](const double* x, std::size_t d, double* o) { transition::householder(x, d, o); }, f);
 }
 
 darray generalized_householder(py::handle w_o, py::handle beta_o) {
@@ -253,16 +292,36 @@ darray generalized_householder(py::handle w_o, py::handle beta_o) {
   const double beta = real_scalar(beta_o, f, "beta");
   return per_vector(w, 1, [beta](const double* x, std::size_t d, double* o) {
     transition::generalized_householder(x, d, beta, o);
-  });
+  }, f);
 }
 
 darray householder_product(py::handle W_o) {
   const char* f = "transition.householder_product";
   const darray W = vectors(W_o, f, "W", 2, "(..., m, d)");
   const auto m = static_cast<std::size_t>(W.shape(W.ndim() - 2));
-  return per_vector(W, 2, [m](const double* x, std::size_t d, double* o) {
-    transition::householder_product(x, m, d, o);
+  const auto d = static_cast<std::size_t>(W.shape(W.ndim() - 1));
+  std::vector<py::ssize_t> shape = lead_shape(W, 2);
+  const std::size_t batch = product(shape);
+  shape.push_back(static_cast<py::ssize_t>(d));
+  shape.push_back(static_cast<py::ssize_t>(d));
+  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
+  // m products of d×d matrices per batch element (O(m d³)): a detached worker owning copies, checking
+  // Ctrl-C between batch elements (see run_detached).
+  struct Work {
+    std::vector<double> W, out;
+  };
+  auto work = std::make_shared<Work>();
+  work->W.assign(W.data(), W.data() + batch * m * d);
+  work->out.resize(batch * d * d);
+  run_detached([work, batch, m, d](const std::atomic<bool>* cancel) {
+    for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+      transition::householder_product(work->W.data() + b * m * d, m, d, work->out.data() + b * d * d);
+    }
   });
+  darray out(shape);
+  std::copy(work->out.begin(), work->out.end(), out.mutable_data());
+  return out;
 }
 
 darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
@@ -282,13 +341,13 @@ darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   check_output_size(static_cast<double>(batch * rows) * static_cast<double>(D), f);
   darray out(shape);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads q and omega, writes out.
-    py::gil_scoped_release release;
+  // Reads q and omega, writes out; Ctrl-C is checked between batch elements (run_interruptible).
+  run_interruptible([&](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
+      if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
       transition::prf_transition_factor(q.data() + b * T * d, T, d, omega.data(), D, po + b * rows * D);
     }
-  }
+  });
   return out;
 }
 

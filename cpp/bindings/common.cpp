@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <cxxabi.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -33,19 +34,22 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
   py::array arr;
   try {
     arr = py::module_::import("numpy").attr("asarray")(obj);
-  } catch (py::error_already_set&) {
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_MemoryError)) throw;
     type_error(func, name, "must be convertible to a real array", obj);
   }
   const char kind = arr.dtype().kind();
-  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f') {
+  if (kind == 'b') {
+    type_error(func, name, "must be a real (integer or floating) array, not bool (True/False are not numbers)", obj);
+  }
+  if (kind != 'i' && kind != 'u' && kind != 'f') {
     type_error(func, name,
                std::string("must be a real array (dtype kind 'c' complex, 'O' object, 'U'/'S' "
                            "strings are not accepted), got dtype ") +
                    py::str(arr.dtype()).cast<std::string>() + " from",
                obj);
   }
-  darray out = darray::ensure(arr);
-  if (!out) throw py::error_already_set();
+  darray out = contiguous<darray>(arr);
   if (!allow_nonfinite) {
     const double* p = out.data();
     for (py::ssize_t i = 0; i < out.size(); ++i) {
@@ -164,6 +168,57 @@ void check_output_size(double count, const char* func) {
     PyErr_SetString(PyExc_MemoryError, msg.c_str());
     throw py::error_already_set();
   }
+}
+
+void restore_or_park(PyThreadState* state) noexcept {
+  try {
+    PyEval_RestoreThread(state);
+  } catch (abi::__forced_unwind&) {
+    // pthread_exit from a finalising interpreter: unwinding would abort; sleep until the process
+    // exits (the thread holds no lock and no GIL).
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+
+void run_detached(std::function<void(const std::atomic<bool>*)> work) {
+  struct Shared {
+    std::atomic<bool> cancel{false};
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::exception_ptr error;
+  };
+  auto shared = std::make_shared<Shared>();
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    std::thread([shared, work = std::move(work)] {
+      try {
+        work(&shared->cancel);
+      } catch (...) {
+        shared->error = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(shared->m);
+      shared->done = true;
+      shared->cv.notify_one();
+    }).detach();
+  } catch (...) {
+    restore_or_park(state);
+    throw;
+  }
+  std::unique_lock<std::mutex> lock(shared->m);
+  while (!shared->cv.wait_for(lock, poll_interval, [&] { return shared->done; })) {
+    lock.unlock();
+    restore_or_park(state);
+    if (PyErr_CheckSignals() != 0) {
+      shared->cancel = true;  // the thread stops at its next check and frees its copies alone
+      throw py::error_already_set();
+    }
+    state = PyEval_SaveThread();
+    lock.lock();
+  }
+  lock.unlock();
+  restore_or_park(state);
+  if (shared->error) std::rethrow_exception(shared->error);
 }
 
 std::vector<py::ssize_t> shape_of(const py::array& a) {

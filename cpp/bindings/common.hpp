@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -33,6 +35,14 @@ using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 /// C-contiguous complex128 array.
 using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
+/// `arr` as a C-contiguous Array (a copy when needed). Unlike Array::ensure, which clears the
+/// Python error of a failed conversion (so that a later error_already_set has nothing to raise),
+/// the MemoryError or TypeError of the conversion propagates.
+template <class Array>
+Array contiguous(py::handle arr) {
+  return Array(py::reinterpret_borrow<py::object>(arr));
+}
+
 /// "func: name must be ..., got repr(value)".
 std::string describe(const char* func, const char* name, const std::string& what,
                      py::handle value);
@@ -42,8 +52,8 @@ std::string describe(const char* func, const char* name, const std::string& what
 [[noreturn]] void type_error(const char* func, const char* name, const std::string& what,
                              py::handle value);
 
-/// Any real array-like (bool, integer or floating dtype) as a C-contiguous float64 array.
-/// Complex, object, string and datetime input raise TypeError; NaN/inf raise ValueError unless
+/// Any real array-like (integer or floating dtype) as a C-contiguous float64 array.
+/// Bool, complex, object, string and datetime input raise TypeError; NaN/inf raise ValueError unless
 /// allow_nonfinite.
 darray real_array(py::handle obj, const char* func, const char* name, bool allow_nonfinite = false);
 
@@ -66,55 +76,88 @@ std::uint64_t seed_arg(py::handle obj, const char* func);
 /// Raise MemoryError up front when an output of `count` doubles cannot be allocated sensibly.
 void check_output_size(double count, const char* func);
 
+/// Re-take the GIL released as `state`. A thread that re-takes the GIL after the interpreter began
+/// to finalise (a daemon thread inside a long call at exit) is ended by CPython < 3.14 with
+/// pthread_exit, whose forced unwind aborts the process when it crosses a destructor or a joinable
+/// std::thread ("terminate called without an active exception"). Such a thread is parked here
+/// forever instead (what CPython >= 3.14 does itself); the process is exiting anyway.
+void restore_or_park(PyThreadState* state) noexcept;
+
+/// Releases the GIL for its lifetime; every binding uses it instead of py::gil_scoped_release so
+/// that exit with a daemon thread inside a call does not abort (see restore_or_park).
+class NoGil {
+ public:
+  NoGil() : state_(PyEval_SaveThread()) {}
+  ~NoGil() { restore_or_park(state_); }
+  NoGil(const NoGil&) = delete;
+  NoGil& operator=(const NoGil&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
+/// How often a long call checks for Ctrl-C (the one interrupt mechanism of the package).
+constexpr std::chrono::milliseconds poll_interval{50};
+
 /// Run `work(cancel_flag)` on a worker thread with the GIL released, while this thread checks for
-/// signals every 50 ms. On Ctrl-C the flag is set, the work stops at its next check and the
+/// signals every poll_interval. On Ctrl-C the flag is set, the work stops at its next check of
+/// the flag (every core loop that can run longer than ~10 ms checks it) and the
 /// KeyboardInterrupt propagates; exceptions of the work are rethrown here.
+///
+/// This is the package's one Ctrl-C mechanism: every call that can run longer than ~100 ms goes
+/// through run_interruptible (or run_detached, for single uninterruptible library calls).
 template <class Work>
 void run_interruptible(Work&& work) {
   std::atomic<bool> cancel{false};
   std::exception_ptr error;
   bool interrupted = false;
-  {
-    // Safe without the GIL: the work reads and writes only buffers owned by the caller's frame.
-    py::gil_scoped_release release;
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false;
-    std::thread worker([&] {
-      try {
-        work(&cancel);
-      } catch (...) {
-        error = std::current_exception();
-      }
-      {
-        std::lock_guard<std::mutex> lock(m);
-        done = true;
-      }
-      cv.notify_one();
-    });
+  PyThreadState* state = PyEval_SaveThread();
+  // Safe without the GIL: the work reads and writes only buffers owned by the caller's frame.
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread worker([&] {
+    try {
+      work(&cancel);
+    } catch (...) {
+      error = std::current_exception();
+    }
     {
-      std::unique_lock<std::mutex> lock(m);
-      while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
-        lock.unlock();
-        {
-          py::gil_scoped_acquire acquire;
-          if (PyErr_CheckSignals() != 0) {
-            interrupted = true;
-            cancel = true;
-          }
-        }
-        lock.lock();
-        if (interrupted) {
-          cv.wait(lock, [&] { return done; });
-          break;
-        }
+      std::lock_guard<std::mutex> lock(m);
+      done = true;
+    }
+    cv.notify_one();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (!cv.wait_for(lock, poll_interval, [&] { return done; })) {
+      lock.unlock();
+      restore_or_park(state);  // never returns once the interpreter is finalising
+      if (PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        cancel = true;
+      }
+      state = PyEval_SaveThread();
+      lock.lock();
+      if (interrupted) {
+        cv.wait(lock, [&] { return done; });
+        break;
       }
     }
-    worker.join();
   }
+  worker.join();
+  restore_or_park(state);
   if (interrupted) throw py::error_already_set();
   if (error) std::rethrow_exception(error);
 }
+
+/// For work containing single calls that cannot check a flag (an Eigen SVD, eigen- or
+/// QR-decomposition): run `work(cancel_flag)` on a detached thread that owns everything it touches
+/// (the work must capture its input and output by shared ownership, never the caller's buffers),
+/// polling for signals like run_interruptible. On Ctrl-C the flag is set, the KeyboardInterrupt is
+/// raised at once, and the abandoned work stops at its next check of the flag (or, inside one
+/// library call, when that call returns); its memory is released then.
+void run_detached(std::function<void(const std::atomic<bool>*)> work);
 
 /// Shape of an array as a vector (for allocating outputs of the same shape).
 std::vector<py::ssize_t> shape_of(const py::array& a);

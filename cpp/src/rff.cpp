@@ -247,10 +247,11 @@ void check_amplitude(const Pair& p, Estimator est) {
 }  // namespace
 
 void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed, bool orthogonal,
-                  std::uint64_t index, double* out) {
+                  std::uint64_t index, double* out, const std::atomic<bool>* cancel) {
   OmegaRows gen(d, sigma, seed, orthogonal, index);
   RowMatrix rows;
   for (std::size_t j = 0; j < D; j += d) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
     const std::size_t m = std::min(d, D - j);
     gen.next(m, rows);
     std::copy(rows.data(), rows.data() + m * d, out + j * d);

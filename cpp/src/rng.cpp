@@ -10,6 +10,8 @@
 #include <vector>
 #include <memory>
 #include <mutex>
+
+#include <pthread.h>
 #include <stdexcept>
 
 namespace ropelab::rng {
@@ -276,11 +278,28 @@ double ChiZiggurat::log_f(double r) const {
 
 simd::ChiTables ChiZiggurat::tables() const { return {c, h, rho, this, &slow_chi}; }
 
+namespace {
+
+/// The chi-ziggurat cache and its lock; never destroyed, so a thread still sampling while the
+/// process exits meets neither a destroyed mutex nor a destroyed map.
+std::mutex& chi_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+
+/// Fork safety: the lock is held across fork() and released in the parent and in the child, so a
+/// child never inherits it held by a thread that does not exist there.
+[[maybe_unused]] const int chi_atfork_registered = [] {
+  return pthread_atfork([] { chi_mutex().lock(); }, [] { chi_mutex().unlock(); },
+                        [] { chi_mutex().unlock(); });
+}();
+
+}  // namespace
+
 const ChiZiggurat& ChiZiggurat::get(std::size_t d) {
-  static std::mutex mu;
-  static std::map<std::size_t, std::unique_ptr<const ChiZiggurat>> cache;
-  const std::lock_guard<std::mutex> lock(mu);
-  auto& entry = cache[d];
+  static auto* cache = new std::map<std::size_t, std::unique_ptr<const ChiZiggurat>>;
+  const std::lock_guard<std::mutex> lock(chi_mutex());
+  auto& entry = (*cache)[d];
   if (!entry) entry = std::make_unique<const ChiZiggurat>(d);
   return *entry;
 }

@@ -205,13 +205,17 @@ void short_conv(const double* x, std::size_t batch, std::size_t T, std::size_t c
   }
 }
 
-void decay_bound(const double* r, std::size_t n, std::size_t d, double base, double* out) {
+void decay_bound(const double* r, std::size_t n, std::size_t d, double base, double* out,
+                 const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   std::vector<double> theta(h);
   frequencies(d, base, theta.data());
   for (std::size_t m = 0; m < n; ++m) {
     double sre = 0.0, sim = 0.0, total = 0.0;
     for (std::size_t j = 0; j < h; ++j) {  // S_{j+1} = S_j + e^{i r θ_j}
+      if ((j & 0xFFFF) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        throw mc::Cancelled();
+      }
       const double a = r[m] * theta[j];
       sre += std::cos(a);
       sim += std::sin(a);

@@ -10,7 +10,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <list>
 #include <map>
+#include <pthread.h>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -48,14 +50,48 @@ double sub_2pi_times(double omega, double c) {
 
 enum class Kind { r2c, c2c_forward, c2c_backward };
 
+/// The one lock around FFTW's planner (fftw_plan_* and fftw_destroy_plan are not thread-safe;
+/// fftw_execute_* on an existing plan is). Heap-allocated and never destroyed, so that a thread
+/// still computing while the process exits never meets a destroyed mutex.
 std::mutex& plan_mutex() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;
+  return *m;
 }
 
-std::map<std::pair<Kind, std::size_t>, fftw_plan>& plan_cache() {
-  static std::map<std::pair<Kind, std::size_t>, fftw_plan> cache;
-  return cache;
+/// Fork safety: the lock is taken before fork() and released in both processes afterwards, so a
+/// child never inherits it held by a thread that does not exist in the child (planning in another
+/// thread at the moment of the fork finishes first).
+[[maybe_unused]] const int atfork_registered = [] {
+  return pthread_atfork([] { plan_mutex().lock(); }, [] { plan_mutex().unlock(); },
+                        [] { plan_mutex().unlock(); });
+}();
+
+/// A plan shared by the cache and the callers executing it; destroyed (under the planner lock)
+/// when the last of them lets go. Never released while plan_mutex() is held by the same thread.
+using Plan = std::shared_ptr<fftw_plan_s>;
+
+Plan make_plan(fftw_plan p) {
+  return Plan(p, [](fftw_plan q) {
+    std::lock_guard<std::mutex> lock(plan_mutex());
+    fftw_destroy_plan(q);
+  });
+}
+
+/// Least-recently-used cache of plans, bounded by plan_cache_capacity entries and by
+/// plan_cache_max_points (the sum of the cached lengths). An FFTW_ESTIMATE plan of length m holds
+/// O(m) twiddle factors (about 16 bytes per point plus a few KB of fixed overhead), so the cache
+/// holds at most about 16·2^22 B = 64 MB + 64 × a few KB. A length larger than the point budget
+/// is planned, used and destroyed per call.
+struct PlanCache {
+  using Key = std::pair<Kind, std::size_t>;
+  std::list<std::pair<Key, Plan>> lru;  // most recent first
+  std::map<Key, std::list<std::pair<Key, Plan>>::iterator> index;
+  std::size_t points = 0;
+};
+
+PlanCache& plan_cache() {
+  static auto* cache = new PlanCache;  // never destroyed (see plan_mutex)
+  return *cache;
 }
 
 struct FftwFree {
@@ -80,28 +116,46 @@ int fft_size(std::size_t m) {
   return static_cast<int>(m);
 }
 
-/// The plan for (kind, m), created on first use. Only plan creation takes the lock: fftw_execute_*
-/// on a finished plan is thread-safe.
-fftw_plan get_plan(Kind kind, std::size_t m) {
+/// The plan for (kind, m), from the cache or created. Only the planner and the cache take the
+/// lock: executing a finished plan is thread-safe.
+Plan get_plan(Kind kind, std::size_t m) {
   const int n = fft_size(m);
+  std::vector<Plan> evicted;  // released after the lock (their deleter takes it)
   std::lock_guard<std::mutex> lock(plan_mutex());
   auto& cache = plan_cache();
-  auto it = cache.find({kind, m});
-  if (it != cache.end()) return it->second;
-  fftw_plan plan = nullptr;
+  const PlanCache::Key key{kind, m};
+  if (auto it = cache.index.find(key); it != cache.index.end()) {
+    cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+    return it->second->second;
+  }
+  fftw_plan raw = nullptr;
   if (kind == Kind::r2c) {
     auto in = fftw_alloc<double>(m);
     auto out = fftw_alloc<fftw_complex>(m / 2 + 1);
-    plan = fftw_plan_dft_r2c_1d(n, in.get(), out.get(), FFTW_ESTIMATE);
+    raw = fftw_plan_dft_r2c_1d(n, in.get(), out.get(), FFTW_ESTIMATE);
   } else {
     auto in = fftw_alloc<fftw_complex>(m);
     auto out = fftw_alloc<fftw_complex>(m);
-    plan = fftw_plan_dft_1d(n, in.get(), out.get(),
-                            kind == Kind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD,
-                            FFTW_ESTIMATE);
+    raw = fftw_plan_dft_1d(n, in.get(), out.get(),
+                           kind == Kind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE);
   }
-  if (plan == nullptr) throw std::runtime_error("FFTW could not create a plan of length " + std::to_string(m));
-  cache.emplace(std::make_pair(kind, m), plan);
+  if (raw == nullptr) throw std::runtime_error("FFTW could not create a plan of length " + std::to_string(m));
+  // The deleter locks plan_mutex(): this plan must not die while this frame holds it. It is either
+  // cached (the cache holds it) or returned (the caller holds it) after the lock is released.
+  Plan plan = make_plan(raw);
+  if (m <= plan_cache_max_points) {
+    while (!cache.lru.empty() &&
+           (cache.lru.size() >= plan_cache_capacity || cache.points + m > plan_cache_max_points)) {
+      auto& victim = cache.lru.back();
+      cache.points -= victim.first.second;
+      cache.index.erase(victim.first);
+      evicted.push_back(std::move(victim.second));
+      cache.lru.pop_back();
+    }
+    cache.lru.emplace_front(key, plan);
+    cache.index.emplace(key, cache.lru.begin());
+    cache.points += m;
+  }
   return plan;
 }
 
@@ -193,18 +247,18 @@ double db(double ratio) { return 20.0 * std::log10(ratio); }
 
 void fft_r2c(const double* x, std::size_t n, std::size_t m, cplx* out) {
   if (m < n) throw std::invalid_argument("FFT length must be >= the input length");
-  fftw_plan plan = get_plan(Kind::r2c, m);
+  const Plan plan = get_plan(Kind::r2c, m);
   auto in = fftw_alloc<double>(m);
   auto res = fftw_alloc<fftw_complex>(m / 2 + 1);
   std::copy(x, x + n, in.get());
   std::fill(in.get() + n, in.get() + m, 0.0);
-  fftw_execute_dft_r2c(plan, in.get(), res.get());
+  fftw_execute_dft_r2c(plan.get(), in.get(), res.get());
   for (std::size_t k = 0; k <= m / 2; ++k) out[k] = cplx(res[k][0], res[k][1]);
 }
 
 void fft_c2c(const cplx* x, std::size_t n, std::size_t m, cplx* out, int sign) {
   if (m < n) throw std::invalid_argument("FFT length must be >= the input length");
-  fftw_plan plan = get_plan(sign < 0 ? Kind::c2c_forward : Kind::c2c_backward, m);
+  const Plan plan = get_plan(sign < 0 ? Kind::c2c_forward : Kind::c2c_backward, m);
   auto in = fftw_alloc<fftw_complex>(m);
   auto res = fftw_alloc<fftw_complex>(m);
   for (std::size_t i = 0; i < m; ++i) {
@@ -212,13 +266,13 @@ void fft_c2c(const cplx* x, std::size_t n, std::size_t m, cplx* out, int sign) {
     in[i][0] = v.real();
     in[i][1] = v.imag();
   }
-  fftw_execute_dft(plan, in.get(), res.get());
+  fftw_execute_dft(plan.get(), in.get(), res.get());
   for (std::size_t k = 0; k < m; ++k) out[k] = cplx(res[k][0], res[k][1]);
 }
 
 std::size_t cached_plan_count() {
   std::lock_guard<std::mutex> lock(plan_mutex());
-  return plan_cache().size();
+  return plan_cache().lru.size();
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -363,9 +417,18 @@ struct Dtft {
   const double* w;
   std::size_t N;
   mutable std::vector<cplx> zr, zb;
-  double mag(double f) const { return std::abs(dtft_one(w, N, f, zr, zb, nullptr)); }
+  /// Checked at every evaluation (each is O(N)): throws mc::Cancelled when set. May be null.
+  const std::atomic<bool>* cancel = nullptr;
+  void check() const {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+  }
+  double mag(double f) const {
+    check();
+    return std::abs(dtft_one(w, N, f, zr, zb, nullptr));
+  }
   /// ½ d|W|²/df = Re(conj W · W′).
   double slope(double f) const {
+    check();
     cplx dX;
     const cplx X = dtft_one(w, N, f, zr, zb, &dX);
     return (std::conj(X) * dX).real();
@@ -413,7 +476,43 @@ double slope_per_octave(const std::vector<double>& x, const std::vector<double>&
 
 }  // namespace
 
-FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad) {
+namespace {
+
+void poll(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+}
+
+FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t pad,
+                                     const std::atomic<bool>* cancel);
+
+}  // namespace
+
+FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad,
+                                const std::atomic<bool>* cancel) {
+  if (N < 1) throw std::invalid_argument("w must not be empty");
+  double wmax = 0;
+  for (std::size_t n = 0; n < N; ++n) {
+    if (!std::isfinite(w[n])) throw std::invalid_argument("w must be finite");
+    wmax = std::max(wmax, std::abs(w[n]));
+  }
+  // The figures are scale-invariant: divide by the power of two 2^e with max|w|/2^e in [1, 2)
+  // (exact, and the identity for the usual windows with max 1), so that sums of squares neither
+  // overflow (w·1e200) nor underflow (w·1e-300).
+  int e = 0;
+  if (wmax > 0) {
+    std::frexp(wmax, &e);
+    e -= 1;
+  }
+  if (e == 0) return figures_of_merit_impl(w, N, pad, cancel);
+  std::vector<double> scaled(w, w + N);
+  for (double& x : scaled) x = std::ldexp(x, -e);
+  return figures_of_merit_impl(scaled.data(), N, pad, cancel);
+}
+
+namespace {
+
+FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t pad,
+                                     const std::atomic<bool>* cancel) {
   if (N < 1) throw std::invalid_argument("w must not be empty");
   if (pad < 1) throw std::invalid_argument("pad must be >= 1, got " + std::to_string(pad));
   check_dtft_length(N);
@@ -437,7 +536,7 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   const double W0 = std::abs(S1);
   r.coherent_gain = W0 / (Nd * wmax);
   r.enbw_bins = Nd * S2 / (S1 * S1);
-  const Dtft W{w, N, {}, {}};
+  const Dtft W{w, N, {}, {}, cancel};
   r.scalloping_loss_db = -db(W.mag(0.5) / W0);
   r.worst_case_processing_loss_db = r.scalloping_loss_db + 10.0 * std::log10(r.enbw_bins);
   r.overlap_correlation_50 = overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.5 * Nd)), S2);
@@ -449,7 +548,9 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   const double pd = static_cast<double>(pad);
   const double nyquist = 0.5 * Nd;
   std::vector<cplx> X(K);
+  poll(cancel);
   fft_r2c(w, N, M, X.data());
+  poll(cancel);
   std::vector<double> mag(K);
   for (std::size_t k = 0; k < K; ++k) mag[k] = std::abs(X[k]);
   auto fk = [&](std::size_t k) { return std::min(static_cast<double>(k) / pd, nyquist); };
@@ -468,6 +569,7 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   for (std::size_t n = 0; n < N; ++n) nw[n] = static_cast<double>(n) * w[n];
   std::vector<cplx> Y(K);
   fft_r2c(nw.data(), N, M, Y.data());
+  poll(cancel);
   std::vector<double> g(K);
   for (std::size_t j = 0; j < K; ++j) g[j] = (std::conj(X[j]) * Y[j]).imag();
   g[0] = 0;                                // |W| is even about 0 ...
@@ -654,6 +756,8 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad)
   return r;
 }
 
+}  // namespace
+
 LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
                        std::size_t N, std::size_t pad, const std::atomic<bool>* cancel) {
   if (N < 1) throw std::invalid_argument("N must be >= 1, got " + std::to_string(N));
@@ -671,7 +775,7 @@ LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega
     if (cancel != nullptr && cancel->load()) throw mc::Cancelled();
     const double alpha = alpha_n[i] / Nd;
     for (std::size_t n = 0; n < N; ++n) win[n] = std::exp(-alpha * static_cast<double>(n));
-    m.window[i] = figures_of_merit(win.data(), N, pad);
+    m.window[i] = figures_of_merit(win.data(), N, pad, cancel);
     // Σ|h|² = (1 − r^{2N})/(1 − r²) = expm1(−2αN)/expm1(−2α) (N at α = 0).
     const double energy = alpha > 0 ? std::expm1(-2.0 * alpha * Nd) / std::expm1(-2.0 * alpha) : Nd;
     for (std::size_t j = 0; j < W; ++j) {

@@ -25,7 +25,8 @@ double unbiased_sigma(double xi, Estimator est, Convention conv) {
 double depressed_cubic_root(double p, double r) {
   if (p == 0.0) return std::cbrt(-r);
   const double s = std::sqrt(p / 3.0);
-  return -2.0 * s * std::sinh(std::asinh(1.5 * r / (p * s)) / 3.0);
+  // (r / p) / s rather than r / (p·s): p·s overflows for p beyond ~1e205 (D = 1e206 gives 0).
+  return -2.0 * s * std::sinh(std::asinh(1.5 * (r / p) / s) / 3.0);
 }
 
 namespace {
@@ -71,9 +72,13 @@ double optimal_sigma_cubic(const rff::Pair& p, double D, Estimator est, Conventi
   if (sh.degenerate) return 1.0;
   // Cardano on K v³ + (D−1) v − D = 0 for v = e^y, then Newton on g(y) (increasing and convex
   // for y beyond the root, so the polished iterate converges from the closed-form start).
-  const double v = depressed_cubic_root((D - 1.0) / sh.K, -D / sh.K);
+  double v = depressed_cubic_root((D - 1.0) / sh.K, -D / sh.K);
+  // When K·v³ is negligible (huge D or tiny K, where the closed form loses range), start from the
+  // root of (D−1)v = D instead: g > 0 there and g is increasing and convex, so Newton descends.
+  const bool fallback = !(v > 0.0) || !std::isfinite(v);
+  if (fallback) v = D / (D - 1.0);
   double y = std::log(v);
-  for (int it = 0; it < 4; ++it) {
+  for (int it = 0; it < (fallback ? 60 : 4); ++it) {
     const double e3 = sh.K * std::exp(3.0 * y);
     const double g = e3 + (D - 1.0) * std::expm1(y) - 1.0;
     const double dg = 3.0 * e3 + (D - 1.0) * std::exp(y);

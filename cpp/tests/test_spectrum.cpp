@@ -1,6 +1,12 @@
 // GoogleTest: windows and spectra core (cpp/include/ropelab/windows.hpp, spectrum.hpp).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cmath>
 #include <complex>
 #include <stdexcept>
@@ -166,6 +172,80 @@ TEST(LeakageMap, RectangleHalfBinScalloping) {
   const double om[] = {2 * pi * 3.5 / 64};
   const auto m = sp::leakage_map(an, 1, om, 1, 64, 16);
   EXPECT_NEAR(m.scalloping_db[0], 3.92, 0.01);
+}
+
+TEST(PlanCache, BoundedLeastRecentlyUsed) {
+  std::vector<cplx> out(2000);
+  std::vector<double> x(1000, 1.0);
+  for (std::size_t m = 300; m < 500; ++m) {
+    sp::fft_r2c(x.data(), 10, m, out.data());
+    EXPECT_LE(sp::cached_plan_count(), sp::plan_cache_capacity);
+  }
+  EXPECT_EQ(sp::cached_plan_count(), sp::plan_cache_capacity);
+  // an evicted length is planned again and gives the same numbers
+  std::vector<cplx> a(200), b(200);
+  sp::fft_r2c(x.data(), 10, 301, a.data());
+  for (std::size_t m = 600; m < 700; ++m) sp::fft_r2c(x.data(), 10, m, out.data());
+  sp::fft_r2c(x.data(), 10, 301, b.data());
+  for (std::size_t k = 0; k < 151; ++k) EXPECT_EQ(a[k], b[k]);
+  // a length beyond the point budget is planned per call, never cached
+  const std::size_t before = sp::cached_plan_count();
+  const std::size_t big = sp::plan_cache_max_points + 2;
+  std::vector<double> xb(16, 1.0);
+  std::vector<cplx> ob(big / 2 + 1);
+  sp::fft_r2c(xb.data(), 16, big, ob.data());
+  EXPECT_EQ(sp::cached_plan_count(), before);
+  EXPECT_NEAR(ob[0].real(), 16.0, 1e-12);
+}
+
+TEST(FiguresOfMerit, ScaleInvariantAndCancellable) {
+  const auto w = win::make_window("hann", 64, false, {});
+  std::vector<double> big(w), tiny(w);
+  for (double& v : big) v *= 0x1p900;
+  for (double& v : tiny) v *= 0x1p-1000;
+  const auto a = sp::figures_of_merit(w.data(), w.size(), 16);
+  const auto b = sp::figures_of_merit(big.data(), big.size(), 16);
+  const auto c = sp::figures_of_merit(tiny.data(), tiny.size(), 16);
+  EXPECT_EQ(a.enbw_bins, b.enbw_bins);
+  EXPECT_EQ(a.enbw_bins, c.enbw_bins);
+  EXPECT_EQ(a.highest_sidelobe_db, b.highest_sidelobe_db);
+  std::atomic<bool> cancel{true};
+  EXPECT_THROW(sp::figures_of_merit(w.data(), w.size(), 16, &cancel), std::runtime_error);
+}
+
+TEST(PlanCache, ForkWhileAnotherThreadPlans) {
+  std::atomic<bool> stop{false};
+  std::thread planner([&] {
+    std::vector<double> x(16, 1.0);
+    std::vector<cplx> out(20000);
+    for (std::size_t m = 5000; !stop; m = m < 30000 ? m + 7 : 5000) sp::fft_r2c(x.data(), 16, m, out.data());
+  });
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const pid_t pid = fork();
+    if (pid == 0) {  // the child must be able to plan (the lock is not inherited held)
+      std::vector<double> x(16, 1.0);
+      std::vector<cplx> out(40000);
+      sp::fft_r2c(x.data(), 16, 77777 + static_cast<std::size_t>(i), out.data());
+      _exit(std::abs(out[0].real() - 16.0) < 1e-9 ? 0 : 3);
+    }
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    pid_t done = 0;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (done == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      ADD_FAILURE() << "child " << i << " deadlocked";
+    } else {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child " << i;
+    }
+  }
+  stop = true;
+  planner.join();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -22,3 +23,39 @@ def broadcast(func: str, **arrays: Any) -> tuple[tuple[int, ...], list[npt.NDArr
         raise ValueError(f"{func}: arguments cannot be broadcast together, got shapes {shapes}") from None
     shape = parts[0].shape if parts else ()
     return shape, [np.ascontiguousarray(p).reshape(-1) for p in parts]
+
+
+def real_number(func: str, name: str, value: Any) -> float:
+    """A finite real number (int, float or a NumPy real scalar; not bool, str or complex)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{func}: {name} must be a real number, got {value!r} of type {type(value).__name__}")
+    x = float(value)
+    if not np.isfinite(x):
+        raise ValueError(f"{func}: {name} must be finite, got {value!r}")
+    return x
+
+
+def integer(func: str, name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    """An integer (int or NumPy integer; not bool) in ``[minimum, maximum]``, as a Python int."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: {name} must be an integer, got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if v < minimum or (maximum is not None and v > maximum):
+        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{func}: {name} must be an integer {bound}, got {value!r}")
+    return v
+
+
+def _physical_bytes() -> float:
+    try:
+        return float(os.sysconf("SC_PHYS_PAGES")) * float(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return float(2**43)
+
+
+def check_output_size(func: str, count: float, itemsize: int = 8) -> None:
+    """MemoryError up front when an output of ``count`` items cannot fit in physical memory."""
+    need = float(count) * itemsize
+    if not need <= _physical_bytes():
+        raise MemoryError(f"{func}: the requested output cannot be allocated ({float(count):.4g} values = "
+                          f"{need * 1e-9:.3g} GB; physical memory is {_physical_bytes() * 1e-9:.3g} GB)")

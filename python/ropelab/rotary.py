@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
-from ropelab._validation import scalar_or_array
+from ropelab._validation import check_output_size, scalar_or_array
 
 __all__ = [
     "frequencies",
@@ -160,6 +160,7 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2 or d % 2:
         raise ValueError(f"layout_permutation: d must be an even integer >= 2, got {d!r}")
+    check_output_size("layout_permutation", int(d))  # np.arange(0, 2**64, 2) would be empty
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)]).astype(np.intp)
 
 

@@ -359,8 +359,8 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
             f"zoh: alpha, omega and B cannot be broadcast together, got shapes "
             f"{np.shape(alpha)}, {np.shape(omega)}, {np.shape(B)}"
         ) from None
-    if b.dtype.kind not in "biufc":
-        raise TypeError(f"zoh: B must be a real or complex array, got dtype {b.dtype}")
+    if b.dtype.kind not in "iufc":
+        raise TypeError(f"zoh: B must be a real or complex array (not bool or str), got dtype {b.dtype}")
     bc = b.astype(np.complex128)
     abar, bbar = _core.spectra.zoh(
         np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(w).reshape(-1), dt,
@@ -651,8 +651,8 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     om = omega if np.ndim(omega) else np.atleast_1d(omega)
     d = _core.spectra.leakage_map(an, om, N, pad)  # validates every argument
     return LeakageMap(
-        alpha_n=np.asarray(an, dtype=float),
-        omega=np.asarray(om, dtype=float),
+        alpha_n=np.array(an, dtype=float, copy=True),  # never a view of the caller's array
+        omega=np.array(om, dtype=float, copy=True),
         N=int(N),
         pad=int(pad),
         figures=[FiguresOfMerit._from_core(r) for r in d["window"]],

@@ -22,8 +22,8 @@ import numpy.typing as npt
 from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._types import FloatArray
-from ropelab._validation import broadcast, scalar_or_array
 from ropelab._display import ResultDisplay
+from ropelab._validation import broadcast, check_output_size, integer, real_number, scalar_or_array
 
 __all__ = [
     "paper_sigma",
@@ -297,7 +297,8 @@ def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
     """
     if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 2:
         raise ValueError(f"unit_pair: d must be an integer >= 2, got {d!r}")
-    x = float(xi)
+    x = real_number("unit_pair", "xi", xi)
+    check_output_size("unit_pair", 2.0 * float(d))
     if not -1.0 <= x <= 1.0:
         raise ValueError(f"unit_pair: xi must lie in [-1, 1], got {xi!r}")
     q = np.zeros(d)
@@ -395,6 +396,7 @@ def mse_curve(
     >>> bool(np.all(np.abs(c.empirical - c.analytic) < 5 * c.stderr))
     True
     """
+    trials = integer("mse_curve", "trials", trials, 1)  # a Python int: no float16 from np.int8
     raw = np.atleast_1d(np.asarray(sigmas))
     if raw.dtype.kind not in "biuf":
         raise TypeError(f"mse_curve: sigmas must be a real array, got dtype {raw.dtype}")

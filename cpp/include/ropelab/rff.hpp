@@ -63,8 +63,9 @@ std::size_t feature_count(Estimator est, std::size_t D);
 /// Frequencies ω (D×d, row-major) of Monte-Carlo unit `index` under `seed` — exactly those that
 /// full-mode estimate() uses for trial `index`. Orthogonal: blocks of d mutually orthogonal rows
 /// (Haar-random rotation) with independent χ_d norms, the last block truncated.
+/// `cancel` (may be null) is checked between blocks (throws mc::Cancelled when set).
 void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed, bool orthogonal,
-                  std::uint64_t index, double* out);
+                  std::uint64_t index, double* out, const std::atomic<bool>* cancel = nullptr);
 /// Random phases β ∈ [0, 2π) of unit `index` (the random-phase estimator's β of that trial).
 void sample_phase(std::size_t D, std::uint64_t seed, std::uint64_t index, double* out);
 

@@ -78,7 +78,9 @@ void short_conv(const double* x, std::size_t batch, std::size_t T, std::size_t c
 
 /// RoFormer's relative upper bound B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}| for each of
 /// the n distances r. B(0) = (d/2 + 1)/2 exactly.
-void decay_bound(const double* r, std::size_t n, std::size_t d, double base, double* out);
+/// `cancel` (may be null) is checked every 2^16 terms (throws mc::Cancelled when set).
+void decay_bound(const double* r, std::size_t n, std::size_t d, double base, double* out,
+                 const std::atomic<bool>* cancel = nullptr);
 
 /// Dense d×d rotation matrix blockdiag R(angles[i]) in the given layout (row-major).
 void rotation_matrix(const double* angles, std::size_t d, Layout layout, double* out);

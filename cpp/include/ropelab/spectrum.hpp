@@ -5,7 +5,7 @@
 /// Frequencies are in bins (cycles per N samples: f bins ↔ Ω = 2πf/N rad/sample) unless a name
 /// says radians. The DTFT convention is X(f) = Σ_n x[n] e^{−2πi f n/N}.
 ///
-/// FFTs use FFTW with plans created once per (kind, size) under a mutex (FFTW's planner is not
+/// FFTs use FFTW with plans cached per (kind, size) (bounded LRU, see plan_cache_capacity) under a mutex (FFTW's planner is not
 /// thread-safe) with FFTW_ESTIMATE (deterministic), and executed with the new-array execute
 /// functions on per-call buffers, so every function here may be called from several threads.
 
@@ -25,6 +25,13 @@ void fft_r2c(const double* x, std::size_t n, std::size_t m, cplx* out);
 void fft_c2c(const cplx* x, std::size_t n, std::size_t m, cplx* out, int sign);
 /// Number of FFTW plans currently cached (for tests of the cache).
 std::size_t cached_plan_count();
+/// Bounds of the least-recently-used FFTW plan cache: at most plan_cache_capacity plans and at most
+/// plan_cache_max_points summed lengths. A plan holds about 16 bytes per point of its length plus
+/// a few KB, so the cache holds at most about 64 MB (a length above the point budget is planned
+/// per call and not cached). The planner lock is taken around fork() (pthread_atfork), so a child
+/// process never inherits it held.
+constexpr std::size_t plan_cache_capacity = 64;
+constexpr std::size_t plan_cache_max_points = std::size_t{1} << 22;
 
 /// Number of output frequencies of spectrum_*: pad·N/2 + 1 for real input (0 … N/2 bins),
 /// pad·N for complex input (−N/2 … N/2 − 1/pad bins, increasing).
@@ -88,8 +95,13 @@ struct FiguresOfMerit {
 /// Figures of merit of the real window w (length N ≥ 1, Σw ≠ 0, main lobe at f = 0). The grid
 /// |W(k/pad)| (FFT of length pad·N) only locates extrema and crossings; each is then refined by
 /// TOMS 748 on the exact DTFT (crossings: |W| − level; extrema: d|W|²/df = 2 Re(conj W · W′)).
-/// Throws std::invalid_argument when Σw = 0 or w is not finite.
-FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad);
+/// Throws std::invalid_argument when Σw = 0 or w is not finite. The figures are scale-invariant:
+/// w is first divided by a power of two near max|w| (exact), so no scale overflows. `cancel` (may
+/// be null) is checked between the stages (throws mc::Cancelled when set); one FFT of length
+/// pad·N is a single uninterruptible FFTW call.
+/// Working memory: about 5·pad·N doubles.
+FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad,
+                                const std::atomic<bool>* cancel = nullptr);
 
 /// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
 struct LeakageMap {

@@ -356,7 +356,7 @@ def claim(
             raise ValueError(f"claim: {name} must not be empty, got {value!r}")
     if not _ID.match(id):
         raise ValueError(f"claim: id must be dot-separated words (e.g. 'mylab.bound'), got {id!r}")
-    if expected not in VERDICTS:
+    if not isinstance(expected, str) or expected not in VERDICTS:
         raise ValueError(f"claim: expected must be one of {VERDICTS}, got {expected!r}")
 
     def register(check: Callable[[], Evidence]) -> Callable[[], Evidence]:
@@ -463,6 +463,8 @@ def run(
 
     Raises
     ------
+    TypeError
+        If ``ids`` is not an iterable of strings or ``progress`` is not callable.
     ValueError
         If ``ids`` names an unknown claim.
 
@@ -472,10 +474,18 @@ def run(
     [('thm1.counterexample', 'holds')]
     """
     wanted: Sequence[str]
+    if progress is not None and not callable(progress):
+        raise TypeError(f"claims.run: progress must be callable or None, got {progress!r}")
     if ids is None:
         wanted = list(REGISTRY)
     else:
-        wanted = list(dict.fromkeys(ids))
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(f"claims.run: ids must be an iterable of claim ids (str) or None, got {ids!r}")
+        listed = list(ids)
+        bad = [i for i in listed if not isinstance(i, str)]
+        if bad:
+            raise TypeError(f"claims.run: ids must be claim ids (str), got {bad[0]!r} of type {type(bad[0]).__name__}")
+        wanted = list(dict.fromkeys(listed))
         unknown = [i for i in wanted if i not in REGISTRY]
         if unknown:
             raise ValueError(f"claims.run: unknown claim id(s) {unknown}; known: {sorted(REGISTRY)}")

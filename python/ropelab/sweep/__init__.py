@@ -34,7 +34,7 @@ import numpy as np
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
-from ropelab.sweep._store import Store
+from ropelab.sweep._store import Store, read_text_nofollow
 from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
 
 __all__ = ["run", "load", "to_xarray", "tasks", "register_task", "cell_seed", "Grid", "Task", "REQUIRED"]
@@ -204,6 +204,8 @@ def run(
         raise TypeError(f"sweep.run: progress must be a bool, got {progress!r}")
     batch_size = _positive_int_or_none("batch_size", batch_size)
     nthreads = _positive_int_or_none("nthreads", nthreads)
+    if nthreads is not None and nthreads > 4096:
+        raise ValueError(f"sweep.run: nthreads must be at most 4096, got {nthreads!r}")
     client = _resolve_backend(backend)
     for i in range(len(g)):
         cell = g.cell(i)
@@ -274,15 +276,21 @@ def load(store: str | os.PathLike[str]) -> Any:
     import json
     from pathlib import Path
 
+    if not isinstance(store, (str, os.PathLike)):
+        raise TypeError(f"sweep.load: store must be a path (str or os.PathLike), got {store!r}")
     path = Path(store)
     try:
-        meta = json.loads((path / "_sweep.json").read_text())
+        meta = json.loads(read_text_nofollow(path / "_sweep.json"))
+        spec = meta["spec"]
+        digest = meta["digest"]
+        t = get(spec["task"])
+        g = Grid.from_spec(spec["axes"])
     except FileNotFoundError:
         raise ValueError(f"sweep.load: {str(path)!r} is not a sweep store (no _sweep.json)") from None
-    spec = meta["spec"]
-    t = get(spec["task"])
-    g = Grid.from_spec(spec["axes"])
-    rows = _stored_rows(Store(path, meta["digest"], spec), t, g)
+    except (KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"sweep.load: the store's {str(path / '_sweep.json')!r} is damaged "
+                         f"({type(exc).__name__}: {exc})") from None
+    rows = _stored_rows(Store(path, digest, spec, where="sweep.load"), t, g)
     df = _frame(t, g, rows).set_index("cell")
     df.attrs.update(_attrs(g, spec, meta["digest"]), complete=len(rows) == len(g))
     return df
@@ -323,11 +331,22 @@ def to_xarray(df: Any) -> Any:
     >>> dict(ds.sizes), round(float(ds.enbw_bins.sel(window="hann", N=128)), 3)
     ({'window': 2, 'N': 2}, 1.5)
     """
+    import pandas as pd
+
     xr = require("xarray", "to_xarray")
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"sweep.to_xarray: df must be a pandas.DataFrame returned by sweep.run or sweep.load, "
+                        f"got {type(df).__name__}")
     axes = df.attrs.get("axes")
     if not axes:
         raise ValueError("sweep.to_xarray: df.attrs['axes'] is missing; pass a table returned by sweep.run")
+    if isinstance(axes, str) or not isinstance(axes, (list, tuple)) or not all(isinstance(a, str) for a in axes):
+        raise ValueError(f"sweep.to_xarray: df.attrs['axes'] must be a list of column names, got {axes!r}")
     axes = list(axes)
+    missing = [a for a in axes if a not in df.columns]
+    if missing:
+        raise ValueError(f"sweep.to_xarray: df.attrs['axes'] names {missing}, which are not columns of df "
+                         f"(columns: {list(df.columns)})")
     coords = {a: _unique(df[a]) for a in axes}
     shape = tuple(len(c) for c in coords.values())
     outputs = [c for c in df.columns if c not in axes]

@@ -272,6 +272,12 @@ def cell_seed(seed: int, index: int) -> int:
     >>> cell_seed(0, 0) == cell_seed(0, 0) != cell_seed(0, 1)
     True
     """
+    seed = check_seed(seed)  # None would make SeedSequence draw fresh entropy on every call
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"sweep: cell index must be an integer, got {index!r}")
+    if int(index) < 0:
+        raise ValueError(f"sweep: cell index must be >= 0, got {index!r}")
+    index = int(index)
     words = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, np.uint32)
     return int(words[0]) | (int(words[1]) << 32)
 

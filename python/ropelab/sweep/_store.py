@@ -3,8 +3,15 @@
 Layout::
 
     STORE/_sweep.json                 what the sweep is (task, grid, trials, seed, version) + digest
-    STORE/_sweep.lock                 held (flock) by the run writing to the store
+    STORE/_sweep.lock                 held (filelock) by the run writing to the store
     STORE/part-<first>-<n>-<id>.parquet   one file per flushed group of cells
+
+Each part is tamper-evident: its Parquet metadata records the sweep's digest, its cells and a
+SHA-256 of its columns (cell, axis values, outputs). A part whose record is missing, belongs to
+another sweep (e.g. another seed), lacks a column, holds cells or parameters that are not this
+grid's, or whose data no longer match the digest (a flipped bit) is refused with a ValueError
+naming the file; deleting that file makes a resumed run recompute its cells. No file of the store
+(lock, spec, parts) is followed through a symbolic link.
 
 A part is written to a hidden temporary file, flushed to disk and renamed into place, so a reader
 sees either the whole part or nothing: a run killed at any moment leaves no partial row, and a
@@ -14,7 +21,8 @@ Parquet readers, so ``pandas.read_parquet(STORE)`` reads the cells finished so f
 
 from __future__ import annotations
 
-import fcntl
+import errno
+import hashlib
 import json
 import os
 import uuid
@@ -27,6 +35,43 @@ from ropelab.sweep._deps import require
 
 _SPEC = "_sweep.json"
 _LOCK = "_sweep.lock"
+#: Key of a part's record in its Parquet (schema) metadata.
+_RECORD = b"ropelab.sweep.part"
+#: How often :meth:`Store.read` re-lists the parts when one vanished under it (a compaction).
+_READ_ATTEMPTS = 20
+
+
+def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
+    """``os.open`` that refuses a symbolic link (ValueError naming the file)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError(f"sweep: {str(path)!r} is a symbolic link; a sweep store holds only regular "
+                             "files and follows no link") from None
+        raise
+
+
+def read_text_nofollow(path: Path) -> str:
+    """The text of ``path``, refusing a symbolic link."""
+    with os.fdopen(_open_nofollow(path), "rb") as fh:
+        return fh.read().decode()
+
+
+def _content_digest(sweep_digest: str, table: Any) -> str:
+    """SHA-256 of a part's columns (names, types, values), tied to the sweep's digest."""
+    h = hashlib.sha256(sweep_digest.encode())
+    meta = table.schema.metadata or {}
+    for key in sorted(k for k in meta if k != _RECORD):  # e.g. pandas' dtypes and index
+        h.update(b"\0meta\0" + key + b"\0" + meta[key])
+    for name in table.column_names:
+        col = table.column(name).to_numpy(zero_copy_only=False)
+        h.update(b"\0col\0" + name.encode() + b"\0" + str(col.dtype).encode() + b"\0")
+        if col.dtype.kind in "biuf":
+            h.update(col.astype(col.dtype.newbyteorder("<"), copy=False).tobytes())
+        else:
+            h.update(json.dumps([str(v) for v in col.tolist()]).encode())
+    return h.hexdigest()
 
 
 def _fsync_dir(path: Path) -> None:
@@ -58,7 +103,7 @@ def _atomic_write(path: Path, write: Any) -> None:
 class Store:
     """A sweep's Parquet store at ``path`` for the sweep described by ``spec`` / ``digest``."""
 
-    def __init__(self, path: str | os.PathLike[str], digest: str, spec: dict[str, Any]) -> None:
+    def __init__(self, path: str | os.PathLike[str], digest: str, spec: dict[str, Any], where: str = "sweep") -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"sweep: store must be a path (str or os.PathLike), got {path!r}")
         if not os.fspath(path):
@@ -67,8 +112,15 @@ class Store:
         self.path = Path(path)
         self.digest = digest
         self.spec = spec
+        self.where = where
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"sweep: store must be a directory, got the file {str(self.path)!r}")
+
+    def _grid_and_task(self) -> tuple[Any, Any]:
+        from ropelab.sweep._grid import Grid
+        from ropelab.sweep._tasks import get
+
+        return Grid.from_spec(self.spec["axes"]), get(self.spec["task"])
 
     @contextmanager
     def open(self) -> Iterator[Store]:
@@ -79,24 +131,29 @@ class Store:
                 raise ValueError(f"sweep: the store {str(self.path)!r} is a non-empty directory that is not a sweep "
                                  f"store (it holds {sorted(foreign)[:3]}...); give a new or empty directory")
         self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / _LOCK, "a") as lock:
-            try:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise RuntimeError(f"sweep: the store {str(self.path)!r} is in use by another run") from None
-            try:
-                self._check_or_write_spec()
-                for pattern in _TMP_PATTERNS:  # a killed writer's unrenamed temporaries
-                    for stale in self.path.glob(pattern):
-                        stale.unlink(missing_ok=True)
-                yield self
-            finally:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+        from filelock import FileLock, Timeout  # imported here: it imports fcntl, ropelab does not
+
+        lock_path = self.path / _LOCK
+        # Create (or check) the lock file without following a link; the lock then opens a regular file.
+        os.close(_open_nofollow(lock_path, os.O_RDWR | os.O_CREAT))
+        lock = FileLock(str(lock_path), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise RuntimeError(f"sweep: the store {str(self.path)!r} is in use by another run") from None
+        try:
+            self._check_or_write_spec()
+            for pattern in _TMP_PATTERNS:  # a killed writer's unrenamed temporaries
+                for stale in self.path.glob(pattern):
+                    stale.unlink(missing_ok=True)
+            yield self
+        finally:
+            lock.release()
 
     def _check_or_write_spec(self) -> None:
         spec_path = self.path / _SPEC
         if spec_path.exists():
-            stored = json.loads(spec_path.read_text())
+            stored = json.loads(read_text_nofollow(spec_path))
             if stored.get("digest") != self.digest:
                 old = stored.get("spec", {})
                 diff = sorted(k for k in set(old) | set(self.spec) if old.get(k) != self.spec.get(k))
@@ -119,15 +176,68 @@ class Store:
         return sorted(self.path.glob("part-*.parquet"))
 
     def read(self) -> Any:
-        """All stored rows as one DataFrame indexed by cell (first occurrence of a cell wins)."""
+        """All stored rows as one DataFrame indexed by cell (first occurrence of a cell wins).
+
+        Every part is checked (see the module docstring). A part that vanishes while it is read (a
+        concurrent compaction replaced it by the merged part, written first) makes the listing be
+        taken again.
+        """
         import pandas as pd
+
+        for _ in range(_READ_ATTEMPTS):
+            try:
+                frames = [self._read_part(p) for p in self.parts()]
+            except FileNotFoundError:
+                continue
+            if not frames:
+                return None
+            df = pd.concat(frames, ignore_index=True)
+            return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
+        raise RuntimeError(f"{self.where}: the parts of the store {str(self.path)!r} kept changing while "
+                           f"they were read ({_READ_ATTEMPTS} attempts)")
+
+    def _read_part(self, path: Path) -> Any:
+        """One part as a DataFrame, after checking its record, columns, cells, parameters and digest."""
+        import numpy as np
         import pyarrow.parquet as pq
 
-        frames = [pq.read_table(p).to_pandas() for p in self.parts()]
-        if not frames:
-            return None
-        df = pd.concat(frames, ignore_index=True)
-        return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
+        def refuse(why: str) -> ValueError:
+            return ValueError(f"{self.where}: the store's part {str(path)!r} {why}; it was not written by this "
+                              "sweep or was altered (delete the file to recompute its cells)")
+
+        fd = _open_nofollow(path)  # FileNotFoundError passes through (see read)
+        with os.fdopen(fd, "rb") as fh:
+            try:
+                table = pq.read_table(fh)
+            except Exception as exc:  # any decoding failure of a damaged file
+                raise refuse(f"cannot be read as Parquet ({type(exc).__name__}: {exc})") from None
+        meta = table.schema.metadata or {}
+        try:
+            record = json.loads(meta[_RECORD])
+        except (KeyError, ValueError):
+            raise refuse("has no ropelab part record") from None
+        if not isinstance(record, dict) or record.get("sweep") != self.digest:
+            raise refuse("belongs to another sweep (its sweep digest differs from the store's)")
+        grid, task = self._grid_and_task()
+        expected = ["cell", *grid.names, *(name for name, _ in task.outputs)]
+        if table.column_names != expected:
+            raise refuse(f"has the columns {table.column_names}, expected {expected}")
+        if record.get("content") != _content_digest(self.digest, table) or record.get("rows") != table.num_rows:
+            raise refuse("does not match its content digest (damaged or edited data)")
+        try:
+            df = table.to_pandas()
+        except Exception as exc:  # pragma: no cover - the digest covers pandas' metadata too
+            raise refuse(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
+        cells = df["cell"].to_numpy()
+        if cells.dtype.kind not in "iu" or (len(cells) and (cells.min() < 0 or cells.max() >= len(grid))):
+            raise refuse(f"holds cells outside the grid of {len(grid)} cells")
+        for name in grid.names:
+            want = grid.column(name, cells.tolist())
+            have = df[name].to_numpy()
+            same = have.shape == want.shape and have.dtype.kind == want.dtype.kind and bool(np.array_equal(have, want))
+            if not same:
+                raise refuse(f"records values of axis {name!r} that are not this grid's for its cells")
+        return df
 
     def compact(self) -> None:
         """Merge all parts into one (after a complete run): fewer files to read.
@@ -149,6 +259,9 @@ class Store:
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pandas(frame, preserve_index=False)
+        record = {"format": 1, "sweep": self.digest, "rows": table.num_rows,
+                  "content": _content_digest(self.digest, table)}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), _RECORD: json.dumps(record).encode()})
         cells = frame["cell"]
         name = f"part-{int(cells.min()):012d}-{len(frame):06d}-{uuid.uuid4().hex[:12]}.parquet"
         path = self.path / name

@@ -1,0 +1,208 @@
+"""The sweep store is tamper-evident (issue 17): foreign, partial and corrupted parts are refused
+with the file named, load survives a concurrent compaction, no link is followed, and ropelab does
+not import fcntl (the store's lock is the filelock package, imported when a store is opened)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ropelab import sweep
+
+pytest.importorskip("pyarrow")
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+GRID: dict[str, Any] = {"xi": [0.2, 0.7], "D": [8], "sigma": [0.6, 1.0]}
+
+
+def run(store: Path, seed: int = 0, **kw: Any) -> pd.DataFrame:
+    return sweep.run("rff_mse", GRID, trials=200, seed=seed, store=store, progress=False, **kw)
+
+
+def only_part(store: Path) -> Path:
+    parts = sorted(store.glob("part-*.parquet"))
+    assert len(parts) == 1
+    return parts[0]
+
+
+def test_a_part_of_another_seed_is_refused(tmp_path: Path) -> None:
+    mine, other = tmp_path / "mine", tmp_path / "other"
+    run(mine, seed=0)
+    run(other, seed=1)
+    foreign = only_part(other)
+    shutil.copy(foreign, mine / foreign.name)
+    for call in (lambda: run(mine, seed=0), lambda: sweep.load(mine)):
+        with pytest.raises(ValueError, match=f"{foreign.name}.*belongs to another sweep"):
+            call()
+    # deleting the named file lets a run resume (recomputing nothing it still has)
+    (mine / foreign.name).unlink()
+    pd.testing.assert_frame_equal(run(mine, seed=0), sweep.run("rff_mse", GRID, trials=200, seed=0, progress=False))
+
+
+def test_a_part_with_only_a_cell_column_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    table = pq.read_table(only_part(store))
+    bad = pa.Table.from_pandas(pd.DataFrame({"cell": np.arange(4, dtype=np.int64)}), preserve_index=False)
+    bad = bad.replace_schema_metadata(table.schema.metadata)  # even with a copied record
+    pq.write_table(bad, store / "part-000000000000-000004-deadbeefcafe.parquet")
+    with pytest.raises(ValueError, match="deadbeefcafe.*has the columns"):
+        sweep.load(store)
+
+
+def test_a_part_without_a_record_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    df = pd.read_parquet(only_part(store))
+    df.to_parquet(store / "part-000000000000-000004-000000000000.parquet", index=False)
+    with pytest.raises(ValueError, match="000000000000.parquet.*has no ropelab part record"):
+        sweep.load(store)
+
+
+def test_edited_values_or_parameters_are_refused(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    part = only_part(store)
+    table = pq.read_table(part)
+    for column, change in (("empirical_mse", lambda a: np.nextafter(a, np.inf)), ("xi", lambda a: a[::-1].copy())):
+        df = table.to_pandas()
+        df[column] = change(df[column].to_numpy())
+        edited = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(table.schema.metadata)
+        pq.write_table(edited, part)
+        with pytest.raises(ValueError, match=f"{part.name}.*content digest"):
+            sweep.load(store)
+
+
+@pytest.mark.parametrize("where", ["data", "footer", "everywhere"])
+def test_a_flipped_bit_is_detected(tmp_path: Path, where: str) -> None:
+    store = tmp_path / "s"
+    run(store)
+    part = only_part(store)
+    raw = bytearray(part.read_bytes())
+    meta_len = int.from_bytes(raw[-8:-4], "little")
+    data_end = len(raw) - 8 - meta_len
+    positions = {"data": range(4, data_end), "footer": range(data_end, len(raw) - 8),
+                 "everywhere": range(4, len(raw) - 8)}[where]
+    rng = np.random.default_rng(7)
+    detected = 0
+    for pos in rng.choice(np.asarray(positions), size=25, replace=False):
+        for bit in (0, 5):
+            flipped = bytearray(raw)
+            flipped[pos] ^= 1 << bit
+            part.write_bytes(bytes(flipped))
+            try:
+                sweep.load(store)
+            except ValueError as exc:
+                assert part.name in str(exc)
+                detected += 1
+    # every flip is either refused or harmless (bits of padding/statistics that change nothing read)
+    part.write_bytes(bytes(raw))
+    ok = sweep.load(store)
+    for pos in rng.choice(np.asarray(positions), size=25, replace=False):
+        flipped = bytearray(raw)
+        flipped[pos] ^= 1
+        part.write_bytes(bytes(flipped))
+        try:
+            df = sweep.load(store)
+        except ValueError:
+            continue
+        pd.testing.assert_frame_equal(df, ok, check_exact=True)  # accepted ⇒ the same numbers
+    assert detected > 0
+
+
+def test_load_survives_a_concurrent_compaction(tmp_path: Path) -> None:
+    from ropelab.sweep._store import Store
+
+    store = tmp_path / "s"
+    ref = run(store, batch_size=1)
+    meta = __import__("json").loads((store / "_sweep.json").read_text())
+    st = Store(store, meta["digest"], meta["spec"])
+    rows = st.read().reset_index()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def churn() -> None:  # the writer's compaction, again and again: split into parts, merge
+        try:
+            while not stop.is_set():
+                for i in range(len(rows)):
+                    st.write(rows.iloc[[i]])
+                st.compact()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        for _ in range(150):
+            df = sweep.load(store)
+            pd.testing.assert_frame_equal(df, ref, check_exact=True, check_like=False)
+    finally:
+        stop.set()
+        t.join()
+    assert not errors, errors
+
+
+def test_no_symlink_is_followed(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (store / "_sweep.lock").unlink()
+    (store / "_sweep.lock").symlink_to(victim)
+    with pytest.raises(ValueError, match="_sweep.lock.*symbolic link"):
+        run(store)
+    assert victim.read_text() == "precious"
+    (store / "_sweep.lock").unlink()
+
+    part = only_part(store)
+    moved = tmp_path / part.name
+    part.rename(moved)
+    part.symlink_to(moved)
+    with pytest.raises(ValueError, match=f"{part.name}.*symbolic link"):
+        sweep.load(store)
+    part.unlink()
+    moved.rename(part)
+
+    spec = store / "_sweep.json"
+    spec.rename(tmp_path / "spec.json")
+    spec.symlink_to(tmp_path / "spec.json")
+    with pytest.raises(ValueError, match="_sweep.json.*symbolic link"):
+        sweep.load(store)
+    with pytest.raises(ValueError, match="_sweep.json.*symbolic link"):
+        run(store)
+
+
+def test_the_lock_is_still_exclusive_between_processes(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    from filelock import FileLock
+
+    with FileLock(str(store / "_sweep.lock")):
+        code = ("import ropelab.sweep as s; s.run('rff_mse', {'xi': [0.2, 0.7], 'D': [8], 'sigma': [0.6, 1.0]}, "
+                f"trials=200, store={str(store)!r}, progress=False)")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "is in use by another run" in r.stderr
+    run(store)  # released: usable again
+
+
+def test_ropelab_does_not_import_fcntl() -> None:
+    code = "import ropelab, ropelab.sweep, ropelab.claims, sys; assert 'fcntl' not in sys.modules, 'fcntl imported'"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # the claim is about ropelab: the interpreter alone does not import fcntl either way
+    r = subprocess.run([sys.executable, "-c", "import sys; print('fcntl' in sys.modules)"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "False"
+    src = Path(sweep.__file__).parent / "_store.py"
+    assert "import fcntl" not in src.read_text()
+    assert os.path.exists(src)
