@@ -261,8 +261,11 @@ def load(store: str | os.PathLike[str]) -> Any:
 
     Raises
     ------
+    TypeError
+        If ``store`` is not a path.
     ValueError
-        If ``store`` is not a sweep store (it has no ``_sweep.json``).
+        If ``store`` is not a sweep store (it has no ``_sweep.json``), or a part of it is foreign,
+        incomplete or corrupted (the message names the file).
 
     Examples
     --------
@@ -321,8 +324,10 @@ def to_xarray(df: Any) -> Any:
 
     Raises
     ------
+    TypeError
+        If ``df`` is not a pandas DataFrame.
     ValueError
-        If ``df.attrs["axes"]`` is missing.
+        If ``df.attrs["axes"]`` is missing, not a list of column names, or names missing columns.
 
     Examples
     --------

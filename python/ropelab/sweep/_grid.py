@@ -267,6 +267,13 @@ def cell_seed(seed: int, index: int) -> int:
     int
         A 64-bit seed.
 
+    Raises
+    ------
+    TypeError
+        If ``seed`` or ``index`` is not an integer.
+    ValueError
+        If ``seed`` or ``index`` is negative or ``seed`` is out of range.
+
     Examples
     --------
     >>> cell_seed(0, 0) == cell_seed(0, 0) != cell_seed(0, 1)
