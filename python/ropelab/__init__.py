@@ -25,6 +25,9 @@ report
     Terminal, Markdown, JSON and HTML renderings of claim results.
 plot
     matplotlib helpers (needs the ``plot`` extra); they take and return Axes/Figures.
+attention
+    Exact softmax attention and its random-feature (Performer-style) estimate, with RoPE or
+    Selective RoPE phases and per-pair temperatures.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -33,11 +36,11 @@ simd
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
+from ropelab import attention, recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd",
+__all__ = ["__version__", "attention", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd",
            "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the

@@ -1,0 +1,338 @@
+"""Attention-level computations: exact softmax attention and its random-feature estimate.
+
+Exact attention of queries ``q`` (..., T, d), keys ``k`` (..., S, d) and values ``v``
+(..., S, d_v) is
+
+.. math::
+
+    o_i = \\frac{\\sum_j w_{ij} v_j}{\\sum_j w_{ij}}, \\qquad
+    w_{ij} = \\exp(\\mathrm{scale}\\; q_i \\cdot k_j + b_{ij}),
+
+with ``j ≤ i`` when causal. :func:`random_feature` replaces ``exp(scale q·k)`` by the dot product
+of random feature maps ``φ(q)·φ(k)`` and evaluates numerator and denominator with the
+associativity trick of Performer (Choromanski et al., arXiv:2009.14794, §2.2, Eqs. 4–5 and the
+prefix sums of §2.6 for the causal case): the cost is linear in ``T`` and the state per sequence
+is ``F × (d_v + 1)`` numbers, ``F`` the number of feature columns.
+
+Feature maps, with ``x' = √scale · x``, ``h = ‖x'‖²/2`` and frequencies
+``ω_1..ω_D ~ N(0, diag(σ_c²))`` (orthogonal blocks with ``orthogonal=True``):
+
+==============  ==================================================  ================  =============
+estimator       ``φ(x)``                                             columns           reference
+==============  ==================================================  ================  =============
+``trig``        ``e^{h}/√D [cos ω·x' | sin ω·x']``                   ``2D``            Eq. 8 of arXiv:2511.17388 (conjugate form)
+``positive``    ``e^{ω·x' − h}/√D``                                  ``D``             FAVOR+, arXiv:2009.14794 Lemma 1
+``hyperbolic``  ``e^{−h}/√(2D) [e^{ω·x'} | e^{−ω·x'}]``              ``2D``            arXiv:2009.14794 Lemma 1
+==============  ==================================================  ================  =============
+
+At ``σ = 1`` every ``φ(q)·φ(k)`` is an unbiased estimate of ``exp(scale q·k)``. The trig map is
+the conjugate convention of :func:`ropelab.rff.feature_map` (``Re φ(q)·conj φ(k)``), so a σ means
+here what it means in :mod:`ropelab.rff` and :mod:`ropelab.temperature`: ``ω ~ N(0, σ² I)`` with
+the amplitude ``e^{‖x‖²/2}`` unchanged, i.e. ``E[φ(q)·φ(k)] = e^{(‖q'‖² + ‖k'‖²)/2 −
+σ²‖q'−k'‖²/2}`` (trig) and ``e^{σ²‖q'+k'‖²/2 − (‖q'‖² + ‖k'‖²)/2}`` (positive, hyperbolic).
+
+Rotary phases. ``phases`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
+``k[..., t, :]`` by ``phases[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
+attention, which is RoPE for ``phases = rotary.rope_angles(...)`` and Selective RoPE for the
+cumulative phases of :func:`ropelab.rotary.selective_phase`; ``random_feature(q, k, v, D,
+phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab import rotary
+from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, FloatArray, Layout
+
+__all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts"]
+
+Estimator = Literal["trig", "positive", "hyperbolic"]
+
+
+class RandomFeatureParts(NamedTuple):
+    """Output of :func:`random_feature` with ``return_parts=True``.
+
+    ``output = numerator / denominator[..., None]``. Without stabilisation the two are the
+    random-feature estimates of ``Σ_j exp(scale q_i·k_j) v_j`` and ``Σ_j exp(scale q_i·k_j)``
+    (``j ≤ i`` when causal); with it, both are multiplied by one positive constant per row.
+    """
+
+    output: npt.NDArray[Any]
+    numerator: npt.NDArray[Any]
+    denominator: npt.NDArray[Any]
+
+
+def _all_float32(*xs: ArrayLike) -> bool:
+    return all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in xs)
+
+
+def _rotate(q: ArrayLike, k: ArrayLike, phases: ArrayLike | None, layout: Layout, func: str) -> tuple[Any, Any]:
+    if phases is None:
+        return q, k
+    qa, ka = np.asarray(q), np.asarray(k)
+    if qa.ndim >= 2 and ka.ndim >= 2 and qa.shape[-2] != ka.shape[-2]:
+        raise ValueError(f"{func}: phases need as many queries as keys (T == S), got q.shape={qa.shape} "
+                         f"and k.shape={ka.shape}")
+    try:
+        return rotary.rotate(q, phases, layout), rotary.rotate(k, phases, layout)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"{func}: phases: {e}") from None
+
+
+def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, int, int]:
+    """The bias buffer, one element offset per sequence and the (T, S) element strides."""
+    qa, ka = np.asarray(q), np.asarray(k)
+    if qa.ndim < 2 or ka.ndim < 2:
+        return bias, None, 0, 0  # the core reports the shape error of q/k
+    b = np.asarray(bias)
+    if b.dtype.kind not in "biuf":
+        raise TypeError(f"attention.softmax: bias must be a real array, got dtype {b.dtype}")
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    batch = qa.shape[:-2]
+    target = batch + (qa.shape[-2], ka.shape[-2])
+    try:
+        view = np.broadcast_to(b, target)
+    except ValueError:
+        raise ValueError(f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, "
+                         f"got shape {b.shape}") from None
+    strides = np.array(view.strides, dtype=np.int64) // b.itemsize
+    if batch:
+        idx = np.indices(batch, dtype=np.int64).reshape(len(batch), -1)
+        offsets = strides[:-2] @ idx
+    else:
+        offsets = np.zeros(1, dtype=np.int64)
+    return b, np.ascontiguousarray(offsets, dtype=np.int64), int(strides[-2]), int(strides[-1])
+
+
+def softmax(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    *,
+    causal: bool = True,
+    scale: float | None = None,
+    bias: ArrayLike | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+) -> npt.NDArray[Any]:
+    """Exact softmax attention, batched over the leading dimensions.
+
+    ``o_i = Σ_j w_ij v_j / Σ_j w_ij`` with ``w_ij = exp(scale·q_i·k_j + bias_ij)`` (``j ≤ i``
+    when causal), evaluated block-wise with a running row maximum subtracted before ``exp``
+    (the "online softmax"): no logit overflows, and memory stays O(64·256) per thread for any
+    ``T`` and ``S``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., T, d)
+        Queries.
+    k : array_like, shape (..., S, d)
+        Keys, with the same leading dimensions as ``q``.
+    v : array_like, shape (..., S, d_v)
+        Values.
+    causal : bool
+        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
+    scale : float or None
+        Logit scale; ``None`` means ``1/√d``.
+    bias : array_like or None
+        An additive logit bias broadcastable to ``(..., T, S)``: ``b_ij`` is added to
+        ``scale·q_i·k_j`` before the softmax. ALiBi is ``bias = −m_h·(i − j)`` per head ``h``
+        (shape ``(H, 1, T, S)`` against ``q`` of shape ``(B, H, T, d)``); the Forgetting
+        Transformer's forget gate is ``bias_ij = Σ_{l=j+1}^{i} log f_l``. Entries may be ``-inf``
+        (masked); NaN and ``+inf`` are rejected, and so is a row with every key masked.
+    phases : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (see the module docstring).
+    layout : {"interleaved", "half"}
+        Channel pairing of ``phases``.
+    nthreads : int or None
+        Threads (``None``: all cores). The result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, d_v)
+        float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed in float64 — logits,
+        sums and products — and rounded once), float64 otherwise.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match (naming the argument), non-finite ``q``/``k``/``v``,
+        ``scale ≤ 0``, ``causal`` with ``T != S``, a bias that does not broadcast, contains NaN or
+        ``+inf``, or masks a whole row.
+    TypeError
+        Complex or non-numeric input.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.standard_normal((3, 2, 5, 4))
+    >>> o = softmax(q, k, v)
+    >>> o.shape
+    (2, 5, 4)
+    >>> bool(np.allclose(o[:, 0], v[:, 0]))  # the first query sees only the first key
+    True
+    """
+    f32 = _all_float32(q, k, v)
+    q, k = _rotate(q, k, phases, layout, "attention.softmax")
+    if bias is None:
+        b, offsets, st, ss = None, None, 0, 0
+    else:
+        b, offsets, st, ss = _bias_view(bias, q, k)
+    out = np.asarray(_core.attention.softmax(q, k, v, causal, scale, b, offsets, st, ss, nthreads))
+    return out.astype(np.float32) if f32 else out
+
+
+def random_feature(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int,
+    *,
+    estimator: Estimator = "trig",
+    sigma: ArrayLike = 1.0,
+    orthogonal: bool = False,
+    causal: bool = True,
+    seed: int = 0,
+    trials: int = 1,
+    stabilize: bool = True,
+    scale: float | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+    return_parts: bool = False,
+) -> Any:
+    """Random-feature (Performer-style) estimate of softmax attention.
+
+    ``o_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i`` with ``S_i = Σ_j φ(k_j) v_jᵀ`` and ``z_i = Σ_j φ(k_j)``
+    (``j ≤ i`` when causal, accumulated as prefix sums over chunks of 64 rows: memory O(D·d_v) per
+    sequence, never O(T·D·d_v)). ``φ`` is the feature map of ``estimator`` (module docstring)
+    with ``D`` frequencies; trial ``t`` draws them as
+    ``ropelab.rff.sample_omega(D, d, sigma, seed, orthogonal=orthogonal, index=t)`` (scaled per
+    channel for a per-pair ``sigma``), shared by every sequence of the batch.
+
+    Parameters
+    ----------
+    q, k, v : array_like, shapes (..., T, d), (..., S, d), (..., S, d_v)
+        Queries, keys, values with the same leading dimensions.
+    D : int
+        Number of random frequencies (``≥ 1``).
+    estimator : {"trig", "positive", "hyperbolic"}
+        Feature map (module docstring).
+    sigma : float or array_like of shape (d/2,)
+        Temperature: ``ω ~ N(0, σ² I_d)`` for a scalar. An array gives one temperature per rotary
+        frequency pair (a spectrum, as in Fig. 2 of arXiv:2511.17388): both channels of pair
+        ``i`` (``(2i, 2i+1)`` interleaved, ``(i, i+d/2)`` half) get standard deviation
+        ``sigma[i]``, i.e. ``ω_c = sigma[pair(c)]·g_c`` with ``g ~ N(0, I_d)`` the draws of
+        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``> 0``.
+    orthogonal : bool
+        Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
+    causal : bool
+        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
+    seed : int
+        Seed of the counter-based random streams; with ``trials`` it fixes every number.
+    trials : int
+        Independent repetitions (trial ``t`` uses the frequencies of index ``t``).
+    stabilize : bool
+        Subtract the running maximum of the features' log-magnitudes before ``exp`` (per query
+        row; over the keys seen so far, the partial sums being rescaled when it grows). Cancels
+        in the ratio; without it, amplitudes ``e^{scale‖x‖²/2}`` beyond a double raise.
+    scale : float or None
+        Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
+        ``√scale`` before the feature map.
+    phases : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (module docstring).
+    layout : {"interleaved", "half"}
+        Channel pairing of ``phases`` and of a per-pair ``sigma``.
+    nthreads : int or None
+        Threads (``None``: all cores). Results are bit-identical for every value.
+    return_parts : bool
+        Also return the numerator and denominator (:class:`RandomFeatureParts`).
+
+    Returns
+    -------
+    ndarray or RandomFeatureParts
+        Shape (..., T, d_v) for ``trials == 1``, else (trials, ..., T, d_v) (the denominator
+        without the last axis). float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed
+        in float64 and rounded once), float64 otherwise.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, ``D < 1``, ``sigma`` not positive or of the wrong length,
+        non-finite input, ``causal`` with ``T != S``, features overflowing without ``stabilize``
+        (naming ``q`` or ``k``), or an estimated denominator of zero (non-finite output).
+    TypeError
+        Complex or non-numeric input, a non-integer ``D``/``trials``/``seed``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> q, k, v = 0.5 * rng.standard_normal((3, 128, 8))
+    >>> exact = softmax(q, k, v)
+    >>> est = random_feature(q, k, v, 4096, estimator="positive", seed=3)
+    >>> est.shape
+    (128, 8)
+    >>> bool(np.linalg.norm(est - exact) / np.linalg.norm(exact) < 0.1)
+    True
+    >>> bool(np.array_equal(est, random_feature(q, k, v, 4096, estimator="positive", seed=3, nthreads=1)))
+    True
+    """
+    f32 = _all_float32(q, k, v)
+    q, k = _rotate(q, k, phases, layout, "attention.random_feature")
+    res = _core.attention.random_feature(q, k, v, D, estimator, sigma, layout, orthogonal, causal, seed,
+                                         trials, stabilize, scale, nthreads, return_parts)
+    batch = np.asarray(q).shape[:-2]
+    arrs = []
+    for i, a in enumerate(res):
+        a = np.asarray(a)
+        tail = a.shape[2:]
+        a = a.reshape((a.shape[0],) + batch + tail)
+        if int(trials) == 1:
+            a = a[0]
+        arrs.append(a.astype(np.float32) if f32 else a)
+    if return_parts:
+        return RandomFeatureParts(*arrs)
+    return arrs[0]
+
+
+def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *, scale: float = 1.0) -> FloatArray:
+    """The feature map ``φ`` of :func:`random_feature` (without stabilisation).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Rows to map.
+    omega : array_like, shape (D, d)
+        Frequencies (e.g. :func:`ropelab.rff.sample_omega`).
+    estimator : {"trig", "positive", "hyperbolic"}
+        Feature map (module docstring).
+    scale : float
+        Logit scale: rows are multiplied by ``√scale`` first.
+
+    Returns
+    -------
+    ndarray, shape (n, 2D) for trig and hyperbolic, (n, D) for positive
+
+    Raises
+    ------
+    ValueError
+        Shapes, non-finite input, a feature overflowing a double.
+
+    Examples
+    --------
+    >>> from ropelab import rff
+    >>> w = rff.sample_omega(64, 3, seed=0)
+    >>> x = np.array([[0.1, 0.2, -0.3]])
+    >>> bool(np.allclose(feature_map(x, w, "trig"), rff.feature_map(x, w, "trig")))
+    True
+    >>> phi = feature_map(x, w, "hyperbolic")
+    >>> float(phi @ phi.T) > 0
+    True
+    """
+    return np.asarray(_core.attention.feature_map(X, omega, estimator, scale))
