@@ -20,6 +20,7 @@ EXPECTED = {
     "thm1.counterexample": "holds",
     "thm1.literal_origin": "holds",
     "thm1.finite_D": "holds",
+    "thm1.attention": "fails",
     "prf.sigma_one": "holds",
     "prf.transition_gt1": "holds",
     "rff.softmax_no_position": "holds",

@@ -416,7 +416,7 @@ def test_bad_random_feature_arguments():
         attention.random_feature(q, k, v, 2.5)
     with pytest.raises(ValueError, match=r"sigma must have one temperature per rotary pair \(d/2 = 3"):
         attention.random_feature(q, k, v, 4, sigma=[1.0, 1.0])
-    with pytest.raises(ValueError, match=r"sigma must be > 0"):
+    with pytest.raises(ValueError, match=r"sigma must be >= 0"):
         attention.random_feature(q, k, v, 4, sigma=[1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match=r"sigma must be finite"):
         attention.random_feature(q, k, v, 4, sigma=np.inf)
@@ -481,3 +481,50 @@ def test_ctrl_c_interrupts(call):
     assert "latency" in lines, out.stdout
     assert float(lines["latency"]) < 0.5
     assert lines["after"] == "(4, 16)"
+
+
+# ---------------------------------------------------------------------------------------------
+# error against exact attention
+
+
+def test_mean_cosine_matches_direct_average():
+    rng = np.random.default_rng(30)
+    q, k = rng.standard_normal((2, 2, 40, 5)) + 0.5
+    qh = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    kh = k / np.linalg.norm(k, axis=-1, keepdims=True)
+    C = np.einsum("btd,bsd->bts", qh, kh)
+    assert attention.mean_cosine(q, k, causal=False) == pytest.approx(C.mean(), rel=1e-13)
+    assert attention.mean_cosine(q, k) == pytest.approx(C[:, np.tril(np.ones((40, 40), bool))].mean(), rel=1e-13)
+
+
+def test_error_definition_and_rules():
+    rng = np.random.default_rng(31)
+    q, k, v = 0.5 * rng.standard_normal((3, 48, 8))
+    r = attention.error(q, k, v, [8, 64], trials=6, seed=4)
+    assert r.rules == attention.RULES and r.mean.shape == (5, 2)
+    exact = attention.softmax(q, k, v)
+    for rule in r.rules:
+        for j, D in enumerate([8, 64]):
+            sig = attention.rule_sigma(rule, D, 8, r.xi)
+            est = attention.random_feature(q, k, v, D, sigma=sig, seed=4, trials=6)
+            e = np.linalg.norm((est - exact).reshape(6, -1), axis=1) / np.linalg.norm(exact)
+            assert r.at(rule, D) == pytest.approx((e.mean(), e.std(ddof=1) / np.sqrt(6)), rel=1e-12)
+    assert r.sigma["tan"][0] == pytest.approx(float(np.tan(np.arccos(r.xi) / 2)))
+    assert r.sigma["rope"][0] == pytest.approx([1.0, 0.1, 0.01, 0.001])
+    with pytest.raises(ValueError, match="rules must be taken from"):
+        attention.error(q, k, v, 8, rules=("cold",))
+    with pytest.raises(ValueError, match="trials must be an integer >= 2"):
+        attention.error(q, k, v, 8, trials=1)
+    with pytest.raises(ValueError, match="D must be an integer >= 1"):
+        attention.error(q, k, v, [8, 0])
+
+
+def test_error_shrinks_with_D_at_sigma_one():
+    rng = np.random.default_rng(32)
+    q, k, v = 0.5 * rng.standard_normal((3, 64, 8))
+    r = attention.error(q, k, v, [64, 4096], rules=("one",), estimator="positive", trials=16, seed=1)
+    (m1, s1), (m2, s2) = r.at("one", 64), r.at("one", 4096)
+    ratio = m1 / m2
+    se = ratio * np.hypot(s1 / m1, s2 / m2)  # delta method
+    # O(1/√D) predicts 8 at 64× the features; require more than 4 by 5 standard errors
+    assert ratio - 5 * se > 4

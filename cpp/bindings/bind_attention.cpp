@@ -130,7 +130,7 @@ darray softmax(py::handle qo, py::handle ko, py::handle vo, bool causal, py::han
 /// in `layout`'s pairing (interleaved: channels 2i, 2i+1; half: i, i + d/2).
 std::vector<double> sigma_arg(py::handle obj, std::size_t d, const std::string& layout, const char* f) {
   const darray s = real_array(obj, f, "sigma");
-  require_each(s, f, "sigma", "must be > 0", [](double x) { return x > 0; });
+  require_each(s, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
   if (s.ndim() == 0) return {s.data()[0]};
   if (s.ndim() != 1) value_error(f, "sigma", "must be a scalar or a 1-D array of d/2 pair temperatures", obj);
   if (d % 2 != 0) {

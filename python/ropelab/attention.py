@@ -40,16 +40,18 @@ phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from ropelab import rotary
+from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
 
-__all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts"]
+__all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts", "AttentionError", "error",
+           "mean_cosine", "rule_sigma"]
 
 Estimator = Literal["trig", "positive", "hyperbolic"]
 
@@ -229,7 +231,7 @@ def random_feature(
         frequency pair (a spectrum, as in Fig. 2 of arXiv:2511.17388): both channels of pair
         ``i`` (``(2i, 2i+1)`` interleaved, ``(i, i+d/2)`` half) get standard deviation
         ``sigma[i]``, i.e. ``ω_c = sigma[pair(c)]·g_c`` with ``g ~ N(0, I_d)`` the draws of
-        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``> 0``.
+        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``≥ 0`` (``0``: that pair does not enter the features; the ``"rfa"`` spectrum starts at 0).
     orthogonal : bool
         Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
     causal : bool
@@ -264,7 +266,7 @@ def random_feature(
     Raises
     ------
     ValueError
-        Shapes that do not match, ``D < 1``, ``sigma`` not positive or of the wrong length,
+        Shapes that do not match, ``D < 1``, ``sigma`` negative or of the wrong length,
         non-finite input, ``causal`` with ``T != S``, features overflowing without ``stabilize``
         (naming ``q`` or ``k``), or an estimated denominator of zero (non-finite output).
     TypeError
@@ -336,3 +338,195 @@ def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *
     True
     """
     return np.asarray(_core.attention.feature_map(X, omega, estimator, scale))
+
+
+Rule = Literal["one", "tan", "optimal", "rope", "rfa"]
+RULES: tuple[Rule, ...] = ("one", "tan", "optimal", "rope", "rfa")
+
+
+def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
+    """Mean cosine similarity ``ξ̄`` of the attended query–key pairs.
+
+    ``ξ̄ = mean over (i, j) of q̂_i·k̂_j`` (``q̂ = q/‖q‖``; pairs ``j ≤ i`` when causal, all pairs
+    otherwise; every sequence of the batch), computed in O(T·d) with prefix sums of ``k̂``.
+    Theorem 1 of arXiv:2511.17388 states its temperature for unit vectors with ``q·k = ξ``;
+    :func:`rule_sigma` uses ``ξ̄`` as the ``ξ`` of a whole attention map.
+
+    Examples
+    --------
+    >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])
+    0.6666666666666666
+    """
+    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if qa.ndim < 2 or ka.ndim != qa.ndim or qa.shape[-1] != ka.shape[-1]:
+        raise ValueError(f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
+                         f"got {qa.shape} and {ka.shape}")
+    qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    if (qn == 0).any() or (kn == 0).any():
+        raise ValueError("attention.mean_cosine: q and k must not have zero rows")
+    qh, kh = qa / qn, ka / kn
+    if causal:
+        if qa.shape[-2] != ka.shape[-2]:
+            raise ValueError(f"attention.mean_cosine: causal needs T == S, got {qa.shape} and {ka.shape}")
+        T = qa.shape[-2]
+        total = float((qh * np.cumsum(kh, axis=-2)).sum())
+        pairs = T * (T + 1) / 2 * (qa.size // (T * qa.shape[-1]))
+    else:
+        total = float((qh.sum(-2) * kh.sum(-2)).sum())
+        pairs = qa.shape[-2] * ka.shape[-2] * (qa.size // (qa.shape[-2] * qa.shape[-1]))
+    return total / pairs
+
+
+def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) -> Any:
+    """The temperature of a rule: a scalar σ or one σ per rotary pair (length ``d/2``).
+
+    ``"one"``: σ = 1 (the conjugate trig and positive estimators are then unbiased).
+    ``"tan"``: the rule of Theorem 1 of arXiv:2511.17388, ``σ = tan(½ arccos ξ)``
+    (:func:`ropelab.temperature.paper_sigma`). ``"optimal"``: the MSE-optimal σ*(D) for unit
+    vectors with ``q·k = ξ`` (:func:`ropelab.temperature.optimal_sigma`, trig). ``"rope"`` and
+    ``"rfa"``: the per-pair spectra of the authors' code (Fig. 2 of arXiv:2511.17388;
+    :func:`ropelab.temperature.spectrum` with ``temp_max = 1`` and ``base``).
+
+    Examples
+    --------
+    >>> rule_sigma("tan", 64, 8, 0.5) ** 2
+    0.3333333333333333
+    >>> rule_sigma("rope", 64, 8, 0.5)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    if rule == "one":
+        return 1.0
+    if rule == "tan":
+        return float(temperature.paper_sigma(xi))
+    if rule == "optimal":
+        return float(temperature.optimal_sigma(xi, D))
+    if rule in ("rope", "rfa"):
+        return np.asarray(temperature.spectrum(d, rule, base=base))
+    raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
+
+
+@dataclass(frozen=True)
+class AttentionError:
+    """Relative error of random-feature attention against exact softmax attention.
+
+    For each rule and ``D``, trial ``t`` gives ``e_t = ‖Ô_t − O‖_F / ‖O‖_F`` (Frobenius norms
+    over every sequence, row and value channel; ``O`` = :func:`softmax`, ``Ô_t`` =
+    :func:`random_feature` trial ``t``). ``mean`` is the mean of ``e_t`` over the trials and
+    ``stderr`` its standard error (sample standard deviation / √trials).
+
+    Attributes
+    ----------
+    D : ndarray of int, shape (n_D,)
+    rules : tuple of str
+    mean, stderr : ndarray, shape (n_rules, n_D)
+    sigma : dict
+        rule -> list (one entry per D) of the σ used (a float or a list of d/2 floats).
+    xi : float
+        The mean cosine :func:`mean_cosine` used by the ``"tan"`` and ``"optimal"`` rules.
+    estimator, trials, seed
+        The inputs.
+    """
+
+    D: npt.NDArray[np.int64]
+    rules: tuple[str, ...]
+    mean: FloatArray
+    stderr: FloatArray
+    sigma: dict[str, list[Any]]
+    xi: float
+    estimator: str
+    trials: int
+    seed: int
+
+    def at(self, rule: str, D: int) -> tuple[float, float]:
+        """``(mean, stderr)`` of one rule at one D."""
+        i, j = self.rules.index(rule), int(np.flatnonzero(self.D == D)[0])
+        return float(self.mean[i, j]), float(self.stderr[i, j])
+
+
+def error(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int | Sequence[int],
+    *,
+    rules: Sequence[Rule] = RULES,
+    estimator: Estimator = "trig",
+    trials: int = 16,
+    seed: int = 0,
+    causal: bool = True,
+    scale: float | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    orthogonal: bool = False,
+    base: float = 10000.0,
+    nthreads: int | None = None,
+) -> AttentionError:
+    """Relative Frobenius error of random-feature attention against exact attention, per rule and D.
+
+    Every rule and D uses the same ``seed`` (common random numbers: the rules differ only in σ,
+    which sharpens their comparison). Parameters not listed are those of :func:`random_feature`.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+        As in :func:`softmax` (phases, if given, are applied first, to both the exact and the
+        estimated attention).
+    D : int or sequence of int
+        Feature counts.
+    rules : sequence of {"one", "tan", "optimal", "rope", "rfa"}
+        Temperature rules (:func:`rule_sigma`); ``ξ`` is :func:`mean_cosine` of the rotated,
+        ``√scale``-scaled ``q`` and ``k``.
+    trials : int
+        Monte-Carlo trials per (rule, D) (``≥ 2`` for a standard error).
+
+    Returns
+    -------
+    AttentionError
+
+    Raises
+    ------
+    ValueError
+        An unknown rule, ``trials < 2``, a ``D < 1``, and everything :func:`random_feature` rejects.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = 0.5 * rng.standard_normal((3, 64, 8))
+    >>> r = error(q, k, v, [16, 256], rules=("one", "tan"), trials=8)
+    >>> r.mean.shape
+    (2, 2)
+    >>> bool(r.at("one", 256)[0] < r.at("one", 16)[0])
+    True
+    """
+    Ds = np.atleast_1d(np.asarray(D))
+    if Ds.ndim != 1 or Ds.size == 0 or Ds.dtype.kind not in "iu" or (Ds < 1).any():
+        raise ValueError(f"attention.error: D must be an integer >= 1 or a sequence of them, got {D!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 2:
+        raise ValueError(f"attention.error: trials must be an integer >= 2 (for a standard error), got {trials!r}")
+    rules = tuple(rules)
+    for r in rules:
+        if r not in RULES:
+            raise ValueError(f"attention.error: rules must be taken from {RULES}, got {r!r}")
+    q, k = _rotate(q, k, phases, layout, "attention.error")
+    exact = softmax(q, k, v, causal=causal, scale=scale, nthreads=nthreads)
+    qa = np.asarray(q, dtype=np.float64)
+    d = qa.shape[-1]
+    s = 1 / np.sqrt(d) if scale is None else float(scale)
+    xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
+    del s
+    norm = float(np.linalg.norm(exact))
+    mean = np.empty((len(rules), Ds.size))
+    se = np.empty_like(mean)
+    sigmas: dict[str, list[Any]] = {r: [] for r in rules}
+    for i, rule in enumerate(rules):
+        for j, Dj in enumerate(Ds.tolist()):
+            sig = rule_sigma(rule, Dj, d, xi, base=base)
+            sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
+            est = random_feature(q, k, v, Dj, estimator=estimator, sigma=sig, orthogonal=orthogonal, causal=causal,
+                                 seed=seed, trials=trials, scale=scale, layout=layout, nthreads=nthreads)
+            diff = (est - exact).reshape(trials, -1)
+            e = np.linalg.norm(diff, axis=1) / norm
+            mean[i, j] = e.mean()
+            se[i, j] = e.std(ddof=1) / np.sqrt(trials)
+    return AttentionError(D=Ds.astype(np.int64), rules=rules, mean=mean, stderr=se, sigma=sigmas, xi=xi,
+                          estimator=estimator, trials=int(trials), seed=int(seed))

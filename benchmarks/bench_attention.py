@@ -1,0 +1,123 @@
+"""ropelab.attention against straightforward NumPy implementations, in one process.
+
+* causal random-feature attention (trig, T = 4096, d = 64, D = 256, d_v = 64, float64):
+  NumPy computes the features with BLAS (``X @ ω.T``, ``cos``/``sin``) and the causal sums with
+  chunked prefix sums (chunks of 64 rows: ``φ_q S + tril(φ_q φ_kᵀ) V`` then ``S += φ_kᵀ V``),
+  the same O(D·d_v) algorithm as ropelab;
+* exact causal softmax attention (T = 4096, d = 64, float64): NumPy builds the masked T×T logits,
+  subtracts the row maxima, ``exp``, normalises and multiplies by V (BLAS).
+
+Prints the best-of-``--repeat`` wall times, the ratios NumPy/ropelab, ropelab on 1 thread and on
+all cores, the process CPU/wall ratio and the load average (the machine is shared: the figures
+are only comparable at a low load). Checks that both implementations agree before timing.
+Not a test: ``python benchmarks/bench_attention.py [--repeat N] [--T T]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _common import best_of, header  # noqa: E402
+
+import ropelab as rl  # noqa: E402
+
+CHUNK = 64
+
+
+def numpy_rff_causal(q: np.ndarray, k: np.ndarray, v: np.ndarray, omega: np.ndarray, scale: float) -> np.ndarray:
+    """Trig random-feature causal attention with chunked prefix sums (stabilised key amplitudes)."""
+    T, _ = q.shape
+    D = omega.shape[0]
+    w = np.sqrt(scale) * omega
+
+    def feats(x: np.ndarray, shift: np.ndarray | float) -> np.ndarray:
+        p = x @ w.T
+        amp = np.exp(0.5 * scale * (x * x).sum(1) - shift) / np.sqrt(D)
+        return np.concatenate([np.cos(p), np.sin(p)], axis=1) * amp[:, None]
+
+    hk = 0.5 * scale * (k * k).sum(1)
+    mk = np.maximum.accumulate(hk)  # running key maximum (as ropelab)
+    hq = 0.5 * scale * (q * q).sum(1)
+    out = np.empty_like(v)
+    S = np.zeros((2 * D, v.shape[1]))
+    z = np.zeros(2 * D)
+    m = -np.inf
+    for c in range(0, T, CHUNK):
+        sl = slice(c, min(T, c + CHUNK))
+        mc = mk[sl.stop - 1]
+        if m > -np.inf:
+            f = np.exp(m - mc)
+            S *= f
+            z *= f
+        m = mc
+        fk = feats(k[sl], m)
+        fq = feats(q[sl], hq[sl])
+        A = np.tril(fq @ fk.T)
+        num = fq @ S + A @ v[sl]
+        den = fq @ z + A.sum(1)
+        out[sl] = num / den[:, None]
+        S += fk.T @ v[sl]
+        z += fk.sum(0)
+    return out
+
+
+def numpy_softmax_causal(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
+    T = q.shape[0]
+    logits = scale * (q @ k.T)
+    logits[np.triu_indices(T, 1)] = -np.inf
+    logits -= logits.max(1, keepdims=True)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(1, keepdims=True)
+    return logits @ v
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--T", type=int, default=4096)
+    ap.add_argument("--D", type=int, default=256)
+    args = ap.parse_args()
+    print(header())
+    T, d, dv, D = args.T, 64, 64, args.D
+    rng = np.random.default_rng(0)
+    q, k, v = 0.5 * rng.standard_normal((3, T, d))
+    scale = 1 / np.sqrt(d)
+    omega = rl.rff.sample_omega(D, d, 1.0, 7)
+    ncores = os.cpu_count() or 1
+
+    ref = numpy_rff_causal(q, k, v, omega, scale)
+    got = rl.attention.random_feature(q, k, v, D, seed=7)
+    assert np.allclose(got, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max()), np.abs(got - ref).max()
+    ref_s = numpy_softmax_causal(q, k, v, scale)
+    assert np.allclose(rl.attention.softmax(q, k, v), ref_s, rtol=0, atol=1e-12)
+
+    rows = []
+    for name, f_np, f_rl in (
+        (f"random_feature trig causal T={T} d={d} D={D}", lambda: numpy_rff_causal(q, k, v, omega, scale),
+         lambda n: rl.attention.random_feature(q, k, v, D, seed=7, nthreads=n)),
+        (f"softmax causal T={T} d={d}", lambda: numpy_softmax_causal(q, k, v, scale),
+         lambda n: rl.attention.softmax(q, k, v, nthreads=n)),
+    ):
+        load0 = os.getloadavg()[0]
+        t_np = best_of(f_np, args.repeat)
+        t_1 = best_of(lambda: f_rl(1), args.repeat)
+        c0, w0 = time.process_time(), time.perf_counter()
+        t_all = best_of(lambda: f_rl(None), args.repeat)
+        cpu_wall = (time.process_time() - c0) / (time.perf_counter() - w0)
+        rows.append((name, t_np, t_1, t_all, cpu_wall, (load0 + os.getloadavg()[0]) / 2))
+    print(f"{'case':44s} {'numpy s':>9s} {'rl 1T s':>9s} {'rl all s':>9s} {'np/rl1':>7s} {'np/all':>7s} "
+          f"{'cpu/wall':>8s} {'load':>5s}")
+    for name, t_np, t_1, t_all, cw, load in rows:
+        print(f"{name:44s} {t_np:9.4f} {t_1:9.4f} {t_all:9.4f} {t_np / t_1:7.2f} {t_np / t_all:7.2f} "
+              f"{cw:8.2f} {load:5.1f}")
+    print(f"(all = {ncores} threads; NumPy's BLAS may use several threads itself)")
+
+
+if __name__ == "__main__":
+    main()
