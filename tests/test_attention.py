@@ -528,3 +528,16 @@ def test_error_shrinks_with_D_at_sigma_one():
     se = ratio * np.hypot(s1 / m1, s2 / m2)  # delta method
     # O(1/√D) predicts 8 at 64× the features; require more than 4 by 5 standard errors
     assert ratio - 5 * se > 4
+
+
+@pytest.mark.parametrize("estimator", ["trig", "positive", "hyperbolic"])
+def test_random_feature_noncausal_rectangular(estimator):
+    rng = np.random.default_rng(33)
+    q, k = 0.5 * rng.standard_normal((70, 5)), 0.5 * rng.standard_normal((1300, 5))
+    v = rng.standard_normal((1300, 2))
+    omega = rff.sample_omega(16, 5, 1.0, 3)
+    ref = masked_reference(q, k, v, omega, estimator, 0.3, False)[0]
+    out = attention.random_feature(q, k, v, 16, estimator=estimator, causal=False, seed=3, scale=0.3)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
+    with pytest.raises(ValueError, match="causal=True requires"):
+        attention.random_feature(q, k, v, 16)
