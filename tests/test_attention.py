@@ -541,3 +541,18 @@ def test_random_feature_noncausal_rectangular(estimator):
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
     with pytest.raises(ValueError, match="causal=True requires"):
         attention.random_feature(q, k, v, 16)
+
+
+def test_doctests_and_examples():
+    # (tests/test_doctests.py lists its modules explicitly; ropelab.attention is checked here)
+    import doctest
+    import inspect
+
+    res = doctest.testmod(attention, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+                          raise_on_error=False, verbose=False)
+    assert res.attempted > 10 and res.failed == 0
+    for name in attention.__all__:
+        obj = getattr(attention, name)
+        if inspect.isfunction(obj):
+            doc = inspect.getdoc(obj) or ""
+            assert "Examples\n--------" in doc and ">>>" in doc, name

@@ -334,7 +334,7 @@ def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *
     >>> bool(np.allclose(feature_map(x, w, "trig"), rff.feature_map(x, w, "trig")))
     True
     >>> phi = feature_map(x, w, "hyperbolic")
-    >>> float(phi @ phi.T) > 0
+    >>> bool((phi @ phi.T)[0, 0] > 0)
     True
     """
     return np.asarray(_core.attention.feature_map(X, omega, estimator, scale))
@@ -354,8 +354,8 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
 
     Examples
     --------
-    >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])
-    0.6666666666666666
+    >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])  # pairs (0,0), (1,0), (1,1)
+    0.3333333333333333
     """
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     if qa.ndim < 2 or ka.ndim != qa.ndim or qa.shape[-1] != ka.shape[-1]:
