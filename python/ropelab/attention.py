@@ -51,7 +51,7 @@ from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
 
 __all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts", "AttentionError", "error",
-           "mean_cosine", "rule_sigma"]
+           "mean_cosine", "rule_sigma", "PhasePrecision", "phase_precision"]
 
 Estimator = Literal["trig", "positive", "hyperbolic"]
 
@@ -374,7 +374,7 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     else:
         total = float((qh.sum(-2) * kh.sum(-2)).sum())
         pairs = qa.shape[-2] * ka.shape[-2] * (qa.size // (qa.shape[-2] * qa.shape[-1]))
-    return total / pairs
+    return float(total / pairs)
 
 
 def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) -> Any:
@@ -530,3 +530,89 @@ def error(
             se[i, j] = e.std(ddof=1) / np.sqrt(trials)
     return AttentionError(D=Ds.astype(np.int64), rules=rules, mean=mean, stderr=se, sigma=sigmas, xi=xi,
                           estimator=estimator, trials=int(trials), seed=int(seed))
+
+
+@dataclass(frozen=True)
+class PhasePrecision:
+    """float32 against float64 along a sequence (see :func:`phase_precision`).
+
+    Attributes
+    ----------
+    phase_error : ndarray, shape (T,)
+        ``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).
+    score_error : ndarray, shape (T,)
+        ``|s32_t − s64_t| / (‖q_t‖ ‖k_0‖)`` with ``s_t = (R(ψ_t) q_t)·(R(ψ_0) k_0)`` — the rotated
+        score between position ``t`` and position 0.
+    phase_max : ndarray, shape (T,)
+        ``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.
+    """
+
+    phase_error: FloatArray
+    score_error: FloatArray
+    phase_max: FloatArray
+
+
+def phase_precision(
+    omega: ArrayLike, q: ArrayLike, k: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
+) -> PhasePrecision:
+    """How far a float32 model's rotary phases and rotated scores drift from float64 over ``T``.
+
+    The float32 path accumulates ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` in single precision
+    (:func:`ropelab.rotary.cumulative_phase` with ``accumulate="float32"``: the running sum is
+    rounded to float32 at every step, so its error grows with ``t`` and with ``|ψ|``, whose float32
+    spacing is ``|ψ|·2⁻²³``), rotates float32 ``q``, ``k`` with those angles
+    (:func:`ropelab.rotary.rotate`, products rounded to float32) and forms the score in float32;
+    the float64 path does everything in double. The cosine and sine of a float32 angle are exact
+    to double precision here, so the score error is that of the angle's accumulation and of the
+    float32 products, not of a float32 ``sin`` routine.
+
+    Parameters
+    ----------
+    omega : array_like, shape (T, d/2)
+        Per-step angles (RoPE: a constant row of frequencies; Selective RoPE: the gated,
+        convolved projections).
+    q, k : array_like, shape (T, d)
+        Queries and keys.
+    theta : float or array_like of shape (d/2,)
+        The per-pair scale Θ.
+    layout : {"interleaved", "half"}
+        Channel pairing.
+
+    Returns
+    -------
+    PhasePrecision
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, non-finite input.
+
+    Examples
+    --------
+    >>> from ropelab import rotary
+    >>> T, d = 4096, 8
+    >>> omega = np.tile(rotary.frequencies(d), (T, 1))          # RoPE: ψ_t = (t+1)·θ_i
+    >>> rng = np.random.default_rng(0)
+    >>> q, k = rng.standard_normal((2, T, d))
+    >>> p = phase_precision(omega, q, k)
+    >>> bool(p.phase_error[-1] > 1e-3 > 1e-6 > p.phase_error[9])  # float32 drift grows with t
+    True
+    >>> bool(p.score_error[:100].max() < 1e-5 < p.score_error[-100:].max())
+    True
+    """
+    om = np.asarray(omega, dtype=np.float64)
+    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
+        raise ValueError(f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
+                         f"q {qa.shape}, k {ka.shape}")
+    psi64 = rotary.cumulative_phase(om, theta, accumulate="float64")
+    psi32 = rotary.cumulative_phase(om, theta, accumulate="float32")
+    r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
+    r32q = rotary.rotate(qa.astype(np.float32), psi32, layout)
+    r32k = rotary.rotate(ka[:1].astype(np.float32), psi32[:1], layout)
+    s64 = r64q @ r64k[0]
+    s32 = (r32q @ r32k[0]).astype(np.float64)  # float32 products and sums
+    norms = np.linalg.norm(qa, axis=1) * np.linalg.norm(ka[0])
+    return PhasePrecision(phase_error=np.abs(psi32 - psi64).max(axis=1),
+                          score_error=np.abs(s32 - s64) / norms,
+                          phase_max=np.abs(psi64).max(axis=1))
