@@ -123,6 +123,7 @@ bench: install
 	$(PY) benchmarks/bench_recurrence.py
 	$(PY) benchmarks/bench_spectra.py
 	$(PY) benchmarks/bench_sweep.py
+	$(PY) benchmarks/bench_attention.py
 
 clean:
 	rm -rf build report .pytest_cache docs/_build docs/claims.md

@@ -20,6 +20,7 @@ MODULES = [
     "ropelab.rotary",
     "ropelab.recurrence",
     "ropelab.transition",
+    "ropelab.attention",
     "ropelab.spectra",
     "ropelab.tasks",
     "ropelab.expressivity",

@@ -110,6 +110,8 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "thm1.literal_origin": lambda m: m.setattr(temperature, "unbiased_sigma", lambda xi, *a, **k: np.ones_like(np.asarray(xi, float))),
     # a closed form off by a factor no longer matches Monte Carlo
     "thm1.finite_D": lambda m: m.setattr(temperature, "mse", (lambda orig: lambda *a, **k: 1.5 * np.asarray(orig(*a, **k)))(temperature.mse)),
+    # a tan rule that returns σ = 1 makes the paper's temperature look harmless in attention
+    "thm1.attention": lambda m: m.setattr(temperature, "paper_sigma", lambda xi: 1.0),
     # an optimiser stuck at σ = 1 for positive features
     "prf.sigma_one": lambda m: m.setattr(temperature, "optimal_sigma", lambda xi, D, *a, **k: 1.0),
     # a mis-transcribed table entry

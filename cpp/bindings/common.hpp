@@ -169,6 +169,7 @@ void register_recurrence(py::module_& m);
 void register_transition(py::module_& m);
 void register_spectra(py::module_& m);
 void register_simd(py::module_& m);
+void register_attention(py::module_& m);
 
 }  // namespace ropelab::bind
 

@@ -28,4 +28,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_spectra(spectra);
   auto simd = m.def_submodule("simd", "SIMD path of the Monte-Carlo kernels; benchmarking hook");
   ropelab::bind::register_simd(simd);
+  auto attention = m.def_submodule("attention", "exact and random-feature attention");
+  ropelab::bind::register_attention(attention);
 }

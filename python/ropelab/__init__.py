@@ -33,6 +33,9 @@ report
     Terminal, Markdown, JSON and HTML renderings of claim results.
 plot
     matplotlib helpers (needs the ``plot`` extra); they take and return Axes/Figures.
+attention
+    Exact softmax attention and its random-feature (Performer-style) estimate, with RoPE or
+    Selective RoPE phases and per-pair temperatures.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -41,13 +44,13 @@ simd
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
+from ropelab import attention, recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
 from ropelab import expressivity, extrapolation, tasks
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "spectra", "sweep", "simd",
-           "tasks", "expressivity", "extrapolation", "claims", "report", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "spectra", "sweep",
+           "simd", "tasks", "expressivity", "extrapolation", "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
 # claims, which plain numerical use does not need at import time.

@@ -9,7 +9,8 @@ from . import recurrence
 from . import transition
 from . import spectra
 from . import simd
-__all__: list[str] = ['git_commit', 'recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
+from . import attention
+__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
 def git_commit() -> str:
     """
     The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.

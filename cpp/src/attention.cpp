@@ -1,0 +1,441 @@
+#include "ropelab/attention.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ropelab/montecarlo.hpp"
+#include "ropelab/rff.hpp"
+#include "ropelab/vecmath.hpp"
+
+namespace ropelab::attention {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using CMap = Eigen::Map<const RowMatrix>;
+using Map = Eigen::Map<RowMatrix>;
+using Vector = Eigen::VectorXd;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr double kHalfPi = 1.5707963267948966192313216916397514;
+
+bool is_cancelled(const std::atomic<bool>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed);
+}
+
+Eigen::Index ix(std::size_t n) { return static_cast<Eigen::Index>(n); }
+
+/// exp(a − b) with exp(−inf − b) = 0 (a running maximum that has not started yet).
+double exp_diff(double a, double b) { return a == kNegInf ? 0.0 : std::exp(a - b); }
+
+}  // namespace
+
+Estimator parse_estimator(const std::string& name) {
+  if (name == "trig") return Estimator::trig;
+  if (name == "positive") return Estimator::positive;
+  if (name == "hyperbolic") return Estimator::hyperbolic;
+  throw std::invalid_argument("estimator must be one of 'trig', 'positive', 'hyperbolic', got '" +
+                              name + "'");
+}
+
+std::size_t feature_count(Estimator est, std::size_t D) {
+  return est == Estimator::positive ? D : 2 * D;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Exact attention.
+
+void softmax(const double* q, const double* k, const double* v, const Shape& sh, double scale,
+             bool causal, const Bias* bias, int nthreads, double* out,
+             const std::atomic<bool>* cancel) {
+  if (causal && sh.T != sh.S) throw std::invalid_argument("causal attention requires T == S");
+  const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
+  const std::size_t ntasks = sh.batch * nqb;
+  mc::parallel_blocks(ntasks, 1, nthreads, [&](std::size_t begin, std::size_t end) {
+    RowMatrix scores, weights, acc;
+    Vector m, l, alpha;
+    for (std::size_t task = begin; task < end; ++task) {
+      const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
+      const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
+      const CMap Q(q + (b * sh.T + i0) * sh.d, ix(nq), ix(sh.d));
+      const std::size_t kend = causal ? i1 : sh.S;
+      acc.setZero(ix(nq), ix(sh.dv));
+      m.setConstant(ix(nq), kNegInf);
+      l.setZero(ix(nq));
+      for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
+        if (is_cancelled(cancel)) throw mc::Cancelled();
+        const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
+        const CMap K(k + (b * sh.S + j0) * sh.d, ix(nk), ix(sh.d));
+        const CMap V(v + (b * sh.S + j0) * sh.dv, ix(nk), ix(sh.dv));
+        scores.noalias() = Q * K.transpose();
+        scores *= scale;
+        if (bias != nullptr) {
+          const double* base = bias->data + bias->batch_offset[b];
+          for (std::size_t i = 0; i < nq; ++i) {
+            const double* row = base + static_cast<std::int64_t>(i0 + i) * bias->stride_t;
+            for (std::size_t j = 0; j < nk; ++j) {
+              scores(ix(i), ix(j)) += row[static_cast<std::int64_t>(j0 + j) * bias->stride_s];
+            }
+          }
+        }
+        if (causal && j1 > i0 + 1) {
+          for (std::size_t i = 0; i < nq; ++i) {
+            for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) {
+              scores(ix(i), ix(j - j0)) = kNegInf;
+            }
+          }
+        }
+        weights.resize(ix(nq), ix(nk));
+        alpha.resize(ix(nq));
+        for (std::size_t i = 0; i < nq; ++i) {
+          const auto r = ix(i);
+          const double mnew = std::max(m(r), scores.row(r).maxCoeff());
+          if (mnew == kNegInf) {  // every key so far masked: nothing to add
+            weights.row(r).setZero();
+            alpha(r) = 1.0;
+            continue;
+          }
+          alpha(r) = exp_diff(m(r), mnew);
+          double s = 0;
+          for (std::size_t j = 0; j < nk; ++j) {
+            const double w = std::exp(scores(r, ix(j)) - mnew);
+            weights(r, ix(j)) = w;
+            s += w;
+          }
+          l(r) = alpha(r) * l(r) + s;
+          m(r) = mnew;
+        }
+        acc = alpha.asDiagonal() * acc;
+        acc.noalias() += weights * V;
+      }
+      for (std::size_t i = 0; i < nq; ++i) {
+        if (!(l(ix(i)) > 0)) throw EmptyRow(b, i0 + i);
+        Map(out + (b * sh.T + i0 + i) * sh.dv, 1, ix(sh.dv)) = acc.row(ix(i)) / l(ix(i));
+      }
+    }
+  }, cancel);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Random features.
+
+void trial_omega(const RandomFeatureOptions& opt, std::size_t d, std::uint64_t trial, double* out) {
+  const bool scalar = opt.sigma.size() == 1;
+  rff::sample_omega(opt.D, d, scalar ? opt.sigma[0] : 1.0, opt.seed, opt.orthogonal, trial, out);
+  if (!scalar) {
+    for (std::size_t r = 0; r < opt.D; ++r) {
+      for (std::size_t c = 0; c < d; ++c) out[r * d + c] *= opt.sigma[c];
+    }
+  }
+}
+
+namespace {
+
+/// Feature evaluation for one trial: ω' = √scale·ω, so that ω'·x = ω·(√scale x).
+class Featurizer {
+ public:
+  Featurizer(const double* omega, std::size_t D, std::size_t d, Estimator est, double scale)
+      : D_(D), d_(d), F_(feature_count(est, D)), est_(est), scale_(scale),
+        omega_(CMap(omega, ix(D), ix(d)) * std::sqrt(scale)) {}
+
+  std::size_t F() const { return F_; }
+
+  /// Projections p (n×D) and half norms h (n) of the rows of X.
+  void project(const double* X, std::size_t n, RowMatrix& p, Vector& h) const {
+    const CMap x(X, ix(n), ix(d_));
+    p.noalias() = x * omega_.transpose();
+    h = 0.5 * scale_ * x.rowwise().squaredNorm();
+  }
+
+  /// max_f ℓ of row i.
+  double log_max(const RowMatrix& p, const Vector& h, std::size_t i) const {
+    const auto r = ix(i);
+    switch (est_) {
+      case Estimator::trig: return h(r);
+      case Estimator::positive: return p.row(r).maxCoeff() - h(r);
+      case Estimator::hyperbolic: return p.row(r).cwiseAbs().maxCoeff() - h(r);
+    }
+    return 0;
+  }
+
+  /// out (n×F) = features of the n rows, row i multiplied by exp(−shift(i)).
+  void features(const RowMatrix& p, const Vector& h, const double* shift, RowMatrix& out) const {
+    const auto n = p.rows(), DD = ix(D_);
+    out.resize(n, ix(F_));
+    const double inv = 1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? D_ : 2 * D_));
+    const double inv_trig = 1.0 / std::sqrt(static_cast<double>(D_));
+    if (est_ == Estimator::trig) {
+      // cos and sin of every projection with the active SIMD path's cosine (SLEEF u10, ≤ 1 ulp):
+      // sin p = cos(p − π/2), whose absolute error stays below 1 ulp of |p| + 1 ulp of π/2.
+      const std::size_t m = static_cast<std::size_t>(p.size());
+      cos_.resize(m);
+      sin_.resize(m);
+      for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
+      const simd::Kernels& kern = simd::kernels();
+      kern.cos(p.data(), m, cos_.data());
+      kern.cos(sin_.data(), m, sin_.data());
+    }
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double s = shift != nullptr ? shift[i] : 0.0;
+      const double* pr = p.data() + i * DD;
+      double* o = out.data() + i * ix(F_);
+      switch (est_) {
+        case Estimator::trig: {
+          const double amp = std::exp(h(i) - s) * inv_trig;
+          const double* c = cos_.data() + i * DD;
+          const double* sn = sin_.data() + i * DD;
+          for (Eigen::Index j = 0; j < DD; ++j) {
+            o[j] = amp * c[j];
+            o[j + DD] = amp * sn[j];
+          }
+          break;
+        }
+        case Estimator::positive: {
+          const double c = h(i) + s;
+          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - c) * inv;
+          break;
+        }
+        case Estimator::hyperbolic: {
+          const double c = h(i) + s;
+          for (Eigen::Index j = 0; j < DD; ++j) {
+            o[j] = std::exp(pr[j] - c) * inv;
+            o[j + DD] = std::exp(-pr[j] - c) * inv;
+          }
+          break;
+        }
+      }
+    }
+  }
+
+ private:
+  std::size_t D_, d_, F_;
+  Estimator est_;
+  double scale_;
+  RowMatrix omega_;
+  mutable std::vector<double> cos_, sin_;  // per-thread Featurizer: scratch of features()
+};
+
+bool all_finite(const RowMatrix& x) { return x.allFinite(); }
+
+}  // namespace
+
+void feature_map(const double* X, std::size_t n, std::size_t d, const double* omega, std::size_t D,
+                 Estimator est, double scale, const double* shift, double* out, double* log_max) {
+  const Featurizer fz(omega, D, d, est, scale);
+  RowMatrix p, f;
+  Vector h;
+  fz.project(X, n, p, h);
+  fz.features(p, h, shift, f);
+  std::copy(f.data(), f.data() + f.size(), out);
+  if (log_max != nullptr) {
+    for (std::size_t i = 0; i < n; ++i) log_max[i] = fz.log_max(p, h, i);
+  }
+}
+
+namespace {
+
+/// The state of a run of keys: Z = Σ φ(k_j) v_jᵀ (F×dv), z = Σ φ(k_j), both scaled by exp(−m).
+struct State {
+  RowMatrix Z;
+  Vector z;
+  double m = kNegInf;
+  void reset(std::size_t F, std::size_t dv, bool stabilize) {
+    Z.setZero(ix(F), ix(dv));
+    z.setZero(ix(F));
+    m = stabilize ? kNegInf : 0.0;
+  }
+  /// Rescale to a new maximum m2 ≥ m.
+  void rescale(double m2) {
+    if (m2 == m) return;
+    const double f = exp_diff(m, m2);
+    Z *= f;
+    z *= f;
+    m = m2;
+  }
+};
+
+/// How a sequence is cut: chunks of kChunk rows, segments of `per` whole chunks.
+struct Segments {
+  std::size_t n = 0, chunks = 0, per = 0, count = 0;
+  explicit Segments(std::size_t rows) : n(rows) {
+    chunks = (rows + kChunk - 1) / kChunk;
+    count = std::min(kMaxSegments, chunks);
+    per = count == 0 ? 0 : (chunks + count - 1) / count;
+    count = per == 0 ? 0 : (chunks + per - 1) / per;
+  }
+  std::size_t chunk_begin(std::size_t g) const { return g * per; }
+  std::size_t chunk_end(std::size_t g) const { return std::min(chunks, (g + 1) * per); }
+  std::size_t row_begin(std::size_t c) const { return c * kChunk; }
+  std::size_t row_end(std::size_t c) const { return std::min(n, (c + 1) * kChunk); }
+};
+
+}  // namespace
+
+void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
+                    const RandomFeatureOptions& opt, double* out, double* num, double* den,
+                    const std::atomic<bool>* cancel) {
+  if (opt.causal && sh.T != sh.S) throw std::invalid_argument("causal attention requires T == S");
+  if (opt.sigma.size() != 1 && opt.sigma.size() != sh.d) {
+    throw std::invalid_argument("sigma must have 1 or d entries");
+  }
+  const std::size_t d = sh.d, dv = sh.dv, D = opt.D, F = feature_count(opt.estimator, D);
+  const bool causal = opt.causal, stab = opt.stabilize;
+  const Segments qs(sh.T), ks(sh.S);  // causal: the same cut
+  const std::size_t units = opt.trials * sh.batch;
+  const int nthreads = mc::resolve_threads(opt.nthreads);
+  // Units (trial, sequence) are processed in groups; grouping only schedules work: every unit's
+  // numbers are computed in the same order whatever the group or thread.
+  const std::size_t group = std::max<std::size_t>(1, 2 * static_cast<std::size_t>(nthreads));
+
+  std::vector<double> omegas;        // per unit of the group: D×d
+  std::vector<State> states;         // per unit and key segment
+  std::vector<double> denom;         // per unit: T (causal: the local sums, then the totals)
+  std::vector<double> chunk_m;       // causal: per unit and query chunk, the key maximum used
+  std::vector<double> prefix_m;      // causal: per unit and segment, the prefix's maximum
+
+  for (std::size_t u0 = 0; u0 < units; u0 += group) {
+    const std::size_t nu = std::min(group, units - u0);
+    omegas.assign(nu * D * d, 0.0);
+    states.assign(nu * ks.count, State{});
+    denom.assign(nu * sh.T, 0.0);
+    chunk_m.assign(causal ? nu * qs.chunks : 0, 0.0);
+    prefix_m.assign(causal ? nu * ks.count : 0, kNegInf);
+
+    mc::parallel_blocks(nu, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t u = b0; u < b1; ++u) {
+        trial_omega(opt, d, (u0 + u) / sh.batch, omegas.data() + u * D * d);
+      }
+    }, cancel);
+
+    auto out_rows = [&](std::size_t u) { return out + (u0 + u) * sh.T * dv; };
+
+    // Phase 1: per key segment, its state; causal: also the intra-segment sums of its queries.
+    mc::parallel_blocks(nu * ks.count, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+      RowMatrix pk, pq, fk, fq, A;
+      Vector hk, hq, qshift;
+      for (std::size_t task = b0; task < b1; ++task) {
+        const std::size_t u = task / ks.count, g = task % ks.count, seq = (u0 + u) % sh.batch;
+        const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+        State& st = states[task];
+        st.reset(F, dv, stab);
+        for (std::size_t c = ks.chunk_begin(g); c < ks.chunk_end(g); ++c) {
+          if (is_cancelled(cancel)) throw mc::Cancelled();
+          const std::size_t r0 = ks.row_begin(c), r1 = ks.row_end(c), n = r1 - r0;
+          fz.project(k + (seq * sh.S + r0) * d, n, pk, hk);
+          if (stab) {
+            double mc = kNegInf;
+            for (std::size_t i = 0; i < n; ++i) mc = std::max(mc, fz.log_max(pk, hk, i));
+            if (mc > st.m) st.rescale(mc);
+          }
+          qshift.setConstant(ix(n), st.m);
+          fz.features(pk, hk, qshift.data(), fk);
+          if (!all_finite(fk)) throw FeatureOverflow("k");
+          const CMap V(v + (seq * sh.S + r0) * dv, ix(n), ix(dv));
+          if (causal) {
+            fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
+            qshift.resize(ix(n));
+            for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
+            fz.features(pq, hq, qshift.data(), fq);
+            if (!all_finite(fq)) throw FeatureOverflow("q");
+            A.noalias() = fq * fk.transpose();
+            A.triangularView<Eigen::StrictlyUpper>().setZero();
+            Map N(out_rows(u) + r0 * dv, ix(n), ix(dv));
+            N.noalias() = fq * st.Z;
+            N.noalias() += A * V;
+            Eigen::Map<Vector> dn(denom.data() + u * sh.T + r0, ix(n));
+            dn.noalias() = fq * st.z;
+            dn += A.rowwise().sum();
+            chunk_m[u * qs.chunks + c] = st.m;
+          }
+          st.Z.noalias() += fk.transpose() * V;
+          st.z += fk.colwise().sum().transpose();
+        }
+      }
+    }, cancel);
+
+    // Phase 2: combine the segment states (in place): causal, exclusive prefix sums, each with
+    // its own maximum; otherwise the total, in states[u·count].
+    mc::parallel_blocks(nu, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t u = b0; u < b1; ++u) {
+        State* s = states.data() + u * ks.count;
+        if (causal) {
+          State run;
+          run.reset(F, dv, stab);
+          for (std::size_t g = 0; g < ks.count; ++g) {
+            State seg = std::move(s[g]);
+            s[g] = run;  // the prefix of segment g: segments < g
+            prefix_m[u * ks.count + g] = run.m;
+            if (stab) {
+              const double m2 = std::max(run.m, seg.m);
+              run.rescale(m2);
+              seg.rescale(m2);
+            }
+            run.Z += seg.Z;
+            run.z += seg.z;
+          }
+        } else {
+          for (std::size_t g = 1; g < ks.count; ++g) {
+            if (stab) {
+              const double m2 = std::max(s[0].m, s[g].m);
+              s[0].rescale(m2);
+              s[g].rescale(m2);
+            }
+            s[0].Z += s[g].Z;
+            s[0].z += s[g].z;
+          }
+        }
+      }
+    }, cancel);
+
+    // Phase 3: per query segment, the contribution of the prefix (causal) or of all keys.
+    mc::parallel_blocks(nu * qs.count, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+      RowMatrix pq, fq, N;
+      Vector hq, qshift, dn;
+      for (std::size_t task = b0; task < b1; ++task) {
+        const std::size_t u = task / qs.count, g = task % qs.count, seq = (u0 + u) % sh.batch;
+        const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+        const State& pre = causal ? states[u * ks.count + g] : states[u * ks.count];
+        for (std::size_t c = qs.chunk_begin(g); c < qs.chunk_end(g); ++c) {
+          if (is_cancelled(cancel)) throw mc::Cancelled();
+          const std::size_t r0 = qs.row_begin(c), r1 = qs.row_end(c), n = r1 - r0;
+          Map O(out_rows(u) + r0 * dv, ix(n), ix(dv));
+          Eigen::Map<Vector> Dn(denom.data() + u * sh.T + r0, ix(n));
+          const bool need_prefix = !causal || g > 0;
+          if (need_prefix) {
+            fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
+            qshift.resize(ix(n));
+            for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
+            fz.features(pq, hq, qshift.data(), fq);
+            if (!all_finite(fq)) throw FeatureOverflow("q");
+          }
+          if (causal) {
+            // local sums at scale exp(−mc), prefix at exp(−mp): bring both to max(mc, mp).
+            const double mc = chunk_m[u * qs.chunks + c];
+            const double mp = prefix_m[u * ks.count + g];
+            if (need_prefix) {
+              const double m2 = stab ? std::max(mc, mp) : 0.0;
+              const double fl = stab ? exp_diff(mc, m2) : 1.0, fp = stab ? exp_diff(mp, m2) : 1.0;
+              N.noalias() = fq * pre.Z;
+              dn.noalias() = fq * pre.z;
+              O = fl * O + fp * N;
+              Dn = fl * Dn + fp * dn;
+            }
+          } else {
+            O.noalias() = fq * pre.Z;
+            Dn.noalias() = fq * pre.z;
+          }
+          if (num != nullptr) std::copy(O.data(), O.data() + O.size(), num + ((u0 + u) * sh.T + r0) * dv);
+          if (den != nullptr) std::copy(Dn.data(), Dn.data() + n, den + (u0 + u) * sh.T + r0);
+          for (std::size_t i = 0; i < n; ++i) O.row(ix(i)) /= Dn(ix(i));
+        }
+      }
+    }, cancel);
+  }
+}
+
+}  // namespace ropelab::attention

@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ropelab/attention.hpp"
+#include "ropelab/rff.hpp"
+#include "test_util.hpp"
+
+using namespace ropelab;
+using ropelab::testing::max_abs_diff;
+using ropelab::testing::normals;
+
+namespace {
+
+/// Direct O(T·S) exact attention of one sequence (max-subtracted per row).
+std::vector<double> direct_softmax(const std::vector<double>& q, const std::vector<double>& k,
+                                   const std::vector<double>& v, const attention::Shape& s,
+                                   double scale, bool causal) {
+  std::vector<double> out(s.T * s.dv, 0.0), w(s.S);
+  for (std::size_t i = 0; i < s.T; ++i) {
+    const std::size_t n = causal ? i + 1 : s.S;
+    double m = -INFINITY;
+    for (std::size_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (std::size_t c = 0; c < s.d; ++c) dot += q[i * s.d + c] * k[j * s.d + c];
+      w[j] = scale * dot;
+      m = std::max(m, w[j]);
+    }
+    double z = 0;
+    for (std::size_t j = 0; j < n; ++j) z += (w[j] = std::exp(w[j] - m));
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t c = 0; c < s.dv; ++c) out[i * s.dv + c] += w[j] / z * v[j * s.dv + c];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Attention, SoftmaxMatchesDirectSum) {
+  attention::Shape s{1, 300, 300, 5, 3};
+  const auto q = normals(s.T * s.d, 1), k = normals(s.S * s.d, 2), v = normals(s.S * s.dv, 3);
+  for (bool causal : {true, false}) {
+    std::vector<double> out(s.T * s.dv);
+    attention::softmax(q.data(), k.data(), v.data(), s, 0.6, causal, nullptr, 2, out.data(), nullptr);
+    EXPECT_LT(max_abs_diff(out, direct_softmax(q, k, v, s, 0.6, causal)), 1e-13);
+  }
+}
+
+TEST(Attention, FeatureMapsAgreeWithRff) {
+  const std::size_t n = 4, d = 3, D = 16;
+  const auto x = normals(n * d, 4, 0.5);
+  std::vector<double> omega(D * d), a(n * 2 * D), b(n * 2 * D);
+  rff::sample_omega(D, d, 1.2, 9, false, 0, omega.data());
+  for (auto [ae, re] : {std::pair{attention::Estimator::trig, rff::Estimator::trig},
+                        std::pair{attention::Estimator::positive, rff::Estimator::positive}}) {
+    attention::feature_map(x.data(), n, d, omega.data(), D, ae, 1.0, nullptr, a.data(), nullptr);
+    rff::feature_map(x.data(), n, d, omega.data(), D, re, nullptr, b.data());
+    const std::size_t F = attention::feature_count(ae, D);
+    for (std::size_t i = 0; i < n * F; ++i) EXPECT_NEAR(a[i], b[i], 1e-14 * std::abs(b[i]) + 1e-300);
+  }
+}
+
+TEST(Attention, HyperbolicIsUnbiasedInTheMean) {
+  // E[φ(q)·φ(k)] = exp(q·k): average over many frequency draws.
+  const std::size_t d = 3, D = 4096;
+  const std::vector<double> x{0.3, -0.2, 0.5, 0.1, 0.4, -0.3};  // q, k
+  std::vector<double> omega(D * d), f(2 * 2 * D);
+  rff::sample_omega(D, d, 1.0, 3, false, 0, omega.data());
+  attention::feature_map(x.data(), 2, d, omega.data(), D, attention::Estimator::hyperbolic, 1.0,
+                         nullptr, f.data(), nullptr);
+  double dot = 0, dot2 = 0;
+  for (std::size_t j = 0; j < 2 * D; ++j) {
+    const double t = f[j] * f[2 * D + j] * 2.0 * static_cast<double>(D);  // one term
+    dot += t;
+    dot2 += t * t;
+  }
+  const double mean = dot / (2.0 * D), var = dot2 / (2.0 * D) - mean * mean;
+  const double exact = std::exp(0.3 * 0.1 - 0.2 * 0.4 - 0.5 * 0.3);
+  EXPECT_LT(std::abs(mean - exact), 5 * std::sqrt(var / static_cast<double>(D)));
+}
+
+TEST(Attention, RandomFeatureThreadCountInvariantAndCausalEqualsQuadraticForm) {
+  attention::Shape s{2, 700, 700, 4, 2};
+  const auto q = normals(s.batch * s.T * s.d, 5, 0.5), k = normals(s.batch * s.S * s.d, 6, 0.5);
+  const auto v = normals(s.batch * s.S * s.dv, 7);
+  attention::RandomFeatureOptions opt;
+  opt.D = 8;
+  opt.estimator = attention::Estimator::positive;
+  opt.trials = 2;
+  opt.seed = 11;
+  opt.scale = 0.5;
+  std::vector<double> out1(opt.trials * s.batch * s.T * s.dv), out3(out1.size());
+  opt.nthreads = 1;
+  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out1.data(), nullptr, nullptr, nullptr);
+  opt.nthreads = 3;
+  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out3.data(), nullptr, nullptr, nullptr);
+  EXPECT_EQ(out1, out3);
+  // trial 1, sequence 1 against the masked quadratic form of the same features
+  std::vector<double> omega(opt.D * s.d);
+  attention::trial_omega(opt, s.d, 1, omega.data());
+  std::vector<double> fq(s.T * opt.D), fk(s.S * opt.D);
+  const std::size_t off = s.T * s.d;
+  attention::feature_map(q.data() + off, s.T, s.d, omega.data(), opt.D, opt.estimator, opt.scale, nullptr, fq.data(), nullptr);
+  attention::feature_map(k.data() + off, s.S, s.d, omega.data(), opt.D, opt.estimator, opt.scale, nullptr, fk.data(), nullptr);
+  double worst = 0;
+  for (std::size_t i = 0; i < s.T; ++i) {
+    double num[2] = {0, 0}, den = 0;
+    for (std::size_t j = 0; j <= i; ++j) {
+      double a = 0;
+      for (std::size_t f = 0; f < opt.D; ++f) a += fq[i * opt.D + f] * fk[j * opt.D + f];
+      den += a;
+      for (std::size_t c = 0; c < 2; ++c) num[c] += a * v[(s.S + j) * s.dv + c];
+    }
+    for (std::size_t c = 0; c < 2; ++c) {
+      const double got = out1[((1 * s.batch + 1) * s.T + i) * s.dv + c];
+      worst = std::max(worst, std::abs(got - num[c] / den));
+    }
+  }
+  EXPECT_LT(worst, 1e-11);
+}
+
+TEST(Attention, ParseEstimator) {
+  EXPECT_EQ(attention::parse_estimator("hyperbolic"), attention::Estimator::hyperbolic);
+  EXPECT_THROW(attention::parse_estimator("random_phase"), std::invalid_argument);
+}

@@ -1,0 +1,618 @@
+"""Attention-level computations: exact softmax attention and its random-feature estimate.
+
+Exact attention of queries ``q`` (..., T, d), keys ``k`` (..., S, d) and values ``v``
+(..., S, d_v) is
+
+.. math::
+
+    o_i = \\frac{\\sum_j w_{ij} v_j}{\\sum_j w_{ij}}, \\qquad
+    w_{ij} = \\exp(\\mathrm{scale}\\; q_i \\cdot k_j + b_{ij}),
+
+with ``j ≤ i`` when causal. :func:`random_feature` replaces ``exp(scale q·k)`` by the dot product
+of random feature maps ``φ(q)·φ(k)`` and evaluates numerator and denominator with the
+associativity trick of Performer (Choromanski et al., arXiv:2009.14794, §2.2, Eqs. 4–5 and the
+prefix sums of §2.6 for the causal case): the cost is linear in ``T`` and the state per sequence
+is ``F × (d_v + 1)`` numbers, ``F`` the number of feature columns.
+
+Feature maps, with ``x' = √scale · x``, ``h = ‖x'‖²/2`` and frequencies
+``ω_1..ω_D ~ N(0, diag(σ_c²))`` (orthogonal blocks with ``orthogonal=True``):
+
+==============  ==================================================  ================  =============
+estimator       ``φ(x)``                                             columns           reference
+==============  ==================================================  ================  =============
+``trig``        ``e^{h}/√D [cos ω·x' | sin ω·x']``                   ``2D``            Eq. 8 of arXiv:2511.17388 (conjugate form)
+``positive``    ``e^{ω·x' − h}/√D``                                  ``D``             FAVOR+, arXiv:2009.14794 Lemma 1
+``hyperbolic``  ``e^{−h}/√(2D) [e^{ω·x'} | e^{−ω·x'}]``              ``2D``            arXiv:2009.14794 Lemma 1
+==============  ==================================================  ================  =============
+
+At ``σ = 1`` every ``φ(q)·φ(k)`` is an unbiased estimate of ``exp(scale q·k)``. The trig map is
+the conjugate convention of :func:`ropelab.rff.feature_map` (``Re φ(q)·conj φ(k)``), so a σ means
+here what it means in :mod:`ropelab.rff` and :mod:`ropelab.temperature`: ``ω ~ N(0, σ² I)`` with
+the amplitude ``e^{‖x‖²/2}`` unchanged, i.e. ``E[φ(q)·φ(k)] = e^{(‖q'‖² + ‖k'‖²)/2 −
+σ²‖q'−k'‖²/2}`` (trig) and ``e^{σ²‖q'+k'‖²/2 − (‖q'‖² + ‖k'‖²)/2}`` (positive, hyperbolic).
+
+Rotary phases. ``phases`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
+``k[..., t, :]`` by ``phases[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
+attention, which is RoPE for ``phases = rotary.rope_angles(...)`` and Selective RoPE for the
+cumulative phases of :func:`ropelab.rotary.selective_phase`; ``random_feature(q, k, v, D,
+phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ropelab import rotary, temperature
+from ropelab._core_loader import core as _core
+from ropelab._types import ArrayLike, FloatArray, Layout
+
+__all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts", "AttentionError", "error",
+           "mean_cosine", "rule_sigma", "PhasePrecision", "phase_precision"]
+
+Estimator = Literal["trig", "positive", "hyperbolic"]
+
+
+class RandomFeatureParts(NamedTuple):
+    """Output of :func:`random_feature` with ``return_parts=True``.
+
+    ``output = numerator / denominator[..., None]``. Without stabilisation the two are the
+    random-feature estimates of ``Σ_j exp(scale q_i·k_j) v_j`` and ``Σ_j exp(scale q_i·k_j)``
+    (``j ≤ i`` when causal); with it, both are multiplied by one positive constant per row.
+    """
+
+    output: npt.NDArray[Any]
+    numerator: npt.NDArray[Any]
+    denominator: npt.NDArray[Any]
+
+
+def _all_float32(*xs: ArrayLike) -> bool:
+    return all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in xs)
+
+
+def _rotate(q: ArrayLike, k: ArrayLike, phases: ArrayLike | None, layout: Layout, func: str) -> tuple[Any, Any]:
+    if phases is None:
+        return q, k
+    qa, ka = np.asarray(q), np.asarray(k)
+    if qa.ndim >= 2 and ka.ndim >= 2 and qa.shape[-2] != ka.shape[-2]:
+        raise ValueError(f"{func}: phases need as many queries as keys (T == S), got q.shape={qa.shape} "
+                         f"and k.shape={ka.shape}")
+    try:
+        return rotary.rotate(q, phases, layout), rotary.rotate(k, phases, layout)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"{func}: phases: {e}") from None
+
+
+def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, int, int]:
+    """The bias buffer, one element offset per sequence and the (T, S) element strides."""
+    qa, ka = np.asarray(q), np.asarray(k)
+    if qa.ndim < 2 or ka.ndim < 2:
+        return bias, None, 0, 0  # the core reports the shape error of q/k
+    b = np.asarray(bias)
+    if b.dtype.kind not in "biuf":
+        raise TypeError(f"attention.softmax: bias must be a real array, got dtype {b.dtype}")
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    batch = qa.shape[:-2]
+    target = batch + (qa.shape[-2], ka.shape[-2])
+    try:
+        view = np.broadcast_to(b, target)
+    except ValueError:
+        raise ValueError(f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, "
+                         f"got shape {b.shape}") from None
+    strides = np.array(view.strides, dtype=np.int64) // b.itemsize
+    if batch:
+        idx = np.indices(batch, dtype=np.int64).reshape(len(batch), -1)
+        offsets = strides[:-2] @ idx
+    else:
+        offsets = np.zeros(1, dtype=np.int64)
+    return b, np.ascontiguousarray(offsets, dtype=np.int64), int(strides[-2]), int(strides[-1])
+
+
+def softmax(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    *,
+    causal: bool = True,
+    scale: float | None = None,
+    bias: ArrayLike | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+) -> npt.NDArray[Any]:
+    """Exact softmax attention, batched over the leading dimensions.
+
+    ``o_i = Σ_j w_ij v_j / Σ_j w_ij`` with ``w_ij = exp(scale·q_i·k_j + bias_ij)`` (``j ≤ i``
+    when causal), evaluated block-wise with a running row maximum subtracted before ``exp``
+    (the "online softmax"): no logit overflows, and memory stays O(64·256) per thread for any
+    ``T`` and ``S``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., T, d)
+        Queries.
+    k : array_like, shape (..., S, d)
+        Keys, with the same leading dimensions as ``q``.
+    v : array_like, shape (..., S, d_v)
+        Values.
+    causal : bool
+        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
+    scale : float or None
+        Logit scale; ``None`` means ``1/√d``.
+    bias : array_like or None
+        An additive logit bias broadcastable to ``(..., T, S)``: ``b_ij`` is added to
+        ``scale·q_i·k_j`` before the softmax. ALiBi is ``bias = −m_h·(i − j)`` per head ``h``
+        (shape ``(H, 1, T, S)`` against ``q`` of shape ``(B, H, T, d)``); the Forgetting
+        Transformer's forget gate is ``bias_ij = Σ_{l=j+1}^{i} log f_l``. Entries may be ``-inf``
+        (masked); NaN and ``+inf`` are rejected, and so is a row with every key masked.
+    phases : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (see the module docstring).
+    layout : {"interleaved", "half"}
+        Channel pairing of ``phases``.
+    nthreads : int or None
+        Threads (``None``: all cores). The result does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (..., T, d_v)
+        float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed in float64 — logits,
+        sums and products — and rounded once), float64 otherwise.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match (naming the argument), non-finite ``q``/``k``/``v``,
+        ``scale ≤ 0``, ``causal`` with ``T != S``, a bias that does not broadcast, contains NaN or
+        ``+inf``, or masks a whole row.
+    TypeError
+        Complex or non-numeric input.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = rng.standard_normal((3, 2, 5, 4))
+    >>> o = softmax(q, k, v)
+    >>> o.shape
+    (2, 5, 4)
+    >>> bool(np.allclose(o[:, 0], v[:, 0]))  # the first query sees only the first key
+    True
+    """
+    f32 = _all_float32(q, k, v)
+    q, k = _rotate(q, k, phases, layout, "attention.softmax")
+    if bias is None:
+        b, offsets, st, ss = None, None, 0, 0
+    else:
+        b, offsets, st, ss = _bias_view(bias, q, k)
+    out = np.asarray(_core.attention.softmax(q, k, v, causal, scale, b, offsets, st, ss, nthreads))
+    return out.astype(np.float32) if f32 else out
+
+
+def random_feature(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int,
+    *,
+    estimator: Estimator = "trig",
+    sigma: ArrayLike = 1.0,
+    orthogonal: bool = False,
+    causal: bool = True,
+    seed: int = 0,
+    trials: int = 1,
+    stabilize: bool = True,
+    scale: float | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+    return_parts: bool = False,
+) -> Any:
+    """Random-feature (Performer-style) estimate of softmax attention.
+
+    ``o_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i`` with ``S_i = Σ_j φ(k_j) v_jᵀ`` and ``z_i = Σ_j φ(k_j)``
+    (``j ≤ i`` when causal, accumulated as prefix sums over chunks of 64 rows: memory O(D·d_v) per
+    sequence, never O(T·D·d_v)). ``φ`` is the feature map of ``estimator`` (module docstring)
+    with ``D`` frequencies; trial ``t`` draws them as
+    ``ropelab.rff.sample_omega(D, d, sigma, seed, orthogonal=orthogonal, index=t)`` (scaled per
+    channel for a per-pair ``sigma``), shared by every sequence of the batch.
+
+    Parameters
+    ----------
+    q, k, v : array_like, shapes (..., T, d), (..., S, d), (..., S, d_v)
+        Queries, keys, values with the same leading dimensions.
+    D : int
+        Number of random frequencies (``≥ 1``).
+    estimator : {"trig", "positive", "hyperbolic"}
+        Feature map (module docstring).
+    sigma : float or array_like of shape (d/2,)
+        Temperature: ``ω ~ N(0, σ² I_d)`` for a scalar. An array gives one temperature per rotary
+        frequency pair (a spectrum, as in Fig. 2 of arXiv:2511.17388): both channels of pair
+        ``i`` (``(2i, 2i+1)`` interleaved, ``(i, i+d/2)`` half) get standard deviation
+        ``sigma[i]``, i.e. ``ω_c = sigma[pair(c)]·g_c`` with ``g ~ N(0, I_d)`` the draws of
+        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``≥ 0`` (``0``: that pair does not enter the features; the ``"rfa"`` spectrum starts at 0).
+    orthogonal : bool
+        Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
+    causal : bool
+        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
+    seed : int
+        Seed of the counter-based random streams; with ``trials`` it fixes every number.
+    trials : int
+        Independent repetitions (trial ``t`` uses the frequencies of index ``t``).
+    stabilize : bool
+        Subtract the running maximum of the features' log-magnitudes before ``exp`` (per query
+        row; over the keys seen so far, the partial sums being rescaled when it grows). Cancels
+        in the ratio; without it, amplitudes ``e^{scale‖x‖²/2}`` beyond a double raise.
+    scale : float or None
+        Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
+        ``√scale`` before the feature map.
+    phases : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (module docstring).
+    layout : {"interleaved", "half"}
+        Channel pairing of ``phases`` and of a per-pair ``sigma``.
+    nthreads : int or None
+        Threads (``None``: all cores). Results are bit-identical for every value.
+    return_parts : bool
+        Also return the numerator and denominator (:class:`RandomFeatureParts`).
+
+    Returns
+    -------
+    ndarray or RandomFeatureParts
+        Shape (..., T, d_v) for ``trials == 1``, else (trials, ..., T, d_v) (the denominator
+        without the last axis). float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed
+        in float64 and rounded once), float64 otherwise.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, ``D < 1``, ``sigma`` negative or of the wrong length,
+        non-finite input, ``causal`` with ``T != S``, features overflowing without ``stabilize``
+        (naming ``q`` or ``k``), or an estimated denominator of zero (non-finite output).
+    TypeError
+        Complex or non-numeric input, a non-integer ``D``/``trials``/``seed``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> q, k, v = 0.5 * rng.standard_normal((3, 128, 8))
+    >>> exact = softmax(q, k, v)
+    >>> est = random_feature(q, k, v, 4096, estimator="positive", seed=3)
+    >>> est.shape
+    (128, 8)
+    >>> bool(np.linalg.norm(est - exact) / np.linalg.norm(exact) < 0.1)
+    True
+    >>> bool(np.array_equal(est, random_feature(q, k, v, 4096, estimator="positive", seed=3, nthreads=1)))
+    True
+    """
+    f32 = _all_float32(q, k, v)
+    q, k = _rotate(q, k, phases, layout, "attention.random_feature")
+    res = _core.attention.random_feature(q, k, v, D, estimator, sigma, layout, orthogonal, causal, seed,
+                                         trials, stabilize, scale, nthreads, return_parts)
+    batch = np.asarray(q).shape[:-2]
+    arrs = []
+    for i, a in enumerate(res):
+        a = np.asarray(a)
+        tail = a.shape[2:]
+        a = a.reshape((a.shape[0],) + batch + tail)
+        if int(trials) == 1:
+            a = a[0]
+        arrs.append(a.astype(np.float32) if f32 else a)
+    if return_parts:
+        return RandomFeatureParts(*arrs)
+    return arrs[0]
+
+
+def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *, scale: float = 1.0) -> FloatArray:
+    """The feature map ``φ`` of :func:`random_feature` (without stabilisation).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Rows to map.
+    omega : array_like, shape (D, d)
+        Frequencies (e.g. :func:`ropelab.rff.sample_omega`).
+    estimator : {"trig", "positive", "hyperbolic"}
+        Feature map (module docstring).
+    scale : float
+        Logit scale: rows are multiplied by ``√scale`` first.
+
+    Returns
+    -------
+    ndarray, shape (n, 2D) for trig and hyperbolic, (n, D) for positive
+
+    Raises
+    ------
+    ValueError
+        Shapes, non-finite input, a feature overflowing a double.
+
+    Examples
+    --------
+    >>> from ropelab import rff
+    >>> w = rff.sample_omega(64, 3, seed=0)
+    >>> x = np.array([[0.1, 0.2, -0.3]])
+    >>> bool(np.allclose(feature_map(x, w, "trig"), rff.feature_map(x, w, "trig")))
+    True
+    >>> phi = feature_map(x, w, "hyperbolic")
+    >>> bool((phi @ phi.T)[0, 0] > 0)
+    True
+    """
+    return np.asarray(_core.attention.feature_map(X, omega, estimator, scale))
+
+
+Rule = Literal["one", "tan", "optimal", "rope", "rfa"]
+RULES: tuple[Rule, ...] = ("one", "tan", "optimal", "rope", "rfa")
+
+
+def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
+    """Mean cosine similarity ``ξ̄`` of the attended query–key pairs.
+
+    ``ξ̄ = mean over (i, j) of q̂_i·k̂_j`` (``q̂ = q/‖q‖``; pairs ``j ≤ i`` when causal, all pairs
+    otherwise; every sequence of the batch), computed in O(T·d) with prefix sums of ``k̂``.
+    Theorem 1 of arXiv:2511.17388 states its temperature for unit vectors with ``q·k = ξ``;
+    :func:`rule_sigma` uses ``ξ̄`` as the ``ξ`` of a whole attention map.
+
+    Examples
+    --------
+    >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])  # pairs (0,0), (1,0), (1,1)
+    0.3333333333333333
+    """
+    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if qa.ndim < 2 or ka.ndim != qa.ndim or qa.shape[-1] != ka.shape[-1]:
+        raise ValueError(f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
+                         f"got {qa.shape} and {ka.shape}")
+    qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    if (qn == 0).any() or (kn == 0).any():
+        raise ValueError("attention.mean_cosine: q and k must not have zero rows")
+    qh, kh = qa / qn, ka / kn
+    if causal:
+        if qa.shape[-2] != ka.shape[-2]:
+            raise ValueError(f"attention.mean_cosine: causal needs T == S, got {qa.shape} and {ka.shape}")
+        T = qa.shape[-2]
+        total = float((qh * np.cumsum(kh, axis=-2)).sum())
+        pairs = T * (T + 1) / 2 * (qa.size // (T * qa.shape[-1]))
+    else:
+        total = float((qh.sum(-2) * kh.sum(-2)).sum())
+        pairs = qa.shape[-2] * ka.shape[-2] * (qa.size // (qa.shape[-2] * qa.shape[-1]))
+    return float(total / pairs)
+
+
+def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) -> Any:
+    """The temperature of a rule: a scalar σ or one σ per rotary pair (length ``d/2``).
+
+    ``"one"``: σ = 1 (the conjugate trig and positive estimators are then unbiased).
+    ``"tan"``: the rule of Theorem 1 of arXiv:2511.17388, ``σ = tan(½ arccos ξ)``
+    (:func:`ropelab.temperature.paper_sigma`). ``"optimal"``: the MSE-optimal σ*(D) for unit
+    vectors with ``q·k = ξ`` (:func:`ropelab.temperature.optimal_sigma`, trig). ``"rope"`` and
+    ``"rfa"``: the per-pair spectra of the authors' code (Fig. 2 of arXiv:2511.17388;
+    :func:`ropelab.temperature.spectrum` with ``temp_max = 1`` and ``base``).
+
+    Examples
+    --------
+    >>> rule_sigma("tan", 64, 8, 0.5) ** 2
+    0.3333333333333333
+    >>> rule_sigma("rope", 64, 8, 0.5)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    """
+    if rule == "one":
+        return 1.0
+    if rule == "tan":
+        return float(temperature.paper_sigma(xi))
+    if rule == "optimal":
+        return float(temperature.optimal_sigma(xi, D))
+    if rule in ("rope", "rfa"):
+        return np.asarray(temperature.spectrum(d, rule, base=base))
+    raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
+
+
+@dataclass(frozen=True)
+class AttentionError:
+    """Relative error of random-feature attention against exact softmax attention.
+
+    For each rule and ``D``, trial ``t`` gives ``e_t = ‖Ô_t − O‖_F / ‖O‖_F`` (Frobenius norms
+    over every sequence, row and value channel; ``O`` = :func:`softmax`, ``Ô_t`` =
+    :func:`random_feature` trial ``t``). ``mean`` is the mean of ``e_t`` over the trials and
+    ``stderr`` its standard error (sample standard deviation / √trials).
+
+    Attributes
+    ----------
+    D : ndarray of int, shape (n_D,)
+    rules : tuple of str
+    mean, stderr : ndarray, shape (n_rules, n_D)
+    sigma : dict
+        rule -> list (one entry per D) of the σ used (a float or a list of d/2 floats).
+    xi : float
+        The mean cosine :func:`mean_cosine` used by the ``"tan"`` and ``"optimal"`` rules.
+    estimator, trials, seed
+        The inputs.
+    """
+
+    D: npt.NDArray[np.int64]
+    rules: tuple[str, ...]
+    mean: FloatArray
+    stderr: FloatArray
+    sigma: dict[str, list[Any]]
+    xi: float
+    estimator: str
+    trials: int
+    seed: int
+
+    def at(self, rule: str, D: int) -> tuple[float, float]:
+        """``(mean, stderr)`` of one rule at one D."""
+        i, j = self.rules.index(rule), int(np.flatnonzero(self.D == D)[0])
+        return float(self.mean[i, j]), float(self.stderr[i, j])
+
+
+def error(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int | Sequence[int],
+    *,
+    rules: Sequence[Rule] = RULES,
+    estimator: Estimator = "trig",
+    trials: int = 16,
+    seed: int = 0,
+    causal: bool = True,
+    scale: float | None = None,
+    phases: ArrayLike | None = None,
+    layout: Layout = "interleaved",
+    orthogonal: bool = False,
+    base: float = 10000.0,
+    nthreads: int | None = None,
+) -> AttentionError:
+    """Relative Frobenius error of random-feature attention against exact attention, per rule and D.
+
+    Every rule and D uses the same ``seed`` (common random numbers: the rules differ only in σ,
+    which sharpens their comparison). Parameters not listed are those of :func:`random_feature`.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+        As in :func:`softmax` (phases, if given, are applied first, to both the exact and the
+        estimated attention).
+    D : int or sequence of int
+        Feature counts.
+    rules : sequence of {"one", "tan", "optimal", "rope", "rfa"}
+        Temperature rules (:func:`rule_sigma`); ``ξ`` is :func:`mean_cosine` of the rotated,
+        ``√scale``-scaled ``q`` and ``k``.
+    trials : int
+        Monte-Carlo trials per (rule, D) (``≥ 2`` for a standard error).
+
+    Returns
+    -------
+    AttentionError
+
+    Raises
+    ------
+    ValueError
+        An unknown rule, ``trials < 2``, a ``D < 1``, and everything :func:`random_feature` rejects.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = 0.5 * rng.standard_normal((3, 64, 8))
+    >>> r = error(q, k, v, [16, 256], rules=("one", "tan"), trials=8)
+    >>> r.mean.shape
+    (2, 2)
+    >>> bool(r.at("one", 256)[0] < r.at("one", 16)[0])
+    True
+    """
+    Ds = np.atleast_1d(np.asarray(D))
+    if Ds.ndim != 1 or Ds.size == 0 or Ds.dtype.kind not in "iu" or (Ds < 1).any():
+        raise ValueError(f"attention.error: D must be an integer >= 1 or a sequence of them, got {D!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 2:
+        raise ValueError(f"attention.error: trials must be an integer >= 2 (for a standard error), got {trials!r}")
+    rules = tuple(rules)
+    for r in rules:
+        if r not in RULES:
+            raise ValueError(f"attention.error: rules must be taken from {RULES}, got {r!r}")
+    q, k = _rotate(q, k, phases, layout, "attention.error")
+    exact = softmax(q, k, v, causal=causal, scale=scale, nthreads=nthreads)
+    qa = np.asarray(q, dtype=np.float64)
+    d = qa.shape[-1]
+    s = 1 / np.sqrt(d) if scale is None else float(scale)
+    xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
+    del s
+    norm = float(np.linalg.norm(exact))
+    mean = np.empty((len(rules), Ds.size))
+    se = np.empty_like(mean)
+    sigmas: dict[str, list[Any]] = {r: [] for r in rules}
+    for i, rule in enumerate(rules):
+        for j, Dj in enumerate(Ds.tolist()):
+            sig = rule_sigma(rule, Dj, d, xi, base=base)
+            sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
+            est = random_feature(q, k, v, Dj, estimator=estimator, sigma=sig, orthogonal=orthogonal, causal=causal,
+                                 seed=seed, trials=trials, scale=scale, layout=layout, nthreads=nthreads)
+            diff = (est - exact).reshape(trials, -1)
+            e = np.linalg.norm(diff, axis=1) / norm
+            mean[i, j] = e.mean()
+            se[i, j] = e.std(ddof=1) / np.sqrt(trials)
+    return AttentionError(D=Ds.astype(np.int64), rules=rules, mean=mean, stderr=se, sigma=sigmas, xi=xi,
+                          estimator=estimator, trials=int(trials), seed=int(seed))
+
+
+@dataclass(frozen=True)
+class PhasePrecision:
+    """float32 against float64 along a sequence (see :func:`phase_precision`).
+
+    Attributes
+    ----------
+    phase_error : ndarray, shape (T,)
+        ``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).
+    score_error : ndarray, shape (T,)
+        ``|s32_t − s64_t| / (‖q_t‖ ‖k_0‖)`` with ``s_t = (R(ψ_t) q_t)·(R(ψ_0) k_0)`` — the rotated
+        score between position ``t`` and position 0.
+    phase_max : ndarray, shape (T,)
+        ``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.
+    """
+
+    phase_error: FloatArray
+    score_error: FloatArray
+    phase_max: FloatArray
+
+
+def phase_precision(
+    omega: ArrayLike, q: ArrayLike, k: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
+) -> PhasePrecision:
+    """How far a float32 model's rotary phases and rotated scores drift from float64 over ``T``.
+
+    The float32 path accumulates ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` in single precision
+    (:func:`ropelab.rotary.cumulative_phase` with ``accumulate="float32"``: the running sum is
+    rounded to float32 at every step, so its error grows with ``t`` and with ``|ψ|``, whose float32
+    spacing is ``|ψ|·2⁻²³``), rotates float32 ``q``, ``k`` with those angles
+    (:func:`ropelab.rotary.rotate`, products rounded to float32) and forms the score in float32;
+    the float64 path does everything in double. The cosine and sine of a float32 angle are exact
+    to double precision here, so the score error is that of the angle's accumulation and of the
+    float32 products, not of a float32 ``sin`` routine.
+
+    Parameters
+    ----------
+    omega : array_like, shape (T, d/2)
+        Per-step angles (RoPE: a constant row of frequencies; Selective RoPE: the gated,
+        convolved projections).
+    q, k : array_like, shape (T, d)
+        Queries and keys.
+    theta : float or array_like of shape (d/2,)
+        The per-pair scale Θ.
+    layout : {"interleaved", "half"}
+        Channel pairing.
+
+    Returns
+    -------
+    PhasePrecision
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, non-finite input.
+
+    Examples
+    --------
+    >>> from ropelab import rotary
+    >>> T, d = 4096, 8
+    >>> omega = np.tile(rotary.frequencies(d), (T, 1))          # RoPE: ψ_t = (t+1)·θ_i
+    >>> rng = np.random.default_rng(0)
+    >>> q, k = rng.standard_normal((2, T, d))
+    >>> p = phase_precision(omega, q, k)
+    >>> bool(p.phase_error[-1] > 1e-3 > 1e-6 > p.phase_error[9])  # float32 drift grows with t
+    True
+    >>> bool(p.score_error[:100].max() < 1e-5 < p.score_error[-100:].max())
+    True
+    """
+    om = np.asarray(omega, dtype=np.float64)
+    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
+        raise ValueError(f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
+                         f"q {qa.shape}, k {ka.shape}")
+    psi64 = rotary.cumulative_phase(om, theta, accumulate="float64")
+    psi32 = rotary.cumulative_phase(om, theta, accumulate="float32")
+    r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
+    r32q = rotary.rotate(qa.astype(np.float32), psi32, layout)
+    r32k = rotary.rotate(ka[:1].astype(np.float32), psi32[:1], layout)
+    s64 = r64q @ r64k[0]
+    s32 = (r32q @ r32k[0]).astype(np.float64)  # float32 products and sums
+    norms = np.linalg.norm(qa, axis=1) * np.linalg.norm(ka[0])
+    return PhasePrecision(phase_error=np.abs(psi32 - psi64).max(axis=1),
+                          score_error=np.abs(s32 - s64) / norms,
+                          phase_max=np.abs(psi64).max(axis=1))
