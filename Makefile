@@ -124,6 +124,7 @@ bench: install
 	$(PY) benchmarks/bench_spectra.py
 	$(PY) benchmarks/bench_sweep.py
 	$(PY) benchmarks/bench_attention.py
+	$(PY) benchmarks/bench_delta.py
 
 clean:
 	rm -rf build report .pytest_cache docs/_build docs/claims.md

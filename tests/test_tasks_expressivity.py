@@ -210,10 +210,15 @@ def test_unseen_angles() -> None:
     wl = 2 * np.pi / rotary.frequencies(128)
     assert np.array_equal(u.full_turn, wl <= 2047) and np.array_equal(u.unseen, ~u.full_turn)
     assert np.all((u.unseen_fraction >= 0) & (u.unseen_fraction <= 1))
-    # position interpolation by the length ratio shows no unseen angle
+    # position interpolation by the length ratio: the test angles θ/4·8191 exceed the trained θ·2047
+    # by 0.75·θ only, in the pairs that never turned
+    theta = rotary.frequencies(128)
     pi = extrapolation.scaled_frequencies(128, "linear", factor=4.0).inv_freq
-    assert extrapolation.unseen_angles(pi, 2048, 8192).n_unseen == int((~extrapolation.unseen_angles(
-        pi, 2048, 8192).full_turn & (pi * 8191 > pi * 2047)).sum())
+    v = extrapolation.unseen_angles(theta, 2048, 8192, pi)
+    np.testing.assert_allclose(v.unseen_fraction[v.unseen], 0.75 * theta[v.unseen] / (2 * np.pi), rtol=1e-9)
+    assert np.array_equal(v.unseen, ~v.full_turn)
+    # a test run shorter than training shows nothing new
+    assert extrapolation.unseen_angles(theta, 2048, 1024).n_unseen == 0
     assert extrapolation.unseen_angles(rotary.frequencies(8), 100, 100).n_unseen == 0
 
 
@@ -228,6 +233,7 @@ def test_unseen_angles() -> None:
          ValueError, "high_freq_factor"),
         (lambda: extrapolation.unseen_angles(np.array([1.0, -1.0]), 10, 20), ValueError, "positive"),
         (lambda: extrapolation.unseen_angles(np.array([1.0]), 0, 20), ValueError, "train_length"),
+        (lambda: extrapolation.unseen_angles(np.array([1.0]), 5, 20, np.array([1.0, 2.0])), ValueError, "shape"),
     ],
 )
 def test_extrapolation_bad_input(call: object, error: type[Exception], message: str) -> None:

@@ -14,13 +14,13 @@ void poll_cancel(const std::atomic<bool>* cancel) {
   if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
 }
 
-/// y = C(ψ) x: pair i of x rotated by angles[i].
-void rotate_pairs(const double* x, const double* angles, std::size_t d, rotary::Layout layout,
-                  double* y) {
+/// y = C(ψ) x, given cos ψ_i and sin ψ_i of every pair i.
+void rotate_pairs(const double* x, const double* cosines, const double* sines, std::size_t d,
+                  rotary::Layout layout, double* y) {
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     rotary::pair_channels(layout, d, i, c0, c1);
-    const double c = std::cos(angles[i]), sn = std::sin(angles[i]);
+    const double c = cosines[i], sn = sines[i];
     const double a = x[c0], b = x[c1];
     y[c0] = c * a - sn * b;
     y[c1] = sn * a + c * b;
@@ -29,50 +29,65 @@ void rotate_pairs(const double* x, const double* angles, std::size_t d, rotary::
 
 }  // namespace
 
+/// One token of the delta rule on the transposed state ST (d×dv, ST[c] = column c of S): every
+/// loop is an axpy over the dv entries of a column, so it vectorises without reassociating sums
+/// (results do not depend on the instruction set). Runtime dispatch picks AVX2 where available.
+__attribute__((target_clones("avx2", "default")))
+static void delta_token(double* ST, std::size_t d, std::size_t dv, const double* keys, const double* values,
+                 const double* betas, std::size_t n_h, double alpha, bool gated, const double* query,
+                 double* u, double* out) {
+  if (gated) {
+    for (std::size_t i = 0; i < d * dv; ++i) ST[i] *= alpha;
+  }
+  for (std::size_t j = 0; j < n_h; ++j) {
+    const double* key = keys + j * d;
+    const double* v = values + j * dv;
+    const double beta = betas[j];
+    for (std::size_t r = 0; r < dv; ++r) u[r] = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {  // u = S k
+      const double kc = key[c];
+      const double* col = ST + c * dv;
+      for (std::size_t r = 0; r < dv; ++r) u[r] += kc * col[r];
+    }
+    for (std::size_t r = 0; r < dv; ++r) u[r] = beta * (v[r] - u[r]);
+    for (std::size_t c = 0; c < d; ++c) {  // S += u kᵀ
+      const double kc = key[c];
+      double* col = ST + c * dv;
+      for (std::size_t r = 0; r < dv; ++r) col[r] += kc * u[r];
+    }
+  }
+  for (std::size_t r = 0; r < dv; ++r) out[r] = 0.0;
+  for (std::size_t c = 0; c < d; ++c) {  // o = S q
+    const double qc = query[c];
+    const double* col = ST + c * dv;
+    for (std::size_t r = 0; r < dv; ++r) out[r] += qc * col[r];
+  }
+}
+
 void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
                 const std::atomic<bool>* cancel) {
   const std::size_t d = s.d, dv = s.dv, h = d / 2;
-  std::vector<double> S(dv * d, 0.0), key(d), query(d), u(dv);
+  std::vector<double> ST(d * dv, 0.0), keys(s.n_h * d), query(d), u(dv), cosines(h), sines(h);
   for (std::size_t t = 0; t < s.T; ++t) {
-    poll_cancel(cancel);
-    if (s.alpha != nullptr) {
-      const double a = s.alpha[t];
-      for (double& x : S) x *= a;
-    }
-    for (std::size_t j = 0; j < s.n_h; ++j) {
-      const double* kj = s.k + (t * s.n_h + j) * d;
-      const double* vj = s.v + (t * s.n_h + j) * dv;
-      if (s.psi != nullptr) {
-        rotate_pairs(kj, s.psi + t * h, d, layout, key.data());
-      } else {
-        std::copy(kj, kj + d, key.begin());
-      }
-      const double beta = s.beta[t * s.n_h + j];
-      // S ← S − β (S k) kᵀ + β v kᵀ = S + β (v − S k) kᵀ
-      for (std::size_t r = 0; r < dv; ++r) {
-        const double* Sr = S.data() + r * d;
-        double sk = 0.0;
-        for (std::size_t c = 0; c < d; ++c) sk += Sr[c] * key[c];
-        u[r] = beta * (vj[r] - sk);
-      }
-      for (std::size_t r = 0; r < dv; ++r) {
-        double* Sr = S.data() + r * d;
-        const double ur = u[r];
-        for (std::size_t c = 0; c < d; ++c) Sr[c] += ur * key[c];
-      }
-    }
+    if ((t & 63) == 0) poll_cancel(cancel);
+    const double* kt = s.k + t * s.n_h * d;
     const double* qt = s.q + t * d;
-    if (s.psi != nullptr) {
-      rotate_pairs(qt, s.psi + t * h, d, layout, query.data());
+    if (s.psi != nullptr) {  // C_t once per token, for its n_h keys and its query
+      for (std::size_t i = 0; i < h; ++i) {
+        cosines[i] = std::cos(s.psi[t * h + i]);
+        sines[i] = std::sin(s.psi[t * h + i]);
+      }
+      for (std::size_t j = 0; j < s.n_h; ++j) {
+        rotate_pairs(kt + j * d, cosines.data(), sines.data(), d, layout, keys.data() + j * d);
+      }
+      rotate_pairs(qt, cosines.data(), sines.data(), d, layout, query.data());
     } else {
+      std::copy(kt, kt + s.n_h * d, keys.begin());
       std::copy(qt, qt + d, query.begin());
     }
-    for (std::size_t r = 0; r < dv; ++r) {
-      const double* Sr = S.data() + r * d;
-      double o = 0.0;
-      for (std::size_t c = 0; c < d; ++c) o += Sr[c] * query[c];
-      out[t * dv + r] = o;
-    }
+    delta_token(ST.data(), d, dv, keys.data(), s.v + t * s.n_h * dv, s.beta + t * s.n_h, s.n_h,
+                s.alpha != nullptr ? s.alpha[t] : 1.0, s.alpha != nullptr, query.data(), u.data(),
+                out + t * dv);
   }
 }
 

@@ -251,16 +251,24 @@ class UnseenAngles(ResultDisplay):
         return int(self.unseen.sum())
 
 
-def unseen_angles(inv_freq: FloatArray, train_length: int, test_length: int) -> UnseenAngles:
+def unseen_angles(
+    inv_freq: npt.ArrayLike, train_length: int, test_length: int, test_inv_freq: npt.ArrayLike | None = None
+) -> UnseenAngles:
     """For each pair, whether training completed a turn and whether testing shows new angles.
+
+    Training saw pair ``i`` at the angles ``[0, θ_i (L − 1)]``; a test run of length ``L'`` with
+    frequencies ``θ'_i`` (``θ'`` = ``θ`` unless the model is run with scaled frequencies, e.g.
+    position interpolation) shows ``[0, θ'_i (L' − 1)]``. Angles are compared modulo ``2π``: a
+    pair that turned fully in training has seen them all.
 
     Parameters
     ----------
     inv_freq : array_like, shape (d/2,)
-        Frequencies ``θ_i`` (e.g. :func:`ropelab.rotary.frequencies` or
-        ``scaled_frequencies(...).inv_freq``), positive and finite.
+        Training frequencies ``θ_i`` (e.g. :func:`ropelab.rotary.frequencies`), positive, finite.
     train_length, test_length : int
         Sequence lengths ``L`` and ``L'`` (positions ``0 … L−1``).
+    test_inv_freq : array_like, shape (d/2,), optional
+        Frequencies at test time (e.g. ``scaled_frequencies(...).inv_freq``); default ``inv_freq``.
 
     Returns
     -------
@@ -270,25 +278,36 @@ def unseen_angles(inv_freq: FloatArray, train_length: int, test_length: int) -> 
     Raises
     ------
     ValueError
-        For non-positive or non-finite frequencies or lengths < 1.
+        For non-positive or non-finite frequencies, arrays of different lengths or lengths < 1.
 
     Examples
     --------
     >>> u = unseen_angles(rotary.frequencies(128), 2048, 8192)
     >>> int(u.full_turn.sum()), u.n_unseen       # 41 pairs turn within 2047 positions, 23 do not
     (41, 23)
+    >>> pi = scaled_frequencies(128, "linear", factor=4.0).inv_freq   # position interpolation
+    >>> float(unseen_angles(rotary.frequencies(128), 2048, 8192, pi).unseen_fraction.max()) < 1e-3
+    True
     """
     f = "unseen_angles"
-    theta = np.asarray(inv_freq)
-    if theta.dtype.kind not in "iuf" or theta.ndim != 1 or theta.size == 0:
-        raise ValueError(f"{f}: inv_freq must be a non-empty 1-D array of numbers, got {inv_freq!r}")
-    theta = theta.astype(np.float64)
-    if not np.all(np.isfinite(theta)) or np.any(theta <= 0):
-        raise ValueError(f"{f}: inv_freq must be positive and finite")
+
+    def freqs(name: str, value: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        theta = np.asarray(value)
+        if theta.dtype.kind not in "iuf" or theta.ndim != 1 or theta.size == 0:
+            raise ValueError(f"{f}: {name} must be a non-empty 1-D array of numbers, got {value!r}")
+        theta = theta.astype(np.float64)
+        if not np.all(np.isfinite(theta)) or np.any(theta <= 0):
+            raise ValueError(f"{f}: {name} must be positive and finite")
+        return theta
+
+    theta = freqs("inv_freq", inv_freq)
+    theta_test = theta if test_inv_freq is None else freqs("test_inv_freq", test_inv_freq)
+    if theta_test.shape != theta.shape:
+        raise ValueError(f"{f}: test_inv_freq must have the shape of inv_freq {theta.shape}, got {theta_test.shape}")
     L = _int(f, "train_length", train_length, 1)
     Lt = _int(f, "test_length", test_length, 1)
     train = theta * (L - 1)
-    test = theta * (Lt - 1)
+    test = theta_test * (Lt - 1)
     full = train >= 2 * math.pi
     unseen = ~full & (test > train)
     frac = np.where(unseen, (np.minimum(test, 2 * math.pi) - train) / (2 * math.pi), 0.0)
