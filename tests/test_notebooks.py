@@ -13,7 +13,6 @@ import pytest
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["00_tour", "01_temperature", "02_rotations_and_transitions", "03_leakage_spectra", "04_sweeps",
-EXPECTED = ["00_tour", "01_temperature", "02_rotations_and_transitions", "03_leakage_spectra", "04_sweeps",
             "05_attention_error", "06_expressivity_and_extrapolation"]
 
 # Text a reader of the notebooks does not have: files outside the repository, internal notes.

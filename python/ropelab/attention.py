@@ -62,6 +62,15 @@ class RandomFeatureParts(NamedTuple):
     ``output = numerator / denominator[..., None]``. Without stabilisation the two are the
     random-feature estimates of ``Σ_j exp(scale q_i·k_j) v_j`` and ``Σ_j exp(scale q_i·k_j)``
     (``j ≤ i`` when causal); with it, both are multiplied by one positive constant per row.
+
+    Parameters
+    ----------
+    output : ndarray, shape (..., T, d_v)
+        The normalised estimate of softmax attention.
+    numerator : ndarray, shape (..., T, d_v)
+        The estimated (stabilised) numerator.
+    denominator : ndarray, shape (..., T)
+        The estimated (stabilised) denominator.
     """
 
     output: npt.NDArray[Any]
@@ -352,6 +361,25 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     Theorem 1 of arXiv:2511.17388 states its temperature for unit vectors with ``q·k = ξ``;
     :func:`rule_sigma` uses ``ξ̄`` as the ``ξ`` of a whole attention map.
 
+    Parameters
+    ----------
+    q : array_like, shape (..., T, d)
+        Queries (non-zero rows).
+    k : array_like, shape (..., S, d)
+        Keys (non-zero rows).
+    causal : bool
+        Average over the pairs ``j ≤ i`` (needs ``T == S``), else over all pairs.
+
+    Returns
+    -------
+    float
+        The mean cosine.
+
+    Raises
+    ------
+    ValueError
+        For shapes that do not match, zero rows, or ``causal`` with ``T != S``.
+
     Examples
     --------
     >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])  # pairs (0,0), (1,0), (1,1)
@@ -386,6 +414,29 @@ def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) 
     vectors with ``q·k = ξ`` (:func:`ropelab.temperature.optimal_sigma`, trig). ``"rope"`` and
     ``"rfa"``: the per-pair spectra of the authors' code (Fig. 2 of arXiv:2511.17388;
     :func:`ropelab.temperature.spectrum` with ``temp_max = 1`` and ``base``).
+
+    Parameters
+    ----------
+    rule : {"one", "tan", "optimal", "rope", "rfa"}
+        The rule.
+    D : int
+        Number of random features (used by ``"optimal"``).
+    d : int
+        Head dimension (the spectra have ``d/2`` entries).
+    xi : float
+        The cosine ``ξ`` (used by ``"tan"`` and ``"optimal"``).
+    base : float
+        RoPE base of the spectra.
+
+    Returns
+    -------
+    float or ndarray, shape (d/2,)
+        σ, or one σ per rotary pair.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule (and the errors of the temperature functions it calls).
 
     Examples
     --------
@@ -438,7 +489,20 @@ class AttentionError:
     seed: int
 
     def at(self, rule: str, D: int) -> tuple[float, float]:
-        """``(mean, stderr)`` of one rule at one D."""
+        """``(mean, stderr)`` of one rule at one D.
+
+        Parameters
+        ----------
+        rule : str
+            One of :attr:`rules`.
+        D : int
+            One of :attr:`D`.
+
+        Returns
+        -------
+        tuple of float
+            The mean relative error and its standard error.
+        """
         i, j = self.rules.index(rule), int(np.flatnonzero(self.D == D)[0])
         return float(self.mean[i, j]), float(self.stderr[i, j])
 
@@ -476,12 +540,31 @@ def error(
     rules : sequence of {"one", "tan", "optimal", "rope", "rfa"}
         Temperature rules (:func:`rule_sigma`); ``ξ`` is :func:`mean_cosine` of the rotated,
         ``√scale``-scaled ``q`` and ``k``.
+    estimator : {"trig", "positive", "hyperbolic"}
+        The random features (:func:`random_feature`).
     trials : int
         Monte-Carlo trials per (rule, D) (``≥ 2`` for a standard error).
+    seed : int
+        Seed of the random features (the same for every rule and D).
+    causal : bool
+        Causal attention.
+    scale : float, optional
+        Logit scale (default ``1/√d``).
+    phases : array_like, shape (..., T, d/2), optional
+        Rotary angles applied to ``q`` and ``k`` first.
+    layout : {"interleaved", "half"}
+        Channel pairs of the rotation and of per-pair temperatures.
+    orthogonal : bool
+        Orthogonal random features.
+    base : float
+        RoPE base of the ``"rope"``/``"rfa"`` spectra.
+    nthreads : int, optional
+        Threads (``None``: all cores); results do not depend on it.
 
     Returns
     -------
     AttentionError
+        Mean relative errors and standard errors per rule and D.
 
     Raises
     ------
@@ -534,7 +617,7 @@ def error(
 
 @dataclass(frozen=True)
 class PhasePrecision:
-    """float32 against float64 along a sequence (see :func:`phase_precision`).
+    """Float32 against float64 along a sequence (see :func:`phase_precision`).
 
     Attributes
     ----------

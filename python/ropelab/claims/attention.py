@@ -46,12 +46,23 @@ def _figure(r: attention.AttentionError) -> Any:
 
 @claim(
     "thm1.attention",
-    source="arXiv:2511.17388v3 Theorem 1 and Eq. 8; arXiv:2009.14794 §2.2",
+    source="Selective RoPE Theorem 1, Eq. (8); Performer §2.2",
     statement="Inside normalised random-feature attention, Theorem 1's temperature σ = tan(½ arccos ξ) "
               "brings the output closer to exact softmax attention than σ = 1, at every feature count D",
     expected="fails",
 )
 def attention_level() -> Evidence:
+    """Check the claim ``thm1.attention``; expected verdict: fails.
+
+    Statement (Selective RoPE Theorem 1, Eq. (8); Performer §2.2): Inside normalised
+    random-feature attention, Theorem 1's temperature σ = tan(½ arccos ξ) brings the output
+    closer to exact softmax attention than σ = 1, at every feature count D.
+
+    Returns
+    -------
+    Evidence
+        The verdict derived from the computed values, with the tolerance and the inputs.
+    """
     q, k, v = _inputs()
     r = attention.error(q, k, v, list(D_GRID), rules=("one", "tan", "optimal"), estimator="trig", trials=TRIALS,
                         seed=SEED, scale=1.0)
