@@ -7,8 +7,8 @@
 # ropelab::sleef, Threads::Threads, and RANDOM123_INCLUDE_DIR.
 #
 # tests/test_build_deps.py hides each dependency in turn with the standard switches
-# (CMAKE_DISABLE_FIND_PACKAGE_<Name>, PKG_CONFIG_LIBDIR, a RANDOM123_INCLUDE_DIR without the
-# headers) and checks the message.
+# (CMAKE_DISABLE_FIND_PACKAGE_<Name>, PKG_CONFIG_LIBDIR, a RANDOM123_INCLUDE_DIR or
+# ROPELAB_BOOST_INCLUDE_DIR without the headers) and checks the message.
 
 set(_ropelab_missing "")
 
@@ -36,22 +36,40 @@ if(NOT Eigen3_FOUND OR NOT TARGET Eigen3::Eigen)
 endif()
 
 # --- Boost >= 1.71, header-only Boost.Math ---------------------------------------------------------
+# Boost's CMake config first; else plain headers (a Boost release's boost/ folder copied into an
+# include directory, as the manylinux release build does): ROPELAB_BOOST_INCLUDE_DIR.
 find_package(Boost 1.71 CONFIG QUIET)
 set(_ropelab_boost_ok FALSE)
+set(_note "")
 if(Boost_FOUND AND TARGET Boost::headers)
   find_path(ROPELAB_BOOST_MATH_INCLUDE_DIR boost/math/special_functions/gamma.hpp
             HINTS ${Boost_INCLUDE_DIRS} NO_DEFAULT_PATH)
   if(ROPELAB_BOOST_MATH_INCLUDE_DIR)
     set(_ropelab_boost_ok TRUE)
-  endif()
-endif()
-if(NOT _ropelab_boost_ok)
-  set(_note "")
-  if(Boost_FOUND)
+  else()
     set(_note "Boost ${Boost_VERSION} was found, but not its Boost.Math headers")
+  endif()
+else()
+  find_path(ROPELAB_BOOST_INCLUDE_DIR boost/version.hpp)
+  if(ROPELAB_BOOST_INCLUDE_DIR AND EXISTS "${ROPELAB_BOOST_INCLUDE_DIR}/boost/version.hpp")
+    file(STRINGS "${ROPELAB_BOOST_INCLUDE_DIR}/boost/version.hpp" _v REGEX "^#define BOOST_VERSION [0-9]+")
+    string(REGEX REPLACE "^#define BOOST_VERSION ([0-9]+).*" "\\1" _v "${_v}")
+    math(EXPR _major "${_v} / 100000")
+    math(EXPR _minor "${_v} / 100 % 1000")
+    if(_v LESS 107100)
+      set(_note "found only Boost ${_major}.${_minor} in ${ROPELAB_BOOST_INCLUDE_DIR}, older than 1.71")
+    elseif(NOT EXISTS "${ROPELAB_BOOST_INCLUDE_DIR}/boost/math/special_functions/gamma.hpp")
+      set(_note "Boost ${_major}.${_minor} in ${ROPELAB_BOOST_INCLUDE_DIR} lacks the Boost.Math headers")
+    else()
+      set(_ropelab_boost_ok TRUE)
+      add_library(Boost::headers INTERFACE IMPORTED)
+      set_target_properties(Boost::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${ROPELAB_BOOST_INCLUDE_DIR}")
+    endif()
   elseif(Boost_CONSIDERED_VERSIONS)
     set(_note "found only version(s) ${Boost_CONSIDERED_VERSIONS}, older than 1.71")
   endif()
+endif()
+if(NOT _ropelab_boost_ok)
   ropelab_dependency_missing(boost "Boost >= 1.71 with the Boost.Math headers"
     libboost-dev boost-devel boost libboost-headers ${_note})
 endif()

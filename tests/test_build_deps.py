@@ -4,8 +4,9 @@ Homebrew and conda-forge (cmake/RopelabDependencies.cmake).
 
 Each test configures the source tree's CMake project in a scratch directory with dependencies
 hidden through CMake's and pkg-config's own switches: ``CMAKE_DISABLE_FIND_PACKAGE_<Name>`` (Eigen,
-Boost, pkg-config), a ``PKG_CONFIG_LIBDIR`` holding only the other ``.pc`` files (FFTW3, SLEEF), a
-``RANDOM123_INCLUDE_DIR`` without the headers (Random123). Configure only: a few seconds.
+Boost, pkg-config), a ``PKG_CONFIG_LIBDIR`` holding only the other ``.pc`` files (FFTW3, SLEEF), an
+include directory without the headers (``RANDOM123_INCLUDE_DIR``, and ``ROPELAB_BOOST_INCLUDE_DIR``
+for Boost's plain-headers fallback). Configure only: a few seconds.
 """
 
 from __future__ import annotations
@@ -76,8 +77,10 @@ def _hide(tmp_path: Path, ids: set[str]) -> tuple[list[str], dict[str, str]]:
     env: dict[str, str] = {}
     if "eigen" in ids:
         args.append("-DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON")
-    if "boost" in ids:
-        args.append("-DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON")
+    if "boost" in ids:  # neither Boost's CMake config nor plain headers
+        empty = tmp_path / "no-boost"
+        empty.mkdir()
+        args += ["-DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON", f"-DROPELAB_BOOST_INCLUDE_DIR={empty}"]
     if "pkgconfig" in ids:
         args.append("-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON")
     if ids & {"fftw", "sleef"}:
@@ -129,6 +132,12 @@ def test_random123_note_tells_where_to_get_the_headers(tmp_path: Path) -> None:
     args, env = _hide(tmp_path, {"random123"})
     err = _configure(tmp_path, args, env).stderr
     assert "has no Random123/philox.h" in err and "-DRANDOM123_INCLUDE_DIR=" in err, err
+
+
+def test_boost_from_plain_headers_configures(tmp_path: Path) -> None:
+    # Without Boost's CMake config, a Boost release's headers are enough (the manylinux release build)
+    r = _configure(tmp_path, ["-DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON"])
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_every_missing_dependency_in_one_message(tmp_path: Path) -> None:
