@@ -124,7 +124,7 @@ bench: install
 # --- Distributions -------------------------------------------------------------------------------
 # make wheel: dist/ropelab-<version>-cpXY-cpXY-manylinux_2_31_x86_64.whl for WHEEL_PYTHON (default:
 # the Python of .venv), built the way pip builds any sdist (isolated build environment, a fresh
-# build directory), linked for glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older
+# build directory of its own: never .venv's build/{wheel_tag}), linked for glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older
 # glibc symbol versions), then repaired by auditwheel: libfftw3 and libsleef are copied into
 # ropelab.libs/ and the manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more).
 WHEEL_PYTHON ?= $(abspath $(PY))
@@ -136,10 +136,10 @@ export PIP_ROOT_USER_ACTION := ignore
 wheel: sysdeps venv
 	$(PY) -m pip install -q $(WHEEL_TOOLS)
 	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); raw=build/wheel/raw-$$tag; \
-	rm -rf $$raw && mkdir -p $$raw $(DIST) && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
+	rm -rf $$raw build/wheel/build-$$tag && mkdir -p $$raw $(DIST) && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
 	echo "building the $$tag wheel with $(WHEEL_PYTHON)"; \
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(WHEEL_PYTHON) -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
-	  -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON . ; \
+	  -Cbuild-dir=build/wheel/build-$$tag -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON . ; \
 	$(BIN)/auditwheel repair -q --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
 	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(BIN)/auditwheel show $$whl; \
 	echo "wheel: $$whl"
