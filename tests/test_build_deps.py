@@ -65,6 +65,7 @@ def _configure(tmp_path: Path, args: list[str], env: dict[str, str] | None = Non
     build = tmp_path / "build"
     full_env = dict(os.environ)
     full_env.pop("PKG_CONFIG_PATH", None)
+    full_env.pop("LD_PRELOAD", None)  # (make test-sanitize preloads ASan into Python, not into CMake)
     full_env.update(env or {})
     r = subprocess.run([*_cmake(), "-S", str(ROOT), "-B", str(build), "-DROPELAB_PYTHON=OFF", *args],
                        capture_output=True, text=True, timeout=300, env=full_env)
