@@ -124,7 +124,8 @@ bench: install
 # --- Distributions -------------------------------------------------------------------------------
 # make sdist: dist/ropelab-<version>.tar.gz, with only what a build and the tests need (listed).
 # make wheel: dist/ropelab-<version>-cpXY-cpXY-manylinux_2_31_x86_64.whl for WHEEL_PYTHON (default:
-# the Python of .venv), built from that sdist the way pip builds any sdist (isolated build
+# the Python of .venv), built from that sdist the way pip builds any sdist (a current pip in a venv
+# of that Python, isolated build
 # environment, a fresh build directory of its own: never .venv's build/{wheel_tag}), linked for
 # glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older glibc symbol versions),
 # then repaired by auditwheel: libfftw3 and libsleef are copied into ropelab.libs/ and the
@@ -144,7 +145,9 @@ wheel: sysdeps sdist
 	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); raw=build/wheel/raw-$$tag; bdir=$(abspath build/wheel)/build-$$tag; \
 	rm -rf $$raw $$bdir && mkdir -p $$raw && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
 	echo "building the $$tag wheel from $$(ls $(DIST)/ropelab-*.tar.gz) with $(WHEEL_PYTHON)"; \
-	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(WHEEL_PYTHON) -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
+	env=build/wheel/pip-$$tag; [ -x $$env/bin/python ] || $(WHEEL_PYTHON) -m venv $$env; \
+	$$env/bin/python -m pip install -q --upgrade pip; \
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $$env/bin/python -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
 	  -Cbuild-dir=$$bdir -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON $$(ls $(DIST)/ropelab-*.tar.gz); \
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/auditwheel repair --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
 	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(BIN)/auditwheel show $$whl; \
