@@ -198,6 +198,8 @@ def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
     """
     if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 2:
         raise ValueError(f"unit_pair: d must be an integer >= 2, got {d!r}")
+    if np.ndim(xi) != 0:
+        raise TypeError(f"unit_pair: xi must be a real scalar, got {xi!r}")
     x = float(xi)
     if not -1.0 <= x <= 1.0:
         raise ValueError(f"unit_pair: xi must lie in [-1, 1], got {xi!r}")

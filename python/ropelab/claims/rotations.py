@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ropelab import recurrence, rotary, transition
-from ropelab._types import Layout
+from ropelab._types import FloatArray, Layout
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260103
@@ -167,7 +167,7 @@ def rope_trick() -> Evidence:
                     {"d": d, "cases": 20, "seed": SEED + 6})
 
 
-def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tuple[np.ndarray, ...]:
+def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tuple[FloatArray, ...]:
     rng = _rng(offset)
     q, k = 0.4 * rng.standard_normal((2, T, d))
     if constant_norm:
@@ -265,7 +265,7 @@ def eq11_index() -> Evidence:
     )
 
 
-def _srope_inputs(T: int, d: int, offset: int) -> tuple[np.ndarray, ...]:
+def _srope_inputs(T: int, d: int, offset: int) -> tuple[FloatArray, ...]:
     rng = _rng(offset)
     q, k, v = rng.standard_normal((3, T, d))
     psi = rotary.cumulative_phase(rng.standard_normal((T, d // 2)))
@@ -314,7 +314,7 @@ def srope_parity() -> Evidence:
                     {"T": T, "theta": 1.0, "seed": SEED + 12})
 
 
-def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> np.ndarray:
+def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> FloatArray:
     return rng.uniform(0.3, 1.0, (T, d // 2 if shared else d))
 
 
