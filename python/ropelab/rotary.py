@@ -161,7 +161,8 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2 or d % 2:
         raise ValueError(f"layout_permutation: d must be an even integer >= 2, got {d!r}")
     check_output_size("layout_permutation", int(d))  # np.arange(0, 2**64, 2) would be empty
-    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)]).astype(np.intp)
+    perm: npt.NDArray[np.intp] = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)]).astype(np.intp)
+    return perm
 
 
 def cumulative_phase(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Accumulate = "float64") -> FloatArray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ropelab import rff
+from ropelab._types import FloatArray
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260101
@@ -14,12 +15,12 @@ EXACT_RTOL = 1e-12
 MC_SIGMAS = 5.0
 
 
-def _pairs(n: int = 6, d: int = 8, seed: int = SEED) -> list[tuple[np.ndarray, np.ndarray]]:
+def _pairs(n: int = 6, d: int = 8, seed: int = SEED) -> list[tuple[FloatArray, FloatArray]]:
     rng = np.random.default_rng(seed)
     return [(0.6 * rng.standard_normal(d) / np.sqrt(d), 0.6 * rng.standard_normal(d) / np.sqrt(d)) for _ in range(n)]
 
 
-def _mc(q: np.ndarray, k: np.ndarray, convention: str, D: int = 64, trials: int = 4000, seed: int = SEED,
+def _mc(q: FloatArray, k: FloatArray, convention: str, D: int = 64, trials: int = 4000, seed: int = SEED,
         mode: str = "full") -> tuple[float, float]:
     e = rff.estimate(q, k, D, 1.0, "trig", convention, trials=trials, seed=seed, mode=mode)  # type: ignore[arg-type]
     return float(e.mean()), float(e.std(ddof=1) / np.sqrt(trials))
@@ -92,7 +93,8 @@ def eq8_literal() -> Evidence:
         lit_mc, lit_se = _mc(q, k, "literal")
         # the statement holds for this pair only if the literal mean is kappa (closed form and MC)
         literal_ok &= abs(lit / kappa - 1) < EXACT_RTOL or abs(lit_mc - kappa) < MC_SIGMAS * lit_se
-        literal_is_exp_minus &= abs(lit / np.exp(-(q @ k)) - 1) < EXACT_RTOL and abs(lit_mc - np.exp(-(q @ k))) < MC_SIGMAS * lit_se
+        literal_is_exp_minus &= (abs(lit / np.exp(-float(q @ k)) - 1) < EXACT_RTOL
+                                 and abs(lit_mc - np.exp(-float(q @ k))) < MC_SIGMAS * lit_se)
         conj_ok &= abs(conj / kappa - 1) < EXACT_RTOL
         rows.append({"q_dot_k": float(q @ k), "exp_qk": kappa, "exp_minus_qk": float(np.exp(-(q @ k))),
                      "literal_mean": lit, "literal_monte_carlo": lit_mc, "literal_mc_se": lit_se, "conjugate_mean": conj})

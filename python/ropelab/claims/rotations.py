@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ropelab import recurrence, rff, rotary, temperature, transition
-from ropelab._types import Layout
+from ropelab._types import FloatArray, Layout
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260103
@@ -251,7 +251,7 @@ def rope_trick() -> Evidence:
                     {"d": d, "cases": 20, "seed": SEED + 6})
 
 
-def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tuple[np.ndarray, ...]:
+def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tuple[FloatArray, ...]:
     rng = _rng(offset)
     q, k = 0.4 * rng.standard_normal((2, T, d))
     if constant_norm:
@@ -418,7 +418,7 @@ def eq11_index() -> Evidence:
     )
 
 
-def _srope_inputs(T: int, d: int, offset: int) -> tuple[np.ndarray, ...]:
+def _srope_inputs(T: int, d: int, offset: int) -> tuple[FloatArray, ...]:
     rng = _rng(offset)
     q, k, v = rng.standard_normal((3, T, d))
     psi = rotary.cumulative_phase(rng.standard_normal((T, d // 2)))
@@ -510,7 +510,7 @@ def srope_parity() -> Evidence:
                     {"T": T, "theta": 1.0, "pairs": pairs, "length": L, "seed": SEED + 12})
 
 
-def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> np.ndarray:
+def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> FloatArray:
     return rng.uniform(0.3, 1.0, (T, d // 2 if shared else d))
 
 
@@ -591,7 +591,7 @@ def gate_norm() -> Evidence:
     for _ in range(50):
         psi_prev, psi_t = rng.uniform(-np.pi, np.pi, (2, d // 2))
         g = rng.uniform(0.0, 1.0, d)
-        worst = max(worst, abs(float(transition.spectral_norm(transition.effective(psi_prev, psi_t, g))) - g.max()))
+        worst = max(worst, abs(float(transition.spectral_norm(transition.effective(psi_prev, psi_t, g))) - np.max(g)))
     tol = _tol(d * d)
     return Evidence(derive_verdict(worst < tol), {"max_norm_difference": worst}, f"absolute {tol:.1e}",
                     {"d": d, "cases": 50, "gates": "per channel U(0, 1)", "seed": SEED + 16})
@@ -653,7 +653,7 @@ def householder_delta() -> Evidence:
         H = transition.generalized_householder(w, beta)
         s = transition.singular_values(H)
         ev = np.sort(transition.eigenvalues(H).real)
-        rows.append({"beta": beta, "spectral_norm": float(s.max()), "min_singular": float(s.min()),
+        rows.append({"beta": beta, "spectral_norm": float(np.max(s)), "min_singular": float(np.min(s)),
                      "orthogonal": bool(_rel_err(H.T @ H, np.eye(d)) < _tol(d)),
                      "eigenvalue_along_w": float(ev[0] if beta > 0 else ev[-1])})
     general = all(r["orthogonal"] for r in rows)
@@ -787,8 +787,8 @@ def prf_transition_gt1() -> Evidence:
     n = f.size
     # P(f > 1) = 1/2 per entry; the entries are not independent across features of one step, so
     # only the existence of factors > 1 is the claim; the fraction is reported.
-    return Evidence(derive_verdict(float(f.max()) > 1 + 1e-12 and dist.prob_gt_one > 0.25),
-                    {"max_factor": float(f.max()), "fraction_above_1": frac, "entries": n,
+    return Evidence(derive_verdict(float(np.max(f)) > 1 + 1e-12 and dist.prob_gt_one > 0.25),
+                    {"max_factor": float(np.max(f)), "fraction_above_1": frac, "entries": n,
                      "lognormal_mean_step_1": dist.mean, "lognormal_prob_gt_1": dist.prob_gt_one},
                     "max factor > 1 + 1e-12", {"T": T, "d": d, "D": D, "seed": SEED + 21})
 

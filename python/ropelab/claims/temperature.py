@@ -186,7 +186,7 @@ def finite_D() -> Evidence:
             curve = temperature.mse_curve(0.5, D, sig, trials=3000, seed=SEED, d=d, mode=mode)  # type: ignore[arg-type]
             z = np.abs(curve.empirical - curve.analytic) / curve.stderr
             ok &= bool(np.all(z < MC_SIGMAS))
-            rows.append({"D": D, "mode": mode, "max_z": float(z.max()), "analytic": curve.analytic.tolist(),
+            rows.append({"D": D, "mode": mode, "max_z": float(np.max(z)), "analytic": curve.analytic.tolist(),
                          "empirical": curve.empirical.tolist()})
     s1, s256 = float(temperature.optimal_sigma(0.5, 1)), float(temperature.optimal_sigma(0.5, 256))
     depends = abs(s1 - s256) > 1e-3

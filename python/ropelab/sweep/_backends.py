@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import uuid
 from collections.abc import Callable, Sequence
@@ -105,7 +106,7 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
     if not client.nthreads():
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             raise RuntimeError(f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s") from None
     if batch_size is None:
         batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))

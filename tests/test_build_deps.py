@@ -1,0 +1,153 @@
+"""A user without the system dependencies gets ONE message, at configure time (before anything is
+compiled), listing every missing dependency with its package on Debian/Ubuntu, Fedora/RHEL,
+Homebrew and conda-forge (cmake/RopelabDependencies.cmake).
+
+Each test configures the source tree's CMake project in a scratch directory with dependencies
+hidden through CMake's and pkg-config's own switches: ``CMAKE_DISABLE_FIND_PACKAGE_<Name>`` (Eigen,
+Boost, pkg-config), a ``PKG_CONFIG_LIBDIR`` holding only the other ``.pc`` files (FFTW3, SLEEF), an
+include directory without the headers (``RANDOM123_INCLUDE_DIR``, and ``ROPELAB_BOOST_INCLUDE_DIR``
+for Boost's plain-headers fallback). Configure only: a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not (ROOT / "CMakeLists.txt").is_file(),
+                                reason="configures the source tree's CMake project; an installed wheel's tests "
+                                       "have no source tree")
+
+# id: (what the message calls it, apt, dnf, brew, conda-forge); "-" = no package (a note instead).
+# In the order of the message.
+PACKAGES = {
+    "eigen": ("Eigen >= 3.3", "libeigen3-dev", "eigen3-devel", "eigen", "eigen"),
+    "boost": ("Boost >= 1.71 with the Boost.Math headers", "libboost-dev", "boost-devel", "boost", "libboost-headers"),
+    "pkgconfig": ("pkg-config", "pkg-config", "pkgconf-pkg-config", "pkgconf", "pkg-config"),
+    "fftw": ("FFTW3", "libfftw3-dev", "fftw-devel", "fftw", "fftw"),
+    "sleef": ("SLEEF", "libsleef-dev", "sleef-devel", "sleef", "sleef"),
+    "random123": ("Random123", "librandom123-dev", "Random123-devel", "-", "-"),
+}
+LABELS = ("Debian/Ubuntu (apt):", "Fedora/RHEL (dnf):", "Homebrew (brew):", "conda-forge (conda):")
+
+
+def _cmake() -> list[str]:
+    here = Path(sys.executable).parent
+    cmake = here / "cmake" if (here / "cmake").is_file() else shutil.which("cmake")
+    assert cmake is not None, "cmake is needed (make install puts it into .venv)"
+    args = [str(cmake)]
+    ninja = here / "ninja" if (here / "ninja").is_file() else shutil.which("ninja")
+    if ninja is not None:
+        args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
+    return args
+
+
+def _pc_dir(tmp_path: Path, keep: list[str]) -> Path:
+    """A pkg-config directory with only the ``.pc`` files of the modules in ``keep``."""
+    out = tmp_path / "pkgconfig"
+    out.mkdir()
+    for module in keep:
+        pcdir = subprocess.run(["pkg-config", "--variable=pcfiledir", module], capture_output=True, text=True,
+                               check=True).stdout.strip()
+        shutil.copy(Path(pcdir) / f"{module}.pc", out / f"{module}.pc")
+    return out
+
+
+def _configure(tmp_path: Path, args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    build = tmp_path / "build"
+    full_env = dict(os.environ)
+    full_env.pop("PKG_CONFIG_PATH", None)
+    full_env.pop("LD_PRELOAD", None)  # (make test-sanitize preloads ASan into Python, not into CMake)
+    full_env.update(env or {})
+    r = subprocess.run([*_cmake(), "-S", str(ROOT), "-B", str(build), "-DROPELAB_PYTHON=OFF", *args],
+                       capture_output=True, text=True, timeout=300, env=full_env)
+    assert not list(build.rglob("*.o")), "something was compiled"
+    return r
+
+
+def _hide(tmp_path: Path, ids: set[str]) -> tuple[list[str], dict[str, str]]:
+    args: list[str] = []
+    env: dict[str, str] = {}
+    if "eigen" in ids:
+        args.append("-DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON")
+    if "boost" in ids:  # neither Boost's CMake config nor plain headers
+        empty = tmp_path / "no-boost"
+        empty.mkdir()
+        args += ["-DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON", f"-DROPELAB_BOOST_INCLUDE_DIR={empty}"]
+    if "pkgconfig" in ids:
+        args.append("-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON")
+    if ids & {"fftw", "sleef"}:
+        keep = [m for m, i in (("fftw3", "fftw"), ("sleef", "sleef")) if i not in ids]
+        env["PKG_CONFIG_LIBDIR"] = str(_pc_dir(tmp_path, keep))
+    if "random123" in ids:
+        empty = tmp_path / "no-random123"
+        empty.mkdir()
+        args.append(f"-DRANDOM123_INCLUDE_DIR={empty}")
+    return args, env
+
+
+def _check_message(r: subprocess.CompletedProcess[str], missing: set[str]) -> None:
+    assert r.returncode != 0
+    err = r.stderr
+    # one message, from the dependency check, and no raw error of a single find_package before it
+    assert err.count("CMake Error") == 1, err
+    assert "RopelabDependencies.cmake" in err, err
+    n = len(missing)
+    assert f"{n} dependenc{'y is' if n == 1 else 'ies are'} missing (nothing has been compiled)" in err, err
+    for dep_id, (name, *pkgs) in PACKAGES.items():
+        if dep_id not in missing:
+            assert f"   {name}" not in err, f"{name} is installed but listed:\n{err}"
+            continue
+        block = err.split(f"   {name}", 1)
+        assert len(block) == 2, f"{name} not listed:\n{err}"
+        entry = block[1].split("\n \n", 1)[0].split("\n   \n", 1)[0]
+        for label, pkg in zip(LABELS, pkgs):
+            expected = "no package (see the note)" if pkg == "-" else pkg
+            assert re.search(rf"{re.escape(label)} +{re.escape(expected)}\n", entry + "\n"), \
+                f"{label} {expected} not in the entry of {name}:\n{entry}"
+    apt = [p[1] for i, p in PACKAGES.items() if i in missing]
+    assert f"sudo apt-get install {' '.join(apt)}" in err, err
+
+
+def test_nothing_missing_configures(tmp_path: Path) -> None:
+    r = _configure(tmp_path, [])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "dependencies are missing" not in r.stderr and "dependency is missing" not in r.stderr
+
+
+@pytest.mark.parametrize("dep", sorted(PACKAGES))
+def test_one_missing_dependency_is_named_with_its_packages(tmp_path: Path, dep: str) -> None:
+    args, env = _hide(tmp_path, {dep})
+    _check_message(_configure(tmp_path, args, env), {dep})
+
+
+def test_random123_note_tells_where_to_get_the_headers(tmp_path: Path) -> None:
+    args, env = _hide(tmp_path, {"random123"})
+    err = _configure(tmp_path, args, env).stderr
+    assert "has no Random123/philox.h" in err and "-DRANDOM123_INCLUDE_DIR=" in err, err
+
+
+def test_boost_from_plain_headers_configures(tmp_path: Path) -> None:
+    # Without Boost's CMake config, a Boost release's headers are enough (the manylinux release build)
+    r = _configure(tmp_path, ["-DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON"])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_every_missing_dependency_in_one_message(tmp_path: Path) -> None:
+    missing = {"eigen", "boost", "fftw", "sleef", "random123"}
+    args, env = _hide(tmp_path, missing)
+    _check_message(_configure(tmp_path, args, env), missing)
+
+
+def test_without_pkg_config_the_others_are_still_reported(tmp_path: Path) -> None:
+    missing = {"eigen", "boost", "pkgconfig", "random123"}
+    args, env = _hide(tmp_path, missing)
+    _check_message(_configure(tmp_path, args, env), missing)
