@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import uuid
 from collections.abc import Callable, Sequence
@@ -98,6 +97,8 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
     do not depend on batching or completion order: every cell's numbers are addressed by
     ``(seed, cell index, trial)``.
     """
+    import asyncio  # (here: importing asyncio at module level would pull in subprocess and fcntl)
+
     distributed = require("distributed", "backend=Client")
     if client.status != "running":
         raise ValueError(f"sweep.run: the Dask client is not running (status {client.status!r})")
