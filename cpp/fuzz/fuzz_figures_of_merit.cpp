@@ -11,25 +11,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fuzz_bytes.hpp"
 #include "ropelab/spectrum.hpp"
 
-namespace {
-
-struct Bytes {
-  const std::uint8_t* p;
-  std::size_t n;
-  template <class T>
-  T take() {
-    T v{};
-    const std::size_t k = n < sizeof(T) ? n : sizeof(T);
-    if (k > 0) std::memcpy(&v, p, k);
-    p += k;
-    n -= k;
-    return v;
-  }
-};
-
-}  // namespace
+using ropelab::fuzz::Bytes;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ropelab;

@@ -13,27 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_bytes.hpp"
 #include "ropelab/recurrence.hpp"
 #include "ropelab/rotary.hpp"
 
-namespace {
+using ropelab::fuzz::Bytes;
 
-struct Bytes {
-  const std::uint8_t* p;
-  std::size_t n;
-  template <class T>
-  T take() {
-    T v{};
-    const std::size_t k = n < sizeof(T) ? n : sizeof(T);
-    if (k > 0) std::memcpy(&v, p, k);
-    p += k;
-    n -= k;
-    return v;
-  }
-  double value(bool raw) {
-    return raw ? take<double>() : static_cast<double>(take<std::int8_t>()) / 32.0;
-  }
-};
+namespace {
 
 template <class Parse>
 void parse_any(Parse parse, const std::string& s) {

@@ -9,26 +9,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fuzz_bytes.hpp"
 #include "ropelab/rff.hpp"
 #include "ropelab/temperature.hpp"
 
-namespace {
-
-struct Bytes {
-  const std::uint8_t* p;
-  std::size_t n;
-  template <class T>
-  T take() {
-    T v{};
-    const std::size_t k = n < sizeof(T) ? n : sizeof(T);
-    std::memcpy(&v, p, k);
-    p += k;
-    n -= k;
-    return v;
-  }
-};
-
-}  // namespace
+using ropelab::fuzz::Bytes;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ropelab;
