@@ -281,3 +281,13 @@ def test_report_figures_are_distinct(tmp_path: Path) -> None:
 def test_spectrum_db_rejects_a_bad_floor(floor_db: float) -> None:
     with pytest.raises(ValueError, match="floor_db must be a finite negative level"):
         plot.spectrum_db(spectra.window("hann", 16), floor_db=floor_db)
+
+
+@pytest.mark.parametrize("bad", [None, 0.5, [], {"a": 1}, np.zeros((2, 2))])
+def test_helpers_refuse_the_wrong_kind_of_result(bad: object) -> None:
+    # a wrong object is a TypeError naming the argument, never an AttributeError from deep inside
+    with plot.detached():
+        with pytest.raises(TypeError, match="leakage_map: m must be"):
+            plot.leakage_map(bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="sweep_lines: df must be"):
+            plot.sweep_lines(bad, "x", "y")

@@ -300,7 +300,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     ValueError
         If ``field`` is not one of the names above.
     TypeError
-        If ``ax`` is not an Axes.
+        If ``m`` is not a :class:`ropelab.spectra.LeakageMap` or ``ax`` is not an Axes.
 
     Examples
     --------
@@ -314,6 +314,10 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
         "tone_scalloping_db": "tone loss at its nearest bin\n(dB)",
         "bin_leakage_factor": "DFT energy outside the nearest bin\n(fraction)",
     }
+    from ropelab.spectra import LeakageMap
+
+    if not isinstance(m, LeakageMap):
+        raise TypeError(f"leakage_map: m must be a ropelab.spectra.LeakageMap (from spectra.leakage_map), got {m!r}")
     if field not in labels:
         raise ValueError(f"leakage_map: field must be one of {sorted(labels)}, got {field!r}")
     data = np.asarray(getattr(m, field), dtype=float)
@@ -607,7 +611,7 @@ def sweep_lines(
     ValueError
         If ``x``, ``y``, ``err`` or ``ref`` is not a column of ``df``.
     TypeError
-        If ``ax`` is not an Axes.
+        If ``df`` is not a pandas DataFrame or ``ax`` is not an Axes.
 
     Examples
     --------
@@ -617,6 +621,10 @@ def sweep_lines(
     >>> len(fig.axes[0].lines), fig.axes[0].get_ylabel()
     (2, 'highest sidelobe (dB re peak)')
     """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"sweep_lines: df must be a pandas DataFrame (from sweep.run or sweep.load), got {type(df).__name__}")
     for col in (x, y, err, ref):
         if col is not None and col not in df.columns:
             raise ValueError(f"sweep_lines: no column {col!r}; columns are {list(df.columns)}")
