@@ -494,9 +494,9 @@ class AttentionError:
         Parameters
         ----------
         rule : str
-            One of :attr:`rules`.
+            One of the ``rules``.
         D : int
-            One of :attr:`D`.
+            One of the values of ``D``.
 
         Returns
         -------

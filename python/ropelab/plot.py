@@ -2,7 +2,7 @@
 
 Every helper draws on the Axes it is given (``ax=``) or on a new figure, and returns the figure;
 none of them selects a backend or changes matplotlib's configuration: a figure made without
-``ax`` is an ordinary :mod:`matplotlib.pyplot` figure (shown inline in Jupyter, by
+``ax`` is an ordinary ``matplotlib.pyplot`` figure (shown inline in Jupyter, by
 ``plt.show()`` elsewhere), or, inside :func:`detached`, a :class:`matplotlib.figure.Figure`
 that pyplot never sees (for writing files). Labels carry units and mathtext; legends sit to the
 right of the axes, off the data.
@@ -48,7 +48,7 @@ def _matplotlib() -> Any:
 def detached() -> Iterator[None]:
     """Make the helpers draw new figures as bare :class:`matplotlib.figure.Figure` objects.
 
-    Inside the block, a helper called without ``ax`` neither imports :mod:`matplotlib.pyplot`
+    Inside the block, a helper called without ``ax`` neither imports ``matplotlib.pyplot``
     nor registers its figure with it: no backend is resolved, no window opens, nothing needs
     ``plt.close``. ``fig.savefig`` still writes PNG, SVG or PDF files. Meant for code that only writes files,
     such as :func:`ropelab.report.render_figures`.
