@@ -72,6 +72,9 @@ nb_execution_timeout = 600
 nb_execution_raise_on_error = True  # a notebook that fails breaks the build
 nb_execution_show_tb = True
 nb_merge_streams = True
+# No ipywidgets JavaScript from a CDN: the documentation works offline. A live widget needs a
+# kernel anyway; notebook 01 follows its explorer with a static snapshot that the docs show.
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 
 # --- maths without network -------------------------------------------------------------------
 MATHJAX_SRC = Path(os.environ.get("ROPELAB_MATHJAX_DIR", "/usr/share/javascript/mathjax"))
