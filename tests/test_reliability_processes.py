@@ -6,6 +6,7 @@ ignored Ctrl-C) fails the test instead of hanging or killing the test runner.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -66,6 +67,11 @@ FORK = textwrap.dedent(
 )
 
 
+# GCC 12's AddressSanitizer runtime (make test-sanitize preloads it) has no fork handler for its own
+# allocator: a child forked while another thread is inside malloc can hang in the sanitizer itself.
+# The regular build runs this test in `make test`.
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)")
 def test_fork_while_threads_plan_ffts_run_monte_carlo_and_svd() -> None:
     out = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr

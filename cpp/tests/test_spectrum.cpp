@@ -214,6 +214,11 @@ TEST(FiguresOfMerit, ScaleInvariantAndCancellable) {
 }
 
 TEST(PlanCache, ForkWhileAnotherThreadPlans) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's AddressSanitizer allocator has no fork handler: a child forked while the planner
+  // thread is inside malloc can hang in the sanitizer itself. The regular build runs this test.
+  GTEST_SKIP() << "the AddressSanitizer runtime is not fork-safe with running threads";
+#endif
   std::atomic<bool> stop{false};
   std::thread planner([&] {
     std::vector<double> x(16, 1.0);
