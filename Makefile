@@ -80,10 +80,11 @@ docs-test: docs test-sysdeps
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the C++ tests and the whole Python suite against
 # a sanitized build of the extension (its own build tree; the sanitizer runtime is preloaded into
-# Python). Leak detection is off: CPython itself does not free everything at exit.
+# Python). Leak detection is off: CPython itself does not free everything at exit. A refused
+# allocation returns NULL (MemoryError in Python) instead of aborting, as it does without ASan.
 SAN_DIR := build/sanitize
 SAN_RUNTIME = $(shell $(CXX) -print-file-name=libasan.so):$(shell $(CXX) -print-file-name=libubsan.so)
-SAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1 \
+SAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 CXX ?= g++
 test-sanitize: install test-sysdeps

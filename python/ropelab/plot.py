@@ -119,7 +119,8 @@ def _fine_sigmas(curves: Sequence[MSECurve], extra: Sequence[float], n: int = 40
     hi = float(pts.max())
     lo = max(float(pts.min()), hi * 1e-3)
     grid = np.geomspace(lo, hi, n)
-    return np.unique(np.concatenate([grid, pts[pts >= lo]]))
+    out: npt.NDArray[np.float64] = np.unique(np.concatenate([grid, pts[pts >= lo]]))
+    return out
 
 
 def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, *, mark: bool = True) -> Figure:

@@ -158,8 +158,8 @@ class StateTracking(ResultDisplay):
 
 
 def _prefix_products(g: Group, tokens: IntArray) -> IntArray:
-    labels = np.empty_like(tokens)
-    state = np.full(tokens.shape[0], g.identity, dtype=np.int64)
+    labels: IntArray = np.empty_like(tokens)
+    state: IntArray = np.full(tokens.shape[0], g.identity, dtype=np.int64)
     for t in range(tokens.shape[1]):
         state = g.table[state, tokens[:, t]]
         labels[:, t] = state

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ropelab._types import FloatArray
+
 from ropelab import attention
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
@@ -17,7 +19,7 @@ TRIALS = 32
 MC_SIGMAS = 5.0
 
 
-def _inputs(T: int = 96, d: int = 16, seed: int = SEED) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _inputs(T: int = 96, d: int = 16, seed: int = SEED) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Queries and keys sharing a common direction (mean cosine ≈ ½, so Theorem 1's σ ≈ 0.58)."""
     rng = np.random.default_rng(seed)
     mu = rng.standard_normal(d)

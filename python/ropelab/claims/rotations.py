@@ -891,7 +891,7 @@ def rope_expected_decay() -> Evidence:
     )
 
 
-def _positive_features(T: int, d: int, D: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+def _positive_features(T: int, d: int, D: int, offset: int) -> tuple[FloatArray, FloatArray]:
     rng = _rng(offset)
     q, k = 0.5 * rng.standard_normal((2, T, d))
     w = rff.sample_omega(D, d, seed=SEED + offset)
@@ -1050,7 +1050,7 @@ def gate_direction() -> Evidence:
     """
     rng, d = _rng(106), 8
 
-    def angle(x: np.ndarray, y: np.ndarray) -> float:
+    def angle(x: FloatArray, y: FloatArray) -> float:
         c = float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y)))
         s = float(np.linalg.norm(y - (y @ x) / (x @ x) * x) / np.linalg.norm(y))
         return float(np.arctan2(s, c))
@@ -1111,7 +1111,7 @@ def eq11_convention() -> Evidence:
                     {"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": SEED + 107})
 
 
-def _path_pair(rng: np.random.Generator, T: int, c: int) -> tuple[np.ndarray, np.ndarray]:
+def _path_pair(rng: np.random.Generator, T: int, c: int) -> tuple[FloatArray, FloatArray]:
     a, b = rng.standard_normal((2, T, c))
     b[0], b[-1] = a[0], a[-1]
     return a, b
@@ -1244,10 +1244,10 @@ def srope_conv_causal() -> Evidence:
     x2 = x.copy()
     x2[t0] += rng.standard_normal(c)                                   # change one future token
 
-    def causal(z: np.ndarray) -> np.ndarray:
+    def causal(z: FloatArray) -> FloatArray:
         return rotary.cumulative_phase(rotary.short_conv(z, kern))
 
-    def centred(z: np.ndarray) -> np.ndarray:
+    def centred(z: FloatArray) -> FloatArray:
         # y[t] = Σ_j h_j z[t − 1 + j]: the causal convolution of z advanced by two steps
         ext = np.vstack([z, np.zeros((lookahead, c))])
         return rotary.cumulative_phase(rotary.short_conv(ext, kern)[lookahead:])

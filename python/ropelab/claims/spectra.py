@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ropelab._types import FloatArray
+
 from ropelab import spectra
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
@@ -76,7 +78,7 @@ FAR_BINS = 2.0                                               # "far": at least 2
 ENVELOPE_BINS = 32.0                                         # the far envelope is read over [32, 33) bins
 
 
-def _far_leakage(w: np.ndarray) -> tuple[float, float]:
+def _far_leakage(w: FloatArray) -> tuple[float, float]:
     """Energy fraction of |W|² beyond FAR_BINS and the peak level (dB re |W(0)|) over [32, 33) bins.
 
     Riemann sum on the ×64 zero-padded FFT grid; the total is exact (Parseval for the padded DFT).

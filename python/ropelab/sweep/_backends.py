@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import uuid
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -111,7 +111,7 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
             raise RuntimeError(f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s") from None
     if batch_size is None:
         batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
-    tag = uuid.uuid4().hex[:8]
+    tag = os.urandom(4).hex()  # (not uuid: on Python 3.10 it imports platform, subprocess, fcntl)
     futures = [
         client.submit(run_batch, task.name if task.name in BUILTIN else task, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
                       trials, seed, 1 if nthreads is None else nthreads, numerics(),

@@ -25,7 +25,6 @@ import errno
 import hashlib
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,7 +86,7 @@ _TMP_PATTERNS = (".part-*.parquet.*.tmp", f".{_SPEC}.*.tmp")
 
 
 def _atomic_write(path: Path, write: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(16).hex()}.tmp")
     try:
         with open(tmp, "wb") as fh:
             write(fh)
@@ -263,7 +262,7 @@ class Store:
                   "content": _content_digest(self.digest, table)}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), _RECORD: json.dumps(record).encode()})
         cells = frame["cell"]
-        name = f"part-{int(cells.min()):012d}-{len(frame):06d}-{uuid.uuid4().hex[:12]}.parquet"
+        name = f"part-{int(cells.min()):012d}-{len(frame):06d}-{os.urandom(6).hex()}.parquet"
         path = self.path / name
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
