@@ -924,18 +924,18 @@ def rope_eq19_weights() -> Evidence:
     causal = np.tril(np.ones((T, T), bool))
     tol = _tol(T * D)
     sums19, sums18, sums_rot = W19.sum(axis=1), W18.sum(axis=1), W_rot.sum(axis=1)
-    convex19 = bool(np.max(np.abs(sums19 - 1)) < tol and W19[causal].min() >= -tol)
-    convex18 = bool(np.max(np.abs(sums18 - 1)) < tol and W18[causal].min() >= -tol)
+    convex19 = bool(np.max(np.abs(sums19 - 1)) < tol and np.min(W19[causal]) >= -tol)
+    convex18 = bool(np.max(np.abs(sums18 - 1)) < tol and np.min(W18[causal]) >= -tol)
     i = int(np.argmax(np.abs(sums19 - 1)))
-    corrected_ok = (convex18 and float(np.max(np.abs(sums19 - 1))) > 1e-3 and float(W19[causal].min()) < -1e-3
-                    and float(np.max(np.abs(sums_rot - 1))) < 1e3 * tol and float(W_rot[causal].min()) < -1e-3)
+    corrected_ok = (convex18 and float(np.max(np.abs(sums19 - 1))) > 1e-3 and float(np.min(W19[causal])) < -1e-3
+                    and float(np.max(np.abs(sums_rot - 1))) < 1e3 * tol and float(np.min(W_rot[causal])) < -1e-3)
     return Evidence(
         verdict=derive_verdict(convex19),
-        values={"eq19_row_sums_min_max": [float(sums19.min()), float(sums19.max())],
-                "eq19_min_weight": float(W19[causal].min()), "eq19_fraction_negative": float(np.mean(W19[causal] < 0)),
-                "eq18_row_sum_error": float(np.max(np.abs(sums18 - 1))), "eq18_min_weight": float(W18[causal].min()),
+        values={"eq19_row_sums_min_max": [float(np.min(sums19)), float(np.max(sums19))],
+                "eq19_min_weight": float(np.min(W19[causal])), "eq19_fraction_negative": float(np.mean(W19[causal] < 0)),
+                "eq18_row_sum_error": float(np.max(np.abs(sums18 - 1))), "eq18_min_weight": float(np.min(W18[causal])),
                 "rotated_denominator_row_sum_error": float(np.max(np.abs(sums_rot - 1))),
-                "rotated_denominator_min_weight": float(W_rot[causal].min())},
+                "rotated_denominator_min_weight": float(np.min(W_rot[causal]))},
         tolerance=f"row sums 1 to {tol:.1e}, weights ≥ −{tol:.1e} (T·D accumulated roundings)",
         inputs={"T": T, "d": d, "features": "positive random features (Performer), D = 16", "seed": SEED + 103},
         counterexample={"row": i, "row_sum": float(sums19[i]), "weights_of_row": W19[i, : i + 1].tolist()},
@@ -1021,7 +1021,7 @@ def gate_positive_no_flip() -> Evidence:
         v[0, 0] = 1.0                                                  # one write at t = 0, read at every t
         o = recurrence.linear_attention(q, k, v, A)[:, 0]
         parity = (-1.0) ** np.cumsum(np.r_[0, bits[1:]])
-        min_gated = min(min_gated, float(o.min()))
+        min_gated = min(min_gated, float(np.min(o)))
         parity_negative += int(np.sum(parity < 0))
         psi = rotary.cumulative_phase((np.pi * bits)[:, None] * np.ones((1, d // 2)), 1.0, accumulate="wrapped")
         o_rot = recurrence.selective_rope_attention(q, k, v, psi)[:, 0]

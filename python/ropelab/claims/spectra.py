@@ -90,7 +90,7 @@ def _far_leakage(w: FloatArray) -> tuple[float, float]:
     total = float(np.sum(p * weight))
     far = float(np.sum((p * weight)[f >= FAR_BINS]))
     band = (f >= ENVELOPE_BINS) & (f < ENVELOPE_BINS + 1)
-    return far / total, float(20 * np.log10(mag[band].max() / mag[0]))
+    return far / total, float(20 * np.log10(np.max(mag[band]) / mag[0]))
 
 
 @claim("ssm.decay_leakage", source="Selective RoPE §3.2, Fig. 3, App. A.4", statement="Adding decay (α > 0) controls the leakage",
