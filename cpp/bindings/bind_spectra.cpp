@@ -121,14 +121,59 @@ py::list window_parameters(py::handle name_o) {
   return out;
 }
 
+/// Every parameter of a window: a list of dicts (name, alternatives, required, default,
+/// description), plus the window's symmetry ("both", "symmetric", "dft-even").
+py::dict window_info(py::handle name_o) {
+  const char* f = "spectra.window";
+  const std::string name = string_arg(name_o, f, "name");
+  py::dict d;
+  try {
+    py::list ps;
+    for (const windows::ParameterInfo& p : windows::parameter_info(name)) {
+      py::dict e;
+      e["name"] = p.name;
+      py::list alt;
+      for (const std::string& a : p.alternatives) alt.append(a);
+      e["alternatives"] = alt;
+      e["required"] = p.required;
+      e["default"] = p.default_value;
+      e["description"] = p.description;
+      ps.append(e);
+    }
+    d["name"] = windows::canonical_name(name);
+    d["parameters"] = ps;
+    d["symmetry"] = windows::symmetry(name);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  return d;
+}
+
+py::dict window_aliases() {
+  py::dict d;
+  for (const auto& a : windows::aliases()) d[py::str(a.first)] = a.second;
+  return d;
+}
+
 darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& params_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   const std::size_t N = length_arg(N_o, f);
-  std::map<std::string, double> params;
+  windows::Params params;
   for (const auto& kv : params_o) {
     const std::string key = string_arg(kv.first, f, "parameter name");
-    params[key] = real_scalar(kv.second, f, key.c_str());
+    py::handle v = kv.second;
+    if (py::isinstance<py::str>(v)) {
+      params.options[key] = v.cast<std::string>();
+    } else if (py::isinstance<py::bool_>(v)) {
+      params.values[key] = v.cast<bool>() ? 1.0 : 0.0;
+    } else if (key == "a" || (!PyNumber_Check(v.ptr()) && py::isinstance<py::sequence>(v))) {
+      darray arr = real_array(v, f, key.c_str());
+      if (arr.ndim() != 1) value_error(f, key.c_str(), "must be a 1-D sequence of real numbers", v);
+      params.arrays[key] = std::vector<double>(arr.data(), arr.data() + arr.size());
+    } else {
+      params.values[key] = real_scalar(v, f, key.c_str());
+    }
   }
   check_output_size(static_cast<double>(N), f);
   std::vector<double> w;
@@ -398,6 +443,8 @@ py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::ha
 void register_spectra(py::module_& m) {
   m.def("window_names", &window_names);
   m.def("window_parameters", &window_parameters, "name"_a);
+  m.def("window_info", &window_info, "name"_a);
+  m.def("window_aliases", &window_aliases);
   m.def("window", &window, "name"_a, "N"_a, "sym"_a, "params"_a);
   m.def("ssm_impulse", &ssm_impulse, "alpha"_a, "omega"_a, "N"_a);
   m.def("dtft", &dtft, "x"_a, "freqs_bins"_a);

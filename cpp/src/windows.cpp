@@ -4,8 +4,10 @@
 #include <boost/math/special_functions/bessel.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +18,7 @@ namespace ropelab::windows {
 namespace {
 
 constexpr double pi = boost::math::constants::pi<double>();
+using cplx = std::complex<double>;
 
 std::string fmt(double v) {
   std::ostringstream s;
@@ -24,29 +27,133 @@ std::string fmt(double v) {
   return s.str();
 }
 
+[[noreturn]] void bad(const std::string& msg) { throw std::invalid_argument(msg); }
+
+enum class Sym { both, symmetric, dft_even };
+
 struct Spec {
   std::string name;
-  std::vector<std::string> params;
+  std::vector<ParameterInfo> params;
+  Sym sym;
 };
+
+ParameterInfo req(std::string n, std::vector<std::string> alt, std::string d) {
+  return {std::move(n), std::move(alt), true, "", std::move(d)};
+}
+ParameterInfo opt(std::string n, std::string def, std::string d) {
+  return {std::move(n), {}, false, std::move(def), std::move(d)};
+}
 
 const std::vector<Spec>& specs() {
   static const std::vector<Spec> s = {
-      {"rectangular", {}},        {"triangular", {}},           {"hann", {}},
-      {"hamming", {}},            {"blackman", {}},             {"exact_blackman", {}},
-      {"blackman_harris_3", {}},  {"blackman_harris_4", {}},    {"gaussian", {"alpha"}},
-      {"poisson", {"alpha"}},
-      {"kaiser", {"beta"}},       {"chebyshev", {"attenuation"}}, {"exponential", {"alpha"}},
+      {"rectangular", {}, Sym::both},
+      {"triangular", {}, Sym::both},
+      {"hann", {}, Sym::both},
+      {"hamming", {}, Sym::both},
+      {"blackman", {}, Sym::both},
+      {"exact_blackman", {}, Sym::both},
+      {"blackman_harris_3", {}, Sym::both},
+      {"blackman_harris_4", {}, Sym::both},
+      {"gaussian",
+       {req("std", {"alpha"},
+            "standard deviation in samples (> 0); alternative: Harris's alpha = (L/2)/std (> 0)")},
+       Sym::both},
+      {"poisson",
+       {req("alpha", {"tau"},
+            "Harris's decay over the half-length, exp(-alpha|x|) (>= 0); alternative: scipy's "
+            "exponential tau = (L/2)/alpha in samples (> 0)")},
+       Sym::both},
+      {"kaiser",
+       {req("beta", {"alpha"}, "shape beta in [0, 700]; alternative: Harris's alpha = beta/pi")},
+       Sym::both},
+      {"chebyshev",
+       {req("at", {"attenuation", "alpha"},
+            "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
+            "Harris's alpha = at/20")},
+       Sym::both},
+      {"exponential",
+       {req("alpha", {"tau"},
+            "alpha: decay per sample of the causal SSM window exp(-alpha n) (>= 0, DFT-even only); "
+            "tau: scipy's decay length in samples (> 0), exp(-|n - center|/tau)"),
+        opt("center", "None", "with tau only: the centre in samples (default L/2; needs sym=False)")},
+       Sym::both},
+      {"blackman_harris_3_61", {}, Sym::both},
+      {"blackman_harris_4_74", {}, Sym::both},
+      {"kaiser_bessel_4", {}, Sym::both},
+      {"nuttall", {}, Sym::both},
+      {"flattop", {}, Sym::both},
+      {"general_cosine", {req("a", {}, "cosine-sum coefficients a_0, a_1, ... (a sequence)")},
+       Sym::both},
+      {"general_hamming", {req("alpha", {}, "alpha - (1 - alpha) cos(2 pi n/L) (finite)")},
+       Sym::both},
+      {"general_gaussian",
+       {req("p", {}, "shape p (> 0; p = 1: gaussian)"), req("sig", {}, "width in samples (> 0)")},
+       Sym::both},
+      {"kaiser_bessel_derived", {req("beta", {}, "shape beta in [0, 700]")}, Sym::symmetric},
+      {"taylor",
+       {opt("nbar", "4", "number of nearly constant sidelobes next to the main lobe (integer >= 1)"),
+        opt("sll", "30", "sidelobe suppression in dB (> 0)"),
+        opt("norm", "True", "scale so that the centre sample (of the symmetric window) is 1")},
+       Sym::both},
+      {"dpss",
+       {req("NW", {}, "time-half-bandwidth product (> 0, < N/2)"),
+        opt("norm", "approximate", "'approximate', 'subsample' or 2 (unit l2 norm)")},
+       Sym::both},
+      {"tukey", {opt("alpha", "0.5", "taper fraction in [0, 1] (0: rectangular, 1: hann)")},
+       Sym::both},
+      {"barthann", {}, Sym::both},
+      {"bohman", {}, Sym::both},
+      {"cosine", {}, Sym::both},
+      {"lanczos", {}, Sym::both},
+      {"parzen", {}, Sym::both},
+      {"triang", {}, Sym::both},
+      {"cosine_power", {req("alpha", {}, "Harris's power alpha of cos^alpha (>= 0)")}, Sym::both},
+      {"riesz", {}, Sym::both},
+      {"de_la_vallee_poussin", {}, Sym::both},
+      {"hann_poisson", {req("alpha", {}, "Harris's decay alpha (>= 0)")}, Sym::both},
+      {"cauchy", {req("alpha", {}, "Harris's alpha (>= 0)")}, Sym::both},
+      {"barcilon_temes", {req("alpha", {}, "Harris's alpha (> 0, <= 100): C = arccosh 10^alpha")},
+       Sym::both},
   };
   return s;
 }
 
-const Spec& find_spec(const std::string& name) {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const Spec& find_spec(const std::string& name_in) {
+  const std::string name = canonical_name(name_in);
   for (const Spec& s : specs()) {
     if (s.name == name) return s;
   }
-  std::string known;
-  for (const Spec& s : specs()) known += (known.empty() ? "" : ", ") + s.name;
-  throw std::invalid_argument("name must be one of " + known + ", got '" + name + "'");
+  bad("name: internal error, no window " + name);  // unreachable
+}
+
+/// Cosine-sum coefficients of the fixed cosine windows (empty for other windows).
+std::vector<double> cosine_coefficients(const std::string& name) {
+  if (name == "hann") return {0.5, 0.5};
+  if (name == "hamming") return {0.54, 0.46};
+  if (name == "blackman") return {0.42, 0.5, 0.08};
+  if (name == "exact_blackman") return {7938.0 / 18608.0, 9240.0 / 18608.0, 1430.0 / 18608.0};
+  if (name == "blackman_harris_3") return {0.42323, 0.49755, 0.07922};
+  if (name == "blackman_harris_4") return {0.35875, 0.48829, 0.14128, 0.01168};
+  if (name == "blackman_harris_3_61") return {0.44959, 0.49364, 0.05677};
+  if (name == "blackman_harris_4_74") return {0.40217, 0.49703, 0.09892, 0.00188};
+  if (name == "kaiser_bessel_4") return {0.40243, 0.49804, 0.09831, 0.00122};
+  if (name == "nuttall") return {0.3635819, 0.4891775, 0.1365995, 0.0106411};
+  if (name == "flattop") return {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368};
+  return {};
 }
 
 /// Generalised cosine window Σ_k (−1)^k a_k cos(2πkn/L).
@@ -60,14 +167,58 @@ double cosine_sum(const std::vector<double>& a, std::size_t n, std::size_t L) {
   return w;
 }
 
-std::vector<double> cosine_coefficients(const std::string& name) {
-  if (name == "hann") return {0.5, 0.5};
-  if (name == "hamming") return {0.54, 0.46};
-  if (name == "blackman") return {0.42, 0.5, 0.08};
-  if (name == "exact_blackman") return {7938.0 / 18608.0, 9240.0 / 18608.0, 1430.0 / 18608.0};
-  if (name == "blackman_harris_3") return {0.42323, 0.49755, 0.07922};
-  if (name == "blackman_harris_4") return {0.35875, 0.48829, 0.14128, 0.01168};
-  return {};
+/// A window computed as a symmetric window of length M = N (sym) or N + 1 (DFT-even, truncated).
+template <class F>
+std::vector<double> extended(std::size_t N, bool sym, F symmetric_of_length) {
+  std::vector<double> w = symmetric_of_length(sym ? N : N + 1);
+  w.resize(N);
+  return w;
+}
+
+/// Symmetric length-M window from its first half f(n), n = 0..ceil(M/2)−1, mirrored exactly.
+template <class F>
+std::vector<double> mirrored(std::size_t M, F f) {
+  std::vector<double> w(M);
+  for (std::size_t n = 0; 2 * n < M; ++n) {
+    w[n] = f(n);
+    w[M - 1 - n] = w[n];
+  }
+  return w;
+}
+
+/// Symmetric window of length M from the zero-phase transform samples v(k), k = 0..M−1, of a
+/// degree-(M−1) construction (scipy.signal.windows.chebwin's inverse DFT), unit peak.
+template <class V>
+std::vector<double> from_transform(std::size_t M, V v) {
+  if (M == 1) return {1.0};
+  std::vector<cplx> p(M), P(M);
+  for (std::size_t k = 0; k < M; ++k) {
+    const double vk = v(k);
+    if ((M % 2) == 0) {
+      const double t = pi * static_cast<double>(k) / static_cast<double>(M);
+      p[k] = cplx(vk * std::cos(t), vk * std::sin(t));
+    } else {
+      p[k] = vk;
+    }
+  }
+  spectrum::fft_c2c(p.data(), M, M, P.data(), -1);
+  std::vector<double> w(M);
+  if ((M % 2) != 0) {
+    const std::size_t n = (M + 1) / 2;
+    for (std::size_t i = 0; i < n; ++i) {
+      w[n - 1 - i] = P[i].real();
+      w[n - 1 + i] = P[i].real();
+    }
+  } else {
+    const std::size_t n = M / 2 + 1;
+    for (std::size_t i = 1; i < n; ++i) {
+      w[n - 1 - i] = P[i].real();
+      w[n - 2 + i] = P[i].real();
+    }
+  }
+  const double peak = *std::max_element(w.begin(), w.end());
+  for (double& x : w) x /= peak;
+  return w;
 }
 
 /// Symmetric Dolph–Chebyshev window of length M (scipy.signal.windows.chebwin's construction).
@@ -75,47 +226,240 @@ std::vector<double> chebyshev_symmetric(std::size_t M, double attenuation_db) {
   if (M == 1) return {1.0};
   const double order = static_cast<double>(M - 1);
   const double beta = std::cosh(std::acosh(std::pow(10.0, attenuation_db / 20.0)) / order);
-  std::vector<std::complex<double>> p(M), P(M);
-  for (std::size_t k = 0; k < M; ++k) {
+  return from_transform(M, [&](std::size_t k) {
     const double x = beta * std::cos(pi * static_cast<double>(k) / static_cast<double>(M));
-    double v;
-    if (x > 1) {
-      v = std::cosh(order * std::acosh(x));
-    } else if (x < -1) {
-      v = ((M % 2) != 0 ? 1.0 : -1.0) * std::cosh(order * std::acosh(-x));
-    } else {
-      v = std::cos(order * std::acos(x));
+    if (x > 1) return std::cosh(order * std::acosh(x));
+    if (x < -1) return ((M % 2) != 0 ? 1.0 : -1.0) * std::cosh(order * std::acosh(-x));
+    return std::cos(order * std::acos(x));
+  });
+}
+
+/// Symmetric Barcilon–Temes window of length M (Harris 1978, eq. of §J): its transform, sampled
+/// like the Dolph–Chebyshev one and inverted the same way.
+std::vector<double> barcilon_temes_symmetric(std::size_t M, double alpha) {
+  if (M == 1) return {1.0};
+  const double order = static_cast<double>(M - 1);
+  const double C = std::acosh(std::pow(10.0, alpha));
+  const double beta = std::cosh(C / order);
+  const double A = std::sinh(C), B = std::cosh(C);
+  // The transform of the zero-phase window at k' = min(k, M − k) ≤ M/2 (so β cos ≥ 0); for even
+  // M the samples above M/2 carry the sign (−1)^{M−1} = −1 of the half-sample shift, as
+  // chebwin's polynomial does.
+  auto W = [&](std::size_t kk) {
+    if (kk == 0) return 0.5;  // the limit y → iC (0/0): [A B − B A]/0, by l'Hôpital 1/2
+    const double x = beta * std::cos(pi * static_cast<double>(kk) / static_cast<double>(M));
+    const cplx y = order * std::acos(cplx(x, 0.0));
+    const cplx r = y / C;
+    const cplx num = A * std::cos(y) + B * r * std::sin(y);
+    const cplx den = (C + A * B) * (r * r + 1.0);
+    return (num / den).real();
+  };
+  return from_transform(M, [&](std::size_t k) {
+    if (2 * k <= M) return W(k);
+    return ((M % 2) != 0 ? 1.0 : -1.0) * W(M - k);
+  });
+}
+
+/// scipy's Taylor window of (extended) length M.
+std::vector<double> taylor_symmetric(std::size_t M, int nbar, double sll, bool norm) {
+  const double B = std::pow(10.0, sll / 20.0);
+  const double A = std::acosh(B) / pi;
+  const double nb = static_cast<double>(nbar);
+  const double s2 = nb * nb / (A * A + (nb - 0.5) * (nb - 0.5));
+  std::vector<double> Fm(static_cast<std::size_t>(nbar - 1));
+  for (int mi = 0; mi < nbar - 1; ++mi) {
+    const double m2 = static_cast<double>(mi + 1) * static_cast<double>(mi + 1);
+    double numer = (mi % 2 == 0) ? 1.0 : -1.0;
+    for (int j = 1; j < nbar; ++j) {
+      numer *= 1 - m2 / s2 / (A * A + (j - 0.5) * (j - 0.5));
     }
-    if ((M % 2) == 0) {
-      const double t = pi * static_cast<double>(k) / static_cast<double>(M);
-      p[k] = std::complex<double>(v * std::cos(t), v * std::sin(t));
-    } else {
-      p[k] = v;
-    }
+    double d1 = 1, d2 = 1;
+    for (int j = 1; j < mi + 1; ++j) d1 *= 1 - m2 / (static_cast<double>(j) * j);
+    for (int j = mi + 2; j < nbar; ++j) d2 *= 1 - m2 / (static_cast<double>(j) * j);
+    Fm[static_cast<std::size_t>(mi)] = numer / (2 * d1 * d2);
   }
-  spectrum::fft_c2c(p.data(), M, M, P.data(), -1);
-  std::vector<double> w(M);
-  if ((M % 2) != 0) {
-    const std::size_t n = (M + 1) / 2;
-    // w = [P[n-1], ..., P[1], P[0], P[1], ..., P[n-1]]
-    for (std::size_t i = 0; i < n; ++i) {
-      w[n - 1 - i] = P[i].real();
-      w[n - 1 + i] = P[i].real();
+  const double Md = static_cast<double>(M);
+  auto Wn = [&](double n) {
+    double s = 0;
+    for (std::size_t mi = 0; mi < Fm.size(); ++mi) {
+      s += Fm[mi] * std::cos(2 * pi * static_cast<double>(mi + 1) * (n - Md / 2.0 + 0.5) / Md);
     }
-  } else {
-    const std::size_t n = M / 2 + 1;
-    // w = [P[n-1], ..., P[1], P[1], ..., P[n-1]]
-    for (std::size_t i = 1; i < n; ++i) {
-      w[n - 1 - i] = P[i].real();
-      w[n - 2 + i] = P[i].real();
-    }
+    return 1 + 2 * s;
+  };
+  std::vector<double> w = mirrored(M, [&](std::size_t n) { return Wn(static_cast<double>(n)); });
+  if (norm) {
+    const double scale = 1.0 / Wn((Md - 1) / 2);
+    for (double& x : w) x *= scale;
   }
-  const double peak = *std::max_element(w.begin(), w.end());
-  for (double& v : w) v /= peak;
   return w;
 }
 
+/// Number of eigenvalues of the symmetric tridiagonal (d, e) below x (Sturm sequence count).
+std::size_t sturm_count(const std::vector<double>& d, const std::vector<double>& e2, double x) {
+  std::size_t count = 0;
+  double q = d[0] - x;
+  const double tiny = std::numeric_limits<double>::min();
+  if (q < 0) ++count;
+  for (std::size_t i = 1; i < d.size(); ++i) {
+    if (std::abs(q) < tiny) q = -tiny;
+    q = d[i] - x - e2[i] / q;
+    if (q < 0) ++count;
+  }
+  return count;
+}
+
+/// Solves (T − λ I) y = b for the tridiagonal T (diag d, off-diagonal e[i] between i−1 and i)
+/// by Gaussian elimination with partial pivoting (LAPACK dgtsv); b is overwritten by y.
+void shifted_tridiagonal_solve(const std::vector<double>& d, const std::vector<double>& e,
+                               double lambda, double floor, std::vector<double>& b) {
+  const std::size_t M = d.size();
+  std::vector<double> dg(M), du(M, 0.0), dl(M, 0.0), du2(M, 0.0);
+  for (std::size_t i = 0; i < M; ++i) dg[i] = d[i] - lambda;
+  for (std::size_t i = 0; i + 1 < M; ++i) {
+    du[i] = e[i + 1];
+    dl[i] = e[i + 1];
+  }
+  for (std::size_t i = 0; i + 1 < M; ++i) {
+    if (std::abs(dg[i]) >= std::abs(dl[i])) {
+      if (dg[i] == 0) dg[i] = floor;
+      const double f = dl[i] / dg[i];
+      dg[i + 1] -= f * du[i];
+      b[i + 1] -= f * b[i];
+      if (i + 2 < M) du2[i] = 0;
+    } else {
+      const double f = dg[i] / dl[i];
+      dg[i] = dl[i];
+      const double t = dg[i + 1];
+      dg[i + 1] = du[i] - f * t;
+      if (i + 2 < M) {
+        du2[i] = du[i + 1];
+        du[i + 1] = -f * du2[i];
+      }
+      du[i] = t;
+      std::swap(b[i], b[i + 1]);
+      b[i + 1] -= f * b[i];
+    }
+  }
+  if (dg[M - 1] == 0) dg[M - 1] = floor;
+  b[M - 1] /= dg[M - 1];
+  if (M > 1) b[M - 2] = (b[M - 2] - du[M - 2] * b[M - 1]) / dg[M - 2];
+  for (std::size_t ii = M - 2; ii-- > 0;) {
+    b[ii] = (b[ii] - du[ii] * b[ii + 1] - du2[ii] * b[ii + 2]) / dg[ii];
+  }
+}
+
+/// scipy's dpss(M, NW) (Kmax = None) of (extended) length M ≥ 2, before truncation.
+std::vector<double> dpss_symmetric(std::size_t M, double NW, const std::string& norm) {
+  const double Md = static_cast<double>(M);
+  const double Wb = NW / Md;
+  const double c = std::cos(2 * pi * Wb);
+  std::vector<double> d(M), e(M, 0.0), e2(M, 0.0);
+  for (std::size_t i = 0; i < M; ++i) {
+    const double t = (Md - 1 - 2 * static_cast<double>(i)) / 2.0;
+    d[i] = t * t * c;
+  }
+  double lo = d[0], hi = d[0];
+  for (std::size_t i = 1; i < M; ++i) {
+    e[i] = static_cast<double>(i) * (Md - static_cast<double>(i)) / 2.0;
+    e2[i] = e[i] * e[i];
+  }
+  for (std::size_t i = 0; i < M; ++i) {  // Gershgorin bounds
+    const double r = (i > 0 ? std::abs(e[i]) : 0.0) + (i + 1 < M ? std::abs(e[i + 1]) : 0.0);
+    lo = std::min(lo, d[i] - r);
+    hi = std::max(hi, d[i] + r);
+  }
+  // Largest eigenvalue: the x at which the count of eigenvalues below x reaches M.
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (sturm_count(d, e2, mid) >= M) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  const double lambda = 0.5 * (lo + hi);
+  const double scale = std::max(std::abs(lo), std::abs(hi));
+  const double floor = std::numeric_limits<double>::epsilon() * std::max(scale, 1.0);
+  std::vector<double> v(M, 1.0);
+  for (int it = 0; it < 4; ++it) {
+    shifted_tridiagonal_solve(d, e, lambda, floor, v);
+    double nrm = 0;
+    for (double x : v) nrm += x * x;
+    nrm = std::sqrt(nrm);
+    for (double& x : v) x /= nrm;
+  }
+  double sum = 0;
+  for (double x : v) sum += x;
+  if (sum < 0) {
+    for (double& x : v) x = -x;
+  }
+  if (norm != "2") {
+    const double peak = *std::max_element(v.begin(), v.end());
+    for (double& x : v) x /= peak;
+    if (M % 2 == 0) {
+      double correction;
+      if (norm == "approximate") {
+        correction = Md * Md / (Md * Md + NW);
+      } else {  // subsample: scipy's FFT shift by (1 − 1/M)/2 samples
+        std::vector<cplx> x(M), X(M);
+        for (std::size_t i = 0; i < M; ++i) x[i] = v[i];
+        spectrum::fft_c2c(x.data(), M, M, X.data(), -1);
+        double total = X[0].real();
+        for (std::size_t k = 1; k <= M / 2; ++k) {
+          const double shift = -(1 - 1.0 / Md) * static_cast<double>(k);
+          total += (2.0 * X[k] * std::exp(cplx(0.0, -pi * shift))).real();
+        }
+        correction = Md / total;
+      }
+      for (double& x : v) x *= correction;
+    }
+  }
+  return v;
+}
+
+double I0(double x) { return boost::math::cyl_bessel_i(0, x); }
+
 }  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& aliases() {
+  static const std::vector<std::pair<std::string, std::string>> a = {
+      {"boxcar", "rectangular"},      {"rect", "rectangular"},
+      {"bartlett", "triangular"},     {"blackmanharris", "blackman_harris_4"},
+      {"chebwin", "chebyshev"},       {"dolph_chebyshev", "chebyshev"},
+      {"riemann", "lanczos"},         {"sinc", "lanczos"},
+      {"kaiser_bessel", "kaiser"},
+      {"kbd", "kaiser_bessel_derived"}, {"slepian", "dpss"},
+      {"tukey_hann", "tukey"},
+  };
+  return a;
+}
+
+std::string canonical_name(const std::string& name) {
+  for (const Spec& s : specs()) {
+    if (s.name == name) return name;
+  }
+  for (const auto& a : aliases()) {
+    if (a.first == name) return a.second;
+  }
+  std::string best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  auto consider = [&](const std::string& cand) {
+    const std::size_t dd = edit_distance(name, cand);
+    if (dd < best_d) {
+      best_d = dd;
+      best = cand;
+    }
+  };
+  for (const Spec& s : specs()) consider(s.name);
+  for (const auto& a : aliases()) consider(a.first);
+  std::string known;
+  for (const Spec& s : specs()) known += (known.empty() ? "" : ", ") + s.name;
+  std::string hint;
+  if (best_d <= std::max<std::size_t>(2, name.size() / 3)) hint = " (did you mean '" + best + "'?)";
+  bad("name must be one of " + known + " (or an alias: boxcar, bartlett, blackmanharris, chebwin, "
+      "riemann, ...), got '" + name + "'" + hint);
+}
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = [] {
@@ -126,89 +470,377 @@ const std::vector<std::string>& names() {
   return n;
 }
 
-std::vector<std::string> parameters(const std::string& name) { return find_spec(name).params; }
+std::vector<std::string> parameters(const std::string& name) {
+  std::vector<std::string> out;
+  for (const ParameterInfo& p : find_spec(name).params) {
+    if (p.required) out.push_back(p.name);
+  }
+  return out;
+}
+
+std::vector<ParameterInfo> parameter_info(const std::string& name) { return find_spec(name).params; }
+
+std::string symmetry(const std::string& name) {
+  switch (find_spec(name).sym) {
+    case Sym::symmetric: return "symmetric";
+    case Sym::dft_even: return "dft-even";
+    default: return "both";
+  }
+}
 
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params) {
-  const Spec& spec = find_spec(name);
-  if (N < 1) throw std::invalid_argument("N must be >= 1, got " + std::to_string(N));
-  if (N > (std::size_t{1} << 31)) {
-    throw std::invalid_argument("N must be at most 2**31, got " + std::to_string(N));
-  }
-  for (const auto& kv : params) {
-    if (std::find(spec.params.begin(), spec.params.end(), kv.first) == spec.params.end()) {
-      std::string need = spec.params.empty() ? "no parameters" : "only " + spec.params[0];
-      throw std::invalid_argument("window '" + name + "' takes " + need + ", got parameter " +
-                                  kv.first + "=" + fmt(kv.second));
+  Params p;
+  p.values = params;
+  return make_window(name, N, sym, p);
+}
+
+std::vector<double> make_window(const std::string& name_in, std::size_t N, bool sym,
+                                const Params& params) {
+  const Spec& spec = find_spec(name_in);
+  const std::string& name = spec.name;
+  if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
+  if (N > (std::size_t{1} << 31)) bad("N must be at most 2**31, got " + std::to_string(N));
+
+  // Every given parameter must be known; at most one name per parameter.
+  auto given = [&](const std::string& k) {
+    return params.values.count(k) + params.arrays.count(k) + params.options.count(k) > 0;
+  };
+  auto accepted_list = [&]() {
+    std::string s;
+    for (const ParameterInfo& pi : spec.params) {
+      s += (s.empty() ? "" : ", ") + pi.name;
+      for (const std::string& a : pi.alternatives) s += " (or " + a + ")";
     }
-    if (!std::isfinite(kv.second)) {
-      throw std::invalid_argument("parameter " + kv.first + " must be finite, got " +
-                                  fmt(kv.second));
-    }
-  }
-  double p = 0;
-  if (!spec.params.empty()) {
-    const std::string& pn = spec.params[0];
-    auto it = params.find(pn);
-    if (it == params.end()) {
-      throw std::invalid_argument("window '" + name + "' needs parameter " + pn +
-                                  " (e.g. " + pn + "=...), got none");
-    }
-    p = it->second;
-    const bool positive_only = name == "gaussian" || name == "chebyshev";
-    if (positive_only ? !(p > 0) : !(p >= 0)) {
-      throw std::invalid_argument("parameter " + pn + " must be " +
-                                  (positive_only ? "> 0" : ">= 0") + ", got " + fmt(p));
-    }
-    if (name == "kaiser" && p > 700) {
-      throw std::invalid_argument("parameter beta must be <= 700 (I0(beta) overflows), got " +
-                                  fmt(p));
-    }
-    if (name == "chebyshev" && p > 3000) {
-      throw std::invalid_argument("parameter attenuation must be <= 3000 dB, got " + fmt(p));
-    }
-  }
-  if (N == 1 && name != "exponential") return {1.0};  // degenerate: every window is {1}
-  if (name == "exponential") {
-    if (sym) {
-      throw std::invalid_argument(
-          "sym must be False for the causal exponential window (it is one-sided), got True");
-    }
-    std::vector<double> w(N);
-    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
-    return w;
-  }
-  if (name == "chebyshev") {
-    // Always symmetric: dropping a sample (the DFT-even construction) would destroy the
-    // equiripple property that defines the window.
-    std::vector<double> w = chebyshev_symmetric(N, p);
-    for (double v : w) {
-      if (!std::isfinite(v)) {
-        throw std::invalid_argument("parameter attenuation too large for N = " +
-                                    std::to_string(N) + ", got " + fmt(p));
+    return s.empty() ? std::string("no parameters") : "parameters " + s;
+  };
+  auto check_known = [&](const std::string& k, const std::string& shown) {
+    for (const ParameterInfo& pi : spec.params) {
+      if (pi.name == k) return;
+      for (const std::string& a : pi.alternatives) {
+        if (a == k) return;
       }
     }
+    bad("window '" + name + "' takes " + accepted_list() + ", got parameter " + k + "=" + shown);
+  };
+  for (const auto& kv : params.values) {
+    check_known(kv.first, fmt(kv.second));
+    if (!std::isfinite(kv.second)) {
+      bad("parameter " + kv.first + " must be finite, got " + fmt(kv.second));
+    }
+  }
+  for (const auto& kv : params.arrays) check_known(kv.first, "<array>");
+  for (const auto& kv : params.options) check_known(kv.first, "'" + kv.second + "'");
+  // Which name of each parameter was given ("" if none).
+  std::map<std::string, std::string> used;
+  for (const ParameterInfo& pi : spec.params) {
+    std::vector<std::string> names_given;
+    if (given(pi.name)) names_given.push_back(pi.name);
+    for (const std::string& a : pi.alternatives) {
+      if (given(a)) names_given.push_back(a);
+    }
+    if (names_given.size() > 1) {
+      bad("window '" + name + "' takes only one of " + names_given[0] + " and " + names_given[1] +
+          " (the same parameter in two conventions), got both");
+    }
+    if (names_given.empty() && pi.required) {
+      std::string alt;
+      for (const std::string& a : pi.alternatives) alt += " or " + a;
+      bad("window '" + name + "' needs parameter " + pi.name + alt + " (e.g. " + pi.name +
+          "=...), got none");
+    }
+    used[pi.name] = names_given.empty() ? "" : names_given[0];
+  }
+  // The numeric value of a parameter given under `key` (must be a number, not an array/option).
+  auto number = [&](const std::string& key) {
+    auto it = params.values.find(key);
+    if (it == params.values.end()) bad("parameter " + key + " must be a real number");
+    return it->second;
+  };
+  auto need = [&](bool ok, const std::string& key, double v, const std::string& what) {
+    if (!ok) bad("parameter " + key + " must be " + what + ", got " + fmt(v));
+  };
+  auto sym_refused = [&](const std::string& why) {
+    bad("sym must be " + std::string(sym ? "False" : "True") + " for window '" + name + "' (" +
+        why + "), got " + (sym ? "True" : "False"));
+  };
+  if (spec.sym == Sym::symmetric && !sym) {
+    sym_refused("it is only defined symmetric, as in scipy; pass sym=True");
+  }
+
+  // ---- parameter values (validated before the N = 1 shortcut, so bad input is never accepted)
+  double p = 0;          // the main parameter, in the window's own (internal) convention
+  std::string pkey;      // the name under which it was given
+  if (!spec.params.empty() && spec.params[0].required && spec.params[0].name != "a") {
+    pkey = used[spec.params[0].name];
+    p = number(pkey);
+  }
+  const std::size_t L = sym ? N - 1 : N;  // span of the x-windows
+  const double Ld = static_cast<double>(L);
+
+  if (name == "exponential") {
+    const bool causal = pkey == "alpha";
+    const std::string ckey = used["center"];
+    if (causal) {
+      need(p >= 0, pkey, p, ">= 0");
+      if (!ckey.empty()) {
+        bad("window 'exponential' takes center only with tau (alpha means the causal window "
+            "exp(-alpha n), centre 0), got center=" + fmt(number(ckey)));
+      }
+      if (sym) {
+        bad("sym must be False for the causal exponential window (it is one-sided), got True");
+      }
+      std::vector<double> w(N);
+      for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
+      return w;
+    }
+    need(p > 0, pkey, p, "> 0");
+    if (!ckey.empty() && sym) {
+      bad("sym must be False for window 'exponential' with a center (as in scipy), got True");
+    }
+    if (N == 1) return {1.0};
+    const double center = ckey.empty() ? Ld / 2.0 : number(ckey);
+    std::vector<double> w(N);
+    if (ckey.empty()) {
+      return mirrored(N, [&](std::size_t n) { return std::exp(-std::abs(static_cast<double>(n) - center) / p); });
+    }
+    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
     return w;
   }
+
+  // Validation of the other windows' parameters.
+  if (name == "gaussian") need(p > 0, pkey, p, "> 0");
+  if (name == "poisson") need(pkey == "tau" ? p > 0 : p >= 0, pkey, p, pkey == "tau" ? "> 0" : ">= 0");
+  if (name == "kaiser" || name == "kaiser_bessel_derived") {
+    const double beta = pkey == "alpha" ? pi * p : p;
+    need(p >= 0, pkey, p, ">= 0");
+    need(beta <= 700, pkey, p, pkey == "alpha" ? "<= 700/pi (I0 overflows)" : "<= 700 (I0(beta) overflows)");
+  }
+  if (name == "chebyshev") {
+    need(p > 0, pkey, p, "> 0");
+    need((pkey == "alpha" ? 20 * p : p) <= 3000, pkey, p, pkey == "alpha" ? "<= 150" : "<= 3000 dB");
+  }
+  if (name == "general_gaussian") {
+    need(p > 0, "p", p, "> 0");
+    const double sig = number(used["sig"]);
+    need(sig > 0, "sig", sig, "> 0");
+  }
+  if (name == "cosine_power" || name == "hann_poisson" || name == "cauchy") {
+    need(p >= 0, pkey, p, ">= 0");
+  }
+  if (name == "barcilon_temes") need(p > 0 && p <= 100, pkey, p, "in (0, 100]");
+  if (name == "dpss") {
+    need(p > 0, "NW", p, "> 0");
+    if (N > 1) need(p < static_cast<double>(N) / 2.0, "NW", p, "< N/2 = " + fmt(N / 2.0));
+  }
+  std::string dnorm = "approximate";
+  if (name == "dpss" && !used["norm"].empty()) {
+    auto io = params.options.find("norm");
+    if (io != params.options.end()) {
+      dnorm = io->second;
+      if (dnorm != "approximate" && dnorm != "subsample" && dnorm != "2") {
+        bad("parameter norm must be 'approximate', 'subsample' or 2, got '" + dnorm + "'");
+      }
+    } else {
+      const double v = number("norm");
+      if (v != 2) bad("parameter norm must be 'approximate', 'subsample' or 2, got " + fmt(v));
+      dnorm = "2";
+    }
+  }
+  double tukey_alpha = 0.5;
+  if (name == "tukey" && !used["alpha"].empty()) {
+    tukey_alpha = number("alpha");
+    need(tukey_alpha >= 0 && tukey_alpha <= 1, "alpha", tukey_alpha, "in [0, 1]");
+  }
+  int nbar = 4;
+  double sll = 30;
+  bool tnorm = true;
+  if (name == "taylor") {
+    if (!used["nbar"].empty()) {
+      const double v = number("nbar");
+      need(v >= 1 && v <= 10000 && v == std::floor(v), "nbar", v, "an integer in [1, 10000]");
+      nbar = static_cast<int>(v);
+    }
+    if (!used["sll"].empty()) {
+      sll = number("sll");
+      need(sll > 0 && sll <= 3000, "sll", sll, "in (0, 3000] dB");
+    }
+    if (!used["norm"].empty()) {
+      const double v = number("norm");
+      need(v == 0 || v == 1, "norm", v, "a bool");
+      tnorm = v != 0;
+    }
+  }
+  std::vector<double> gc;
+  if (name == "general_cosine") {
+    auto ia = params.arrays.find("a");
+    if (ia == params.arrays.end()) {
+      auto iv = params.values.find("a");
+      if (iv == params.values.end()) bad("parameter a must be a sequence of real numbers");
+      gc = {iv->second};
+    } else {
+      gc = ia->second;
+    }
+    if (gc.empty() || gc.size() > 1000) {
+      bad("parameter a must have 1 to 1000 coefficients, got " + std::to_string(gc.size()));
+    }
+    for (double v : gc) {
+      if (!std::isfinite(v)) bad("parameter a must be finite, got an element " + fmt(v));
+    }
+  }
+  if (name == "kaiser_bessel_derived" && N % 2 != 0) {
+    bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " + std::to_string(N));
+  }
+
+  if (N == 1) return {1.0};  // degenerate: every window is {1}
+
+  // ---- windows built from a symmetric window of (extended) length M, as scipy does
+  if (name == "chebyshev") {
+    const double at = pkey == "alpha" ? 20 * p : p;
+    std::vector<double> w = extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); });
+    for (double v : w) {
+      if (!std::isfinite(v)) bad("parameter " + pkey + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
+    }
+    return w;
+  }
+  if (name == "barcilon_temes") {
+    std::vector<double> w = extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); });
+    for (double v : w) {
+      if (!std::isfinite(v)) bad("parameter alpha too large for N = " + std::to_string(N) + ", got " + fmt(p));
+    }
+    return w;
+  }
+  if (name == "taylor") {
+    return extended(N, sym, [&](std::size_t M) { return taylor_symmetric(M, nbar, sll, tnorm); });
+  }
+  if (name == "dpss") {
+    return extended(N, sym, [&](std::size_t M) { return dpss_symmetric(M, p, dnorm); });
+  }
+  if (name == "kaiser_bessel_derived") {
+    const std::size_t H = N / 2 + 1;
+    std::vector<double> k = make_window("kaiser", H, true, std::map<std::string, double>{{"beta", p}});
+    std::vector<double> csum(H);
+    double s = 0;
+    for (std::size_t i = 0; i < H; ++i) csum[i] = (s += k[i]);
+    std::vector<double> w(N);
+    for (std::size_t i = 0; i + 1 < H; ++i) {
+      w[i] = std::sqrt(csum[i] / csum[H - 1]);
+      w[N - 1 - i] = w[i];
+    }
+    return w;
+  }
+  if (name == "tukey") {
+    if (tukey_alpha <= 0) return std::vector<double>(N, 1.0);
+    if (tukey_alpha >= 1) return make_window("hann", N, sym, std::map<std::string, double>{});
+    return extended(N, sym, [&](std::size_t M) {
+      const double Mm1 = static_cast<double>(M - 1);
+      const auto width = static_cast<std::size_t>(std::floor(tukey_alpha * Mm1 / 2.0));
+      return mirrored(M, [&](std::size_t n) {
+        if (n > width) return 1.0;
+        return 0.5 * (1 + std::cos(pi * (-1 + 2.0 * static_cast<double>(n) / tukey_alpha / Mm1)));
+      });
+    });
+  }
+  if (name == "triang") {
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t i) {
+        const double n = static_cast<double>(i + 1);
+        return M % 2 == 0 ? (2 * n - 1.0) / Md : 2 * n / (Md + 1.0);
+      });
+    });
+  }
+  if (name == "parzen") {
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t i) {
+        const double n = std::abs(-(Md - 1) / 2.0 + static_cast<double>(i));
+        const double r = n / (Md / 2.0);
+        if (n <= (Md - 1) / 4.0) return 1 - 6 * r * r + 6 * r * r * r;
+        const double t = 1 - r;
+        return 2 * t * t * t;
+      });
+    });
+  }
+  if (name == "barthann") {
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t n) {
+        const double fac = std::abs(static_cast<double>(n) / (Md - 1.0) - 0.5);
+        return 0.62 - 0.48 * fac + 0.38 * std::cos(2 * pi * fac);
+      });
+    });
+  }
+  if (name == "cosine") {
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t n) { return std::sin(pi / Md * (static_cast<double>(n) + 0.5)); });
+    });
+  }
+  if (name == "lanczos") {
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t n) {
+        const double x = 2.0 * static_cast<double>(M - 1 - n) / (Md - 1) - 1.0;  // right half, mirrored
+        if (x == 0) return 1.0;
+        const double y = pi * x;
+        return std::sin(y) / y;
+      });
+    });
+  }
+  if (name == "general_gaussian") {
+    const double sig = number(used["sig"]);
+    return extended(N, sym, [&](std::size_t M) {
+      const double Md = static_cast<double>(M);
+      return mirrored(M, [&](std::size_t n) {
+        const double x = static_cast<double>(n) - (Md - 1.0) / 2.0;
+        return std::exp(-0.5 * std::pow(std::abs(x / sig), 2 * p));
+      });
+    });
+  }
+
+  // ---- windows on the centred coordinate x = (n − L/2)/(L/2), span L (mirrored exactly)
+  std::vector<double> a = cosine_coefficients(name);
+  if (name == "general_cosine") a = gc;
+  if (name == "general_hamming") a = {p, 1.0 - p};
   std::vector<double> w(N, 1.0);
-  const std::size_t L = sym ? N - 1 : N;  // span: symmetric about L/2
-  if (L == 0) return w;                     // N = 1 symmetric: {1}
-  const std::vector<double> a = cosine_coefficients(name);
-  // Compute the first half and mirror it, so that the symmetry w[n] = w[L − n] is exact.
+  if (L == 0) return w;
+  const double I0p = (name == "kaiser") ? I0(pkey == "alpha" ? pi * p : p) : 1.0;
   for (std::size_t n = 0; 2 * n <= L; ++n) {
-    const double x = (2.0 * static_cast<double>(n) - static_cast<double>(L)) / static_cast<double>(L);
+    const double x = (2.0 * static_cast<double>(n) - Ld) / Ld;
+    const double ax = std::abs(x);
     double v = 1.0;
     if (!a.empty()) {
       v = cosine_sum(a, n, L);
     } else if (name == "triangular") {
-      v = 1.0 - std::abs(x);
+      v = 1.0 - ax;
     } else if (name == "gaussian") {
-      v = std::exp(-0.5 * (p * x) * (p * x));
+      if (pkey == "std") {
+        const double m = static_cast<double>(n) - Ld / 2.0;
+        v = std::exp(-m * m / (2 * p * p));
+      } else {
+        v = std::exp(-0.5 * (p * x) * (p * x));
+      }
     } else if (name == "poisson") {
-      v = std::exp(-p * std::abs(x));
+      v = pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p) : std::exp(-p * ax);
     } else if (name == "kaiser") {
-      const double arg = p * std::sqrt(std::max(0.0, 1.0 - x * x));
-      v = boost::math::cyl_bessel_i(0, arg) / boost::math::cyl_bessel_i(0, p);
+      const double beta = pkey == "alpha" ? pi * p : p;
+      const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));
+      v = I0(arg) / I0p;
+    } else if (name == "bohman") {
+      v = n == 0 ? 0.0 : (1 - ax) * std::cos(pi * ax) + std::sin(pi * ax) / pi;
+    } else if (name == "cosine_power") {
+      // sin(πn/L) with n ≤ L/2: no cancellation near the ends.
+      v = p == 0 ? 1.0 : std::pow(std::sin(pi * static_cast<double>(n) / Ld), p);
+    } else if (name == "riesz") {
+      v = 1 - x * x;
+    } else if (name == "de_la_vallee_poussin") {
+      v = ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
+    } else if (name == "hann_poisson") {
+      v = 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
+      if (n == 0) v = 0.0;
+    } else if (name == "cauchy") {
+      v = 1.0 / (1.0 + (p * x) * (p * x));
     }
     w[n] = v;
     if (L - n < N) w[L - n] = v;

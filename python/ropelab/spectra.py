@@ -33,6 +33,7 @@ from ropelab._display import ResultDisplay
 
 __all__ = [
     "WINDOWS",
+    "WINDOW_ALIASES",
     "window_names",
     "window",
     "ssm_window",
@@ -51,54 +52,109 @@ __all__ = [
 
 
 
-def window_names() -> list[str]:
-    """Names accepted by :func:`window`, with the parameters each one needs.
+def window_names(aliases: bool = False) -> list[str]:
+    """Names accepted by :func:`window`.
+
+    Parameters
+    ----------
+    aliases : bool
+        Also list the aliases (scipy's and Harris's other names for the same windows, see
+        :data:`WINDOW_ALIASES`), after the canonical names.
 
     Returns
     -------
     list of str
-        The window names (the keys of :data:`WINDOWS`).
+        The canonical window names (the keys of :data:`WINDOWS`), then the aliases if asked.
 
     Examples
     --------
     >>> "hann" in window_names() and "exponential" in window_names()
     True
+    >>> "chebwin" in window_names(aliases=True) and "chebwin" not in window_names()
+    True
     """
-    return list(_core.spectra.window_names())
+    names = list(_core.spectra.window_names())
+    if aliases:
+        names += list(_core.spectra.window_aliases())
+    return names
 
 
-#: Every window :func:`window` knows, mapped to the parameters it requires.
+#: Every window :func:`window` knows, mapped to the names of every parameter it accepts: the
+#: required ones first under scipy's name (where scipy has the window), each followed by its
+#: alternative names (Harris's convention, or ropelab's earlier one), then the optional ones.
 WINDOWS: dict[str, tuple[str, ...]] = {
-    name: tuple(_core.spectra.window_parameters(name)) for name in _core.spectra.window_names()
+    name: tuple(
+        n
+        for p in _core.spectra.window_info(name)["parameters"]
+        for n in [p["name"], *p["alternatives"]]
+    )
+    for name in _core.spectra.window_names()
 }
 
+#: Other names of the windows (scipy's ``boxcar``, ``bartlett``, ``blackmanharris``, ``chebwin``;
+#: Harris's ``riemann``, ...), mapped to the canonical name.
+WINDOW_ALIASES: dict[str, str] = dict(_core.spectra.window_aliases())
 
-def window(name: str, N: int, sym: bool = False, **params: float) -> FloatArray:
-    """A data window of length ``N``.
+
+def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
+    r"""A data window of length ``N``: every window of ``scipy.signal.windows`` and of Harris (1978).
+
+    Harris's windows use a centred coordinate ``x = (n − L/2)/(L/2) ∈ [−1, 1]`` with span
+    ``L = N`` (DFT-even) or ``L = N − 1`` (symmetric). The windows scipy has are sample-equal to
+    scipy's (to rounding) in both conventions; their parameters carry scipy's names, Harris's
+    parameter (Table 1's α) being accepted instead where it differs.
 
     Parameters
     ----------
     name : str
-        One of ``rectangular``, ``triangular``, ``hann``, ``hamming``, ``blackman``,
-        ``exact_blackman``, ``blackman_harris_3`` (Harris's "−67 dB" 3-term; true highest
-        sidelobe −70.8 dB), ``blackman_harris_4`` (−92 dB 4-term), ``gaussian`` (``alpha > 0``:
-        ``exp(−½(α x)²)``), ``poisson`` (``alpha ≥ 0``: ``exp(−α|x|)``), ``kaiser``
-        (``beta ≥ 0``: ``I0(β√(1−x²))/I0(β)``; Harris's α is ``beta/π``), ``chebyshev``
-        (``attenuation > 0`` dB; always symmetric) and ``exponential`` (``alpha ≥ 0``: the causal
-        SSM window ``e^{−αn}``), with ``x = (n − L/2)/(L/2)``.
+        A canonical name (:func:`window_names`) or an alias (:data:`WINDOW_ALIASES`):
+
+        * ``rectangular`` (``boxcar``), ``triangular`` (``bartlett``: ``1 − |x|``), ``triang``
+          (scipy's, non-zero ends), ``riesz`` (``1 − x²``), ``parzen`` (scipy's),
+          ``de_la_vallee_poussin`` (Harris's, on ``x``), ``bohman``, ``barthann``, ``cosine``
+          (``sin(π(n+½)/M)``), ``lanczos`` (``riemann``: ``sinc x``);
+        * cosine sums ``Σ_k (−1)^k a_k cos(2πkn/L)``: ``hann``, ``hamming``, ``blackman``,
+          ``exact_blackman``, ``blackman_harris_3`` (Harris's "−67 dB" 3-term; true highest
+          sidelobe −70.8 dB), ``blackman_harris_3_61`` (−61 dB), ``blackman_harris_4``
+          (``blackmanharris``, −92 dB), ``blackman_harris_4_74`` (−74 dB), ``kaiser_bessel_4``
+          (Harris's 4-term Kaiser–Bessel, α = 3), ``nuttall``, ``flattop``,
+          ``general_cosine`` (``a``: the coefficients), ``general_hamming`` (``alpha``);
+        * ``cosine_power`` (``alpha``: Harris's ``cos^α(πx/2)``, α = 1…4; α = 2 is ``hann``),
+          ``tukey`` (``alpha = 0.5``: taper fraction, also Harris's α);
+        * ``gaussian`` (``std`` in samples; or Harris's ``alpha = (L/2)/std``:
+          ``exp(−½(αx)²)``), ``general_gaussian`` (``p``, ``sig``);
+        * ``poisson`` (Harris's ``alpha``: ``exp(−α|x|)``; or ``tau = (L/2)/α`` samples, scipy's
+          ``exponential`` with its default centre), ``hann_poisson`` (``alpha``:
+          ``½(1 + cos πx) e^{−α|x|}``), ``cauchy`` (``alpha``: ``1/(1 + (αx)²)``);
+        * ``exponential``: with ``alpha ≥ 0`` the causal SSM window ``e^{−αn}`` (DFT-even only);
+          with ``tau`` (and optionally ``center``, which needs ``sym=False``) scipy's
+          ``exp(−|n − center|/tau)``;
+        * ``kaiser`` (``beta``; or Harris's ``alpha = β/π``), ``kaiser_bessel_derived``
+          (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
+          dB, or ``attenuation`` dB, or Harris's ``alpha = at/20``), ``taylor`` (``nbar = 4``,
+          ``sll = 30`` dB, ``norm = True``), ``dpss`` (``NW``; ``norm = "approximate"``,
+          ``"subsample"`` or ``2``), ``barcilon_temes`` (Harris's ``alpha``).
     N : int
-        Length, ≥ 1.
+        Length, 1 ≤ N ≤ 2**31.
     sym : bool
-        ``False`` (default): DFT-even, span ``L = N`` (Harris's convention for spectral analysis).
-        ``True``: symmetric, span ``L = N − 1``, ``w[n] == w[N−1−n]`` exactly. Rejected for
-        ``exponential``, which is one-sided.
-    **params : float
-        The window's parameter (see :data:`WINDOWS`); missing, unknown or out-of-range parameters
-        raise ValueError.
+        ``False`` (default): DFT-even, Harris's convention for spectral analysis (the symmetric
+        window of length ``N + 1`` without its last sample; scipy's ``sym=False``). ``True``:
+        symmetric, ``w[n] == w[N−1−n]`` exactly (scipy's default). A window defined only one way
+        refuses the other with ValueError (never ignored).
+    **params : float, bool, str or sequence of float
+        The window's parameters (see :data:`WINDOWS`); ``None`` means the default. Missing,
+        unknown, duplicated (``std`` and ``alpha`` together) or out-of-range parameters raise
+        ValueError naming the parameter.
 
     Returns
     -------
     ndarray, shape (N,)
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name`` (with the closest known name), bad ``N``, a parameter as above, or a
+        ``sym`` the window does not have.
 
     Examples
     --------
@@ -107,8 +163,15 @@ def window(name: str, N: int, sym: bool = False, **params: float) -> FloatArray:
     >>> w = window("kaiser", 9, sym=True, beta=8.0)
     >>> bool(np.array_equal(w, w[::-1]))
     True
+    >>> bool(np.allclose(window("gaussian", 64, std=64 / 5), window("gaussian", 64, alpha=2.5)))
+    True
+    >>> window("tukey", 5, sym=True, alpha=0.5)
+    array([0. , 0.5, 1. , 0.5, 0. ])
+    >>> window("dpss", 8, sym=True, NW=2.0).round(3)
+    array([0.094, 0.336, 0.681, 0.945, 0.945, 0.681, 0.336, 0.094])
     """
-    return _core.spectra.window(name, N, bool(sym), dict(params))
+    given = {k: v for k, v in params.items() if v is not None}
+    return _core.spectra.window(name, N, bool(sym), given)
 
 
 def ssm_window(alpha_n: float, N: int) -> FloatArray:

@@ -1,49 +1,108 @@
 #pragma once
 /// \file windows.hpp
-/// Data windows (MATH.md §5), length N, n = 0..N−1.
+/// Data windows of length N, n = 0..N−1: every window of scipy.signal.windows (sample-equal to
+/// scipy 1.17) and every row of Harris 1978 (Proc. IEEE 66(1)), Table 1.
 ///
-/// Every symmetric window below is written with a span L and a centred coordinate
-/// x = (n − L/2)/(L/2) ∈ [−1, 1]:
-///   * DFT-even (periodic, the default, Harris 1978): L = N — the length-(N+1) symmetric window
-///     with its last sample dropped, so that its N-point DFT has the window's exact zeros;
-///   * symmetric (sym = true): L = N − 1, so w[n] = w[N−1−n] exactly.
-/// N = 1 gives {1} for every window (as scipy.signal.windows does).
+/// Conventions. A window is *symmetric* (sym = true, scipy's default, for filter design) or
+/// *DFT-even* (sym = false, Harris's convention for spectral analysis, ropelab's default): the
+/// DFT-even window of length N is the symmetric window of length N + 1 without its last sample.
+/// Windows written below with a span L and a centred coordinate x = (n − L/2)/(L/2) ∈ [−1, 1]
+/// use L = N − 1 (symmetric) or L = N (DFT-even). N = 1 gives {1} for every window (as scipy).
+/// Windows that are only defined one way refuse the other with std::invalid_argument:
+/// kaiser_bessel_derived is symmetric only (and N even), the causal exponential (alpha) and an
+/// exponential with an explicit centre are DFT-even only. Nothing is silently ignored.
 ///
-/// Windows and their formulas (x as above, θ = 2πn/L):
-///   * rectangular:   w = 1
-///   * triangular:    w = 1 − |x|
-///   * hann:          w = 0.5 − 0.5 cos θ
-///   * hamming:       w = 0.54 − 0.46 cos θ
-///   * blackman:      w = 0.42 − 0.5 cos θ + 0.08 cos 2θ
-///   * exact_blackman: w = (7938 − 9240 cos θ + 1430 cos 2θ)/18608
-///   * blackman_harris_3: Harris's "−67 dB" 3-term (its true highest sidelobe is −70.8 dB), a = (0.42323, 0.49755, 0.07922), w = Σ (−1)^k a_k cos kθ
-///   * blackman_harris_4: −92 dB 4-term, a = (0.35875, 0.48829, 0.14128, 0.01168)
-///   * gaussian(alpha > 0):  w = exp(−½ (α x)²)                        (Harris's α)
-///   * poisson(alpha ≥ 0):   w = exp(−α |x|)  = exp(−α|n − L/2|/(L/2))
-///   * kaiser(beta ≥ 0):     w = I0(β √(1 − x²)) / I0(β)               (Harris's α = β/π)
-///   * chebyshev(attenuation > 0, dB): Dolph–Chebyshev, equiripple sidelobes at −attenuation dB;
-///     defined through its transform W_k = T_L(x0 cos(πk/(L+1))), x0 = cosh(arccosh(10^{A/20})/L),
-///     computed by an inverse DFT of length L+1 and normalised to a unit peak. Always symmetric
-///     (L = N − 1) whatever `sym` says: the DFT-even truncation would break the equiripple property
-///   * exponential(alpha ≥ 0): the causal SSM window w = e^{−αn}, n = 0..N−1 (not symmetric:
-///     sym = true is rejected)
+/// Windows (aliases in brackets; parameter alternatives after "|"):
+///   * rectangular [boxcar]: 1.  triangular [bartlett]: 1 − |x|.
+///   * cosine sums Σ_k (−1)^k a_k cos(2πkn/L): hann, hamming (0.54, 0.46), blackman
+///     (0.42, 0.5, 0.08), exact_blackman (7938, 9240, 1430)/18608, blackman_harris_3 (Harris's
+///     "−67 dB" 3-term 0.42323, 0.49755, 0.07922), blackman_harris_3_61 (0.44959, 0.49364,
+///     0.05677), blackman_harris_4 [blackmanharris] (0.35875, 0.48829, 0.14128, 0.01168),
+///     blackman_harris_4_74 (0.40217, 0.49703, 0.09892, 0.00188), kaiser_bessel_4 (Harris's
+///     4-term Kaiser–Bessel, α = 3: 0.40243, 0.49804, 0.09831, 0.00122), nuttall (0.3635819,
+///     0.4891775, 0.1365995, 0.0106411), flattop (0.21557895, 0.41663158, 0.277263158,
+///     0.083578947, 0.006947368), general_cosine(a), general_hamming(alpha): (α, 1 − α).
+///   * gaussian(std | alpha): exp(−(n − L/2)²/(2 std²)); Harris's α = (L/2)/std: exp(−½(αx)²).
+///   * general_gaussian(p, sig): exp(−½ |(n − L/2)/sig|^{2p}).
+///   * poisson(alpha | tau): exp(−α|x|); scipy's exponential with centre L/2 and tau = (L/2)/α.
+///   * exponential(alpha | tau, center): alpha: the causal SSM window e^{−αn} (DFT-even only);
+///     tau: scipy's exp(−|n − center|/tau), center = L/2 by default (a given center needs
+///     sym = false, as in scipy).
+///   * kaiser(beta | alpha): I0(β√(1 − x²))/I0(β); Harris's α = β/π.
+///   * kaiser_bessel_derived(beta): scipy's KBD window (symmetric only, N even).
+///   * chebyshev [chebwin](at | attenuation | alpha): Dolph–Chebyshev with sidelobes at −at dB
+///     (Harris's α: at = 20α), scipy's construction (an inverse DFT of T_{M−1}(x0 cos(πk/M))).
+///   * taylor(nbar = 4, sll = 30, norm = 1): scipy's Taylor window.
+///   * dpss(NW, norm = approximate): first discrete prolate spheroidal sequence, from the
+///     symmetric tridiagonal eigenproblem of Percival & Walden (1993) (largest eigenvalue by
+///     Sturm bisection, eigenvector by inverse iteration: LAPACK's stebz/stein method, which
+///     scipy calls); positive mean; norm "approximate" (peak 1 times M²/(M² + NW) for even M),
+///     "2" (unit ℓ²) or "subsample" (scipy's FFT-shift correction).
+///   * tukey(alpha = 0.5): cosine-tapered, taper fraction α (Harris's α of Table 1).
+///   * barthann, bohman, cosine (sin(π(n + ½)/M)), lanczos [riemann] (sinc x), parzen, triang:
+///     as scipy.
+///   * cosine_power(alpha): cos^α(πx/2) = sin^α(πn/L) (Harris's cos^α; α = 2 is hann).
+///   * riesz: 1 − x². de_la_vallee_poussin: 1 − 6x²(1 − |x|) (|x| ≤ ½), 2(1 − |x|)³ (Harris's
+///     sampling on x; scipy's parzen is the same curve sampled with scale M/2).
+///   * hann_poisson(alpha): ½(1 + cos πx) e^{−α|x|}.  cauchy(alpha): 1/(1 + (αx)²).
+///   * barcilon_temes(alpha): Harris eq. for the Barcilon–Temes transform
+///     W = [A cos y + B (y/C) sin y]/[(C + AB)((y/C)² + 1)], C = arccosh 10^α, β = cosh(C/(M−1)),
+///     A = sinh C, B = cosh C, y = (M − 1) arccos(β cos(πk/M)), inverted like chebyshev.
 
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ropelab::windows {
 
-/// Names accepted by make_window, in the order of MATH.md §5.
+/// Parameters of make_window: numbers (bools as 0/1), arrays (general_cosine's a) and options
+/// (dpss's norm).
+struct Params {
+  std::map<std::string, double> values;
+  std::map<std::string, std::vector<double>> arrays;
+  std::map<std::string, std::string> options;
+};
+
+/// One parameter of a window: its name (scipy's where scipy has one), the alternative names that
+/// may be given instead (Harris's or ropelab's), whether it is required, its default and a
+/// one-line description.
+struct ParameterInfo {
+  std::string name;
+  std::vector<std::string> alternatives;
+  bool required;
+  std::string default_value;  ///< "" when required
+  std::string description;
+};
+
+/// Canonical names accepted by make_window (aliases not included).
 const std::vector<std::string>& names();
 
-/// Parameters a window needs ("alpha", "beta", "attenuation"), empty if none.
+/// (alias, canonical name) pairs (scipy's and Harris's names for the same window).
+const std::vector<std::pair<std::string, std::string>>& aliases();
+
+/// The canonical name of `name` (itself, or the window it is an alias of); throws
+/// std::invalid_argument for an unknown name, suggesting the closest known one.
+std::string canonical_name(const std::string& name);
+
+/// The required parameters of a window, under their primary names (empty if none).
 std::vector<std::string> parameters(const std::string& name);
 
+/// Every parameter a window accepts.
+std::vector<ParameterInfo> parameter_info(const std::string& name);
+
+/// "both", "symmetric" (sym = true only) or "dft-even" (sym = false only; for exponential this
+/// holds when alpha or center is given).
+std::string symmetry(const std::string& name);
+
 /// The window `name` of length N ≥ 1 (DFT-even unless sym). Throws std::invalid_argument (with a
-/// message naming the argument and value) for an unknown name, a missing, unknown or out-of-range
-/// parameter, N < 1, or sym = true for the causal exponential.
+/// message naming the argument and value) for an unknown name, a missing, unknown, duplicated or
+/// out-of-range parameter, N < 1 or N > 2**31, or a `sym` the window does not have.
+std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
+                                const Params& params);
+
+/// make_window with numeric parameters only.
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params);
 
