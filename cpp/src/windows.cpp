@@ -389,6 +389,13 @@ std::vector<double> dpss_symmetric(std::size_t M, double NW, const std::string& 
     nrm = std::sqrt(nrm);
     for (double& x : v) x /= nrm;
   }
+  // The first Slepian sequence is even: average with its mirror image so that the symmetric
+  // window is exactly symmetric (a change at the rounding level).
+  for (std::size_t i = 0; 2 * i < M; ++i) {
+    const double m = 0.5 * (v[i] + v[M - 1 - i]);
+    v[i] = m;
+    v[M - 1 - i] = m;
+  }
   double sum = 0;
   for (double x : v) sum += x;
   if (sum < 0) {
@@ -602,7 +609,9 @@ std::vector<double> make_window(const std::string& name_in, std::size_t N, bool 
     const double center = ckey.empty() ? Ld / 2.0 : number(ckey);
     std::vector<double> w(N);
     if (ckey.empty()) {
-      return mirrored(N, [&](std::size_t n) { return std::exp(-std::abs(static_cast<double>(n) - center) / p); });
+      return extended(N, sym, [&](std::size_t M) {
+        return mirrored(M, [&](std::size_t n) { return std::exp(-std::abs(static_cast<double>(n) - center) / p); });
+      });
     }
     for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
     return w;
@@ -631,7 +640,7 @@ std::vector<double> make_window(const std::string& name_in, std::size_t N, bool 
   if (name == "barcilon_temes") need(p > 0 && p <= 100, pkey, p, "in (0, 100]");
   if (name == "dpss") {
     need(p > 0, "NW", p, "> 0");
-    if (N > 1) need(p < static_cast<double>(N) / 2.0, "NW", p, "< N/2 = " + fmt(N / 2.0));
+    if (N > 1) need(p < static_cast<double>(N) / 2.0, "NW", p, "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
   }
   std::string dnorm = "approximate";
   if (name == "dpss" && !used["norm"].empty()) {
