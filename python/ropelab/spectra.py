@@ -165,10 +165,12 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
     True
     >>> bool(np.allclose(window("gaussian", 64, std=64 / 5), window("gaussian", 64, alpha=2.5)))
     True
-    >>> window("tukey", 5, sym=True, alpha=0.5)
-    array([0. , 0.5, 1. , 0.5, 0. ])
+    >>> window("tukey", 9, sym=True, alpha=0.5)
+    array([0. , 0.5, 1. , 1. , 1. , 1. , 1. , 0.5, 0. ])
     >>> window("dpss", 8, sym=True, NW=2.0).round(3)
-    array([0.094, 0.336, 0.681, 0.945, 0.945, 0.681, 0.336, 0.094])
+    array([0.088, 0.334, 0.694, 0.97 , 0.97 , 0.694, 0.334, 0.088])
+    >>> window("chebwin", 8, sym=False, at=60.0).round(3)  # DFT-even: scipy's sym=False
+    array([0.052, 0.227, 0.538, 0.86 , 1.   , 0.86 , 0.538, 0.227])
     """
     given = {k: v for k, v in params.items() if v is not None}
     return _core.spectra.window(name, N, bool(sym), given)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_spectrum', 'window', 'window_names', 'window_parameters', 'zoh']
+__all__: list[str] = ['cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
 def cached_plan_count() -> int:
     ...
 def continuous_spectrum(alpha: typing.Any, omega: typing.Any, T: typing.Any, freqs_bins: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
@@ -25,6 +25,10 @@ def ssm_impulse(alpha: typing.Any, omega: typing.Any, N: typing.Any) -> numpy.ty
 def ssm_spectrum(alpha: typing.Any, omega: typing.Any, N: typing.Any, freqs_bins: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
     ...
 def window(name: typing.Any, N: typing.Any, sym: bool, params: dict) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def window_aliases() -> dict:
+    ...
+def window_info(name: typing.Any) -> dict:
     ...
 def window_names() -> list:
     ...
