@@ -138,6 +138,20 @@ def test_dpss(sym: bool, norm: Any, NW: float) -> None:
         _close(w, ref, rtol=1e-13 * max(1, N))
 
 
+@pytest.mark.parametrize("N", [2, 7, 64, 300])
+@pytest.mark.parametrize("NW", [1.0, 3.0])
+def test_dpss_against_dense_eigensolver(N: int, NW: float) -> None:
+    """Independent route: the dense symmetric eigensolver (numpy.linalg.eigh) on the same
+    tridiagonal matrix (Percival & Walden 1993), top eigenvector, positive mean, unit ℓ² norm."""
+    n = np.arange(N)
+    T = np.diag(((N - 1 - 2 * n) / 2.0) ** 2 * np.cos(2 * np.pi * NW / N))
+    e = n[1:] * (N - n[1:]) / 2.0
+    T += np.diag(e, 1) + np.diag(e, -1)
+    v = np.linalg.eigh(T)[1][:, -1]
+    v = v if np.sum(v) > 0 else -v
+    _close(S.window("dpss", N, sym=True, NW=NW, norm=2), v, rtol=1e-12 * N)
+
+
 def test_dpss_is_symmetric_and_normalised() -> None:
     w = S.window("dpss", 64, sym=True, NW=3.0, norm=2)
     assert math.isclose(float(np.sum(w * w)), 1.0, rel_tol=1e-14)

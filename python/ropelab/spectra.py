@@ -140,7 +140,9 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
         ``False`` (default): DFT-even, Harris's convention for spectral analysis (the symmetric
         window of length ``N + 1`` without its last sample; scipy's ``sym=False``). ``True``:
         symmetric, ``w[n] == w[N−1−n]`` exactly (scipy's default). A window defined only one way
-        refuses the other with ValueError (never ignored).
+        refuses the other with ValueError (never ignored). ``chebyshev`` and ``barcilon_temes``
+        keep their designed (equiripple) sidelobe level only with ``sym=True``: dropping the last
+        sample raises it (−60 dB Dolph–Chebyshev, ``N = 1024``: −56.6 dB DFT-even).
     **params : float, bool, str or sequence of float
         The window's parameters (see :data:`WINDOWS`); ``None`` means the default. Missing,
         unknown, duplicated (``std`` and ``alpha`` together) or out-of-range parameters raise
