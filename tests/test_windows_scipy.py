@@ -121,6 +121,14 @@ def test_kaiser_bessel_derived(N: int, beta: float) -> None:
         S.window("kaiser_bessel_derived", N + 1, sym=True, beta=beta)
 
 
+def _dpss_rtol(N: int) -> float:
+    # Two computations of the top eigenvector of the same tridiagonal matrix T differ by about
+    # eps/(relative gap to the second eigenvalue); that gap falls like N^-2 (2.8e-5 at N = 1024,
+    # where ropelab, scipy and numpy.linalg.eigh differ by ~1e-12 with residuals ‖Tv − λv‖/‖T‖
+    # of 2e-16, 3e-16 and 1e-15).
+    return 1e-13 * max(1.0, (N / 64) ** 2)
+
+
 @pytest.mark.parametrize("sym", [True, False])
 @pytest.mark.parametrize("norm", [None, "approximate", "subsample", 2])
 @pytest.mark.parametrize("NW", [0.5, 2.5, 4.0])
@@ -132,10 +140,7 @@ def test_dpss(sym: bool, norm: Any, NW: float) -> None:
             continue
         ref = np.asarray(sw.dpss(N, NW, sym=sym, norm=norm), dtype=float)
         w = S.window("dpss", N, sym=sym, NW=NW, norm=norm)
-        # Both are eigenvectors of the same tridiagonal matrix T found by inverse iteration; their
-        # difference is bounded by eps·‖T‖/gap ≈ eps·N (‖T‖ ~ N²/4, the gap to the second
-        # eigenvalue ~ N), relative to the peak.
-        _close(w, ref, rtol=1e-13 * max(1, N))
+        _close(w, ref, rtol=_dpss_rtol(N))
 
 
 @pytest.mark.parametrize("N", [7, 8, 64, 300])
@@ -149,7 +154,7 @@ def test_dpss_against_dense_eigensolver(N: int, NW: float) -> None:
     T += np.diag(e, 1) + np.diag(e, -1)
     v = np.linalg.eigh(T)[1][:, -1]
     v = v if np.sum(v) > 0 else -v
-    _close(S.window("dpss", N, sym=True, NW=NW, norm=2), v, rtol=1e-12 * N)
+    _close(S.window("dpss", N, sym=True, NW=NW, norm=2), v, rtol=10 * _dpss_rtol(N))
 
 
 def test_dpss_is_symmetric_and_normalised() -> None:
@@ -411,7 +416,7 @@ def test_property_scipy_equal(case: tuple[Any, ...], N: int, sym: bool) -> None:
 def test_property_dpss(N: int, NW: float, sym: bool) -> None:
     hyp.assume(N == 1 or NW < N / 2)
     ref = np.asarray(sw.dpss(N, NW, sym=sym), dtype=float)
-    _close(S.window("dpss", N, sym=sym, NW=NW), ref, rtol=1e-13 * max(1, N))
+    _close(S.window("dpss", N, sym=sym, NW=NW), ref, rtol=_dpss_rtol(N))
 
 
 @hyp.settings(deadline=None, max_examples=40)
