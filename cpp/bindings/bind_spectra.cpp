@@ -180,7 +180,7 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
   try {
     // Safe without the GIL: the core works on its own copies (name, params, w).
     NoGil release;
-    w = windows::make_window(name, N, sym, params);
+    w = windows::make_window_params(name, N, sym, params);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }

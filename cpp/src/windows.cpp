@@ -499,11 +499,11 @@ std::vector<double> make_window(const std::string& name, std::size_t N, bool sym
                                 const std::map<std::string, double>& params) {
   Params p;
   p.values = params;
-  return make_window(name, N, sym, p);
+  return make_window_params(name, N, sym, p);
 }
 
-std::vector<double> make_window(const std::string& name_in, std::size_t N, bool sym,
-                                const Params& params) {
+std::vector<double> make_window_params(const std::string& name_in, std::size_t N, bool sym,
+                                       const Params& params) {
   const Spec& spec = find_spec(name_in);
   const std::string& name = spec.name;
   if (N < 1) bad("N must be >= 1, got " + std::to_string(N));

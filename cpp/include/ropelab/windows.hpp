@@ -99,10 +99,10 @@ std::string symmetry(const std::string& name);
 /// The window `name` of length N ≥ 1 (DFT-even unless sym). Throws std::invalid_argument (with a
 /// message naming the argument and value) for an unknown name, a missing, unknown, duplicated or
 /// out-of-range parameter, N < 1 or N > 2**31, or a `sym` the window does not have.
-std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
-                                const Params& params);
+std::vector<double> make_window_params(const std::string& name, std::size_t N, bool sym,
+                                       const Params& params);
 
-/// make_window with numeric parameters only.
+/// make_window_params with numeric parameters only.
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params);
 
