@@ -234,8 +234,8 @@ std::vector<double> chebyshev_symmetric(std::size_t M, double attenuation_db) {
   });
 }
 
-/// Symmetric Barcilon–Temes window of length M (Harris 1978, eq. of §J): its transform, sampled
-/// like the Dolph–Chebyshev one and inverted the same way.
+/// Symmetric Barcilon–Temes window of length M (Harris 1978, Barcilon–Temes window): its
+/// transform, sampled like the Dolph–Chebyshev one and inverted the same way.
 std::vector<double> barcilon_temes_symmetric(std::size_t M, double alpha) {
   if (M == 1) return {1.0};
   const double order = static_cast<double>(M - 1);
