@@ -729,9 +729,17 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
   // Far band: from 4 main-lobe widths (and N/32) up one to two octaves to max(N/8, 2 f_lo),
   // capped at 3N/8; read on a grid of 1/8 bin whatever the caller's padding.
   const double Nd = static_cast<double>(N);
-  // A first minimum beyond N/4 (or none) is a monotone spectrum's dip near Nyquist, not the edge
-  // of a main lobe: the band then starts at N/32.
-  const double fm = first_min_bins <= 0.25 * Nd ? first_min_bins : 0.0;
+  // A first minimum that is neither a null nor within N/16 (or none at all) is a ripple of a
+  // spectrum without sidelobes in the usual sense (e.g. a strongly decaying exponential), not the
+  // edge of a main lobe: the band then starts at N/32.
+  bool edge = first_min_bins < 0.5 * Nd;
+  if (edge && first_min_bins > Nd / 16.0) {
+    std::vector<cplx> zr, zb;
+    double W0 = 0;
+    for (std::size_t n = 0; n < N; ++n) W0 += w[n];
+    edge = std::abs(dtft_one(w, N, first_min_bins, zr, zb, nullptr)) < 1e-10 * std::abs(W0);
+  }
+  const double fm = edge ? first_min_bins : 0.0;
   const double f_lo = std::max(4.0 * fm, Nd / 32.0);
   const double f_hi = std::min(std::max(Nd / 8.0, 2.0 * f_lo), 0.375 * Nd);
   if (!(f_hi >= 1.5 * f_lo)) return FiguresOfMerit::nan;

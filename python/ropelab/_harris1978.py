@@ -81,6 +81,9 @@ ERRATA: dict[tuple[str, str], str] = {
         "the coefficients give −70.83 dB (Nuttall 1981, IEEE Trans. ASSP 29(1))",
     ("Exact Blackman", "*"): "misprinted row: only the sidelobe level matches the exact Blackman coefficients "
                              "7938/18608, 9240/18608, 1430/18608",
+    ("Dolph–Chebyshev α = 2.5", "coherent_gain"): "depends on N: for long windows the end samples of the "
+                                                  "50-dB window exceed its centre, and the gain is relative to "
+                                                  "max|w|",
     ("Kaiser–Bessel α = 2.5", "highest_sidelobe_db"): "an integer read off a plot",
     ("Kaiser–Bessel α = 3.0", "highest_sidelobe_db"): "an integer read off a plot",
 }

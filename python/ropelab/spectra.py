@@ -558,7 +558,8 @@ class FiguresOfMerit(ResultDisplay):
         Blackman −18 (Harris 1978, Sec. IV). Measured as the least-squares slope of the
         sidelobe peaks (on a 1/8-bin grid, parabolic interpolation in dB) against
         ``log2 sin(πf/N)``, with a ``sin²(πf/N)`` term absorbing the periodicity of the DTFT,
-        over the far band ``f ∈ [f_lo, f_hi]``, ``f_lo = max(4 first_min_bins, N/32)``,
+        over the far band ``f ∈ [f_lo, f_hi]``, ``f_lo = max(4 first_min_bins, N/32)`` (a first
+        minimum beyond ``N/16`` that is not a null counts as 0),
         ``f_hi = min(max(N/8, 2 f_lo), 3N/8)``. Windows without distinct sidelobe peaks there
         (Hann–Poisson with α ≥ 2, a strongly decaying exponential) get the slope of ``|W|``
         itself; ``-inf`` when ``|W|`` is below the −240 dB rounding floor throughout the band

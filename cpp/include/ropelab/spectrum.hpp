@@ -175,7 +175,7 @@ double leakage_factor(const double* w, std::size_t N, double main_lobe_bins);
 /// Asymptotic sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
 /// (parabolic interpolation on a 1/8-bin grid) against log2 sin(πf/N), with an s² = sin²(πf/N)
 /// column for the periodicity of the DTFT, over f ∈ [f_lo, f_hi], f_lo = max(4 first_min_bins,
-/// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (first_min_bins > N/4 counts as 0). Without at
+/// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below −200 dB, counts as 0). Without at
 /// least 4 distinct peaks there, the slope of |W| itself on the grid; −inf when |W| is below the
 /// rounding floor (−240 dB) throughout the band; NaN when the band is shorter than 1.5:1 (small N).
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
