@@ -129,8 +129,11 @@ def _leakage_table(args: argparse.Namespace) -> int:
         raise UsageError(f"--N must be >= 64 for --table, got {N}")
     rows = spectra.harris_table(N=N, pad=args.pad)
     if fmt == "json":
+        def clean(v: object) -> object:  # strict JSON: non-finite floats as strings (as in --json of one window)
+            return str(v) if isinstance(v, float) and not np.isfinite(v) else v
+
         print(dumps({"N": N, "pad": args.pad, "source": "Harris 1978, Table 1 (printed values in 'harris')",
-                     "rows": rows}))
+                     "rows": [{k: clean(v) for k, v in r.items()} for r in rows]}))
     else:
         if fmt == "text":
             print(f"Figures of merit (Harris 1978 definitions), DFT-even windows, N = {N}; frequencies in bins")
