@@ -459,6 +459,16 @@ def _check_length(func: str, N: Any) -> int:
     return int(N)
 
 
+def _decays(func: str, name: str, value: ArrayLike) -> FloatArray:
+    a = np.asarray(value)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{func}: {name} must be a real number or array (not bool, complex or str), got {value!r}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a) & (a >= 0)):
+        raise ValueError(f"{func}: {name} must be finite and >= 0 (a decay), got {value!r}")
+    return a
+
+
 def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     """The decay per sample ``α`` of an SSM window with decay ``α·N = alpha_n`` over ``N`` samples.
 
@@ -476,8 +486,10 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
 
     Raises
     ------
+    TypeError
+        If ``alpha_n`` is not real.
     ValueError
-        If ``N`` is not an integer ≥ 1.
+        If ``N`` is not an integer ≥ 1 or ``alpha_n`` is negative or not finite.
 
     Examples
     --------
@@ -487,7 +499,7 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     True
     """
     n = _check_length("decay_per_sample", N)
-    out = np.asarray(alpha_n, dtype=float) / n
+    out = _decays("decay_per_sample", "alpha_n", alpha_n) / n
     return float(out) if out.ndim == 0 else out
 
 
@@ -508,8 +520,10 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
 
     Raises
     ------
+    TypeError
+        If ``alpha`` is not real.
     ValueError
-        If ``N`` is not an integer ≥ 1.
+        If ``N`` is not an integer ≥ 1 or ``alpha`` is negative or not finite.
 
     Examples
     --------
@@ -517,7 +531,7 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     2.0
     """
     n = _check_length("decay_over_window", N)
-    out = np.asarray(alpha, dtype=float) * n
+    out = _decays("decay_over_window", "alpha", alpha) * n
     return float(out) if out.ndim == 0 else out
 
 
