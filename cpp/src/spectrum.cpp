@@ -471,29 +471,34 @@ void poll(const std::atomic<bool>* cancel) {
 /// discrete window is a function of sin(πf/N), not of f, and differs from a pure power of it at
 /// order s²), so c1 is the power law of the continuous window.
 double fit_slope_per_octave(const std::vector<double>& f, const std::vector<double>& y, double Nd) {
-  double A[3][4] = {};
-  for (std::size_t i = 0; i < f.size(); ++i) {
+  // Centred columns (the intercept drops out): a 2×2 system, well conditioned.
+  const std::size_t n = f.size();
+  std::vector<double> u(n), v(n);
+  double mu = 0, mv = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
     const double s = std::sin(pi * f[i] / Nd);
-    const double row[3] = {1.0, std::log2(s), s * s};
-    for (int a = 0; a < 3; ++a) {
-      for (int b = 0; b < 3; ++b) A[a][b] += row[a] * row[b];
-      A[a][3] += row[a] * y[i];
-    }
+    u[i] = std::log2(s);
+    v[i] = s * s;
+    mu += u[i];
+    mv += v[i];
+    my += y[i];
   }
-  for (int c = 0; c < 3; ++c) {  // Gauss–Jordan with partial pivoting on the normal equations
-    int p = c;
-    for (int r = c + 1; r < 3; ++r) {
-      if (std::abs(A[r][c]) > std::abs(A[p][c])) p = r;
-    }
-    if (A[p][c] == 0) return FiguresOfMerit::nan;
-    for (int k = 0; k < 4; ++k) std::swap(A[c][k], A[p][k]);
-    for (int r = 0; r < 3; ++r) {
-      if (r == c) continue;
-      const double q = A[r][c] / A[c][c];
-      for (int k = c; k < 4; ++k) A[r][k] -= q * A[c][k];
-    }
+  const double nd = static_cast<double>(n);
+  mu /= nd;
+  mv /= nd;
+  my /= nd;
+  double suu = 0, suv = 0, svv = 0, suy = 0, svy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double du = u[i] - mu, dv = v[i] - mv, dy = y[i] - my;
+    suu += du * du;
+    suv += du * dv;
+    svv += dv * dv;
+    suy += du * dy;
+    svy += dv * dy;
   }
-  return A[1][3] / A[1][1];
+  const double det = suu * svv - suv * suv;
+  if (!(det > 0)) return FiguresOfMerit::nan;
+  return (suy * svv - svy * suv) / det;
 }
 
 }  // namespace
