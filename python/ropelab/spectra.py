@@ -923,8 +923,8 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
         raise ValueError(f"harris_table: N must be an integer >= 64, got {N!r}")
     N = int(N)
     by_window: dict[str, list[H.HarrisRow]] = {}
-    for row in H.ROWS:
-        by_window.setdefault(row.window, []).append(row)
+    for printed_row in H.ROWS:
+        by_window.setdefault(printed_row.window, []).append(printed_row)
     specs: list[tuple[str, str, dict[str, float], H.HarrisRow | None]] = []
     for name in window_names():
         if name in by_window:
@@ -939,7 +939,7 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
             specs.append((name, name, {}, None))
     rows: list[dict[str, Any]] = []
     for name, label, params, harris in specs:
-        m = figures_of_merit(window(name, N, **params), pad=pad)
+        m = figures_of_merit(window(name, N, sym=False, **params), pad=pad)
         row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N}
         for col, _, _, _ in H.COLUMNS:
             if col.endswith("_percent"):
