@@ -112,3 +112,19 @@ def test_harris_table_bad_input() -> None:
     with pytest.raises(ValueError, match="pad"):
         S.harris_table(N=64, pad=0)
     assert math.isfinite(S.harris_table(N=64, pad=4)[0]["enbw_bins"])
+
+
+def test_symmetric_only_window_is_taken_symmetric(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A window that refuses sym=False (as Dolph–Chebyshev may) is tabulated symmetric, not dropped.
+    original = S.window
+
+    def strict(name: str, N: int, sym: bool = False, **params: float):  # type: ignore[no-untyped-def]
+        if name == "chebyshev" and not sym:
+            raise ValueError("window: chebyshev exists only symmetric (sym=True)")
+        return original(name, N, sym=sym, **params)
+
+    monkeypatch.setattr(S, "window", strict)
+    rows = S.harris_table(N=256, pad=8)
+    cheb = [r for r in rows if r["window"] == "chebyshev"]
+    assert len(cheb) == 4 and all(r["sym"] for r in cheb)
+    assert not any(r["sym"] for r in rows if r["window"] != "chebyshev")

@@ -867,6 +867,14 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     )
 
 
+def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArray, bool]:
+    """The DFT-even window, or the symmetric one for a window that exists only symmetric."""
+    try:
+        return window(name, N, sym=False, **params), False
+    except ValueError:
+        return window(name, N, sym=True, **params), True
+
+
 #: SSM decays ``α·N`` shown in :func:`harris_table` for the ``exponential`` window.
 _TABLE_ALPHA_N = (2.0, 8.0)
 
@@ -882,7 +890,8 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     ``N``); each row also carries Harris's printed row, if any, and the entries where it differs
     from the computed value by more than half a unit of its last printed digit (the fall-off:
     more than 1 dB/octave), with the reason where it is known (e.g. the exact Blackman row, which
-    does not match its own coefficients, and the Hamming scalloping loss).
+    does not match its own coefficients, and the Hamming scalloping loss). A window that exists only
+    in symmetric form is taken symmetric (``sym`` in the row).
 
     Parameters
     ----------
@@ -894,7 +903,7 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        One dict per row: ``window``, ``params``, ``label``, ``N``, the figures
+        One dict per row: ``window``, ``params``, ``label``, ``N``, ``sym``, the figures
         ``highest_sidelobe_db``, ``sidelobe_falloff_db_per_octave``, ``coherent_gain``,
         ``enbw_bins``, ``bandwidth_3db_bins``, ``scalloping_loss_db``,
         ``worst_case_processing_loss_db``, ``bandwidth_6db_bins``,
@@ -933,14 +942,15 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
             specs += [(name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None) for an in _TABLE_ALPHA_N]
         else:
             try:
-                window(name, 8)
+                _table_window(name, 8, {})
             except ValueError:
                 continue  # needs a parameter without a Harris value
             specs.append((name, name, {}, None))
     rows: list[dict[str, Any]] = []
     for name, label, params, harris in specs:
-        m = figures_of_merit(window(name, N, sym=False, **params), pad=pad)
-        row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N}
+        w, sym = _table_window(name, N, params)
+        m = figures_of_merit(w, pad=pad)
+        row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N, "sym": sym}
         for col, _, _, _ in H.COLUMNS:
             if col.endswith("_percent"):
                 row[col] = 100.0 * float(getattr(m, col[: -len("_percent")]))
