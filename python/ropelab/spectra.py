@@ -711,12 +711,12 @@ class LeakageMap(ResultDisplay):
 
     @property
     def tone_scalloping_db(self) -> FloatArray:
-        """Deprecated name of :attr:`tone_scalloping_loss_db` (emits a DeprecationWarning).
+        """Deprecated name of ``tone_scalloping_loss_db`` (emits a DeprecationWarning).
 
         Returns
         -------
         ndarray, shape (A, W)
-            The same array as :attr:`tone_scalloping_loss_db`.
+            The same array as ``tone_scalloping_loss_db``.
         """
         warnings.warn("LeakageMap.tone_scalloping_db is deprecated; use tone_scalloping_loss_db (the same values, "
                       "a loss in dB >= 0)", DeprecationWarning, stacklevel=2)
