@@ -113,7 +113,11 @@ def test_figures_of_merit_are_scale_invariant(scale: float) -> None:
         if k.endswith("_db") and ref[k] < -200:  # the level of an exact null is rounding noise
             assert got[k] < -200, k
             continue
-        assert got[k] == pytest.approx(ref[k], rel=1e-12, abs=1e-12), k
+        # The fall-off is a least-squares slope over one octave (8–16 bins at N = 64) with two nearly
+        # collinear columns (log2 s, s²): the fit multiplies the ~1e-15 dB rounding of the levels
+        # by about 1e4.
+        tol = 1e-9 if k == "sidelobe_falloff_db_per_octave" else 1e-12
+        assert got[k] == pytest.approx(ref[k], rel=tol, abs=tol), k
     if np.log2(scale).is_integer():  # a power of two: bit-identical
         assert got == ref
 

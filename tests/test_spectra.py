@@ -443,17 +443,17 @@ def test_leakage_map() -> None:
     N = 64
     omega = 2 * np.pi * np.array([5.0, 5.5, 5.25]) / N  # on a bin, half way, quarter way
     m = S.leakage_map(an, omega, N=N, pad=16)
-    assert m.tone_scalloping_db.shape == (4, 3)
+    assert m.tone_scalloping_loss_db.shape == (4, 3)
     for i, a in enumerate(an):
         ref = S.figures_of_merit(S.ssm_window(a, N), pad=16)
         assert m.figures[i].as_dict() == ref.as_dict()
         assert m.highest_sidelobe_db[i] == ref.highest_sidelobe_db
     # α = 0, tone on a bin: no scalloping and no leakage into other bins.
-    assert m.tone_scalloping_db[0, 0] == pytest.approx(0.0, abs=1e-12)
+    assert m.tone_scalloping_loss_db[0, 0] == pytest.approx(0.0, abs=1e-12)
     assert m.bin_leakage_factor[0, 0] == pytest.approx(0.0, abs=1e-12)
     # α = 0, half way: the rectangle's scalloping loss; the map's value equals the window's.
-    assert m.tone_scalloping_db[0, 1] == pytest.approx(m.scalloping_loss_db[0], abs=1e-9)
-    assert m.tone_scalloping_db[0, 1] == pytest.approx(3.92, abs=0.01)
+    assert m.tone_scalloping_loss_db[0, 1] == pytest.approx(m.scalloping_loss_db[0], abs=1e-9)
+    assert m.tone_scalloping_loss_db[0, 1] == pytest.approx(3.92, abs=0.01)
     # Decay leaks energy even for an on-bin tone, more the faster it decays; a little decay
     # (αN = 1) leaks less than the rectangle with a tone half way between bins.
     assert np.all(np.diff(m.bin_leakage_factor[:, 0]) > 0)

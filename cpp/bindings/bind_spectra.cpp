@@ -341,6 +341,41 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
   return py::make_tuple(abar, bbar);
 }
 
+carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
+                  py::handle bim_o, py::handle cre_o, py::handle cim_o, py::handle L_o) {
+  const char* f = "spectra.ssm_kernel";
+  const darray alpha = real_array_nd(alpha_o, f, "A (-real part)", 1);
+  require_each(alpha, f, "A", "must have a real part <= 0 (a stable mode)", [](double a) { return a >= 0; });
+  const darray omega = real_array_nd(omega_o, f, "A (imaginary part)", 1);
+  const double dt = real_scalar(dt_o, f, "dt");
+  if (!(dt > 0) || !std::isfinite(dt)) value_error(f, "dt", "must be finite and > 0", dt_o);
+  const darray bre = real_array_nd(bre_o, f, "B", 1), bim = real_array_nd(bim_o, f, "B", 1);
+  const darray cre = real_array_nd(cre_o, f, "C", 1), cim = real_array_nd(cim_o, f, "C", 1);
+  const py::ssize_t n = alpha.size();
+  if (omega.size() != n || bre.size() != n || bim.size() != n || cre.size() != n || cim.size() != n) {
+    throw py::value_error(std::string(f) + ": A, B and C must have the same size, got " +
+                          std::to_string(n) + ", " + std::to_string(bre.size()) + ", " +
+                          std::to_string(cre.size()));
+  }
+  if (n == 0) value_error(f, "A", "must not be empty", alpha_o);
+  const std::size_t L = length_arg(L_o, f, "L");
+  check_output_size(static_cast<double>(L), f);
+  std::vector<cplx> B(static_cast<std::size_t>(n)), C(static_cast<std::size_t>(n));
+  for (py::ssize_t i = 0; i < n; ++i) {
+    B[static_cast<std::size_t>(i)] = cplx(bre.data()[i], bim.data()[i]);
+    C[static_cast<std::size_t>(i)] = cplx(cre.data()[i], cim.data()[i]);
+  }
+  carray out(static_cast<py::ssize_t>(L));
+  {
+    py::gil_scoped_release release;
+    spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(), static_cast<std::size_t>(n),
+                         dt, L, out.mutable_data());
+  }
+  require_finite_result(out, f, "the kernel",
+                        "dt*|A| is too large for double precision; use a smaller dt");
+  return out;
+}
+
 py::dict fom_dict(const spectrum::FiguresOfMerit& r) {
   py::dict d;
   d["N"] = r.N;
@@ -453,6 +488,8 @@ void register_spectra(py::module_& m) {
   m.def("ssm_envelope", &ssm_envelope, "alpha"_a, "omega"_a, "N"_a, "freqs_bins"_a);
   m.def("continuous_spectrum", &continuous_spectrum, "alpha"_a, "omega"_a, "T"_a, "freqs_bins"_a);
   m.def("zoh", &zoh, "alpha"_a, "omega"_a, "dt"_a, "B_real"_a, "B_imag"_a);
+  m.def("ssm_kernel", &ssm_kernel, "alpha"_a, "omega"_a, "dt"_a, "B_real"_a, "B_imag"_a, "C_real"_a,
+        "C_imag"_a, "L"_a);
   m.def("figures_of_merit", &figures_of_merit, "w"_a, "pad"_a);
   m.def("leakage_map", &leakage_map, "alpha_n"_a, "omega"_a, "N"_a, "pad"_a);
   m.def("cached_plan_count", &spectrum::cached_plan_count);

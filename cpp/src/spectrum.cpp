@@ -393,6 +393,21 @@ void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) 
   Bbar = dt * phi1 * B;
 }
 
+void ssm_kernel(const double* alpha, const double* omega, const cplx* B, const cplx* C,
+                std::size_t modes, double dt, std::size_t L, cplx* out) {
+  std::fill(out, out + L, cplx(0.0));
+  std::vector<cplx> powers(L);
+  for (std::size_t n = 0; n < modes; ++n) {
+    cplx Abar, Bbar;
+    zoh(alpha[n], omega[n], dt, B[n], Abar, Bbar);
+    // Ā^ℓ = e^{ℓΔA} with the phase ℓ·(Δω) reduced exactly (not by repeated multiplication),
+    // the same Δω as in Ā (dt·ω rounded once, as zoh does).
+    ssm_impulse(dt * alpha[n], std::remainder(dt * omega[n], two_pi), L, powers.data());
+    const cplx cb = C[n] * Bbar;
+    for (std::size_t l = 0; l < L; ++l) out[l] += cb * powers[l];
+  }
+}
+
 // -------------------------------------------------------------------------------------------------
 // Figures of merit
 // -------------------------------------------------------------------------------------------------
@@ -447,43 +462,398 @@ double refine_extremum(const Dtft& W, double a, double b, bool maximum) {
   return r.first;
 }
 
-double overlap_correlation(const double* w, std::size_t N, std::size_t shift, double S2) {
-  if (shift >= N) return 0.0;
-  double s = 0;
-  for (std::size_t n = 0; n + shift < N; ++n) s += w[n] * w[n + shift];
-  return s / S2;
-}
-
-/// Least-squares slope of y against log2(x).
-double slope_per_octave(const std::vector<double>& x, const std::vector<double>& y) {
-  const std::size_t n = x.size();
-  if (n < 2) return FiguresOfMerit::nan;
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += std::log2(x[i]);
-    my += y[i];
-  }
-  mx /= static_cast<double>(n);
-  my /= static_cast<double>(n);
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double dx = std::log2(x[i]) - mx;
-    sxy += dx * (y[i] - my);
-    sxx += dx * dx;
-  }
-  return sxx > 0 ? sxy / sxx : FiguresOfMerit::nan;
-}
-
-}  // namespace
-
-namespace {
-
 void poll(const std::atomic<bool>* cancel) {
   if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
 }
 
+/// Least-squares fit y ≈ c0 + c1 log2 s + c2 s², s = sin(πf/N): returns c1 (dB per octave of s).
+/// The s² column absorbs the leading effect of the DTFT's periodicity (the envelope of a
+/// discrete window is a function of sin(πf/N), not of f, and differs from a pure power of it at
+/// order s²), so c1 is the power law of the continuous window.
+double fit_slope_per_octave(const std::vector<double>& f, const std::vector<double>& y, double Nd) {
+  // Centred columns (the intercept drops out): a 2×2 system, well conditioned.
+  const std::size_t n = f.size();
+  std::vector<double> u(n), v(n);
+  double mu = 0, mv = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double s = std::sin(pi * f[i] / Nd);
+    u[i] = std::log2(s);
+    v[i] = s * s;
+    mu += u[i];
+    mv += v[i];
+    my += y[i];
+  }
+  const double nd = static_cast<double>(n);
+  mu /= nd;
+  mv /= nd;
+  my /= nd;
+  double suu = 0, suv = 0, svv = 0, suy = 0, svy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double du = u[i] - mu, dv = v[i] - mv, dy = y[i] - my;
+    suu += du * du;
+    suv += du * dv;
+    svv += dv * dv;
+    suy += du * dy;
+    svy += dv * dy;
+  }
+  const double det = suu * svv - suv * suv;
+  if (!(det > 0)) return FiguresOfMerit::nan;
+  return (suy * svv - svy * suv) / det;
+}
+
+}  // namespace
+
+namespace merit {
+
+WindowSums window_sums(const double* w, std::size_t N) {
+  if (N < 1) throw std::invalid_argument("w must not be empty");
+  WindowSums s;
+  for (std::size_t n = 0; n < N; ++n) {
+    if (!std::isfinite(w[n])) throw std::invalid_argument("w must be finite");
+    s.sum += w[n];
+    s.sum_abs += std::abs(w[n]);
+    s.sum_sq += w[n] * w[n];
+    s.max_abs = std::max(s.max_abs, std::abs(w[n]));
+  }
+  if (!(std::abs(s.sum) > 1e-13 * s.sum_abs) || s.sum_abs == 0) {
+    throw std::invalid_argument(
+        "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0), "
+        "got sum(w) = " + std::to_string(s.sum));
+  }
+  return s;
+}
+
+double overlap_correlation(const double* w, std::size_t N, std::size_t shift, double sum_sq) {
+  if (shift >= N) return 0.0;
+  double s = 0;
+  for (std::size_t n = 0; n + shift < N; ++n) s += w[n] * w[n + shift];
+  return s / sum_sq;
+}
+
+GainFigures gain_figures(const double* w, std::size_t N, const WindowSums& s) {
+  const double Nd = static_cast<double>(N);
+  const double W0 = std::abs(s.sum);
+  GainFigures g;
+  g.coherent_gain = W0 / (Nd * s.max_abs);
+  g.enbw_bins = Nd * s.sum_sq / (s.sum * s.sum);
+  std::vector<cplx> zr, zb;
+  g.scalloping_loss_db = -db(std::abs(dtft_one(w, N, 0.5, zr, zb, nullptr)) / W0);
+  g.worst_case_processing_loss_db = g.scalloping_loss_db + 10.0 * std::log10(g.enbw_bins);
+  g.overlap_correlation_50 =
+      overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.5 * Nd)), s.sum_sq);
+  g.overlap_correlation_75 =
+      overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.25 * Nd)), s.sum_sq);
+  return g;
+}
+
+SpectrumGrid spectrum_grid(const double* w, std::size_t N, std::size_t pad,
+                           const std::atomic<bool>* cancel) {
+  if (pad < 1) throw std::invalid_argument("pad must be >= 1, got " + std::to_string(pad));
+  SpectrumGrid G;
+  G.pad = pad;
+  G.nyquist = 0.5 * static_cast<double>(N);
+  const std::size_t M = N * pad;
+  const std::size_t K = M / 2 + 1;
+  std::vector<cplx> X(K), Y(K);
+  poll(cancel);
+  fft_r2c(w, N, M, X.data());
+  poll(cancel);
+  G.mag.resize(K);
+  for (std::size_t k = 0; k < K; ++k) G.mag[k] = std::abs(X[k]);
+  for (std::size_t n = 0; n < N; ++n) G.W0 += w[n];
+  G.W0 = std::abs(G.W0);  // |W(0)| = |Σw| summed directly, not read off the FFT
+  const double W0 = G.W0;
+  for (std::size_t k = 1; k < K; ++k) {
+    if (G.mag[k] > W0 * (1 + 1e-9)) {
+      throw std::invalid_argument(
+          "w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" +
+          std::to_string(G.freq(k)) + " bins)| > |W(0)|");
+    }
+  }
+  // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
+  // (2π/N) Im(conj X · Y). Its sign changes bracket every extremum that does not share a grid cell
+  // with another one: more robust than comparing magnitudes (shallow dips, plateaus).
+  std::vector<double> nw(N);
+  for (std::size_t n = 0; n < N; ++n) nw[n] = static_cast<double>(n) * w[n];
+  fft_r2c(nw.data(), N, M, Y.data());
+  poll(cancel);
+  G.slope.resize(K);
+  for (std::size_t j = 0; j < K; ++j) G.slope[j] = (std::conj(X[j]) * Y[j]).imag();
+  G.slope[0] = 0;                                      // |W| is even about 0 ...
+  if (G.freq(K - 1) == G.nyquist) G.slope[K - 1] = 0;  // ... and about N/2 (w real)
+  return G;
+}
+
+double first_minimum_bins(const double* w, std::size_t N, const SpectrumGrid& G,
+                          const std::atomic<bool>* cancel) {
+  // The first sign change − → + of the slope beyond f = 0, or an earlier grid local minimum of
+  // |W| (a null that falls on a grid point has a slope of rounding noise, and may share its cell
+  // with a tiny lobe that no sign change reveals).
+  const std::size_t K = G.mag.size();
+  const auto& g = G.slope;
+  const auto& mag = G.mag;
+  std::size_t jslope = K;
+  for (std::size_t j = 1; j + 1 < K; ++j) {
+    if (g[j] < 0 && g[j + 1] >= 0) {
+      jslope = j;
+      break;
+    }
+  }
+  std::size_t kmag = K;
+  for (std::size_t j = 1; j + 1 < K && j < jslope + 1; ++j) {
+    if (mag[j] <= mag[j - 1] && mag[j] < mag[j + 1]) {
+      kmag = j;
+      break;
+    }
+  }
+  if (jslope == K && kmag == K) return G.nyquist;  // |W| never rises again: no sidelobes
+  double a, b;
+  if (kmag < K && (jslope == K || kmag <= jslope)) {
+    a = G.freq(kmag - 1);
+    b = G.freq(kmag + 1);
+  } else {
+    a = G.freq(jslope);
+    b = G.freq(jslope + 1);
+  }
+  const Dtft W{w, N, {}, {}, cancel};
+  double f = refine_extremum(W, a, b, false);
+  double v = W.mag(f);
+  for (const double e : {a, 0.5 * (a + b), b}) {  // never worse than the grid
+    const double ve = W.mag(e);
+    if (ve < v) {
+      v = ve;
+      f = e;
+    }
+  }
+  return f;
+}
+
+double main_lobe_width_bins(const double* w, std::size_t N, const SpectrumGrid& G,
+                            double level_ratio, double first_min_bins,
+                            const std::atomic<bool>* cancel) {
+  // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths: the
+  // first crossing of the main lobe on the grid, refined on the exact DTFT.
+  const std::size_t K = G.mag.size();
+  const double pd = static_cast<double>(G.pad);
+  const std::size_t jend =
+      first_min_bins < G.nyquist
+          ? std::min(K - 1, static_cast<std::size_t>(std::ceil(first_min_bins * pd)))
+          : K - 1;
+  const double level = G.W0 * level_ratio;
+  const Dtft W{w, N, {}, {}, cancel};
+  for (std::size_t j = 0; j < jend; ++j) {
+    if (G.mag[j] >= level && G.mag[j + 1] < level) {
+      auto h = [&](double f) { return W.mag(f) - level; };
+      const double a = G.freq(j), b = G.freq(j + 1);
+      return 2.0 * toms748_root(h, a, b, h(a), h(b));
+    }
+  }
+  return FiguresOfMerit::nan;
+}
+
+Sidelobe highest_sidelobe(const double* w, std::size_t N, const SpectrumGrid& G,
+                          double first_min_bins, const std::atomic<bool>* cancel) {
+  // The largest local maximum beyond the first minimum (slope + → −). The grid ranks the
+  // candidates; those within 1 dB of the largest are refined (equiripple windows).
+  struct Bracket {
+    double a, b, grid;
+  };
+  const std::size_t K = G.mag.size();
+  const auto& g = G.slope;
+  const auto& mag = G.mag;
+  const double fm = first_min_bins;
+  std::vector<Bracket> peaks;
+  if (fm < G.nyquist) {
+    for (std::size_t j = 1; j + 1 < K; ++j) {
+      if (G.freq(j + 1) <= fm) continue;
+      // slope + → − within [f_j, f_j+1], or a grid local maximum of |W| (belt and braces)
+      if (g[j] > 0 && g[j + 1] <= 0) {
+        peaks.push_back({std::max(G.freq(j), fm), G.freq(j + 1), std::max(mag[j], mag[j + 1])});
+      }
+      if (G.freq(j) > fm && mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1]) {
+        peaks.push_back({std::max(G.freq(j - 1), fm), G.freq(j + 1), mag[j]});
+      }
+    }
+    if (G.freq(K - 1) > fm && g[K - 1] >= 0 && mag[K - 1] >= mag[K - 2]) {
+      peaks.push_back({std::max(G.freq(K - 2), fm), G.nyquist, mag[K - 1]});  // rising into N/2
+    }
+  }
+  Sidelobe s;
+  if (peaks.empty()) return s;
+  std::sort(peaks.begin(), peaks.end(), [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
+  const Dtft W{w, N, {}, {}, cancel};
+  const double cut = peaks[0].grid * std::pow(10.0, -1.0 / 20.0);
+  double best = -1, best_f = FiguresOfMerit::nan;
+  for (std::size_t i = 0; i < peaks.size() && i < 8 && peaks[i].grid >= cut; ++i) {
+    const Bracket& p = peaks[i];
+    double f = refine_extremum(W, p.a, p.b, true);
+    double v = W.mag(f);
+    for (const double e : {p.a, p.b}) {  // never worse than the grid
+      const double ve = W.mag(e);
+      if (ve > v) {
+        v = ve;
+        f = e;
+      }
+    }
+    if (v > best) {
+      best = v;
+      best_f = f;
+    }
+  }
+  s.found = true;
+  // Below −240 dB the DTFT is rounding noise (its floor is ~1e-16 Σ|w|): no sidelobe to report.
+  if (best > 1e-12 * G.W0) {
+    s.level_db = db(best / G.W0);
+    s.bins = best_f;
+  }
+  return s;
+}
+
+double leakage_factor(const double* w, std::size_t N, double main_lobe_bins) {
+  // From the autocorrelation ρ[d] (|W|² = Σ_d ρ[d] e^{−2πifd/N}):
+  // ∫_{−fm}^{fm} |W|² df = 2 fm ρ[0] + Σ_{d≥1} 2 ρ[d] N sin(2π fm d/N)/(π d); total = N ρ[0].
+  const double Nd = static_cast<double>(N);
+  double S2 = 0;
+  for (std::size_t n = 0; n < N; ++n) S2 += w[n] * w[n];
+  const std::size_t L = 2 * N;
+  std::vector<cplx> in(w, w + N), F(L), rho(L);
+  fft_c2c(in.data(), N, L, F.data(), -1);
+  for (cplx& v : F) v = std::norm(v);
+  fft_c2c(F.data(), L, L, rho.data(), +1);
+  const double fm = main_lobe_bins;
+  double main = 2.0 * fm * S2;
+  for (std::size_t d = 1; d < N; ++d) {
+    const double dd = static_cast<double>(d);
+    const double rd = rho[d].real() / static_cast<double>(L);
+    main += 2.0 * rd * Nd * std::sin(two_pi * fm * dd / Nd) / (pi * dd);
+  }
+  return std::max(0.0, 1.0 - main / (Nd * S2));
+}
+
+double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
+  // Far band: from 4 main-lobe widths (and N/32) up one to two octaves to max(N/8, 2 f_lo),
+  // capped at 3N/8; read on a grid of 1/8 bin whatever the caller's padding.
+  const double Nd = static_cast<double>(N);
+  // A first minimum that is neither a null nor within N/16 (or none at all) is a ripple of a
+  // spectrum without sidelobes in the usual sense (e.g. a strongly decaying exponential), not the
+  // edge of a main lobe: the band then starts at N/32.
+  bool edge = first_min_bins < 0.5 * Nd;
+  if (edge && first_min_bins > Nd / 16.0) {
+    std::vector<cplx> zr, zb;
+    double W0 = 0;
+    for (std::size_t n = 0; n < N; ++n) W0 += w[n];
+    edge = std::abs(dtft_one(w, N, first_min_bins, zr, zb, nullptr)) < 1e-10 * std::abs(W0);
+  }
+  const double fm = edge ? first_min_bins : 0.0;
+  const double f_lo = std::max(4.0 * fm, Nd / 32.0);
+  const double f_hi = std::min(std::max(Nd / 8.0, 2.0 * f_lo), 0.375 * Nd);
+  if (!(f_hi >= 1.5 * f_lo)) return FiguresOfMerit::nan;
+  constexpr std::size_t P = 8;
+  const double pd = static_cast<double>(P);
+  const std::size_t K = N * P / 2 + 1;
+  std::vector<cplx> X(K);
+  fft_r2c(w, N, N * P, X.data());
+  std::vector<double> mag(K);
+  for (std::size_t k = 0; k < K; ++k) mag[k] = std::abs(X[k]);
+  const double floor = 1e-12 * mag[0];  // −240 dB: the DTFT's rounding floor (see highest_sidelobe)
+  std::vector<double> xs, ys, xa, ya;
+  std::size_t in_band = 0;
+  for (std::size_t j = 1; j + 1 < K; ++j) {
+    const double f = static_cast<double>(j) / pd;
+    if (f < f_lo || f > f_hi) continue;
+    ++in_band;
+    if (mag[j] <= floor) continue;
+    xa.push_back(f);
+    ya.push_back(db(mag[j] / mag[0]));
+    if (mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1] && mag[j - 1] > floor && mag[j + 1] > floor) {
+      // a sidelobe peak, interpolated by a parabola in dB
+      const double y0 = db(mag[j - 1]), y1 = db(mag[j]), y2 = db(mag[j + 1]);
+      const double den = y0 - 2 * y1 + y2;
+      const double delta = den < 0 ? 0.5 * (y0 - y2) / den : 0.0;
+      xs.push_back(f + delta / pd);
+      ys.push_back(y1 - 0.25 * (y0 - y2) * delta - db(mag[0]));
+    }
+  }
+  if (xs.size() >= 4) return fit_slope_per_octave(xs, ys, Nd);
+  // No distinct sidelobe peaks (a monotone far spectrum, e.g. Hann–Poisson, a strongly decaying
+  // exponential): the slope of |W| itself.
+  if (xa.size() >= 4) return fit_slope_per_octave(xa, ya, Nd);
+  // The far band lies at the rounding floor: faster than any power law double precision resolves.
+  if (in_band > 0) return -std::numeric_limits<double>::infinity();
+  return FiguresOfMerit::nan;
+}
+
+CausalExponential causal_exponential(const double* w, std::size_t N) {
+  // w[n] = w[0] rⁿ (0 < r ≤ 1): truncation ripple against the N → ∞ envelope
+  // |W_∞(f)| = w[0]/|1 − r e^{−2πif/N}|. The ratio |W|/|W_∞| = |1 − r^N e^{−2πif}| is extreme at
+  // f = 0 (1 − r^N) and f = ½ (1 + r^N); both are evaluated on the exact DTFT.
+  CausalExponential c;
+  if (N < 2 || !(w[0] > 0)) return c;
+  const double rr = w[1] / w[0];
+  bool geometric = rr > 0 && rr <= 1.0 + 1e-15;
+  for (std::size_t n = 0; geometric && n + 1 < N; ++n) {
+    // Relative check, with an absolute floor once the samples underflow towards 0.
+    geometric = w[n + 1] >= 0 && std::abs(w[n + 1] - rr * w[n]) <= 1e-12 * w[n] + 1e-300;
+  }
+  if (!geometric) return c;
+  const double Nd = static_cast<double>(N);
+  c.is_causal_exponential = true;
+  const double ratio_r = std::min(1.0, rr);
+  c.decay_ratio = ratio_r;
+  std::vector<cplx> zr, zb;
+  auto ratio = [&](double f) {
+    const double env = std::abs(expm1c(cplx(std::log(ratio_r), -two_pi * f / Nd)));
+    return std::abs(dtft_one(w, N, f, zr, zb, nullptr)) * env / w[0];
+  };
+  const double lo = ratio(0.0), hi = ratio(0.5);
+  c.truncation_ripple_db = lo > 0 ? db(hi / lo) : std::numeric_limits<double>::infinity();
+  return c;
+}
+
+}  // namespace merit
+
+namespace {
+
 FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t pad,
-                                     const std::atomic<bool>* cancel);
+                                     const std::atomic<bool>* cancel) {
+  using namespace merit;
+  if (pad < 1) throw std::invalid_argument("pad must be >= 1, got " + std::to_string(pad));
+  check_dtft_length(N);
+  const WindowSums sums = window_sums(w, N);
+  FiguresOfMerit r;
+  r.N = N;
+  r.pad = pad;
+  const GainFigures gain = gain_figures(w, N, sums);
+  r.coherent_gain = gain.coherent_gain;
+  r.enbw_bins = gain.enbw_bins;
+  r.scalloping_loss_db = gain.scalloping_loss_db;
+  r.worst_case_processing_loss_db = gain.worst_case_processing_loss_db;
+  r.overlap_correlation_50 = gain.overlap_correlation_50;
+  r.overlap_correlation_75 = gain.overlap_correlation_75;
+
+  const SpectrumGrid grid = spectrum_grid(w, N, pad, cancel);
+  r.first_min_bins = first_minimum_bins(w, N, grid, cancel);
+  const bool has_min = r.first_min_bins < grid.nyquist;
+  const double min_level = Dtft{w, N, {}, {}, cancel}.mag(r.first_min_bins) / std::abs(sums.sum);
+  r.first_min_db = min_level > 0 ? db(min_level) : -std::numeric_limits<double>::infinity();
+  r.first_min_is_null = min_level < 1e-10;  // −200 dB: a zero of the DTFT to rounding
+  r.bandwidth_3db_bins = main_lobe_width_bins(w, N, grid, std::sqrt(0.5), r.first_min_bins, cancel);
+  r.bandwidth_6db_bins = main_lobe_width_bins(w, N, grid, 0.5, r.first_min_bins, cancel);
+
+  const Sidelobe side = highest_sidelobe(w, N, grid, r.first_min_bins, cancel);
+  r.highest_sidelobe_db = side.level_db;
+  r.highest_sidelobe_bins = side.bins;
+  poll(cancel);
+  r.leakage_factor = side.found ? leakage_factor(w, N, r.first_min_bins) : 0.0;
+  poll(cancel);
+  r.sidelobe_falloff_db_per_octave = sidelobe_falloff_db_per_octave(w, N, has_min ? r.first_min_bins : 0.0);
+
+  const CausalExponential ce = causal_exponential(w, N);
+  r.is_causal_exponential = ce.is_causal_exponential;
+  r.decay_ratio = ce.decay_ratio;
+  r.truncation_ripple_db = ce.truncation_ripple_db;
+  return r;
+}
 
 }  // namespace
 
@@ -508,255 +878,6 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad,
   for (double& x : scaled) x = std::ldexp(x, -e);
   return figures_of_merit_impl(scaled.data(), N, pad, cancel);
 }
-
-namespace {
-
-FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t pad,
-                                     const std::atomic<bool>* cancel) {
-  if (N < 1) throw std::invalid_argument("w must not be empty");
-  if (pad < 1) throw std::invalid_argument("pad must be >= 1, got " + std::to_string(pad));
-  check_dtft_length(N);
-  FiguresOfMerit r;
-  r.N = N;
-  r.pad = pad;
-  double S1 = 0, S2 = 0, S1abs = 0, wmax = 0;
-  for (std::size_t n = 0; n < N; ++n) {
-    if (!std::isfinite(w[n])) throw std::invalid_argument("w must be finite");
-    S1 += w[n];
-    S1abs += std::abs(w[n]);
-    S2 += w[n] * w[n];
-    wmax = std::max(wmax, std::abs(w[n]));
-  }
-  if (!(std::abs(S1) > 1e-13 * S1abs) || S1abs == 0) {
-    throw std::invalid_argument(
-        "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0), "
-        "got sum(w) = " + std::to_string(S1));
-  }
-  const double Nd = static_cast<double>(N);
-  const double W0 = std::abs(S1);
-  r.coherent_gain = W0 / (Nd * wmax);
-  r.enbw_bins = Nd * S2 / (S1 * S1);
-  const Dtft W{w, N, {}, {}, cancel};
-  r.scalloping_loss_db = -db(W.mag(0.5) / W0);
-  r.worst_case_processing_loss_db = r.scalloping_loss_db + 10.0 * std::log10(r.enbw_bins);
-  r.overlap_correlation_50 = overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.5 * Nd)), S2);
-  r.overlap_correlation_75 = overlap_correlation(w, N, static_cast<std::size_t>(std::llround(0.25 * Nd)), S2);
-
-  // Grid |W(k/pad)|, k = 0..M/2: it only locates extrema and crossings.
-  const std::size_t M = N * pad;
-  const std::size_t K = M / 2 + 1;
-  const double pd = static_cast<double>(pad);
-  const double nyquist = 0.5 * Nd;
-  std::vector<cplx> X(K);
-  poll(cancel);
-  fft_r2c(w, N, M, X.data());
-  poll(cancel);
-  std::vector<double> mag(K);
-  for (std::size_t k = 0; k < K; ++k) mag[k] = std::abs(X[k]);
-  auto fk = [&](std::size_t k) { return std::min(static_cast<double>(k) / pd, nyquist); };
-  for (std::size_t k = 1; k < K; ++k) {
-    if (mag[k] > W0 * (1 + 1e-9)) {
-      throw std::invalid_argument(
-          "w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" + std::to_string(fk(k)) +
-          " bins)| > |W(0)|");
-    }
-  }
-
-  // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
-  // (2π/N) Im(conj X · Y). Its sign changes bracket every extremum that does not share a grid cell
-  // with another one: more robust than comparing magnitudes (shallow dips, plateaus).
-  std::vector<double> nw(N);
-  for (std::size_t n = 0; n < N; ++n) nw[n] = static_cast<double>(n) * w[n];
-  std::vector<cplx> Y(K);
-  fft_r2c(nw.data(), N, M, Y.data());
-  poll(cancel);
-  std::vector<double> g(K);
-  for (std::size_t j = 0; j < K; ++j) g[j] = (std::conj(X[j]) * Y[j]).imag();
-  g[0] = 0;                                // |W| is even about 0 ...
-  if (fk(K - 1) == nyquist) g[K - 1] = 0;  // ... and about N/2 (w real): exact zeros of the slope
-
-  // First local minimum: the first sign change − → + of the slope beyond f = 0, or an earlier
-  // grid local minimum of |W| (a null that falls on a grid point has a slope of rounding noise,
-  // and may share its cell with a tiny lobe that no sign change reveals).
-  std::size_t jslope = K;
-  for (std::size_t j = 1; j + 1 < K; ++j) {
-    if (g[j] < 0 && g[j + 1] >= 0) {
-      jslope = j;
-      break;
-    }
-  }
-  std::size_t kmag = K;
-  for (std::size_t j = 1; j + 1 < K && j < jslope + 1; ++j) {
-    if (mag[j] <= mag[j - 1] && mag[j] < mag[j + 1]) {
-      kmag = j;
-      break;
-    }
-  }
-  const bool has_min = jslope < K || kmag < K;  // otherwise |W| never rises again: no sidelobes
-  if (has_min) {
-    double a, b;
-    if (kmag < K && (jslope == K || kmag <= jslope)) {
-      a = fk(kmag - 1);
-      b = fk(kmag + 1);
-    } else {
-      a = fk(jslope);
-      b = fk(jslope + 1);
-    }
-    double f = refine_extremum(W, a, b, false);
-    double v = W.mag(f);
-    for (const double e : {a, 0.5 * (a + b), b}) {  // never worse than the grid
-      const double ve = W.mag(e);
-      if (ve < v) {
-        v = ve;
-        f = e;
-      }
-    }
-    r.first_min_bins = f;
-  } else {
-    r.first_min_bins = nyquist;
-  }
-  const double min_level = W.mag(r.first_min_bins) / W0;
-  r.first_min_db = min_level > 0 ? db(min_level) : -std::numeric_limits<double>::infinity();
-  r.first_min_is_null = min_level < 1e-10;  // −200 dB: a zero of the DTFT to rounding
-
-  // 3-dB and 6-dB widths: first crossing of the main lobe, refined on the exact DTFT.
-  // Harris's "3.0-dB" and "6.0-dB" widths are the half-power and half-amplitude widths.
-  const std::size_t jend =
-      has_min ? std::min(K - 1, static_cast<std::size_t>(std::ceil(r.first_min_bins * pd))) : K - 1;
-  for (const double level_db : {3.0, 6.0}) {
-    const double level = W0 * (level_db == 3.0 ? std::sqrt(0.5) : 0.5);
-    double width = FiguresOfMerit::nan;
-    for (std::size_t j = 0; j < jend; ++j) {
-      if (mag[j] >= level && mag[j + 1] < level) {
-        auto h = [&](double f) { return W.mag(f) - level; };
-        const double a = fk(j), b = fk(j + 1);
-        width = 2.0 * toms748_root(h, a, b, h(a), h(b));
-        break;
-      }
-    }
-    (level_db == 3.0 ? r.bandwidth_3db_bins : r.bandwidth_6db_bins) = width;
-  }
-
-  // Highest sidelobe: the largest local maximum beyond the first minimum (slope + → −). The grid
-  // ranks the candidates; those within 1 dB of the largest are refined (equiripple windows).
-  struct Bracket {
-    double a, b, grid;
-  };
-  std::vector<Bracket> peaks;
-  if (has_min) {
-    const double fm = r.first_min_bins;
-    for (std::size_t j = 1; j + 1 < K; ++j) {
-      if (fk(j + 1) <= fm) continue;
-      // slope + → − within [f_j, f_j+1], or a grid local maximum of |W| (belt and braces)
-      if (g[j] > 0 && g[j + 1] <= 0) {
-        peaks.push_back({std::max(fk(j), fm), fk(j + 1), std::max(mag[j], mag[j + 1])});
-      }
-      if (fk(j) > fm && mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1]) {
-        peaks.push_back({std::max(fk(j - 1), fm), fk(j + 1), mag[j]});
-      }
-    }
-    if (fk(K - 1) > fm && g[K - 1] >= 0 && mag[K - 1] >= mag[K - 2]) {
-      peaks.push_back({std::max(fk(K - 2), fm), nyquist, mag[K - 1]});  // rising into N/2
-    }
-  }
-  if (peaks.empty()) {
-    r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
-    r.leakage_factor = 0.0;
-  } else {
-    std::sort(peaks.begin(), peaks.end(), [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
-    const double cut = peaks[0].grid * std::pow(10.0, -1.0 / 20.0);
-    double best = -1, best_f = FiguresOfMerit::nan;
-    for (std::size_t i = 0; i < peaks.size() && i < 8 && peaks[i].grid >= cut; ++i) {
-      const Bracket& p = peaks[i];
-      double f = refine_extremum(W, p.a, p.b, true);
-      double v = W.mag(f);
-      for (const double e : {p.a, p.b}) {  // never worse than the grid
-        const double ve = W.mag(e);
-        if (ve > v) {
-          v = ve;
-          f = e;
-        }
-      }
-      if (v > best) {
-        best = v;
-        best_f = f;
-      }
-    }
-    if (best > 1e-12 * W0) {
-      r.highest_sidelobe_db = db(best / W0);
-      r.highest_sidelobe_bins = best_f;
-    } else {
-      // Below −240 dB the DTFT is rounding noise (its floor is ~1e-16 Σ|w|): no sidelobe to report.
-      r.highest_sidelobe_db = -std::numeric_limits<double>::infinity();
-    }
-
-    // Leakage factor from the autocorrelation ρ[d] (|W|² = Σ_d ρ[d] e^{−2πifd/N}):
-    // ∫_{−fm}^{fm} |W|² df = 2 fm ρ[0] + Σ_{d≥1} 2 ρ[d] N sin(2π fm d/N)/(π d); total = N ρ[0].
-    const std::size_t L = 2 * N;
-    std::vector<cplx> in(w, w + N), F(L), rho(L);
-    fft_c2c(in.data(), N, L, F.data(), -1);
-    for (cplx& v : F) v = std::norm(v);
-    fft_c2c(F.data(), L, L, rho.data(), +1);
-    const double fm = r.first_min_bins;
-    double main = 2.0 * fm * S2;
-    for (std::size_t d = 1; d < N; ++d) {
-      const double dd = static_cast<double>(d);
-      const double rd = rho[d].real() / static_cast<double>(L);
-      main += 2.0 * rd * Nd * std::sin(two_pi * fm * dd / Nd) / (pi * dd);
-    }
-    r.leakage_factor = std::max(0.0, 1.0 - main / (Nd * S2));
-  }
-
-  // Sidelobe fall-off: slope of the grid sidelobe peaks (parabolic interpolation in dB) against
-  // log2 f, far from the main lobe: f in [max(N/32, 4 f_min), max(N/8, 4 f_lo)] ∩ [0, 0.45 N].
-  if (has_min) {
-    const double f_lo = std::max(Nd / 32.0, 4.0 * r.first_min_bins);
-    const double f_hi = std::min(std::max(Nd / 8.0, 4.0 * f_lo), 0.45 * Nd);
-    if (f_hi >= 1.5 * f_lo) {
-      std::vector<double> xs, ys, xa, ya;
-      for (std::size_t j = 1; j + 1 < K; ++j) {
-        const double f = fk(j);
-        if (f < f_lo || f > f_hi || mag[j] <= 0) continue;
-        xa.push_back(f);
-        ya.push_back(db(mag[j] / W0));
-        if (mag[j] >= mag[j - 1] && mag[j] >= mag[j + 1] && mag[j - 1] > 0 && mag[j + 1] > 0) {
-          const double y0 = db(mag[j - 1]), y1 = db(mag[j]), y2 = db(mag[j + 1]);
-          const double den = y0 - 2 * y1 + y2;
-          const double delta = den < 0 ? 0.5 * (y0 - y2) / den : 0.0;
-          xs.push_back(f + delta / pd);
-          ys.push_back(y1 - 0.25 * (y0 - y2) * delta - db(W0));
-        }
-      }
-      r.sidelobe_falloff_db_per_octave = xs.size() >= 3 ? slope_per_octave(xs, ys) : slope_per_octave(xa, ya);
-    }
-  }
-
-  // Causal exponential w[n] = w[0] rⁿ (0 < r ≤ 1): truncation ripple against the N → ∞ envelope
-  // |W_∞(f)| = w[0]/|1 − r e^{−2πif/N}|. The ratio |W|/|W_∞| = |1 − r^N e^{−2πif}| is extreme at
-  // f = 0 (1 − r^N) and f = ½ (1 + r^N); both are evaluated on the exact DTFT.
-  if (N >= 2 && w[0] > 0) {
-    const double rr = w[1] / w[0];
-    bool geometric = rr > 0 && rr <= 1.0 + 1e-15;
-    for (std::size_t n = 0; geometric && n + 1 < N; ++n) {
-      // Relative check, with an absolute floor once the samples underflow towards 0.
-      geometric = w[n + 1] >= 0 && std::abs(w[n + 1] - rr * w[n]) <= 1e-12 * w[n] + 1e-300;
-    }
-    if (geometric) {
-      r.is_causal_exponential = true;
-      const double ratio_r = std::min(1.0, rr);
-      r.decay_ratio = ratio_r;
-      auto ratio = [&](double f) {
-        const double env = std::abs(expm1c(cplx(std::log(ratio_r), -two_pi * f / Nd)));
-        return W.mag(f) * env / w[0];
-      };
-      const double lo = ratio(0.0), hi = ratio(0.5);
-      r.truncation_ripple_db = lo > 0 ? db(hi / lo) : std::numeric_limits<double>::infinity();
-    }
-  }
-  return r;
-}
-
-}  // namespace
 
 LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
                        std::size_t N, std::size_t pad, const std::atomic<bool>* cancel) {
@@ -792,7 +913,10 @@ LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega
         if (dist < 2.0) continue;
         far = std::max(far, std::abs(ssm_spectrum(alpha, omega[j], N, static_cast<double>(kk))));
       }
-      m.far_leakage_db[i * W + j] = far > 0 ? db(far / peak) : -std::numeric_limits<double>::infinity();
+      // Below −240 dB re the peak the closed form is rounding noise (e.g. α = 0 with the tone on a
+      // bin, where every other bin is exactly 0): −inf, as for highest_sidelobe.
+      m.far_leakage_db[i * W + j] =
+          far > 1e-12 * peak ? db(far / peak) : -std::numeric_limits<double>::infinity();
     }
   }
   return m;

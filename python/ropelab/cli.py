@@ -114,9 +114,42 @@ def _leakage_params(args: argparse.Namespace) -> tuple[str, dict[str, float]]:
     return window, params
 
 
+def _leakage_table(args: argparse.Namespace) -> int:
+    """``ropelab leakage --table``: Harris 1978, Table 1 regenerated for every window."""
+    from ropelab import _harris1978, spectra
+
+    for opt in ("window", "alpha_n", "alpha", "beta", "attenuation", "plot"):
+        if getattr(args, opt) not in (None, []):
+            raise UsageError(f"--table covers every window; --{opt.replace('_', '-')} does not apply")
+    if args.param or args.sym:
+        raise UsageError("--table covers every DFT-even window with Harris's parameters; --param/--sym do not apply")
+    fmt = "json" if args.json else args.format
+    N = 4096 if args.N is None else args.N
+    if N < 64:
+        raise UsageError(f"--N must be >= 64 for --table, got {N}")
+    rows = spectra.harris_table(N=N, pad=args.pad)
+    if fmt == "json":
+        def clean(v: object) -> object:  # strict JSON: non-finite floats as strings (as in --json of one window)
+            return str(v) if isinstance(v, float) and not np.isfinite(v) else v
+
+        print(dumps({"N": N, "pad": args.pad, "source": "Harris 1978, Table 1 (printed values in 'harris')",
+                     "rows": [{k: clean(v) for k, v in r.items()} for r in rows]}))
+    else:
+        if fmt == "text":
+            print(f"Figures of merit (Harris 1978 definitions), DFT-even windows, N = {N}; frequencies in bins")
+        sys.stdout.write(_harris1978.format_table(rows, fmt))
+    return 0
+
+
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from ropelab import spectra
 
+    if args.table:
+        return _leakage_table(args)
+    if args.format != "text":
+        raise UsageError("--format is for --table (use --json for one window)")
+    if args.window is None or args.N is None:
+        raise UsageError("--window and --N are required (or --table for every window)")
     if args.plot is not None:
         check_output_file("--plot", args.plot, FIGURE_SUFFIXES)
     window, params = _leakage_params(args)
@@ -280,13 +313,20 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=_cmd_mse_curve)
 
     lk = sub.add_parser("leakage", help="figures of merit (Harris 1978) of a window or SSM decay window",
-                        description="Figures of merit (Harris 1978) of a window. The SSM's causal exponential "
+                        description="Figures of merit (Harris 1978) of a window, or with --table of every "
+                                    "window (Harris's Table 1 regenerated). The SSM's causal exponential "
                                     "window is --window exponential (alias: ssm) with --alpha-n or --alpha. "
                                     "--n is an alias of --N; --param NAME=VALUE sets any window parameter.",
                         formatter_class=Formatter)
-    lk.add_argument("--window", required=True,
+    lk.add_argument("--window", default=None,
                     help="window name (see ropelab.spectra.window_names()); exponential (alias ssm) is the SSM window")
-    lk.add_argument("--N", "--n", dest="N", type=int, required=True, help="window length N (--n is an alias)")
+    lk.add_argument("--N", "--n", dest="N", type=int, default=None,
+                    help="window length N (--n is an alias); required unless --table (default there: 4096)")
+    lk.add_argument("--table", action="store_true",
+                    help="print a Harris 1978 Table 1 style table of every window instead, with Harris's printed "
+                         "values where they differ")
+    lk.add_argument("--format", choices=("text", "csv", "json", "markdown"), default="text",
+                    help="output format of --table (--json is the same as --format json)")
     lk.add_argument("--alpha-n", type=float, default=None, metavar="AN",
                     help="exponential/ssm: the decay over the window, alpha*N (sets alpha = AN/N)")
     lk.add_argument("--alpha", type=float, default=None, help="gaussian / poisson / exponential parameter alpha")

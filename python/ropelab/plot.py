@@ -288,8 +288,8 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     ax : matplotlib.axes.Axes, optional
         Axes for the image; a second panel (highest sidelobe and first-minimum depth against α·N)
         is added next to it when ``ax`` is None.
-    field : {"far_leakage_db", "tone_scalloping_db", "bin_leakage_factor"}, default "far_leakage_db"
-        The quantity shown as the image.
+    field : {"far_leakage_db", "tone_scalloping_loss_db", "bin_leakage_factor"}, default "far_leakage_db"
+        The quantity shown as the image (``"tone_scalloping_db"``, the former name, is deprecated).
 
     Returns
     -------
@@ -312,11 +312,17 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     """
     labels = {
         "far_leakage_db": "largest DFT bin ≥ 2 bins from the tone\n(dB re peak)",
-        "tone_scalloping_db": "tone loss at its nearest bin\n(dB)",
+        "tone_scalloping_loss_db": "tone loss at its nearest bin\n(dB)",
         "bin_leakage_factor": "DFT energy outside the nearest bin\n(fraction)",
     }
     from ropelab.spectra import LeakageMap
 
+    if field == "tone_scalloping_db":
+        import warnings
+
+        warnings.warn("plot.leakage_map: field 'tone_scalloping_db' is deprecated; use 'tone_scalloping_loss_db'",
+                      DeprecationWarning, stacklevel=2)
+        field = "tone_scalloping_loss_db"
     if not isinstance(m, LeakageMap):
         raise TypeError(f"leakage_map: m must be a ropelab.spectra.LeakageMap (from spectra.leakage_map), got {m!r}")
     if field not in labels:

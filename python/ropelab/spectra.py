@@ -13,6 +13,16 @@ Conventions
   unless a name says radians; the SSM rotation ``omega`` is in rad/sample.
 * The DTFT is ``X(f) = Σ_n x[n] e^{−2πi f n/N}``.
 * Windows are DFT-even (periodic) by default and exactly symmetric with ``sym=True``.
+* Decay of an SSM mode is **per sample** (``alpha``, ``a = e^{−α + iω}``) in every function that
+  takes a mode (:func:`ssm_impulse`, :func:`ssm_spectrum`, :func:`ssm_envelope`,
+  :func:`ssm_kernel`, the ``exponential`` window). The window's *shape* depends only on the decay
+  over the whole window, ``α·N``, which is the one other form and is always named ``alpha_n``
+  (:func:`ssm_window`, :func:`leakage_map`); :func:`decay_per_sample` and
+  :func:`decay_over_window` convert between the two.
+* Units are in the names: ``*_bins`` (frequency or width in bins), ``*_db`` (a level in dB
+  relative to the peak: ≤ 0), ``*_loss_db`` and ``*_ripple_db`` (a loss or a peak-to-peak ratio
+  in dB: ≥ 0), ``*_db_per_octave``; quantities without a unit (coherent gain, correlations,
+  leakage factors) are fractions, never percent.
 
 Figures of merit follow Harris (1978): crossings and extrema are located on a zero-padded FFT
 grid and then refined by TOMS 748 root finding on the exact DTFT, so they do not depend on the
@@ -22,6 +32,7 @@ padding factor beyond its role in locating peaks.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -44,10 +55,14 @@ __all__ = [
     "ssm_envelope",
     "continuous_spectrum",
     "zoh",
+    "ssm_kernel",
+    "decay_per_sample",
+    "decay_over_window",
     "FiguresOfMerit",
     "figures_of_merit",
     "LeakageMap",
     "leakage_map",
+    "harris_table",
 ]
 
 
@@ -438,6 +453,155 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     return abar.reshape(a.shape), bbar.reshape(a.shape)
 
 
+def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> ComplexArray:
+    """S4D-style convolution kernel ``K[ℓ] = Σ_n C_n B̄_n Ā_nˡ``, ``ℓ = 0..L−1``, from continuous parameters.
+
+    Each diagonal mode ``A_n`` is discretised by the zero-order hold of :func:`zoh` with step ``Δ``
+    (``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B``); the powers ``Āˡ`` are evaluated as
+    :func:`ssm_impulse` ``(−Re(A)Δ, Im(A)Δ, L)`` (the phase reduced exactly, not by repeated
+    products), so the kernel is the sum of ``C_n B̄_n`` times the modes' impulse responses
+    (the Vandermonde product of S4D, Gu et al. 2022, "On the Parameterization and Initialization
+    of Diagonal State Space Models"). With modes in complex-conjugate pairs the real
+    kernel of S4D is ``2 Re K`` over one mode of each pair.
+
+    Parameters
+    ----------
+    A : complex or array_like of complex, shape (M,)
+        Continuous diagonal state matrix ``A_n = −α_n + iω_n`` with ``Re A_n ≤ 0`` (α per unit time).
+    B, C : complex or array_like of complex
+        Input and output coefficients, broadcast to ``A``'s shape.
+    dt : float
+        The step ``Δ > 0``.
+    L : int
+        Kernel length ≥ 1.
+
+    Returns
+    -------
+    ndarray of complex128, shape (L,)
+        ``K[ℓ]``.
+
+    Raises
+    ------
+    TypeError
+        If ``A``, ``B`` or ``C`` is not a numeric (real or complex) array.
+    ValueError
+        If the shapes do not broadcast, ``A`` is not 0-D or 1-D, a mode is unstable
+        (``Re A > 0``), ``dt`` is not positive, ``L < 1``, or the kernel overflows.
+
+    Examples
+    --------
+    >>> K = ssm_kernel([-0.5 + 2.0j], 1.0, 1.0, dt=0.1, L=4)
+    >>> Abar, Bbar = zoh(0.5, 2.0, 0.1)
+    >>> bool(np.allclose(K, Bbar * Abar ** np.arange(4), rtol=1e-14))
+    True
+    """
+    arrays = []
+    for name, value in (("A", A), ("B", B), ("C", C)):
+        a = np.asarray(value)
+        if a.dtype.kind not in "iufc":
+            raise TypeError(f"ssm_kernel: {name} must be a real or complex array (not bool or str), got dtype {a.dtype}")
+        arrays.append(a.astype(np.complex128))
+    if arrays[0].ndim > 1:
+        raise ValueError(f"ssm_kernel: A must be 0-D or 1-D (one value per mode), got shape {arrays[0].shape}")
+    try:
+        a, b, c = np.broadcast_arrays(np.atleast_1d(arrays[0]), *arrays[1:])
+    except ValueError:
+        raise ValueError(
+            f"ssm_kernel: B and C must broadcast to A's shape, got shapes {np.shape(A)}, {np.shape(B)}, {np.shape(C)}"
+        ) from None
+    if a.shape != np.atleast_1d(arrays[0]).shape:
+        raise ValueError(f"ssm_kernel: B and C must broadcast to A's shape {np.shape(A)}, got {np.shape(B)}, {np.shape(C)}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+        raise ValueError("ssm_kernel: A, B and C must be finite")
+    return _core.spectra.ssm_kernel(
+        np.ascontiguousarray(-a.real), np.ascontiguousarray(a.imag), dt,
+        np.ascontiguousarray(b.real), np.ascontiguousarray(b.imag),
+        np.ascontiguousarray(c.real), np.ascontiguousarray(c.imag), L,
+    )
+
+
+def _check_length(func: str, N: Any) -> int:
+    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 1:
+        raise ValueError(f"{func}: N must be an integer >= 1, got {N!r}")
+    return int(N)
+
+
+def _decays(func: str, name: str, value: ArrayLike) -> FloatArray:
+    a = np.asarray(value)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{func}: {name} must be a real number or array (not bool, complex or str), got {value!r}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a) & (a >= 0)):
+        raise ValueError(f"{func}: {name} must be finite and >= 0 (a decay), got {value!r}")
+    return a
+
+
+def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
+    """The decay per sample ``α`` of an SSM window with decay ``α·N = alpha_n`` over ``N`` samples.
+
+    Parameters
+    ----------
+    alpha_n : float or array_like
+        Decay over the whole window, ``α·N``.
+    N : int
+        Window length ≥ 1.
+
+    Returns
+    -------
+    float or ndarray
+        ``alpha_n / N`` (the ``alpha`` of :func:`ssm_impulse` and of the ``exponential`` window).
+
+    Raises
+    ------
+    TypeError
+        If ``alpha_n`` is not real.
+    ValueError
+        If ``N`` is not an integer ≥ 1 or ``alpha_n`` is negative or not finite.
+
+    Examples
+    --------
+    >>> decay_per_sample(2.0, 1024)
+    0.001953125
+    >>> bool(np.allclose(ssm_window(2.0, 8), window("exponential", 8, alpha=decay_per_sample(2.0, 8))))
+    True
+    """
+    n = _check_length("decay_per_sample", N)
+    out = _decays("decay_per_sample", "alpha_n", alpha_n) / n
+    return float(out) if out.ndim == 0 else out
+
+
+def decay_over_window(alpha: ArrayLike, N: int) -> Any:
+    """The decay ``α·N`` over a window of ``N`` samples of an SSM mode decaying ``α`` per sample.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Decay per sample.
+    N : int
+        Window length ≥ 1.
+
+    Returns
+    -------
+    float or ndarray
+        ``alpha * N`` (the ``alpha_n`` of :func:`ssm_window` and :func:`leakage_map`).
+
+    Raises
+    ------
+    TypeError
+        If ``alpha`` is not real.
+    ValueError
+        If ``N`` is not an integer ≥ 1 or ``alpha`` is negative or not finite.
+
+    Examples
+    --------
+    >>> decay_over_window(0.001953125, 1024)
+    2.0
+    """
+    n = _check_length("decay_over_window", N)
+    out = _decays("decay_over_window", "alpha", alpha) * n
+    return float(out) if out.ndim == 0 else out
+
+
 @dataclass(frozen=True, repr=False)
 class FiguresOfMerit(ResultDisplay):
     """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
@@ -469,8 +633,22 @@ class FiguresOfMerit(ResultDisplay):
         of a double-precision DTFT, reached e.g. by a Gaussian window with ``alpha ≥ 8``; the
         first minimum of such a window is then rounding noise as well).
     sidelobe_falloff_db_per_octave : float
-        Slope of the sidelobe peaks against ``log2 f`` far from the main lobe
-        (``f ∈ [max(N/32, 4 f_min), max(N/8, 4 f_lo)]``); ``nan`` if ``N`` is too small.
+        The asymptotic fall-off of the sidelobes: −6 (k + 1) dB/octave when the k-th derivative
+        of the window (extended by zeros) is the first to jump — rectangle, Hamming, exact
+        Blackman, Blackman–Harris, Kaiser, Poisson −6; triangle, Hann–Poisson −12; Hann,
+        Blackman −18 (Harris 1978, Sec. IV). Measured as the least-squares slope of the
+        sidelobe peaks (on a 1/8-bin grid, parabolic interpolation in dB) against
+        ``log2 sin(πf/N)``, with a ``sin²(πf/N)`` term absorbing the periodicity of the DTFT,
+        over the far band ``f ∈ [f_lo, f_hi]``, ``f_lo = max(4 first_min_bins, N/32)`` (a first
+        minimum beyond ``N/16`` that is not a null counts as 0),
+        ``f_hi = min(max(N/8, 2 f_lo), 3N/8)``. Windows without distinct sidelobe peaks there
+        (Hann–Poisson with α ≥ 2, a strongly decaying exponential) get the slope of ``|W|``
+        itself; ``-inf`` when ``|W|`` is below the −240 dB rounding floor throughout the band
+        (e.g. a Gaussian with ``alpha ≥ 8``: faster than any power double precision resolves);
+        ``nan`` only when ``N`` is too small for the band (about ``N < 16·first_min_bins``).
+        A window whose jump is tiny reaches its asymptote only at large ``N``: a jump ``J``
+        relative to the peak dominates once ``J ≫ (π/N)²``, so 4-term Blackman–Harris
+        (``J = 6·10⁻⁵``) shows −6 from about ``N = 4096`` and Poisson α = 4 from ``N ≈ 16384``.
     overlap_correlation_50, overlap_correlation_75 : float
         ``Σ w[n] w[n + shift] / Σ w²`` for shifts ``N/2`` and ``N/4`` (fractions, not %).
     leakage_factor : float
@@ -577,13 +755,16 @@ class LeakageMap(ResultDisplay):
         depends only on ``ω − Ω``); the per-``α·N`` arrays below are read from them.
     highest_sidelobe_db, first_min_db, first_min_bins, enbw_bins, bandwidth_3db_bins,
     scalloping_loss_db, leakage_factor, truncation_ripple_db : ndarray, shape (A,)
-    tone_scalloping_db : ndarray, shape (A, W)
-        Loss of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
-        ``−20 log10 |H(k)|/|H(ωN/2π)|``.
+    tone_scalloping_loss_db : ndarray, shape (A, W)
+        Loss (≥ 0 dB) of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
+        ``−20 log10 |H(k)|/|H(ωN/2π)|``. (Formerly ``tone_scalloping_db``; that name still works
+        and emits a DeprecationWarning.)
     bin_leakage_factor : ndarray, shape (A, W)
         Fraction of the N-point DFT energy of ``h`` outside that nearest bin.
     far_leakage_db : ndarray, shape (A, W)
-        Largest DFT bin at least 2 bins from the tone, dB re the peak (``-inf`` if none leaks).
+        Largest DFT bin at least 2 bins from the tone, dB re the peak (≤ 0); ``-inf`` when no
+        such bin rises above −240 dB, the rounding floor of the closed form (e.g. ``α = 0`` with
+        the tone on a bin, where every other DFT bin is exactly zero).
     """
 
     alpha_n: FloatArray
@@ -591,9 +772,33 @@ class LeakageMap(ResultDisplay):
     N: int
     pad: int
     figures: list[FiguresOfMerit] = field(repr=False)
-    tone_scalloping_db: FloatArray = field(repr=False)
+    tone_scalloping_loss_db: FloatArray = field(repr=False)
     bin_leakage_factor: FloatArray = field(repr=False)
     far_leakage_db: FloatArray = field(repr=False)
+
+    @property
+    def tone_scalloping_db(self) -> FloatArray:
+        """Deprecated name of ``tone_scalloping_loss_db`` (emits a DeprecationWarning).
+
+        Returns
+        -------
+        ndarray, shape (A, W)
+            The same array as ``tone_scalloping_loss_db``.
+        """
+        warnings.warn("LeakageMap.tone_scalloping_db is deprecated; use tone_scalloping_loss_db (the same values, "
+                      "a loss in dB >= 0)", DeprecationWarning, stacklevel=2)
+        return self.tone_scalloping_loss_db
+
+    @property
+    def alpha(self) -> FloatArray:
+        """The decay per sample ``α = alpha_n / N`` of each row (see :func:`decay_per_sample`).
+
+        Returns
+        -------
+        ndarray, shape (A,)
+            One value per ``α·N``.
+        """
+        return np.asarray(decay_per_sample(self.alpha_n, self.N), dtype=float)
 
     def _field(self, name: str) -> FloatArray:
         return np.array([np.nan if getattr(f, name) is None else getattr(f, name) for f in self.figures], dtype=float)
@@ -709,7 +914,7 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     Examples
     --------
     >>> m = leakage_map([0.0, 2.0, 8.0], [0.0, 0.3], N=64)
-    >>> m.tone_scalloping_db.shape
+    >>> m.tone_scalloping_loss_db.shape
     (3, 2)
     >>> np.round(m.highest_sidelobe_db, 1)   # α·N = 2 is worse than the rectangle
     array([-13.3, -10.8, -24.1])
@@ -723,7 +928,114 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
         N=int(N),
         pad=int(pad),
         figures=[FiguresOfMerit._from_core(r) for r in d["window"]],
-        tone_scalloping_db=d["scalloping_db"],
+        tone_scalloping_loss_db=d["scalloping_db"],
         bin_leakage_factor=d["bin_leakage_factor"],
         far_leakage_db=d["far_leakage_db"],
     )
+
+
+def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArray, bool]:
+    """The DFT-even window, or the symmetric one for a window that exists only symmetric."""
+    try:
+        return window(name, N, sym=False, **params), False
+    except ValueError:
+        return window(name, N, sym=True, **params), True
+
+
+#: SSM decays ``α·N`` shown in :func:`harris_table` for the ``exponential`` window.
+_TABLE_ALPHA_N = (2.0, 8.0)
+
+
+def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
+    """A Harris-style table of figures of merit for every window of :func:`window_names`.
+
+    Rows: each window with its parameter sets of Harris (1978), Table 1 where Harris has the
+    window (e.g. Kaiser–Bessel α = 2.0 … 3.5 as ``beta = πα``, Dolph–Chebyshev α = 2.5 … 4.0 as
+    ``attenuation = 20α`` dB), the SSM's causal exponential at ``α·N`` = 2 and 8, and every other
+    window with its default parameters (a window that needs a parameter Harris does not give is
+    left out). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
+    ``N``); each row also carries Harris's printed row, if any, and the entries where it differs
+    from the computed value by more than half a unit of its last printed digit (the fall-off:
+    more than 1 dB/octave), with the reason where it is known (e.g. the exact Blackman row, which
+    does not match its own coefficients, and the Hamming scalloping loss). A window that exists only
+    in symmetric form is taken symmetric (``sym`` in the row).
+
+    Parameters
+    ----------
+    N : int
+        Window length (≥ 64; large ``N`` approaches Harris's continuous-time figures).
+    pad : int
+        FFT padding factor of :func:`figures_of_merit`.
+
+    Returns
+    -------
+    list of dict
+        One dict per row: ``window``, ``params``, ``label``, ``N``, ``sym``, the figures
+        ``highest_sidelobe_db``, ``sidelobe_falloff_db_per_octave``, ``coherent_gain``,
+        ``enbw_bins``, ``bandwidth_3db_bins``, ``scalloping_loss_db``,
+        ``worst_case_processing_loss_db``, ``bandwidth_6db_bins``,
+        ``overlap_correlation_75_percent``, ``overlap_correlation_50_percent`` (Harris's columns;
+        the overlap correlations in percent, as Harris prints them), ``harris`` (the printed
+        values by column name, or None) and ``harris_differs`` (a string, empty when the printed
+        row agrees).
+
+    Raises
+    ------
+    ValueError
+        If ``N`` is not an integer ≥ 64 or ``pad`` is invalid.
+
+    Examples
+    --------
+    >>> rows = harris_table(N=1024, pad=16)
+    >>> hann = next(r for r in rows if r["window"] == "hann")
+    >>> round(hann["enbw_bins"], 2), round(hann["sidelobe_falloff_db_per_octave"])
+    (1.5, -18)
+    >>> "misprint" in next(r for r in rows if r["window"] == "hamming")["harris_differs"]
+    True
+    """
+    from ropelab import _harris1978 as H
+
+    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 64:
+        raise ValueError(f"harris_table: N must be an integer >= 64, got {N!r}")
+    N = int(N)
+    by_window: dict[str, list[H.HarrisRow]] = {}
+    for printed_row in H.ROWS:
+        by_window.setdefault(printed_row.window, []).append(printed_row)
+    specs: list[tuple[str, str, dict[str, float], H.HarrisRow | None]] = []
+    for name in window_names():
+        if name in by_window:
+            specs += [(name, r.label, dict(r.params), r) for r in by_window[name]]
+        elif name == "exponential":
+            specs += [(name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None) for an in _TABLE_ALPHA_N]
+        else:
+            try:
+                _table_window(name, 8, {})
+            except ValueError:
+                continue  # needs a parameter without a Harris value
+            specs.append((name, name, {}, None))
+    rows: list[dict[str, Any]] = []
+    for name, label, params, harris in specs:
+        w, sym = _table_window(name, N, params)
+        m = figures_of_merit(w, pad=pad)
+        row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N, "sym": sym}
+        for col, _, _, _ in H.COLUMNS:
+            if col.endswith("_percent"):
+                row[col] = 100.0 * float(getattr(m, col[: -len("_percent")]))
+            else:
+                row[col] = float(getattr(m, col))
+        notes: list[str] = []
+        if harris is not None:
+            row["harris"] = {col: float(v) for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
+            for (col, head, unit, tol), printed in zip(H.COLUMNS, harris.printed):
+                value = row[col]
+                if not abs(value - printed) <= tol + 1e-9:
+                    why = H.ERRATA.get((label, col))
+                    notes.append(f"{head} printed {printed:g}{' ' + unit if unit else ''}, computed "
+                                 f"{value:.2f}" + (f" ({why})" if why else ""))
+            if notes and (label, "*") in H.ERRATA:
+                notes.insert(0, H.ERRATA[(label, "*")])
+        else:
+            row["harris"] = None
+        row["harris_differs"] = "; ".join(notes)
+        rows.append(row)
+    return rows

@@ -9,6 +9,7 @@
 /// thread-safe) with FFTW_ESTIMATE (deterministic), and executed with the new-array execute
 /// functions on per-call buffers, so every function here may be called from several threads.
 
+#include <algorithm>
 #include <atomic>
 #include <complex>
 #include <cstddef>
@@ -62,6 +63,12 @@ cplx continuous_spectrum(double alpha, double omega, double T, double f);
 /// Ā = e^{ΔA}, B̄ = (e^{ΔA} − 1)/A · B = Δ φ1(ΔA) B, φ1(z) = expm1(z)/z (→ 1 at z = 0).
 void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar);
 
+/// S4D-style convolution kernel of `modes` diagonal modes A_n = −α_n + iω_n (α_n ≥ 0, per unit
+/// time) discretised by zoh with step dt: K[ℓ] = Σ_n C_n B̄_n Ā_n^ℓ, ℓ = 0..L−1, with Ā_n^ℓ
+/// evaluated as ssm_impulse(α_n dt, ω_n dt) (exact phase reduction, no repeated products).
+void ssm_kernel(const double* alpha, const double* omega, const cplx* B, const cplx* C,
+                std::size_t modes, double dt, std::size_t L, cplx* out);
+
 /// Complex expm1 accurate for small |z|.
 cplx expm1c(cplx z);
 
@@ -83,7 +90,7 @@ struct FiguresOfMerit {
                                           ///< (−inf if none, or if it is below −240 dB, the
                                           ///< rounding floor of the DTFT)
   double highest_sidelobe_bins = nan;     ///< its frequency
-  double sidelobe_falloff_db_per_octave = nan;  ///< slope of the sidelobe peaks, far region
+  double sidelobe_falloff_db_per_octave = nan;  ///< asymptotic slope (see merit::sidelobe_falloff_db_per_octave)
   double overlap_correlation_50 = nan;    ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
   double overlap_correlation_75 = nan;    ///< Σ w[n]w[n+N/4] / Σ w²
   double leakage_factor = nan;            ///< energy outside |f| < first_min_bins / total
@@ -103,6 +110,87 @@ struct FiguresOfMerit {
 FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad,
                                 const std::atomic<bool>* cancel = nullptr);
 
+/// The stages of figures_of_merit, each computing one group of figures (exposed for tests).
+/// w is a real window of length N (finite, Σw ≠ 0 where stated); frequencies in bins.
+namespace merit {
+
+/// Σw, Σ|w|, Σw², max|w| (sequential sums). Throws std::invalid_argument when N = 0, w is not
+/// finite, or Σw = 0 to rounding (|Σw| ≤ 1e-13 Σ|w|).
+struct WindowSums {
+  double sum = 0, sum_abs = 0, sum_sq = 0, max_abs = 0;
+};
+WindowSums window_sums(const double* w, std::size_t N);
+
+/// Σ_n w[n] w[n + shift] / Σw² (0 when shift ≥ N).
+double overlap_correlation(const double* w, std::size_t N, std::size_t shift, double sum_sq);
+
+/// The figures that need no search: coherent gain, ENBW, scalloping loss (exact DTFT at ½ bin),
+/// worst-case processing loss, overlap correlations at shifts N/2 and N/4.
+struct GainFigures {
+  double coherent_gain, enbw_bins, scalloping_loss_db, worst_case_processing_loss_db;
+  double overlap_correlation_50, overlap_correlation_75;
+};
+GainFigures gain_figures(const double* w, std::size_t N, const WindowSums& sums);
+
+/// |W(k/pad)| and the sign carrier Im(conj X·Y) of d|W|²/df (Y = FFT of n·w) for k = 0..pad·N/2,
+/// from two FFTs of length pad·N; W0 = |Σw|. Throws std::invalid_argument when pad = 0 or when
+/// |W| exceeds |W(0)| somewhere (not a lowpass window).
+struct SpectrumGrid {
+  std::size_t pad = 0;
+  double nyquist = 0;  ///< N/2
+  double W0 = 0;
+  std::vector<double> mag, slope;
+  double freq(std::size_t k) const {
+    return std::min(static_cast<double>(k) / static_cast<double>(pad), nyquist);
+  }
+};
+SpectrumGrid spectrum_grid(const double* w, std::size_t N, std::size_t pad,
+                           const std::atomic<bool>* cancel = nullptr);
+
+/// The first local minimum of |W| beyond f = 0, refined on the exact DTFT; N/2 when |W|
+/// never rises again (no sidelobes).
+double first_minimum_bins(const double* w, std::size_t N, const SpectrumGrid& grid,
+                          const std::atomic<bool>* cancel = nullptr);
+
+/// Full width of the main lobe where |W| first falls below level_ratio·|W(0)| (√½: Harris's
+/// 3-dB width, ½: his 6-dB width), refined by TOMS 748; NaN if it never does before the first
+/// minimum.
+double main_lobe_width_bins(const double* w, std::size_t N, const SpectrumGrid& grid,
+                            double level_ratio, double first_min_bins,
+                            const std::atomic<bool>* cancel = nullptr);
+
+/// The largest local maximum of |W| beyond the first minimum. found: some local maximum exists;
+/// level_db = −inf (and bins NaN) when none does or when it is below −240 dB.
+struct Sidelobe {
+  bool found = false;
+  double level_db = -std::numeric_limits<double>::infinity();
+  double bins = std::numeric_limits<double>::quiet_NaN();
+};
+Sidelobe highest_sidelobe(const double* w, std::size_t N, const SpectrumGrid& grid,
+                          double first_min_bins, const std::atomic<bool>* cancel = nullptr);
+
+/// Energy of W outside |f| < main_lobe_bins over the total (exact, from the autocorrelation).
+double leakage_factor(const double* w, std::size_t N, double main_lobe_bins);
+
+/// Asymptotic sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
+/// (parabolic interpolation on a 1/8-bin grid) against log2 sin(πf/N), with an s² = sin²(πf/N)
+/// column for the periodicity of the DTFT, over f ∈ [f_lo, f_hi], f_lo = max(4 first_min_bins,
+/// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below −200 dB, counts as 0). Without at
+/// least 4 distinct peaks there, the slope of |W| itself on the grid; −inf when |W| is below the
+/// rounding floor (−240 dB) throughout the band; NaN when the band is shorter than 1.5:1 (small N).
+double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
+
+/// w[n] = w[0] rⁿ with 0 < r ≤ 1: r and the ripple 20 log10((1 + rᴺ)/(1 − rᴺ)) of |W| against
+/// the N → ∞ envelope (evaluated on the exact DTFT).
+struct CausalExponential {
+  bool is_causal_exponential = false;
+  double decay_ratio = std::numeric_limits<double>::quiet_NaN();
+  double truncation_ripple_db = std::numeric_limits<double>::quiet_NaN();
+};
+CausalExponential causal_exponential(const double* w, std::size_t N);
+
+}  // namespace merit
+
 /// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
 struct LeakageMap {
   std::size_t N = 0;
@@ -112,6 +200,7 @@ struct LeakageMap {
   std::vector<double> scalloping_db;          ///< A×W: loss of a tone at ω read at its nearest bin
   std::vector<double> bin_leakage_factor;     ///< A×W: DFT energy outside the nearest bin / total
   std::vector<double> far_leakage_db;         ///< A×W: largest DFT bin ≥ 2 bins from ω, dB re peak
+                                              ///< (−inf below −240 dB, the rounding floor)
 };
 
 /// Computes the map; α = alpha_n/N. `cancel` (may be null) is checked between rows (throws

@@ -1,0 +1,130 @@
+"""Harris (1978) Table 1 regenerated: the package's printed rows, ropelab.spectra.harris_table,
+`ropelab leakage --table` and the docs page docs/areas/harris_table.md."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from ropelab import _harris1978 as H
+from ropelab import spectra as S
+from ropelab.cli import main
+
+from tests.test_spectra import HARRIS as TEST_HARRIS
+
+DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "areas" / "harris_table.md"
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict[str, object]]:
+    return S.harris_table(N=4096, pad=64)
+
+
+def test_printed_rows_match_the_independent_transcription() -> None:
+    # tests/test_spectra.py carries its own copy of these rows (checked entry by entry there).
+    for key, (params, printed) in TEST_HARRIS.items():
+        name = "kaiser" if key.startswith("kaiser_") else key
+        match = [r for r in H.ROWS if r.window == name and r.params == params]
+        assert len(match) == 1, key
+        assert list(match[0].printed) == printed, key
+
+
+def test_every_window_has_a_row(rows: list[dict[str, object]]) -> None:
+    names = {r["window"] for r in rows}
+    for name in S.window_names():
+        needs_params = bool(S.WINDOWS[name])
+        known = any(h.window == name for h in H.ROWS) or name == "exponential"
+        if not needs_params or known:
+            assert name in names, name
+    labels = [r["label"] for r in rows]
+    assert len(labels) == len(set(labels))
+    assert all(h.label in labels for h in H.ROWS if h.window in S.window_names())
+
+
+def test_rows_are_the_figures_of_merit(rows: list[dict[str, object]]) -> None:
+    hann = next(r for r in rows if r["window"] == "hann")
+    m = S.figures_of_merit(S.window("hann", 4096), pad=64)
+    assert hann["enbw_bins"] == m.enbw_bins and hann["highest_sidelobe_db"] == m.highest_sidelobe_db
+    assert hann["overlap_correlation_50_percent"] == pytest.approx(100 * m.overlap_correlation_50, rel=1e-15)
+    for r in rows:  # Harris's nominal fall-off holds for every printed row at N = 4096
+        if r["harris"] is not None:
+            assert abs(r["sidelobe_falloff_db_per_octave"] - r["harris"]["sidelobe_falloff_db_per_octave"]) <= 1.0, r["label"]
+
+
+def test_differences_with_harris(rows: list[dict[str, object]]) -> None:
+    by = {r["label"]: r for r in rows}
+    assert by["Rectangle"]["harris_differs"] == ""
+    assert "misprint" in by["Hamming"]["harris_differs"] and "scalloping loss printed 1.78" in by["Hamming"]["harris_differs"]
+    eb = by["Exact Blackman"]["harris_differs"]
+    assert eb.startswith("misprinted row") and "ENBW printed 1.57" in eb and "highest sidelobe" not in eb
+    assert "−70.83" in by["Minimum 3-term Blackman–Harris"]["harris_differs"]
+    # Every difference reported is a real one: recompute from the row.
+    for r in rows:
+        if r["harris"] is None:
+            assert r["harris_differs"] == ""
+            continue
+        for col, head, _, tol in H.COLUMNS:
+            differs = abs(r[col] - r["harris"][col]) > tol + 1e-9
+            assert (f"{head} printed" in r["harris_differs"]) == differs, (r["label"], col)
+
+
+def test_docs_page_matches_the_computed_table(rows: list[dict[str, object]]) -> None:
+    text = DOCS_PAGE.read_text(encoding="utf-8")
+    begin, end = "<!-- harris-table:begin -->\n", "<!-- harris-table:end -->"
+    assert begin in text and end in text
+    page_table = text.split(begin, 1)[1].split(end, 1)[0]
+    assert page_table == H.format_table(rows, "markdown"), (
+        "docs/areas/harris_table.md is out of date: replace the table between the markers with the output of "
+        "`ropelab leakage --table --format markdown`")
+    assert "Harris" in text and "Table 1" in text
+
+
+def test_cli_table_formats(capsys: pytest.CaptureFixture[str], rows: list[dict[str, object]]) -> None:
+    assert main(["leakage", "--table", "--N", "4096"]) == 0
+    text = capsys.readouterr().out
+    assert "Rectangle" in text and "Where Harris 1978, Table 1 as printed differs" in text
+    assert main(["leakage", "--table", "--N", "4096", "--format", "csv"]) == 0
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert len(table) == len(rows) + 1 and table[0][0] == "window" and table[0][-1] == "Harris overlap correlation 50%"
+    assert main(["leakage", "--table", "--N", "4096", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["rows"]) == len(rows) and out["N"] == 4096
+    assert main(["leakage", "--table", "--N", "4096", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == H.format_table(rows, "markdown")
+
+
+def test_cli_table_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["leakage", "--table", "--window", "hann"]) == 2
+    assert main(["leakage", "--table", "--N", "32"]) == 2
+    assert main(["leakage", "--window", "hann"]) == 2  # --N missing without --table
+    assert main(["leakage", "--window", "hann", "--N", "64", "--format", "csv"]) == 2
+    capsys.readouterr()
+
+
+def test_harris_table_bad_input() -> None:
+    with pytest.raises(ValueError, match="harris_table: N must be an integer >= 64"):
+        S.harris_table(N=16)
+    with pytest.raises(ValueError, match="pad"):
+        S.harris_table(N=64, pad=0)
+    assert math.isfinite(S.harris_table(N=64, pad=4)[0]["enbw_bins"])
+
+
+def test_symmetric_only_window_is_taken_symmetric(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A window that refuses sym=False (as Dolph–Chebyshev may) is tabulated symmetric, not dropped.
+    original = S.window
+
+    def strict(name: str, N: int, sym: bool = False, **params: float):  # type: ignore[no-untyped-def]
+        if name == "chebyshev" and not sym:
+            raise ValueError("window: chebyshev exists only symmetric (sym=True)")
+        return original(name, N, sym=sym, **params)
+
+    monkeypatch.setattr(S, "window", strict)
+    rows = S.harris_table(N=256, pad=8)
+    cheb = [r for r in rows if r["window"] == "chebyshev"]
+    assert len(cheb) == 4 and all(r["sym"] for r in cheb)
+    assert not any(r["sym"] for r in rows if r["window"] != "chebyshev")
