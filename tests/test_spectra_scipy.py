@@ -101,8 +101,8 @@ def test_falloff_issue_cases() -> None:
 def test_falloff_documented_special_values() -> None:
     # Gaussian far below double precision in the far band: −inf (documented), never nan.
     assert S.figures_of_merit(S.window("gaussian", 1024, alpha=12.0)).sidelobe_falloff_db_per_octave == -math.inf
-    # Equiripple: no fall-off (Harris: 0 dB/octave).
-    assert abs(S.figures_of_merit(S.window("chebyshev", 1023, attenuation=60.0)).sidelobe_falloff_db_per_octave) < 0.5
+    # Equiripple (symmetric; the DFT-even window drops a sample): no fall-off (Harris: 0 dB/octave).
+    assert abs(S.figures_of_merit(S.window("chebyshev", 1023, sym=True, attenuation=60.0)).sidelobe_falloff_db_per_octave) < 0.5
     # Too short for a far band: nan.
     assert math.isnan(S.figures_of_merit(np.ones(8)).sidelobe_falloff_db_per_octave)
 
@@ -269,3 +269,20 @@ def test_no_deprecation_in_current_api() -> None:
         warnings.simplefilter("error")
         m = S.leakage_map([1.0], [0.2], N=16, pad=4)
         _ = (m.tone_scalloping_loss_db, m.far_leakage_db, m.alpha, m.highest_sidelobe_db)
+
+
+def test_flat_top_passband_ripple_accepted_but_not_a_high_sidelobe() -> None:
+    """Flat-top windows ripple above |W(0)| inside the main lobe; a sidelobe above |W(0)| is refused."""
+    w = S.window("flattop", 1024)
+    f = np.linspace(0.0, 1.0, 1001)
+    W = np.abs(S.dtft(w, f))
+    assert np.max(W) > W[0] * (1 + 1e-4)  # the ripple the check must allow
+    m = S.figures_of_merit(w)
+    assert m.first_min_is_null and m.first_min_bins == pytest.approx(5.0, abs=1e-6)
+    assert abs(m.scalloping_loss_db) < 0.02  # flat top: about 0.01 dB
+    # a lobe at 8 bins 0.004 dB above |W(0)| (within the passband allowance, but past the first
+    # minimum), and one far above it
+    n = np.arange(64)
+    for c in (2.001, 4.0):
+        with pytest.raises(ValueError, match="lowpass"):
+            S.figures_of_merit(1.0 + c * np.cos(2 * np.pi * 8 * n / 64))

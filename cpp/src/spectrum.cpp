@@ -563,11 +563,16 @@ SpectrumGrid spectrum_grid(const double* w, std::size_t N, std::size_t pad,
   for (std::size_t n = 0; n < N; ++n) G.W0 += w[n];
   G.W0 = std::abs(G.W0);  // |W(0)| = |Σw| summed directly, not read off the FFT
   const double W0 = G.W0;
+  // A flat-top window's passband ripples around |W(0)| (scipy's flattop: +0.0023 dB at 0.27
+  // bins), so |W| may exceed |W(0)| by up to kPassbandRippleDb; sidelobes may not (checked once
+  // the first minimum is known, in figures_of_merit).
+  const double max_rise = std::pow(10.0, kPassbandRippleDb / 20.0);
   for (std::size_t k = 1; k < K; ++k) {
-    if (G.mag[k] > W0 * (1 + 1e-9)) {
+    if (G.mag[k] > W0 * max_rise) {
       throw std::invalid_argument(
           "w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" +
-          std::to_string(G.freq(k)) + " bins)| > |W(0)|");
+          std::to_string(G.freq(k)) + " bins)| > |W(0)| by more than " +
+          std::to_string(kPassbandRippleDb) + " dB");
     }
   }
   // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
@@ -843,6 +848,10 @@ FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t
   const Sidelobe side = highest_sidelobe(w, N, grid, r.first_min_bins, cancel);
   r.highest_sidelobe_db = side.level_db;
   r.highest_sidelobe_bins = side.bins;
+  if (side.found && side.level_db > 1e-8) {  // 1e-8 dB ~ the 1 + 1e-9 rounding allowance
+    throw std::invalid_argument("w must be a lowpass window: a sidelobe at " +
+                                std::to_string(side.bins) + " bins rises above |W(0)|");
+  }
   poll(cancel);
   r.leakage_factor = side.found ? leakage_factor(w, N, r.first_min_bins) : 0.0;
   poll(cancel);

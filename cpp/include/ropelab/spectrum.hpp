@@ -18,6 +18,11 @@
 
 namespace ropelab::spectrum {
 
+/// How far |W(f)| may rise above |W(0)| inside the main lobe of a window accepted by
+/// figures_of_merit (flat-top windows ripple there by a few thousandths of a dB); sidelobes may
+/// not rise above |W(0)| at all.
+inline constexpr double kPassbandRippleDb = 0.1;
+
 using cplx = std::complex<double>;
 
 /// Zero-padded forward real FFT: x (n values) padded to m ≥ n, out gets m/2+1 values.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_names', 'window_parameters', 'zoh']
+__all__: list[str] = ['cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
 def cached_plan_count() -> int:
     ...
 def continuous_spectrum(alpha: typing.Any, omega: typing.Any, T: typing.Any, freqs_bins: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
@@ -27,6 +27,10 @@ def ssm_kernel(alpha: typing.Any, omega: typing.Any, dt: typing.Any, B_real: typ
 def ssm_spectrum(alpha: typing.Any, omega: typing.Any, N: typing.Any, freqs_bins: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
     ...
 def window(name: typing.Any, N: typing.Any, sym: bool, params: dict) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def window_aliases() -> dict:
+    ...
+def window_info(name: typing.Any) -> dict:
     ...
 def window_names() -> list:
     ...
