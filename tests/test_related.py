@@ -50,7 +50,8 @@ def gate_products(f: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("H", [1, 2, 3, 5, 6, 7, 8, 12, 16, 20, 24, 32, 40, 64, 96])
 def test_alibi_slopes_match_the_reference_rule(H: int) -> None:
-    np.testing.assert_allclose(related.alibi_slopes(H), reference_slopes(H), rtol=1e-15, atol=0)
+    # the reference's start·ratio^i accumulates a few ulps over up to 96 heads; ours is 2^(−8h/P) directly
+    np.testing.assert_allclose(related.alibi_slopes(H), reference_slopes(H), rtol=1e-13, atol=0)
 
 
 def test_alibi_slopes_power_of_two_is_geometric() -> None:

@@ -151,7 +151,7 @@ def alibi_bias(T: int, slopes: ArrayLike) -> FloatArray:
         raise ValueError(f"{f}: slopes must be finite and >= 0, got {bad!r}")
     t = np.arange(T, dtype=np.float64)
     lag = t[:, None] - t[None, :]
-    out: FloatArray = np.where(lag >= 0, m[..., None, None] * np.where(lag >= 0, -lag, 0.0), -np.inf)
+    out: FloatArray = np.where(lag >= 0, m[..., None, None] * np.minimum(-lag, 0.0) + 0.0, -np.inf)
     return out
 
 
