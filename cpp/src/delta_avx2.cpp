@@ -1,6 +1,7 @@
 // AVX2 kernels of the delta-rule core (delta_kernels.hpp). Compiled with -mavx2 -mfma
 // (CMakeLists.txt) and run only when vecmath's active path is avx2 or avx512. Includes nothing but
-// the intrinsics, SLEEF and a header of plain declarations; everything else has internal linkage.
+// the intrinsics, SLEEF and a header of plain declarations; everything else has internal linkage
+// (the templates below are in an anonymous namespace).
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -8,9 +9,14 @@
 
 namespace ropelab::recurrence::kernels {
 
-void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double* key,
-                     const double* u, double a, const double* next_key, double a_next,
-                     const double* query, double* y, double* out) {
+namespace {
+
+/// One panel-pass, specialised on which factors are not 1 and which outputs are wanted
+/// (multiplying by a = 1 is exact, so skipping it changes no bit).
+template <bool kScale, bool kScaleNext, bool kRead, bool kNext>
+void pass(double* ST, std::size_t d, std::size_t panels, const double* key, const double* u,
+          double a, const double* next_key, double a_next, const double* query, double* y,
+          double* out) {
   const __m256d va = _mm256_set1_pd(a), vn = _mm256_set1_pd(a_next);
   for (std::size_t p = 0; p < panels; ++p) {
     double* P = ST + p * d * 8;
@@ -18,46 +24,73 @@ void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double
     __m256d o0 = _mm256_setzero_pd(), o1 = _mm256_setzero_pd();
     __m256d y0 = _mm256_setzero_pd(), y1 = _mm256_setzero_pd();
     // explicit multiply-then-add: the bits of the scalar path (compiled with -ffp-contract=off)
-    if (next_key != nullptr && query != nullptr) {
-      for (std::size_t c = 0; c < d; ++c) {
-        const __m256d kc = _mm256_set1_pd(key[c]);
-        __m256d s0 = _mm256_add_pd(_mm256_mul_pd(va, _mm256_loadu_pd(P + 8 * c)), _mm256_mul_pd(kc, u0));
-        __m256d s1 = _mm256_add_pd(_mm256_mul_pd(va, _mm256_loadu_pd(P + 8 * c + 4)), _mm256_mul_pd(kc, u1));
-        _mm256_storeu_pd(P + 8 * c, s0);
-        _mm256_storeu_pd(P + 8 * c + 4, s1);
-        const __m256d qc = _mm256_set1_pd(query[c]), nc = _mm256_set1_pd(next_key[c]);
+    for (std::size_t c = 0; c < d; ++c) {
+      const __m256d kc = _mm256_set1_pd(key[c]);
+      __m256d s0 = _mm256_loadu_pd(P + 8 * c), s1 = _mm256_loadu_pd(P + 8 * c + 4);
+      if constexpr (kScale) {
+        s0 = _mm256_mul_pd(va, s0);
+        s1 = _mm256_mul_pd(va, s1);
+      }
+      s0 = _mm256_add_pd(s0, _mm256_mul_pd(kc, u0));
+      s1 = _mm256_add_pd(s1, _mm256_mul_pd(kc, u1));
+      _mm256_storeu_pd(P + 8 * c, s0);
+      _mm256_storeu_pd(P + 8 * c + 4, s1);
+      if constexpr (kRead) {
+        const __m256d qc = _mm256_set1_pd(query[c]);
         o0 = _mm256_add_pd(o0, _mm256_mul_pd(qc, s0));
         o1 = _mm256_add_pd(o1, _mm256_mul_pd(qc, s1));
-        y0 = _mm256_add_pd(y0, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s0)));
-        y1 = _mm256_add_pd(y1, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s1)));
       }
-    } else {
-      for (std::size_t c = 0; c < d; ++c) {
-        const __m256d kc = _mm256_set1_pd(key[c]);
-        __m256d s0 = _mm256_add_pd(_mm256_mul_pd(va, _mm256_loadu_pd(P + 8 * c)), _mm256_mul_pd(kc, u0));
-        __m256d s1 = _mm256_add_pd(_mm256_mul_pd(va, _mm256_loadu_pd(P + 8 * c + 4)), _mm256_mul_pd(kc, u1));
-        _mm256_storeu_pd(P + 8 * c, s0);
-        _mm256_storeu_pd(P + 8 * c + 4, s1);
-        if (query != nullptr) {
-          const __m256d qc = _mm256_set1_pd(query[c]);
-          o0 = _mm256_add_pd(o0, _mm256_mul_pd(qc, s0));
-          o1 = _mm256_add_pd(o1, _mm256_mul_pd(qc, s1));
-        }
-        if (next_key != nullptr) {
-          const __m256d nc = _mm256_set1_pd(next_key[c]);
+      if constexpr (kNext) {
+        const __m256d nc = _mm256_set1_pd(next_key[c]);
+        if constexpr (kScaleNext) {
           y0 = _mm256_add_pd(y0, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s0)));
           y1 = _mm256_add_pd(y1, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s1)));
+        } else {
+          y0 = _mm256_add_pd(y0, _mm256_mul_pd(nc, s0));
+          y1 = _mm256_add_pd(y1, _mm256_mul_pd(nc, s1));
         }
       }
     }
-    if (query != nullptr) {
+    if constexpr (kRead) {
       _mm256_storeu_pd(out + 8 * p, o0);
       _mm256_storeu_pd(out + 8 * p + 4, o1);
     }
-    if (next_key != nullptr) {
+    if constexpr (kNext) {
       _mm256_storeu_pd(y + 8 * p, y0);
       _mm256_storeu_pd(y + 8 * p + 4, y1);
     }
+  }
+}
+
+template <bool kScale, bool kScaleNext>
+void pass_outputs(double* ST, std::size_t d, std::size_t panels, const double* key, const double* u,
+                  double a, const double* next_key, double a_next, const double* query, double* y,
+                  double* out) {
+  if (query != nullptr && next_key != nullptr) {
+    pass<kScale, kScaleNext, true, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (query != nullptr) {
+    pass<kScale, kScaleNext, true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (next_key != nullptr) {
+    pass<kScale, kScaleNext, false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else {
+    pass<kScale, kScaleNext, false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  }
+}
+
+}  // namespace
+
+void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double* key,
+                     const double* u, double a, const double* next_key, double a_next,
+                     const double* query, double* y, double* out) {
+  const bool scale = a != 1.0, scale_next = a_next != 1.0;
+  if (scale && scale_next) {
+    pass_outputs<true, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (scale) {
+    pass_outputs<true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (scale_next) {
+    pass_outputs<false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else {
+    pass_outputs<false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
   }
 }
 
