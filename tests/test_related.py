@@ -261,3 +261,7 @@ def test_feature_and_recurrence_bad_input() -> None:
         related.decayed_kernel_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), np.full(3, 1.5))
     with pytest.raises(ValueError, match="v"):
         related.decayed_kernel_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match=r"phi_q and phi_k .*phi_q\.shape"):
+        related.decayed_kernel_attention(np.ones((3, 2)), np.ones((4, 2)), np.ones((3, 1)), np.ones(3))
+    with pytest.raises(ValueError, match="phi_q must be finite"):
+        related.decayed_kernel_attention(np.full((3, 2), np.nan), np.ones((3, 2)), np.ones((3, 1)), np.ones(3))

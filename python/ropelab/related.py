@@ -33,6 +33,7 @@ The softmax forms call :func:`ropelab.attention.softmax` with the bias of :func:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -385,7 +386,10 @@ def decayed_kernel_attention(
     try:
         both = recurrence.fox_attention(phi_q, phi_k, ext, forget, "recurrent", nthreads=nthreads)
     except (ValueError, TypeError) as e:
-        raise type(e)(str(e).replace("recurrence.fox_attention", f)) from None
+        msg = str(e).replace("recurrence.fox_attention", f)
+        # the core names the features q and k
+        msg = re.sub(r"\b(q|k)(\.shape\b|\b(?= (must|and)))", r"phi_\1\2", msg)
+        raise type(e)(msg) from None
     num, den = both[..., :-1], both[..., -1:]
     bad = ~(np.isfinite(den) & (den > 0))
     if np.any(bad):
