@@ -24,6 +24,7 @@ MODULES = [
     "ropelab.spectra",
     "ropelab.tasks",
     "ropelab.expressivity",
+    "ropelab.related",
     "ropelab.extrapolation",
     "ropelab.simd",
     "ropelab.sweep",

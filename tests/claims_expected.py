@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from ropelab import claims
 
-#: Built-in claims (first wave 33 + second wave 13 + expressivity and delta rule 5 + attention 1).
+#: Built-in claims (first wave 33 + second wave 13 + expressivity and delta rule 5 + attention 1
+#: + related models 1).
 #: Raise it when claims are added.
-MIN_BUILTIN_CLAIMS = 52
+MIN_BUILTIN_CLAIMS = 53
 
 #: Lower bounds per expected verdict among the built-in claims.
-MIN_BUILTIN_VERDICTS = {"holds": 37, "holds-if": 6, "fails": 9}
+MIN_BUILTIN_VERDICTS = {"holds": 38, "holds-if": 6, "fails": 9}
 
 
 def builtin_claims() -> dict[str, claims.Claim]:

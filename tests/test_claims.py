@@ -15,6 +15,7 @@ from ropelab import claims, paper_tables, rff, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
 from tests.test_claims_more import EXTRA_PERTURBATIONS
 from tests.test_claims_expressivity import PERTURBATIONS as EXPRESSIVITY_PERTURBATIONS
+from tests.test_related_claims import PERTURBATIONS as RELATED_PERTURBATIONS
 from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
 
 
@@ -120,7 +121,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 }
 
 
-ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS | EXPRESSIVITY_PERTURBATIONS
+ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS | EXPRESSIVITY_PERTURBATIONS | RELATED_PERTURBATIONS
 
 
 @pytest.mark.parametrize("cid", sorted(ALL_PERTURBATIONS))

@@ -24,6 +24,9 @@ tasks
 expressivity
     Constructions that track (rotations, Householder products) or cannot track (fixed RoPE,
     positive gates) a group word problem.
+related
+    Softmax-form ALiBi and Forgetting Transformer attention and their decayed linear-kernel
+    recurrence.
 extrapolation
     RoPE frequency scaling for longer contexts (position interpolation, NTK, YaRN, Llama 3) and
     which channel pairs meet unseen angles.
@@ -45,12 +48,12 @@ from __future__ import annotations
 
 from ropelab._core_loader import core as _core
 from ropelab import attention, recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
-from ropelab import expressivity, extrapolation, tasks
+from ropelab import expressivity, extrapolation, related, tasks
 
 __version__: str = _core.__version__
 
 __all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "spectra", "sweep",
-           "simd", "tasks", "expressivity", "extrapolation", "claims", "report", "plot"]
+           "simd", "tasks", "expressivity", "related", "extrapolation", "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
 # claims, which plain numerical use does not need at import time.

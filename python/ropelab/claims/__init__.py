@@ -27,7 +27,7 @@ from ropelab.claims._registry import (
 )
 
 # Importing the topic modules registers their claims, in report order.
-from ropelab.claims import rotations, random_features, temperature, attention, spectra, tables, expressivity  # noqa: E402,F401  isort: skip
+from ropelab.claims import rotations, random_features, temperature, attention, spectra, tables, expressivity, related  # noqa: E402,F401  isort: skip
 
 __all__ = ["REGISTRY", "SECTIONS", "USER_SECTION", "ENTRY_POINT_GROUP", "Claim", "ClaimResult", "ClaimResults",
            "Evidence", "PluginError", "Verdict", "claim", "derive_verdict", "load_plugins", "run"]

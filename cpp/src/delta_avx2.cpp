@@ -1,0 +1,117 @@
+// AVX2 kernels of the delta-rule core (delta_kernels.hpp). Compiled with -mavx2 -mfma
+// (CMakeLists.txt) and run only when vecmath's active path is avx2 or avx512. Includes nothing but
+// the intrinsics, SLEEF and a header of plain declarations; everything else has internal linkage
+// (the templates below are in an anonymous namespace).
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "ropelab/delta_kernels.hpp"
+
+namespace ropelab::recurrence::kernels {
+
+namespace {
+
+/// One panel-pass, specialised on which factors are not 1 and which outputs are wanted
+/// (multiplying by a = 1 is exact, so skipping it changes no bit).
+template <bool kScale, bool kScaleNext, bool kRead, bool kNext>
+void pass(double* ST, std::size_t d, std::size_t panels, const double* key, const double* u,
+          double a, const double* next_key, double a_next, const double* query, double* y,
+          double* out) {
+  const __m256d va = _mm256_set1_pd(a), vn = _mm256_set1_pd(a_next);
+  for (std::size_t p = 0; p < panels; ++p) {
+    double* P = ST + p * d * 8;
+    const __m256d u0 = _mm256_loadu_pd(u + 8 * p), u1 = _mm256_loadu_pd(u + 8 * p + 4);
+    __m256d o0 = _mm256_setzero_pd(), o1 = _mm256_setzero_pd();
+    __m256d y0 = _mm256_setzero_pd(), y1 = _mm256_setzero_pd();
+    // explicit multiply-then-add: the bits of the scalar path (compiled with -ffp-contract=off)
+    for (std::size_t c = 0; c < d; ++c) {
+      const __m256d kc = _mm256_set1_pd(key[c]);
+      __m256d s0 = _mm256_loadu_pd(P + 8 * c), s1 = _mm256_loadu_pd(P + 8 * c + 4);
+      if constexpr (kScale) {
+        s0 = _mm256_mul_pd(va, s0);
+        s1 = _mm256_mul_pd(va, s1);
+      }
+      s0 = _mm256_add_pd(s0, _mm256_mul_pd(kc, u0));
+      s1 = _mm256_add_pd(s1, _mm256_mul_pd(kc, u1));
+      _mm256_storeu_pd(P + 8 * c, s0);
+      _mm256_storeu_pd(P + 8 * c + 4, s1);
+      if constexpr (kRead) {
+        const __m256d qc = _mm256_set1_pd(query[c]);
+        o0 = _mm256_add_pd(o0, _mm256_mul_pd(qc, s0));
+        o1 = _mm256_add_pd(o1, _mm256_mul_pd(qc, s1));
+      }
+      if constexpr (kNext) {
+        const __m256d nc = _mm256_set1_pd(next_key[c]);
+        if constexpr (kScaleNext) {
+          y0 = _mm256_add_pd(y0, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s0)));
+          y1 = _mm256_add_pd(y1, _mm256_mul_pd(nc, _mm256_mul_pd(vn, s1)));
+        } else {
+          y0 = _mm256_add_pd(y0, _mm256_mul_pd(nc, s0));
+          y1 = _mm256_add_pd(y1, _mm256_mul_pd(nc, s1));
+        }
+      }
+    }
+    if constexpr (kRead) {
+      _mm256_storeu_pd(out + 8 * p, o0);
+      _mm256_storeu_pd(out + 8 * p + 4, o1);
+    }
+    if constexpr (kNext) {
+      _mm256_storeu_pd(y + 8 * p, y0);
+      _mm256_storeu_pd(y + 8 * p + 4, y1);
+    }
+  }
+}
+
+template <bool kScale, bool kScaleNext>
+void pass_outputs(double* ST, std::size_t d, std::size_t panels, const double* key, const double* u,
+                  double a, const double* next_key, double a_next, const double* query, double* y,
+                  double* out) {
+  if (query != nullptr && next_key != nullptr) {
+    pass<kScale, kScaleNext, true, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (query != nullptr) {
+    pass<kScale, kScaleNext, true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (next_key != nullptr) {
+    pass<kScale, kScaleNext, false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else {
+    pass<kScale, kScaleNext, false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  }
+}
+
+}  // namespace
+
+void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double* key,
+                     const double* u, double a, const double* next_key, double a_next,
+                     const double* query, double* y, double* out) {
+  const bool scale = a != 1.0, scale_next = a_next != 1.0;
+  if (scale && scale_next) {
+    pass_outputs<true, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (scale) {
+    pass_outputs<true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else if (scale_next) {
+    pass_outputs<false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  } else {
+    pass_outputs<false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+  }
+}
+
+void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_loadu_pd(x + i));
+    _mm256_storeu_pd(s + i, r.x);
+    _mm256_storeu_pd(c + i, r.y);
+  }
+  if (i < n) {
+    alignas(32) double buf[4] = {0.0, 0.0, 0.0, 0.0}, bs[4], bc[4];
+    for (std::size_t j = i; j < n; ++j) buf[j - i] = x[j];
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_load_pd(buf));
+    _mm256_store_pd(bs, r.x);
+    _mm256_store_pd(bc, r.y);
+    for (std::size_t j = i; j < n; ++j) {
+      s[j] = bs[j - i];
+      c[j] = bc[j - i];
+    }
+  }
+}
+
+}  // namespace ropelab::recurrence::kernels
