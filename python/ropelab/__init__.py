@@ -36,6 +36,9 @@ plot
 attention
     Exact softmax attention and its random-feature (Performer-style) estimate, with RoPE or
     Selective RoPE phases and per-pair temperatures.
+selective
+    The released Selective RoPE angle path (normalised input, low-rank projection, short conv,
+    bias, phase gate, float32/float64 sums) and its streaming state.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -44,12 +47,12 @@ simd
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import attention, recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
+from ropelab import attention, recurrence, rff, rotary, selective, simd, spectra, sweep, temperature, transition
 from ropelab import expressivity, extrapolation, tasks
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "spectra", "sweep",
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "selective", "spectra", "sweep",
            "simd", "tasks", "expressivity", "extrapolation", "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
