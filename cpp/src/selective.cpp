@@ -47,7 +47,13 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
   std::vector<double> u(T * C);    // projections of this call, step-major
   std::vector<double> phi(T * C);  // increments
   std::vector<double> expb(cfg.has_bias ? C : 0);
-  for (std::size_t c = 0; c < expb.size(); ++c) expb[c] = std::exp(w.bias[c]);
+  for (std::size_t c = 0; c < expb.size(); ++c) {
+    expb[c] = std::exp(w.bias[c]);
+    if (!std::isfinite(expb[c])) {
+      throw std::invalid_argument("selective.phases: exp(bias) overflows for channel " + std::to_string(c) +
+                                  " (bias = " + std::to_string(w.bias[c]) + ")");
+    }
+  }
 
   for (std::size_t b = 0; b < batch; ++b) {
     if (is_cancelled(cancel)) return;
