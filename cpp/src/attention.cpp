@@ -45,7 +45,8 @@ void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdi
   if (m == 0 || n == 0) return;
 #ifndef ROPELAB_SCALAR_ONLY
   if (simd::active_isa() != simd::Isa::scalar) {
-    if (b_cs != 1 && pack.size() < k * n) pack.resize(k * n);
+    const std::size_t need = 6 * k + (b_cs != 1 ? k * n : 0);
+    if (pack.size() < need) pack.resize(need);
     kernels::gemm_avx2(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
     return;
   }
@@ -253,7 +254,14 @@ class Featurizer {
   mutable std::vector<double> cos_, sin_, pack_;  // per-thread Featurizer: scratch of features()
 };
 
-bool all_finite(const RowMatrix& x) { return x.allFinite(); }
+/// Whether every entry is finite (one contiguous pass; NaN fails the comparison).
+bool all_finite(const RowMatrix& x) {
+  const double* p = x.data();
+  const std::size_t n = static_cast<std::size_t>(x.size());
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) ok &= std::abs(p[i]) <= std::numeric_limits<double>::max();
+  return ok;
+}
 
 }  // namespace
 

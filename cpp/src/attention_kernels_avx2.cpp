@@ -15,39 +15,55 @@ __m256i lane_mask(std::size_t r) {
   return _mm256_setr_epi64x(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0);
 }
 
-/// MR rows × 8 columns of C (c, row stride ldc), B row-major with row stride ldb.
-template <int MR>
-void block8(std::size_t k, const double* A, std::ptrdiff_t a_rs, std::ptrdiff_t a_cs, const double* B,
-            std::size_t ldb, double* c, std::size_t ldc, bool accumulate) {
-  __m256d lo[MR], hi[MR];
-  for (int r = 0; r < MR; ++r) {
-    if (accumulate) {
-      lo[r] = _mm256_loadu_pd(c + static_cast<std::size_t>(r) * ldc);
-      hi[r] = _mm256_loadu_pd(c + static_cast<std::size_t>(r) * ldc + 4);
-    } else {
-      lo[r] = _mm256_setzero_pd();
-      hi[r] = _mm256_setzero_pd();
-    }
+/// 6 rows × 8 columns of C (c, row stride ldc); a: the 6 rows packed p-major (a[6p + r]), B
+/// row-major with row stride ldb. Twelve named accumulators so that they stay in registers.
+void block6x8(std::size_t k, const double* a, const double* B, std::size_t ldb, double* c,
+              std::size_t ldc, bool accumulate) {
+  __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (accumulate) {
+    c00 = _mm256_loadu_pd(c), c01 = _mm256_loadu_pd(c + 4);
+    c10 = _mm256_loadu_pd(c + ldc), c11 = _mm256_loadu_pd(c + ldc + 4);
+    c20 = _mm256_loadu_pd(c + 2 * ldc), c21 = _mm256_loadu_pd(c + 2 * ldc + 4);
+    c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
+    c40 = _mm256_loadu_pd(c + 4 * ldc), c41 = _mm256_loadu_pd(c + 4 * ldc + 4);
+    c50 = _mm256_loadu_pd(c + 5 * ldc), c51 = _mm256_loadu_pd(c + 5 * ldc + 4);
+  } else {
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_pd();
   }
   for (std::size_t p = 0; p < k; ++p) {
     const __m256d b0 = _mm256_loadu_pd(B + p * ldb), b1 = _mm256_loadu_pd(B + p * ldb + 4);
-    const double* ap = A + static_cast<std::ptrdiff_t>(p) * a_cs;
-    for (int r = 0; r < MR; ++r) {
-      const __m256d a = _mm256_broadcast_sd(ap + r * a_rs);
-      lo[r] = _mm256_fmadd_pd(a, b0, lo[r]);
-      hi[r] = _mm256_fmadd_pd(a, b1, hi[r]);
-    }
+    const double* ap = a + 6 * p;
+    __m256d x = _mm256_broadcast_sd(ap);
+    c00 = _mm256_fmadd_pd(x, b0, c00);
+    c01 = _mm256_fmadd_pd(x, b1, c01);
+    x = _mm256_broadcast_sd(ap + 1);
+    c10 = _mm256_fmadd_pd(x, b0, c10);
+    c11 = _mm256_fmadd_pd(x, b1, c11);
+    x = _mm256_broadcast_sd(ap + 2);
+    c20 = _mm256_fmadd_pd(x, b0, c20);
+    c21 = _mm256_fmadd_pd(x, b1, c21);
+    x = _mm256_broadcast_sd(ap + 3);
+    c30 = _mm256_fmadd_pd(x, b0, c30);
+    c31 = _mm256_fmadd_pd(x, b1, c31);
+    x = _mm256_broadcast_sd(ap + 4);
+    c40 = _mm256_fmadd_pd(x, b0, c40);
+    c41 = _mm256_fmadd_pd(x, b1, c41);
+    x = _mm256_broadcast_sd(ap + 5);
+    c50 = _mm256_fmadd_pd(x, b0, c50);
+    c51 = _mm256_fmadd_pd(x, b1, c51);
   }
-  for (int r = 0; r < MR; ++r) {
-    _mm256_storeu_pd(c + static_cast<std::size_t>(r) * ldc, lo[r]);
-    _mm256_storeu_pd(c + static_cast<std::size_t>(r) * ldc + 4, hi[r]);
-  }
+  _mm256_storeu_pd(c, c00), _mm256_storeu_pd(c + 4, c01);
+  _mm256_storeu_pd(c + ldc, c10), _mm256_storeu_pd(c + ldc + 4, c11);
+  _mm256_storeu_pd(c + 2 * ldc, c20), _mm256_storeu_pd(c + 2 * ldc + 4, c21);
+  _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
+  _mm256_storeu_pd(c + 4 * ldc, c40), _mm256_storeu_pd(c + 4 * ldc + 4, c41);
+  _mm256_storeu_pd(c + 5 * ldc, c50), _mm256_storeu_pd(c + 5 * ldc + 4, c51);
 }
 
-/// MR rows × w (1..4) columns (masked loads and stores).
+/// MR (1..6) rows × w (1..4) columns, a packed as in block6x8 (stride 6), masked loads and stores.
 template <int MR>
-void block4(std::size_t k, std::size_t w, const double* A, std::ptrdiff_t a_rs, std::ptrdiff_t a_cs,
-            const double* B, std::size_t ldb, double* c, std::size_t ldc, bool accumulate) {
+void block4(std::size_t k, std::size_t w, const double* a, const double* B, std::size_t ldb, double* c,
+            std::size_t ldc, bool accumulate) {
   const __m256i mask = lane_mask(w);
   __m256d acc[MR];
   for (int r = 0; r < MR; ++r) {
@@ -55,20 +71,22 @@ void block4(std::size_t k, std::size_t w, const double* A, std::ptrdiff_t a_rs, 
   }
   for (std::size_t p = 0; p < k; ++p) {
     const __m256d b = _mm256_maskload_pd(B + p * ldb, mask);
-    const double* ap = A + static_cast<std::ptrdiff_t>(p) * a_cs;
-    for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_pd(_mm256_broadcast_sd(ap + r * a_rs), b, acc[r]);
+    for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 6 * p + r), b, acc[r]);
   }
   for (int r = 0; r < MR; ++r) _mm256_maskstore_pd(c + static_cast<std::size_t>(r) * ldc, mask, acc[r]);
 }
 
+/// MR rows × n columns: full 6×8 blocks when MR = 6, else columns by 4.
 template <int MR>
-void rows(std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs, std::ptrdiff_t a_cs,
-          const double* B, std::size_t ldb, double* C, std::size_t ldc, bool accumulate) {
+void rows(std::size_t n, std::size_t k, const double* a, const double* B, std::size_t ldb, double* C,
+          std::size_t ldc, bool accumulate) {
   std::size_t j = 0;
-  for (; j + 8 <= n; j += 8) block8<MR>(k, A, a_rs, a_cs, B + j, ldb, C + j, ldc, accumulate);
+  if (MR == 6) {
+    for (; j + 8 <= n; j += 8) block6x8(k, a, B + j, ldb, C + j, ldc, accumulate);
+  }
   for (; j < n; j += 4) {
     const std::size_t w = n - j < 4 ? n - j : 4;
-    block4<MR>(k, w, A, a_rs, a_cs, B + j, ldb, C + j, ldc, accumulate);
+    block4<MR>(k, w, a, B + j, ldb, C + j, ldc, accumulate);
   }
 }
 
@@ -79,32 +97,39 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
                double* C, std::size_t ldc, bool accumulate, double* pack) {
   if (m == 0 || n == 0) return;
   std::size_t ldb = static_cast<std::size_t>(b_rs);
+  double* apack = pack;
   if (b_cs != 1 || b_rs < 0) {
-    for (std::size_t p = 0; p < k; ++p) {
-      for (std::size_t j = 0; j < n; ++j) {
-        pack[p * n + j] = B[static_cast<std::ptrdiff_t>(p) * b_rs + static_cast<std::ptrdiff_t>(j) * b_cs];
+    // in tiles of 16×16 so that both the reads and the writes stay within a few cache lines
+    for (std::size_t p0 = 0; p0 < k; p0 += 16) {
+      const std::size_t p1 = p0 + 16 < k ? p0 + 16 : k;
+      for (std::size_t j0 = 0; j0 < n; j0 += 16) {
+        const std::size_t j1 = j0 + 16 < n ? j0 + 16 : n;
+        for (std::size_t j = j0; j < j1; ++j) {
+          const double* bj = B + static_cast<std::ptrdiff_t>(j) * b_cs;
+          for (std::size_t p = p0; p < p1; ++p) pack[p * n + j] = bj[static_cast<std::ptrdiff_t>(p) * b_rs];
+        }
       }
     }
     B = pack;
     ldb = n;
+    apack = pack + k * n;
   }
-  // Column panels of 64 (B's panel, k×64, stays in cache while the rows go by), rows by 6.
-  constexpr std::size_t kPanel = 64;
-  for (std::size_t j0 = 0; j0 < n; j0 += kPanel) {
-    const std::size_t nj = n - j0 < kPanel ? n - j0 : kPanel;
-    std::size_t i = 0;
-    for (; i + 6 <= m; i += 6) {
-      rows<6>(nj, k, A + static_cast<std::ptrdiff_t>(i) * a_rs, a_rs, a_cs, B + j0, ldb, C + i * ldc + j0, ldc, accumulate);
+  for (std::size_t i = 0; i < m; i += 6) {
+    const std::size_t mr = m - i < 6 ? m - i : 6;
+    // rows i .. i+mr of A, p-major with stride 6 (rows past mr: 0, never stored)
+    for (std::size_t p = 0; p < k; ++p) {
+      for (std::size_t r = 0; r < 6; ++r) {
+        apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs + static_cast<std::ptrdiff_t>(p) * a_cs] : 0.0;
+      }
     }
-    const double* Ai = A + static_cast<std::ptrdiff_t>(i) * a_rs;
-    double* Ci = C + i * ldc + j0;
-    switch (m - i) {
-      case 5: rows<5>(nj, k, Ai, a_rs, a_cs, B + j0, ldb, Ci, ldc, accumulate); break;
-      case 4: rows<4>(nj, k, Ai, a_rs, a_cs, B + j0, ldb, Ci, ldc, accumulate); break;
-      case 3: rows<3>(nj, k, Ai, a_rs, a_cs, B + j0, ldb, Ci, ldc, accumulate); break;
-      case 2: rows<2>(nj, k, Ai, a_rs, a_cs, B + j0, ldb, Ci, ldc, accumulate); break;
-      case 1: rows<1>(nj, k, Ai, a_rs, a_cs, B + j0, ldb, Ci, ldc, accumulate); break;
-      default: break;
+    double* Ci = C + i * ldc;
+    switch (mr) {
+      case 6: rows<6>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
+      case 5: rows<5>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
+      case 4: rows<4>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
+      case 3: rows<3>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
+      case 2: rows<2>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
+      default: rows<1>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
     }
   }
 }
