@@ -204,15 +204,24 @@ class Featurizer {
     const double inv = 1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? D_ : 2 * D_));
     const double inv_trig = 1.0 / std::sqrt(static_cast<double>(D_));
     if (est_ == Estimator::trig) {
-      // cos and sin of every projection with the active SIMD path's cosine (SLEEF u10, ≤ 1 ulp):
-      // sin p = cos(p − π/2), whose absolute error stays below 1 ulp of |p| + 1 ulp of π/2.
+      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its AVX2 sincos;
+      // on the scalar path its cosine, with sin p = cos(p − π/2), whose absolute error stays below
+      // 1 ulp of |p| + 1 ulp of π/2.
       const std::size_t m = static_cast<std::size_t>(p.size());
       cos_.resize(m);
       sin_.resize(m);
-      for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
-      const simd::Kernels& kern = simd::kernels();
-      kern.cos(p.data(), m, cos_.data());
-      kern.cos(sin_.data(), m, sin_.data());
+#ifndef ROPELAB_SCALAR_ONLY
+      if (simd::active_isa() != simd::Isa::scalar) {
+        // vector paths: SLEEF's sincos (u10) of AVX2, both at once
+        kernels::sincos_avx2(p.data(), m, cos_.data(), sin_.data());
+      } else
+#endif
+      {
+        for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
+        const simd::Kernels& kern = simd::kernels();
+        kern.cos(p.data(), m, cos_.data());
+        kern.cos(sin_.data(), m, sin_.data());
+      }
     }
     for (Eigen::Index i = 0; i < n; ++i) {
       const double s = shift != nullptr ? shift[i] : 0.0;

@@ -2,6 +2,7 @@
 // (CMakeLists.txt) and run only after simd::supported(Isa::avx2). Includes no header with inline
 // functions or templates other than the intrinsics: everything here has internal linkage.
 #include <immintrin.h>
+#include <sleef.h>
 
 #include "ropelab/attention_kernels.hpp"
 
@@ -114,23 +115,48 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
     ldb = n;
     apack = pack + k * n;
   }
-  for (std::size_t i = 0; i < m; i += 6) {
-    const std::size_t mr = m - i < 6 ? m - i : 6;
-    // rows i .. i+mr of A, p-major with stride 6 (rows past mr: 0, never stored)
-    for (std::size_t p = 0; p < k; ++p) {
-      for (std::size_t r = 0; r < 6; ++r) {
-        apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs + static_cast<std::ptrdiff_t>(p) * a_cs] : 0.0;
+  // Blocks of kKc terms of the sums (a 6×kKc slab of A and a kKc×8 strip of B stay in L1): each
+  // C_ij is still one chain of FMAs in increasing p, continued from the stored partial sum.
+  constexpr std::size_t kKc = 128;
+  for (std::size_t p0 = 0; p0 < k || p0 == 0; p0 += kKc) {
+    const std::size_t kc = k - p0 < kKc ? k - p0 : kKc;
+    const bool acc = accumulate || p0 > 0;
+    const double* Bp = B + p0 * ldb;
+    for (std::size_t i = 0; i < m; i += 6) {
+      const std::size_t mr = m - i < 6 ? m - i : 6;
+      // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never stored)
+      for (std::size_t p = 0; p < kc; ++p) {
+        for (std::size_t r = 0; r < 6; ++r) {
+          apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs +
+                                        static_cast<std::ptrdiff_t>(p0 + p) * a_cs] : 0.0;
+        }
+      }
+      double* Ci = C + i * ldc;
+      switch (mr) {
+        case 6: rows<6>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        case 5: rows<5>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        case 4: rows<4>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        case 3: rows<3>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        case 2: rows<2>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        default: rows<1>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
       }
     }
-    double* Ci = C + i * ldc;
-    switch (mr) {
-      case 6: rows<6>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-      case 5: rows<5>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-      case 4: rows<4>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-      case 3: rows<3>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-      case 2: rows<2>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-      default: rows<1>(n, k, apack, B, ldb, Ci, ldc, accumulate); break;
-    }
+    if (k == 0) break;
+  }
+}
+
+void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_loadu_pd(x + i));
+    _mm256_storeu_pd(s + i, r.x);
+    _mm256_storeu_pd(c + i, r.y);
+  }
+  if (i < n) {
+    const __m256i mask = lane_mask(n - i);
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_maskload_pd(x + i, mask));
+    _mm256_maskstore_pd(s + i, mask, r.x);
+    _mm256_maskstore_pd(c + i, mask, r.y);
   }
 }
 

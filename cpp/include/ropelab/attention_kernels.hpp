@@ -21,4 +21,7 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                double* C, std::size_t ldc, bool accumulate, double* pack);
 
+/// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
+void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
+
 }  // namespace ropelab::attention::kernels
