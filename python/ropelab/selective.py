@@ -500,7 +500,7 @@ class SelectiveState:
         Examples
         --------
         >>> rng = np.random.default_rng(0)
-        >>> w = SelectiveWeights(rng.standard_normal((2, 4)), rng.standard_normal((2, 2)), [1.0])
+        >>> w = SelectiveWeights(rng.standard_normal((2, 4)), rng.standard_normal((2, 2)), [1.0, 1.0])
         >>> st = SelectiveState(w); _ = st.feed(rng.standard_normal((3, 4))); st.reset(); st.steps
         0
         """
@@ -509,7 +509,7 @@ class SelectiveState:
         self.offset: FloatArray = np.zeros((self.batch, w.channels))
         self.steps = 0
 
-    def feed(self, hidden: ArrayLike) -> FloatArray:
+    def feed(self, hidden: ArrayLike) -> npt.NDArray[Any]:
         """Continue the sequences with ``hidden`` and return the phases of these steps.
 
         Parameters
@@ -543,7 +543,8 @@ class SelectiveState:
         ang, self.conv_cache, self.offset = _run(h, self.weights, self.accumulate, self.conv_cache,
                                                  self.offset, diff_from_zero)
         self.steps += h.shape[1]
-        return ang[0] if squeeze else ang
+        out: npt.NDArray[Any] = ang[0] if squeeze else ang
+        return out
 
     step = feed
 
@@ -582,13 +583,15 @@ def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumula
     ValueError
         For a hidden state of the wrong width or with non-finite values, an unknown
         ``accumulate``, or an overflow.
+    TypeError
+        If ``weights`` is not a :class:`SelectiveWeights` or ``hidden`` is not real.
 
     Examples
     --------
     >>> w = SelectiveWeights(np.eye(2), np.eye(2), [0.5], num_heads=2, conv_weight=[[[0.0, 1.0]]] * 2, eps=0.0)
-    >>> phases([[1.0, 0.0], [1.0, 0.0]], w, accumulate="float64").round(6)[:, :, 0]  # ψ = Θ·cumsum
-    array([[0.5, 0. ],
-           [1. , 0. ]])
+    >>> phases([[1.0, 2.0], [1.0, 2.0]], w, accumulate="float64")[:, :, 0]  # ψ = Θ·cumsum(x/|x|)
+    array([[0.5, 0.5],
+           [1. , 1. ]])
     """
     if not isinstance(weights, SelectiveWeights):
         raise TypeError(f"phases: weights must be SelectiveWeights, got {type(weights).__name__}")
@@ -631,10 +634,10 @@ def apply(
     --------
     >>> w = SelectiveWeights(np.eye(2), np.eye(2), [np.pi / 2], num_heads=2, conv_weight=[[[0.0, 1.0]]] * 2, eps=0.0)
     >>> q = np.array([[[1.0, 0.0], [1.0, 0.0]]])  # T = 1, H = 2, 2R = 2
-    >>> qr, kr, psi = apply(q, q, [[1.0, 0.0]], w)
-    >>> qr.round(12)  # head 0 turned by π/2, head 1 not at all
-    array([[[0., 1.],
-            [1., 0.]]])
+    >>> qr, kr, psi = apply(q, q, [[1.0, -1.0]], w)
+    >>> qr.round(12) + 0.0  # head 0 turned by π/2, head 1 by −π/2
+    array([[[ 0.,  1.],
+            [ 0., -1.]]])
     """
     H, R = weights.num_heads, weights.pairs
     want = tuple(np.shape(hidden)[:-1]) + (H, 2 * R)
