@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -397,10 +398,15 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
             mm(n, n, F, fq.data(), sd(F), 1, fk.data(), 1, sd(F), A.data(), n, false, pack);
             A.triangularView<Eigen::StrictlyUpper>().setZero();
             double* N = out_rows(u) + r0 * dv;
-            mm(n, dv, F, fq.data(), sd(F), 1, st.Z.data(), sd(dv), 1, N, dv, false, pack);
-            mm(n, dv, n, A.data(), sd(n), 1, V.data(), sd(dv), 1, N, dv, true, pack);
             Eigen::Map<Vector> dn(denom.data() + u * sh.T + r0, ix(n));
-            mm(n, 1, F, fq.data(), sd(F), 1, st.z.data(), 1, 1, dn.data(), 1, false, pack);
+            // The first chunk of a segment meets a zero state: fq·0 is exactly 0, skip it.
+            const bool zero_state = c == ks.chunk_begin(g);
+            if (!zero_state) {
+              mm(n, dv, F, fq.data(), sd(F), 1, st.Z.data(), sd(dv), 1, N, dv, false, pack);
+              mm(n, 1, F, fq.data(), sd(F), 1, st.z.data(), 1, 1, dn.data(), 1, false, pack);
+            }
+            mm(n, dv, n, A.data(), sd(n), 1, V.data(), sd(dv), 1, N, dv, !zero_state, pack);
+            if (zero_state) dn.setZero();
             dn += A.rowwise().sum();
             chunk_m[u * qs.chunks + c] = st.m;
           }
@@ -444,22 +450,30 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
       }
     }, cancel);
 
-    // Phase 3: per query segment, the contribution of the prefix (causal) or of all keys.
-    mc::parallel_blocks(nu * qs.count, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+    // Phase 3: per query chunk (one task each, so that the work spreads evenly over the
+    // threads), the contribution of the prefix of its segment (causal) or of all keys.
+    mc::parallel_blocks(nu * qs.chunks, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
       RowMatrix pq, fq, N;
       Vector hq, qshift, dn;
       std::vector<double> pack;
+      std::optional<Featurizer> fzo;
+      std::size_t fz_unit = 0;
       for (std::size_t task = b0; task < b1; ++task) {
-        const std::size_t u = task / qs.count, g = task % qs.count, seq = (u0 + u) % sh.batch;
-        const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+        const std::size_t u = task / qs.chunks, c = task % qs.chunks, g = c / qs.per;
+        const std::size_t seq = (u0 + u) % sh.batch;
+        const bool need_prefix = !causal || g > 0;
+        if (need_prefix && (!fzo || fz_unit != u)) {
+          fzo.emplace(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+          fz_unit = u;
+        }
         const State& pre = causal ? states[u * ks.count + g] : states[u * ks.count];
-        for (std::size_t c = qs.chunk_begin(g); c < qs.chunk_end(g); ++c) {
+        {
           if (is_cancelled(cancel)) throw mc::Cancelled();
           const std::size_t r0 = qs.row_begin(c), r1 = qs.row_end(c), n = r1 - r0;
           Map O(out_rows(u) + r0 * dv, ix(n), ix(dv));
           Eigen::Map<Vector> Dn(denom.data() + u * sh.T + r0, ix(n));
-          const bool need_prefix = !causal || g > 0;
           if (need_prefix) {
+            const Featurizer& fz = *fzo;
             fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
             qshift.resize(ix(n));
             for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
