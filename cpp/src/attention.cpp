@@ -46,7 +46,8 @@ void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdi
   if (m == 0 || n == 0) return;
 #ifndef ROPELAB_SCALAR_ONLY
   if (simd::active_isa() != simd::Isa::scalar) {
-    const std::size_t need = 6 * k + (b_cs != 1 ? k * n : 0);
+    const std::size_t kc = std::min<std::size_t>(k, 128);  // attention_kernels.hpp: the pack's layout
+    const std::size_t need = (b_cs != 1 ? k * n : 0) + 6 * kc + kc * n;
     if (pack.size() < need) pack.resize(need);
     kernels::gemm_avx2(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
     return;

@@ -33,7 +33,7 @@ void block6x8(std::size_t k, const double* a, const double* B, std::size_t ldb, 
   }
   for (std::size_t p = 0; p < k; ++p) {
     const __m256d b0 = _mm256_loadu_pd(B + p * ldb), b1 = _mm256_loadu_pd(B + p * ldb + 4);
-    const double* ap = a + 6 * p;
+    const double* ap = a + 6 * p;  // (B: a packed strip, ldb = 8)
     __m256d x = _mm256_broadcast_sd(ap);
     c00 = _mm256_fmadd_pd(x, b0, c00);
     c01 = _mm256_fmadd_pd(x, b1, c01);
@@ -77,13 +77,14 @@ void block4(std::size_t k, std::size_t w, const double* a, const double* B, std:
   for (int r = 0; r < MR; ++r) _mm256_maskstore_pd(c + static_cast<std::size_t>(r) * ldc, mask, acc[r]);
 }
 
-/// MR rows × n columns: full 6×8 blocks when MR = 6, else columns by 4.
+/// MR rows × n columns: full 6×8 blocks when MR = 6 (B's k×8 strips packed contiguously in
+/// bstrips, strip j/8 at bstrips + j·k), else, and for the last n mod 8 columns, columns by 4.
 template <int MR>
-void rows(std::size_t n, std::size_t k, const double* a, const double* B, std::size_t ldb, double* C,
-          std::size_t ldc, bool accumulate) {
+void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, const double* B, std::size_t ldb,
+          double* C, std::size_t ldc, bool accumulate) {
   std::size_t j = 0;
-  if (MR == 6) {
-    for (; j + 8 <= n; j += 8) block6x8(k, a, B + j, ldb, C + j, ldc, accumulate);
+  if (MR == 6 && bstrips != nullptr) {
+    for (; j + 8 <= n; j += 8) block6x8(k, a, bstrips + j * k, 8, C + j, ldc, accumulate);
   }
   for (; j < n; j += 4) {
     const std::size_t w = n - j < 4 ? n - j : 4;
@@ -115,6 +116,7 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
     ldb = n;
     apack = pack + k * n;
   }
+  double* bpack = apack + 6 * (k < 128 ? k : 128);
   // Blocks of kKc terms of the sums (a 6×kKc slab of A and a kKc×8 strip of B stay in L1): each
   // C_ij is still one chain of FMAs in increasing p, continued from the stored partial sum.
   constexpr std::size_t kKc = 128;
@@ -122,6 +124,15 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
     const std::size_t kc = k - p0 < kKc ? k - p0 : kKc;
     const bool acc = accumulate || p0 > 0;
     const double* Bp = B + p0 * ldb;
+    // B's kc×8 strips, each contiguous (the 6×8 kernel then reads B sequentially)
+    const std::size_t nfull = n / 8 * 8;
+    for (std::size_t j = 0; j < nfull; j += 8) {
+      double* strip = bpack + j * kc;
+      for (std::size_t p = 0; p < kc; ++p) {
+        _mm256_storeu_pd(strip + 8 * p, _mm256_loadu_pd(Bp + p * ldb + j));
+        _mm256_storeu_pd(strip + 8 * p + 4, _mm256_loadu_pd(Bp + p * ldb + j + 4));
+      }
+    }
     for (std::size_t i = 0; i < m; i += 6) {
       const std::size_t mr = m - i < 6 ? m - i : 6;
       // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never stored)
@@ -133,12 +144,12 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
       }
       double* Ci = C + i * ldc;
       switch (mr) {
-        case 6: rows<6>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
-        case 5: rows<5>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
-        case 4: rows<4>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
-        case 3: rows<3>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
-        case 2: rows<2>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
-        default: rows<1>(n, kc, apack, Bp, ldb, Ci, ldc, acc); break;
+        case 6: rows<6>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 5: rows<5>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 4: rows<4>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 3: rows<3>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 2: rows<2>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        default: rows<1>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
       }
     }
     if (k == 0) break;

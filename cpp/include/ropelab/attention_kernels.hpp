@@ -15,8 +15,8 @@
 namespace ropelab::attention::kernels {
 
 /// C (m×n, row stride ldc) = [C +] A B with A(i, p) = A[i·a_rs + p·a_cs] (m×k) and
-/// B(p, j) = B[p·b_rs + j·b_cs] (k×n). `pack` must hold 6·k doubles (six rows of A at a time),
-/// plus k·n when b_cs != 1 (B is then copied there row-major first).
+/// B(p, j) = B[p·b_rs + j·b_cs] (k×n). `pack` must hold (b_cs != 1 ? k·n : 0) + (6 + n)·min(k, 128) doubles:
+/// B copied row-major when b_cs != 1, six rows of A and 128 rows of B at a time.
 void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                double* C, std::size_t ldc, bool accumulate, double* pack);
