@@ -12,7 +12,9 @@ the bundled OpenBLAS's ``*_set_num_threads`` symbol when found): multithreaded O
 matrices slows down sharply on a loaded machine, so the faster of the two is the baseline.
 Prints the best-of-``--repeat`` wall times, the ratios best-NumPy/ropelab, ropelab on 1 thread and on
 all cores, the process CPU/wall ratio and the load average (the machine is shared: the figures
-are only comparable at a low load). Checks that both implementations agree before timing.
+are only comparable at a low load); then CPU seconds, which depend much less on the load: NumPy
+(one BLAS thread) against ropelab on one thread and against ropelab's all-thread total divided by
+the cores (the wall time on idle cores if the threads never wait). Checks that both implementations agree before timing.
 Not a test: ``python benchmarks/bench_attention.py [--repeat N] [--T T]``.
 """
 
@@ -147,13 +149,14 @@ def main() -> None:
             cpu_np_one = best_cpu(f_np, args.repeat)
             set_blas(ncores)
         cpu_rl_one = best_cpu(lambda: f_rl(1), args.repeat)
+        cpu_rl_all = best_cpu(lambda: f_rl(None), args.repeat)  # all threads' CPU seconds together
         t_np = min(t_np_default, t_np_one) if set_blas is not None else t_np_default
         t_1 = best_of(lambda: f_rl(1), args.repeat)
         c0, w0 = time.process_time(), time.perf_counter()
         t_all = best_of(lambda: f_rl(None), args.repeat)
         cpu_wall = (time.process_time() - c0) / (time.perf_counter() - w0)
         rows.append((name, t_np_default, t_np_one, t_np, t_1, t_all, cpu_wall, (load0 + os.getloadavg()[0]) / 2))
-        cpu_rows.append((name, cpu_np_one, cpu_rl_one))
+        cpu_rows.append((name, cpu_np_one, cpu_rl_one, cpu_rl_all))
     print(f"{'case':44s} {'np BLAS-nT':>10s} {'np BLAS-1T':>10s} {'rl 1T s':>9s} {'rl all s':>9s} {'np/rl1':>7s} "
           f"{'np/all':>7s} {'cpu/wall':>8s} {'load':>5s}")
     for name, t_d, t_o, t_np, t_1, t_all, cw, load in rows:
@@ -161,8 +164,13 @@ def main() -> None:
               f"{cw:8.2f} {load:5.1f}")
     print("(ratios against the faster NumPy column)")
     print("single-thread CPU seconds (load-independent): NumPy with 1 BLAS thread vs ropelab nthreads=1")
-    for name, c_np, c_rl in cpu_rows:
+    for name, c_np, c_rl, _ in cpu_rows:
         print(f"{name:44s} numpy {c_np:8.4f}  ropelab {c_rl:8.4f}  numpy/ropelab {c_np / c_rl:5.2f}")
+    print(f"ropelab on all {ncores} threads: total CPU seconds, and the wall time it implies on {ncores} idle cores "
+          "(CPU / cores: an estimate, exact only without load)")
+    for name, c_np, _, c_all in cpu_rows:
+        print(f"{name:44s} CPU {c_all:8.4f}  idle-wall estimate {c_all / ncores:8.4f}  "
+              f"numpy(1 BLAS thread)/estimate {c_np * ncores / c_all:5.2f}")
     print(f"(all = {ncores} threads; NumPy's BLAS may use several threads itself)")
 
 

@@ -21,6 +21,7 @@ MODULES = [
     "ropelab.recurrence",
     "ropelab.transition",
     "ropelab.attention",
+    "ropelab.selective",
     "ropelab.spectra",
     "ropelab.tasks",
     "ropelab.expressivity",

@@ -12,7 +12,7 @@ import pytest
 MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims", "ropelab.report", "ropelab.plot", "ropelab.sweep",
            "ropelab.sweep._grid", "ropelab.sweep._backends", "ropelab.sweep._tasks", "ropelab.claims._registry",
            "ropelab._display", "ropelab._provenance", "ropelab._cli_common", "ropelab.tasks", "ropelab.expressivity", "ropelab.attention",
-           "ropelab.extrapolation", "ropelab.related"]
+           "ropelab.extrapolation", "ropelab.related", "ropelab.selective"]
 OPTIONAL_MODULES = ["ropelab.rotary", "ropelab.recurrence", "ropelab.transition", "ropelab.spectra"]
 
 

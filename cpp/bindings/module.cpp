@@ -8,6 +8,10 @@
 #define ROPELAB_GIT_COMMIT ""
 #endif
 
+namespace ropelab::bind {
+void register_selective(py::module_& m);  // bind_selective.cpp
+}  // namespace ropelab::bind
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ropelab's compiled core (use the typed wrappers in ropelab.* instead)";
   m.attr("__version__") = ROPELAB_VERSION;
@@ -30,4 +34,6 @@ PYBIND11_MODULE(_core, m) {
   ropelab::bind::register_simd(simd);
   auto attention = m.def_submodule("attention", "exact and random-feature attention");
   ropelab::bind::register_attention(attention);
+  auto selective = m.def_submodule("selective", "the released Selective RoPE angle path, streaming");
+  ropelab::bind::register_selective(selective);
 }

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "ropelab/attention_kernels.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/rff.hpp"
 #include "ropelab/vecmath.hpp"
@@ -32,6 +34,37 @@ Eigen::Index ix(std::size_t n) { return static_cast<Eigen::Index>(n); }
 
 /// exp(a − b) with exp(−inf − b) = 0 (a running maximum that has not started yet).
 double exp_diff(double a, double b) { return a == kNegInf ? 0.0 : std::exp(a - b); }
+
+using DStride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+
+/// C (m×n, row stride ldc) = [C +] A B with A(i, p) = A[i·a_rs + p·a_cs] and B(p, j) =
+/// B[p·b_rs + j·b_cs]. The AVX2 + FMA kernel (attention_kernels.hpp) when the active SIMD path
+/// is a vector one, else Eigen. `pack`: scratch of the caller's thread.
+void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
+        std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs, double* C,
+        std::size_t ldc, bool accumulate, std::vector<double>& pack) {
+  if (m == 0 || n == 0) return;
+#ifndef ROPELAB_SCALAR_ONLY
+  if (simd::active_isa() != simd::Isa::scalar) {
+    const std::size_t kc = std::min<std::size_t>(k, 128);  // attention_kernels.hpp: the pack's layout
+    const std::size_t need = (b_cs != 1 ? k * n : 0) + 6 * kc + kc * n;
+    if (pack.size() < need) pack.resize(need);
+    kernels::gemm_avx2(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
+    return;
+  }
+#endif
+  (void)pack;
+  const Eigen::Map<const RowMatrix, 0, DStride> a(A, ix(m), ix(k), DStride(a_rs, a_cs));
+  const Eigen::Map<const RowMatrix, 0, DStride> b(B, ix(k), ix(n), DStride(b_rs, b_cs));
+  Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> c(C, ix(m), ix(n), Eigen::OuterStride<>(ix(ldc)));
+  if (accumulate) {
+    c.noalias() += a * b;
+  } else {
+    c.noalias() = a * b;
+  }
+}
+
+std::ptrdiff_t sd(std::size_t n) { return static_cast<std::ptrdiff_t>(n); }
 
 }  // namespace
 
@@ -59,6 +92,7 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
   mc::parallel_blocks(ntasks, 1, nthreads, [&](std::size_t begin, std::size_t end) {
     RowMatrix scores, weights, acc;
     Vector m, l, alpha;
+    std::vector<double> pack;
     for (std::size_t task = begin; task < end; ++task) {
       const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
       const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
@@ -70,9 +104,10 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
       for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
         if (is_cancelled(cancel)) throw mc::Cancelled();
         const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
-        const CMap K(k + (b * sh.S + j0) * sh.d, ix(nk), ix(sh.d));
-        const CMap V(v + (b * sh.S + j0) * sh.dv, ix(nk), ix(sh.dv));
-        scores.noalias() = Q * K.transpose();
+        const double* K = k + (b * sh.S + j0) * sh.d;
+        const double* V = v + (b * sh.S + j0) * sh.dv;
+        scores.resize(ix(nq), ix(nk));
+        mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
         scores *= scale;
         if (bias != nullptr) {
           const double* base = bias->data + bias->batch_offset[b];
@@ -111,7 +146,7 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
           m(r) = mnew;
         }
         acc = alpha.asDiagonal() * acc;
-        acc.noalias() += weights * V;
+        mm(nq, sh.dv, nk, weights.data(), sd(nk), 1, V, sd(sh.dv), 1, acc.data(), sh.dv, true, pack);
       }
       for (std::size_t i = 0; i < nq; ++i) {
         if (!(l(ix(i)) > 0)) throw EmptyRow(b, i0 + i);
@@ -141,14 +176,15 @@ class Featurizer {
  public:
   Featurizer(const double* omega, std::size_t D, std::size_t d, Estimator est, double scale)
       : D_(D), d_(d), F_(feature_count(est, D)), est_(est), scale_(scale),
-        omega_(CMap(omega, ix(D), ix(d)) * std::sqrt(scale)) {}
+        omega_t_((CMap(omega, ix(D), ix(d)) * std::sqrt(scale)).transpose()) {}
 
   std::size_t F() const { return F_; }
 
   /// Projections p (n×D) and half norms h (n) of the rows of X.
   void project(const double* X, std::size_t n, RowMatrix& p, Vector& h) const {
     const CMap x(X, ix(n), ix(d_));
-    p.noalias() = x * omega_.transpose();
+    p.resize(ix(n), ix(D_));
+    mm(n, D_, d_, X, sd(d_), 1, omega_t_.data(), sd(D_), 1, p.data(), D_, false, pack_);
     h = 0.5 * scale_ * x.rowwise().squaredNorm();
   }
 
@@ -170,15 +206,24 @@ class Featurizer {
     const double inv = 1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? D_ : 2 * D_));
     const double inv_trig = 1.0 / std::sqrt(static_cast<double>(D_));
     if (est_ == Estimator::trig) {
-      // cos and sin of every projection with the active SIMD path's cosine (SLEEF u10, ≤ 1 ulp):
-      // sin p = cos(p − π/2), whose absolute error stays below 1 ulp of |p| + 1 ulp of π/2.
+      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its AVX2 sincos;
+      // on the scalar path its cosine, with sin p = cos(p − π/2), whose absolute error stays below
+      // 1 ulp of |p| + 1 ulp of π/2.
       const std::size_t m = static_cast<std::size_t>(p.size());
       cos_.resize(m);
       sin_.resize(m);
-      for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
-      const simd::Kernels& kern = simd::kernels();
-      kern.cos(p.data(), m, cos_.data());
-      kern.cos(sin_.data(), m, sin_.data());
+#ifndef ROPELAB_SCALAR_ONLY
+      if (simd::active_isa() != simd::Isa::scalar) {
+        // vector paths: SLEEF's sincos (u10) of AVX2, both at once
+        kernels::sincos_avx2(p.data(), m, cos_.data(), sin_.data());
+      } else
+#endif
+      {
+        for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
+        const simd::Kernels& kern = simd::kernels();
+        kern.cos(p.data(), m, cos_.data());
+        kern.cos(sin_.data(), m, sin_.data());
+      }
     }
     for (Eigen::Index i = 0; i < n; ++i) {
       const double s = shift != nullptr ? shift[i] : 0.0;
@@ -216,11 +261,18 @@ class Featurizer {
   std::size_t D_, d_, F_;
   Estimator est_;
   double scale_;
-  RowMatrix omega_;
-  mutable std::vector<double> cos_, sin_;  // per-thread Featurizer: scratch of features()
+  RowMatrix omega_t_;  // d×D: the scaled frequencies as columns
+  mutable std::vector<double> cos_, sin_, pack_;  // per-thread Featurizer: scratch of features()
 };
 
-bool all_finite(const RowMatrix& x) { return x.allFinite(); }
+/// Whether every entry is finite (one contiguous pass; NaN fails the comparison).
+bool all_finite(const RowMatrix& x) {
+  const double* p = x.data();
+  const std::size_t n = static_cast<std::size_t>(x.size());
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) ok &= std::abs(p[i]) <= std::numeric_limits<double>::max();
+  return ok;
+}
 
 }  // namespace
 
@@ -318,6 +370,7 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
     mc::parallel_blocks(nu * ks.count, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
       RowMatrix pk, pq, fk, fq, A;
       Vector hk, hq, qshift;
+      std::vector<double> pack;
       for (std::size_t task = b0; task < b1; ++task) {
         const std::size_t u = task / ks.count, g = task % ks.count, seq = (u0 + u) % sh.batch;
         const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
@@ -342,17 +395,23 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
             for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
             fz.features(pq, hq, qshift.data(), fq);
             if (!all_finite(fq)) throw FeatureOverflow("q");
-            A.noalias() = fq * fk.transpose();
+            A.resize(ix(n), ix(n));
+            mm(n, n, F, fq.data(), sd(F), 1, fk.data(), 1, sd(F), A.data(), n, false, pack);
             A.triangularView<Eigen::StrictlyUpper>().setZero();
-            Map N(out_rows(u) + r0 * dv, ix(n), ix(dv));
-            N.noalias() = fq * st.Z;
-            N.noalias() += A * V;
+            double* N = out_rows(u) + r0 * dv;
             Eigen::Map<Vector> dn(denom.data() + u * sh.T + r0, ix(n));
-            dn.noalias() = fq * st.z;
+            // The first chunk of a segment meets a zero state: fq·0 is exactly 0, skip it.
+            const bool zero_state = c == ks.chunk_begin(g);
+            if (!zero_state) {
+              mm(n, dv, F, fq.data(), sd(F), 1, st.Z.data(), sd(dv), 1, N, dv, false, pack);
+              mm(n, 1, F, fq.data(), sd(F), 1, st.z.data(), 1, 1, dn.data(), 1, false, pack);
+            }
+            mm(n, dv, n, A.data(), sd(n), 1, V.data(), sd(dv), 1, N, dv, !zero_state, pack);
+            if (zero_state) dn.setZero();
             dn += A.rowwise().sum();
             chunk_m[u * qs.chunks + c] = st.m;
           }
-          st.Z.noalias() += fk.transpose() * V;
+          mm(F, dv, n, fk.data(), 1, sd(F), V.data(), sd(dv), 1, st.Z.data(), dv, true, pack);
           st.z += fk.colwise().sum().transpose();
         }
       }
@@ -392,21 +451,30 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
       }
     }, cancel);
 
-    // Phase 3: per query segment, the contribution of the prefix (causal) or of all keys.
-    mc::parallel_blocks(nu * qs.count, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
+    // Phase 3: per query chunk (one task each, so that the work spreads evenly over the
+    // threads), the contribution of the prefix of its segment (causal) or of all keys.
+    mc::parallel_blocks(nu * qs.chunks, 1, nthreads, [&](std::size_t b0, std::size_t b1) {
       RowMatrix pq, fq, N;
       Vector hq, qshift, dn;
+      std::vector<double> pack;
+      std::optional<Featurizer> fzo;
+      std::size_t fz_unit = 0;
       for (std::size_t task = b0; task < b1; ++task) {
-        const std::size_t u = task / qs.count, g = task % qs.count, seq = (u0 + u) % sh.batch;
-        const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+        const std::size_t u = task / qs.chunks, c = task % qs.chunks, g = c / qs.per;
+        const std::size_t seq = (u0 + u) % sh.batch;
+        const bool need_prefix = !causal || g > 0;
+        if (need_prefix && (!fzo || fz_unit != u)) {
+          fzo.emplace(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
+          fz_unit = u;
+        }
         const State& pre = causal ? states[u * ks.count + g] : states[u * ks.count];
-        for (std::size_t c = qs.chunk_begin(g); c < qs.chunk_end(g); ++c) {
+        {
           if (is_cancelled(cancel)) throw mc::Cancelled();
           const std::size_t r0 = qs.row_begin(c), r1 = qs.row_end(c), n = r1 - r0;
           Map O(out_rows(u) + r0 * dv, ix(n), ix(dv));
           Eigen::Map<Vector> Dn(denom.data() + u * sh.T + r0, ix(n));
-          const bool need_prefix = !causal || g > 0;
           if (need_prefix) {
+            const Featurizer& fz = *fzo;
             fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
             qshift.resize(ix(n));
             for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
@@ -420,14 +488,16 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
             if (need_prefix) {
               const double m2 = stab ? std::max(mc, mp) : 0.0;
               const double fl = stab ? exp_diff(mc, m2) : 1.0, fp = stab ? exp_diff(mp, m2) : 1.0;
-              N.noalias() = fq * pre.Z;
-              dn.noalias() = fq * pre.z;
+              N.resize(ix(n), ix(dv));
+              dn.resize(ix(n));
+              mm(n, dv, F, fq.data(), sd(F), 1, pre.Z.data(), sd(dv), 1, N.data(), dv, false, pack);
+              mm(n, 1, F, fq.data(), sd(F), 1, pre.z.data(), 1, 1, dn.data(), 1, false, pack);
               O = fl * O + fp * N;
               Dn = fl * Dn + fp * dn;
             }
           } else {
-            O.noalias() = fq * pre.Z;
-            Dn.noalias() = fq * pre.z;
+            mm(n, dv, F, fq.data(), sd(F), 1, pre.Z.data(), sd(dv), 1, O.data(), dv, false, pack);
+            mm(n, 1, F, fq.data(), sd(F), 1, pre.z.data(), 1, 1, Dn.data(), 1, false, pack);
           }
           if (num != nullptr) std::copy(O.data(), O.data() + O.size(), num + ((u0 + u) * sh.T + r0) * dv);
           if (den != nullptr) std::copy(Dn.data(), Dn.data() + n, den + (u0 + u) * sh.T + r0);

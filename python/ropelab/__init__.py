@@ -39,6 +39,9 @@ plot
 attention
     Exact softmax attention and its random-feature (Performer-style) estimate, with RoPE or
     Selective RoPE phases and per-pair temperatures.
+selective
+    The released Selective RoPE angle path (normalised input, low-rank projection, short conv,
+    bias, phase gate, float32/float64 sums) and its streaming state.
 simd
     The SIMD path of the Monte-Carlo kernels (scalar / AVX2 / AVX-512) and the primitives'
     throughput (benchmarks).
@@ -47,13 +50,13 @@ simd
 from __future__ import annotations
 
 from ropelab._core_loader import core as _core
-from ropelab import attention, recurrence, rff, rotary, simd, spectra, sweep, temperature, transition
+from ropelab import attention, recurrence, rff, rotary, selective, simd, spectra, sweep, temperature, transition
 from ropelab import expressivity, extrapolation, related, tasks
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "spectra", "sweep",
-           "simd", "tasks", "expressivity", "related", "extrapolation", "claims", "report", "plot"]
+__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "selective", "spectra",
+           "sweep", "simd", "tasks", "expressivity", "related", "extrapolation", "claims", "report", "plot"]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
 # claims, which plain numerical use does not need at import time.

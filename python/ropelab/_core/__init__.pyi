@@ -10,7 +10,8 @@ from . import transition
 from . import spectra
 from . import simd
 from . import attention
-__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'rff', 'rotary', 'simd', 'spectra', 'temperature', 'transition']
+from . import selective
+__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
 def git_commit() -> str:
     """
     The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.

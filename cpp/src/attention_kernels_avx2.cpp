@@ -1,0 +1,174 @@
+// AVX2 + FMA matrix products of attention.cpp (attention_kernels.hpp). Compiled with -mavx2 -mfma
+// (CMakeLists.txt) and run only after simd::supported(Isa::avx2). Includes no header with inline
+// functions or templates other than the intrinsics: everything here has internal linkage.
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "ropelab/attention_kernels.hpp"
+
+namespace ropelab::attention::kernels {
+
+namespace {
+
+/// Mask of the first `r` (0..4) lanes.
+__m256i lane_mask(std::size_t r) {
+  const long long on = -1;
+  return _mm256_setr_epi64x(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0);
+}
+
+/// 6 rows × 8 columns of C (c, row stride ldc); a: the 6 rows packed p-major (a[6p + r]), B
+/// row-major with row stride ldb. Twelve named accumulators so that they stay in registers.
+void block6x8(std::size_t k, const double* a, const double* B, std::size_t ldb, double* c,
+              std::size_t ldc, bool accumulate) {
+  __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (accumulate) {
+    c00 = _mm256_loadu_pd(c), c01 = _mm256_loadu_pd(c + 4);
+    c10 = _mm256_loadu_pd(c + ldc), c11 = _mm256_loadu_pd(c + ldc + 4);
+    c20 = _mm256_loadu_pd(c + 2 * ldc), c21 = _mm256_loadu_pd(c + 2 * ldc + 4);
+    c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
+    c40 = _mm256_loadu_pd(c + 4 * ldc), c41 = _mm256_loadu_pd(c + 4 * ldc + 4);
+    c50 = _mm256_loadu_pd(c + 5 * ldc), c51 = _mm256_loadu_pd(c + 5 * ldc + 4);
+  } else {
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_pd();
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const __m256d b0 = _mm256_loadu_pd(B + p * ldb), b1 = _mm256_loadu_pd(B + p * ldb + 4);
+    const double* ap = a + 6 * p;  // (B: a packed strip, ldb = 8)
+    __m256d x = _mm256_broadcast_sd(ap);
+    c00 = _mm256_fmadd_pd(x, b0, c00);
+    c01 = _mm256_fmadd_pd(x, b1, c01);
+    x = _mm256_broadcast_sd(ap + 1);
+    c10 = _mm256_fmadd_pd(x, b0, c10);
+    c11 = _mm256_fmadd_pd(x, b1, c11);
+    x = _mm256_broadcast_sd(ap + 2);
+    c20 = _mm256_fmadd_pd(x, b0, c20);
+    c21 = _mm256_fmadd_pd(x, b1, c21);
+    x = _mm256_broadcast_sd(ap + 3);
+    c30 = _mm256_fmadd_pd(x, b0, c30);
+    c31 = _mm256_fmadd_pd(x, b1, c31);
+    x = _mm256_broadcast_sd(ap + 4);
+    c40 = _mm256_fmadd_pd(x, b0, c40);
+    c41 = _mm256_fmadd_pd(x, b1, c41);
+    x = _mm256_broadcast_sd(ap + 5);
+    c50 = _mm256_fmadd_pd(x, b0, c50);
+    c51 = _mm256_fmadd_pd(x, b1, c51);
+  }
+  _mm256_storeu_pd(c, c00), _mm256_storeu_pd(c + 4, c01);
+  _mm256_storeu_pd(c + ldc, c10), _mm256_storeu_pd(c + ldc + 4, c11);
+  _mm256_storeu_pd(c + 2 * ldc, c20), _mm256_storeu_pd(c + 2 * ldc + 4, c21);
+  _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
+  _mm256_storeu_pd(c + 4 * ldc, c40), _mm256_storeu_pd(c + 4 * ldc + 4, c41);
+  _mm256_storeu_pd(c + 5 * ldc, c50), _mm256_storeu_pd(c + 5 * ldc + 4, c51);
+}
+
+/// MR (1..6) rows × w (1..4) columns, a packed as in block6x8 (stride 6), masked loads and stores.
+template <int MR>
+void block4(std::size_t k, std::size_t w, const double* a, const double* B, std::size_t ldb, double* c,
+            std::size_t ldc, bool accumulate) {
+  const __m256i mask = lane_mask(w);
+  __m256d acc[MR];
+  for (int r = 0; r < MR; ++r) {
+    acc[r] = accumulate ? _mm256_maskload_pd(c + static_cast<std::size_t>(r) * ldc, mask) : _mm256_setzero_pd();
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const __m256d b = _mm256_maskload_pd(B + p * ldb, mask);
+    for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 6 * p + r), b, acc[r]);
+  }
+  for (int r = 0; r < MR; ++r) _mm256_maskstore_pd(c + static_cast<std::size_t>(r) * ldc, mask, acc[r]);
+}
+
+/// MR rows × n columns: full 6×8 blocks when MR = 6 (B's k×8 strips packed contiguously in
+/// bstrips, strip j/8 at bstrips + j·k), else, and for the last n mod 8 columns, columns by 4.
+template <int MR>
+void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, const double* B, std::size_t ldb,
+          double* C, std::size_t ldc, bool accumulate) {
+  std::size_t j = 0;
+  if (MR == 6 && bstrips != nullptr) {
+    for (; j + 8 <= n; j += 8) block6x8(k, a, bstrips + j * k, 8, C + j, ldc, accumulate);
+  }
+  for (; j < n; j += 4) {
+    const std::size_t w = n - j < 4 ? n - j : 4;
+    block4<MR>(k, w, a, B + j, ldb, C + j, ldc, accumulate);
+  }
+}
+
+}  // namespace
+
+void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
+               std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+               double* C, std::size_t ldc, bool accumulate, double* pack) {
+  if (m == 0 || n == 0) return;
+  std::size_t ldb = static_cast<std::size_t>(b_rs);
+  double* apack = pack;
+  if (b_cs != 1 || b_rs < 0) {
+    // in tiles of 16×16 so that both the reads and the writes stay within a few cache lines
+    for (std::size_t p0 = 0; p0 < k; p0 += 16) {
+      const std::size_t p1 = p0 + 16 < k ? p0 + 16 : k;
+      for (std::size_t j0 = 0; j0 < n; j0 += 16) {
+        const std::size_t j1 = j0 + 16 < n ? j0 + 16 : n;
+        for (std::size_t j = j0; j < j1; ++j) {
+          const double* bj = B + static_cast<std::ptrdiff_t>(j) * b_cs;
+          for (std::size_t p = p0; p < p1; ++p) pack[p * n + j] = bj[static_cast<std::ptrdiff_t>(p) * b_rs];
+        }
+      }
+    }
+    B = pack;
+    ldb = n;
+    apack = pack + k * n;
+  }
+  double* bpack = apack + 6 * (k < 128 ? k : 128);
+  // Blocks of kKc terms of the sums (a 6×kKc slab of A and a kKc×8 strip of B stay in L1): each
+  // C_ij is still one chain of FMAs in increasing p, continued from the stored partial sum.
+  constexpr std::size_t kKc = 128;
+  for (std::size_t p0 = 0; p0 < k || p0 == 0; p0 += kKc) {
+    const std::size_t kc = k - p0 < kKc ? k - p0 : kKc;
+    const bool acc = accumulate || p0 > 0;
+    const double* Bp = B + p0 * ldb;
+    // B's kc×8 strips, each contiguous (the 6×8 kernel then reads B sequentially)
+    const std::size_t nfull = n / 8 * 8;
+    for (std::size_t j = 0; j < nfull; j += 8) {
+      double* strip = bpack + j * kc;
+      for (std::size_t p = 0; p < kc; ++p) {
+        _mm256_storeu_pd(strip + 8 * p, _mm256_loadu_pd(Bp + p * ldb + j));
+        _mm256_storeu_pd(strip + 8 * p + 4, _mm256_loadu_pd(Bp + p * ldb + j + 4));
+      }
+    }
+    for (std::size_t i = 0; i < m; i += 6) {
+      const std::size_t mr = m - i < 6 ? m - i : 6;
+      // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never stored)
+      for (std::size_t p = 0; p < kc; ++p) {
+        for (std::size_t r = 0; r < 6; ++r) {
+          apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs +
+                                        static_cast<std::ptrdiff_t>(p0 + p) * a_cs] : 0.0;
+        }
+      }
+      double* Ci = C + i * ldc;
+      switch (mr) {
+        case 6: rows<6>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 5: rows<5>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 4: rows<4>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 3: rows<3>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 2: rows<2>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        default: rows<1>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+      }
+    }
+    if (k == 0) break;
+  }
+}
+
+void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_loadu_pd(x + i));
+    _mm256_storeu_pd(s + i, r.x);
+    _mm256_storeu_pd(c + i, r.y);
+  }
+  if (i < n) {
+    const __m256i mask = lane_mask(n - i);
+    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_maskload_pd(x + i, mask));
+    _mm256_maskstore_pd(s + i, mask, r.x);
+    _mm256_maskstore_pd(c + i, mask, r.y);
+  }
+}
+
+}  // namespace ropelab::attention::kernels
