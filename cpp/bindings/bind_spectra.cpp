@@ -131,14 +131,22 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
     params[key] = real_scalar(kv.second, f, key.c_str());
   }
   check_output_size(static_cast<double>(N), f);
-  std::vector<double> w;
+  // The core works on its own copies (name, params, the result): on a detached thread, so that
+  // Ctrl-C is answered at once even inside the one FFT of a Chebyshev window (run_detached).
+  auto w_ptr = std::make_shared<std::vector<double>>();
   try {
-    // Safe without the GIL: the core works on its own copies (name, params, w).
-    NoGil release;
-    w = windows::make_window(name, N, sym, params);
+    if (N < (std::size_t{1} << 16)) {  // a few ms at most: no thread
+      NoGil release;
+      *w_ptr = windows::make_window(name, N, sym, params);
+    } else {
+      run_detached([w_ptr, name, N, sym, params](const std::atomic<bool>* cancel) {
+        *w_ptr = windows::make_window(name, N, sym, params, cancel);
+      });
+    }
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
+  const std::vector<double>& w = *w_ptr;
   darray out(static_cast<py::ssize_t>(w.size()));
   std::copy(w.begin(), w.end(), out.mutable_data());
   return out;
@@ -152,11 +160,10 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   check_output_size(2.0 * static_cast<double>(N), f);
   carray out(static_cast<py::ssize_t>(N));
   cplx* po = out.mutable_data();
-  {
-    // Safe without the GIL: writes only the new array `out`.
-    NoGil release;
-    spectrum::ssm_impulse(alpha, omega, N, po);
-  }
+  // Safe without the GIL: writes only the new array `out` (run_polled: Ctrl-C).
+  run_polled(30.0 * static_cast<double>(N), [&](const std::atomic<bool>* cancel) {
+    spectrum::ssm_impulse(alpha, omega, N, po, cancel);
+  });
   require_finite_result(out, f, "the impulse response", "");
   return out;
 }

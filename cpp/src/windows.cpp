@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ropelab/montecarlo.hpp"
 #include "ropelab/spectrum.hpp"
 
 namespace ropelab::windows {
@@ -129,7 +130,11 @@ const std::vector<std::string>& names() {
 std::vector<std::string> parameters(const std::string& name) { return find_spec(name).params; }
 
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
-                                const std::map<std::string, double>& params) {
+                                const std::map<std::string, double>& params,
+                                const std::atomic<bool>* cancel) {
+  auto poll = [cancel](std::size_t n) {  // Ctrl-C: every 2^16 samples
+    if ((n & 0xFFFF) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+  };
   const Spec& spec = find_spec(name);
   if (N < 1) throw std::invalid_argument("N must be >= 1, got " + std::to_string(N));
   if (N > (std::size_t{1} << 31)) {
@@ -175,13 +180,18 @@ std::vector<double> make_window(const std::string& name, std::size_t N, bool sym
           "sym must be False for the causal exponential window (it is one-sided), got True");
     }
     std::vector<double> w(N);
-    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
+    for (std::size_t n = 0; n < N; ++n) {
+      poll(n);
+      w[n] = std::exp(-p * static_cast<double>(n));
+    }
     return w;
   }
   if (name == "chebyshev") {
     // Always symmetric: dropping a sample (the DFT-even construction) would destroy the
     // equiripple property that defines the window.
-    std::vector<double> w = chebyshev_symmetric(N, p);
+    poll(0);
+    std::vector<double> w = chebyshev_symmetric(N, p);  // one FFT of length N: not interruptible
+    poll(0);
     for (double v : w) {
       if (!std::isfinite(v)) {
         throw std::invalid_argument("parameter attenuation too large for N = " +
@@ -196,6 +206,7 @@ std::vector<double> make_window(const std::string& name, std::size_t N, bool sym
   const std::vector<double> a = cosine_coefficients(name);
   // Compute the first half and mirror it, so that the symmetry w[n] = w[L − n] is exact.
   for (std::size_t n = 0; 2 * n <= L; ++n) {
+    poll(n);
     const double x = (2.0 * static_cast<double>(n) - static_cast<double>(L)) / static_cast<double>(L);
     double v = 1.0;
     if (!a.empty()) {

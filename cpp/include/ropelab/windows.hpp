@@ -28,6 +28,7 @@
 ///   * exponential(alpha ≥ 0): the causal SSM window w = e^{−αn}, n = 0..N−1 (not symmetric:
 ///     sym = true is rejected)
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -44,7 +45,9 @@ std::vector<std::string> parameters(const std::string& name);
 /// The window `name` of length N ≥ 1 (DFT-even unless sym). Throws std::invalid_argument (with a
 /// message naming the argument and value) for an unknown name, a missing, unknown or out-of-range
 /// parameter, N < 1, or sym = true for the causal exponential.
+/// `cancel` (may be null) is checked every 2^16 samples (throws mc::Cancelled when set).
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
-                                const std::map<std::string, double>& params);
+                                const std::map<std::string, double>& params,
+                                const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ropelab::windows

@@ -1,0 +1,53 @@
+"""Ctrl-C inside single-pass calls that run longer than ~100 ms on large valid input (issue 17, 3).
+
+Each call below runs for one to several seconds on its input (memory-bound passes over 0.5-2 GB,
+or an O(T·K) convolution); SIGINT arrives 0.3 s after it started and must raise KeyboardInterrupt
+within 0.5 s. The inputs are built before the clock starts. The module must work afterwards.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._sigint import assert_interrupts, run
+
+AFTER = 'print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).tolist())'
+
+#: name: (setup, call)
+CALLS = {
+    "rotate": ("x = np.ones((2**26, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=1)"),
+    "rotate_threads": ("x = np.ones((2**26, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=2)"),
+    "rotate_float32": ("x = np.ones((2**27, 2), np.float32); a = np.full((2**27, 1), 0.5)",
+                       "rl.rotary.rotate(x, a, nthreads=1)"),
+    "cumulative_phase": ("w = np.ones((2**27, 1))", "rl.rotary.cumulative_phase(w, 0.5, accumulate='wrapped')"),
+    "short_conv": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.short_conv(x, w)"),
+    "selective_phase": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.selective_phase(x, w, 0.1)"),
+    "rope_angles": ("p = np.arange(2.0**24)", "rl.rotary.rope_angles(p, 64)"),
+    "frequencies": ("", "rl.rotary.frequencies(2**28)"),
+    "rotation_matrix": ("a = np.ones((3, 8000))", "rl.rotary.rotation_matrix(a)"),
+    "realify": ("z = np.ones(2**27, complex)", "rl.rotary.realify(z)"),
+    "complexify": ("x = np.ones(2**28)", "rl.rotary.complexify(x)"),
+    "realify_diagonal": ("lam = np.ones(12000, complex)", "rl.rotary.realify_diagonal(lam)"),
+    "window": ("", "rl.spectra.window('kaiser', 2**27, beta=8.0)"),
+    "window_chebyshev": ("", "rl.spectra.window('chebyshev', 2**26 + 1, attenuation=100.0)"),
+    "ssm_impulse": ("", "rl.spectra.ssm_impulse(0.0, 0.3, 2**27)"),
+    "effective": ("p = np.ones((4, 8000))", "rl.transition.effective(p, p, gate=0.5)"),
+    "effective_sequence": ("p = np.ones((3000, 256))", "rl.transition.effective_sequence(p)"),
+    "commutator_norm": ("p = np.ones((2**25, 4))", "rl.transition.commutator_norm(p, gate=np.full((2**25, 8), 0.5))"),
+    "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),
+    "generalized_householder": ("w = np.ones((3, 8000))", "rl.transition.generalized_householder(w, 0.5)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_single_pass_call_answers_ctrl_c_within_half_a_second(name: str) -> None:
+    setup, call = CALLS[name]
+    assert_interrupts(call, setup=setup, after=AFTER, expected_after="[[1.0, 0.0]]", delay=0.3)
+
+
+def test_helper_reports_a_call_that_finished_first() -> None:
+    """The helper can fail: a call shorter than the delay is reported as finished, not interrupted."""
+    lines = run("rl.rotary.rotate(np.ones((4, 2)), np.zeros((4, 1)))", delay=0.3)
+    assert "finished" in lines and "latency" not in lines
+    with pytest.raises(AssertionError, match="not interrupted"):
+        assert_interrupts("rl.rotary.rotate(np.ones((4, 2)), np.zeros((4, 1)))", delay=0.3)
