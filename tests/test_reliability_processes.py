@@ -117,6 +117,8 @@ EXIT = textwrap.dedent(
         "singular_values": lambda: rl.transition.singular_values(rng.normal(size=(1500, 1500))),
         "figures_of_merit": lambda: [rl.spectra.figures_of_merit(np.hanning(2**20) + 1e-3) for _ in range(100)],
         "rotate": lambda: [rl.rotary.rotate(np.ones((2**22, 2)), np.ones(1)) for _ in range(1000)],
+        "short_conv": lambda: rl.rotary.short_conv(np.ones((10**6, 1)), np.ones(10**5)),
+        "window": lambda: [rl.spectra.window("kaiser", 2**24, beta=8.0) for _ in range(1000)],
     }
     threading.Thread(target=calls["{name}"], daemon=True).start()
     time.sleep(0.7)
@@ -125,7 +127,8 @@ EXIT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("name", ["estimate", "spectrum", "dtft", "singular_values", "figures_of_merit", "rotate"])
+@pytest.mark.parametrize("name", ["estimate", "spectrum", "dtft", "singular_values", "figures_of_merit", "rotate",
+                                  "short_conv", "window"])
 def test_exit_with_a_daemon_thread_inside_a_call_does_not_abort(name: str) -> None:
     out = subprocess.run([sys.executable, "-c", EXIT.replace("{name}", name)], capture_output=True, text=True,
                          timeout=120)

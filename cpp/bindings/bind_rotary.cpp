@@ -288,11 +288,9 @@ darray realify(py::handle z_o, py::handle layout_o) {
   const std::size_t n = h == 0 ? 0 : static_cast<std::size_t>(z.size()) / h;
   double* po = out.mutable_data();
   const std::complex<double>* pz = z.data();
-  // Safe without the GIL: reads z, writes out; rows in chunks so that Ctrl-C is answered.
+  // Safe without the GIL: reads z, writes out (the core polls Ctrl-C, also inside long rows).
   run_polled(2.0 * static_cast<double>(z.size()), [&](const std::atomic<bool>* cancel) {
-    for_chunks(n, 2.0 * static_cast<double>(h), cancel, [&](std::size_t b, std::size_t e) {
-      rotary::realify(pz + b * h, e - b, h, layout, po + b * 2 * h);
-    });
+    rotary::realify(pz, n, h, layout, po, cancel);
   });
   return out;
 }
@@ -310,11 +308,9 @@ carray complexify(py::handle x_o, py::handle layout_o) {
   std::complex<double>* po = out.mutable_data();
   const double* px = x.data();
   const auto du = static_cast<std::size_t>(d);
-  // Safe without the GIL: reads x, writes out; rows in chunks so that Ctrl-C is answered.
+  // Safe without the GIL: reads x, writes out (the core polls Ctrl-C, also inside long rows).
   run_polled(static_cast<double>(x.size()), [&](const std::atomic<bool>* cancel) {
-    for_chunks(n, static_cast<double>(du), cancel, [&](std::size_t b, std::size_t e) {
-      rotary::complexify(px + b * du, e - b, du, layout, po + b * (du / 2));
-    });
+    rotary::complexify(px, n, du, layout, po, cancel);
   });
   return out;
 }

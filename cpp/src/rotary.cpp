@@ -85,7 +85,7 @@ namespace {
 template <class T>
 bool rotate_rows(const T* x, const double* angles, const double* cs, const double* sn,
                  std::size_t r0, std::size_t r1, std::size_t na, std::size_t d, Layout layout,
-                 T* out) {
+                 T* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   // Channel stride between the two members of a pair and between consecutive pairs.
   const std::size_t second = layout == Layout::interleaved ? 1 : h;
@@ -105,6 +105,7 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
       s = sn + ar;
     } else {
       for (std::size_t i = 0; i < h; ++i) {
+        if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
         c_row[i] = std::cos(angles[ar + i]);
         s_row[i] = std::sin(angles[ar + i]);
       }
@@ -114,6 +115,7 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
     const T* xr = x + r * d;
     T* o = out + r * d;
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       const std::size_t a = i * step, b = a + second;
       const double x0 = static_cast<double>(xr[a]), x1 = static_cast<double>(xr[b]);
       o[a] = static_cast<T>(c[i] * x0 - s[i] * x1);
@@ -158,7 +160,7 @@ bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std
     bool finite = true;
     for (std::size_t b = 0; b < n; b += block) {  // blocks of ~2^13 values: Ctrl-C between them
       poll(cancel);
-      finite = rotate_rows(x, angles, pc, ps, b, std::min(n, b + block), na, d, layout, out) && finite;
+      finite = rotate_rows(x, angles, pc, ps, b, std::min(n, b + block), na, d, layout, out, cancel) && finite;
     }
     return finite;
   }
@@ -166,7 +168,7 @@ bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std
   mc::parallel_blocks(
       n, block, nthreads,
       [&](std::size_t b, std::size_t e) {
-        if (!rotate_rows(x, angles, pc, ps, b, e, na, d, layout, out)) finite = false;
+        if (!rotate_rows(x, angles, pc, ps, b, e, na, d, layout, out, cancel)) finite = false;
       },
       cancel);
   return finite.load();
@@ -226,12 +228,11 @@ void short_conv(const double* x, std::size_t batch, std::size_t T, std::size_t c
     double* ob = out + b * T * c;
     for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t ch = 0; ch < c; ++ch) {
-        poller.step(K);
+        poller.step(std::min(K, t + 1));
         double y = 0.0;
-        for (std::size_t j = 0; j < K; ++j) {
-          // weight j multiplies x[t − (K−1) + j]; skip the zero padding before t = 0.
+        // weight j multiplies x[t − (K−1) + j]; skip the zero padding before t = 0 (j < K−1−t).
+        for (std::size_t j = K - 1 > t ? K - 1 - t : 0; j < K; ++j) {
           const std::size_t lag = K - 1 - j;
-          if (lag > t) continue;
           const double wj = kernel_channels == 1 ? w[j] : w[j * c + ch];
           y += wj * xb[(t - lag) * c + ch];
         }
@@ -281,10 +282,13 @@ void rotation_matrix(const double* angles, std::size_t d, Layout layout, double*
 }
 
 void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout layout,
-             double* out) {
+             double* out, const std::atomic<bool>* cancel) {
   const std::size_t d = 2 * h;
+  Poller poller{cancel};
   for (std::size_t r = 0; r < n; ++r) {
+    poller.step(h);
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       std::size_t c0 = 0, c1 = 0;
       pair_channels(layout, d, i, c0, c1);
       out[r * d + c0] = z[r * h + i].real();
@@ -294,10 +298,13 @@ void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout
 }
 
 void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
-                std::complex<double>* out) {
+                std::complex<double>* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
+  Poller poller{cancel};
   for (std::size_t r = 0; r < n; ++r) {
+    poller.step(h);
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       std::size_t c0 = 0, c1 = 0;
       pair_channels(layout, d, i, c0, c1);
       out[r * h + i] = {x[r * d + c0], x[r * d + c1]};

@@ -91,10 +91,10 @@ void rotation_matrix(const double* angles, std::size_t d, Layout layout, double*
 
 /// Realification: complex z (n rows × h) → real x (n × 2h) with (x_{c0}, x_{c1}) = (Re z_i, Im z_i).
 void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout layout,
-             double* out);
+             double* out, const std::atomic<bool>* cancel = nullptr);
 /// The inverse of realify.
 void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
-                std::complex<double>* out);
+                std::complex<double>* out, const std::atomic<bool>* cancel = nullptr);
 /// The real 2h×2h matrix of the complex diagonal map z ↦ λ ⊙ z: block |λ_i| R(arg λ_i) on pair i.
 void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout,
                       double* out, const std::atomic<bool>* cancel = nullptr);
