@@ -1,7 +1,7 @@
 """Ctrl-C inside single-pass calls that run longer than ~100 ms on large valid input (issue 17, 3).
 
 Each call below runs for one to several seconds on its input (memory-bound passes over 0.5-2 GB,
-or an O(T·K) convolution); SIGINT arrives 0.3 s after it started and must raise KeyboardInterrupt
+an O(T·K) convolution, or element-wise closed forms over 2^22-2^25 values); SIGINT arrives 0.3 s after it started and must raise KeyboardInterrupt
 within 0.5 s. The inputs are built before the clock starts. The module must work afterwards.
 """
 
@@ -34,6 +34,12 @@ CALLS = {
     "effective": ("p = np.ones((4, 8000))", "rl.transition.effective(p, p, gate=0.5)"),
     "effective_sequence": ("p = np.ones((3000, 256))", "rl.transition.effective_sequence(p)"),
     "commutator_norm": ("p = np.ones((2**23, 4)); g = np.full((2**23, 8), 0.5)", "rl.transition.commutator_norm(p, g)"),
+    "rff.moments": ("s = np.ones(2**22); q = np.full(4, 0.1)", "rl.rff.moments(q, q, sigma=s)"),
+    "rff.mse": ("s = np.ones(2**22); q = np.full(4, 0.1)", "rl.rff.mse(q, q, sigma=s, D=8)"),
+    "zoh": ("a = np.full(2**22, 0.1); w = np.full(2**22, 0.3)", "rl.spectra.zoh(a, w, 0.1)"),
+    "paper_sigma": ("xi = np.full(2**25, 0.5)", "rl.temperature.paper_sigma(xi)"),
+    "unbiased_sigma": ("xi = np.full(2**25, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
+    "temperature.mse": ("s = np.ones(2**22)", "rl.temperature.mse(s, 0.5, 8)"),
     "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),
     "generalized_householder": ("w = np.ones((3, 8000))", "rl.transition.generalized_householder(w, 0.5)"),
 }

@@ -288,9 +288,15 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
                           std::to_string(bre.size()));
   }
   carray abar(n), bbar(n);
+  const double *pa = alpha.data(), *pw = omega.data(), *pr = bre.data(), *pim = bim.data();
+  cplx *oa = abar.mutable_data(), *ob = bbar.mutable_data();
+  // Safe without the GIL: reads the inputs, writes abar and bbar (run_polled: Ctrl-C).
+  run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(static_cast<std::size_t>(n), 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) spectrum::zoh(pa[i], pw[i], dt, cplx(pr[i], pim[i]), oa[i], ob[i]);
+    });
+  });
   for (py::ssize_t i = 0; i < n; ++i) {
-    spectrum::zoh(alpha.data()[i], omega.data()[i], dt, cplx(bre.data()[i], bim.data()[i]),
-                  abar.mutable_data()[i], bbar.mutable_data()[i]);
     const cplx a = abar.data()[i], b = bbar.data()[i];
     if (!std::isfinite(a.real()) || !std::isfinite(a.imag()) || !std::isfinite(b.real()) ||
         !std::isfinite(b.imag())) {
