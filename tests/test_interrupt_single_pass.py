@@ -45,10 +45,17 @@ CALLS = {
 }
 
 
+#: Calls whose conversion and checks of several large arguments (GIL held, linear passes) can take
+#: a few tenths of a second on a loaded machine before the computation (5-20 s here) starts: the
+#: signal is sent later, inside the computation, which is what these tests are about.
+LATER = {"rff.moments", "rff.mse", "zoh", "temperature.mse"}
+
+
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_single_pass_call_answers_ctrl_c_within_half_a_second(name: str) -> None:
     setup, call = CALLS[name]
-    assert_interrupts(call, setup=setup, after=AFTER, expected_after="[[1.0, 1.0]]", delay=0.3)
+    assert_interrupts(call, setup=setup, after=AFTER, expected_after="[[1.0, 1.0]]",
+                      delay=1.5 if name in LATER else 0.3)
 
 
 def test_helper_reports_a_call_that_finished_first() -> None:
