@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ropelab import attention, rff, rotary
+from tests._sigint import assert_interrupts
 
 
 def reference_softmax(q, k, v, causal=True, scale=None, bias=None):
@@ -445,42 +446,15 @@ def test_overflow_without_stabilize_names_the_argument():
     assert np.isfinite(out).all()
 
 
-INTERRUPT = textwrap.dedent(
-    """
-    import os, signal, threading, time
-    import numpy as np
-    import ropelab as rl
-
-    rng = np.random.default_rng(0)
-    q, k, v = 0.3 * rng.standard_normal((3, 4000, 16))
-    sent = {}
-    def fire():
-        time.sleep(1.0)
-        sent["t"] = time.perf_counter()
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Thread(target=fire, daemon=True).start()
-    try:
-        {call}  # minutes
-        print("NOT INTERRUPTED")
-    except KeyboardInterrupt:
-        print("latency", time.perf_counter() - sent["t"])
-    print("after", rl.attention.softmax(q[:4], k[:4], v[:4]).shape)
-    """
-)
-
-
-@pytest.mark.parametrize("call", [
-    "rl.attention.random_feature(q, k, v, 256, trials=500, nthreads=2)",
-    "Q = rng.standard_normal((300_000, 16)); rl.attention.softmax(Q, Q, Q, causal=False, nthreads=2)",
+@pytest.mark.parametrize(("setup", "call"), [
+    ("q, k, v = 0.3 * rng.standard_normal((3, 4000, 16))",
+     "rl.attention.random_feature(q, k, v, 256, trials=500, nthreads=2)"),
+    ("q, k, v = 0.3 * rng.standard_normal((3, 4000, 16)); Q = rng.standard_normal((300_000, 16))",
+     "rl.attention.softmax(Q, Q, Q, causal=False, nthreads=2)"),
 ])
-def test_ctrl_c_interrupts(call):
-    out = subprocess.run([sys.executable, "-c", INTERRUPT.replace("{call}", call)], capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
-    assert "latency" in lines, out.stdout
-    assert float(lines["latency"]) < 0.5
-    assert lines["after"] == "(4, 16)"
+def test_ctrl_c_interrupts(setup, call):
+    assert_interrupts(call, setup=setup, after='print("after", rl.attention.softmax(q[:4], k[:4], v[:4]).shape)',
+                      expected_after="(4, 16)")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,39 +11,15 @@ import textwrap
 
 import pytest
 
-INTERRUPT = textwrap.dedent(
-    """
-    import os, signal, threading, time
-    import numpy as np
-    import ropelab as rl
-
-    q = np.array([0.3, 0.1, -0.2, 0.4]); k = np.array([0.1, 0.5, 0.2, -0.1])
-    sent = {}
-    def fire():
-        time.sleep(1.0)
-        sent["t"] = time.perf_counter()
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Thread(target=fire, daemon=True).start()
-    try:
-        rl.rff.estimate(q, k, D=10**6, trials=10**6, seed=0, mode="{mode}", nthreads=2)  # ~minutes
-        print("NOT INTERRUPTED")
-    except KeyboardInterrupt:
-        print("latency", time.perf_counter() - sent["t"])
-    # the module is still usable afterwards
-    print("after", rl.rff.estimate(q, k, D=8, trials=3, seed=1).shape)
-    """
-)
-
+from tests._sigint import assert_interrupts
 
 @pytest.mark.parametrize("mode", ["projected", "full"])
 def test_ctrl_c_interrupts_within_half_a_second(mode: str) -> None:
-    out = subprocess.run([sys.executable, "-c", INTERRUPT.replace("{mode}", mode)], capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
-    assert "latency" in lines, out.stdout
-    assert float(lines["latency"]) < 0.5
-    assert lines["after"] == "(3,)"
+    assert_interrupts(
+        f'rl.rff.estimate(q, k, D=10**6, trials=10**6, seed=0, mode="{mode}", nthreads=2)',  # ~minutes
+        setup="q = np.array([0.3, 0.1, -0.2, 0.4]); k = np.array([0.1, 0.5, 0.2, -0.1])",
+        after='print("after", rl.rff.estimate(q, k, D=8, trials=3, seed=1).shape)',  # still usable
+        expected_after="(3,)")
 
 
 FORK = textwrap.dedent(

@@ -69,6 +69,36 @@ def test_a_part_without_a_record_is_refused(tmp_path: Path) -> None:
         sweep.load(store)
 
 
+def _write_like_before_the_tamper_evident_format(store: Path) -> list[Path]:
+    """Rewrite every part of ``store`` as ropelab wrote parts before issue 17: the same columns
+    (cell, axes, outputs) with pandas' metadata only, no ropelab record."""
+    parts = sorted(store.glob("part-*.parquet"))
+    for part in parts:
+        frame = pq.read_table(part).to_pandas()
+        pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), part)
+        assert b"ropelab.sweep.part" not in (pq.read_schema(part).metadata or {})
+    return parts
+
+
+def test_a_store_of_the_old_format_is_refused_with_the_way_to_recompute(tmp_path: Path) -> None:
+    store = tmp_path / "old"
+    fresh = run(store)
+    (part,) = _write_like_before_the_tamper_evident_format(store)
+    for call in (lambda: run(store), lambda: sweep.load(store)):
+        with pytest.raises(ValueError) as info:
+            call()
+        message = str(info.value)
+        assert repr(str(part)) in message  # the file, named
+        assert "before the tamper-evident store format" in message
+        assert "delete this file" in message and "run the same sweep again with the same store" in message
+    # the parts are kept (never silently migrated or deleted)
+    assert sorted(store.glob("part-*.parquet")) == [part]
+    # doing what the message says recomputes the cells
+    part.unlink()
+    pd.testing.assert_frame_equal(run(store), fresh)
+    pd.testing.assert_frame_equal(sweep.load(store), fresh)
+
+
 def test_edited_values_or_parameters_are_refused(tmp_path: Path) -> None:
     store = tmp_path / "s"
     run(store)

@@ -45,11 +45,17 @@ py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle 
   const double* s = sigma.data();
   double* pm = mean.mutable_data();
   double* pv = var.mutable_data();
-  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
-    const rff::Moments mo = log ? rff::log_moments(p, s[i], est, conv) : rff::moments(p, s[i], est, conv);
-    pm[i] = mo.mean;
-    pv[i] = mo.variance;
-  }
+  const auto n = static_cast<std::size_t>(sigma.size());
+  // Safe without the GIL: reads sigma, writes mean and var (run_polled: Ctrl-C between chunks).
+  run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        const rff::Moments mo = log ? rff::log_moments(p, s[i], est, conv) : rff::moments(p, s[i], est, conv);
+        pm[i] = mo.mean;
+        pv[i] = mo.variance;
+      }
+    });
+  });
   if (!log) {
     require_finite_result(mean, f, "the mean", "pass log=True for log-domain moments");
     require_finite_result(var, f, "the variance", "pass log=True for log-domain moments");
@@ -69,9 +75,13 @@ darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py:
   darray out = empty_like(sigma);
   const double* s = sigma.data();
   double* po = out.mutable_data();
-  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
-    po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
-  }
+  const auto n = static_cast<std::size_t>(sigma.size());
+  // Safe without the GIL: reads sigma, writes out (run_polled: Ctrl-C between chunks).
+  run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
+    });
+  });
   if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
   return out;
 }

@@ -33,7 +33,10 @@ darray frequencies(py::handle d_o, py::handle base_o) {
   const double base = base_arg(base_o, f);
   check_output_size(static_cast<double>(d / 2), f);
   darray out(static_cast<py::ssize_t>(d / 2));
-  rotary::frequencies(d, base, out.mutable_data());
+  double* po = out.mutable_data();
+  // Safe without the GIL: writes only `out` (run_polled: Ctrl-C for a long table).
+  run_polled(20.0 * static_cast<double>(d / 2),
+             [&](const std::atomic<bool>* cancel) { rotary::frequencies(d, base, po, cancel); });
   return out;
 }
 
@@ -48,8 +51,12 @@ darray rope_angles(py::handle pos_o, py::handle d_o, py::handle base_o, py::hand
   shape.push_back(static_cast<py::ssize_t>(d / 2));
   check_output_size(static_cast<double>(pos.size()) * static_cast<double>(d / 2), f);
   darray out(shape);
-  rotary::rope_angles(pos.data(), static_cast<std::size_t>(pos.size()), d, base, scale,
-                      out.mutable_data());
+  double* po = out.mutable_data();
+  const double* pp = pos.data();
+  const auto n = static_cast<std::size_t>(pos.size());
+  // Safe without the GIL: reads positions, writes out (both held by this frame).
+  run_polled(static_cast<double>(n) * static_cast<double>(d / 2) + 20.0 * static_cast<double>(d / 2),
+             [&](const std::atomic<bool>* cancel) { rotary::rope_angles(pp, n, d, base, scale, po, cancel); });
   return out;
 }
 
@@ -65,11 +72,11 @@ py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handl
   T* po = out.mutable_data();
   if (n == 0) return out;
   bool finite = true;
-  {
-    // Safe without the GIL: the core reads x and angles and writes out, all held by this frame.
-    NoGil release;
-    finite = rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads);
-  }
+  // Safe without the GIL: the core reads x and angles and writes out, all held by this frame
+  // (run_interruptible waits for every worker to stop before returning).
+  run_polled(static_cast<double>(n) * static_cast<double>(d), [&](const std::atomic<bool>* cancel) {
+    finite = rotary::rotate<T>(px, pa, n, na, d, layout, po, nthreads, cancel);
+  });
   if (!finite) {  // rare path: find the offending element for the message
     for (py::ssize_t i = 0; i < x.size(); ++i) {
       if (!std::isfinite(static_cast<double>(px[i]))) {
@@ -136,11 +143,10 @@ darray cumulative_phase(py::handle omega_o, py::handle theta_o, py::handle acc_o
   darray out = empty_like(omega);
   const double* pw = omega.data();
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: only omega, theta and out (owned here) are touched.
-    NoGil release;
-    rotary::cumulative_phase(pw, batch, T, h, theta.data(), acc, po);
-  }
+  // Safe without the GIL: only omega, theta and out (owned here) are touched.
+  run_polled(static_cast<double>(omega.size()), [&](const std::atomic<bool>* cancel) {
+    rotary::cumulative_phase(pw, batch, T, h, theta.data(), acc, po, cancel);
+  });
   return out;
 }
 
@@ -180,11 +186,10 @@ darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
   const ConvArgs a = conv_args(x_o, w_o, act_o, f);
   darray out = empty_like(a.x);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: only the arrays held by `a` and `out` are touched.
-    NoGil release;
-    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po);
-  }
+  // Safe without the GIL: only the arrays held by `a` and `out` are touched.
+  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K), [&](const std::atomic<bool>* cancel) {
+    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po, cancel);
+  });
   return out;
 }
 
@@ -197,12 +202,11 @@ darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::h
   darray omega = empty_like(a.x), out = empty_like(a.x);
   double* pw = omega.mutable_data();
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: only arrays owned by this frame are touched.
-    NoGil release;
-    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw);
-    rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po);
-  }
+  // Safe without the GIL: only arrays owned by this frame are touched.
+  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K + 1), [&](const std::atomic<bool>* cancel) {
+    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw, cancel);
+    rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po, cancel);
+  });
   return out;
 }
 
@@ -233,9 +237,15 @@ darray rotation_matrix(py::handle ang_o, py::handle layout_o) {
   shape.push_back(static_cast<py::ssize_t>(d));
   check_output_size(static_cast<double>(n) * static_cast<double>(d * d), f);
   darray out(shape);
-  for (std::size_t b = 0; b < n; ++b) {
-    rotary::rotation_matrix(ang.data() + b * h, d, layout, out.mutable_data() + b * d * d);
-  }
+  double* po = out.mutable_data();
+  const double* pa = ang.data();
+  // Safe without the GIL: reads angles, writes out.
+  run_polled(static_cast<double>(n) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
+    for (std::size_t b = 0; b < n; ++b) {
+      poll(cancel);
+      rotary::rotation_matrix(pa + b * h, d, layout, po + b * d * d, cancel);
+    }
+  });
   return out;
 }
 
@@ -276,7 +286,12 @@ darray realify(py::handle z_o, py::handle layout_o) {
   shape.push_back(static_cast<py::ssize_t>(2 * h));
   darray out(shape);
   const std::size_t n = h == 0 ? 0 : static_cast<std::size_t>(z.size()) / h;
-  rotary::realify(z.data(), n, h, layout, out.mutable_data());
+  double* po = out.mutable_data();
+  const std::complex<double>* pz = z.data();
+  // Safe without the GIL: reads z, writes out (the core polls Ctrl-C, also inside long rows).
+  run_polled(2.0 * static_cast<double>(z.size()), [&](const std::atomic<bool>* cancel) {
+    rotary::realify(pz, n, h, layout, po, cancel);
+  });
   return out;
 }
 
@@ -290,7 +305,13 @@ carray complexify(py::handle x_o, py::handle layout_o) {
   shape.push_back(d / 2);
   carray out(shape);
   const std::size_t n = static_cast<std::size_t>(x.size()) / static_cast<std::size_t>(d);
-  rotary::complexify(x.data(), n, static_cast<std::size_t>(d), layout, out.mutable_data());
+  std::complex<double>* po = out.mutable_data();
+  const double* px = x.data();
+  const auto du = static_cast<std::size_t>(d);
+  // Safe without the GIL: reads x, writes out (the core polls Ctrl-C, also inside long rows).
+  run_polled(static_cast<double>(x.size()), [&](const std::atomic<bool>* cancel) {
+    rotary::complexify(px, n, du, layout, po, cancel);
+  });
   return out;
 }
 
@@ -304,7 +325,12 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
   const auto h = static_cast<std::size_t>(lam.size());
   check_output_size(4.0 * static_cast<double>(h) * static_cast<double>(h), f);
   darray out({static_cast<py::ssize_t>(2 * h), static_cast<py::ssize_t>(2 * h)});
-  rotary::realify_diagonal(lam.data(), h, layout, out.mutable_data());
+  double* po = out.mutable_data();
+  const std::complex<double>* pl = lam.data();
+  // Safe without the GIL: reads lam, writes out.
+  run_polled(4.0 * static_cast<double>(h) * static_cast<double>(h), [&](const std::atomic<bool>* cancel) {
+    rotary::realify_diagonal(pl, h, layout, po, cancel);
+  });
   return out;
 }
 

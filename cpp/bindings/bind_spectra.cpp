@@ -176,14 +176,22 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
     }
   }
   check_output_size(static_cast<double>(N), f);
-  std::vector<double> w;
+  // The core works on its own copies (name, params, the result): on a detached thread, so that
+  // Ctrl-C is answered at once even inside the one FFT of a Chebyshev window (run_detached).
+  auto w_ptr = std::make_shared<std::vector<double>>();
   try {
-    // Safe without the GIL: the core works on its own copies (name, params, w).
-    NoGil release;
-    w = windows::make_window_params(name, N, sym, params);
+    if (N < (std::size_t{1} << 16)) {  // a few ms at most: no thread
+      NoGil release;
+      *w_ptr = windows::make_window_params(name, N, sym, params);
+    } else {
+      run_detached([w_ptr, name, N, sym, params](const std::atomic<bool>*) {
+        *w_ptr = windows::make_window_params(name, N, sym, params);
+      });
+    }
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
+  const std::vector<double>& w = *w_ptr;
   darray out(static_cast<py::ssize_t>(w.size()));
   std::copy(w.begin(), w.end(), out.mutable_data());
   return out;
@@ -197,11 +205,10 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   check_output_size(2.0 * static_cast<double>(N), f);
   carray out(static_cast<py::ssize_t>(N));
   cplx* po = out.mutable_data();
-  {
-    // Safe without the GIL: writes only the new array `out`.
-    NoGil release;
-    spectrum::ssm_impulse(alpha, omega, N, po);
-  }
+  // Safe without the GIL: writes only the new array `out` (run_polled: Ctrl-C).
+  run_polled(30.0 * static_cast<double>(N), [&](const std::atomic<bool>* cancel) {
+    spectrum::ssm_impulse(alpha, omega, N, po, cancel);
+  });
   require_finite_result(out, f, "the impulse response", "");
   return out;
 }
@@ -326,9 +333,15 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
                           std::to_string(bre.size()));
   }
   carray abar(n), bbar(n);
+  const double *pa = alpha.data(), *pw = omega.data(), *pr = bre.data(), *pim = bim.data();
+  cplx *oa = abar.mutable_data(), *ob = bbar.mutable_data();
+  // Safe without the GIL: reads the inputs, writes abar and bbar (run_polled: Ctrl-C).
+  run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(static_cast<std::size_t>(n), 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) spectrum::zoh(pa[i], pw[i], dt, cplx(pr[i], pim[i]), oa[i], ob[i]);
+    });
+  });
   for (py::ssize_t i = 0; i < n; ++i) {
-    spectrum::zoh(alpha.data()[i], omega.data()[i], dt, cplx(bre.data()[i], bim.data()[i]),
-                  abar.mutable_data()[i], bbar.mutable_data()[i]);
     const cplx a = abar.data()[i], b = bbar.data()[i];
     if (!std::isfinite(a.real()) || !std::isfinite(a.imag()) || !std::isfinite(b.real()) ||
         !std::isfinite(b.imag())) {

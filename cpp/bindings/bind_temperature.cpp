@@ -36,9 +36,15 @@ void same_size(const darray& a, const darray& b, const char* func, const char* n
 darray paper_sigma(py::handle xi_o) {
   const darray xi = xi_arg(xi_o, "temperature.paper_sigma");
   darray out = empty_like(xi);
-  for (py::ssize_t i = 0; i < xi.size(); ++i) {
-    out.mutable_data()[i] = temperature::paper_sigma(xi.data()[i]);
-  }
+  const double* px = xi.data();
+  double* po = out.mutable_data();
+  const auto n = static_cast<std::size_t>(xi.size());
+  // Safe without the GIL: reads xi, writes out (run_polled: Ctrl-C between chunks).
+  run_polled(100.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(n, 100.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) po[i] = temperature::paper_sigma(px[i]);
+    });
+  });
   return out;
 }
 
@@ -48,9 +54,15 @@ darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
   darray out = empty_like(xi);
-  for (py::ssize_t i = 0; i < xi.size(); ++i) {
-    out.mutable_data()[i] = temperature::unbiased_sigma(xi.data()[i], est, conv);
-  }
+  const double* px = xi.data();
+  double* po = out.mutable_data();
+  const auto n = static_cast<std::size_t>(xi.size());
+  // Safe without the GIL: reads xi, writes out (run_polled: Ctrl-C between chunks).
+  run_polled(100.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(n, 100.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) po[i] = temperature::unbiased_sigma(px[i], est, conv);
+    });
+  });
   return out;
 }
 
@@ -66,11 +78,20 @@ darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
   darray out = empty_like(sigma);
-  for (py::ssize_t i = 0; i < sigma.size(); ++i) {
-    const rff::Pair p = rff::make_unit_pair(xi.data()[i]);
-    out.mutable_data()[i] = log ? rff::log_mse(p, sigma.data()[i], D.data()[i], est, conv)
-                                : rff::mse(p, sigma.data()[i], D.data()[i], est, conv);
-  }
+  const double* ps = sigma.data();
+  const double* px = xi.data();
+  const double* pd = D.data();
+  double* po = out.mutable_data();
+  const auto n = static_cast<std::size_t>(sigma.size());
+  // Safe without the GIL: reads sigma, xi and D, writes out (run_polled: Ctrl-C between chunks).
+  run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
+    for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        const rff::Pair p = rff::make_unit_pair(px[i]);
+        po[i] = log ? rff::log_mse(p, ps[i], pd[i], est, conv) : rff::mse(p, ps[i], pd[i], est, conv);
+      }
+    });
+  });
   if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
   return out;
 }

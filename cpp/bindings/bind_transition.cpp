@@ -84,13 +84,13 @@ darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle
   check_output_size(static_cast<double>(batch) * static_cast<double>(d * d), f);
   darray out(shape);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads the phases and gates, writes out.
-    NoGil release;
+  // Safe without the GIL: reads the phases and gates, writes out (run_polled: Ctrl-C).
+  run_polled(static_cast<double>(batch) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
-      transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout, po + b * d * d);
+      poll(cancel);
+      transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout, po + b * d * d, cancel);
     }
-  }
+  });
   return out;
 }
 
@@ -122,11 +122,10 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   check_output_size(static_cast<double>(T) * static_cast<double>(d * d), f);
   darray out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads psi and the gates, writes out.
-    NoGil release;
-    transition::effective_sequence(psi.data(), T, g, d, layout, po);
-  }
+  // Safe without the GIL: reads psi and the gates, writes out (run_polled: Ctrl-C).
+  run_polled(static_cast<double>(T) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
+    transition::effective_sequence(psi.data(), T, g, d, layout, po, cancel);
+  });
   return out;
 }
 
@@ -141,13 +140,14 @@ darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o,
   const std::size_t batch = product(lead);
   darray out(lead);
   double* po = out.mutable_data();
-  {
-    // Safe without the GIL: reads the phases and gates, writes out.
-    NoGil release;
-    for (std::size_t b = 0; b < batch; ++b) {
-      po[b] = transition::commutator_norm(psi.data() + b * h, g.at(b), d, layout, norm);
-    }
-  }
+  // Safe without the GIL: reads the phases and gates, writes out (run_polled: Ctrl-C).
+  run_polled(10.0 * static_cast<double>(psi.size()), [&](const std::atomic<bool>* cancel) {
+    for_chunks(batch, 10.0 * static_cast<double>(h), cancel, [&](std::size_t b0, std::size_t e) {
+      for (std::size_t b = b0; b < e; ++b) {
+        po[b] = transition::commutator_norm(psi.data() + b * h, g.at(b), d, layout, norm);
+      }
+    });
+  });
   return out;
 }
 
@@ -276,22 +276,33 @@ darray per_vector(const darray& w, int core, Fill fill, const char* f) {
   shape.push_back(static_cast<py::ssize_t>(d));
   darray out(shape);
   const std::size_t stride = batch == 0 ? 0 : static_cast<std::size_t>(w.size()) / batch;
-  for (std::size_t b = 0; b < batch; ++b) fill(w.data() + b * stride, d, out.mutable_data() + b * d * d);
+  const double* pw = w.data();
+  double* po = out.mutable_data();
+  // Safe without the GIL: reads w, writes out (run_polled: Ctrl-C between and inside matrices).
+  run_polled(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d),
+             [&](const std::atomic<bool>* cancel) {
+               for (std::size_t b = 0; b < batch; ++b) {
+                 poll(cancel);
+                 fill(pw + b * stride, d, po + b * d * d, cancel);
+               }
+             });
   return out;
 }
 
 darray householder(py::handle w_o) {
   const char* f = "transition.householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
-  return per_vector(w, 1, [](const double* x, std::size_t d, double* o) { transition::householder(x, d, o); }, f);
+  return per_vector(w, 1, [](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
+    transition::householder(x, d, o, cancel);
+  }, f);
 }
 
 darray generalized_householder(py::handle w_o, py::handle beta_o) {
   const char* f = "transition.generalized_householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
   const double beta = real_scalar(beta_o, f, "beta");
-  return per_vector(w, 1, [beta](const double* x, std::size_t d, double* o) {
-    transition::generalized_householder(x, d, beta, o);
+  return per_vector(w, 1, [beta](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
+    transition::generalized_householder(x, d, beta, o, cancel);
   }, f);
 }
 

@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include <cxxabi.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -180,16 +181,62 @@ void restore_or_park(PyThreadState* state) noexcept {
   }
 }
 
+namespace {
+
+/// Abandoned detached computations: their caller was interrupted, they still run (inside one
+/// uninterruptible library call, or until their next check of the flag). Guarded by
+/// abandoned_mutex; reset to 0 in a forked child, which inherits none of the threads.
+std::mutex& abandoned_mutex() {
+  static auto* m = new std::mutex;  // never destroyed: detached threads may outlive static destructors
+  return *m;
+}
+std::condition_variable& abandoned_cv() {
+  static auto* cv = new std::condition_variable;
+  return *cv;
+}
+std::size_t abandoned_count = 0;
+
+[[maybe_unused]] const int abandoned_atfork = [] {
+  return pthread_atfork([] { abandoned_mutex().lock(); }, [] { abandoned_mutex().unlock(); },
+                        [] {
+                          // the child: the lock is held by this thread (prepare); no thread of the
+                          // parent exists here, so nothing is abandoned
+                          abandoned_count = 0;
+                          abandoned_mutex().unlock();
+                        });
+}();
+
+}  // namespace
+
+std::size_t abandoned_computations() {
+  std::lock_guard<std::mutex> lock(abandoned_mutex());
+  return abandoned_count;
+}
+
 void run_detached(std::function<void(const std::atomic<bool>*)> work) {
   struct Shared {
     std::atomic<bool> cancel{false};
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
+    bool abandoned = false;
     std::exception_ptr error;
   };
-  auto shared = std::make_shared<Shared>();
   PyThreadState* state = PyEval_SaveThread();
+  {
+    // Bound the abandoned work: while kMaxAbandoned interrupted computations still run, a new one
+    // waits (answering Ctrl-C) for one of them to finish, so repeated Ctrl-C cannot pile up
+    // threads, CPU time and memory.
+    std::unique_lock<std::mutex> lock(abandoned_mutex());
+    while (!abandoned_cv().wait_for(lock, poll_interval, [] { return abandoned_count < kMaxAbandoned; })) {
+      lock.unlock();
+      restore_or_park(state);
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      state = PyEval_SaveThread();
+      lock.lock();
+    }
+  }
+  auto shared = std::make_shared<Shared>();
   try {
     std::thread([shared, work = std::move(work)] {
       try {
@@ -197,9 +244,20 @@ void run_detached(std::function<void(const std::atomic<bool>*)> work) {
       } catch (...) {
         shared->error = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(shared->m);
-      shared->done = true;
-      shared->cv.notify_one();
+      bool was_abandoned = false;
+      {
+        std::lock_guard<std::mutex> lock(shared->m);
+        shared->done = true;
+        was_abandoned = shared->abandoned;
+        shared->cv.notify_one();
+      }
+      if (was_abandoned) {
+        {
+          std::lock_guard<std::mutex> lock(abandoned_mutex());
+          if (abandoned_count > 0) --abandoned_count;
+        }
+        abandoned_cv().notify_all();
+      }
     }).detach();
   } catch (...) {
     restore_or_park(state);
@@ -211,6 +269,12 @@ void run_detached(std::function<void(const std::atomic<bool>*)> work) {
     restore_or_park(state);
     if (PyErr_CheckSignals() != 0) {
       shared->cancel = true;  // the thread stops at its next check and frees its copies alone
+      std::lock_guard<std::mutex> relock(shared->m);
+      if (!shared->done) {
+        shared->abandoned = true;
+        std::lock_guard<std::mutex> count(abandoned_mutex());
+        ++abandoned_count;
+      }
       throw py::error_already_set();
     }
     state = PyEval_SaveThread();

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "ropelab/montecarlo.hpp"
+
 namespace py = pybind11;
 using namespace pybind11::literals;
 
@@ -151,13 +153,59 @@ void run_interruptible(Work&& work) {
   if (error) std::rethrow_exception(error);
 }
 
+/// Work below this many elementary steps (~a few ms) runs directly with the GIL released: a worker
+/// thread would cost more than the call. Above it, run_polled polls for Ctrl-C.
+constexpr double kPolledWork = 0x1.0p22;
+/// Units of work between two checks of a cancel flag inside a core loop (~0.1-1 ms).
+constexpr std::size_t kPollStride = std::size_t{1} << 16;
+
+/// Run `work(cancel)` for a computation of about `cost` elementary steps: with the GIL released and
+/// cancel = nullptr when it is short, else through run_interruptible (Ctrl-C sets the flag, which
+/// the work checks at least every kPollStride steps).
+template <class Work>
+void run_polled(double cost, Work&& work) {
+  if (cost < kPolledWork) {
+    NoGil release;
+    work(static_cast<const std::atomic<bool>*>(nullptr));
+    return;
+  }
+  run_interruptible(std::forward<Work>(work));
+}
+
+/// Throws mc::Cancelled when `cancel` (may be null) is set.
+inline void poll(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+}
+
+/// Calls body(b, e) on consecutive ranges [b, e) of [0, n), each about kPollStride steps of work
+/// (`unit` steps per item), checking `cancel` (may be null) before each range.
+template <class Body>
+void for_chunks(std::size_t n, double unit, const std::atomic<bool>* cancel, Body&& body) {
+  const double per = static_cast<double>(kPollStride) / (unit < 1.0 ? 1.0 : unit);
+  const std::size_t step = per < 1.0 ? 1 : static_cast<std::size_t>(per);
+  for (std::size_t b = 0; b < n; b += step) {
+    poll(cancel);
+    body(b, n - b < step ? n : b + step);
+  }
+}
+
 /// For work containing single calls that cannot check a flag (an Eigen SVD, eigen- or
 /// QR-decomposition): run `work(cancel_flag)` on a detached thread that owns everything it touches
 /// (the work must capture its input and output by shared ownership, never the caller's buffers),
 /// polling for signals like run_interruptible. On Ctrl-C the flag is set, the KeyboardInterrupt is
 /// raised at once, and the abandoned work stops at its next check of the flag (or, inside one
 /// library call, when that call returns); its memory is released then.
+///
+/// Bounded: at most kMaxAbandoned abandoned computations run at any time (a further run_detached
+/// call waits, answering Ctrl-C, until one of them finishes); each owns its copies and nothing
+/// else, so it cannot change any state the caller sees; a forked child starts with none.
 void run_detached(std::function<void(const std::atomic<bool>*)> work);
+
+/// How many interrupted run_detached computations may still run in the background.
+constexpr std::size_t kMaxAbandoned = 2;
+
+/// The number of interrupted run_detached computations still running (for tests).
+std::size_t abandoned_computations();
 
 /// Shape of an array as a vector (for allocating outputs of the same shape).
 std::vector<py::ssize_t> shape_of(const py::array& a);

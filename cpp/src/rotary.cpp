@@ -14,6 +14,27 @@ constexpr double kPi = 3.14159265358979323846;
 // π = kPiHi + kPiLo to about 2^-107 relative (double-double).
 constexpr double kPiHi = 3.141592653589793116;
 constexpr double kPiLo = 1.2246467991473532e-16;
+
+/// Steps between two checks of a cancel flag (~0.1-1 ms of work).
+constexpr std::size_t kPollStride = std::size_t{1} << 16;
+
+/// Throws mc::Cancelled when `cancel` (may be null) is set.
+inline void poll(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+}
+
+/// Counts work and polls `cancel` every kPollStride steps.
+struct Poller {
+  const std::atomic<bool>* cancel;
+  std::size_t work = 0;
+  void step(std::size_t n) {
+    work += n;
+    if (work >= kPollStride) {
+      work = 0;
+      poll(cancel);
+    }
+  }
+};
 }  // namespace
 
 Layout parse_layout(const std::string& name) {
@@ -36,19 +57,22 @@ Activation parse_activation(const std::string& name) {
   throw std::invalid_argument("activation must be None, 'none' or 'silu', got '" + name + "'");
 }
 
-void frequencies(std::size_t d, double base, double* out) {
+void frequencies(std::size_t d, double base, double* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   for (std::size_t i = 0; i < h; ++i) {
+    if ((i % kPollStride) == 0) poll(cancel);
     out[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
   }
 }
 
 void rope_angles(const double* positions, std::size_t n, std::size_t d, double base, double scale,
-                 double* out) {
+                 double* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   std::vector<double> theta(h);
-  frequencies(d, base, theta.data());
+  frequencies(d, base, theta.data(), cancel);
+  Poller poller{cancel};
   for (std::size_t m = 0; m < n; ++m) {
+    poller.step(h);
     const double p = scale * positions[m];
     for (std::size_t i = 0; i < h; ++i) out[m * h + i] = p * theta[i];
   }
@@ -61,7 +85,7 @@ namespace {
 template <class T>
 bool rotate_rows(const T* x, const double* angles, const double* cs, const double* sn,
                  std::size_t r0, std::size_t r1, std::size_t na, std::size_t d, Layout layout,
-                 T* out) {
+                 T* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   // Channel stride between the two members of a pair and between consecutive pairs.
   const std::size_t second = layout == Layout::interleaved ? 1 : h;
@@ -81,6 +105,7 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
       s = sn + ar;
     } else {
       for (std::size_t i = 0; i < h; ++i) {
+        if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
         c_row[i] = std::cos(angles[ar + i]);
         s_row[i] = std::sin(angles[ar + i]);
       }
@@ -90,6 +115,7 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
     const T* xr = x + r * d;
     T* o = out + r * d;
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       const std::size_t a = i * step, b = a + second;
       const double x0 = static_cast<double>(xr[a]), x1 = static_cast<double>(xr[b]);
       o[a] = static_cast<T>(c[i] * x0 - s[i] * x1);
@@ -104,7 +130,7 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
 
 template <class T>
 bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
-            Layout layout, T* out, int nthreads) {
+            Layout layout, T* out, int nthreads, const std::atomic<bool>* cancel) {
   if (na == 0 || n % na != 0) throw std::invalid_argument("rotate: angle rows must divide rows");
   const std::size_t h = d / 2;
   // Below ~32k values a thread costs more than it saves.
@@ -116,34 +142,42 @@ bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std
     cs.resize(na * h);
     sn.resize(na * h);
     auto table = [&](std::size_t b, std::size_t e) {
+      poll(cancel);
       for (std::size_t j = b * h; j < e * h; ++j) {
         cs[j] = std::cos(angles[j]);
         sn[j] = std::sin(angles[j]);
       }
     };
     if (threaded) {
-      mc::parallel_blocks(na, block, nthreads, table, nullptr);
+      mc::parallel_blocks(na, block, nthreads, table, cancel);
     } else {
-      table(0, na);
+      for (std::size_t b = 0; b < na; b += block) table(b, std::min(na, b + block));
     }
   }
   const double* pc = cs.empty() ? nullptr : cs.data();
   const double* ps = sn.empty() ? nullptr : sn.data();
-  if (!threaded) return rotate_rows(x, angles, pc, ps, 0, n, na, d, layout, out);
+  if (!threaded) {
+    bool finite = true;
+    for (std::size_t b = 0; b < n; b += block) {  // blocks of ~2^13 values: Ctrl-C between them
+      poll(cancel);
+      finite = rotate_rows(x, angles, pc, ps, b, std::min(n, b + block), na, d, layout, out, cancel) && finite;
+    }
+    return finite;
+  }
   std::atomic<bool> finite{true};
   mc::parallel_blocks(
       n, block, nthreads,
       [&](std::size_t b, std::size_t e) {
-        if (!rotate_rows(x, angles, pc, ps, b, e, na, d, layout, out)) finite = false;
+        if (!rotate_rows(x, angles, pc, ps, b, e, na, d, layout, out, cancel)) finite = false;
       },
-      nullptr);
+      cancel);
   return finite.load();
 }
 
 template bool rotate<double>(const double*, const double*, std::size_t, std::size_t, std::size_t,
-                             Layout, double*, int);
+                             Layout, double*, int, const std::atomic<bool>*);
 template bool rotate<float>(const float*, const double*, std::size_t, std::size_t, std::size_t,
-                            Layout, float*, int);
+                            Layout, float*, int, const std::atomic<bool>*);
 
 namespace {
 /// x reduced to [−π, π).
@@ -155,7 +189,8 @@ double wrap_pi(double x) {
 }  // namespace
 
 void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std::size_t h,
-                      const double* theta, Accumulate acc, double* out) {
+                      const double* theta, Accumulate acc, double* out,
+                      const std::atomic<bool>* cancel) {
   for (std::size_t b = 0; b < batch; ++b) {
     const double* w = omega + b * T * h;
     double* o = out + b * T * h;
@@ -163,6 +198,7 @@ void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std
       double s64 = 0.0;
       float s32 = 0.0f;
       for (std::size_t t = 0; t < T; ++t) {
+        if ((t % kPollStride) == 0) poll(cancel);  // at every column's start and every 2^16 steps
         const double inc = theta[i] * w[t * h + i];
         switch (acc) {
           case Accumulate::float64:
@@ -184,17 +220,19 @@ void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std
 }
 
 void short_conv(const double* x, std::size_t batch, std::size_t T, std::size_t c, const double* w,
-                std::size_t K, std::size_t kernel_channels, Activation act, double* out) {
+                std::size_t K, std::size_t kernel_channels, Activation act, double* out,
+                const std::atomic<bool>* cancel) {
+  Poller poller{cancel};
   for (std::size_t b = 0; b < batch; ++b) {
     const double* xb = x + b * T * c;
     double* ob = out + b * T * c;
     for (std::size_t t = 0; t < T; ++t) {
       for (std::size_t ch = 0; ch < c; ++ch) {
+        poller.step(std::min(K, t + 1));
         double y = 0.0;
-        for (std::size_t j = 0; j < K; ++j) {
-          // weight j multiplies x[t − (K−1) + j]; skip the zero padding before t = 0.
+        // weight j multiplies x[t − (K−1) + j]; skip the zero padding before t = 0 (j < K−1−t).
+        for (std::size_t j = K - 1 > t ? K - 1 - t : 0; j < K; ++j) {
           const std::size_t lag = K - 1 - j;
-          if (lag > t) continue;
           const double wj = kernel_channels == 1 ? w[j] : w[j * c + ch];
           y += wj * xb[(t - lag) * c + ch];
         }
@@ -225,8 +263,13 @@ void decay_bound(const double* r, std::size_t n, std::size_t d, double base, dou
   }
 }
 
-void rotation_matrix(const double* angles, std::size_t d, Layout layout, double* out) {
-  for (std::size_t i = 0; i < d * d; ++i) out[i] = 0.0;
+void rotation_matrix(const double* angles, std::size_t d, Layout layout, double* out,
+                     const std::atomic<bool>* cancel) {
+  Poller poller{cancel};
+  for (std::size_t r = 0; r < d; ++r) {
+    poller.step(d);
+    std::fill(out + r * d, out + (r + 1) * d, 0.0);
+  }
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     pair_channels(layout, d, i, c0, c1);
@@ -239,10 +282,13 @@ void rotation_matrix(const double* angles, std::size_t d, Layout layout, double*
 }
 
 void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout layout,
-             double* out) {
+             double* out, const std::atomic<bool>* cancel) {
   const std::size_t d = 2 * h;
+  Poller poller{cancel};
   for (std::size_t r = 0; r < n; ++r) {
+    poller.step(h);
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       std::size_t c0 = 0, c1 = 0;
       pair_channels(layout, d, i, c0, c1);
       out[r * d + c0] = z[r * h + i].real();
@@ -252,10 +298,13 @@ void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout
 }
 
 void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
-                std::complex<double>* out) {
+                std::complex<double>* out, const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
+  Poller poller{cancel};
   for (std::size_t r = 0; r < n; ++r) {
+    poller.step(h);
     for (std::size_t i = 0; i < h; ++i) {
+      if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
       std::size_t c0 = 0, c1 = 0;
       pair_channels(layout, d, i, c0, c1);
       out[r * h + i] = {x[r * d + c0], x[r * d + c1]};
@@ -264,9 +313,13 @@ void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
 }
 
 void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout,
-                      double* out) {
+                      double* out, const std::atomic<bool>* cancel) {
   const std::size_t d = 2 * h;
-  for (std::size_t i = 0; i < d * d; ++i) out[i] = 0.0;
+  Poller poller{cancel};
+  for (std::size_t r = 0; r < d; ++r) {
+    poller.step(d);
+    std::fill(out + r * d, out + (r + 1) * d, 0.0);
+  }
   for (std::size_t i = 0; i < h; ++i) {
     std::size_t c0 = 0, c1 = 0;
     pair_channels(layout, d, i, c0, c1);

@@ -334,8 +334,9 @@ cplx expm1c(cplx z) {
   return {std::expm1(x) * std::cos(y) - 2.0 * s * s, std::exp(x) * std::sin(y)};
 }
 
-void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out) {
+void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out, const std::atomic<bool>* cancel) {
   for (std::size_t n = 0; n < N; ++n) {
+    if ((n & 0xFFFF) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
     const double nd = static_cast<double>(n);
     const double ph = mul_mod_2pi(omega, nd);
     out[n] = std::exp(-alpha * nd) * cplx(std::cos(ph), std::sin(ph));

@@ -1,5 +1,7 @@
 #include "ropelab/transition.hpp"
 
+#include "ropelab/montecarlo.hpp"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -13,24 +15,21 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using ConstMap = Eigen::Map<const RowMat>;
 using Map = Eigen::Map<RowMat>;
 
-/// Dense diag(Λ) for gate row t.
-Eigen::VectorXd gate_diagonal(const recurrence::Gates& g, std::size_t t, std::size_t d,
-                              rotary::Layout layout) {
-  Eigen::VectorXd lam(static_cast<Eigen::Index>(d));
-  for (std::size_t i = 0; i < d / 2; ++i) {
-    std::size_t c0 = 0, c1 = 0;
-    rotary::pair_channels(layout, d, i, c0, c1);
-    lam[static_cast<Eigen::Index>(c0)] = recurrence::gate_value(g, t, c0, i);
-    lam[static_cast<Eigen::Index>(c1)] = recurrence::gate_value(g, t, c1, i);
-  }
-  return lam;
+/// Throws mc::Cancelled when `cancel` (may be null) is set.
+inline void poll(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
 }
 
-RowMat rotation(const double* psi, std::size_t d, rotary::Layout layout) {
-  RowMat C(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-  rotary::rotation_matrix(psi, d, layout, C.data());
-  return C;
+/// out = 0 (d×d), polling `cancel` about every 2^16 entries.
+void zero_square(double* out, std::size_t d, const std::atomic<bool>* cancel) {
+  const std::size_t rows = std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
+  for (std::size_t r = 0; r < d; r += rows) {
+    poll(cancel);
+    const std::size_t e = std::min(d, r + rows);
+    std::fill(out + r * d, out + e * d, 0.0);
+  }
 }
+
 }  // namespace
 
 Norm parse_norm(const std::string& name) {
@@ -40,32 +39,57 @@ Norm parse_norm(const std::string& name) {
 }
 
 void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,
-               std::size_t d, rotary::Layout layout, double* out) {
-  const RowMat Cp = rotation(psi_prev, d, layout), Ct = rotation(psi_t, d, layout);
-  const Eigen::VectorXd lam = gate_diagonal(gate, 0, d, layout);
-  Map(out, static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)).noalias() =
-      Cp.transpose() * lam.asDiagonal() * Ct;
+               std::size_t d, rotary::Layout layout, double* out, const std::atomic<bool>* cancel) {
+  zero_square(out, d, cancel);
+  // Pair i (channels c0, c1): the block R(ψ_prev)ᵀ diag(λ_c0, λ_c1) R(ψ_t), in the order of the
+  // dense product (R(ψ_prev)ᵀ Λ) R(ψ_t), with R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]].
+  for (std::size_t i = 0; i < d / 2; ++i) {
+    std::size_t c0 = 0, c1 = 0;
+    rotary::pair_channels(layout, d, i, c0, c1);
+    const double l0 = recurrence::gate_value(gate, 0, c0, i), l1 = recurrence::gate_value(gate, 0, c1, i);
+    const double cp = std::cos(psi_prev[i]), sp = std::sin(psi_prev[i]);
+    const double ct = std::cos(psi_t[i]), st = std::sin(psi_t[i]);
+    const double a00 = cp * l0, a01 = sp * l1, a10 = -sp * l0, a11 = cp * l1;
+    out[c0 * d + c0] = a00 * ct + a01 * st;
+    out[c0 * d + c1] = a00 * -st + a01 * ct;
+    out[c1 * d + c0] = a10 * ct + a11 * st;
+    out[c1 * d + c1] = a10 * -st + a11 * ct;
+  }
 }
 
 void effective_sequence(const double* psi, std::size_t T, const recurrence::Gates& gates,
-                        std::size_t d, rotary::Layout layout, double* out) {
+                        std::size_t d, rotary::Layout layout, double* out,
+                        const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
   std::vector<double> zero(h, 0.0);
   for (std::size_t t = 0; t < T; ++t) {
     recurrence::Gates row = gates;
     if (gates.width != 0) row.values = gates.values + t * gates.width;
     effective(t == 0 ? zero.data() : psi + (t - 1) * h, psi + t * h, row, d, layout,
-              out + t * d * d);
+              out + t * d * d, cancel);
   }
 }
 
 double commutator_norm(const double* psi, const recurrence::Gates& gate, std::size_t d,
                        rotary::Layout layout, Norm norm) {
-  const RowMat C = rotation(psi, d, layout);
-  const Eigen::VectorXd lam = gate_diagonal(gate, 0, d, layout);
-  const RowMat K = lam.asDiagonal() * C - C * lam.asDiagonal();
-  if (norm == Norm::frobenius) return K.norm();
-  return spectral_norm(K.data(), d, d);
+  // Block i of K = ΛC − CΛ is [[0, a_i], [b_i, 0]] with a_i = −(λ_c0 − λ_c1) sin ψ_i and
+  // b_i = (λ_c1 − λ_c0) sin ψ_i (the diagonal cancels exactly); its singular values are |a_i| and
+  // |b_i|, so ‖K‖₂ = max |a_i|, |b_i| and ‖K‖_F² = Σ a_i² + b_i² (scaled: no overflow/underflow).
+  std::vector<double> v(d);
+  double big = 0.0;
+  for (std::size_t i = 0; i < d / 2; ++i) {
+    std::size_t c0 = 0, c1 = 0;
+    rotary::pair_channels(layout, d, i, c0, c1);
+    const double l0 = recurrence::gate_value(gate, 0, c0, i), l1 = recurrence::gate_value(gate, 0, c1, i);
+    const double s = std::sin(psi[i]);
+    v[2 * i] = std::abs(l0 * -s - -s * l1);  // the entries of the dense product, in its order
+    v[2 * i + 1] = std::abs(l1 * s - s * l0);
+    big = std::max(big, std::max(v[2 * i], v[2 * i + 1]));
+  }
+  if (norm == Norm::spectral || !(big > 0.0)) return big;
+  double sum = 0.0;
+  for (double x : v) sum += (x / big) * (x / big);
+  return big * std::sqrt(sum);
 }
 
 void singular_values(const double* A, std::size_t m, std::size_t n, double* out) {
@@ -97,19 +121,22 @@ void eigenvalues(const double* A, std::size_t n, std::complex<double>* out) {
   std::copy(v.begin(), v.end(), out);
 }
 
-void generalized_householder(const double* w, std::size_t d, double beta, double* out) {
+void generalized_householder(const double* w, std::size_t d, double beta, double* out,
+                             const std::atomic<bool>* cancel) {
   double n2 = 0.0;
   for (std::size_t i = 0; i < d; ++i) n2 += w[i] * w[i];
   if (!(n2 > 0.0)) throw std::invalid_argument("w must be a non-zero vector");
+  const std::size_t rows = std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
   for (std::size_t r = 0; r < d; ++r) {
+    if (r % rows == 0) poll(cancel);
     for (std::size_t c = 0; c < d; ++c) {
       out[r * d + c] = (r == c ? 1.0 : 0.0) - beta * w[r] * w[c] / n2;
     }
   }
 }
 
-void householder(const double* w, std::size_t d, double* out) {
-  generalized_householder(w, d, 2.0, out);
+void householder(const double* w, std::size_t d, double* out, const std::atomic<bool>* cancel) {
+  generalized_householder(w, d, 2.0, out, cancel);
 }
 
 void householder_product(const double* W, std::size_t m, std::size_t d, double* out) {

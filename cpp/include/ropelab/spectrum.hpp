@@ -55,7 +55,8 @@ void dtft(const cplx* x, std::size_t N, const double* f, std::size_t F, cplx* ou
 void dtft_with_derivative(const double* x, std::size_t N, double f, cplx& X, cplx& dX);
 
 /// h[n] = a^n, a = e^{−α + iω}, n = 0..N−1 (α ≥ 0 per sample, ω rad/sample).
-void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out);
+void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out,
+                 const std::atomic<bool>* cancel = nullptr);  ///< cancel: checked every 2^16 samples
 /// Closed form of the DTFT of ssm_impulse at f bins: (1 − a^N e^{−2πif}) / (1 − a e^{−2πif/N}),
 /// evaluated with complex expm1 (accurate near the peak); N at a = 1, f ≡ 0.
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f);

@@ -8,26 +8,34 @@
 #include <cstddef>
 #include <string>
 
+#include <atomic>
+
 #include "ropelab/recurrence.hpp"
 #include "ropelab/rotary.hpp"
 
 namespace ropelab::transition {
 
 /// A^eff = C_{t−1}ᵀ Λ_t C_t (d×d) with C = blockdiag R(ψ) in `layout`; `gate` holds the diagonal of
-/// Λ_t as described by recurrence::Gates (row t = 0 is used).
+/// Λ_t as described by recurrence::Gates (row t = 0 is used). C is block diagonal, so is A^eff: it
+/// is computed block by block (O(d) products, O(d²) zeros), not as dense d×d products.
+/// `cancel` (here and below, may be null) is checked every ~2^16 steps (throws mc::Cancelled).
 void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,
-               std::size_t d, rotary::Layout layout, double* out);
+               std::size_t d, rotary::Layout layout, double* out,
+               const std::atomic<bool>* cancel = nullptr);
 
 /// A^eff_t for t = 0..T−1 (T×d×d) with ψ_{−1} = 0: the transitions that make linear_attention
 /// reproduce gated Selective RoPE.
 void effective_sequence(const double* psi, std::size_t T, const recurrence::Gates& gates,
-                        std::size_t d, rotary::Layout layout, double* out);
+                        std::size_t d, rotary::Layout layout, double* out,
+                        const std::atomic<bool>* cancel = nullptr);
 
 /// Which matrix norm.
 enum class Norm { spectral, frobenius };
 Norm parse_norm(const std::string& name);  ///< "2" | "fro"
 
-/// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gate row 0).
+/// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gate row 0). The commutator
+/// is block diagonal with 2×2 blocks [[0, (λ_{c1} − λ_{c0}) sin ψ_i], [(λ_{c1} − λ_{c0}) sin ψ_i, 0]]
+/// up to signs: its norms are taken block by block in O(d).
 double commutator_norm(const double* psi, const recurrence::Gates& gate, std::size_t d,
                        rotary::Layout layout, Norm norm);
 
@@ -40,11 +48,12 @@ double spectral_norm(const double* A, std::size_t m, std::size_t n);
 void eigenvalues(const double* A, std::size_t n, std::complex<double>* out);
 
 /// H(w) = I − 2wwᵀ/‖w‖² (d×d); w ≠ 0.
-void householder(const double* w, std::size_t d, double* out);
+void householder(const double* w, std::size_t d, double* out, const std::atomic<bool>* cancel = nullptr);
 /// H(w_{m−1}) ⋯ H(w_1) H(w_0) for the m rows of W (m×d); the identity for m = 0.
 void householder_product(const double* W, std::size_t m, std::size_t d, double* out);
 /// I − β ŵŵᵀ with ŵ = w/‖w‖ (eigenvalue 1 − β along ŵ, 1 elsewhere).
-void generalized_householder(const double* w, std::size_t d, double beta, double* out);
+void generalized_householder(const double* w, std::size_t d, double beta, double* out,
+                             const std::atomic<bool>* cancel = nullptr);
 
 /// PRF transition factors out[t−1, j] = exp(ω_j·(q_t − q_{t−1})) for t = 1..T−1 (omega D×d).
 void prf_transition_factor(const double* q, std::size_t T, std::size_t d, const double* omega,

@@ -10,8 +10,10 @@ Each part is tamper-evident: its Parquet metadata records the sweep's digest, it
 SHA-256 of its columns (cell, axis values, outputs). A part whose record is missing, belongs to
 another sweep (e.g. another seed), lacks a column, holds cells or parameters that are not this
 grid's, or whose data no longer match the digest (a flipped bit) is refused with a ValueError
-naming the file; deleting that file makes a resumed run recompute its cells. No file of the store
-(lock, spec, parts) is followed through a symbolic link.
+naming the file; deleting that file makes a resumed run recompute its cells. Parts written before
+this format (no record at all) are refused the same way, with that remedy: their numbers cannot be
+checked, so they are never migrated silently. No file of the store (lock, spec, parts) is followed
+through a symbolic link.
 
 A part is written to a hidden temporary file, flushed to disk and renamed into place, so a reader
 sees either the whole part or nothing: a run killed at any moment leaves no partial row, and a
@@ -211,10 +213,20 @@ class Store:
             except Exception as exc:  # any decoding failure of a damaged file
                 raise refuse(f"cannot be read as Parquet ({type(exc).__name__}: {exc})") from None
         meta = table.schema.metadata or {}
+        if _RECORD not in meta:
+            # Parts of stores written before the tamper-evident format (or stripped of their
+            # record) carry no sweep digest, cell parameters or content digest: nothing can be
+            # checked, so they are refused, never trusted.
+            raise ValueError(
+                f"{self.where}: the store's part {str(path)!r} has no ropelab part record: it was written before "
+                "the tamper-evident store format (or its record was removed), so its cells' numbers and "
+                "parameters cannot be checked. Recompute them: delete this file and every other part-*.parquet "
+                f"of {str(self.path)!r} without a record, then run the same sweep again with the same store "
+                "(its missing cells are computed anew), or run the sweep into a new store")
         try:
             record = json.loads(meta[_RECORD])
-        except (KeyError, ValueError):
-            raise refuse("has no ropelab part record") from None
+        except ValueError:
+            raise refuse("has a damaged ropelab part record") from None
         if not isinstance(record, dict) or record.get("sweep") != self.digest:
             raise refuse("belongs to another sweep (its sweep digest differs from the store's)")
         grid, task = self._grid_and_task()

