@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "ropelab/names.hpp"
 
 namespace ropelab::transition {
 
@@ -34,9 +37,8 @@ RowMat rotation(const double* psi, std::size_t d, rotary::Layout layout) {
 }  // namespace
 
 Norm parse_norm(const std::string& name) {
-  if (name == "2") return Norm::spectral;
-  if (name == "fro") return Norm::frobenius;
-  throw std::invalid_argument("norm must be '2' or 'fro', got '" + name + "'");
+  static const std::vector<std::string> norm_names{"2", "fro"};
+  return names::parse<Norm>(norm_names, name, "norm");
 }
 
 void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,

@@ -29,9 +29,17 @@ from ropelab._validation import scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
 
+# The names are defined once, in the C++ core (``_core.rff.estimators()``, ``conventions()``, ``modes()``); the
+# ``Literal`` types repeat them for type checkers and tests/test_enumerations.py checks they agree.
 Estimator = Literal["trig", "random_phase", "positive"]
 Convention = Literal["conjugate", "literal"]
 Mode = Literal["projected", "full"]
+#: The estimator names, in the core's order.
+ESTIMATORS: tuple[str, ...] = tuple(_core.rff.estimators())
+#: The convention names, in the core's order.
+CONVENTIONS: tuple[str, ...] = tuple(_core.rff.conventions())
+#: The Monte-Carlo modes of :func:`estimate`, in the core's order.
+MODES: tuple[str, ...] = tuple(_core.rff.modes())
 
 
 def kernel(q: ArrayLike, k: ArrayLike) -> float:
