@@ -17,7 +17,7 @@ JOBS ?= 2
 # make install/test, make cpp-test, make fuzz); .ci/run sets it, make test-sanitize always has it.
 WERROR ?= OFF
 
-.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
+.PHONY: demo test test-fast sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
 .PHONY: wheel test-wheel test-pythons sdist
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
@@ -72,6 +72,14 @@ cpp-test: sysdeps venv
 
 py-test: install
 	$(PY) -m pytest
+
+# The inner loop: the Python suite without the tests marked slow (notebooks, mypy/stubs, the
+# browser, hypothesis and the wide property sweeps; tests/conftest.py), on the tree as last
+# installed (no rebuild). `make test` still runs everything.
+test-fast:
+	@[ -x $(PY) ] || { echo "error: no $(VENV): run make install first"; exit 1; }
+	$(PY) -m pytest -q -m "not slow" -p no:cacheprovider
+
 
 # Sphinx with warnings as errors; the claims table and API pages are generated from the package,
 # the notebooks executed once and cached (docs/_build/.jupyter_cache).
