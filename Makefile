@@ -17,7 +17,7 @@ JOBS ?= 2
 # make install/test, make cpp-test, make fuzz); .ci/run sets it, make test-sanitize always has it.
 WERROR ?= OFF
 
-.PHONY: demo test test-fast sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
+.PHONY: demo test test-fast lint sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
 .PHONY: wheel test-wheel test-pythons sdist
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
@@ -80,6 +80,15 @@ test-fast:
 	@[ -x $(PY) ] || { echo "error: no $(VENV): run make install first"; exit 1; }
 	$(PY) -m pytest -q -m "not slow" -p no:cacheprovider
 
+# Linters: ruff (lint + format check, pyproject.toml) and clang-format (.clang-format) on the
+# C++ sources; nothing is rewritten (ruff format / clang-format -i to fix).
+CLANG_FORMAT ?= clang-format
+lint: venv
+	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="clang-format"
+	$(PY) -m pip install -q "ruff>=0.6"
+	$(BIN)/ruff check python tests benchmarks docs
+	$(BIN)/ruff format --check python tests benchmarks docs
+	$(CLANG_FORMAT) --dry-run -Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp')
 
 # Sphinx with warnings as errors; the claims table and API pages are generated from the package,
 # the notebooks executed once and cached (docs/_build/.jupyter_cache).

@@ -1,5 +1,6 @@
-"""Temperature of random-feature estimators: Theorem 1 of the paper, its counterexample and the
-correct finite-D optimum (Selective RoPE Theorem 1, App. A.3).
+"""Temperature of random-feature estimators (Selective RoPE Theorem 1, App. A.3).
+
+Theorem 1 of the paper, its counterexample and the correct finite-D optimum.
 
 For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
 
@@ -21,8 +22,8 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
-from ropelab._types import FloatArray
 from ropelab._display import ResultDisplay
+from ropelab._types import FloatArray
 from ropelab._validation import broadcast, check_output_size, integer, real_number, scalar_or_array
 
 __all__ = [

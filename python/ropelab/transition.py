@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, FloatArray, Layout
 from ropelab._display import ResultDisplay
+from ropelab._types import ArrayLike, FloatArray, Layout
 
 __all__ = [
     "effective",
@@ -73,8 +73,9 @@ def effective(
 
 
 def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
-    """``A^eff_t`` for every step (``ψ_{−1} = 0``): the transitions with which
-    :func:`ropelab.recurrence.linear_attention` reproduces
+    """``A^eff_t`` for every step (``ψ_{−1} = 0``).
+
+    These are the transitions with which :func:`ropelab.recurrence.linear_attention` reproduces
     :func:`ropelab.recurrence.selective_rope_attention`.
 
     Parameters
@@ -129,8 +130,9 @@ def commutator_norm(
 
 
 def singular_values(A: ArrayLike) -> FloatArray:
-    """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``), by Eigen's
-    Jacobi SVD.
+    """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``).
+
+    Computed by Eigen's Jacobi SVD.
 
     Parameters
     ----------
@@ -175,8 +177,9 @@ def spectral_norm(A: ArrayLike) -> Any:
 
 
 def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
-    """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``), sorted by decreasing
-    modulus, then by argument (Eigen's real-Schur eigen-solver).
+    """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``).
+
+    Sorted by decreasing modulus, then by argument (Eigen's real-Schur eigen-solver).
 
     Parameters
     ----------
@@ -197,8 +200,9 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
 
 
 def householder(w: ArrayLike) -> FloatArray:
-    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``
-    (shape ``(..., d)`` → ``(..., d, d)``).
+    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``.
+
+    A ``w`` of shape ``(..., d)`` gives ``(..., d, d)``.
 
     Parameters
     ----------
@@ -246,8 +250,9 @@ def householder_product(W: ArrayLike) -> FloatArray:
 
 
 def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
-    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition); ``w`` of shape
-    ``(..., d)`` gives ``(..., d, d)``.
+    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition).
+
+    A ``w`` of shape ``(..., d)`` gives ``(..., d, d)``.
 
     Its eigenvalue along ``ŵ`` is ``1 − β``: the norm is ≤ 1 iff ``β ∈ [0, 2]`` and the matrix is
     orthogonal (norm-preserving) iff ``β ∈ {0, 2}``.
