@@ -18,17 +18,18 @@ const rff::Pair kPair = [] {
 }  // namespace
 
 TEST(Rff, UnbiasedAtSigmaOne) {
-  const double target = std::exp(kPair.qk);
+  const double target = static_cast<double>(std::exp(kPair.qk));
   for (auto est : {rff::Estimator::trig, rff::Estimator::random_phase, rff::Estimator::positive}) {
     EXPECT_NEAR(rff::moments(kPair, 1.0, est, rff::Convention::conjugate).mean / target, 1.0, 1e-14);
   }
   // The literal product estimates exp(-q·k).
   EXPECT_NEAR(rff::moments(kPair, 1.0, rff::Estimator::trig, rff::Convention::literal).mean,
-              std::exp(-kPair.qk), 1e-14);
+              static_cast<double>(std::exp(-kPair.qk)), 1e-14);
 }
 
 TEST(Rff, PerformerLemma2AtSigmaOne) {
-  const double kappa = std::exp(kPair.qk), a = kPair.a, b = kPair.b;
+  const double kappa = static_cast<double>(std::exp(kPair.qk)), a = static_cast<double>(kPair.a),
+               b = static_cast<double>(kPair.b);
   const double D = 8;
   const double trig = std::exp(a) / (2 * D) / (kappa * kappa) * std::pow(1 - std::exp(-b), 2);
   const double pos = std::exp(a) / D * kappa * kappa * (1 - std::exp(-a));
