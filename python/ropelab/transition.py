@@ -69,7 +69,7 @@ def effective(
     >>> bool(np.allclose(B, np.diag([0.9, 0.5]) @ rotation_matrix([0.5])))
     False
     """
-    return np.asarray(_core.transition.effective(psi_prev, psi_t, gate, layout))
+    return np.asarray(_core.transition.effective(psi_prev=psi_prev, psi_t=psi_t, gate=gate, layout=layout))
 
 
 def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
@@ -94,7 +94,7 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
     >>> effective_sequence([[0.0], [0.0]]).shape
     (2, 2, 2)
     """
-    return np.asarray(_core.transition.effective_sequence(psi, gates, layout))
+    return np.asarray(_core.transition.effective_sequence(psi=psi, gates=gates, layout=layout))
 
 
 def commutator_norm(
@@ -125,7 +125,7 @@ def commutator_norm(
     >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
     0.5
     """
-    out = np.asarray(_core.transition.commutator_norm(psi_prev, gate, layout, norm))
+    out = np.asarray(_core.transition.commutator_norm(psi_prev=psi_prev, gate=gate, layout=layout, norm=norm))
     return float(out) if out.ndim == 0 else out
 
 
@@ -149,7 +149,7 @@ def singular_values(A: ArrayLike) -> FloatArray:
     >>> singular_values(np.diag([1.0, 3.0, 2.0]))
     array([3., 2., 1.])
     """
-    return np.asarray(_core.transition.singular_values(A))
+    return np.asarray(_core.transition.singular_values(A=A))
 
 
 def spectral_norm(A: ArrayLike) -> Any:
@@ -172,7 +172,7 @@ def spectral_norm(A: ArrayLike) -> Any:
     >>> spectral_norm([[0.0, 2.0], [-1.0, 0.0]])
     2.0
     """
-    out = np.asarray(_core.transition.spectral_norm(A))
+    out = np.asarray(_core.transition.spectral_norm(A=A))
     return float(out) if out.ndim == 0 else out
 
 
@@ -196,7 +196,7 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
     >>> eigenvalues([[0.0, -1.0], [1.0, 0.0]])
     array([0.-1.j, 0.+1.j])
     """
-    return np.asarray(_core.transition.eigenvalues(A))
+    return np.asarray(_core.transition.eigenvalues(A=A))
 
 
 def householder(w: ArrayLike) -> FloatArray:
@@ -220,7 +220,7 @@ def householder(w: ArrayLike) -> FloatArray:
     array([[-1.,  0.],
            [ 0.,  1.]])
     """
-    return np.asarray(_core.transition.householder(w))
+    return np.asarray(_core.transition.householder(w=w))
 
 
 def householder_product(W: ArrayLike) -> FloatArray:
@@ -246,7 +246,7 @@ def householder_product(W: ArrayLike) -> FloatArray:
     >>> bool(np.allclose(P, rotation_matrix([0.4])))
     True
     """
-    return np.asarray(_core.transition.householder_product(W))
+    return np.asarray(_core.transition.householder_product(W=W))
 
 
 def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
@@ -276,7 +276,7 @@ def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
     array([[1. , 0. ],
            [0. , 0.5]])
     """
-    return np.asarray(_core.transition.generalized_householder(w, beta))
+    return np.asarray(_core.transition.generalized_householder(w=w, beta=beta))
 
 
 def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
@@ -299,7 +299,7 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     >>> prf_transition_factor([[0.0], [1.0]], [[np.log(2.0)]])
     array([[2.]])
     """
-    return np.asarray(_core.transition.prf_transition_factor(q, omega))
+    return np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
 
 
 @dataclass(frozen=True, repr=False)
@@ -345,7 +345,7 @@ def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDist
     >>> round(f.mean, 6), f.prob_gt_one
     (1.648721, 0.5)
     """
-    r = _core.transition.prf_factor_distribution(delta_norm, sigma)
+    r = _core.transition.prf_factor_distribution(delta_norm=delta_norm, sigma=sigma)
     return FactorDistribution(
         mean=float(r["mean"]), variance=float(r["variance"]), median=float(r["median"]), prob_gt_one=float(r["prob_gt_one"])
     )
