@@ -13,8 +13,11 @@ DEB_PACKAGES := g++ make pkg-config python3-dev python3-venv libeigen3-dev libff
 # The test suite also renders the HTML report in a headless browser.
 TEST_DEB_PACKAGES := chromium
 JOBS ?= 2
+# WERROR=ON: compiler warnings are errors in every build of this project's code (the extension of
+# make install/test, make cpp-test, make fuzz); .ci/run sets it, make test-sanitize always has it.
+WERROR ?= OFF
 
-.PHONY: demo test sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
+.PHONY: demo test test-fast lint sysdeps test-sysdeps venv install cpp-test py-test docs docs-test bench clean test-sanitize fuzz stubs
 .PHONY: wheel test-wheel test-pythons sdist
 
 # The main job: the temperature counterexample and its MSE-curve figure, then every claim's
@@ -58,16 +61,34 @@ venv: $(PY)
 BUILD_REQUIRES := "scikit-build-core>=0.11.1" "pybind11>=2.12" "cmake>=3.18" ninja
 install: sysdeps venv
 	$(PY) -m pip install -q $(BUILD_REQUIRES)
-	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install -q --no-build-isolation ".[$(EXTRAS)]"
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PY) -m pip install -q --no-build-isolation \
+	  -Ccmake.define.ROPELAB_WERROR=$(WERROR) ".[$(EXTRAS)]"
 
 cpp-test: sysdeps venv
-	$(BIN)/cmake -S . -B build/cpp -G Ninja -DROPELAB_TESTS=ON -DROPELAB_PYTHON=OFF \
+	$(BIN)/cmake -S . -B build/cpp -G Ninja -DROPELAB_TESTS=ON -DROPELAB_PYTHON=OFF -DROPELAB_WERROR=$(WERROR) \
 	  -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
 	$(BIN)/cmake --build build/cpp -j $(JOBS)
 	$(BIN)/ctest --test-dir build/cpp --output-on-failure
 
 py-test: install
 	$(PY) -m pytest
+
+# The inner loop: the Python suite without the tests marked slow (notebooks, mypy/stubs, the
+# browser, hypothesis and the wide property sweeps; tests/conftest.py), on the tree as last
+# installed (no rebuild). `make test` still runs everything.
+test-fast:
+	@[ -x $(PY) ] || { echo "error: no $(VENV): run make install first"; exit 1; }
+	$(PY) -m pytest -q -m "not slow" -p no:cacheprovider
+
+# Linters: ruff (lint + format check, pyproject.toml) and clang-format (.clang-format) on the
+# C++ sources; nothing is rewritten (ruff format / clang-format -i to fix).
+CLANG_FORMAT ?= clang-format
+lint: venv
+	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="clang-format"
+	$(PY) -m pip install -q "ruff>=0.6"
+	$(BIN)/ruff check python tests benchmarks docs
+	$(BIN)/ruff format --check python tests benchmarks docs
+	$(CLANG_FORMAT) --dry-run -Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp')
 
 # Sphinx with warnings as errors; the claims table and API pages are generated from the package,
 # the notebooks executed once and cached (docs/_build/.jupyter_cache).
@@ -89,7 +110,8 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:allocator
 CXX ?= g++
 test-sanitize: install test-sysdeps
 	$(BIN)/cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROPELAB_SANITIZE=ON \
-	  -DROPELAB_TESTS=ON -DROPELAB_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	  -DROPELAB_TESTS=ON -DROPELAB_PYTHON=ON -DROPELAB_WERROR=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	  -DSKBUILD_PROJECT_VERSION=$$($(PY) -c 'import importlib.metadata as m; print(m.version("ropelab"))') \
 	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
 	$(BIN)/cmake --build $(SAN_DIR) -j $(JOBS)
 	$(SAN_ENV) $(BIN)/ctest --test-dir $(SAN_DIR) --output-on-failure
@@ -104,7 +126,7 @@ FUZZ_SECONDS ?= 30
 fuzz: sysdeps venv
 	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="clang libclang-rt-14-dev"
 	$(BIN)/cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-	  -DROPELAB_FUZZ=ON -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
+	  -DROPELAB_FUZZ=ON -DROPELAB_WERROR=$(WERROR) -DCMAKE_MAKE_PROGRAM=$(abspath $(BIN))/ninja
 	$(BIN)/cmake --build $(FUZZ_DIR) -j $(JOBS)
 	@for f in $(FUZZ_DIR)/fuzz_*; do \
 	  [ -x "$$f" ] || continue; echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "ropelab/recurrence.hpp"
 #include "ropelab/rotary.hpp"
 
 namespace ropelab::bind {
@@ -93,6 +94,31 @@ inline void require_even(py::ssize_t d, const char* func, const char* name, py::
 
 inline rotary::Layout layout_arg(py::handle obj, const char* func) {
   return parse_choice(obj, func, "layout", rotary::parse_layout);
+}
+
+/// The one rule of decay gates (Λ_t = diag of decays, recurrence::Gates): the last dimension w of
+/// `a` (w = 1 for a 0-d array) must be 1 (one decay per step), d/2 (per pair) or d (per channel),
+/// else ValueError "name <shape_rule>, has shape ..."; every value must lie in [0, 1]. Returns w.
+/// Callers add their own rules for the leading dimensions.
+inline std::size_t gate_width(const darray& a, std::size_t d, const char* func, const char* name,
+                              const std::string& shape_rule, py::handle obj) {
+  const std::size_t w = a.ndim() == 0 ? 1 : static_cast<std::size_t>(a.shape(a.ndim() - 1));
+  if (w != 1 && w != d / 2 && w != d) {
+    value_error(func, name, shape_rule + ", has shape " + shape_str(a), obj);
+  }
+  require_each(a, func, name, "must be decays in [0, 1]",
+               [](double x) { return x >= 0.0 && x <= 1.0; });
+  return w;
+}
+
+/// The core's view of w gate values per step starting at `values` (w = 0: no gate, Λ = I).
+inline recurrence::Gates gates_view(const double* values, std::size_t w, std::size_t d) {
+  recurrence::Gates g;
+  if (w == 0) return g;
+  g.values = values;
+  g.width = w;
+  g.per_channel = w == d && w != 1;
+  return g;
 }
 
 /// Raise "func: a and b must ..., got shapes X and Y".

@@ -121,19 +121,15 @@ darray linear_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::hand
 struct GateArgs {
   StepArray arr;
   std::size_t width = 0;
-  bool per_channel = false;
+  std::size_t d = 0;
   recurrence::Gates at(std::size_t b) const {
-    recurrence::Gates g;
-    if (width == 0) return g;
-    g.values = arr.at(b);
-    g.width = width;
-    g.per_channel = per_channel;
-    return g;
+    return gates_view(width == 0 ? nullptr : arr.at(b), width, d);
   }
 };
 
 GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
   GateArgs g;
+  g.d = s.d;
   if (obj.is_none()) return g;
   const darray raw = real_array(obj, f, "gates");
   const std::size_t h = s.d / 2;
@@ -143,15 +139,10 @@ GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
   if (raw.ndim() < 2) {
     value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
   }
-  const auto w = static_cast<std::size_t>(raw.shape(raw.ndim() - 1));
-  if (w != 1 && w != h && w != s.d) {
-    value_error(f, "gates", "must have shape " + hint + ", has shape " + shape_str(raw), obj);
-  }
+  // the width and the values first (gate_width), then the (..., T) dimensions (step_array)
+  const std::size_t w = gate_width(raw, s.d, f, "gates", "must have shape " + hint, obj);
   g.arr = step_array(obj, s, f, "gates", {static_cast<py::ssize_t>(w)}, hint);
-  require_each(g.arr.a, f, "gates", "must be decays in [0, 1]",
-               [](double x) { return x >= 0.0 && x <= 1.0; });
   g.width = w;
-  g.per_channel = w == s.d && w != 1;
   return g;
 }
 
@@ -405,6 +396,7 @@ darray delta_transitions(py::handle k_o, py::handle beta_o, py::handle alpha_o, 
 }  // namespace
 
 void register_recurrence(py::module_& m) {
+  m.def("decays", &recurrence::decay_names);
   m.def("linear_attention", &linear_attention, "q"_a, "k"_a, "v"_a, "transitions"_a, "mode"_a,
         "product_start"_a, "nthreads"_a);
   m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,

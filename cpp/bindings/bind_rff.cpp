@@ -1,6 +1,5 @@
 // ropelab._core.rff: random-feature estimators (core: cpp/include/ropelab/rff.hpp).
 #include <cmath>
-
 #include <memory>
 #include <vector>
 
@@ -100,27 +99,10 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
   opt.convention = parse_choice(conv_o, f, "convention", rff::parse_convention);
   const auto trials = static_cast<std::size_t>(integer(trials_o, f, "trials", 1));
   opt.seed = seed_arg(seed_o, f);
-  const std::string mode = string_arg(mode_o, f, "mode");
-  if (mode != "projected" && mode != "full") {
-    value_error(f, "mode", "must be 'projected' or 'full'", mode_o);
-  }
-  opt.full = mode == "full";
+  opt.full = parse_choice(mode_o, f, "mode", rff::parse_full_mode);
   opt.orthogonal = orthogonal;
   opt.nthreads = nthreads_arg(nthreads_o, f);
-  {
-    const double dd = static_cast<double>(q.size());
-    const double draws = static_cast<double>(opt.D) * (opt.full ? dd : 2.0) + dd * dd;
-    if (draws >= 0x1.0p40) {
-      throw py::value_error(std::string(f) + ": D*d = " + std::to_string(draws) +
-                            " exceeds the 2^40 random draws one trial may own");
-    }
-  }
-  const auto n = static_cast<double>(p.n());
-  if (opt.estimator != Estimator::positive && !std::isfinite(std::exp(0.5 * n))) {
-    throw py::value_error(std::string(f) + ": the amplitude exp((|q|^2+|k|^2)/2) overflows a "
-                          "double (|q|^2+|k|^2 = " + std::to_string(n) +
-                          "); use rff.mse(..., log=True) for the closed form instead");
-  }
+  core_check(f, [&] { rff::check_estimate_input(p, static_cast<std::size_t>(q.size()), opt); });
   check_output_size(static_cast<double>(trials), f);
   darray out(static_cast<py::ssize_t>(trials));
   double* po = out.mutable_data();
@@ -233,6 +215,9 @@ double kernel(py::handle qo, py::handle ko) {
 }  // namespace
 
 void register_rff(py::module_& m) {
+  m.def("estimators", &rff::estimator_names);
+  m.def("conventions", &rff::convention_names);
+  m.def("modes", &rff::mode_names);
   m.def("kernel", &kernel, "q"_a, "k"_a);
   m.def("moments", &moments, "q"_a, "k"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("mse", &mse, "q"_a, "k"_a, "sigma"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);

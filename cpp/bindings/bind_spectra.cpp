@@ -50,7 +50,7 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   } else {
     s.re = real_array(obj, func, name);
   }
-  const int ndim = s.is_complex ? s.c.ndim() : s.re.ndim();
+  const py::ssize_t ndim = s.is_complex ? s.c.ndim() : s.re.ndim();
   if (ndim != 1) value_error(func, name, "must be a 1-D array", obj);
   if (s.size() == 0) value_error(func, name, "must not be empty", obj);
   if (static_cast<std::int64_t>(s.size()) > max_length) {

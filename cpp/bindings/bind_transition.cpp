@@ -29,36 +29,25 @@ darray psi_arg(py::handle obj, const char* f, const char* name) {
 /// rule); values in [0, 1].
 struct BatchGate {
   darray values;
-  std::size_t width = 0, count = 1;
-  bool per_channel = false;
+  std::size_t width = 0, count = 1, d = 0;
   recurrence::Gates at(std::size_t b) const {
-    recurrence::Gates g;
-    if (width == 0) return g;
-    g.values = values.data() + (b % count) * width;
-    g.width = width;
-    g.per_channel = per_channel;
-    return g;
+    return gates_view(width == 0 ? nullptr : values.data() + (b % count) * width, width, d);
   }
 };
 
 BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::size_t d,
                      const char* f) {
   BatchGate r;
+  r.d = d;
   if (obj.is_none()) return r;
   r.values = real_array(obj, f, "gate");
-  const std::size_t w = r.values.ndim() == 0 ? 1 : static_cast<std::size_t>(r.values.shape(r.values.ndim() - 1));
-  if (w != 1 && w != d / 2 && w != d) {
-    value_error(f, "gate",
-                "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
-                    std::to_string(d / 2) + ") or (..., d) = (..., " + std::to_string(d) +
-                    "), has shape " + shape_str(r.values),
-                obj);
-  }
-  require_each(r.values, f, "gate", "must be decays in [0, 1]",
-               [](double x) { return x >= 0.0 && x <= 1.0; });
+  const std::size_t w = gate_width(r.values, d, f, "gate",
+                                   "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
+                                       std::to_string(d / 2) + ") or (..., d) = (..., " +
+                                       std::to_string(d) + ")",
+                                   obj);
   r.count = r.values.ndim() == 0 ? 1 : suffix_batch(lead, lead_shape(r.values, 1), f, "gate", "psi_prev", obj);
   r.width = w;
-  r.per_channel = w == d && w != 1;
   return r;
 }
 
@@ -106,18 +95,12 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   darray gv;
   if (!gates_o.is_none()) {
     gv = real_array_nd(gates_o, f, "gates", 2);
-    const auto w = static_cast<std::size_t>(gv.shape(1));
-    if (static_cast<std::size_t>(gv.shape(0)) != T || (w != 1 && w != h && w != d)) {
-      value_error(f, "gates",
-                  "must have shape (T, 1), (T, d/2) or (T, d) with T = " + std::to_string(T) +
-                      ", d = " + std::to_string(d) + ", has shape " + shape_str(gv),
-                  gates_o);
+    const std::string rule = "must have shape (T, 1), (T, d/2) or (T, d) with T = " +
+                             std::to_string(T) + ", d = " + std::to_string(d);
+    if (static_cast<std::size_t>(gv.shape(0)) != T) {
+      value_error(f, "gates", rule + ", has shape " + shape_str(gv), gates_o);
     }
-    require_each(gv, f, "gates", "must be decays in [0, 1]",
-                 [](double x) { return x >= 0.0 && x <= 1.0; });
-    g.values = gv.data();
-    g.width = w;
-    g.per_channel = w == d && w != 1;
+    g = gates_view(gv.data(), gate_width(gv, d, f, "gates", rule, gates_o), d);
   }
   check_output_size(static_cast<double>(T) * static_cast<double>(d * d), f);
   darray out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});

@@ -238,6 +238,17 @@ auto parse_choice(py::handle obj, const char* func, const char* name, Parse pars
   }
 }
 
+/// Runs check() (a core input check throwing std::invalid_argument) and raises its message as a
+/// ValueError prefixed with the function name.
+template <class Check>
+void core_check(const char* func, Check check) {
+  try {
+    check();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(func) + ": " + e.what());
+  }
+}
+
 /// Element-wise check of a float64 array; `ok(x)` false raises ValueError naming the element.
 template <class Ok>
 void require_each(const darray& a, const char* func, const char* name, const std::string& what,

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 
 namespace ropelab::recurrence {
 
@@ -29,41 +31,52 @@ void matvec(const double* A, const double* x, std::size_t n, double* y) {
 }
 }  // namespace
 
+namespace {
+const std::vector<std::string>& linear_mode_names() {
+  static const std::vector<std::string> n{"recurrent", "unrolled"};
+  return n;
+}
+const std::vector<std::string>& product_start_names() {
+  static const std::vector<std::string> n{"tau+1", "tau"};
+  return n;
+}
+const std::vector<std::string>& selective_mode_names() {
+  static const std::vector<std::string> n{"prerotated", "recurrent"};
+  return n;
+}
+const std::vector<std::string>& direct_recurrent_names() {
+  static const std::vector<std::string> n{"direct", "recurrent"};
+  return n;
+}
+}  // namespace
+
+const std::vector<std::string>& decay_names() {
+  static const std::vector<std::string> n{"alibi", "fox", "cosformer"};
+  return n;
+}
+
 LinearMode parse_linear_mode(const std::string& name) {
-  if (name == "recurrent") return LinearMode::recurrent;
-  if (name == "unrolled") return LinearMode::unrolled;
-  throw std::invalid_argument("mode must be 'recurrent' or 'unrolled', got '" + name + "'");
+  return names::parse<LinearMode>(linear_mode_names(), name, "mode");
 }
 
 ProductStart parse_product_start(const std::string& name) {
-  if (name == "tau+1") return ProductStart::tau_plus_1;
-  if (name == "tau") return ProductStart::tau;
-  throw std::invalid_argument("product_start must be 'tau+1' or 'tau', got '" + name + "'");
+  return names::parse<ProductStart>(product_start_names(), name, "product_start");
 }
 
 SelectiveMode parse_selective_mode(const std::string& name) {
-  if (name == "prerotated") return SelectiveMode::prerotated;
-  if (name == "recurrent") return SelectiveMode::recurrent;
-  throw std::invalid_argument("mode must be 'prerotated' or 'recurrent', got '" + name + "'");
+  return names::parse<SelectiveMode>(selective_mode_names(), name, "mode");
 }
 
 RffMode parse_rff_mode(const std::string& name) {
-  if (name == "direct") return RffMode::direct;
-  if (name == "recurrent") return RffMode::recurrent;
-  throw std::invalid_argument("mode must be 'direct' or 'recurrent', got '" + name + "'");
+  return names::parse<RffMode>(direct_recurrent_names(), name, "mode");
 }
 
 Decay parse_decay(const std::string& name) {
-  if (name == "alibi") return Decay::alibi;
-  if (name == "fox") return Decay::fox;
-  if (name == "cosformer") return Decay::cosformer;
-  throw std::invalid_argument("kind must be 'alibi', 'fox' or 'cosformer', got '" + name + "'");
+  return names::parse<Decay>(decay_names(), name, "kind");
 }
 
 DecayMode parse_decay_mode(const std::string& name) {
-  if (name == "direct") return DecayMode::direct;
-  if (name == "recurrent") return DecayMode::recurrent;
-  throw std::invalid_argument("mode must be 'direct' or 'recurrent', got '" + name + "'");
+  return names::parse<DecayMode>(direct_recurrent_names(), name, "mode");
 }
 
 void linear_attention(const Sequence& s, const double* A, LinearMode mode, ProductStart start,
@@ -121,89 +134,143 @@ void linear_attention(const Sequence& s, const double* A, LinearMode mode, Produ
   }
 }
 
-void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
-                              rotary::Layout layout, SelectiveMode mode, double* out,
-                              const std::atomic<bool>* cancel) {
-  const std::size_t T = s.T, d = s.d, dv = s.dv, h = d / 2;
-  // Channel index of each pair's two members, precomputed once.
-  std::vector<std::size_t> c0(h), c1(h);
-  for (std::size_t i = 0; i < h; ++i) rotary::pair_channels(layout, d, i, c0[i], c1[i]);
-  std::vector<double> S(dv * d, 0.0);
-  std::vector<double> lam(d, 1.0);
-  std::vector<double> cs(h), sn(h), cs_prev(h, 1.0), sn_prev(h, 0.0);
-  std::vector<double> qp(d), kp(d);
-  // B holds A^eff_t = C_{t−1}ᵀ Λ_t C_t as one 2×2 block per pair: (b00, b01, b10, b11).
-  std::vector<double> B(4 * h);
-  const bool gated = gates.width != 0;
-  for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
-    const double* qt = s.q + t * d;
-    const double* kt = s.k + t * d;
-    const double* vt = s.v + t * dv;
-    const double* pt = psi + t * h;
+namespace detail {
+
+void rotate_pairs(const double* x, const double* cs, const double* sn, const std::size_t* c0,
+                  const std::size_t* c1, std::size_t h, double* out) {
+  for (std::size_t i = 0; i < h; ++i) {
+    const double x0 = x[c0[i]], x1 = x[c1[i]];
+    out[c0[i]] = cs[i] * x0 - sn[i] * x1;
+    out[c1[i]] = sn[i] * x0 + cs[i] * x1;
+  }
+}
+
+void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam,
+                       const double* v, const double* kp, const double* qp, double* out) {
+  // One pass over Ŝ per step: Ŝ ← Ŝ Λ_t + v k'ᵀ and o = Ŝ q' fused row by row.
+  for (std::size_t r = 0; r < dv; ++r) {
+    double* Sr = S + r * d;
+    const double vr = v[r];
+    double o = 0.0;
+    if (lam != nullptr) {
+      for (std::size_t c = 0; c < d; ++c) {
+        Sr[c] = Sr[c] * lam[c] + vr * kp[c];
+        o += Sr[c] * qp[c];
+      }
+    } else {
+      for (std::size_t c = 0; c < d; ++c) {
+        Sr[c] += vr * kp[c];
+        o += Sr[c] * qp[c];
+      }
+    }
+    out[r] = o;
+  }
+}
+
+void rotating_transition_blocks(const double* cs_prev, const double* sn_prev, const double* cs,
+                                const double* sn, const double* lam, const std::size_t* c0,
+                                const std::size_t* c1, std::size_t h, double* B) {
+  for (std::size_t i = 0; i < h; ++i) {
+    // R(ψ_{t−1})ᵀ diag(λa, λb) R(ψ_t), written out.
+    const double cp = cs_prev[i], sp = sn_prev[i], c = cs[i], sv = sn[i];
+    const double la = lam[c0[i]], lb = lam[c1[i]];
+    B[4 * i + 0] = cp * la * c + sp * lb * sv;
+    B[4 * i + 1] = -cp * la * sv + sp * lb * c;
+    B[4 * i + 2] = -sp * la * c + cp * lb * sv;
+    B[4 * i + 3] = sp * la * sv + cp * lb * c;
+  }
+}
+
+void rotating_update(double* S, std::size_t d, std::size_t dv, const double* B,
+                     const std::size_t* c0, const std::size_t* c1, std::size_t h, const double* v,
+                     const double* k, const double* q, double* out) {
+  // S ← S A^eff_t + v kᵀ and o = S q, pair by pair (A^eff_t is block diagonal).
+  for (std::size_t r = 0; r < dv; ++r) {
+    double* Sr = S + r * d;
+    const double vr = v[r];
+    double o = 0.0;
+    for (std::size_t i = 0; i < h; ++i) {
+      const std::size_t a = c0[i], b = c1[i];
+      const double x0 = Sr[a], x1 = Sr[b];
+      const double n0 = x0 * B[4 * i + 0] + x1 * B[4 * i + 2] + vr * k[a];
+      const double n1 = x0 * B[4 * i + 1] + x1 * B[4 * i + 3] + vr * k[b];
+      Sr[a] = n0;
+      Sr[b] = n1;
+      o += n0 * q[a] + n1 * q[b];
+    }
+    out[r] = o;
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+/// State of the selective-RoPE recurrence across steps: the d×dv state (Ŝ or S), the phases'
+/// cos/sin at this and the previous step, the gates Λ_t and the per-step scratch.
+struct SelectiveState {
+  std::size_t d, dv, h;
+  std::vector<std::size_t> c0, c1;  ///< channels of each pair's two members
+  std::vector<double> S, lam, cs, sn, cs_prev, sn_prev, qp, kp;
+  /// A^eff_t = C_{t−1}ᵀ Λ_t C_t as one 2×2 block per pair: (b00, b01, b10, b11).
+  std::vector<double> B;
+
+  SelectiveState(std::size_t d_, std::size_t dv_, rotary::Layout layout)
+      : d(d_), dv(dv_), h(d_ / 2), c0(h), c1(h), S(dv_ * d_, 0.0), lam(d_, 1.0), cs(h), sn(h),
+        cs_prev(h, 1.0), sn_prev(h, 0.0), qp(d_), kp(d_), B(4 * h) {
+    for (std::size_t i = 0; i < h; ++i) rotary::pair_channels(layout, d, i, c0[i], c1[i]);
+  }
+
+  /// cos/sin of step t's phases and, when gated, the decays Λ_t.
+  void load_step(const double* pt, const Gates& gates, std::size_t t) {
     for (std::size_t i = 0; i < h; ++i) {
       cs[i] = std::cos(pt[i]);
       sn[i] = std::sin(pt[i]);
     }
-    if (gated) {
-      for (std::size_t i = 0; i < h; ++i) {
-        lam[c0[i]] = gate_value(gates, t, c0[i], i);
-        lam[c1[i]] = gate_value(gates, t, c1[i], i);
-      }
+    if (gates.width == 0) return;
+    for (std::size_t i = 0; i < h; ++i) {
+      lam[c0[i]] = gate_value(gates, t, c0[i], i);
+      lam[c1[i]] = gate_value(gates, t, c1[i], i);
     }
+  }
+
+  /// Pre-rotated step: Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ, o_t = Ŝ_t C_t q_t.
+  void prerotated_step(const double* q, const double* k, const double* v, bool gated,
+                       double* out) {
+    detail::rotate_pairs(q, cs.data(), sn.data(), c0.data(), c1.data(), h, qp.data());
+    detail::rotate_pairs(k, cs.data(), sn.data(), c0.data(), c1.data(), h, kp.data());
+    detail::prerotated_update(S.data(), d, dv, gated ? lam.data() : nullptr, v, kp.data(),
+                              qp.data(), out);
+  }
+
+  /// Rotating-transition step: S_t = S_{t−1} C_{t−1}ᵀ Λ_t C_t + v_t k_tᵀ, o_t = S_t q_t.
+  void rotating_step(const double* q, const double* k, const double* v, double* out) {
+    detail::rotating_transition_blocks(cs_prev.data(), sn_prev.data(), cs.data(), sn.data(),
+                                       lam.data(), c0.data(), c1.data(), h, B.data());
+    detail::rotating_update(S.data(), d, dv, B.data(), c0.data(), c1.data(), h, v, k, q, out);
+    cs_prev.swap(cs);
+    sn_prev.swap(sn);
+  }
+};
+
+}  // namespace
+
+void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
+                              rotary::Layout layout, SelectiveMode mode, double* out,
+                              const std::atomic<bool>* cancel) {
+  const std::size_t T = s.T, d = s.d, dv = s.dv, h = d / 2;
+  SelectiveState st(d, dv, layout);
+  const bool gated = gates.width != 0;
+  for (std::size_t t = 0; t < T; ++t) {
+    poll(cancel);
+    const double* qt = s.q + t * d;
+    const double* kt = s.k + t * d;
+    const double* vt = s.v + t * dv;
+    st.load_step(psi + t * h, gates, t);
     if (mode == SelectiveMode::prerotated) {
-      for (std::size_t i = 0; i < h; ++i) {
-        const double q0 = qt[c0[i]], q1 = qt[c1[i]], k0 = kt[c0[i]], k1 = kt[c1[i]];
-        qp[c0[i]] = cs[i] * q0 - sn[i] * q1;
-        qp[c1[i]] = sn[i] * q0 + cs[i] * q1;
-        kp[c0[i]] = cs[i] * k0 - sn[i] * k1;
-        kp[c1[i]] = sn[i] * k0 + cs[i] * k1;
-      }
-      // One pass over Ŝ per step: Ŝ ← Ŝ Λ_t + v k'ᵀ and o = Ŝ q' fused row by row.
-      for (std::size_t r = 0; r < dv; ++r) {
-        double* Sr = S.data() + r * d;
-        const double vr = vt[r];
-        double o = 0.0;
-        if (gated) {
-          for (std::size_t c = 0; c < d; ++c) {
-            Sr[c] = Sr[c] * lam[c] + vr * kp[c];
-            o += Sr[c] * qp[c];
-          }
-        } else {
-          for (std::size_t c = 0; c < d; ++c) {
-            Sr[c] += vr * kp[c];
-            o += Sr[c] * qp[c];
-          }
-        }
-        out[t * dv + r] = o;
-      }
+      st.prerotated_step(qt, kt, vt, gated, out + t * dv);
     } else {
-      for (std::size_t i = 0; i < h; ++i) {
-        // R(ψ_{t−1})ᵀ diag(λa, λb) R(ψ_t), written out.
-        const double cp = cs_prev[i], sp = sn_prev[i], c = cs[i], sv = sn[i];
-        const double la = lam[c0[i]], lb = lam[c1[i]];
-        B[4 * i + 0] = cp * la * c + sp * lb * sv;
-        B[4 * i + 1] = -cp * la * sv + sp * lb * c;
-        B[4 * i + 2] = -sp * la * c + cp * lb * sv;
-        B[4 * i + 3] = sp * la * sv + cp * lb * c;
-      }
-      for (std::size_t r = 0; r < dv; ++r) {
-        double* Sr = S.data() + r * d;
-        const double vr = vt[r];
-        double o = 0.0;
-        for (std::size_t i = 0; i < h; ++i) {
-          const std::size_t a = c0[i], b = c1[i];
-          const double x0 = Sr[a], x1 = Sr[b];
-          const double n0 = x0 * B[4 * i + 0] + x1 * B[4 * i + 2] + vr * kt[a];
-          const double n1 = x0 * B[4 * i + 1] + x1 * B[4 * i + 3] + vr * kt[b];
-          Sr[a] = n0;
-          Sr[b] = n1;
-          o += n0 * qt[a] + n1 * qt[b];
-        }
-        out[t * dv + r] = o;
-      }
-      cs_prev.swap(cs);
-      sn_prev.swap(sn);
+      st.rotating_step(qt, kt, vt, out + t * dv);
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 #include "ropelab/rng.hpp"
 #include "ropelab/vecmath.hpp"
 
@@ -98,18 +99,32 @@ real log_mse_ext(const Pair& p, double sigma, double D, Estimator est, Conventio
 
 }  // namespace
 
+const std::vector<std::string>& estimator_names() {
+  static const std::vector<std::string> names{"trig", "random_phase", "positive"};
+  return names;
+}
+
+const std::vector<std::string>& convention_names() {
+  static const std::vector<std::string> names{"conjugate", "literal"};
+  return names;
+}
+
+
 Estimator parse_estimator(const std::string& name) {
-  if (name == "trig") return Estimator::trig;
-  if (name == "random_phase") return Estimator::random_phase;
-  if (name == "positive") return Estimator::positive;
-  throw std::invalid_argument("estimator must be one of 'trig', 'random_phase', 'positive', got '" +
-                              name + "'");
+  return names::parse<Estimator>(estimator_names(), name, "estimator");
 }
 
 Convention parse_convention(const std::string& name) {
-  if (name == "conjugate") return Convention::conjugate;
-  if (name == "literal") return Convention::literal;
-  throw std::invalid_argument("convention must be 'conjugate' or 'literal', got '" + name + "'");
+  return names::parse<Convention>(convention_names(), name, "convention");
+}
+
+const std::vector<std::string>& mode_names() {
+  static const std::vector<std::string> names{"projected", "full"};
+  return names;
+}
+
+bool parse_full_mode(const std::string& name) {
+  return names::parse<int>(mode_names(), name, "mode") == 1;
 }
 
 Pair make_pair(const double* q, const double* k, std::size_t d) {
@@ -240,7 +255,8 @@ void check_amplitude(const Pair& p, Estimator est) {
   if (est != Estimator::positive && !std::isfinite(std::exp(static_cast<double>(0.5L * p.n())))) {
     throw std::invalid_argument(
         "the amplitude exp((|q|^2+|k|^2)/2) overflows a double (|q|^2+|k|^2 = " +
-        std::to_string(static_cast<double>(p.n())) + "); use the log-domain closed forms instead");
+        std::to_string(static_cast<double>(p.n())) + "); use the log-domain closed form instead (log_mse; rff.mse(..., log=True) in "
+        "Python)");
   }
 }
 
@@ -358,167 +374,224 @@ class ChiSampler {
 
 }  // namespace
 
-void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
-              std::size_t trials, double* out, const std::atomic<bool>* cancel) {
-  const Pair p = make_pair(q, k, d);
-  check_amplitude(p, opt.estimator);
-  const double half_n = static_cast<double>(0.5L * p.n());
-  const double amp = std::exp(half_n);
-  const double sigma = opt.sigma;
-  const std::size_t D = opt.D;
-  const double inv_D = 1.0 / static_cast<double>(D);
-  const Estimator est = opt.estimator;
-  const bool literal = est == Estimator::trig && opt.convention == Convention::literal;
-  // Draws per trial and stream: D (projected), 2D (random phase), D·d (full), plus a block.
-  const double draws = static_cast<double>(D) * static_cast<double>(opt.full ? d : 2) +
-                       static_cast<double>(d) * static_cast<double>(d);
+double draws_per_trial(std::size_t d, std::size_t D, bool full) {
+  // D (projected), 2D (random phase), D·d (full), plus one orthogonal block of d·d.
+  return static_cast<double>(D) * static_cast<double>(full ? d : 2) +
+         static_cast<double>(d) * static_cast<double>(d);
+}
+
+void check_estimate_input(const Pair& p, std::size_t d, const EstimateOptions& opt) {
+  const double draws = draws_per_trial(d, opt.D, opt.full);
   if (draws >= static_cast<double>(rng::kMaxDraws)) {
     throw std::invalid_argument("D*d = " + std::to_string(draws) +
-                                " exceeds the 2^40 random draws one trial may own (rng.hpp)");
+                                " exceeds the 2^40 random draws one trial may own");
   }
+  check_amplitude(p, opt.estimator);
+}
 
-  // out[t] from the 8 accumulators of trial t's terms (vecmath.hpp: fixed summation order).
-  auto finish = [&](const double* acc) {
-    const double sum = simd::reduce8(acc);
-    switch (est) {
-      case Estimator::trig:
-        return amp * sum * inv_D;
-      case Estimator::random_phase:
-        return 2.0 * amp * sum * inv_D;
-      case Estimator::positive:
-        break;
-    }
-    return sum * inv_D;
-  };
+namespace detail {
 
-  if (!opt.full) {
-    // Projected mode: ω·u ~ N(0, σ²‖u‖²) exactly. trig and positive need one scalar normal per
-    // feature (of ω·(q∓k) resp. ω·(q+k)); random phase needs the 2-D Gaussian (ω·q, ω·k).
-    const double s =
-        sigma * static_cast<double>(std::sqrt(est == Estimator::trig && !literal ? p.b : p.a));
-    const double c11 = sigma * p.l11, c21 = sigma * p.l21, c22 = sigma * p.l22;
-    if (opt.orthogonal) {
-      // Orthogonal blocks (see rff.hpp): per block of d features, the direction normals z (d, or
-      // 2d for random phase), d χ_d norms and one cos/exp per feature. Blocks are drawn and
-      // evaluated a chunk (≥ kChunk features when d is small) at a time.
-      const bool rp = est == Estimator::random_phase;
-      const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
-      const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
-      const std::size_t block = std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
-      mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
-        const simd::Kernels& kern = simd::kernels();
-        std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
-        ChiSampler chis(opt.seed, d, nb * d);
-        for (std::size_t t = begin; t < end; ++t) {
-          rng::Stream dir(opt.seed, rng::StreamId::projected, t);
-          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          chis.reset(t);
-          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          for (std::size_t j = 0; j < D; j += nb * d) {
-            if (is_cancelled(cancel)) return;
-            const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
-            dir.normals(z.data(), blocks * per);
-            chis.next(chi.data(), M);
-            if (!rp) {
-              // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
-              const bool pos = est == Estimator::positive;
-              kern.orf_args(z.data(), chi.data(), d, M, s, pos ? half_n : 0.0, x.data());
-              if (pos) {
-                kern.sum_exp(x.data(), M, acc);
-              } else {
-                kern.sum_cos(x.data(), M, acc);
-              }
-              continue;
-            }
-            phases.uniforms(beta.data(), M);
-            for (std::size_t bl = 0; bl < blocks; ++bl) {
-              const std::size_t r0 = bl * d, m = std::min(d, M - r0);
-              double* z1 = z.data() + bl * per;
-              const double n1 = std::sqrt(sum_squares(z1, d));
-              // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
-              double* z2 = z1 + d;
-              double az = 0;
-              for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
-              double n2 = 0;
-              for (std::size_t r = 0; r < d; ++r) {
-                z2[r] = z2[r] - az * (z1[r] / n1);
-                n2 += z2[r] * z2[r];
-              }
-              n2 = std::sqrt(n2);
-              const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
-              for (std::size_t r = 0; r < m; ++r) {
-                const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r0 + r];
-                x[r0 + r] = c11 * chi[r0 + r] * ar + b;
-                y[r0 + r] = chi[r0 + r] * (c21 * ar + c22 * br) + b;
-              }
-            }
-            kern.sum_cos_cos(x.data(), y.data(), M, acc);
-          }
-          out[t] = finish(acc);
-        }
-      }, cancel);
-      return;
-    }
-    // Trials per block: ≥ 2^16 features, so the buffers below are set up once per ~0.1 ms.
-    const std::size_t block = std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
-    mc::parallel_blocks(trials, block, opt.nthreads, [&](std::size_t begin, std::size_t end) {
-      const simd::Kernels& kern = simd::kernels();
-      std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
-      for (std::size_t t = begin; t < end; ++t) {
-        rng::Stream normals(opt.seed, rng::StreamId::projected, t);
-        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        if (est == Estimator::random_phase) {
-          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-          for (std::size_t j = 0; j < D; j += kChunk) {
-            if (is_cancelled(cancel)) return;
-            const std::size_t m = std::min(kChunk, D - j);
-            normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
-            phases.uniforms(beta.data(), m);
-            for (std::size_t i = 0; i < m; ++i) {
-              const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
-              x[i] = c11 * g1 + b;
-              y[i] = (c21 * g1 + c22 * g2) + b;
-            }
-            kern.sum_cos_cos(x.data(), y.data(), m, acc);
-          }
-        } else {
-          for (std::size_t j = 0; j < D; j += kChunk) {
-            if (is_cancelled(cancel)) return;
-            const std::size_t m = std::min(kChunk, D - j);
-            normals.normals(g.data(), m);
-            if (est == Estimator::positive) {
-              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i] - half_n;
-              kern.sum_exp(g.data(), m, acc);
-            } else {
-              for (std::size_t i = 0; i < m; ++i) g[i] = s * g[i];
-              kern.sum_cos(g.data(), m, acc);
-            }
-          }
-        }
-        out[t] = finish(acc);
+double trial_estimate(const double* acc, Estimator est, double amp, double inv_D) {
+  const double sum = simd::reduce8(acc);
+  switch (est) {
+    case Estimator::trig:
+      return amp * sum * inv_D;
+    case Estimator::random_phase:
+      return 2.0 * amp * sum * inv_D;
+    case Estimator::positive:
+      break;
+  }
+  return sum * inv_D;
+}
+
+void orthogonal_phase_arguments(double* z1, std::size_t d, std::size_t m, const double* chi,
+                                const double* beta, double c11, double c21, double c22, double* x,
+                                double* y) {
+  const double n1 = std::sqrt(sum_squares(z1, d));
+  // A uniformly random orthonormal 2-frame (a, b) of R^d by Gram–Schmidt.
+  double* z2 = z1 + d;
+  double az = 0;
+  for (std::size_t r = 0; r < d; ++r) az += (z1[r] / n1) * z2[r];
+  double n2 = 0;
+  for (std::size_t r = 0; r < d; ++r) {
+    z2[r] = z2[r] - az * (z1[r] / n1);
+    n2 += z2[r] * z2[r];
+  }
+  n2 = std::sqrt(n2);
+  const double inv2 = n2 > 0 ? 1.0 / n2 : 0.0;  // d = 1: q ∥ k, l22 = 0
+  for (std::size_t r = 0; r < m; ++r) {
+    const double ar = z1[r] / n1, br = z2[r] * inv2, b = kTwoPi * beta[r];
+    x[r] = c11 * chi[r] * ar + b;
+    y[r] = chi[r] * (c21 * ar + c22 * br) + b;
+  }
+}
+
+void accumulate_full_terms(Estimator est, bool literal, double half_n, const double* pq,
+                           const double* pk, const double* beta, std::size_t m, double* x,
+                           double* y, double* acc) {
+  const simd::Kernels& kern = simd::kernels();
+  switch (est) {
+    case Estimator::trig:
+      for (std::size_t i = 0; i < m; ++i) x[i] = literal ? pq[i] + pk[i] : pq[i] - pk[i];
+      kern.sum_cos(x, m, acc);
+      break;
+    case Estimator::positive:
+      for (std::size_t i = 0; i < m; ++i) x[i] = (pq[i] + pk[i]) - half_n;
+      kern.sum_exp(x, m, acc);
+      break;
+    case Estimator::random_phase:
+      for (std::size_t i = 0; i < m; ++i) {
+        const double b = kTwoPi * beta[i];
+        x[i] = pq[i] + b;
+        y[i] = pk[i] + b;
       }
-    }, cancel);
-    return;
+      kern.sum_cos_cos(x, y, m, acc);
+      break;
   }
+}
 
-  // Full mode. i.i.d.: the d normals of each row straight from the trial's omega stream (the rows
-  // of sample_omega(index=t) divided by σ), projected by the dots2 kernel; orthogonal: OmegaRows
-  // (QR blocks) and Eigen.
+}  // namespace detail
+
+namespace {
+
+/// What every trial of one estimate() call shares: the pair's constants and the options.
+struct TrialSetup {
+  const EstimateOptions& opt;
+  std::size_t d;
+  double half_n;  ///< (‖q‖²+‖k‖²)/2
+  double amp;     ///< exp(half_n)
+  double inv_D;
+  bool literal;   ///< trig estimator with the literal (Eq. 8) convention
+  double s;       ///< projected modes: σ‖u‖ of the scalar argument ω·u
+  double c11, c21, c22;  ///< projected random phase: σ × the pair's Cholesky factor
+
+  double finish(const double* acc) const {
+    return detail::trial_estimate(acc, opt.estimator, amp, inv_D);
+  }
+};
+
+/// Trials per block: ≥ 2^16 features, so per-block buffers are set up once per ~0.1 ms.
+std::size_t projected_block(std::size_t D) {
+  return std::clamp<std::size_t>((std::size_t{1} << 16) / D, 16, 4096);
+}
+
+/// Projected orthogonal features (see rff.hpp): per block of d features, the direction normals z
+/// (d, or 2d for random phase), d χ_d norms and one cos/exp per feature. Blocks are drawn and
+/// evaluated a chunk (≥ kChunk features when d is small) at a time.
+void estimate_projected_orthogonal(const TrialSetup& c, std::size_t trials, double* out,
+                                   const std::atomic<bool>* cancel) {
+  const EstimateOptions& opt = c.opt;
+  const std::size_t d = c.d, D = opt.D;
+  const Estimator est = opt.estimator;
+  const bool rp = est == Estimator::random_phase;
+  const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
+  const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
+  mc::parallel_blocks(trials, projected_block(D), opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const simd::Kernels& kern = simd::kernels();
+    std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
+    ChiSampler chis(opt.seed, d, nb * d);
+    for (std::size_t t = begin; t < end; ++t) {
+      rng::Stream dir(opt.seed, rng::StreamId::projected, t);
+      rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+      chis.reset(t);
+      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::size_t j = 0; j < D; j += nb * d) {
+        if (is_cancelled(cancel)) return;
+        const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
+        dir.normals(z.data(), blocks * per);
+        chis.next(chi.data(), M);
+        if (!rp) {
+          // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
+          const bool pos = est == Estimator::positive;
+          kern.orf_args(z.data(), chi.data(), d, M, c.s, pos ? c.half_n : 0.0, x.data());
+          if (pos) {
+            kern.sum_exp(x.data(), M, acc);
+          } else {
+            kern.sum_cos(x.data(), M, acc);
+          }
+          continue;
+        }
+        phases.uniforms(beta.data(), M);
+        for (std::size_t bl = 0; bl < blocks; ++bl) {
+          const std::size_t r0 = bl * d;
+          detail::orthogonal_phase_arguments(z.data() + bl * per, d, std::min(d, M - r0),
+                                             chi.data() + r0, beta.data() + r0, c.c11, c.c21,
+                                             c.c22, x.data() + r0, y.data() + r0);
+        }
+        kern.sum_cos_cos(x.data(), y.data(), M, acc);
+      }
+      out[t] = c.finish(acc);
+    }
+  }, cancel);
+}
+
+/// Projected i.i.d. features: ω·u ~ N(0, σ²‖u‖²) exactly, so trig and positive need one scalar
+/// normal per feature (of ω·(q∓k) resp. ω·(q+k)); random phase the 2-D Gaussian (ω·q, ω·k).
+void estimate_projected_iid(const TrialSetup& c, std::size_t trials, double* out,
+                            const std::atomic<bool>* cancel) {
+  const EstimateOptions& opt = c.opt;
+  const std::size_t D = opt.D;
+  const Estimator est = opt.estimator;
+  mc::parallel_blocks(trials, projected_block(D), opt.nthreads, [&](std::size_t begin, std::size_t end) {
+    const simd::Kernels& kern = simd::kernels();
+    std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
+    for (std::size_t t = begin; t < end; ++t) {
+      rng::Stream normals(opt.seed, rng::StreamId::projected, t);
+      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      if (est == Estimator::random_phase) {
+        rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+        for (std::size_t j = 0; j < D; j += kChunk) {
+          if (is_cancelled(cancel)) return;
+          const std::size_t m = std::min(kChunk, D - j);
+          normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
+          phases.uniforms(beta.data(), m);
+          for (std::size_t i = 0; i < m; ++i) {
+            const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
+            x[i] = c.c11 * g1 + b;
+            y[i] = (c.c21 * g1 + c.c22 * g2) + b;
+          }
+          kern.sum_cos_cos(x.data(), y.data(), m, acc);
+        }
+      } else {
+        for (std::size_t j = 0; j < D; j += kChunk) {
+          if (is_cancelled(cancel)) return;
+          const std::size_t m = std::min(kChunk, D - j);
+          normals.normals(g.data(), m);
+          if (est == Estimator::positive) {
+            for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i] - c.half_n;
+            kern.sum_exp(g.data(), m, acc);
+          } else {
+            for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i];
+            kern.sum_cos(g.data(), m, acc);
+          }
+        }
+      }
+      out[t] = c.finish(acc);
+    }
+  }, cancel);
+}
+
+/// Full mode. i.i.d.: the d normals of each row straight from the trial's omega stream (the rows
+/// of sample_omega(index=t) divided by σ), projected by the dots2 kernel; orthogonal: OmegaRows
+/// (QR blocks) and Eigen.
+void estimate_full(const double* q, const double* k, const TrialSetup& c, std::size_t trials,
+                   double* out, const std::atomic<bool>* cancel) {
+  const EstimateOptions& opt = c.opt;
+  const std::size_t d = c.d, D = opt.D;
   Eigen::Matrix<double, Eigen::Dynamic, 2> qk(static_cast<Eigen::Index>(d), 2);
   for (std::size_t i = 0; i < d; ++i) {
     qk(static_cast<Eigen::Index>(i), 0) = q[i];
     qk(static_cast<Eigen::Index>(i), 1) = k[i];
   }
   // Rows per block: d for orthogonal features; for i.i.d. rows enough to give ~2^12 normals.
-  const std::size_t rows_per_block = opt.orthogonal ? d : std::max<std::size_t>(1, 4096 / d);
+  const std::size_t B = opt.orthogonal ? d : std::max<std::size_t>(1, 4096 / d);
   mc::parallel_blocks(trials, 8, opt.nthreads, [&](std::size_t begin, std::size_t end) {
     const simd::Kernels& kern = simd::kernels();
     RowMatrix rows;
     Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
-    const std::size_t B = rows_per_block;
     std::vector<double> g(opt.orthogonal ? 0 : B * d), pq(B), pk(B), x(B), y(B), beta(B);
     for (std::size_t t = begin; t < end; ++t) {
-      OmegaRows gen(d, sigma, opt.seed, opt.orthogonal, t);
+      OmegaRows gen(d, opt.sigma, opt.seed, opt.orthogonal, t);
       rng::Stream omega(opt.seed, rng::StreamId::omega, t);
       rng::Stream phases(opt.seed, rng::StreamId::phase, t);
       double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -536,33 +609,46 @@ void estimate(const double* q, const double* k, std::size_t d, const EstimateOpt
           omega.normals(g.data(), m * d);
           kern.dots2(g.data(), m, d, q, k, pq.data(), pk.data());
           for (std::size_t i = 0; i < m; ++i) {
-            pq[i] = sigma * pq[i];
-            pk[i] = sigma * pk[i];
+            pq[i] = opt.sigma * pq[i];
+            pk[i] = opt.sigma * pk[i];
           }
         }
-        switch (est) {
-          case Estimator::trig:
-            for (std::size_t i = 0; i < m; ++i) x[i] = literal ? pq[i] + pk[i] : pq[i] - pk[i];
-            kern.sum_cos(x.data(), m, acc);
-            break;
-          case Estimator::positive:
-            for (std::size_t i = 0; i < m; ++i) x[i] = (pq[i] + pk[i]) - half_n;
-            kern.sum_exp(x.data(), m, acc);
-            break;
-          case Estimator::random_phase:
-            phases.uniforms(beta.data(), m);
-            for (std::size_t i = 0; i < m; ++i) {
-              const double b = kTwoPi * beta[i];
-              x[i] = pq[i] + b;
-              y[i] = pk[i] + b;
-            }
-            kern.sum_cos_cos(x.data(), y.data(), m, acc);
-            break;
-        }
+        if (opt.estimator == Estimator::random_phase) phases.uniforms(beta.data(), m);
+        detail::accumulate_full_terms(opt.estimator, c.literal, c.half_n, pq.data(), pk.data(),
+                                      beta.data(), m, x.data(), y.data(), acc);
       }
-      out[t] = finish(acc);
+      out[t] = c.finish(acc);
     }
   }, cancel);
+}
+
+}  // namespace
+
+void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
+              std::size_t trials, double* out, const std::atomic<bool>* cancel) {
+  const Pair p = make_pair(q, k, d);
+  check_estimate_input(p, d, opt);
+  const double half_n = static_cast<double>(0.5L * p.n());
+  const bool literal = opt.estimator == Estimator::trig && opt.convention == Convention::literal;
+  const double sigma = opt.sigma;
+  const TrialSetup c{opt,
+                     d,
+                     half_n,
+                     std::exp(half_n),
+                     1.0 / static_cast<double>(opt.D),
+                     literal,
+                     sigma * static_cast<double>(std::sqrt(
+                                 opt.estimator == Estimator::trig && !literal ? p.b : p.a)),
+                     sigma * p.l11,
+                     sigma * p.l21,
+                     sigma * p.l22};
+  if (opt.full) {
+    estimate_full(q, k, c, trials, out, cancel);
+  } else if (opt.orthogonal) {
+    estimate_projected_orthogonal(c, trials, out, cancel);
+  } else {
+    estimate_projected_iid(c, trials, out, cancel);
+  }
 }
 
 }  // namespace ropelab::rff

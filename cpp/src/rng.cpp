@@ -180,6 +180,22 @@ long double outside(const LogDensity& f, long double ly, bool right) {
 
 }  // namespace
 
+namespace detail {
+
+std::uint64_t pack_fast_interval(long double lo_s, long double hi_s, long double margin) {
+  // s in (lo, hi) ⇒ r = c + s h (rounded) in the fast region: the bounds rounded inwards by more
+  // than the rounding of r, then to floats.
+  float lo_f = static_cast<float>(lo_s + margin), hi_f = static_cast<float>(hi_s - margin);
+  if (static_cast<long double>(lo_f) < lo_s + margin) lo_f = std::nextafter(lo_f, 2.0f);
+  if (static_cast<long double>(hi_f) > hi_s - margin) hi_f = std::nextafter(hi_f, -2.0f);
+  std::uint32_t l32 = 0, h32 = 0;
+  std::memcpy(&l32, &lo_f, 4);
+  std::memcpy(&h32, &hi_f, 4);
+  return static_cast<std::uint64_t>(h32) << 32 | l32;
+}
+
+}  // namespace detail
+
 ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
   if (d < 2) throw std::invalid_argument("ChiZiggurat needs d >= 2");
   const long double dm1 = static_cast<long double>(d) - 1, mm = std::sqrt(dm1);
@@ -234,22 +250,16 @@ ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
   slope_right = static_cast<double>(-f.slope(b.R1));
   y[0] = 0;
   for (int i = 1; i <= kLayers; ++i) y[i] = static_cast<double>(ys[i]);
-  // s in (lo, hi) ⇒ r = c + s h (rounded) in the fast region: the bounds rounded inwards by more
-  // than the rounding of r, then to floats.
-  const auto pack = [](long double lo_s, long double hi_s, long double margin) {
-    float lo_f = static_cast<float>(lo_s + margin), hi_f = static_cast<float>(hi_s - margin);
-    if (static_cast<long double>(lo_f) < lo_s + margin) lo_f = std::nextafter(lo_f, 2.0f);
-    if (static_cast<long double>(hi_f) > hi_s - margin) hi_f = std::nextafter(hi_f, -2.0f);
-    std::uint32_t l32 = 0, h32 = 0;
-    std::memcpy(&l32, &lo_f, 4);
-    std::memcpy(&h32, &hi_f, 4);
-    return static_cast<std::uint64_t>(h32) << 32 | l32;
-  };
+  fill_fast_regions(b.V, b.y1, b.L1, Ls.data(), Rs.data());
+}
+
+void ChiZiggurat::fill_fast_regions(long double V_, long double y1, long double L1_,
+                                    const long double* Ls, const long double* Rs) {
   for (int i = 0; i < kLayers; ++i) {
     long double ci = 0, hi_w = 0;
     if (i == 0) {
-      hi_w = b.V / (2 * b.y1);
-      ci = b.L1 + hi_w;
+      hi_w = V_ / (2 * y1);
+      ci = L1_ + hi_w;
     } else {
       ci = 0.5L * (Ls[i] + Rs[i]);
       hi_w = 0.5L * (Rs[i] - Ls[i]);
@@ -259,15 +269,15 @@ ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
     const long double margin = 0x1.0p-50L * (std::fabs(ci) + hi_w) / hi_w;
     const long double cd = c[i], hd = h[i];
     if (i == 0) {
-      rho[i] = pack(-1.0L, (Rs[1] - cd) / hd, margin);
+      rho[i] = detail::pack_fast_interval(-1.0L, (Rs[1] - cd) / hd, margin);
       std::uint32_t l32 = 0;
       const float m1 = -1.0f;  // s > −1 always: the base's fast region starts at L_1
       std::memcpy(&l32, &m1, 4);
       rho[i] = (rho[i] & 0xFFFFFFFF00000000ull) | l32;
     } else if (i + 1 < kLayers) {
-      rho[i] = pack((Ls[i + 1] - cd) / hd, (Rs[i + 1] - cd) / hd, margin);
+      rho[i] = detail::pack_fast_interval((Ls[i + 1] - cd) / hd, (Rs[i + 1] - cd) / hd, margin);
     } else {
-      rho[i] = pack(1.0L, -1.0L, 0);  // the top box: no fast region
+      rho[i] = detail::pack_fast_interval(1.0L, -1.0L, 0);  // the top box: no fast region
     }
   }
 }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 
 namespace ropelab::rotary {
 
@@ -37,18 +39,22 @@ struct Poller {
 };
 }  // namespace
 
+const std::vector<std::string>& layout_names() {
+  static const std::vector<std::string> n{"interleaved", "half"};
+  return n;
+}
+
+const std::vector<std::string>& accumulate_names() {
+  static const std::vector<std::string> n{"float64", "float32", "wrapped"};
+  return n;
+}
+
 Layout parse_layout(const std::string& name) {
-  if (name == "interleaved") return Layout::interleaved;
-  if (name == "half") return Layout::half;
-  throw std::invalid_argument("layout must be 'interleaved' or 'half', got '" + name + "'");
+  return names::parse<Layout>(layout_names(), name, "layout");
 }
 
 Accumulate parse_accumulate(const std::string& name) {
-  if (name == "float64") return Accumulate::float64;
-  if (name == "float32") return Accumulate::float32;
-  if (name == "wrapped") return Accumulate::wrapped;
-  throw std::invalid_argument("accumulate must be 'float64', 'float32' or 'wrapped', got '" +
-                              name + "'");
+  return names::parse<Accumulate>(accumulate_names(), name, "accumulate");
 }
 
 Activation parse_activation(const std::string& name) {

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "ropelab/names.hpp"
 
 namespace ropelab::transition {
 
@@ -33,9 +36,8 @@ void zero_square(double* out, std::size_t d, const std::atomic<bool>* cancel) {
 }  // namespace
 
 Norm parse_norm(const std::string& name) {
-  if (name == "2") return Norm::spectral;
-  if (name == "fro") return Norm::frobenius;
-  throw std::invalid_argument("norm must be '2' or 'fro', got '" + name + "'");
+  static const std::vector<std::string> norm_names{"2", "fro"};
+  return names::parse<Norm>(norm_names, name, "norm");
 }
 
 void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,

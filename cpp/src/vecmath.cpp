@@ -82,7 +82,7 @@ void chis_scalar(const PhiloxUnit& unit, const ChiTables& t, std::uint64_t g0, s
     const auto hi32 = static_cast<std::uint32_t>(t.rho[layer] >> 32);
     std::memcpy(&lo, &lo32, 4);
     std::memcpy(&hi, &hi32, 4);
-    out[o] = (s > static_cast<double>(lo)) & (s < static_cast<double>(hi))
+    out[o] = ((s > static_cast<double>(lo)) & (s < static_cast<double>(hi)))
                  ? t.c[layer] + s * t.h[layer]
                  : t.slow(unit, t.self, draw, s, layer, nullptr);
   });

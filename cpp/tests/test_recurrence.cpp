@@ -75,3 +75,90 @@ TEST(Recurrence, DecayedFormsAgree) {
   }
 }
 
+
+// --- The pieces of selective_rope_attention ----------------------------------------------------
+
+namespace {
+/// Half layout channels of d = 4: pairs (0, 2), (1, 3).
+const std::vector<std::size_t> kC0{0, 1}, kC1{2, 3};
+}  // namespace
+
+TEST(SelectivePieces, RotatePairsRotatesEachPlane) {
+  const std::vector<double> x{1.0, 2.0, 3.0, -1.0}, psi{0.3, -1.1};
+  std::vector<double> cs(2), sn(2), out(4);
+  for (std::size_t i = 0; i < 2; ++i) {
+    cs[i] = std::cos(psi[i]);
+    sn[i] = std::sin(psi[i]);
+  }
+  recurrence::detail::rotate_pairs(x.data(), cs.data(), sn.data(), kC0.data(), kC1.data(), 2,
+                                   out.data());
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::complex<double> z(x[kC0[i]], x[kC1[i]]), r = z * std::polar(1.0, psi[i]);
+    EXPECT_NEAR(out[kC0[i]], r.real(), 1e-15);
+    EXPECT_NEAR(out[kC1[i]], r.imag(), 1e-15);
+  }
+}
+
+TEST(SelectivePieces, RotatingTransitionBlocksAreTheMatrixProduct) {
+  const double pp = 0.4, pt = -0.9, la = 0.7, lb = 0.2;
+  const std::vector<double> cs_prev{std::cos(pp)}, sn_prev{std::sin(pp)}, cs{std::cos(pt)},
+      sn{std::sin(pt)}, lam{la, lb};
+  const std::vector<std::size_t> c0{0}, c1{1};
+  std::vector<double> B(4);
+  recurrence::detail::rotating_transition_blocks(cs_prev.data(), sn_prev.data(), cs.data(),
+                                                 sn.data(), lam.data(), c0.data(), c1.data(), 1,
+                                                 B.data());
+  // R(a) = [[cos a, −sin a], [sin a, cos a]]; A = R(pp)ᵀ diag(la, lb) R(pt).
+  const double Rp[2][2] = {{std::cos(pp), -std::sin(pp)}, {std::sin(pp), std::cos(pp)}};
+  const double Rt[2][2] = {{std::cos(pt), -std::sin(pt)}, {std::sin(pt), std::cos(pt)}};
+  const double L[2] = {la, lb};
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      double a = 0;
+      for (int m = 0; m < 2; ++m) a += Rp[m][r] * L[m] * Rt[m][c];
+      EXPECT_NEAR(B[static_cast<std::size_t>(2 * r + c)], a, 1e-15) << r << "," << c;
+    }
+  }
+}
+
+TEST(SelectivePieces, PrerotatedUpdateIsDecayPlusOuterProduct) {
+  const std::size_t d = 4, dv = 2;
+  std::vector<double> S{1, 2, 3, 4, 5, 6, 7, 8};
+  const std::vector<double> lam{0.5, 1.0, 0.25, 0.0}, v{2.0, -1.0}, kp{1, 0, -1, 2},
+      qp{0.5, 1, 0, -1};
+  std::vector<double> expect(S), out(dv);
+  for (std::size_t r = 0; r < dv; ++r) {
+    for (std::size_t c = 0; c < d; ++c) expect[r * d + c] = S[r * d + c] * lam[c] + v[r] * kp[c];
+  }
+  recurrence::detail::prerotated_update(S.data(), d, dv, lam.data(), v.data(), kp.data(),
+                                        qp.data(), out.data());
+  EXPECT_EQ(S, expect);
+  for (std::size_t r = 0; r < dv; ++r) {
+    double o = 0;
+    for (std::size_t c = 0; c < d; ++c) o += expect[r * d + c] * qp[c];
+    EXPECT_DOUBLE_EQ(out[r], o);
+  }
+  // lam null: no decay.
+  std::vector<double> S0(d * dv, 1.0), out0(dv);
+  recurrence::detail::prerotated_update(S0.data(), d, dv, nullptr, v.data(), kp.data(), qp.data(),
+                                        out0.data());
+  EXPECT_DOUBLE_EQ(S0[0], 1.0 + 2.0 * 1.0);
+}
+
+TEST(SelectivePieces, RotatingUpdateAppliesTheBlockTransition) {
+  const std::size_t d = 4, dv = 1, h = 2;
+  std::vector<double> S{1.0, -2.0, 0.5, 3.0};
+  const std::vector<double> B{1, 2, 3, 4, 0.5, 0, 0, 2};  // pair 0: [[1,2],[3,4]], pair 1 diag
+  const std::vector<double> v{2.0}, k{1, 1, 1, 1}, q{1, 0, 0, 1};
+  std::vector<double> out(1);
+  const std::vector<double> S_before = S;
+  recurrence::detail::rotating_update(S.data(), d, dv, B.data(), kC0.data(), kC1.data(), h,
+                                      v.data(), k.data(), q.data(), out.data());
+  // pair 0 = channels (0, 2): (x0, x1) = (1, 0.5) → (x0·1 + x1·3, x0·2 + x1·4) + 2.
+  EXPECT_DOUBLE_EQ(S[0], S_before[0] * 1 + S_before[2] * 3 + 2);
+  EXPECT_DOUBLE_EQ(S[2], S_before[0] * 2 + S_before[2] * 4 + 2);
+  // pair 1 = channels (1, 3): diag(0.5, 2).
+  EXPECT_DOUBLE_EQ(S[1], S_before[1] * 0.5 + 2);
+  EXPECT_DOUBLE_EQ(S[3], S_before[3] * 2 + 2);
+  EXPECT_DOUBLE_EQ(out[0], S[0] + S[3]);
+}

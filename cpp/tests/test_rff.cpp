@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "ropelab/rff.hpp"
 #include "ropelab/temperature.hpp"
+#include "test_util.hpp"
 
 using namespace ropelab;
 
@@ -16,17 +18,18 @@ const rff::Pair kPair = [] {
 }  // namespace
 
 TEST(Rff, UnbiasedAtSigmaOne) {
-  const double target = std::exp(kPair.qk);
+  const double target = static_cast<double>(std::exp(kPair.qk));
   for (auto est : {rff::Estimator::trig, rff::Estimator::random_phase, rff::Estimator::positive}) {
     EXPECT_NEAR(rff::moments(kPair, 1.0, est, rff::Convention::conjugate).mean / target, 1.0, 1e-14);
   }
   // The literal product estimates exp(-q·k).
   EXPECT_NEAR(rff::moments(kPair, 1.0, rff::Estimator::trig, rff::Convention::literal).mean,
-              std::exp(-kPair.qk), 1e-14);
+              static_cast<double>(std::exp(-kPair.qk)), 1e-14);
 }
 
 TEST(Rff, PerformerLemma2AtSigmaOne) {
-  const double kappa = std::exp(kPair.qk), a = kPair.a, b = kPair.b;
+  const double kappa = static_cast<double>(std::exp(kPair.qk)), a = static_cast<double>(kPair.a),
+               b = static_cast<double>(kPair.b);
   const double D = 8;
   const double trig = std::exp(a) / (2 * D) / (kappa * kappa) * std::pow(1 - std::exp(-b), 2);
   const double pos = std::exp(a) / D * kappa * kappa * (1 - std::exp(-a));
@@ -95,4 +98,107 @@ TEST(Temperature, CounterexampleNumbers) {
   EXPECT_NEAR(c.sigma_paper_sq, 1.0 / 3.0, 1e-15);
   EXPECT_NEAR(c.mean_paper / std::exp(5.0 / 6.0), 1.0, 1e-14);
   EXPECT_NEAR(c.mean_sigma1 / std::exp(0.5), 1.0, 1e-14);
+}
+
+// --- The pieces of rff::estimate -----------------------------------------------------------------
+
+TEST(RffNames, ParseRoundTripsEveryName) {
+  const auto& names = rff::estimator_names();
+  ASSERT_EQ(names.size(), 3u);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(rff::parse_estimator(names[i])), i);
+  }
+  for (std::size_t i = 0; i < rff::convention_names().size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(rff::parse_convention(rff::convention_names()[i])), i);
+  }
+  EXPECT_THROW(rff::parse_estimator("gauss"), std::invalid_argument);
+}
+
+TEST(RffEstimatePieces, DrawBudgetIsTwoToTheForty) {
+  EXPECT_EQ(rff::draws_per_trial(4, 10, false), 2.0 * 10 + 16);
+  EXPECT_EQ(rff::draws_per_trial(4, 10, true), 4.0 * 10 + 16);
+  const std::vector<double> q{0.1, 0.2}, k{0.3, -0.1};
+  const rff::Pair p = rff::make_pair(q.data(), k.data(), 2);
+  rff::EstimateOptions o;
+  o.full = true;
+  o.D = (std::size_t{1} << 39) - 2;  // 2·D + 4 = 2^40: refused
+  EXPECT_THROW(rff::check_estimate_input(p, 2, o), std::invalid_argument);
+  o.D = (std::size_t{1} << 39) - 3;  // 2^40 − 2 draws: allowed
+  EXPECT_NO_THROW(rff::check_estimate_input(p, 2, o));
+}
+
+TEST(RffEstimatePieces, AmplitudeOverflowIsRefusedExceptForPositive) {
+  const std::vector<double> q{30.0}, k{0.0};  // (‖q‖²+‖k‖²)/2 = 450 < log(DBL_MAX) ≈ 709.8
+  const std::vector<double> big{40.0};        // 800 > 709.8: exp overflows
+  const rff::Pair ok = rff::make_pair(q.data(), k.data(), 1);
+  const rff::Pair bad = rff::make_pair(big.data(), k.data(), 1);
+  rff::EstimateOptions o;
+  EXPECT_NO_THROW(rff::check_estimate_input(ok, 1, o));
+  EXPECT_THROW(rff::check_estimate_input(bad, 1, o), std::invalid_argument);
+  o.estimator = rff::Estimator::positive;
+  EXPECT_NO_THROW(rff::check_estimate_input(bad, 1, o));
+}
+
+TEST(RffEstimatePieces, TrialEstimateScalesTheSum) {
+  const double acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};  // Σ = 36
+  EXPECT_DOUBLE_EQ(rff::detail::trial_estimate(acc, rff::Estimator::trig, 2.0, 0.25), 18.0);
+  EXPECT_DOUBLE_EQ(rff::detail::trial_estimate(acc, rff::Estimator::random_phase, 2.0, 0.25), 36.0);
+  EXPECT_DOUBLE_EQ(rff::detail::trial_estimate(acc, rff::Estimator::positive, 2.0, 0.25), 9.0);
+}
+
+TEST(RffEstimatePieces, OrthogonalPhaseArgumentsUseAnOrthonormalFrame) {
+  const std::size_t d = 5;
+  std::vector<double> z = ropelab::testing::normals(2 * d, 7);
+  const std::vector<double> z0 = z;
+  const std::vector<double> chi{1.0, 1.0, 1.0, 1.0, 1.0}, beta(d, 0.0);
+  std::vector<double> a(d), b(d), y0(d);
+  // c11 = 1, c21 = 0, c22 = 0: x = a (the first unit vector); c21 = 0, c22 = 1: y = b.
+  rff::detail::orthogonal_phase_arguments(z.data(), d, d, chi.data(), beta.data(), 1.0, 0.0, 1.0,
+                                          a.data(), b.data());
+  double aa = 0, bb = 0, ab = 0, n1 = 0;
+  for (std::size_t r = 0; r < d; ++r) n1 += z0[r] * z0[r];
+  for (std::size_t r = 0; r < d; ++r) {
+    aa += a[r] * a[r];
+    bb += b[r] * b[r];
+    ab += a[r] * b[r];
+    EXPECT_NEAR(a[r], z0[r] / std::sqrt(n1), 1e-15);  // a = z1/‖z1‖
+  }
+  EXPECT_NEAR(aa, 1.0, 1e-14);
+  EXPECT_NEAR(bb, 1.0, 1e-14);
+  EXPECT_NEAR(ab, 0.0, 1e-14);
+  // The phase is added to both arguments, the norms scale them.
+  std::vector<double> z2 = z0, x(d), y(d);
+  const std::vector<double> chi2{2.0, 2.0, 2.0, 2.0, 2.0}, beta2(d, 0.25);
+  rff::detail::orthogonal_phase_arguments(z2.data(), d, 3, chi2.data(), beta2.data(), 0.5, 0.3,
+                                          0.7, x.data(), y.data());
+  const double half_pi = 1.5707963267948966;
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(x[r], 2.0 * 0.5 * a[r] + half_pi, 1e-14);
+    EXPECT_NEAR(y[r], 2.0 * (0.3 * a[r] + 0.7 * b[r]) + half_pi, 1e-14);
+  }
+}
+
+TEST(RffEstimatePieces, FullTermsMatchTheirDefinitions) {
+  const std::vector<double> pq{0.3, -1.2, 0.5}, pk{0.7, 0.1, -0.4}, beta{0.1, 0.6, 0.9};
+  std::vector<double> x(3), y(3);
+  auto total = [&](rff::Estimator est, bool literal) {
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    rff::detail::accumulate_full_terms(est, literal, 0.2, pq.data(), pk.data(), beta.data(), 3,
+                                       x.data(), y.data(), acc);
+    double s = 0;
+    for (double v : acc) s += v;
+    return s;
+  };
+  double trig = 0, lit = 0, pos = 0, rp = 0;
+  const double two_pi = 6.283185307179586;
+  for (std::size_t i = 0; i < 3; ++i) {
+    trig += std::cos(pq[i] - pk[i]);
+    lit += std::cos(pq[i] + pk[i]);
+    pos += std::exp(pq[i] + pk[i] - 0.2);
+    rp += std::cos(pq[i] + two_pi * beta[i]) * std::cos(pk[i] + two_pi * beta[i]);
+  }
+  EXPECT_NEAR(total(rff::Estimator::trig, false), trig, 1e-14);
+  EXPECT_NEAR(total(rff::Estimator::trig, true), lit, 1e-14);
+  EXPECT_NEAR(total(rff::Estimator::positive, false), pos, 1e-14);
+  EXPECT_NEAR(total(rff::Estimator::random_phase, false), rp, 1e-14);
 }

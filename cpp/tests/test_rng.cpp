@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
@@ -75,4 +77,23 @@ TEST(MonteCarlo, WorkerExceptionPropagates) {
                    },
                    nullptr),
                std::runtime_error);
+}
+
+TEST(ChiZigguratPieces, FastIntervalIsRoundedInwards) {
+  const long double lo = -0.3L, hi = 0.7L, margin = 1e-12L;
+  const std::uint64_t packed = ropelab::rng::detail::pack_fast_interval(lo, hi, margin);
+  float lo_f = 0, hi_f = 0;
+  const auto l32 = static_cast<std::uint32_t>(packed & 0xFFFFFFFFull);
+  const auto h32 = static_cast<std::uint32_t>(packed >> 32);
+  std::memcpy(&lo_f, &l32, 4);
+  std::memcpy(&hi_f, &h32, 4);
+  EXPECT_GE(static_cast<long double>(lo_f), lo + margin);
+  EXPECT_LE(static_cast<long double>(hi_f), hi - margin);
+  // and only just: the next float outwards is outside.
+  EXPECT_LT(static_cast<long double>(std::nextafter(lo_f, -2.0f)), lo + margin);
+  EXPECT_GT(static_cast<long double>(std::nextafter(hi_f, 2.0f)), hi - margin);
+  // An empty interval stays empty (the top box).
+  const std::uint64_t top = ropelab::rng::detail::pack_fast_interval(1.0L, -1.0L, 0);
+  std::memcpy(&lo_f, &top, 4);
+  EXPECT_EQ(lo_f, 1.0f);
 }

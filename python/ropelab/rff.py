@@ -29,9 +29,17 @@ from ropelab._validation import scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
 
+# The names are defined once, in the C++ core (``_core.rff.estimators()``, ``conventions()``, ``modes()``); the
+# ``Literal`` types repeat them for type checkers and tests/test_enumerations.py checks they agree.
 Estimator = Literal["trig", "random_phase", "positive"]
 Convention = Literal["conjugate", "literal"]
 Mode = Literal["projected", "full"]
+#: The estimator names, in the core's order.
+ESTIMATORS: tuple[str, ...] = tuple(_core.rff.estimators())
+#: The convention names, in the core's order.
+CONVENTIONS: tuple[str, ...] = tuple(_core.rff.conventions())
+#: The Monte-Carlo modes of :func:`estimate`, in the core's order.
+MODES: tuple[str, ...] = tuple(_core.rff.modes())
 
 
 def kernel(q: ArrayLike, k: ArrayLike) -> float:
@@ -58,7 +66,7 @@ def kernel(q: ArrayLike, k: ArrayLike) -> float:
     >>> round(kernel([1.0, 0.0], [0.5, 0.0]), 6)
     1.648721
     """
-    return float(_core.rff.kernel(q, k))
+    return float(_core.rff.kernel(q=q, k=k))
 
 
 def moments(
@@ -96,7 +104,7 @@ def moments(
     >>> bool(np.isclose(m, np.exp(0.5)))
     True
     """
-    mean, var = _core.rff.moments(q, k, sigma, estimator, convention, bool(log))
+    mean, var = _core.rff.moments(q=q, k=k, sigma=sigma, estimator=estimator, convention=convention, log=bool(log))
     return scalar_or_array(mean, sigma), scalar_or_array(var, sigma)
 
 
@@ -138,7 +146,7 @@ def mse(
     >>> bool(np.isclose(mse(q, k, 1.0, 1), moments(q, k, 1.0)[1]))   # unbiased at σ = 1
     True
     """
-    out = _core.rff.mse(q, k, sigma, D, estimator, convention, bool(log))
+    out = _core.rff.mse(q=q, k=k, sigma=sigma, D=D, estimator=estimator, convention=convention, log=bool(log))
     return scalar_or_array(out, sigma)
 
 
@@ -203,7 +211,8 @@ def estimate(
     True
     """
     return np.asarray(
-        _core.rff.estimate(q, k, D, sigma, estimator, convention, trials, seed, mode, bool(orthogonal), nthreads)
+        _core.rff.estimate(q=q, k=k, D=D, sigma=sigma, estimator=estimator, convention=convention, trials=trials,
+                           seed=seed, mode=mode, orthogonal=bool(orthogonal), nthreads=nthreads)
     )
 
 
@@ -236,7 +245,7 @@ def sample_omega(
     >>> bool(np.allclose(g - np.diag(np.diag(g)), 0))
     True
     """
-    return np.asarray(_core.rff.sample_omega(D, d, sigma, seed, bool(orthogonal), index))
+    return np.asarray(_core.rff.sample_omega(D=D, d=d, sigma=sigma, seed=seed, orthogonal=bool(orthogonal), index=index))
 
 
 def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
@@ -262,7 +271,7 @@ def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
     >>> bool(((b >= 0) & (b < 2 * np.pi)).all())
     True
     """
-    return np.asarray(_core.rff.sample_phase(D, seed, index))
+    return np.asarray(_core.rff.sample_phase(D=D, seed=seed, index=index))
 
 
 def feature_map(
@@ -300,4 +309,4 @@ def feature_map(
     >>> f.shape
     (2, 1024)
     """
-    return np.asarray(_core.rff.feature_map(X, omega, estimator, phase))
+    return np.asarray(_core.rff.feature_map(X=X, omega=omega, estimator=estimator, phase=phase))

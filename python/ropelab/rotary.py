@@ -64,7 +64,7 @@ def frequencies(d: int, base: float = 10000.0) -> FloatArray:
     >>> frequencies(4, base=100.0)
     array([1. , 0.1])
     """
-    return np.asarray(_core.rotary.frequencies(d, base))
+    return np.asarray(_core.rotary.frequencies(d=d, base=base))
 
 
 def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: float = 1.0) -> FloatArray:
@@ -95,7 +95,7 @@ def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: floa
     >>> rope_angles([4096], d=2, scale=2048 / 4096)   # interpolation: position 4096 acts like 2048
     array([[2048.]])
     """
-    return np.asarray(_core.rotary.rope_angles(positions, d, base, scale))
+    return np.asarray(_core.rotary.rope_angles(positions=positions, d=d, base=base, scale=scale))
 
 
 def rotate(
@@ -129,7 +129,7 @@ def rotate(
     >>> bool(np.isclose(np.linalg.norm(rotate(q, [0.3, 1.1], layout="half")), np.linalg.norm(q)))
     True
     """
-    return np.asarray(_core.rotary.rotate(x, angles, layout, nthreads))
+    return np.asarray(_core.rotary.rotate(x=x, angles=angles, layout=layout, nthreads=nthreads))
 
 
 def layout_permutation(d: int) -> npt.NDArray[np.intp]:
@@ -189,7 +189,7 @@ def cumulative_phase(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Ac
            [1.5],
            [3. ]])
     """
-    return np.asarray(_core.rotary.cumulative_phase(omega, theta, accumulate))
+    return np.asarray(_core.rotary.cumulative_phase(omega=omega, theta=theta, accumulate=accumulate))
 
 
 def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | None = None) -> FloatArray:
@@ -217,7 +217,7 @@ def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | No
            [0.5],
            [0. ]])
     """
-    return np.asarray(_core.rotary.short_conv(x, kernel, activation))
+    return np.asarray(_core.rotary.short_conv(x=x, kernel=kernel, activation=activation))
 
 
 def selective_phase(
@@ -278,7 +278,7 @@ def selective_phase(
            [1.5]])
     """
     if bias is None and gate is None:
-        return np.asarray(_core.rotary.selective_phase(x, kernel, theta, activation, accumulate))
+        return np.asarray(_core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate))
     y = short_conv(x, kernel, activation)
     if bias is not None:
         b = np.asarray(bias, dtype=float)
@@ -324,7 +324,7 @@ def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> Any:
     >>> bool(decay_bound(100) < decay_bound(0))
     True
     """
-    return scalar_or_array(np.asarray(_core.rotary.decay_bound(r, d, base)), r)
+    return scalar_or_array(np.asarray(_core.rotary.decay_bound(r=r, d=d, base=base)), r)
 
 
 def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
@@ -347,7 +347,7 @@ def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatA
     array([[ 0., -1.],
            [ 1.,  0.]])
     """
-    return np.asarray(_core.rotary.rotation_matrix(angles, layout))
+    return np.asarray(_core.rotary.rotation_matrix(angles=angles, layout=layout))
 
 
 def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
@@ -372,7 +372,7 @@ def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
     >>> realify([1 + 2j, 3 - 1j])
     array([ 1.,  2.,  3., -1.])
     """
-    return np.asarray(_core.rotary.realify(z, layout))
+    return np.asarray(_core.rotary.realify(z=z, layout=layout))
 
 
 def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
@@ -395,7 +395,7 @@ def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
     >>> complexify([1.0, 2.0, 3.0, -1.0], layout="half")
     array([1.+3.j, 2.-1.j])
     """
-    return np.asarray(_core.rotary.complexify(x, layout))
+    return np.asarray(_core.rotary.complexify(x=x, layout=layout))
 
 
 def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
@@ -422,7 +422,7 @@ def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArr
     array([[ 0. , -0.5],
            [ 0.5,  0. ]])
     """
-    return np.asarray(_core.rotary.realify_diagonal(lam, layout))
+    return np.asarray(_core.rotary.realify_diagonal(lam=lam, layout=layout))
 
 
 def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> FloatArray:
@@ -449,4 +449,4 @@ def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> F
     >>> bool(np.abs(parity_phase_error(bits, "wrapped")).max() < 1e-12)
     True
     """
-    return np.asarray(_core.rotary.parity_phase_error(bits, accumulate))
+    return np.asarray(_core.rotary.parity_phase_error(bits=bits, accumulate=accumulate))

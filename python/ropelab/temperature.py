@@ -1,5 +1,6 @@
-"""Temperature of random-feature estimators: Theorem 1 of the paper, its counterexample and the
-correct finite-D optimum (Selective RoPE Theorem 1, App. A.3).
+"""Temperature of random-feature estimators (Selective RoPE Theorem 1, App. A.3).
+
+Theorem 1 of the paper, its counterexample and the correct finite-D optimum.
 
 For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
 
@@ -21,8 +22,8 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
-from ropelab._types import FloatArray
 from ropelab._display import ResultDisplay
+from ropelab._types import FloatArray
 from ropelab._validation import broadcast, check_output_size, integer, real_number, scalar_or_array
 
 __all__ = [
@@ -67,7 +68,7 @@ def paper_sigma(xi: npt.ArrayLike) -> Any:
     >>> round(paper_sigma(0.5) ** 2, 12)
     0.333333333333
     """
-    return scalar_or_array(_core.temperature.paper_sigma(xi), xi)
+    return scalar_or_array(_core.temperature.paper_sigma(xi=xi), xi)
 
 
 def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", estimator: Estimator = "trig") -> Any:
@@ -95,7 +96,7 @@ def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", esti
     >>> unbiased_sigma(0.5), round(unbiased_sigma(0.5, "literal"), 6)
     (1.0, 0.57735)
     """
-    return scalar_or_array(_core.temperature.unbiased_sigma(xi, estimator, convention), xi)
+    return scalar_or_array(_core.temperature.unbiased_sigma(xi=xi, estimator=estimator, convention=convention), xi)
 
 
 def mse(
@@ -134,7 +135,7 @@ def mse(
     True
     """
     shape, (s, x, d) = broadcast("temperature.mse", sigma=sigma, xi=xi, D=D)
-    out = _core.temperature.mse(s, x, d, estimator, convention, bool(log)).reshape(shape)
+    out = _core.temperature.mse(sigma=s, xi=x, D=d, estimator=estimator, convention=convention, log=bool(log)).reshape(shape)
     return float(out) if out.ndim == 0 else out
 
 
@@ -181,7 +182,7 @@ def optimal_sigma(
     True
     """
     shape, (x, d) = broadcast("temperature.optimal_sigma", xi=xi, D=D)
-    out = _core.temperature.optimal_sigma(x, d, estimator, convention, method).reshape(shape)
+    out = _core.temperature.optimal_sigma(xi=x, D=d, estimator=estimator, convention=convention, method=method).reshape(shape)
     return float(out) if out.ndim == 0 else out
 
 
@@ -266,7 +267,7 @@ def counterexample(xi: float = 0.5) -> Counterexample:
     >>> round(c.sigma_paper_sq, 12), round(c.mean_paper, 5), round(c.target, 5)
     (0.333333333333, 2.30098, 1.64872)
     """
-    return Counterexample(**_core.temperature.counterexample(xi))
+    return Counterexample(**_core.temperature.counterexample(xi=xi))
 
 
 def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
@@ -477,7 +478,8 @@ def spectrum(
     >>> round(float(s32[-2] / s64[-2] - 1), 2)                         # 1 + cos φ_max is below float32's spacing
     0.1
     """
-    exact = np.asarray(_core.temperature.spectrum(d, kind, base, theta_max, temp_max, bool(squared)))
+    exact = np.asarray(_core.temperature.spectrum(d=d, kind=kind, base=base, theta_max=theta_max, temp_max=temp_max,
+                                                    squared=bool(squared)))
     if precision == "float64":
         return exact
     if precision != "float32":

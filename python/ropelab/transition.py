@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, FloatArray, Layout
 from ropelab._display import ResultDisplay
+from ropelab._types import ArrayLike, FloatArray, Layout
 
 __all__ = [
     "effective",
@@ -69,12 +69,13 @@ def effective(
     >>> bool(np.allclose(B, np.diag([0.9, 0.5]) @ rotation_matrix([0.5])))
     False
     """
-    return np.asarray(_core.transition.effective(psi_prev, psi_t, gate, layout))
+    return np.asarray(_core.transition.effective(psi_prev=psi_prev, psi_t=psi_t, gate=gate, layout=layout))
 
 
 def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
-    """``A^eff_t`` for every step (``ψ_{−1} = 0``): the transitions with which
-    :func:`ropelab.recurrence.linear_attention` reproduces
+    """``A^eff_t`` for every step (``ψ_{−1} = 0``).
+
+    These are the transitions with which :func:`ropelab.recurrence.linear_attention` reproduces
     :func:`ropelab.recurrence.selective_rope_attention`.
 
     Parameters
@@ -93,7 +94,7 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
     >>> effective_sequence([[0.0], [0.0]]).shape
     (2, 2, 2)
     """
-    return np.asarray(_core.transition.effective_sequence(psi, gates, layout))
+    return np.asarray(_core.transition.effective_sequence(psi=psi, gates=gates, layout=layout))
 
 
 def commutator_norm(
@@ -124,13 +125,14 @@ def commutator_norm(
     >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
     0.5
     """
-    out = np.asarray(_core.transition.commutator_norm(psi_prev, gate, layout, norm))
+    out = np.asarray(_core.transition.commutator_norm(psi_prev=psi_prev, gate=gate, layout=layout, norm=norm))
     return float(out) if out.ndim == 0 else out
 
 
 def singular_values(A: ArrayLike) -> FloatArray:
-    """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``), by Eigen's
-    Jacobi SVD.
+    """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``).
+
+    Computed by Eigen's Jacobi SVD.
 
     Parameters
     ----------
@@ -147,7 +149,7 @@ def singular_values(A: ArrayLike) -> FloatArray:
     >>> singular_values(np.diag([1.0, 3.0, 2.0]))
     array([3., 2., 1.])
     """
-    return np.asarray(_core.transition.singular_values(A))
+    return np.asarray(_core.transition.singular_values(A=A))
 
 
 def spectral_norm(A: ArrayLike) -> Any:
@@ -170,13 +172,14 @@ def spectral_norm(A: ArrayLike) -> Any:
     >>> spectral_norm([[0.0, 2.0], [-1.0, 0.0]])
     2.0
     """
-    out = np.asarray(_core.transition.spectral_norm(A))
+    out = np.asarray(_core.transition.spectral_norm(A=A))
     return float(out) if out.ndim == 0 else out
 
 
 def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
-    """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``), sorted by decreasing
-    modulus, then by argument (Eigen's real-Schur eigen-solver).
+    """Eigenvalues of each square matrix in ``A`` (shape ``(..., n, n)``).
+
+    Sorted by decreasing modulus, then by argument (Eigen's real-Schur eigen-solver).
 
     Parameters
     ----------
@@ -193,12 +196,13 @@ def eigenvalues(A: ArrayLike) -> npt.NDArray[np.complex128]:
     >>> eigenvalues([[0.0, -1.0], [1.0, 0.0]])
     array([0.-1.j, 0.+1.j])
     """
-    return np.asarray(_core.transition.eigenvalues(A))
+    return np.asarray(_core.transition.eigenvalues(A=A))
 
 
 def householder(w: ArrayLike) -> FloatArray:
-    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``
-    (shape ``(..., d)`` → ``(..., d, d)``).
+    """Householder reflection ``H(w) = I − 2wwᵀ/‖w‖²`` (``w ≠ 0``), one per vector of ``w``.
+
+    A ``w`` of shape ``(..., d)`` gives ``(..., d, d)``.
 
     Parameters
     ----------
@@ -216,7 +220,7 @@ def householder(w: ArrayLike) -> FloatArray:
     array([[-1.,  0.],
            [ 0.,  1.]])
     """
-    return np.asarray(_core.transition.householder(w))
+    return np.asarray(_core.transition.householder(w=w))
 
 
 def householder_product(W: ArrayLike) -> FloatArray:
@@ -242,12 +246,13 @@ def householder_product(W: ArrayLike) -> FloatArray:
     >>> bool(np.allclose(P, rotation_matrix([0.4])))
     True
     """
-    return np.asarray(_core.transition.householder_product(W))
+    return np.asarray(_core.transition.householder_product(W=W))
 
 
 def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
-    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition); ``w`` of shape
-    ``(..., d)`` gives ``(..., d, d)``.
+    """``I − β ŵŵᵀ`` with ``ŵ = w/‖w‖`` (the DeltaNet-style transition).
+
+    A ``w`` of shape ``(..., d)`` gives ``(..., d, d)``.
 
     Its eigenvalue along ``ŵ`` is ``1 − β``: the norm is ≤ 1 iff ``β ∈ [0, 2]`` and the matrix is
     orthogonal (norm-preserving) iff ``β ∈ {0, 2}``.
@@ -271,7 +276,7 @@ def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
     array([[1. , 0. ],
            [0. , 0.5]])
     """
-    return np.asarray(_core.transition.generalized_householder(w, beta))
+    return np.asarray(_core.transition.generalized_householder(w=w, beta=beta))
 
 
 def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
@@ -294,7 +299,7 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     >>> prf_transition_factor([[0.0], [1.0]], [[np.log(2.0)]])
     array([[2.]])
     """
-    return np.asarray(_core.transition.prf_transition_factor(q, omega))
+    return np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
 
 
 @dataclass(frozen=True, repr=False)
@@ -340,7 +345,7 @@ def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDist
     >>> round(f.mean, 6), f.prob_gt_one
     (1.648721, 0.5)
     """
-    r = _core.transition.prf_factor_distribution(delta_norm, sigma)
+    r = _core.transition.prf_factor_distribution(delta_norm=delta_norm, sigma=sigma)
     return FactorDistribution(
         mean=float(r["mean"]), variance=float(r["variance"]), median=float(r["median"]), prob_gt_one=float(r["prob_gt_one"])
     )

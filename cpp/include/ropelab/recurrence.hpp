@@ -14,6 +14,7 @@
 #include <complex>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "ropelab/rotary.hpp"
 
@@ -69,6 +70,33 @@ void selective_rope_attention(const Sequence& s, const double* psi, const Gates&
                               rotary::Layout layout, SelectiveMode mode, double* out,
                               const std::atomic<bool>* cancel = nullptr);
 
+/// The pieces of selective_rope_attention, exposed for their own unit tests. Pair i is the
+/// channels (c0[i], c1[i]) (rotary::pair_channels), h = d/2 pairs.
+namespace detail {
+
+/// out = C x with C = blockdiag R(ψ_i), given cs[i] = cos ψ_i, sn[i] = sin ψ_i (out ≠ x).
+void rotate_pairs(const double* x, const double* cs, const double* sn, const std::size_t* c0,
+                  const std::size_t* c1, std::size_t h, double* out);
+
+/// Pre-rotated state update (S is dv×d row-major): S ← S diag(lam) + v kpᵀ (lam null: Λ = I),
+/// then out = S qp (dv values).
+void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam,
+                       const double* v, const double* kp, const double* qp, double* out);
+
+/// The rotating transition A^eff_t = R(ψ_{t−1})ᵀ diag(λ_a, λ_b) R(ψ_t) of each pair as its 2×2
+/// block (B[4i..4i+4) = b00, b01, b10, b11), lam indexed by channel.
+void rotating_transition_blocks(const double* cs_prev, const double* sn_prev, const double* cs,
+                                const double* sn, const double* lam, const std::size_t* c0,
+                                const std::size_t* c1, std::size_t h, double* B);
+
+/// Rotating-transition state update: S ← S A^eff + v kᵀ (A^eff block diagonal, blocks B), then
+/// out = S q.
+void rotating_update(double* S, std::size_t d, std::size_t dv, const double* B,
+                     const std::size_t* c0, const std::size_t* c1, std::size_t h, const double* v,
+                     const double* k, const double* q, double* out);
+
+}  // namespace detail
+
 enum class RffMode { direct, recurrent };
 RffMode parse_rff_mode(const std::string& name);  ///< "direct" | "recurrent"
 
@@ -92,6 +120,7 @@ enum class Decay {
   cosformer  ///< w = cos(π(t−τ)/(2M)), M = `param` > 0
 };
 Decay parse_decay(const std::string& name);  ///< "alibi" | "fox" | "cosformer"
+const std::vector<std::string>& decay_names();  ///< the Decay names, in enum order
 enum class DecayMode { direct, recurrent };
 DecayMode parse_decay_mode(const std::string& name);  ///< "direct" | "recurrent"
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ropelab::rff {
 
@@ -18,6 +19,15 @@ enum class Convention { conjugate, literal };
 
 Estimator parse_estimator(const std::string& name);    ///< throws std::invalid_argument
 Convention parse_convention(const std::string& name);  ///< throws std::invalid_argument
+/// The estimator names parse_estimator accepts, in enum order (the one list: Python's Literal
+/// types, sweep axes and command-line choices are checked against it).
+const std::vector<std::string>& estimator_names();
+/// The convention names parse_convention accepts, in enum order.
+const std::vector<std::string>& convention_names();
+/// The Monte-Carlo modes of estimate(): "projected" (EstimateOptions::full = false), "full".
+const std::vector<std::string>& mode_names();
+/// true for "full", false for "projected"; throws std::invalid_argument otherwise.
+bool parse_full_mode(const std::string& name);
 
 /// Extended precision for the pair geometry and the closed forms: exponents reach several hundred
 /// (norms up to ~20), and exp amplifies an exponent's absolute rounding error into a relative one,
@@ -110,5 +120,39 @@ struct EstimateOptions {
 /// `cancel` is set, std::invalid_argument when the amplitude exp(n/2) overflows a double.
 void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
               std::size_t trials, double* out, const std::atomic<bool>* cancel);
+
+/// Random draws one trial of estimate() takes from one stream: D (projected; 2D for random
+/// phase counted as 2D), D·d (full), plus one orthogonal block of d·d.
+double draws_per_trial(std::size_t d, std::size_t D, bool full);
+
+/// The input checks of estimate(), the one place they are written (the bindings call it):
+/// std::invalid_argument when a trial would need rng::kMaxDraws (2^40) draws or more from one
+/// stream, or when the amplitude exp((‖q‖²+‖k‖²)/2) of the trig / random-phase terms overflows a
+/// double.
+void check_estimate_input(const Pair& p, std::size_t d, const EstimateOptions& opt);
+
+/// The pieces of estimate(), exposed for their own unit tests.
+namespace detail {
+
+/// One trial's estimate from the 8 partial sums `acc` of its D feature terms (summed in the fixed
+/// order of simd::reduce8): amp·Σ/D (trig), 2·amp·Σ/D (random phase), Σ/D (positive).
+double trial_estimate(const double* acc, Estimator est, double amp, double inv_D);
+
+/// Projected orthogonal random-phase features of one block: from the 2d direction normals z1
+/// (z1[0..d) and z1[d..2d), the latter overwritten), a uniformly random orthonormal 2-frame (a, b)
+/// by Gram–Schmidt, then for r < m: x[r] = c11 χ_r a_r + 2π β_r and
+/// y[r] = χ_r (c21 a_r + c22 b_r) + 2π β_r (the arguments of cos(ω_r·q + β_r), cos(ω_r·k + β_r)).
+void orthogonal_phase_arguments(double* z1, std::size_t d, std::size_t m, const double* chi,
+                                const double* beta, double c11, double c21, double c22, double* x,
+                                double* y);
+
+/// Full mode: adds the m feature terms of projections pq = ω·q, pk = ω·k to the 8 partial sums
+/// `acc`: cos(pq ∓ pk) (trig; + for the literal convention), exp(pq + pk − half_n) (positive),
+/// cos(pq + 2πβ)·cos(pk + 2πβ) (random phase). x, y: scratch of length m.
+void accumulate_full_terms(Estimator est, bool literal, double half_n, const double* pq,
+                           const double* pk, const double* beta, std::size_t m, double* x,
+                           double* y, double* acc);
+
+}  // namespace detail
 
 }  // namespace ropelab::rff

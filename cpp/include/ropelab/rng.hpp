@@ -138,7 +138,19 @@ class ChiZiggurat {
   double log_f(double r) const;
   /// The kernels' view of the tables.
   simd::ChiTables tables() const;
+
+ private:
+  /// c, h and the fast-path intervals rho of every layer from the solved base (area V_, height
+  /// y1, left end L1_) and the layers' level-set ends Ls[i], Rs[i] (i = 1..kLayers−1).
+  void fill_fast_regions(long double V_, long double y1, long double L1_, const long double* Ls,
+                         const long double* Rs);
 };
+
+namespace detail {
+/// The fast-path s interval of a ziggurat layer packed as two floats (lo in bits 0..31, hi in
+/// bits 32..63): (lo_s + margin, hi_s − margin), each rounded inwards to a float.
+std::uint64_t pack_fast_interval(long double lo_s, long double hi_s, long double margin);
+}  // namespace detail
 
 /// χ_d number k of the unit (d ≥ 2; scalar reference, equal to what Kernels::chis computes).
 double chi_at(const simd::PhiloxUnit& unit, const ChiZiggurat& z, std::uint64_t k) noexcept;

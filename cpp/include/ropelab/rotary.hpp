@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ropelab::rotary {
 
@@ -22,6 +23,8 @@ enum class Layout { interleaved, half };
 
 /// "interleaved" or "half"; throws std::invalid_argument naming the value otherwise.
 Layout parse_layout(const std::string& name);
+/// The Layout names, in enum order.
+const std::vector<std::string>& layout_names();
 
 /// Channel indices (first, second) of pair i of a d-vector.
 inline void pair_channels(Layout layout, std::size_t d, std::size_t i, std::size_t& c0,
@@ -61,6 +64,7 @@ enum class Accumulate {
   wrapped   ///< running double sum reduced to [−π, π) after every step
 };
 Accumulate parse_accumulate(const std::string& name);  ///< throws std::invalid_argument
+const std::vector<std::string>& accumulate_names();    ///< the Accumulate names, in enum order
 
 /// Selective RoPE phase ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ for `batch` independent (T × h) blocks of ω
 /// (h = d/2 pairs); theta has h entries. out has the shape of omega.

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['decayed_attention', 'delta_rule', 'delta_transitions', 'linear_attention', 'rff_attention', 'rff_increment_product', 'selective_rope_attention', 'softmax_attention']
+__all__: list[str] = ['decayed_attention', 'decays', 'delta_rule', 'delta_transitions', 'linear_attention', 'rff_attention', 'rff_increment_product', 'selective_rope_attention', 'softmax_attention']
 def decayed_attention(q: typing.Any, k: typing.Any, v: typing.Any, kind: typing.Any, param: typing.Any, forget: typing.Any, mode: typing.Any, nthreads: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def decays() -> list[str]:
     ...
 def delta_rule(q: typing.Any, k: typing.Any, v: typing.Any, beta: typing.Any, alpha: typing.Any, psi: typing.Any, layout: typing.Any, nthreads: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     ...

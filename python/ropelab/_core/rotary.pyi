@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['complexify', 'cumulative_phase', 'decay_bound', 'frequencies', 'parity_phase_error', 'realify', 'realify_diagonal', 'rope_angles', 'rotate', 'rotation_matrix', 'selective_phase', 'short_conv']
+__all__: list[str] = ['accumulations', 'complexify', 'cumulative_phase', 'decay_bound', 'frequencies', 'layouts', 'parity_phase_error', 'realify', 'realify_diagonal', 'rope_angles', 'rotate', 'rotation_matrix', 'selective_phase', 'short_conv']
+def accumulations() -> list[str]:
+    ...
 def complexify(x: typing.Any, layout: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
     ...
 def cumulative_phase(omega: typing.Any, theta: typing.Any, accumulate: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
@@ -13,6 +15,8 @@ def cumulative_phase(omega: typing.Any, theta: typing.Any, accumulate: typing.An
 def decay_bound(r: typing.Any, d: typing.Any, base: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def frequencies(d: typing.Any, base: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def layouts() -> list[str]:
     ...
 def parity_phase_error(bits: typing.Any, accumulate: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
     ...
