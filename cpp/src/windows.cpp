@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -267,15 +268,17 @@ std::vector<double> taylor_symmetric(std::size_t M, int nbar, double sll, bool n
   const double nb = static_cast<double>(nbar);
   const double s2 = nb * nb / (A * A + (nb - 0.5) * (nb - 0.5));
   std::vector<double> Fm(static_cast<std::size_t>(nbar - 1));
-  for (int mi = 0; mi < nbar - 1; ++mi) {
+  const std::int64_t nbar64 = nbar;  // 64-bit counters: mi + 2 cannot overflow
+  for (std::int64_t mi = 0; mi < nbar64 - 1; ++mi) {
     const double m2 = static_cast<double>(mi + 1) * static_cast<double>(mi + 1);
     double numer = (mi % 2 == 0) ? 1.0 : -1.0;
-    for (int j = 1; j < nbar; ++j) {
-      numer *= 1 - m2 / s2 / (A * A + (j - 0.5) * (j - 0.5));
+    for (std::int64_t j = 1; j < nbar64; ++j) {
+      const double jd = static_cast<double>(j);
+      numer *= 1 - m2 / s2 / (A * A + (jd - 0.5) * (jd - 0.5));
     }
     double d1 = 1, d2 = 1;
-    for (int j = 1; j < mi + 1; ++j) d1 *= 1 - m2 / (static_cast<double>(j) * j);
-    for (int j = mi + 2; j < nbar; ++j) d2 *= 1 - m2 / (static_cast<double>(j) * j);
+    for (std::int64_t j = 1; j <= mi; ++j) d1 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
+    for (std::int64_t j = mi + 2; j < nbar64; ++j) d2 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
     Fm[static_cast<std::size_t>(mi)] = numer / (2 * d1 * d2);
   }
   const double Md = static_cast<double>(M);

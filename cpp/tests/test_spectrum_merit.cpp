@@ -107,7 +107,9 @@ TEST(Merit, SpectrumGridMatchesTheDtft) {
     sp::cplx Xk, dX;
     sp::dtft_with_derivative(w.data(), w.size(), f[k], Xk, dX);
     const double slope = (std::conj(Xk) * dX).real();
-    if (std::abs(slope) > 1e-9 * G.W0 * G.W0) EXPECT_EQ(slope > 0, G.slope[k] > 0) << k;
+    if (std::abs(slope) > 1e-9 * G.W0 * G.W0) {
+      EXPECT_EQ(slope > 0, G.slope[k] > 0) << k;
+    }
   }
   const std::vector<double> highpass{1.0, -0.9, 1.0};
   EXPECT_THROW(merit::spectrum_grid(highpass.data(), 3, 8), std::invalid_argument);
