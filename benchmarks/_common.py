@@ -40,8 +40,10 @@ def header() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return (f"ropelab {rl.__version__} (SIMD path: {rl.simd.isa()}, available: {', '.join(rl.simd.available())}), "
-            f"numpy {np.__version__}, {os.cpu_count()} cores, {cpu}")
+    return (
+        f"ropelab {rl.__version__} (SIMD path: {rl.simd.isa()}, available: {', '.join(rl.simd.available())}), "
+        f"numpy {np.__version__}, {os.cpu_count()} cores, {cpu}"
+    )
 
 
 def trig_bound(nthreads: int | None, n: int, repeat: int) -> tuple[float, float, float]:

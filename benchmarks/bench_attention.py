@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import best_of, header  # noqa: E402
+from _common import best_of, header
 
 
 def best_cpu(fn: Callable[[], object], repeat: int) -> float:
@@ -41,6 +41,7 @@ def best_cpu(fn: Callable[[], object], repeat: int) -> float:
         fn()
         best = min(best, time.process_time() - t)
     return best
+
 
 import ropelab as rl  # noqa: E402
 
@@ -117,7 +118,7 @@ def main() -> None:
     ap.add_argument("--D", type=int, default=256)
     args = ap.parse_args()
     print(header())
-    T, d, dv, D = args.T, 64, 64, args.D
+    T, d, D = args.T, 64, args.D
     rng = np.random.default_rng(0)
     q, k, v = 0.5 * rng.standard_normal((3, T, d))
     scale = 1 / np.sqrt(d)
@@ -134,10 +135,16 @@ def main() -> None:
     rows = []
     cpu_rows = []
     for name, f_np, f_rl in (
-        (f"random_feature trig causal T={T} d={d} D={D}", lambda: numpy_rff_causal(q, k, v, omega, scale),
-         lambda n: rl.attention.random_feature(q, k, v, D, seed=7, nthreads=n)),
-        (f"softmax causal T={T} d={d}", lambda: numpy_softmax_causal(q, k, v, scale),
-         lambda n: rl.attention.softmax(q, k, v, nthreads=n)),
+        (
+            f"random_feature trig causal T={T} d={d} D={D}",
+            lambda: numpy_rff_causal(q, k, v, omega, scale),
+            lambda n: rl.attention.random_feature(q, k, v, D, seed=7, nthreads=n),
+        ),
+        (
+            f"softmax causal T={T} d={d}",
+            lambda: numpy_softmax_causal(q, k, v, scale),
+            lambda n: rl.attention.softmax(q, k, v, nthreads=n),
+        ),
     ):
         load0 = os.getloadavg()[0]
         t_np_default = best_of(f_np, args.repeat)
@@ -157,20 +164,28 @@ def main() -> None:
         cpu_wall = (time.process_time() - c0) / (time.perf_counter() - w0)
         rows.append((name, t_np_default, t_np_one, t_np, t_1, t_all, cpu_wall, (load0 + os.getloadavg()[0]) / 2))
         cpu_rows.append((name, cpu_np_one, cpu_rl_one, cpu_rl_all))
-    print(f"{'case':44s} {'np BLAS-nT':>10s} {'np BLAS-1T':>10s} {'rl 1T s':>9s} {'rl all s':>9s} {'np/rl1':>7s} "
-          f"{'np/all':>7s} {'cpu/wall':>8s} {'load':>5s}")
+    print(
+        f"{'case':44s} {'np BLAS-nT':>10s} {'np BLAS-1T':>10s} {'rl 1T s':>9s} {'rl all s':>9s} {'np/rl1':>7s} "
+        f"{'np/all':>7s} {'cpu/wall':>8s} {'load':>5s}"
+    )
     for name, t_d, t_o, t_np, t_1, t_all, cw, load in rows:
-        print(f"{name:44s} {t_d:10.4f} {t_o:10.4f} {t_1:9.4f} {t_all:9.4f} {t_np / t_1:7.2f} {t_np / t_all:7.2f} "
-              f"{cw:8.2f} {load:5.1f}")
+        print(
+            f"{name:44s} {t_d:10.4f} {t_o:10.4f} {t_1:9.4f} {t_all:9.4f} {t_np / t_1:7.2f} {t_np / t_all:7.2f} "
+            f"{cw:8.2f} {load:5.1f}"
+        )
     print("(ratios against the faster NumPy column)")
     print("single-thread CPU seconds (load-independent): NumPy with 1 BLAS thread vs ropelab nthreads=1")
     for name, c_np, c_rl, _ in cpu_rows:
         print(f"{name:44s} numpy {c_np:8.4f}  ropelab {c_rl:8.4f}  numpy/ropelab {c_np / c_rl:5.2f}")
-    print(f"ropelab on all {ncores} threads: total CPU seconds, and the wall time it implies on {ncores} idle cores "
-          "(CPU / cores: an estimate, exact only without load)")
+    print(
+        f"ropelab on all {ncores} threads: total CPU seconds, and the wall time it implies on {ncores} idle cores "
+        "(CPU / cores: an estimate, exact only without load)"
+    )
     for name, c_np, _, c_all in cpu_rows:
-        print(f"{name:44s} CPU {c_all:8.4f}  idle-wall estimate {c_all / ncores:8.4f}  "
-              f"numpy(1 BLAS thread)/estimate {c_np * ncores / c_all:5.2f}")
+        print(
+            f"{name:44s} CPU {c_all:8.4f}  idle-wall estimate {c_all / ncores:8.4f}  "
+            f"numpy(1 BLAS thread)/estimate {c_np * ncores / c_all:5.2f}"
+        )
     print(f"(all = {ncores} threads; NumPy's BLAS may use several threads itself)")
 
 

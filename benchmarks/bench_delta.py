@@ -19,21 +19,23 @@ import os
 import time
 
 import numpy as np
+from _common import best_of, header
 
 import ropelab as rl
-from _common import best_of, header
 
 T, D, DV = 4096, 64, 64
 
 
 def numpy_delta(q, k, v, beta, alpha, psi):  # type: ignore[no-untyped-def]
     c, s = np.cos(psi), np.sin(psi)
+
     def rot(x):  # type: ignore[no-untyped-def]
         out = np.empty_like(x)
         x0, x1 = x[..., 0::2], x[..., 1::2]
         out[..., 0::2] = x0 * c - x1 * s
         out[..., 1::2] = x0 * s + x1 * c
         return out
+
     kr, qr = rot(k), rot(q)
     S = np.zeros((v.shape[1], q.shape[1]))
     out = np.empty((q.shape[0], v.shape[1]))
@@ -80,7 +82,9 @@ def main() -> None:
     print(f"  ropelab {t_ours * 1e3:8.2f} ms   NumPy loop {t_np * 1e3:8.2f} ms   ratio {t_np / t_ours:6.1f}x  (wall)")
     c_ours = best_cpu(lambda: rl.recurrence.delta_rule(q, k, v, beta, alpha, psi, nthreads=1), 7)
     c_np = best_cpu(lambda: numpy_delta(q, k, v, beta, alpha, psi), 3)
-    print(f"  ropelab {c_ours * 1e3:8.2f} ms   NumPy loop {c_np * 1e3:8.2f} ms   ratio {c_np / c_ours:6.1f}x  (CPU time)")
+    print(
+        f"  ropelab {c_ours * 1e3:8.2f} ms   NumPy loop {c_np * 1e3:8.2f} ms   ratio {c_np / c_ours:6.1f}x  (CPU time)"
+    )
     for path in rl.simd.available():
         with rl.simd.using(path):  # type: ignore[arg-type]
             t_path = best_of(lambda: rl.recurrence.delta_rule(q, k, v, beta, alpha, psi), 5)
@@ -91,8 +95,10 @@ def main() -> None:
     vb, bb = np.broadcast_to(v, (B, T, DV)).copy(), np.broadcast_to(beta, (B, T)).copy()
     t_batch = best_of(lambda: rl.recurrence.delta_rule(qb, kb, vb, bb, None, psi), 3)
     t_np_batch = B * best_of(lambda: numpy_delta(q, k, v, beta, None, psi), 1)
-    print(f"  batch of {B}: ropelab {t_batch * 1e3:8.2f} ms   NumPy loop (x{B}) {t_np_batch * 1e3:8.2f} ms   "
-          f"ratio {t_np_batch / t_batch:6.1f}x")
+    print(
+        f"  batch of {B}: ropelab {t_batch * 1e3:8.2f} ms   NumPy loop (x{B}) {t_np_batch * 1e3:8.2f} ms   "
+        f"ratio {t_np_batch / t_batch:6.1f}x"
+    )
     print(load())
 
 

@@ -18,9 +18,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import best_of, header  # noqa: E402
+from _common import best_of, header
 
-import ropelab as rl  # noqa: E402
+import ropelab as rl
 
 
 def numpy_rates(n: int, repeat: int) -> dict[str, float]:
@@ -38,18 +38,24 @@ def numpy_rates(n: int, repeat: int) -> dict[str, float]:
 def table(n: int, repeat: int, np_rates: dict[str, float]) -> None:
     cores = os.cpu_count() or 1
     print(f"path {rl.simd.isa()}:")
-    print(f"  {'primitive':10s} {'numpy /s':>11s} {'rl 1 core':>11s} {'rl all':>11s} {'ratio 1':>8s} {'ratio all':>9s} {'speedup':>7s}")
+    print(
+        f"  {'primitive':10s} {'numpy /s':>11s} {'rl 1 core':>11s} {'rl all':>11s} {'ratio 1':>8s} {'ratio all':>9s} {'speedup':>7s}"
+    )
     r1, ra = {}, {}
     for kind in ("normal", "uniform", "cos", "exp"):
         r1[kind] = rl.simd.primitive_rate(kind, n=n, nthreads=1, repeat=repeat)  # type: ignore[arg-type]
         ra[kind] = rl.simd.primitive_rate(kind, n=n, nthreads=None, repeat=repeat)  # type: ignore[arg-type]
-        print(f"  {kind:10s} {np_rates[kind]:11.3e} {r1[kind]:11.3e} {ra[kind]:11.3e} "
-              f"{r1[kind] / np_rates[kind]:8.2f} {ra[kind] / np_rates[kind]:9.2f} {ra[kind] / r1[kind]:7.2f}")
+        print(
+            f"  {kind:10s} {np_rates[kind]:11.3e} {r1[kind]:11.3e} {ra[kind]:11.3e} "
+            f"{r1[kind] / np_rates[kind]:8.2f} {ra[kind] / np_rates[kind]:9.2f} {ra[kind] / r1[kind]:7.2f}"
+        )
     b_np = 1 / (1 / np_rates["normal"] + 1 / np_rates["cos"])
     b1 = 1 / (1 / r1["normal"] + 1 / r1["cos"])
     ba = 1 / (1 / ra["normal"] + 1 / ra["cos"])
-    print(f"  {'bound':10s} {b_np:11.3e} {b1:11.3e} {ba:11.3e} {b1 / b_np:8.2f} {ba / b_np:9.2f} {ba / b1:7.2f}"
-          "   (features/s: one normal + one cos)")
+    print(
+        f"  {'bound':10s} {b_np:11.3e} {b1:11.3e} {ba:11.3e} {b1 / b_np:8.2f} {ba / b_np:9.2f} {ba / b1:7.2f}"
+        "   (features/s: one normal + one cos)"
+    )
     print(f"  ns per normal: {1e9 / r1['normal']:.2f} (1 core), per cos: {1e9 / r1['cos']:.2f}")
     q, k = np.random.default_rng(0).standard_normal((2, 64)) / 8
     D, trials = 256, max(1000, n // 256)

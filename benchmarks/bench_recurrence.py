@@ -52,7 +52,6 @@ def np_prerotated(q, k, v, psi, gates):
     """Pre-rotated gated linear attention as a masked score matrix (per-pair gates: products of
     decays as exp of cumulative log-decay differences)."""
     qr, kr = np_rotate(q, psi, "interleaved"), np_rotate(k, psi, "interleaved")
-    Tn = q.shape[0]
     if gates is None:
         scores = np.tril(qr @ kr.T)
         return scores @ v
@@ -86,7 +85,9 @@ def np_recurrent(q, k, v, psi, gates):
 
 
 def report(name: str, t_np: float, t_rl: float) -> None:
-    print(f"{name:<56s} numpy {t_np * 1e3:9.2f} ms   ropelab {t_rl * 1e3:9.2f} ms   ratio numpy/ropelab {t_np / t_rl:7.2f}")
+    print(
+        f"{name:<56s} numpy {t_np * 1e3:9.2f} ms   ropelab {t_rl * 1e3:9.2f} ms   ratio numpy/ropelab {t_np / t_rl:7.2f}"
+    )
 
 
 def main() -> None:
@@ -94,7 +95,9 @@ def main() -> None:
     q, k, v = (rng.normal(size=(T, D)) / np.sqrt(D) for _ in range(3))
     psi = np.cumsum(rng.normal(scale=0.1, size=(T, D // 2)), axis=0)
     gates = rng.uniform(0.97, 1.0, size=(T, D // 2))
-    print(f"ropelab {rl.__version__}, numpy {np.__version__}; T={T}, d={D}, dv={DV}; best of 9 runs (2 for the NumPy Python loop)")
+    print(
+        f"ropelab {rl.__version__}, numpy {np.__version__}; T={T}, d={D}, dv={DV}; best of 9 runs (2 for the NumPy Python loop)"
+    )
 
     for label, g in (("no gates", None), ("per-pair gates", gates)):
         ref = np_prerotated(q, k, v, psi, g)
@@ -127,6 +130,7 @@ def main() -> None:
                 t_np = best_time(lambda: np_rotate(x, angles, layout))
                 t_rl = best_time(lambda: rl.rotary.rotate(x, angles, layout))
                 report(f"rotate {np.dtype(dtype).name} {layout}, {kind}", t_np, t_rl)
+
 
 if __name__ == "__main__":
     main()

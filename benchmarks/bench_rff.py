@@ -23,9 +23,9 @@ from collections.abc import Callable
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import best_of, header, trig_bound  # noqa: E402
+from _common import best_of, header, trig_bound
 
-import ropelab as rl  # noqa: E402
+import ropelab as rl
 
 
 def numpy_projected(q: np.ndarray, k: np.ndarray, D: int, sigma: float, trials: int, seed: int) -> np.ndarray:
@@ -112,15 +112,19 @@ def main() -> None:
     print(header())
     _, _, bound_all = trig_bound(None, int(2**24 * scale), rep)
     print(f"bound (one normal + one cos per feature, all cores): {bound_all:.3e} features/s")
-    print(f"{'case':28s} {'numpy feat/s':>13s} {'rl 1 thr':>11s} {'rl all':>11s} {'ratio 1thr':>10s} "
-          f"{'ratio all':>9s} {'speedup':>7s} {'of bound':>8s}")
+    print(
+        f"{'case':28s} {'numpy feat/s':>13s} {'rl 1 thr':>11s} {'rl all':>11s} {'ratio 1thr':>10s} "
+        f"{'ratio all':>9s} {'speedup':>7s} {'of bound':>8s}"
+    )
     D = 256
     cases = [
         ("projected, i.i.d., D=256", "projected", False, 64, int(40000 * scale), numpy_projected),
         ("projected, ORF d=64, D=256", "projected", True, 64, int(40000 * scale), numpy_projected_orf),
     ]
-    cases += [(f"full, d={d}, D=256", "full", False, d, int(n * scale), numpy_full)
-              for d, n in ((16, 8000), (64, 2000), (256, 500))]
+    cases += [
+        (f"full, d={d}, D=256", "full", False, d, int(n * scale), numpy_full)
+        for d, n in ((16, 8000), (64, 2000), (256, 500))
+    ]
     rates = {}
     for name, mode, orth, d, trials, np_fn in cases:
         q, k = rng.standard_normal((2, d)) / np.sqrt(d)
@@ -131,22 +135,30 @@ def main() -> None:
         t_all = best_of(lambda: est(None), rep)
         rates[name] = feats / t_all
         frac = f"{feats / t_all / bound_all:8.0%}" if mode == "projected" else f"{'':8s}"
-        print(f"{name:28s} {feats / t_np:13.3e} {feats / t_1:11.3e} {feats / t_all:11.3e} {t_np / t_1:10.2f} "
-              f"{t_np / t_all:9.2f} {t_1 / t_all:7.2f} {frac}")
+        print(
+            f"{name:28s} {feats / t_np:13.3e} {feats / t_1:11.3e} {feats / t_all:11.3e} {t_np / t_1:10.2f} "
+            f"{t_np / t_all:9.2f} {t_1 / t_all:7.2f} {frac}"
+        )
     iid, orf = rates["projected, i.i.d., D=256"], rates["projected, ORF d=64, D=256"]
     print(f"ORF / i.i.d. cost per feature (projected, all cores): {iid / orf:.2f}x")
 
     print("\nscaling, nthreads 1 vs 2: wall-clock speed-up, and the CPU time the process got (all threads;")
     print("cpu/wall ≈ 2 only when both cores are free) and the work per CPU-second relative to 1 thread")
-    for name, mode, d, trials in (("projected, D=256", "projected", 64, int(80000 * scale)),
-                                  ("full, d=64, D=256", "full", 64, int(4000 * scale))):
+    for name, mode, d, trials in (
+        ("projected, D=256", "projected", 64, int(80000 * scale)),
+        ("full, d=64, D=256", "full", 64, int(4000 * scale)),
+    ):
         q, k = rng.standard_normal((2, d)) / np.sqrt(d)
         res = {}
         for nt in (1, 2):
-            res[nt] = wall_and_cpu(lambda: rl.rff.estimate(q, k, 256, 1.0, trials=trials, seed=1, mode=mode, nthreads=nt), rep)
+            res[nt] = wall_and_cpu(
+                lambda: rl.rff.estimate(q, k, 256, 1.0, trials=trials, seed=1, mode=mode, nthreads=nt), rep
+            )
         (w1, c1), (w2, c2) = res[1], res[2]
-        print(f"  {name:20s} speed-up {w1 / w2:5.2f}   cpu/wall 1 thr {c1 / w1:4.2f}, 2 thr {c2 / w2:4.2f}"
-              f"   work per CPU-second (2 thr / 1 thr) {c1 / c2:4.2f}")
+        print(
+            f"  {name:20s} speed-up {w1 / w2:5.2f}   cpu/wall 1 thr {c1 / w1:4.2f}, 2 thr {c2 / w2:4.2f}"
+            f"   work per CPU-second (2 thr / 1 thr) {c1 / c2:4.2f}"
+        )
 
     print(f"\nlinearity: projected trig, all cores ({cores}), ns per feature vs D·trials")
     q, k = rng.standard_normal((2, 64)) / 8
@@ -158,8 +170,10 @@ def main() -> None:
     print("\npeak memory (fresh process, D=256, d=64): grows only by the 8-byte-per-trial output")
     for mode, counts in (("projected", (10_000, 1_000_000)), ("full", (1_000, 20_000))):
         for trials in counts:
-            print(f"  {mode:9s} trials={trials:8d}  peak RSS {peak_rss_mib(trials, mode):7.1f} MiB"
-                  f"  (output {8 * trials / 2**20:6.2f} MiB)")
+            print(
+                f"  {mode:9s} trials={trials:8d}  peak RSS {peak_rss_mib(trials, mode):7.1f} MiB"
+                f"  (output {8 * trials / 2**20:6.2f} MiB)"
+            )
 
 
 if __name__ == "__main__":

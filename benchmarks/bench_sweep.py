@@ -43,12 +43,13 @@ def compare(client: Any, trials: int, repeat: int, label: str) -> None:
     for _ in range(repeat):
         t, local = timed(lambda: sweep.run("rff_mse", grid, trials=trials, seed=1, progress=False), 1)
         t_local = min(t_local, t)
-        t, dask = timed(lambda: sweep.run("rff_mse", grid, trials=trials, seed=1, backend=client,
-                                          progress=False), 1)
+        t, dask = timed(lambda: sweep.run("rff_mse", grid, trials=trials, seed=1, backend=client, progress=False), 1)
         t_dask = min(t_dask, t)
     same = local.equals(dask) and all(
-        local[c].to_numpy().tobytes() == dask[c].to_numpy().tobytes() for c in local.columns
-        if local[c].dtype.kind in "biuf")
+        local[c].to_numpy().tobytes() == dask[c].to_numpy().tobytes()
+        for c in local.columns
+        if local[c].dtype.kind in "biuf"
+    )
     print(f"{label}: {n} cells, {trials} trials per cell (D = {D}), mean cell {1e3 * t_local / n:.1f} ms locally")
     print(f"  local (core threads)          {n / t_local:8.2f} cells/s   ({t_local:.2f} s)")
     print(f"  Dask LocalCluster             {n / t_dask:8.2f} cells/s   ({t_dask:.2f} s)")
@@ -59,7 +60,9 @@ def compare(client: Any, trials: int, repeat: int, label: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cell-ms", type=float, default=80.0, help="target time of the smallest cells locally (default 80)")
+    ap.add_argument(
+        "--cell-ms", type=float, default=80.0, help="target time of the smallest cells locally (default 80)"
+    )
     ap.add_argument("--small-ms", type=float, default=5.0, help="the small-cell comparison (default 5)")
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs (default 3)")
     args = ap.parse_args()
@@ -69,12 +72,18 @@ def main() -> None:
     print(f"pandas {pd.__version__}, dask/distributed {distributed.__version__}")
     cores = os.cpu_count() or 1
     t = time.perf_counter()
-    with distributed.LocalCluster(n_workers=cores, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=cores, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         client.run(lambda: __import__("ropelab.sweep"))
         sweep.run("rff_mse", {"xi": 0.5, "D": 8}, trials=10, backend=client, progress=False)  # warm-up
-        print(f"LocalCluster: {cores} worker processes x 1 thread, started in {time.perf_counter() - t:.2f} s "
-              "(not included below)")
+        print(
+            f"LocalCluster: {cores} worker processes x 1 thread, started in {time.perf_counter() - t:.2f} s "
+            "(not included below)"
+        )
         compare(client, calibrate(args.cell_ms), args.repeat, f"cells of ~{args.cell_ms:g} ms")
         compare(client, calibrate(args.small_ms), args.repeat, f"cells of ~{args.small_ms:g} ms")
 

@@ -92,8 +92,15 @@ _ALIAS_REF = re.compile(r"TypeAliasForwardRef\('([\w.]+)'\)")
 _ALIAS_NAME = re.compile(r"(?<![\w.~])(ropelab\._types\.\w+)")
 
 
-def _short_aliases(app: object, what: str, name: str, obj: object, options: object, signature: str | None,
-                   return_annotation: str | None) -> tuple[str | None, str | None]:
+def _short_aliases(
+    app: object,
+    what: str,
+    name: str,
+    obj: object,
+    options: object,
+    signature: str | None,
+    return_annotation: str | None,
+) -> tuple[str | None, str | None]:
     """Show the aliases of ropelab._types by their short name (``~`` prefix) in signatures.
 
     Inside a union (``ArrayLike | None``) autodoc renders an alias as the repr of its internal
@@ -116,11 +123,29 @@ def _copy_mathjax(app: object, exception: Exception | None) -> None:
     if exception is not None or getattr(app, "builder").format != "html":  # noqa: B009
         return
     if not (MATHJAX_SRC / "MathJax.js").is_file():
-        raise RuntimeError(f"MathJax not found in {MATHJAX_SRC}: install Debian's libjs-mathjax "
-                           "(or set ROPELAB_MATHJAX_DIR to a MathJax 2 directory)")
+        raise RuntimeError(
+            f"MathJax not found in {MATHJAX_SRC}: install Debian's libjs-mathjax "
+            "(or set ROPELAB_MATHJAX_DIR to a MathJax 2 directory)"
+        )
     dest = Path(getattr(app, "outdir")) / "_static" / "mathjax"  # noqa: B009
-    skip = {"test", "unpacked", "SVG", "HTML-CSS", "NativeMML", "PreviewHTML", "PlainSource", "STIX-Web",
-            "Asana-Math", "Gyre-Pagella", "Gyre-Termes", "Latin-Modern", "Neo-Euler", "eot", "otf", "svg"}
+    skip = {
+        "test",
+        "unpacked",
+        "SVG",
+        "HTML-CSS",
+        "NativeMML",
+        "PreviewHTML",
+        "PlainSource",
+        "STIX-Web",
+        "Asana-Math",
+        "Gyre-Pagella",
+        "Gyre-Termes",
+        "Latin-Modern",
+        "Neo-Euler",
+        "eot",
+        "otf",
+        "svg",
+    }
 
     def ignore(directory: str, names: list[str]) -> list[str]:
         d = Path(directory)

@@ -77,8 +77,7 @@ def _long_value(obj: object) -> bool:
 
 def module_page(modname: str) -> str:
     mod = importlib.import_module(modname)
-    lines = [f"# `{modname}`", "", "```{eval-rst}",
-             f".. automodule:: {modname}", "   :no-members:", "```", ""]
+    lines = [f"# `{modname}`", "", "```{eval-rst}", f".. automodule:: {modname}", "   :no-members:", "```", ""]
     for name in mod.__all__:
         obj = getattr(mod, name)
         if inspect.ismodule(obj):

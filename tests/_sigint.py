@@ -53,17 +53,20 @@ _SCRIPT = PRELUDE + textwrap.dedent(
 def script(call: str, setup: str = "", after: str = "", delay: float = 1.0) -> str:
     """The subprocess's program: ``setup`` (statements), then ``call`` (one line) interrupted after
     ``delay`` seconds, then ``after`` (statements printing ``after <value>``)."""
-    return (_SCRIPT.replace("@SETUP@", textwrap.dedent(setup).strip() or "pass")
-            .replace("@DELAY@", repr(float(delay)))
-            .replace("@CALL@", call.strip())
-            .replace("@AFTER@", textwrap.dedent(after).strip() or "pass"))
+    return (
+        _SCRIPT.replace("@SETUP@", textwrap.dedent(setup).strip() or "pass")
+        .replace("@DELAY@", repr(float(delay)))
+        .replace("@CALL@", call.strip())
+        .replace("@AFTER@", textwrap.dedent(after).strip() or "pass")
+    )
 
 
 def run_script(body: str, timeout: float = 300) -> dict[str, str]:
     """Run :data:`PRELUDE` + ``body`` in a new interpreter; its output lines as ``{first word: rest}``
     (the exit status must be 0)."""
-    out = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True,
-                         timeout=timeout)
+    out = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True, timeout=timeout
+    )
     assert out.returncode == 0, (out.returncode, out.stderr[-3000:])
     assert "terminate called" not in out.stderr, out.stderr[-3000:]
     return dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
@@ -71,15 +74,22 @@ def run_script(body: str, timeout: float = 300) -> dict[str, str]:
 
 def run(call: str, setup: str = "", after: str = "", delay: float = 1.0, timeout: float = 300) -> dict[str, str]:
     """Run :func:`script` in a new interpreter; its output lines as ``{first word: rest}``."""
-    out = subprocess.run([sys.executable, "-c", script(call, setup, after, delay)], capture_output=True,
-                         text=True, timeout=timeout)
+    out = subprocess.run(
+        [sys.executable, "-c", script(call, setup, after, delay)], capture_output=True, text=True, timeout=timeout
+    )
     assert out.returncode == 0, (out.returncode, out.stderr[-3000:])
     assert "terminate called" not in out.stderr, out.stderr[-3000:]
     return dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
 
 
-def assert_interrupts(call: str, setup: str = "", after: str = "", expected_after: str | None = None,
-                      delay: float = 1.0, timeout: float = 300) -> float:
+def assert_interrupts(
+    call: str,
+    setup: str = "",
+    after: str = "",
+    expected_after: str | None = None,
+    delay: float = 1.0,
+    timeout: float = 300,
+) -> float:
     """SIGINT during ``call`` raises KeyboardInterrupt within :data:`LIMIT` seconds (and, if given,
     ``after`` then prints ``after <expected_after>``). Returns the latency."""
     lines = run(call, setup, after, delay, timeout)

@@ -33,8 +33,11 @@ MIN_BUILTIN_VERDICTS = {"holds": 38, "holds-if": 6, "fails": 9}
 
 def builtin_claims() -> dict[str, claims.Claim]:
     """The claims registered by ropelab's own topic modules (not by user plugins)."""
-    return {cid: c for cid, c in claims.REGISTRY.items()
-            if getattr(c, "plugin", None) is None and c.check.__module__.startswith("ropelab.claims.")}
+    return {
+        cid: c
+        for cid, c in claims.REGISTRY.items()
+        if getattr(c, "plugin", None) is None and c.check.__module__.startswith("ropelab.claims.")
+    }
 
 
 def expected_verdicts() -> dict[str, str]:

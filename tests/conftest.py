@@ -35,26 +35,42 @@ def pytest_report_header(config: object) -> list[str]:
 # generation, the headless browser, the wide property sweeps, new virtual environments, CMake
 # configure runs, subprocess and signal tests), the tests named below and every hypothesis test are
 # slow. `make test` runs them all.
-SLOW_MODULES = frozenset({
-    "test_notebooks", "test_typing", "test_docs_browser", "test_properties", "test_properties_all",
-    "test_doctests", "test_closed_forms_mpmath", "test_interrupt_fork", "test_reliability_processes",
-    "test_plugins", "test_build_deps", "test_reliability_store", "test_cli_unix", "test_plot", "test_report",
-})
+SLOW_MODULES = frozenset(
+    {
+        "test_notebooks",
+        "test_typing",
+        "test_docs_browser",
+        "test_properties",
+        "test_properties_all",
+        "test_doctests",
+        "test_closed_forms_mpmath",
+        "test_interrupt_fork",
+        "test_reliability_processes",
+        "test_plugins",
+        "test_build_deps",
+        "test_reliability_store",
+        "test_cli_unix",
+        "test_plot",
+        "test_report",
+    }
+)
 #: (module, test function) pairs that start processes, clusters or long computations.
-SLOW_TESTS = frozenset({
-    ("test_sweep", "test_sigkill_mid_sweep_loses_only_the_cell_in_flight"),
-    ("test_sweep", "test_arbitrary_arguments_raise_only_value_or_type_errors"),
-    ("test_sweep", "test_valid_sweeps_run_and_give_finite_outputs"),
-    ("test_sweep", "test_without_the_optional_packages"),
-    ("test_sweep", "test_kernel_family_is_part_of_the_sweep"),
-    ("test_sweep", "test_dask_backend_without_a_client"),
-    ("test_sweep", "test_local_and_dask_give_identical_tables"),
-    ("test_cli_sweep", "test_rff_mse_on_a_local_cluster"),
-    ("test_claims", "test_perturbation_flips_verdict"),
-    ("test_attention", "test_memory_is_not_T_D_dv"),
-    ("test_attention", "test_ctrl_c_interrupts"),
-    ("test_rotary", "test_parity_phase_error_up_to_1e7"),
-})
+SLOW_TESTS = frozenset(
+    {
+        ("test_sweep", "test_sigkill_mid_sweep_loses_only_the_cell_in_flight"),
+        ("test_sweep", "test_arbitrary_arguments_raise_only_value_or_type_errors"),
+        ("test_sweep", "test_valid_sweeps_run_and_give_finite_outputs"),
+        ("test_sweep", "test_without_the_optional_packages"),
+        ("test_sweep", "test_kernel_family_is_part_of_the_sweep"),
+        ("test_sweep", "test_dask_backend_without_a_client"),
+        ("test_sweep", "test_local_and_dask_give_identical_tables"),
+        ("test_cli_sweep", "test_rff_mse_on_a_local_cluster"),
+        ("test_claims", "test_perturbation_flips_verdict"),
+        ("test_attention", "test_memory_is_not_T_D_dv"),
+        ("test_attention", "test_ctrl_c_interrupts"),
+        ("test_rotary", "test_parity_phase_error_up_to_1e7"),
+    }
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -40,7 +40,8 @@ def fingerprint() -> dict[str, str]:
         "rff.sample_omega": lambda: rl.rff.sample_omega(64, 16, sigma=0.9, seed=7),
         "rff.mse": lambda: rl.rff.mse(q, k, np.linspace(0.2, 2.0, 9), 64),
         "temperature.optimal_sigma.brent": lambda: rl.temperature.optimal_sigma(
-            [0.1, 0.5, 0.9], [1, 16, 256], method="brent"),
+            [0.1, 0.5, 0.9], [1, 16, 256], method="brent"
+        ),
         "temperature.optimal_sigma.cubic": lambda: rl.temperature.optimal_sigma([0.1, 0.5, 0.9], [1, 16, 256]),
         "spectra.window.kaiser": lambda: rl.spectra.window("kaiser", 64, beta=8.0),
         "spectra.spectrum": lambda: np.concatenate(rl.spectra.spectrum(rl.spectra.window("hann", 48))),
@@ -57,7 +58,8 @@ def fingerprint() -> dict[str, str]:
         with rl.simd.using(isa):
             for estimator in ("trig", "positive"):
                 out[f"rff.estimate.{isa}.{estimator}"] = _digest(
-                    rl.rff.estimate(q, k, D=64, sigma=1.0, estimator=estimator, trials=3000, seed=3, nthreads=2))
+                    rl.rff.estimate(q, k, D=64, sigma=1.0, estimator=estimator, trials=3000, seed=3, nthreads=2)
+                )
     return out
 
 

@@ -143,11 +143,11 @@ def test_feature_map_definition_and_rff_convention(estimator):
     rng = np.random.default_rng(8)
     x = 0.4 * rng.standard_normal((5, 6))
     w = rff.sample_omega(32, 6, 1.3, 2)
-    np.testing.assert_allclose(attention.feature_map(x, w, estimator, scale=0.5),
-                               features_reference(x, w, estimator, 0.5), rtol=1e-13)
+    np.testing.assert_allclose(
+        attention.feature_map(x, w, estimator, scale=0.5), features_reference(x, w, estimator, 0.5), rtol=1e-13
+    )
     if estimator != "hyperbolic":  # the same maps as ropelab.rff (trig: the conjugate convention)
-        np.testing.assert_allclose(attention.feature_map(x, w, estimator), rff.feature_map(x, w, estimator),
-                                   rtol=1e-13)
+        np.testing.assert_allclose(attention.feature_map(x, w, estimator), rff.feature_map(x, w, estimator), rtol=1e-13)
 
 
 def masked_reference(q, k, v, omega, estimator, scale, causal):
@@ -169,14 +169,26 @@ def test_random_feature_equals_masked_quadratic_form(estimator, causal, orthogon
     v = rng.standard_normal((T, dv))
     omega = rff.sample_omega(D, d, 0.8, 11, orthogonal, index=0)
     ref, num_ref, den_ref = masked_reference(q, k, v, omega, estimator, 1 / np.sqrt(d), causal)
-    raw = attention.random_feature(q, k, v, D, estimator=estimator, sigma=0.8, seed=11, orthogonal=orthogonal,
-                                   causal=causal, stabilize=False, return_parts=True)
+    raw = attention.random_feature(
+        q,
+        k,
+        v,
+        D,
+        estimator=estimator,
+        sigma=0.8,
+        seed=11,
+        orthogonal=orthogonal,
+        causal=causal,
+        stabilize=False,
+        return_parts=True,
+    )
     np.testing.assert_allclose(raw.numerator, num_ref, rtol=1e-10, atol=1e-10 * np.abs(num_ref).max())
     np.testing.assert_allclose(raw.denominator, den_ref, rtol=1e-10, atol=1e-10 * np.abs(den_ref).max())
     tol = 1e-9 * np.abs(ref).max()
     np.testing.assert_allclose(raw.output, ref, rtol=0, atol=tol)
-    stab = attention.random_feature(q, k, v, D, estimator=estimator, sigma=0.8, seed=11, orthogonal=orthogonal,
-                                    causal=causal, stabilize=True)
+    stab = attention.random_feature(
+        q, k, v, D, estimator=estimator, sigma=0.8, seed=11, orthogonal=orthogonal, causal=causal, stabilize=True
+    )
     np.testing.assert_allclose(stab, ref, rtol=0, atol=tol)
 
 
@@ -272,8 +284,9 @@ def test_numerator_and_denominator_unbiased(estimator, orthogonal):
     T, d, dv = 12, 4, 2
     q, k = 0.7 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, dv))
-    parts = attention.random_feature(q, k, v, 8, estimator=estimator, orthogonal=orthogonal, trials=4000,
-                                     seed=21, stabilize=False, return_parts=True)
+    parts = attention.random_feature(
+        q, k, v, 8, estimator=estimator, orthogonal=orthogonal, trials=4000, seed=21, stabilize=False, return_parts=True
+    )
     assert_unbiased(parts, *exact_sums(q, k, v, 1 / np.sqrt(d)))
 
 
@@ -285,10 +298,10 @@ def test_per_pair_sigma_means(estimator):
     q, k = 0.6 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, 2))
     sig = np.array([0.4, 1.0, 1.7])
-    parts = attention.random_feature(q, k, v, 8, estimator=estimator, sigma=sig, trials=4000, seed=5,
-                                     stabilize=False, return_parts=True)
-    assert_unbiased(parts, *exact_sums(q, k, v, 1 / np.sqrt(d), sigma_chan=np.repeat(sig, 2),
-                                       estimator=estimator))
+    parts = attention.random_feature(
+        q, k, v, 8, estimator=estimator, sigma=sig, trials=4000, seed=5, stabilize=False, return_parts=True
+    )
+    assert_unbiased(parts, *exact_sums(q, k, v, 1 / np.sqrt(d), sigma_chan=np.repeat(sig, 2), estimator=estimator))
 
 
 def test_error_shrinks_with_D():
@@ -337,8 +350,13 @@ small = st.floats(-1.5, 1.5, allow_nan=False, allow_subnormal=False)
 
 
 @settings(max_examples=40, deadline=None)
-@given(T=st.integers(1, 140), d=st.integers(1, 6), dv=st.integers(1, 4), seed=st.integers(0, 2**32 - 1),
-       causal=st.booleans())
+@given(
+    T=st.integers(1, 140),
+    d=st.integers(1, 6),
+    dv=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+    causal=st.booleans(),
+)
 def test_property_softmax_rows_are_convex_combinations(T, d, dv, seed, causal):
     rng = np.random.default_rng(seed)
     q, k = 2 * rng.standard_normal((2, T, d))
@@ -352,20 +370,28 @@ def test_property_softmax_rows_are_convex_combinations(T, d, dv, seed, causal):
 
 
 @settings(max_examples=30, deadline=None)
-@given(T=st.integers(1, 200), d=st.integers(1, 5), D=st.integers(1, 40), seed=st.integers(0, 2**64 - 1),
-       estimator=st.sampled_from(["trig", "positive", "hyperbolic"]), causal=st.booleans())
+@given(
+    T=st.integers(1, 200),
+    d=st.integers(1, 5),
+    D=st.integers(1, 40),
+    seed=st.integers(0, 2**64 - 1),
+    estimator=st.sampled_from(["trig", "positive", "hyperbolic"]),
+    causal=st.booleans(),
+)
 def test_property_stabilize_cancels(T, d, D, seed, estimator, causal):
     rng = np.random.default_rng(seed % 2**32)
     q, k = rng.uniform(-1, 1, (2, T, d))
     v = rng.standard_normal((T, 2))
     a = attention.random_feature(q, k, v, D, estimator=estimator, causal=causal, seed=seed, return_parts=True)
-    b = attention.random_feature(q, k, v, D, estimator=estimator, causal=causal, seed=seed, stabilize=False,
-                                 return_parts=True)
+    b = attention.random_feature(
+        q, k, v, D, estimator=estimator, causal=causal, seed=seed, stabilize=False, return_parts=True
+    )
     # same ratio; the parts differ by one positive factor per row
     ratio = b.denominator / a.denominator
     assert (ratio > 0).all() or estimator == "trig"
-    np.testing.assert_allclose(b.numerator, a.numerator * ratio[:, None], rtol=1e-9,
-                               atol=1e-9 * np.abs(b.numerator).max())
+    np.testing.assert_allclose(
+        b.numerator, a.numerator * ratio[:, None], rtol=1e-9, atol=1e-9 * np.abs(b.numerator).max()
+    )
     if estimator != "trig":  # positive denominators: a well-conditioned ratio
         np.testing.assert_allclose(a.output, b.output, rtol=1e-9, atol=1e-12)
 
@@ -446,15 +472,26 @@ def test_overflow_without_stabilize_names_the_argument():
     assert np.isfinite(out).all()
 
 
-@pytest.mark.parametrize(("setup", "call"), [
-    ("q, k, v = 0.3 * rng.standard_normal((3, 4000, 16))",
-     "rl.attention.random_feature(q, k, v, 256, trials=500, nthreads=2)"),
-    ("q, k, v = 0.3 * rng.standard_normal((3, 4000, 16)); Q = rng.standard_normal((300_000, 16))",
-     "rl.attention.softmax(Q, Q, Q, causal=False, nthreads=2)"),
-])
+@pytest.mark.parametrize(
+    ("setup", "call"),
+    [
+        (
+            "q, k, v = 0.3 * rng.standard_normal((3, 4000, 16))",
+            "rl.attention.random_feature(q, k, v, 256, trials=500, nthreads=2)",
+        ),
+        (
+            "q, k, v = 0.3 * rng.standard_normal((3, 4000, 16)); Q = rng.standard_normal((300_000, 16))",
+            "rl.attention.softmax(Q, Q, Q, causal=False, nthreads=2)",
+        ),
+    ],
+)
 def test_ctrl_c_interrupts(setup, call):
-    assert_interrupts(call, setup=setup, after='print("after", rl.attention.softmax(q[:4], k[:4], v[:4]).shape)',
-                      expected_after="(4, 16)")
+    assert_interrupts(
+        call,
+        setup=setup,
+        after='print("after", rl.attention.softmax(q[:4], k[:4], v[:4]).shape)',
+        expected_after="(4, 16)",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,7 +515,7 @@ def test_error_definition_and_rules():
     assert r.rules == attention.RULES and r.mean.shape == (5, 2)
     exact = attention.softmax(q, k, v)
     for rule in r.rules:
-        for j, D in enumerate([8, 64]):
+        for D in (8, 64):
             sig = attention.rule_sigma(rule, D, 8, r.xi)
             est = attention.random_feature(q, k, v, D, sigma=sig, seed=4, trials=6)
             e = np.linalg.norm((est - exact).reshape(6, -1), axis=1) / np.linalg.norm(exact)
@@ -522,8 +559,13 @@ def test_doctests_and_examples():
     import doctest
     import inspect
 
-    res = doctest.testmod(attention, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                          raise_on_error=False, verbose=False)
+    res = doctest.testmod(
+        attention,
+        extraglobs={"np": np},
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        raise_on_error=False,
+        verbose=False,
+    )
     assert res.attempted > 10 and res.failed == 0
     for name in attention.__all__:
         obj = getattr(attention, name)

@@ -22,9 +22,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(not (ROOT / "CMakeLists.txt").is_file(),
-                                reason="configures the source tree's CMake project; an installed wheel's tests "
-                                       "have no source tree")
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "CMakeLists.txt").is_file(),
+    reason="configures the source tree's CMake project; an installed wheel's tests have no source tree",
+)
 
 # id: (what the message calls it, apt, dnf, brew, conda-forge); "-" = no package (a note instead).
 # In the order of the message.
@@ -55,8 +56,9 @@ def _pc_dir(tmp_path: Path, keep: list[str]) -> Path:
     out = tmp_path / "pkgconfig"
     out.mkdir()
     for module in keep:
-        pcdir = subprocess.run(["pkg-config", "--variable=pcfiledir", module], capture_output=True, text=True,
-                               check=True).stdout.strip()
+        pcdir = subprocess.run(
+            ["pkg-config", "--variable=pcfiledir", module], capture_output=True, text=True, check=True
+        ).stdout.strip()
         shutil.copy(Path(pcdir) / f"{module}.pc", out / f"{module}.pc")
     return out
 
@@ -67,8 +69,13 @@ def _configure(tmp_path: Path, args: list[str], env: dict[str, str] | None = Non
     full_env.pop("PKG_CONFIG_PATH", None)
     full_env.pop("LD_PRELOAD", None)  # (make test-sanitize preloads ASan into Python, not into CMake)
     full_env.update(env or {})
-    r = subprocess.run([*_cmake(), "-S", str(ROOT), "-B", str(build), "-DROPELAB_PYTHON=OFF", *args],
-                       capture_output=True, text=True, timeout=300, env=full_env)
+    r = subprocess.run(
+        [*_cmake(), "-S", str(ROOT), "-B", str(build), "-DROPELAB_PYTHON=OFF", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=full_env,
+    )
     assert not list(build.rglob("*.o")), "something was compiled"
     return r
 
@@ -111,8 +118,9 @@ def _check_message(r: subprocess.CompletedProcess[str], missing: set[str]) -> No
         entry = block[1].split("\n \n", 1)[0].split("\n   \n", 1)[0]
         for label, pkg in zip(LABELS, pkgs):
             expected = "no package (see the note)" if pkg == "-" else pkg
-            assert re.search(rf"{re.escape(label)} +{re.escape(expected)}\n", entry + "\n"), \
+            assert re.search(rf"{re.escape(label)} +{re.escape(expected)}\n", entry + "\n"), (
                 f"{label} {expected} not in the entry of {name}:\n{entry}"
+            )
     apt = [p[1] for i, p in PACKAGES.items() if i in missing]
     assert f"sudo apt-get install {' '.join(apt)}" in err, err
 

@@ -13,10 +13,10 @@ import pytest
 import ropelab as rl
 from ropelab import claims, paper_tables, rff, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
-from tests.test_claims_more import EXTRA_PERTURBATIONS
 from tests.test_claims_expressivity import PERTURBATIONS as EXPRESSIVITY_PERTURBATIONS
-from tests.test_related_claims import PERTURBATIONS as RELATED_PERTURBATIONS
+from tests.test_claims_more import EXTRA_PERTURBATIONS
 from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
+from tests.test_related_claims import PERTURBATIONS as RELATED_PERTURBATIONS
 
 
 @pytest.fixture(scope="module")
@@ -75,22 +75,38 @@ def test_a_raising_check_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch)
 
 # ---- perturbations: each flips the verdict of the claim that depends on it ----------------------
 
+
 def _literal_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def moments(q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any) -> Any:
+    def moments(
+        q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any
+    ) -> Any:
         return orig(q, k, sigma, estimator, "literal" if estimator == "trig" else convention, **kw)
+
     return moments
 
 
 def _conjugate_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def moments(q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any) -> Any:
+    def moments(
+        q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any
+    ) -> Any:
         return orig(q, k, sigma, estimator, "conjugate", **kw)
+
     return moments
 
 
 def _conjugate_estimate(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def estimate(q: Any, k: Any, D: int, sigma: float = 1.0, estimator: str = "trig", convention: str = "conjugate",
-                 *a: Any, **kw: Any) -> Any:
+    def estimate(
+        q: Any,
+        k: Any,
+        D: int,
+        sigma: float = 1.0,
+        estimator: str = "trig",
+        convention: str = "conjugate",
+        *a: Any,
+        **kw: Any,
+    ) -> Any:
         return orig(q, k, D, sigma, estimator, "conjugate", *a, **kw)
+
     return estimate
 
 
@@ -98,19 +114,34 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     # an unconjugated feature product breaks the Gaussian identity
     "rff.gaussian_identity": lambda m: m.setattr(rff, "moments", _literal_moments(rff.moments)),
     # a "literal" product that secretly conjugates makes Eq. (8) look right
-    "rff.eq8_literal": lambda m: (m.setattr(rff, "moments", _conjugate_moments(rff.moments)),
-                                  m.setattr(rff, "estimate", _conjugate_estimate(rff.estimate))),
+    "rff.eq8_literal": lambda m: (
+        m.setattr(rff, "moments", _conjugate_moments(rff.moments)),
+        m.setattr(rff, "estimate", _conjugate_estimate(rff.estimate)),
+    ),
     # an optimiser that returns the paper's rule makes Theorem 1 look right
-    "thm1.tan_rule": lambda m: m.setattr(temperature, "optimal_sigma",
-                                         lambda xi, D, *a, **k: temperature.paper_sigma(xi)),
+    "thm1.tan_rule": lambda m: m.setattr(
+        temperature, "optimal_sigma", lambda xi, D, *a, **k: temperature.paper_sigma(xi)
+    ),
     # a counterexample computed with the literal product shows no bias
     "thm1.counterexample": lambda m: m.setattr(
-        temperature, "counterexample",
-        (lambda orig: lambda xi=0.5: temperature.Counterexample(**(orig(xi).as_dict() | {"mean_paper": orig(xi).mean_paper_literal})))(temperature.counterexample)),
+        temperature,
+        "counterexample",
+        (
+            lambda orig: (
+                lambda xi=0.5: temperature.Counterexample(
+                    **(orig(xi).as_dict() | {"mean_paper": orig(xi).mean_paper_literal})
+                )
+            )
+        )(temperature.counterexample),
+    ),
     # a bias-zeroing rule that ignores the convention
-    "thm1.literal_origin": lambda m: m.setattr(temperature, "unbiased_sigma", lambda xi, *a, **k: np.ones_like(np.asarray(xi, float))),
+    "thm1.literal_origin": lambda m: m.setattr(
+        temperature, "unbiased_sigma", lambda xi, *a, **k: np.ones_like(np.asarray(xi, float))
+    ),
     # a closed form off by a factor no longer matches Monte Carlo
-    "thm1.finite_D": lambda m: m.setattr(temperature, "mse", (lambda orig: lambda *a, **k: 1.5 * np.asarray(orig(*a, **k)))(temperature.mse)),
+    "thm1.finite_D": lambda m: m.setattr(
+        temperature, "mse", (lambda orig: lambda *a, **k: 1.5 * np.asarray(orig(*a, **k)))(temperature.mse)
+    ),
     # a tan rule that returns σ = 1 makes the paper's temperature look harmless in attention
     "thm1.attention": lambda m: m.setattr(temperature, "paper_sigma", lambda xi: 1.0),
     # an optimiser stuck at σ = 1 for positive features

@@ -21,8 +21,12 @@ def test_selective_phase_bias_and_gate_follow_the_released_order() -> None:
     got = rotary.selective_phase(x, kern, theta, "silu", bias=b, gate=g)
     np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
     # without bias and gate the compiled path is used and agrees with the composition
-    np.testing.assert_allclose(rotary.selective_phase(x, kern, theta), theta * np.cumsum(rotary.short_conv(x, kern), axis=0),
-                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        rotary.selective_phase(x, kern, theta),
+        theta * np.cumsum(rotary.short_conv(x, kern), axis=0),
+        rtol=1e-13,
+        atol=1e-13,
+    )
 
 
 def test_selective_phase_bad_bias_and_gate() -> None:
@@ -43,7 +47,10 @@ def test_spectrum_float32() -> None:
     np.testing.assert_allclose(rope32, rope64, rtol=1e-6)
     assert rope32.dtype == np.float64 and np.all(rope32.astype(np.float32) == rope32)
     # well away from θ_max = 1 the float32 evaluation is accurate; at 0.9999 it is ≈ 10 % off
-    a, b = temperature.spectrum(128, "rfa", theta_max=0.9), temperature.spectrum(128, "rfa", theta_max=0.9, precision="float32")
+    a, b = (
+        temperature.spectrum(128, "rfa", theta_max=0.9),
+        temperature.spectrum(128, "rfa", theta_max=0.9, precision="float32"),
+    )
     np.testing.assert_allclose(b, a, rtol=1e-4)
     a, b = temperature.spectrum(128, "rfa"), temperature.spectrum(128, "rfa", precision="float32")
     assert np.max(np.abs(b[1:] / a[1:] - 1)) > 0.05

@@ -10,10 +10,35 @@ import pytest
 from ropelab import sweep
 from ropelab.cli import main
 
-ARGS = ["sweep", "rff-mse", "--xi", "0.2", "0.7", "--D", "8", "64", "--sigma", "0.5", "paper", "1", "optimal",
-        "--trials", "1500", "--seed", "4", "--quiet"]
-GRID = {"xi": [0.2, 0.7], "D": [8, 64], "sigma": [0.5, "paper", 1.0, "optimal"], "estimator": "trig",
-        "convention": "conjugate", "d": 64, "mode": "projected"}  # the CLI's grid: every axis given
+ARGS = [
+    "sweep",
+    "rff-mse",
+    "--xi",
+    "0.2",
+    "0.7",
+    "--D",
+    "8",
+    "64",
+    "--sigma",
+    "0.5",
+    "paper",
+    "1",
+    "optimal",
+    "--trials",
+    "1500",
+    "--seed",
+    "4",
+    "--quiet",
+]
+GRID = {
+    "xi": [0.2, 0.7],
+    "D": [8, 64],
+    "sigma": [0.5, "paper", 1.0, "optimal"],
+    "estimator": "trig",
+    "convention": "conjugate",
+    "d": 64,
+    "mode": "projected",
+}  # the CLI's grid: every axis given
 
 
 def test_rff_mse_table_store_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,8 +77,24 @@ def test_unreachable_scheduler_is_a_clear_error(capsys: pytest.CaptureFixture[st
 
 
 def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["sweep", "window-merit", "--window", "ssm", "--alpha-n", "0", "2", "--N", "256", "--quiet",
-            "--out", str(tmp_path / "w.json"), "--plot", str(tmp_path / "w.png"), "--y", "first_min_db"]
+    args = [
+        "sweep",
+        "window-merit",
+        "--window",
+        "ssm",
+        "--alpha-n",
+        "0",
+        "2",
+        "--N",
+        "256",
+        "--quiet",
+        "--out",
+        str(tmp_path / "w.json"),
+        "--plot",
+        str(tmp_path / "w.png"),
+        "--y",
+        "first_min_db",
+    ]
     assert main(args) == 0
     assert "highest_sidelobe_db" in capsys.readouterr().out
     import json
@@ -69,18 +110,66 @@ def test_json_is_exact_and_string_axes_plot(tmp_path: Path, capsys: pytest.Captu
     import math
 
     out = tmp_path / "r.json"
-    assert main(["sweep", "rff-mse", "--xi", "0.3", "--D", "16", "--estimator", "trig", "positive", "--trials", "300",
-                 "--quiet", "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "rff-mse",
+                "--xi",
+                "0.3",
+                "--D",
+                "16",
+                "--estimator",
+                "trig",
+                "positive",
+                "--trials",
+                "300",
+                "--quiet",
+                "--out",
+                str(out),
+                "--plot",
+                str(tmp_path / "r.png"),
+            ]
+        )
+        == 0
+    )
     payload = json.loads(out.read_text())
     assert payload["provenance"]["seeds"] == [0] and payload["task"] == "rff_mse"
     rows = payload["rows"]
-    df = sweep.run("rff_mse", {"xi": 0.3, "D": 16, "sigma": 1.0, "estimator": ["trig", "positive"],
-                               "convention": "conjugate", "d": 64, "mode": "projected"}, trials=300, progress=False)
+    df = sweep.run(
+        "rff_mse",
+        {
+            "xi": 0.3,
+            "D": 16,
+            "sigma": 1.0,
+            "estimator": ["trig", "positive"],
+            "convention": "conjugate",
+            "d": 64,
+            "mode": "projected",
+        },
+        trials=300,
+        progress=False,
+    )
     assert [r["empirical_mse"] for r in rows] == list(df.empirical_mse)  # every digit
     assert (tmp_path / "r.png").stat().st_size > 1000
     merit = tmp_path / "w.json"
-    assert main(["sweep", "window-merit", "--window", "hann", "hamming", "--quiet", "--out", str(merit),
-                 "--plot", str(tmp_path / "w.png")]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "window-merit",
+                "--window",
+                "hann",
+                "hamming",
+                "--quiet",
+                "--out",
+                str(merit),
+                "--plot",
+                str(tmp_path / "w.png"),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(merit.read_text())["rows"]
     assert rows[0]["decay_ratio"] is None and not math.isnan(rows[0]["enbw_bins"])  # NaN (not applicable) -> null
     assert (tmp_path / "w.png").stat().st_size > 1000

@@ -62,8 +62,11 @@ def test_unwritable_output_is_refused_before_computing(
     for why, path in _bad_paths(tmp_path).items():
         if option == "--figures" and why == "is a directory":
             continue  # a directory is what --figures wants
-        path = path.with_suffix({"--markdown": ".md", "--html": ".html", "--figures": ""}.get(
-            option, ".json" if "json" in argv[1] or argv[0] == "sweep" and option == "--out" else ".png"))
+        path = path.with_suffix(
+            {"--markdown": ".md", "--html": ".html", "--figures": ""}.get(
+                option, ".json" if "json" in argv[1] or argv[0] == "sweep" and option == "--out" else ".png"
+            )
+        )
         if why == "is a directory" and not path.exists():
             path.mkdir()
         assert main([a.replace("{p}", str(path)) for a in argv]) == 2, why
@@ -124,9 +127,23 @@ def test_head_reads_the_first_line_and_the_rest_is_dropped_quietly() -> None:
 
 def test_ctrl_c_exits_130_with_one_line() -> None:
     # a Monte-Carlo run long enough to be interrupted (the engine polls for signals)
-    p = subprocess.Popen(_ropelab("mse-curve", "--trials", "100000000", "--D", "4096", "--points", "4", "--quiet",
-                                  "--out", os.devnull + ".png"),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        _ropelab(
+            "mse-curve",
+            "--trials",
+            "100000000",
+            "--D",
+            "4096",
+            "--points",
+            "4",
+            "--quiet",
+            "--out",
+            os.devnull + ".png",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(3.0)  # past the imports, inside the computation
     assert p.poll() is None, p.communicate()
     p.send_signal(signal.SIGINT)
@@ -157,8 +174,14 @@ def test_every_option_has_help_and_shows_its_default() -> None:
         assert action.help and action.help != argparse.SUPPRESS, (command, action.option_strings)
     for command in ("verify", "counterexample", "mse-curve", "leakage", "sweep rff-mse", "sweep window-merit"):
         text = subprocess.run(_ropelab(*command.split(), "--help"), capture_output=True, text=True, timeout=60).stdout
-        shown = [a for c, a in actions if c == f"ropelab {command}" and a.default not in (None, False, [])
-                 and a.option_strings and a.dest != "help"]
+        shown = [
+            a
+            for c, a in actions
+            if c == f"ropelab {command}"
+            and a.default not in (None, False, [])
+            and a.option_strings
+            and a.dest != "help"
+        ]
         assert text.count("(default:") >= len(shown), (command, text)
 
 
@@ -172,13 +195,30 @@ def test_one_name_per_concept_across_subcommands(tmp_path: Path, capsys: pytest.
     base = leakage("--window", "exponential", "--N", "128", "--alpha-n", "2")
     assert leakage("--window", "ssm", "--n", "128", "--alpha-n", "2") == base
     assert leakage("--window", "exponential", "--N", "128", "--alpha", str(2 / 128)) == base
-    assert leakage("--window", "kaiser", "--N", "64", "--beta", "8") == leakage("--window", "kaiser", "--N", "64",
-                                                                               "--param", "beta=8")
+    assert leakage("--window", "kaiser", "--N", "64", "--beta", "8") == leakage(
+        "--window", "kaiser", "--N", "64", "--param", "beta=8"
+    )
     # the same window names and options in the sweep
     out_a, out_b = tmp_path / "a.json", tmp_path / "b.json"
     for name, out in (("exponential", out_a), ("ssm", out_b)):
-        assert main(["sweep", "window-merit", "--window", name, "--N", "128", "--alpha-n", "2", "--quiet",
-                     "--out", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "sweep",
+                    "window-merit",
+                    "--window",
+                    name,
+                    "--N",
+                    "128",
+                    "--alpha-n",
+                    "2",
+                    "--quiet",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
     rows = [json.loads(o.read_text())["rows"][0] for o in (out_a, out_b)]
     assert rows[0]["highest_sidelobe_db"] == rows[1]["highest_sidelobe_db"] == base["highest_sidelobe_db"]
     assert main(["leakage", "--window", "exponential", "--N", "64", "--alpha-n", "1", "--alpha", "0.1"]) == 2
@@ -193,8 +233,26 @@ def test_every_json_output_records_provenance(tmp_path: Path, capsys: pytest.Cap
     outputs.append(json.loads(capsys.readouterr().out))
     assert main(["verify", "--only", "rff.eq8_literal", "--quiet", "--json", str(tmp_path / "v.json")]) == 0
     outputs.append(json.loads((tmp_path / "v.json").read_text()))
-    assert main(["sweep", "rff-mse", "--xi", "0.5", "--D", "4", "--trials", "50", "--seed", "7", "--quiet",
-                 "--out", str(tmp_path / "s.json")]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "rff-mse",
+                "--xi",
+                "0.5",
+                "--D",
+                "4",
+                "--trials",
+                "50",
+                "--seed",
+                "7",
+                "--quiet",
+                "--out",
+                str(tmp_path / "s.json"),
+            ]
+        )
+        == 0
+    )
     outputs.append(json.loads((tmp_path / "s.json").read_text()))
     for payload in outputs:
         assert PROVENANCE_KEYS <= set(payload["provenance"]), payload["provenance"]

@@ -68,8 +68,9 @@ def test_delta_rule_is_linear_attention_with_effective_transitions(layout: str) 
         R = rotary.rotation_matrix(psi[t] - prev[t], layout)  # type: ignore[arg-type]
         want = alpha[t] * R @ (np.eye(d) - beta[t] * np.outer(k[t], k[t]))
         np.testing.assert_allclose(A[t], want, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(o, recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        o, recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_unit_keys_beta_two_are_reflections_and_products_orthogonal() -> None:
@@ -81,7 +82,7 @@ def test_unit_keys_beta_two_are_reflections_and_products_orthogonal() -> None:
         np.testing.assert_allclose(At @ At.T, np.eye(6), atol=1e-14)
     single = recurrence.delta_transitions(k[:, 0], np.full(5, 2.0))
     np.testing.assert_allclose(np.linalg.det(single), -1.0, atol=1e-13)  # one reflection each
-    np.testing.assert_allclose(np.linalg.det(A), 1.0, atol=1e-13)        # four reflections each
+    np.testing.assert_allclose(np.linalg.det(A), 1.0, atol=1e-13)  # four reflections each
 
 
 def test_batch_and_threads() -> None:
@@ -119,8 +120,7 @@ def test_zero_beta_writes_nothing(T: int, d: int, dv: int, seed: int) -> None:
 def test_bad_input_names_the_argument(kwargs: dict[str, np.ndarray], message: str) -> None:
     args = {"q": np.ones((6, 4)), "k": np.ones((6, 4)), "v": np.ones((6, 2)), "beta": np.ones(6)} | kwargs
     with pytest.raises(ValueError, match=message):
-        recurrence.delta_rule(args["q"], args["k"], args["v"], args["beta"], kwargs.get("alpha"),
-                              kwargs.get("psi"))
+        recurrence.delta_rule(args["q"], args["k"], args["v"], args["beta"], kwargs.get("alpha"), kwargs.get("psi"))
 
 
 def test_strings_are_not_numbers() -> None:

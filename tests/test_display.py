@@ -74,8 +74,15 @@ def test_reports_carry_provenance() -> None:
     md = report.to_markdown(rs, provenance=prov)
     html = report.to_html(rs, provenance=prov)
     for text in (md, html):
-        for value in (prov["ropelab"], prov["python"], prov["numpy"], prov["platform"], prov["simd"], prov["utc"],
-                      "20260101"):
+        for value in (
+            prov["ropelab"],
+            prov["python"],
+            prov["numpy"],
+            prov["platform"],
+            prov["simd"],
+            prov["utc"],
+            "20260101",
+        ):
             assert value in text, value
 
 

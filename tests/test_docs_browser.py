@@ -34,8 +34,9 @@ NO_FIGURES_YET: dict[str, str] = {}
 if not (HTML / "index.html").is_file():
     if REQUIRED:
         raise AssertionError(f"ROPELAB_REQUIRE_DOCS=1 but {HTML / 'index.html'} does not exist: run `make docs`")
-    pytest.skip(f"the documentation is not built ({HTML}); `make docs` builds it and runs these tests",
-                allow_module_level=True)
+    pytest.skip(
+        f"the documentation is not built ({HTML}); `make docs` builds it and runs these tests", allow_module_level=True
+    )
 
 # MathJax 2 typesets asynchronously: the probe waits for its "End" startup hook (after the initial
 # typesetting), then records what the page shows.
@@ -70,9 +71,21 @@ def _chromium() -> str:
 def _run_browser(*args: str) -> subprocess.CompletedProcess[str]:
     # the browser must not inherit a sanitizer runtime preloaded for our extension (make test-sanitize)
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
-    return subprocess.run([_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           "--virtual-time-budget=15000", *args], capture_output=True, text=True, timeout=180,
-                          env=env)
+    return subprocess.run(
+        [
+            _chromium(),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--virtual-time-budget=15000",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
 
 
 def _probe(page: Path) -> dict[str, object]:
@@ -118,8 +131,10 @@ def test_maths_typeset(page: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=[pytest.mark.xfail(reason=NO_FIGURES_YET[n], strict=True)] if n in NO_FIGURES_YET else [])
-     for n in NOTEBOOKS],
+    [
+        pytest.param(n, marks=[pytest.mark.xfail(reason=NO_FIGURES_YET[n], strict=True)] if n in NO_FIGURES_YET else [])
+        for n in NOTEBOOKS
+    ],
 )
 def test_notebook_page_shows_figures_and_maths(name: str) -> None:
     p = _probe(HTML / "notebooks" / f"{name}.html")
@@ -139,8 +154,9 @@ def test_no_request_leaves_the_docs() -> None:
         text = page.read_text(encoding="utf-8")
         if "https://cdn" in text or "http://cdn" in text:
             offenders.append(f"{page.relative_to(HTML)}: CDN")
-        for m in re.finditer(r'<(?:script|img|iframe)[^>]*\bsrc="(https?:)?//[^"]*"|<link[^>]*\bhref="(https?:)?//[^"]*"',
-                             text):
+        for m in re.finditer(
+            r'<(?:script|img|iframe)[^>]*\bsrc="(https?:)?//[^"]*"|<link[^>]*\bhref="(https?:)?//[^"]*"', text
+        ):
             offenders.append(f"{page.relative_to(HTML)}: {m.group(0)[:120]}")
     assert not offenders, offenders[:20]
     assert (HTML / "_static" / "mathjax" / "MathJax.js").is_file()

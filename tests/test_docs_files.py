@@ -20,9 +20,10 @@ import ropelab
 ROOT = Path(__file__).resolve().parents[1]
 # These check the repository's own files (docs/, CHANGELOG.md, CITATION.cff, python/); the test of
 # an installed wheel (make test-wheel) runs without the source tree, and `make test` runs them.
-pytestmark = pytest.mark.skipif(not (ROOT / "docs" / "conf.py").is_file(),
-                                reason="checks the source tree's documentation files: `make test` runs them")
-
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "docs" / "conf.py").is_file(),
+    reason="checks the source tree's documentation files: `make test` runs them",
+)
 
 
 def _pyproject_version() -> str:
@@ -82,7 +83,10 @@ def test_claim_sources_cite_a_paper() -> None:
     from ropelab import claims
 
     for c in claims.REGISTRY.values():
-        assert c.source == "derived" or re.match(r"(Selective RoPE|RoFormer|Performer|Harris) ", c.source), (c.id, c.source)
+        assert c.source == "derived" or re.match(r"(Selective RoPE|RoFormer|Performer|Harris) ", c.source), (
+            c.id,
+            c.source,
+        )
 
 
 def test_every_public_module_has_an_api_page() -> None:

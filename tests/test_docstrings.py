@@ -28,9 +28,8 @@ import textwrap
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 import numpydoc.validate as numpydoc_validate  # the docs extra (installed by `make install`)
+import pytest
 from numpydoc.docscrape import NumpyDocString
 
 import ropelab
@@ -53,9 +52,13 @@ def _public_modules() -> list[str]:
 def _public_names(mod: ModuleType) -> list[str]:
     if hasattr(mod, "__all__"):
         return list(mod.__all__)
-    return [n for n, v in vars(mod).items()
-            if not n.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v))
-            and getattr(v, "__module__", None) == mod.__name__]
+    return [
+        n
+        for n, v in vars(mod).items()
+        if not n.startswith("_")
+        and (inspect.isfunction(v) or inspect.isclass(v))
+        and getattr(v, "__module__", None) == mod.__name__
+    ]
 
 
 def _api() -> list[tuple[str, Any]]:
@@ -136,17 +139,29 @@ def _problems(qual: str, obj: Any) -> list[str]:
 def test_public_api_is_found() -> None:
     names = {q for q, _ in API}
     # a sample from each kind: module function, re-exported function, class, method, property
-    for expected in ("ropelab.rff.mse", "ropelab.claims.run", "ropelab.temperature.Counterexample",
-                     "ropelab.claims.ClaimResult.as_dict", "ropelab.claims.ClaimResult.matches",
-                     "ropelab.sweep.run", "ropelab.cli.main", "ropelab.report.to_html", "ropelab.plot.mse_vs_sigma"):
+    for expected in (
+        "ropelab.rff.mse",
+        "ropelab.claims.run",
+        "ropelab.temperature.Counterexample",
+        "ropelab.claims.ClaimResult.as_dict",
+        "ropelab.claims.ClaimResult.matches",
+        "ropelab.sweep.run",
+        "ropelab.cli.main",
+        "ropelab.report.to_html",
+        "ropelab.plot.mse_vs_sigma",
+    ):
         assert expected in names
     assert len(names) > 100
 
 
 @pytest.mark.parametrize(
     "qual,obj",
-    [pytest.param(q, o, id=q, marks=[pytest.mark.xfail(reason=KNOWN_GAPS[q], strict=True)] if q in KNOWN_GAPS else [])
-     for q, o in API],
+    [
+        pytest.param(
+            q, o, id=q, marks=[pytest.mark.xfail(reason=KNOWN_GAPS[q], strict=True)] if q in KNOWN_GAPS else []
+        )
+        for q, o in API
+    ],
 )
 def test_numpydoc(qual: str, obj: Any) -> None:
     problems = _problems(qual, obj)

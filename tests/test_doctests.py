@@ -9,10 +9,27 @@ import inspect
 import numpy as np
 import pytest
 
-MODULES = ["ropelab.rff", "ropelab.temperature", "ropelab.claims", "ropelab.report", "ropelab.plot", "ropelab.sweep",
-           "ropelab.sweep._grid", "ropelab.sweep._backends", "ropelab.sweep._tasks", "ropelab.claims._registry",
-           "ropelab._display", "ropelab._provenance", "ropelab._cli_common", "ropelab.tasks", "ropelab.expressivity", "ropelab.attention",
-           "ropelab.extrapolation", "ropelab.related", "ropelab.selective"]
+MODULES = [
+    "ropelab.rff",
+    "ropelab.temperature",
+    "ropelab.claims",
+    "ropelab.report",
+    "ropelab.plot",
+    "ropelab.sweep",
+    "ropelab.sweep._grid",
+    "ropelab.sweep._backends",
+    "ropelab.sweep._tasks",
+    "ropelab.claims._registry",
+    "ropelab._display",
+    "ropelab._provenance",
+    "ropelab._cli_common",
+    "ropelab.tasks",
+    "ropelab.expressivity",
+    "ropelab.attention",
+    "ropelab.extrapolation",
+    "ropelab.related",
+    "ropelab.selective",
+]
 OPTIONAL_MODULES = ["ropelab.rotary", "ropelab.recurrence", "ropelab.transition", "ropelab.spectra"]
 
 
@@ -30,8 +47,13 @@ def _modules() -> list[str]:
 @pytest.mark.parametrize("name", _modules())
 def test_doctests_run(name: str) -> None:
     mod = importlib.import_module(name)
-    res = doctest.testmod(mod, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-                          raise_on_error=False, verbose=False)
+    res = doctest.testmod(
+        mod,
+        extraglobs={"np": np},
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        raise_on_error=False,
+        verbose=False,
+    )
     assert res.failed == 0, f"{res.failed} of {res.attempted} doctest examples failed in {name}"
 
 

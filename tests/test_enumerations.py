@@ -73,6 +73,7 @@ def test_sweep_axes_are_the_core_names(axis: str, names: tuple[str, ...]) -> Non
     cell: dict[str, object] = {"sigma": 1.0, "xi": 0.5, "estimator": "trig", "convention": "conjugate", "D": 4}
     for name in names:
         _tasks._resolve_sigma({**cell, axis: name})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=rf"sweep: {axis} must be one of {list(names)!r}".replace("[", r"\[")
-                       .replace("]", r"\]")):
+    with pytest.raises(
+        ValueError, match=rf"sweep: {axis} must be one of {list(names)!r}".replace("[", r"\[").replace("]", r"\]")
+    ):
         _tasks._resolve_sigma({**cell, axis: "bogus"})  # type: ignore[arg-type]

@@ -14,7 +14,6 @@ import pytest
 from ropelab import _harris1978 as H
 from ropelab import spectra as S
 from ropelab.cli import main
-
 from tests.test_spectra import HARRIS as TEST_HARRIS
 
 DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "areas" / "harris_table.md"
@@ -53,13 +52,18 @@ def test_rows_are_the_figures_of_merit(rows: list[dict[str, object]]) -> None:
     assert hann["overlap_correlation_50_percent"] == pytest.approx(100 * m.overlap_correlation_50, rel=1e-15)
     for r in rows:  # Harris's nominal fall-off holds for every printed row at N = 4096
         if r["harris"] is not None:
-            assert abs(r["sidelobe_falloff_db_per_octave"] - r["harris"]["sidelobe_falloff_db_per_octave"]) <= 1.0, r["label"]
+            assert abs(r["sidelobe_falloff_db_per_octave"] - r["harris"]["sidelobe_falloff_db_per_octave"]) <= 1.0, r[
+                "label"
+            ]
 
 
 def test_differences_with_harris(rows: list[dict[str, object]]) -> None:
     by = {r["label"]: r for r in rows}
     assert by["Rectangle"]["harris_differs"] == ""
-    assert "misprint" in by["Hamming"]["harris_differs"] and "scalloping loss printed 1.78" in by["Hamming"]["harris_differs"]
+    assert (
+        "misprint" in by["Hamming"]["harris_differs"]
+        and "scalloping loss printed 1.78" in by["Hamming"]["harris_differs"]
+    )
     eb = by["Exact Blackman"]["harris_differs"]
     assert eb.startswith("misprinted row") and "ENBW printed 1.57" in eb and "highest sidelobe" not in eb
     assert "−70.83" in by["Minimum 3-term Blackman–Harris"]["harris_differs"]
@@ -80,7 +84,8 @@ def test_docs_page_matches_the_computed_table(rows: list[dict[str, object]]) -> 
     page_table = text.split(begin, 1)[1].split(end, 1)[0]
     assert page_table == H.format_table(rows, "markdown"), (
         "docs/areas/harris_table.md is out of date: replace the table between the markers with the output of "
-        "`ropelab leakage --table --format markdown`")
+        "`ropelab leakage --table --format markdown`"
+    )
     assert "Harris" in text and "Table 1" in text
 
 

@@ -22,13 +22,24 @@ from tests.fingerprint import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEEL_TEST = os.environ.get("ROPELAB_WHEEL_TEST") == "1"
-needs_wheel = pytest.mark.skipif(not WHEEL_TEST, reason="checks of an installed repaired wheel: `make test-wheel` "
-                                 "runs them (ROPELAB_WHEEL_TEST=1)")
+needs_wheel = pytest.mark.skipif(
+    not WHEEL_TEST, reason="checks of an installed repaired wheel: `make test-wheel` runs them (ROPELAB_WHEEL_TEST=1)"
+)
 
 # Licence texts that every distribution carries (pyproject's license-files).
-LICENSE_FILES = ["LICENSE", "licenses/README.md", "licenses/GPL-2.0.txt", "licenses/FFTW.txt", "licenses/SLEEF.txt",
-                 "licenses/Boost.txt", "licenses/Eigen.txt", "licenses/MPL-2.0.txt", "licenses/Random123.txt",
-                 "licenses/pybind11.txt", "licenses/GCC-runtime.txt"]
+LICENSE_FILES = [
+    "LICENSE",
+    "licenses/README.md",
+    "licenses/GPL-2.0.txt",
+    "licenses/FFTW.txt",
+    "licenses/SLEEF.txt",
+    "licenses/Boost.txt",
+    "licenses/Eigen.txt",
+    "licenses/MPL-2.0.txt",
+    "licenses/Random123.txt",
+    "licenses/pybind11.txt",
+    "licenses/GCC-runtime.txt",
+]
 
 
 def _package_dir() -> Path:
@@ -69,8 +80,11 @@ def test_imported_from_the_virtual_environment() -> None:
 @needs_wheel
 def test_wheel_tag_is_manylinux_2_31_or_lower() -> None:
     dist = importlib.metadata.distribution("ropelab")
-    tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
-            if line.startswith("Tag:")]
+    tags = [
+        line.split(":", 1)[1].strip()
+        for line in (dist.read_text("WHEEL") or "").splitlines()
+        if line.startswith("Tag:")
+    ]
     assert tags
     for tag in tags:
         m = re.search(r"manylinux_(\d+)_(\d+)_x86_64$", tag)

@@ -41,8 +41,10 @@ print("exiting 1")  # with two abandoned decompositions still running
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc/self/task")
-@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)")
+@pytest.mark.skipif(
+    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)",
+)
 def test_repeated_ctrl_c_leaves_at_most_two_abandoned_computations() -> None:
     lines = run_script(REPEATED, timeout=300)
     assert "finished" not in lines, lines

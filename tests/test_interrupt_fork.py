@@ -13,13 +13,15 @@ import pytest
 
 from tests._sigint import assert_interrupts
 
+
 @pytest.mark.parametrize("mode", ["projected", "full"])
 def test_ctrl_c_interrupts_within_half_a_second(mode: str) -> None:
     assert_interrupts(
         f'rl.rff.estimate(q, k, D=10**6, trials=10**6, seed=0, mode="{mode}", nthreads=2)',  # ~minutes
         setup="q = np.array([0.3, 0.1, -0.2, 0.4]); k = np.array([0.1, 0.5, 0.2, -0.1])",
         after='print("after", rl.rff.estimate(q, k, D=8, trials=3, seed=1).shape)',  # still usable
-        expected_after="(3,)")
+        expected_after="(3,)",
+    )
 
 
 FORK = textwrap.dedent(
@@ -66,9 +68,11 @@ MEMORY = textwrap.dedent(
 def test_monte_carlo_memory_is_flat_in_trials(mode: str, trials: int) -> None:
     """Peak memory beyond the output array does not grow with trials (a trials×D×d array of ω would
     be 8·trials·32·16 bytes: 0.8–8 GB here)."""
+
     def extra(n: int) -> int:
-        r = subprocess.run([sys.executable, "-c", MEMORY.replace("{mode}", mode), str(n)], capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-c", MEMORY.replace("{mode}", mode), str(n)], capture_output=True, text=True, timeout=300
+        )
         assert r.returncode == 0, r.stderr
         return int(r.stdout.strip())
 

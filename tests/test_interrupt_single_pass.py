@@ -17,8 +17,10 @@ AFTER = 'print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).toli
 CALLS = {
     "rotate": ("x = np.ones((2**27, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=1)"),
     "rotate_threads": ("x = np.ones((2**27, 2)); a = np.full((1, 1), 0.5)", "rl.rotary.rotate(x, a, nthreads=2)"),
-    "rotate_float32": ("x = np.ones((2**27, 2), np.float32); a = np.full((2**27, 1), 0.5)",
-                       "rl.rotary.rotate(x, a, nthreads=1)"),
+    "rotate_float32": (
+        "x = np.ones((2**27, 2), np.float32); a = np.full((2**27, 1), 0.5)",
+        "rl.rotary.rotate(x, a, nthreads=1)",
+    ),
     "cumulative_phase": ("w = np.ones((2**27, 1))", "rl.rotary.cumulative_phase(w, 0.5, accumulate='wrapped')"),
     "short_conv": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.short_conv(x, w)"),
     "selective_phase": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.selective_phase(x, w, 0.1)"),
@@ -60,8 +62,13 @@ EARLY = {"rotate", "rotate_threads"}
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_single_pass_call_answers_ctrl_c_within_half_a_second(name: str) -> None:
     setup, call = CALLS[name]
-    assert_interrupts(call, setup=setup, after=AFTER, expected_after="[[1.0, 1.0]]",
-                      delay=3.0 if name in LATER else 0.1 if name in EARLY else 0.3)
+    assert_interrupts(
+        call,
+        setup=setup,
+        after=AFTER,
+        expected_after="[[1.0, 1.0]]",
+        delay=3.0 if name in LATER else 0.1 if name in EARLY else 0.3,
+    )
 
 
 def test_helper_reports_a_call_that_finished_first() -> None:

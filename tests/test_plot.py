@@ -18,7 +18,6 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from ropelab import claims, plot, report, spectra, sweep, temperature  # noqa: E402
@@ -32,7 +31,7 @@ CASES: dict[str, str] = {
     "decay_bound_curve": "plot.decay_bound_curve(d=16, r_max=200, **kw)",
     "recurrence_error_vs_T": "plot.recurrence_error_vs_T(Ts=(8, 16), d=4, **kw)",
     "sweep_lines": "plot.sweep_lines(sweep.run('window_merit', {'window': ['hann', 'blackman'], 'N': [16, 32]}, "
-                   "progress=False), 'N', 'highest_sidelobe_db', **kw)",
+    "progress=False), 'N', 'highest_sidelobe_db', **kw)",
 }
 HELPERS = sorted(CASES)
 
@@ -83,8 +82,9 @@ print(json.dumps(out))
 
 @pytest.mark.parametrize("backend", ["svg", "pdf", "template"])
 def test_helpers_leave_a_non_agg_backend_alone(backend: str) -> None:
-    res = subprocess.run([sys.executable, "-c", _SCRIPT, backend, json.dumps(CASES)], capture_output=True, text=True,
-                         timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, backend, json.dumps(CASES)], capture_output=True, text=True, timeout=300
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     out = json.loads(res.stdout.splitlines()[-1])
     for name in HELPERS:
@@ -198,6 +198,7 @@ def test_mse_vs_sigma_rejects_bad_curves() -> None:
 # The interactive explorer, without a browser
 # ------------------------------------------------------------------------------------------------
 
+
 def _check_explorer(ex: plot.MSEExplorer, xi: float, D: int, sigma: float) -> None:
     x, y = (np.asarray(v, dtype=float) for v in ex.curve.get_data())
     assert x.size == 400
@@ -207,8 +208,15 @@ def _check_explorer(ex: plot.MSEExplorer, xi: float, D: int, sigma: float) -> No
     assert list(ex.optimum.get_ydata()) == [temperature.mse(s_star, xi, D)]
     assert list(ex.point.get_xdata()) == [sigma] and list(ex.point.get_ydata()) == [temperature.mse(sigma, xi, D)]
     assert list(ex.paper.get_xdata()) == [temperature.paper_sigma(xi)] * 2
-    assert ex.state == {"xi": xi, "D": D, "sigma": sigma, "mse": temperature.mse(sigma, xi, D), "sigma_star": s_star,
-                        "mse_star": temperature.mse(s_star, xi, D), "sigma_paper": temperature.paper_sigma(xi)}
+    assert ex.state == {
+        "xi": xi,
+        "D": D,
+        "sigma": sigma,
+        "mse": temperature.mse(sigma, xi, D),
+        "sigma_star": s_star,
+        "mse_star": temperature.mse(s_star, xi, D),
+        "sigma_paper": temperature.paper_sigma(xi),
+    }
     assert f"D = {D}" in ex.ax.get_title()
     lo, hi = ex.ax.get_ylim()
     assert lo < min(y.min(), ex.state["mse_star"]) and hi > max(y.max(), ex.state["mse"])
@@ -239,8 +247,10 @@ def test_explorer_sliders_drive_update() -> None:
     assert "application/vnd.jupyter.widget-view+json" in ex._repr_mimebundle_()
 
 
-@pytest.mark.parametrize(("kw", "match"), [({"xi": 1.0}, "xi must be in"), ({"D": 3}, "D must be a power of two"),
-                                           ({"sigma": 5.0}, "sigma must be in")])
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [({"xi": 1.0}, "xi must be in"), ({"D": 3}, "D must be a power of two"), ({"sigma": 5.0}, "sigma must be in")],
+)
 def test_explorer_rejects_values_off_its_sliders(kw: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         plot.mse_explorer(**kw)
@@ -253,6 +263,7 @@ def test_explorer_rejects_values_off_its_sliders(kw: dict[str, Any], match: str)
 # ------------------------------------------------------------------------------------------------
 # The report: each distinct figure written and embedded once
 # ------------------------------------------------------------------------------------------------
+
 
 def test_report_figures_are_distinct(tmp_path: Path) -> None:
     results = claims.run(["ssm.window_rect", "ssm.decay_leakage", "thm1.finite_D", "rope.decay"])

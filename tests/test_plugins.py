@@ -49,12 +49,29 @@ def plugin_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[s
     sys.modules.pop(name, None)
 
 
-def test_plugin_claims_in_every_report_format(plugin_module: str, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugin_claims_in_every_report_format(
+    plugin_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "r"
-    status = main(["verify", "--plugin", plugin_module, "--no-entry-points", "--only", "mine.sum_of_odds",
-                   "mine.primes_odd", "tables.deltas", "--quiet", "--json", str(out / "v.json"),
-                   "--markdown", str(out / "v.md"), "--html", str(out / "v.html")])
+    status = main(
+        [
+            "verify",
+            "--plugin",
+            plugin_module,
+            "--no-entry-points",
+            "--only",
+            "mine.sum_of_odds",
+            "mine.primes_odd",
+            "tables.deltas",
+            "--quiet",
+            "--json",
+            str(out / "v.json"),
+            "--markdown",
+            str(out / "v.md"),
+            "--html",
+            str(out / "v.html"),
+        ]
+    )
     terminal = capsys.readouterr().out
     assert status == 0, terminal
     assert claims.REGISTRY["mine.sum_of_odds"].plugin == plugin_module
@@ -73,12 +90,14 @@ def test_plugin_claims_in_every_report_format(plugin_module: str, tmp_path: Path
 
 
 def test_a_plugin_claim_that_regresses_fails_verify(plugin_module: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", "--plugin", plugin_module, "--no-entry-points", "--only", "mine.sum_of_odds",
-                 "--quiet"]) == 0
+    assert (
+        main(["verify", "--plugin", plugin_module, "--no-entry-points", "--only", "mine.sum_of_odds", "--quiet"]) == 0
+    )
     capsys.readouterr()
     check = claims.REGISTRY["mine.sum_of_odds"]
-    claims.REGISTRY["mine.sum_of_odds"] = claims.Claim(check.id, check.source, check.statement, "fails", check.check,
-                                                       check.plugin)
+    claims.REGISTRY["mine.sum_of_odds"] = claims.Claim(
+        check.id, check.source, check.statement, "fails", check.check, check.plugin
+    )
     assert main(["verify", "--no-entry-points", "--only", "mine.sum_of_odds", "--quiet"]) == 1
     assert "1 UNEXPECTED" in capsys.readouterr().out
 
@@ -112,7 +131,8 @@ def test_entry_point_plugin_installed_in_a_new_venv(tmp_path: Path) -> None:
     pkg = tmp_path / "plugin_pkg"
     (pkg / "ropelab_demo_plugin").mkdir(parents=True)
     (pkg / "ropelab_demo_plugin" / "__init__.py").write_text(PLUGIN.format(prefix="demo"))
-    (pkg / "pyproject.toml").write_text(textwrap.dedent("""
+    (pkg / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = ["setuptools>=61"]
         build-backend = "setuptools.build_meta"
@@ -126,20 +146,49 @@ def test_entry_point_plugin_installed_in_a_new_venv(tmp_path: Path) -> None:
 
         [tool.setuptools]
         packages = ["ropelab_demo_plugin"]
-    """))
+    """)
+    )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     (Path(site) / "parent_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    pip = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", str(pkg)],
-                         capture_output=True, text=True, timeout=600)
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", str(pkg)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
     out = tmp_path / "report"
-    r = subprocess.run([str(py), "-m", "ropelab", "verify", "--only", "demo.sum_of_odds", "demo.primes_odd",
-                        "--quiet", "--no-color", "--json", str(out / "v.json"), "--markdown", str(out / "v.md"),
-                        "--html", str(out / "v.html")], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    r = subprocess.run(
+        [
+            str(py),
+            "-m",
+            "ropelab",
+            "verify",
+            "--only",
+            "demo.sum_of_odds",
+            "demo.primes_odd",
+            "--quiet",
+            "--no-color",
+            "--json",
+            str(out / "v.json"),
+            "--markdown",
+            str(out / "v.md"),
+            "--html",
+            str(out / "v.html"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert claims.USER_SECTION in r.stdout and "demo.primes_odd" in r.stdout
     for name in ("v.json", "v.md", "v.html"):
@@ -147,15 +196,18 @@ def test_entry_point_plugin_installed_in_a_new_venv(tmp_path: Path) -> None:
         assert claims.USER_SECTION in text and "demo.sum_of_odds" in text and "ropelab_demo_plugin" in text, name
     listed = subprocess.run([str(py), "-m", "ropelab", "verify", "--list"], capture_output=True, text=True, timeout=300)
     assert "demo.primes_odd" in listed.stdout
-    hidden = subprocess.run([str(py), "-m", "ropelab", "verify", "--list", "--no-entry-points"], capture_output=True,
-                            text=True, timeout=300)
+    hidden = subprocess.run(
+        [str(py), "-m", "ropelab", "verify", "--list", "--no-entry-points"], capture_output=True, text=True, timeout=300
+    )
     assert hidden.returncode == 0 and "demo.primes_odd" not in hidden.stdout
 
 
 # ------------------------------------------------------------------------------- sweep tasks
 
 
-def noisy_square(params: dict[str, object], *, trials: int | None, seed: int, nthreads: int | None) -> dict[str, object]:
+def noisy_square(
+    params: dict[str, object], *, trials: int | None, seed: int, nthreads: int | None
+) -> dict[str, object]:
     """A user's Monte-Carlo task: the mean of ``trials`` draws of x² + N(0, 1)."""
     x = float(params["x"])  # type: ignore[arg-type]
     draws = x * x + np.random.default_rng(seed).standard_normal(int(trials or 1))
@@ -164,8 +216,14 @@ def noisy_square(params: dict[str, object], *, trials: int | None, seed: int, nt
 
 @pytest.fixture()
 def user_task() -> Iterator[sweep.Task]:
-    task = sweep.register_task("noisy_square", noisy_square, axes={"x": sweep.REQUIRED, "threshold": 1.0},
-                               outputs={"mean": "float64", "big": "bool"}, monte_carlo=True, summary="test task")
+    task = sweep.register_task(
+        "noisy_square",
+        noisy_square,
+        axes={"x": sweep.REQUIRED, "threshold": 1.0},
+        outputs={"mean": "float64", "big": "bool"},
+        monte_carlo=True,
+        summary="test task",
+    )
     yield task
     from ropelab.sweep._tasks import TASKS
 
@@ -179,8 +237,9 @@ def test_user_task_runs_reproducibly_and_resumes(user_task: sweep.Task, tmp_path
     # each cell's seed is the sweep's cell seed: recompute one cell by hand
     i = 3
     cell = df.iloc[i]
-    expected = noisy_square({"x": cell.x, "threshold": cell.threshold}, trials=400, seed=sweep.cell_seed(9, i),
-                            nthreads=None)
+    expected = noisy_square(
+        {"x": cell.x, "threshold": cell.threshold}, trials=400, seed=sweep.cell_seed(9, i), nthreads=None
+    )
     assert cell["mean"] == expected["mean"]
     # |mean - x²| within 5 standard errors (1/√400) in every cell
     assert np.all(np.abs(df["mean"] - df.x**2) < 5 / np.sqrt(400))
@@ -193,8 +252,10 @@ def test_user_task_on_dask_equals_local(user_task: sweep.Task) -> None:
     distributed = pytest.importorskip("distributed")
     grid = {"x": [0.5, 1.5, 2.5], "threshold": 2.0}
     local = sweep.run("noisy_square", grid, trials=200, seed=4, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cl, \
-            distributed.Client(cl) as client:
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cl,
+        distributed.Client(cl) as client,
+    ):
         remote = sweep.run("noisy_square", grid, trials=200, seed=4, progress=False, backend=client, batch_size=2)
     assert remote.equals(local)
 
@@ -222,10 +283,9 @@ def test_user_task_output_checked(tmp_path: Path) -> None:
         (("t", noisy_square), {"axes": ["x"], "outputs": ["x"]}, ValueError, "both an axis and an output"),
     ],
 )
-def test_register_task_rejects_bad_arguments(args: tuple[object, ...], kwargs: dict[str, object],
-                                             error: type[Exception], message: str) -> None:
+def test_register_task_rejects_bad_arguments(
+    args: tuple[object, ...], kwargs: dict[str, object], error: type[Exception], message: str
+) -> None:
     with pytest.raises(error, match=message):
         sweep.register_task(*args, **kwargs)  # type: ignore[arg-type]
     assert "t" not in sweep.tasks()
-
-

@@ -22,14 +22,18 @@ DTYPES = st.sampled_from([np.float64, np.float32, np.int64, np.int8, np.uint16, 
 
 def arrays(max_dims: int = 3, max_side: int = 6) -> st.SearchStrategy[Any]:
     """Arrays of many dtypes and shapes (empty, zero-size, 0-d), with NaN/inf/huge/tiny/subnormal values."""
-    return DTYPES.flatmap(lambda dt: hnp.arrays(dt, hnp.array_shapes(min_dims=0, max_dims=max_dims, min_side=0,
-                                                                         max_side=max_side)))
+    return DTYPES.flatmap(
+        lambda dt: hnp.arrays(dt, hnp.array_shapes(min_dims=0, max_dims=max_dims, min_side=0, max_side=max_side))
+    )
 
 
 def vectors(max_side: int = 6) -> st.SearchStrategy[Any]:
     """Mostly well-formed 1-D float vectors, sometimes anything at all."""
-    good = hnp.arrays(np.float64, st.integers(1, max_side),
-                      elements=st.floats(-3, 3, allow_subnormal=True) | st.sampled_from([0.0, 1e-310, -1e-300, 25.0]))
+    good = hnp.arrays(
+        np.float64,
+        st.integers(1, max_side),
+        elements=st.floats(-3, 3, allow_subnormal=True) | st.sampled_from([0.0, 1e-310, -1e-300, 25.0]),
+    )
     return st.one_of(good, good, arrays(), st.lists(st.floats(), max_size=4), st.none(), st.text(max_size=3))
 
 
@@ -37,7 +41,9 @@ def vectors(max_side: int = 6) -> st.SearchStrategy[Any]:
 # example asks for hours of work or gigabytes of output (the memory guard has its own test).
 HUGE = st.sampled_from([2**63, 2**64 + 1, 2**70, -(2**63) - 1, 10**30, 1e300, -1e300, 2.0**64])
 SCALARS = st.one_of(
-    st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True).filter(lambda x: not (x == x and x.is_integer() and abs(x) > 300)),
+    st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True).filter(
+        lambda x: not (x == x and x.is_integer() and abs(x) > 300)
+    ),
     st.floats(0, 3),
     HUGE,
     st.integers(-3, 300),
@@ -48,7 +54,10 @@ SCALARS = st.one_of(
     st.sampled_from([np.float32(0.5), np.int16(3), np.float64(np.nan), np.bool_(True), np.array(2.0)]),
 )
 SMALL_COUNTS = st.one_of(st.integers(-3, 40), SCALARS)
-NAMES = st.sampled_from(["trig", "random_phase", "positive", "conjugate", "literal", "full", "projected", "x", ""]) | SCALARS
+NAMES = (
+    st.sampled_from(["trig", "random_phase", "positive", "conjugate", "literal", "full", "projected", "x", ""])
+    | SCALARS
+)
 
 
 def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -79,8 +88,14 @@ def assert_mse(out: Any, log: bool, direct: Any) -> None:
 
 
 @EXAMPLES
-@given(q=vectors(), k=vectors(), sigma=st.one_of(st.floats(0, 3), SCALARS, arrays()), est=NAMES, conv=NAMES,
-       log=st.booleans())
+@given(
+    q=vectors(),
+    k=vectors(),
+    sigma=st.one_of(st.floats(0, 3), SCALARS, arrays()),
+    est=NAMES,
+    conv=NAMES,
+    log=st.booleans(),
+)
 def test_moments(q: Any, k: Any, sigma: Any, est: Any, conv: Any, log: bool) -> None:
     out = call(rl.rff.moments, q, k, sigma, est, conv, log=log)
     if out is not None:
@@ -94,8 +109,15 @@ def test_moments(q: Any, k: Any, sigma: Any, est: Any, conv: Any, log: bool) -> 
 
 
 @EXAMPLES
-@given(q=vectors(), k=vectors(), sigma=st.one_of(st.floats(0, 3), SCALARS, arrays()), D=SMALL_COUNTS, est=NAMES,
-       conv=NAMES, log=st.booleans())
+@given(
+    q=vectors(),
+    k=vectors(),
+    sigma=st.one_of(st.floats(0, 3), SCALARS, arrays()),
+    D=SMALL_COUNTS,
+    est=NAMES,
+    conv=NAMES,
+    log=st.booleans(),
+)
 @example(q=np.array([0.0]), k=np.array([0.0]), sigma=0.0, D=1, est="trig", conv="conjugate", log=True)
 def test_mse(q: Any, k: Any, sigma: Any, D: Any, est: Any, conv: Any, log: bool) -> None:
     out = call(rl.rff.mse, q, k, sigma, D, est, conv, log=log)
@@ -105,11 +127,32 @@ def test_mse(q: Any, k: Any, sigma: Any, D: Any, est: Any, conv: Any, log: bool)
 
 
 @EXAMPLES
-@given(q=vectors(), k=vectors(), D=SMALL_COUNTS, sigma=st.one_of(st.floats(0, 3), SCALARS), est=NAMES, conv=NAMES,
-       trials=SMALL_COUNTS, seed=st.one_of(st.integers(0, 2**64 - 1), SCALARS), mode=NAMES,
-       nthreads=st.one_of(st.none(), st.integers(-1, 9), SCALARS), orthogonal=st.booleans())
-def test_estimate(q: Any, k: Any, D: Any, sigma: Any, est: Any, conv: Any, trials: Any, seed: Any, mode: Any,
-                  nthreads: Any, orthogonal: bool) -> None:
+@given(
+    q=vectors(),
+    k=vectors(),
+    D=SMALL_COUNTS,
+    sigma=st.one_of(st.floats(0, 3), SCALARS),
+    est=NAMES,
+    conv=NAMES,
+    trials=SMALL_COUNTS,
+    seed=st.one_of(st.integers(0, 2**64 - 1), SCALARS),
+    mode=NAMES,
+    nthreads=st.one_of(st.none(), st.integers(-1, 9), SCALARS),
+    orthogonal=st.booleans(),
+)
+def test_estimate(
+    q: Any,
+    k: Any,
+    D: Any,
+    sigma: Any,
+    est: Any,
+    conv: Any,
+    trials: Any,
+    seed: Any,
+    mode: Any,
+    nthreads: Any,
+    orthogonal: bool,
+) -> None:
     out = call(rl.rff.estimate, q, k, D, sigma, est, conv, trials, seed, mode, nthreads, orthogonal=orthogonal)
     if out is not None:
         assert out.shape == (int(trials),)
@@ -117,8 +160,14 @@ def test_estimate(q: Any, k: Any, D: Any, sigma: Any, est: Any, conv: Any, trial
 
 
 @EXAMPLES
-@given(D=SMALL_COUNTS, d=SMALL_COUNTS, sigma=st.one_of(st.floats(0, 3), SCALARS),
-       seed=st.one_of(st.integers(0, 2**64 - 1), SCALARS), orthogonal=st.booleans(), index=SMALL_COUNTS)
+@given(
+    D=SMALL_COUNTS,
+    d=SMALL_COUNTS,
+    sigma=st.one_of(st.floats(0, 3), SCALARS),
+    seed=st.one_of(st.integers(0, 2**64 - 1), SCALARS),
+    orthogonal=st.booleans(),
+    index=SMALL_COUNTS,
+)
 def test_sample_omega_and_phase(D: Any, d: Any, sigma: Any, seed: Any, orthogonal: bool, index: Any) -> None:
     out = call(rl.rff.sample_omega, D, d, sigma, seed, orthogonal, index=index)
     if out is not None:
@@ -130,11 +179,16 @@ def test_sample_omega_and_phase(D: Any, d: Any, sigma: Any, seed: Any, orthogona
 
 
 @EXAMPLES
-@given(X=st.one_of(arrays(), hnp.arrays(np.float64, st.tuples(st.integers(0, 4), st.integers(1, 4)),
-                                        elements=st.floats(-30, 30))),
-       omega=st.one_of(arrays(), hnp.arrays(np.float64, st.tuples(st.integers(0, 5), st.integers(1, 4)),
-                                            elements=st.floats(-3, 3))),
-       est=NAMES, phase=st.one_of(st.none(), arrays(max_dims=1)))
+@given(
+    X=st.one_of(
+        arrays(), hnp.arrays(np.float64, st.tuples(st.integers(0, 4), st.integers(1, 4)), elements=st.floats(-30, 30))
+    ),
+    omega=st.one_of(
+        arrays(), hnp.arrays(np.float64, st.tuples(st.integers(0, 5), st.integers(1, 4)), elements=st.floats(-3, 3))
+    ),
+    est=NAMES,
+    phase=st.one_of(st.none(), arrays(max_dims=1)),
+)
 def test_feature_map(X: Any, omega: Any, est: Any, phase: Any) -> None:
     out = call(rl.rff.feature_map, X, omega, est, phase)
     if out is not None:
@@ -144,9 +198,15 @@ def test_feature_map(X: Any, omega: Any, est: Any, phase: Any) -> None:
 
 
 @EXAMPLES
-@given(xi=st.one_of(st.floats(-1, 1), SCALARS, arrays()), D=st.one_of(st.integers(1, 10**7), SCALARS, arrays()),
-       sigma=st.one_of(st.floats(0, 5), SCALARS, arrays()), est=NAMES, conv=NAMES,
-       method=st.sampled_from(["cubic", "brent", "x"]) | SCALARS, log=st.booleans())
+@given(
+    xi=st.one_of(st.floats(-1, 1), SCALARS, arrays()),
+    D=st.one_of(st.integers(1, 10**7), SCALARS, arrays()),
+    sigma=st.one_of(st.floats(0, 5), SCALARS, arrays()),
+    est=NAMES,
+    conv=NAMES,
+    method=st.sampled_from(["cubic", "brent", "x"]) | SCALARS,
+    log=st.booleans(),
+)
 @example(xi=1.0, D=4, sigma=0.5, est="trig", conv="conjugate", method="cubic", log=True)
 def test_temperature_functions(xi: Any, D: Any, sigma: Any, est: Any, conv: Any, method: Any, log: bool) -> None:
     s = call(rl.temperature.paper_sigma, xi)
@@ -171,9 +231,14 @@ def test_temperature_functions(xi: Any, D: Any, sigma: Any, est: Any, conv: Any,
 
 
 @EXAMPLES
-@given(d=SMALL_COUNTS, kind=st.sampled_from(["rope", "rfa", "x"]) | SCALARS, base=st.one_of(st.floats(0, 1e6), SCALARS),
-       theta_max=st.one_of(st.none(), st.floats(0, 1), SCALARS), temp_max=st.one_of(st.floats(0, 10), SCALARS),
-       squared=st.booleans())
+@given(
+    d=SMALL_COUNTS,
+    kind=st.sampled_from(["rope", "rfa", "x"]) | SCALARS,
+    base=st.one_of(st.floats(0, 1e6), SCALARS),
+    theta_max=st.one_of(st.none(), st.floats(0, 1), SCALARS),
+    temp_max=st.one_of(st.floats(0, 10), SCALARS),
+    squared=st.booleans(),
+)
 def test_temperature_spectrum(d: Any, kind: Any, base: Any, theta_max: Any, temp_max: Any, squared: bool) -> None:
     out = call(rl.temperature.spectrum, d, kind, base, theta_max, temp_max, squared=squared)
     if out is not None:
@@ -182,8 +247,15 @@ def test_temperature_spectrum(d: Any, kind: Any, base: Any, theta_max: Any, temp
 
 
 @EXAMPLES
-@given(ids=st.one_of(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(["tables.deltas", "tables.avg_ppl"])), max_size=3),
-                     st.text(max_size=5), st.integers(), st.floats(), st.lists(st.integers(), max_size=2)))
+@given(
+    ids=st.one_of(
+        st.lists(st.one_of(st.text(max_size=12), st.sampled_from(["tables.deltas", "tables.avg_ppl"])), max_size=3),
+        st.text(max_size=5),
+        st.integers(),
+        st.floats(),
+        st.lists(st.integers(), max_size=2),
+    )
+)
 def test_claims_run(ids: Any) -> None:
     from ropelab import claims
 

@@ -22,17 +22,57 @@ SMALL_FLOATS = st.floats(-4, 4, allow_subnormal=True)
 ODD_VALUES = st.sampled_from([np.nan, np.inf, -np.inf, 1e308, -1e308, 5e-324, 0.0, -0.0])
 ARRAYS = st.one_of(
     hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6), elements=SMALL_FLOATS),
-    hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=SMALL_FLOATS | ODD_VALUES),
-    hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6), elements=st.floats(-4, 4, width=32)),
-    hnp.arrays(st.sampled_from([np.int64, np.bool_, np.complex128, np.uint8]), hnp.array_shapes(max_dims=2, max_side=5)),
+    hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=SMALL_FLOATS | ODD_VALUES
+    ),
+    hnp.arrays(
+        np.float32,
+        hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6),
+        elements=st.floats(-4, 4, width=32),
+    ),
+    hnp.arrays(
+        st.sampled_from([np.int64, np.bool_, np.complex128, np.uint8]), hnp.array_shapes(max_dims=2, max_side=5)
+    ),
     st.just(np.zeros((0, 4))),
     st.builds(lambda s: np.asarray([[["a"]]], dtype=object) if s else np.asarray(["x", "y"]), st.booleans()),
 )
-SCALARS = st.one_of(st.integers(-3, 300), SMALL_FLOATS, ODD_VALUES, st.booleans(), st.none(),
-                    st.complex_numbers(max_magnitude=3), st.sampled_from([2**63, 2**70, -(2**63) - 1]))
-NAMES = st.sampled_from(["interleaved", "half", "recurrent", "unrolled", "prerotated", "direct", "tau", "tau+1", "silu",
-                         "float32", "float64", "wrapped", "2", "fro", "hann", "rectangular", "kaiser", "exponential",
-                         "gaussian", "chebyshev", "poisson", "blackman", "nope", ""])
+SCALARS = st.one_of(
+    st.integers(-3, 300),
+    SMALL_FLOATS,
+    ODD_VALUES,
+    st.booleans(),
+    st.none(),
+    st.complex_numbers(max_magnitude=3),
+    st.sampled_from([2**63, 2**70, -(2**63) - 1]),
+)
+NAMES = st.sampled_from(
+    [
+        "interleaved",
+        "half",
+        "recurrent",
+        "unrolled",
+        "prerotated",
+        "direct",
+        "tau",
+        "tau+1",
+        "silu",
+        "float32",
+        "float64",
+        "wrapped",
+        "2",
+        "fro",
+        "hann",
+        "rectangular",
+        "kaiser",
+        "exponential",
+        "gaussian",
+        "chebyshev",
+        "poisson",
+        "blackman",
+        "nope",
+        "",
+    ]
+)
 ANY = st.one_of(ARRAYS, ARRAYS, SCALARS, NAMES)
 
 
@@ -75,8 +115,7 @@ def test_arbitrary_arguments(name: str, fn: Callable[..., Any]) -> None:
 
     # derandomize: each function's 200 examples are the same on every run (reproducible CI); the
     # database is off because the inner test's name is shared by all parametrisations
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-              database=None)
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None)
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         n = data.draw(st.integers(required, total), label="positional count")

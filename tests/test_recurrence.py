@@ -66,7 +66,9 @@ def test_eq3_recurrent_equals_unrolled_tau_plus_1(T: int, d: int, dv: int) -> No
     ref = np_causal_linear(q, k, v)
     assert_allclose(plain, ref, rtol=0, atol=tol(T, d, np.abs(ref).max()))
     eye = np.broadcast_to(np.eye(d), (T, d, d))
-    assert_allclose(recurrence.linear_attention(q, k, v, eye, mode="unrolled"), ref, rtol=0, atol=tol(T, d, np.abs(ref).max()))
+    assert_allclose(
+        recurrence.linear_attention(q, k, v, eye, mode="unrolled"), ref, rtol=0, atol=tol(T, d, np.abs(ref).max())
+    )
 
 
 def test_eq11_product_started_at_tau_fails_unless_identity() -> None:
@@ -175,7 +177,9 @@ def test_selective_batch_dims_and_broadcast() -> None:
             assert out.shape == (2, 3, T, dv)
             for b, h in np.ndindex(2, 3):
                 p = psi if psi.ndim == 2 else psi[h]
-                assert_array_equal(out[b, h], recurrence.selective_rope_attention(q[b, h], k[b, h], v[b, h], p, g[b, h], mode=mode))
+                assert_array_equal(
+                    out[b, h], recurrence.selective_rope_attention(q[b, h], k[b, h], v[b, h], p, g[b, h], mode=mode)
+                )
     # Thread count does not change a bit.
     a = recurrence.selective_rope_attention(q, k, v, psi_head, g, nthreads=1)
     assert_array_equal(a, recurrence.selective_rope_attention(q, k, v, psi_head, g, nthreads=2))
@@ -198,7 +202,9 @@ def test_eq9_recurrence_with_amplitude_equals_direct_sum() -> None:
         assert direct.shape == rec.shape == (T, D, dv) and direct.dtype == np.complex128
         # Independent NumPy evaluation of the direct sum.
         nq, nk = (q**2).sum(1), (k**2).sum(1)
-        W = np.exp((nq[:, None] + nk[None, :]) / 2)[:, :, None] * np.exp(1j * ((q @ w.T)[:, None, :] - (k @ w.T)[None, :, :]))
+        W = np.exp((nq[:, None] + nk[None, :]) / 2)[:, :, None] * np.exp(
+            1j * ((q @ w.T)[:, None, :] - (k @ w.T)[None, :, :])
+        )
         ref = np.einsum("tsj,ts,sr->tjr", W, np.tril(np.ones((T, T))), v)
         scale = np.abs(ref).max()
         assert_allclose(direct, ref, rtol=0, atol=tol(T, d, scale))
@@ -270,7 +276,10 @@ def test_alibi_fox_cosformer_recurrent_equal_direct(T: int, d: int, dv: int) -> 
     f = rng.uniform(0.3, 1.0, size=T)
     cases = [
         (lambda m: recurrence.alibi_attention(q, k, v, 0.25, m), np.exp(-0.25 * lag)),
-        (lambda m: recurrence.fox_attention(q, k, v, f, m), np.array([[np.prod(f[s + 1 : r + 1]) for s in t] for r in t])),
+        (
+            lambda m: recurrence.fox_attention(q, k, v, f, m),
+            np.array([[np.prod(f[s + 1 : r + 1]) for s in t] for r in t]),
+        ),
         (lambda m: recurrence.cosformer_attention(q, k, v, M=T, mode=m), np.cos(np.pi * lag / (2 * T))),
     ]
     for fn, weights in cases:
@@ -287,9 +296,16 @@ def test_alibi_and_fox_are_decayed_linear_attention() -> None:
     f = np.random.default_rng(31).uniform(0.5, 1.0, size=T)
     eye = np.eye(d)
     alibi = recurrence.alibi_attention(q, k, v, 0.1)
-    assert_allclose(alibi, recurrence.linear_attention(q, k, v, np.broadcast_to(np.exp(-0.1) * eye, (T, d, d))), rtol=0, atol=tol(T, d, np.abs(alibi).max()))
+    assert_allclose(
+        alibi,
+        recurrence.linear_attention(q, k, v, np.broadcast_to(np.exp(-0.1) * eye, (T, d, d))),
+        rtol=0,
+        atol=tol(T, d, np.abs(alibi).max()),
+    )
     fox = recurrence.fox_attention(q, k, v, f)
-    assert_allclose(fox, recurrence.linear_attention(q, k, v, f[:, None, None] * eye), rtol=0, atol=tol(T, d, np.abs(fox).max()))
+    assert_allclose(
+        fox, recurrence.linear_attention(q, k, v, f[:, None, None] * eye), rtol=0, atol=tol(T, d, np.abs(fox).max())
+    )
 
 
 def test_decayed_batch_forget_broadcast() -> None:
@@ -316,7 +332,12 @@ def test_softmax_with_rope_and_selective_rope(layout: str) -> None:
     q, k, v = qkv(40, T, d, dv)
     budget = tol(T, d, np.abs(v).max())
     for causal in (True, False):
-        assert_allclose(recurrence.softmax_attention(q, k, v, causal=causal), np_softmax_attention(q, k, v, causal), rtol=0, atol=budget)
+        assert_allclose(
+            recurrence.softmax_attention(q, k, v, causal=causal),
+            np_softmax_attention(q, k, v, causal),
+            rtol=0,
+            atol=budget,
+        )
     rope = rotary.rope_angles(np.arange(T), d)
     out = recurrence.softmax_attention(q, k, v, rope, layout=layout)
     ref = np_softmax_attention(rotary.rotate(q, rope, layout), rotary.rotate(k, rope, layout), v)
@@ -345,34 +366,122 @@ PSI = np.zeros((6, 2))
 @pytest.mark.parametrize(
     ("call", "exc", "pattern"),
     [
-        (lambda: recurrence.linear_attention(Q, K[:5], V), ValueError, r"linear_attention: q and k must have the same shape.*\(6, 4\).*\(5, 4\)"),
-        (lambda: recurrence.linear_attention(Q, K, V[:5]), ValueError, r"v must have the leading dimensions.*v\.shape=\(5, 2\)"),
-        (lambda: recurrence.linear_attention(Q, K, V, np.ones((6, 3, 3))), ValueError, r"transitions must have shape \(\.\.\., T, d, d\).*\(6, 3, 3\)"),
+        (
+            lambda: recurrence.linear_attention(Q, K[:5], V),
+            ValueError,
+            r"linear_attention: q and k must have the same shape.*\(6, 4\).*\(5, 4\)",
+        ),
+        (
+            lambda: recurrence.linear_attention(Q, K, V[:5]),
+            ValueError,
+            r"v must have the leading dimensions.*v\.shape=\(5, 2\)",
+        ),
+        (
+            lambda: recurrence.linear_attention(Q, K, V, np.ones((6, 3, 3))),
+            ValueError,
+            r"transitions must have shape \(\.\.\., T, d, d\).*\(6, 3, 3\)",
+        ),
         (lambda: recurrence.linear_attention(Q, K, V, mode="scan"), ValueError, r"linear_attention: mode.*'scan'"),
         (lambda: recurrence.linear_attention(Q, K, V, product_start="tau-1"), ValueError, r"product_start.*'tau-1'"),
-        (lambda: recurrence.linear_attention(Q, K, V, product_start="tau"), ValueError, r"product_start only applies to mode='unrolled'.*'tau'"),
+        (
+            lambda: recurrence.linear_attention(Q, K, V, product_start="tau"),
+            ValueError,
+            r"product_start only applies to mode='unrolled'.*'tau'",
+        ),
         (lambda: recurrence.linear_attention(Q[0], K[0], V[0]), ValueError, r"q must have shape \(\.\.\., T, d\)"),
-        (lambda: recurrence.selective_rope_attention(Q[:, :3], K[:, :3], V, PSI[:, :1]), ValueError, r"selective_rope_attention: q .*even.*d = 3"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI[:5]), ValueError, r"psi must have shape \(\.\.\., T, d/2\) with T = 6.*\(5, 2\)"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((6, 3))), ValueError, r"psi must have shape.*\(6, 3\)"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones((6, 3))), ValueError, r"gates must have shape.*\(6, 3\)"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones((5, 4))), ValueError, r"gates must have shape.*T = 6.*\(5, 4\)"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones(6)), ValueError, r"gates must have shape.*\(6,\)"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), 1.5)), ValueError, r"gates must be decays in \[0, 1\].*1\.5"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), -0.1)), ValueError, r"gates must be decays in \[0, 1\].*-0\.1"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), np.nan)), ValueError, r"gates must be finite"),
+        (
+            lambda: recurrence.selective_rope_attention(Q[:, :3], K[:, :3], V, PSI[:, :1]),
+            ValueError,
+            r"selective_rope_attention: q .*even.*d = 3",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI[:5]),
+            ValueError,
+            r"psi must have shape \(\.\.\., T, d/2\) with T = 6.*\(5, 2\)",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((6, 3))),
+            ValueError,
+            r"psi must have shape.*\(6, 3\)",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones((6, 3))),
+            ValueError,
+            r"gates must have shape.*\(6, 3\)",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones((5, 4))),
+            ValueError,
+            r"gates must have shape.*T = 6.*\(5, 4\)",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones(6)),
+            ValueError,
+            r"gates must have shape.*\(6,\)",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), 1.5)),
+            ValueError,
+            r"gates must be decays in \[0, 1\].*1\.5",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), -0.1)),
+            ValueError,
+            r"gates must be decays in \[0, 1\].*-0\.1",
+        ),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.full((6, 4), np.nan)),
+            ValueError,
+            r"gates must be finite",
+        ),
         (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, mode="unrolled"), ValueError, r"mode.*'unrolled'"),
         (lambda: recurrence.selective_rope_attention(Q, K, V, PSI, layout="neox"), ValueError, r"layout.*'neox'"),
-        (lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((4, 6, 2))), ValueError, r"psi leading .*\(4,\)"),
+        (
+            lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((4, 6, 2))),
+            ValueError,
+            r"psi leading .*\(4,\)",
+        ),
         (lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 5))), ValueError, r"omega must have shape \(D, d\)"),
-        (lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 4)), amplitude=False), ValueError, r"amplitude.*mode='recurrent'.*False"),
-        (lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 4)), mode="sum"), ValueError, r"rff_attention: mode.*'sum'"),
-        (lambda: recurrence.rff_increment_product(Q, np.ones((3, 4)), tau=6), ValueError, r"tau must be < T = 6, got 6"),
-        (lambda: recurrence.alibi_attention(Q, K, V, -1.0), ValueError, r"alibi_attention: slope must be >= 0, got -1\.0"),
-        (lambda: recurrence.fox_attention(Q, K, V, np.full(6, 2.0)), ValueError, r"fox_attention: forget must be forget gates in \[0, 1\].*2\.0"),
-        (lambda: recurrence.fox_attention(Q, K, V, np.ones(5)), ValueError, r"forget must have shape \(\.\.\., T\) with T = 6"),
-        (lambda: recurrence.cosformer_attention(Q, K, V, M=0.0), ValueError, r"cosformer_attention: M must be > 0, got 0\.0"),
-        (lambda: recurrence.cosformer_attention(Q, K, V, mode="linear"), ValueError, r"cosformer_attention: mode.*'linear'"),
+        (
+            lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 4)), amplitude=False),
+            ValueError,
+            r"amplitude.*mode='recurrent'.*False",
+        ),
+        (
+            lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 4)), mode="sum"),
+            ValueError,
+            r"rff_attention: mode.*'sum'",
+        ),
+        (
+            lambda: recurrence.rff_increment_product(Q, np.ones((3, 4)), tau=6),
+            ValueError,
+            r"tau must be < T = 6, got 6",
+        ),
+        (
+            lambda: recurrence.alibi_attention(Q, K, V, -1.0),
+            ValueError,
+            r"alibi_attention: slope must be >= 0, got -1\.0",
+        ),
+        (
+            lambda: recurrence.fox_attention(Q, K, V, np.full(6, 2.0)),
+            ValueError,
+            r"fox_attention: forget must be forget gates in \[0, 1\].*2\.0",
+        ),
+        (
+            lambda: recurrence.fox_attention(Q, K, V, np.ones(5)),
+            ValueError,
+            r"forget must have shape \(\.\.\., T\) with T = 6",
+        ),
+        (
+            lambda: recurrence.cosformer_attention(Q, K, V, M=0.0),
+            ValueError,
+            r"cosformer_attention: M must be > 0, got 0\.0",
+        ),
+        (
+            lambda: recurrence.cosformer_attention(Q, K, V, mode="linear"),
+            ValueError,
+            r"cosformer_attention: mode.*'linear'",
+        ),
         (lambda: recurrence.linear_attention(Q, K, np.full((6, 2), np.inf)), ValueError, r"v must be finite"),
         (lambda: recurrence.linear_attention(Q.astype(complex), K, V), TypeError, r"q must be a real array"),
     ],

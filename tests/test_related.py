@@ -17,9 +17,11 @@ def reference_slopes(n: int) -> list[float]:
     """The ALiBi reference implementation's rule, rewritten from its description (ALiBi §3 and the
     authors' code): a geometric sequence for a power of two, else the slopes of the closest smaller
     power of two followed by every other slope of twice that many heads."""
+
     def power_of_2(m: int) -> list[float]:
         start = 2 ** (-(2 ** -(math.log2(m) - 3)))
         return [start * start**i for i in range(m)]
+
     if math.log2(n).is_integer():
         return power_of_2(n)
     closest = 2 ** math.floor(math.log2(n))
@@ -47,6 +49,7 @@ def gate_products(f: np.ndarray) -> np.ndarray:
 
 
 # ---- slopes and biases ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("H", [1, 2, 3, 5, 6, 7, 8, 12, 16, 20, 24, 32, 40, 64, 96])
 def test_alibi_slopes_match_the_reference_rule(H: int) -> None:
@@ -80,6 +83,7 @@ def test_fox_bias_is_the_log_of_the_gate_products() -> None:
 
 # ---- softmax forms against direct sums -------------------------------------------------------------
 
+
 def test_alibi_against_direct_sum() -> None:
     rng = np.random.default_rng(2)
     H, T, d = 6, 20, 4
@@ -88,8 +92,9 @@ def test_alibi_against_direct_sum() -> None:
     t = np.arange(T)
     for h, m in enumerate(related.alibi_slopes(H)):
         decay = np.exp(-m * (t[:, None] - t[None, :]))
-        np.testing.assert_allclose(got[h], direct_decayed_softmax(q[h], k[h], v[h], decay, 1 / np.sqrt(d)),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            got[h], direct_decayed_softmax(q[h], k[h], v[h], decay, 1 / np.sqrt(d)), rtol=1e-12, atol=1e-12
+        )
 
 
 def test_fox_against_direct_sum() -> None:
@@ -111,6 +116,7 @@ def test_fox_with_constant_gate_is_alibi() -> None:
 
 # ---- softmax form = decayed recurrence (exact features) --------------------------------------------
 
+
 def test_exp_kernel_features_are_exact() -> None:
     rng = np.random.default_rng(5)
     x = rng.integers(0, 2, (40, 6)).astype(float)
@@ -121,16 +127,23 @@ def test_exp_kernel_features_are_exact() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(T=st.integers(1, 40), n=st.integers(1, 5), dv=st.integers(1, 4), scale=st.floats(0.05, 3.0),
-       lo=st.floats(0.0, 0.99), seed=st.integers(0, 2**31 - 1))
+@given(
+    T=st.integers(1, 40),
+    n=st.integers(1, 5),
+    dv=st.integers(1, 4),
+    scale=st.floats(0.05, 3.0),
+    lo=st.floats(0.0, 0.99),
+    seed=st.integers(0, 2**31 - 1),
+)
 def test_fox_softmax_equals_decayed_recurrence(T: int, n: int, dv: int, scale: float, lo: float, seed: int) -> None:
     rng = np.random.default_rng(seed)
     q, k = rng.integers(0, 2, (2, 3, T, n)).astype(float)
     v = rng.standard_normal((3, T, dv))
     f = rng.uniform(max(lo, 1e-3), 1.0, (3, T))
     soft = related.fox(q, k, v, f, scale=scale)
-    rec = related.decayed_kernel_attention(related.exp_kernel_features(q, scale),
-                                           related.exp_kernel_features(k, scale), v, f)
+    rec = related.decayed_kernel_attention(
+        related.exp_kernel_features(q, scale), related.exp_kernel_features(k, scale), v, f
+    )
     np.testing.assert_allclose(rec, soft, rtol=0, atol=64 * T * np.finfo(float).eps * np.max(np.abs(v)))
 
 
@@ -142,8 +155,12 @@ def test_alibi_softmax_equals_recurrence_with_gate_e_minus_m(H: int, T: int, see
     v = rng.standard_normal((H, T, 2))
     m = related.alibi_slopes(H)
     soft = related.alibi(q, k, v, scale=0.5)
-    rec = related.decayed_kernel_attention(related.exp_kernel_features(q, 0.5), related.exp_kernel_features(k, 0.5),
-                                           v, np.broadcast_to(np.exp(-m)[:, None], (H, T)))
+    rec = related.decayed_kernel_attention(
+        related.exp_kernel_features(q, 0.5),
+        related.exp_kernel_features(k, 0.5),
+        v,
+        np.broadcast_to(np.exp(-m)[:, None], (H, T)),
+    )
     np.testing.assert_allclose(rec, soft, rtol=0, atol=64 * T * np.finfo(float).eps * np.max(np.abs(v)))
 
 
@@ -156,8 +173,13 @@ def test_one_hot_tokens() -> None:
     v = rng.standard_normal((T, 3))
     f = rng.uniform(0.5, 1, T)
     np.testing.assert_allclose(
-        related.decayed_kernel_attention(related.exp_kernel_features(q, 1.3), related.exp_kernel_features(k, 1.3), v, f),
-        related.fox(q, k, v, f, scale=1.3), rtol=1e-13, atol=1e-13)
+        related.decayed_kernel_attention(
+            related.exp_kernel_features(q, 1.3), related.exp_kernel_features(k, 1.3), v, f
+        ),
+        related.fox(q, k, v, f, scale=1.3),
+        rtol=1e-13,
+        atol=1e-13,
+    )
 
 
 def test_decayed_recurrence_is_the_core_gated_recurrence_normalised() -> None:
@@ -181,7 +203,7 @@ def test_positive_random_features_numerator_and_normaliser_are_unbiased() -> Non
     f = rng.uniform(0.6, 1, T)
     decay = gate_products(f)
     K = np.tril(np.exp(scale * q @ k.T) * decay)
-    exact = np.concatenate([K @ v, K.sum(axis=1, keepdims=True)], axis=1)   # numerator | normaliser
+    exact = np.concatenate([K @ v, K.sum(axis=1, keepdims=True)], axis=1)  # numerator | normaliser
     ext = np.concatenate([v, np.ones((T, 1))], axis=1)
     draws = np.empty((R, T, dv + 1))
     for r in range(R):
@@ -190,8 +212,9 @@ def test_positive_random_features_numerator_and_normaliser_are_unbiased() -> Non
         pk = attention.feature_map(k, omega, "positive", scale=scale)
         draws[r] = recurrence.fox_attention(pq, pk, ext, f, "recurrent")
         if r == 0:
-            np.testing.assert_allclose(related.decayed_kernel_attention(pq, pk, v, f),
-                                       draws[0, :, :dv] / draws[0, :, dv:], rtol=1e-13)
+            np.testing.assert_allclose(
+                related.decayed_kernel_attention(pq, pk, v, f), draws[0, :, :dv] / draws[0, :, dv:], rtol=1e-13
+            )
     mean, se = draws.mean(axis=0), draws.std(axis=0, ddof=1) / np.sqrt(R)
     assert np.all(np.abs(mean - exact) < 5 * se), np.max(np.abs(mean - exact) / se)
     # and the estimate is not trivially exact: the standard errors are real
@@ -199,6 +222,7 @@ def test_positive_random_features_numerator_and_normaliser_are_unbiased() -> Non
 
 
 # ---- bad input -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("H", [0, -2])
 def test_alibi_slopes_bad_count(H: int) -> None:
@@ -255,7 +279,7 @@ def test_feature_and_recurrence_bad_input() -> None:
         related.exp_kernel_features([1.0, 0.0], 0.0)
     with pytest.raises(TypeError, match="scale"):
         related.exp_kernel_features([1.0, 0.0], "1")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="normaliser"):   # zero features: 0/0 must not be a NaN
+    with pytest.raises(ValueError, match="normaliser"):  # zero features: 0/0 must not be a NaN
         related.decayed_kernel_attention(np.zeros((3, 2)), np.zeros((3, 2)), np.ones((3, 1)), np.ones(3))
     with pytest.raises(ValueError, match="decayed_kernel_attention.*forget"):
         related.decayed_kernel_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), np.full(3, 1.5))

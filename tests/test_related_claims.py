@@ -12,19 +12,24 @@ from ropelab import claims, related
 PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     # a FoX bias off by 0.1 % no longer matches the decayed recurrence
     "alibi.softmax_decay": lambda m: m.setattr(
-        related, "fox_bias", (lambda orig: lambda f: orig(f) * 1.001)(related.fox_bias)),
+        related, "fox_bias", (lambda orig: lambda f: orig(f) * 1.001)(related.fox_bias)
+    ),
 }
 
 #: Further perturbations, each of one part of the check.
 EXTRA: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     # ALiBi slopes off by 1 % in the softmax form only
     "alibi_bias": lambda m: m.setattr(
-        related, "alibi_bias", (lambda orig: lambda T, s: orig(T, np.asarray(s) * 1.01))(related.alibi_bias)),
+        related, "alibi_bias", (lambda orig: lambda T, s: orig(T, np.asarray(s) * 1.01))(related.alibi_bias)
+    ),
     # a recurrence that forgets twice as fast
     "recurrence_gate": lambda m: m.setattr(
-        related, "decayed_kernel_attention",
+        related,
+        "decayed_kernel_attention",
         (lambda orig: lambda pq, pk, v, f, **kw: orig(pq, pk, v, np.asarray(f) ** 2, **kw))(
-            related.decayed_kernel_attention)),
+            related.decayed_kernel_attention
+        ),
+    ),
 }
 
 

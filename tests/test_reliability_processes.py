@@ -72,8 +72,10 @@ FORK = textwrap.dedent(
 # GCC 12's AddressSanitizer runtime (make test-sanitize preloads it) has no fork handler for its own
 # allocator: a child forked while another thread is inside malloc can hang in the sanitizer itself.
 # The regular build runs this test in `make test`.
-@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)")
+@pytest.mark.skipif(
+    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)",
+)
 def test_fork_while_threads_plan_ffts_run_monte_carlo_and_svd() -> None:
     out = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
@@ -99,8 +101,11 @@ LONG_CALLS = {
 
 @pytest.mark.parametrize("name", sorted(LONG_CALLS))
 def test_ctrl_c_interrupts_long_calls_within_half_a_second(name: str) -> None:
-    assert_interrupts(LONG_CALLS[name], after='print("after", rl.transition.singular_values(np.eye(3)).tolist())',
-                      expected_after="[1.0, 1.0, 1.0]")
+    assert_interrupts(
+        LONG_CALLS[name],
+        after='print("after", rl.transition.singular_values(np.eye(3)).tolist())',
+        expected_after="[1.0, 1.0, 1.0]",
+    )
 
 
 EXIT = textwrap.dedent(
@@ -127,11 +132,13 @@ EXIT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("name", ["estimate", "spectrum", "dtft", "singular_values", "figures_of_merit", "rotate",
-                                  "short_conv", "window"])
+@pytest.mark.parametrize(
+    "name", ["estimate", "spectrum", "dtft", "singular_values", "figures_of_merit", "rotate", "short_conv", "window"]
+)
 def test_exit_with_a_daemon_thread_inside_a_call_does_not_abort(name: str) -> None:
-    out = subprocess.run([sys.executable, "-c", EXIT.replace("{name}", name)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", EXIT.replace("{name}", name)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, (out.returncode, out.stderr)
     assert "terminate called" not in out.stderr
     assert out.stdout.strip() == "exiting"

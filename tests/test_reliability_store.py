@@ -19,8 +19,8 @@ import pytest
 from ropelab import sweep
 
 pytest.importorskip("pyarrow")
-import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 GRID: dict[str, Any] = {"xi": [0.2, 0.7], "D": [8], "sigma": [0.6, 1.0]}
 
@@ -121,8 +121,11 @@ def test_a_flipped_bit_is_detected(tmp_path: Path, where: str) -> None:
     raw = bytearray(part.read_bytes())
     meta_len = int.from_bytes(raw[-8:-4], "little")
     data_end = len(raw) - 8 - meta_len
-    positions = {"data": range(4, data_end), "footer": range(data_end, len(raw) - 8),
-                 "everywhere": range(4, len(raw) - 8)}[where]
+    positions = {
+        "data": range(4, data_end),
+        "footer": range(data_end, len(raw) - 8),
+        "everywhere": range(4, len(raw) - 8),
+    }[where]
     rng = np.random.default_rng(7)
     detected = 0
     for pos in rng.choice(np.asarray(positions), size=25, replace=False):
@@ -218,8 +221,10 @@ def test_the_lock_is_still_exclusive_between_processes(tmp_path: Path) -> None:
     from filelock import FileLock
 
     with FileLock(str(store / "_sweep.lock")):
-        code = ("import ropelab.sweep as s; s.run('rff_mse', {'xi': [0.2, 0.7], 'D': [8], 'sigma': [0.6, 1.0]}, "
-                f"trials=200, store={str(store)!r}, progress=False)")
+        code = (
+            "import ropelab.sweep as s; s.run('rff_mse', {'xi': [0.2, 0.7], 'D': [8], 'sigma': [0.6, 1.0]}, "
+            f"trials=200, store={str(store)!r}, progress=False)"
+        )
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "is in use by another run" in r.stderr
     run(store)  # released: usable again
@@ -234,8 +239,13 @@ def test_no_ropelab_module_imports_fcntl() -> None:
     offenders = []
     for path in Path(ropelab.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n.split(".")[0] == "fcntl" for n in names):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert not offenders, offenders
@@ -249,8 +259,9 @@ def test_ropelab_does_not_import_fcntl() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     # the claim is about ropelab: the interpreter alone does not import fcntl either way
-    r = subprocess.run([sys.executable, "-c", "import sys; print('fcntl' in sys.modules)"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys; print('fcntl' in sys.modules)"], capture_output=True, text=True, timeout=60
+    )
     assert r.stdout.strip() == "False"
     src = Path(sweep.__file__).parent / "_store.py"
     assert "import fcntl" not in src.read_text()

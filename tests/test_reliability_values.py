@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import ropelab as rl
@@ -25,13 +24,16 @@ PHYSICAL = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 HUGE_VIEW = np.broadcast_to(0.0, (2**40,))  # 8 TB as a copy, 8 bytes as a view
 
 
-@pytest.mark.parametrize("call", [
-    lambda: rl.rff.kernel(HUGE_VIEW, HUGE_VIEW),
-    lambda: rl.rotary.decay_bound(HUGE_VIEW),
-    lambda: rl.rotary.realify(np.broadcast_to(0j, (2**39, 2))),
-    lambda: rl.spectra.dtft(np.broadcast_to(0j, (2**40,)), [0.0]),
-    lambda: rl.rotary.rotate(np.broadcast_to(np.float32(0), (2**38, 4)), np.zeros(2)),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rl.rff.kernel(HUGE_VIEW, HUGE_VIEW),
+        lambda: rl.rotary.decay_bound(HUGE_VIEW),
+        lambda: rl.rotary.realify(np.broadcast_to(0j, (2**39, 2))),
+        lambda: rl.spectra.dtft(np.broadcast_to(0j, (2**40,)), [0.0]),
+        lambda: rl.rotary.rotate(np.broadcast_to(np.float32(0), (2**38, 4)), np.zeros(2)),
+    ],
+)
 def test_a_failed_conversion_raises_memory_error(call) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(MemoryError):
         call()
@@ -41,28 +43,36 @@ def test_a_failed_conversion_raises_memory_error(call) -> None:  # type: ignore[
 # Inputs that were silently accepted
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("call", "exc", "match"), [
-    (lambda: temperature.unit_pair("0.5", 4), TypeError, "xi must be a real number"),
-    (lambda: temperature.unit_pair(True, 4), TypeError, "xi must be a real number"),
-    (lambda: rl.rotary.realify(["0.5"]), TypeError, "z must be a complex"),
-    (lambda: rl.rotary.realify([True]), TypeError, "not bool"),
-    (lambda: rl.rotary.decay_bound(True), TypeError, "r must be a real .* not bool"),
-    (lambda: rl.temperature.mse(1.0, True, 4), TypeError, "not bool"),
-    (lambda: rl.spectra.zoh(0.1, 0.2, 0.1, B="1"), TypeError, "B must be a real or complex"),
-    (lambda: sweep.cell_seed(None, 0), TypeError, "seed must be an integer"),
-    (lambda: sweep.cell_seed(0, -1), ValueError, "cell index"),
-    (lambda: sweep.cell_seed(0, "1"), TypeError, "cell index"),
-    (lambda: rl.rff.estimate([0.1, 0.2], [0.2, 0.1], 4, trials=3, nthreads=10**30), ValueError, "nthreads"),
-    (lambda: claims.claim("x.y", source="s", statement=123, expected="holds"), TypeError, "statement must be a str"),
-    (lambda: claims.claim(5, source="s", statement="t", expected="holds"), TypeError, "id must be a str"),
-    (lambda: claims.claim("x.y", source="s", statement="t", expected=["holds"]), ValueError, "expected"),
-    (lambda: claims.run(123), TypeError, "ids must be an iterable"),
-    (lambda: claims.run("rff.unbiased"), TypeError, "ids must be an iterable"),
-    (lambda: claims.run([1]), TypeError, "claim ids"),
-    (lambda: claims.run([], progress=3), TypeError, "progress must be callable"),
-    (lambda: sweep.to_xarray(None), TypeError, "df must be a pandas.DataFrame"),
-    (lambda: sweep.load(None), TypeError, "store must be a path"),
-])
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: temperature.unit_pair("0.5", 4), TypeError, "xi must be a real number"),
+        (lambda: temperature.unit_pair(True, 4), TypeError, "xi must be a real number"),
+        (lambda: rl.rotary.realify(["0.5"]), TypeError, "z must be a complex"),
+        (lambda: rl.rotary.realify([True]), TypeError, "not bool"),
+        (lambda: rl.rotary.decay_bound(True), TypeError, "r must be a real .* not bool"),
+        (lambda: rl.temperature.mse(1.0, True, 4), TypeError, "not bool"),
+        (lambda: rl.spectra.zoh(0.1, 0.2, 0.1, B="1"), TypeError, "B must be a real or complex"),
+        (lambda: sweep.cell_seed(None, 0), TypeError, "seed must be an integer"),
+        (lambda: sweep.cell_seed(0, -1), ValueError, "cell index"),
+        (lambda: sweep.cell_seed(0, "1"), TypeError, "cell index"),
+        (lambda: rl.rff.estimate([0.1, 0.2], [0.2, 0.1], 4, trials=3, nthreads=10**30), ValueError, "nthreads"),
+        (
+            lambda: claims.claim("x.y", source="s", statement=123, expected="holds"),
+            TypeError,
+            "statement must be a str",
+        ),
+        (lambda: claims.claim(5, source="s", statement="t", expected="holds"), TypeError, "id must be a str"),
+        (lambda: claims.claim("x.y", source="s", statement="t", expected=["holds"]), ValueError, "expected"),
+        (lambda: claims.run(123), TypeError, "ids must be an iterable"),
+        (lambda: claims.run("rff.unbiased"), TypeError, "ids must be an iterable"),
+        (lambda: claims.run([1]), TypeError, "claim ids"),
+        (lambda: claims.run([], progress=3), TypeError, "progress must be callable"),
+        (lambda: sweep.to_xarray(None), TypeError, "df must be a pandas.DataFrame"),
+        (lambda: sweep.load(None), TypeError, "store must be a path"),
+    ],
+)
 def test_inputs_once_accepted_are_refused_with_the_argument_named(call, exc, match) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(exc, match=match):
         call()
@@ -90,6 +100,7 @@ def test_cell_seed_is_a_function_of_its_arguments() -> None:
 # ---------------------------------------------------------------------------------------------
 # Silent wrong values
 # ---------------------------------------------------------------------------------------------
+
 
 def test_optimal_sigma_tends_to_one_for_huge_D() -> None:
     for D in (1e12, 1e100, 1e206, 1e300):
@@ -162,13 +173,17 @@ def test_mse_curve_stderr_is_float64_for_any_integer_trials() -> None:
 # Allocations refused before they are attempted
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call", [
-    lambda: temperature.unit_pair(0.5, d=2**40),
-    lambda: rl.rotary.decay_bound(0.0, d=2**40),
-    lambda: transition.householder(np.ones(10**6)),
-    lambda: transition.generalized_householder(np.ones(10**6), 1.0),
-    lambda: rl.rotary.realify_diagonal(np.ones(10**6) + 0j),
-])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: temperature.unit_pair(0.5, d=2**40),
+        lambda: rl.rotary.decay_bound(0.0, d=2**40),
+        lambda: transition.householder(np.ones(10**6)),
+        lambda: transition.generalized_householder(np.ones(10**6), 1.0),
+        lambda: rl.rotary.realify_diagonal(np.ones(10**6) + 0j),
+    ],
+)
 def test_outputs_beyond_physical_memory_are_refused_up_front(call) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(MemoryError, match="cannot be allocated"):
         call()
@@ -186,6 +201,7 @@ def test_window_merit_refuses_an_fft_beyond_memory() -> None:
 # ---------------------------------------------------------------------------------------------
 # Results never alias inputs
 # ---------------------------------------------------------------------------------------------
+
 
 def test_leakage_map_does_not_alias_its_inputs() -> None:
     an = np.array([0.0, 2.0])

@@ -21,9 +21,22 @@ SUBSET = ["thm1.tan_rule", "thm1.counterexample", "thm1.finite_D", "tables.delta
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    rc = main(["verify", "--only", *SUBSET, "--quiet", "--json", str(out / "verify.json"),
-               "--markdown", str(out / "md" / "verify.md"), "--html", str(out / "verify.html"),
-               "--figures", str(out / "figures")])
+    rc = main(
+        [
+            "verify",
+            "--only",
+            *SUBSET,
+            "--quiet",
+            "--json",
+            str(out / "verify.json"),
+            "--markdown",
+            str(out / "md" / "verify.md"),
+            "--html",
+            str(out / "verify.html"),
+            "--figures",
+            str(out / "figures"),
+        ]
+    )
     assert rc == 0
     return out
 
@@ -34,7 +47,17 @@ def test_json_has_every_field(written: Path) -> None:
     by_id = {c["id"]: c for c in data["claims"]}
     assert set(by_id) == set(SUBSET)
     for c in by_id.values():
-        for key in ("statement", "source", "section", "inputs", "values", "tolerance", "verdict", "expected", "matches"):
+        for key in (
+            "statement",
+            "source",
+            "section",
+            "inputs",
+            "values",
+            "tolerance",
+            "verdict",
+            "expected",
+            "matches",
+        ):
             assert key in c
     assert by_id["thm1.tan_rule"]["verdict"] == "fails"
     assert by_id["thm1.tan_rule"]["corrected_holds"] is True
@@ -65,14 +88,29 @@ def test_html_figures_render_in_headless_chromium(written: Path, tmp_path: Path)
     n_figures = len(list((written / "figures").glob("*.png")))
     assert n_figures >= 2
     # A probe records each image's decoded width once the page has loaded.
-    probe = ("<script>window.addEventListener('load',()=>{document.body.setAttribute('data-images',"
-             "Array.from(document.images).map(i=>i.complete?i.naturalWidth:-1).join(','))})</script>")
+    probe = (
+        "<script>window.addEventListener('load',()=>{document.body.setAttribute('data-images',"
+        "Array.from(document.images).map(i=>i.complete?i.naturalWidth:-1).join(','))})</script>"
+    )
     page = tmp_path / "probe.html"
     page.write_text(html.replace("</body>", probe + "</body>"))
     # the browser must not inherit a sanitizer runtime preloaded for our extension (make test-sanitize)
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
-    out = subprocess.run([_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env)
+    out = subprocess.run(
+        [
+            _chromium(),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     m = re.search(r'data-images="([^"]*)"', out.stdout)
     assert m, out.stderr[-2000:]
     widths = [int(w) for w in m.group(1).split(",") if w]
@@ -87,7 +125,9 @@ def test_terminal_table_and_summary() -> None:
     assert report.summary_line(rs).startswith("2 claims: 1 holds, 0 holds-if, 1 fails; all verdicts as expected")
 
 
-def test_exit_status_flags_an_unexpected_verdict(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_status_flags_an_unexpected_verdict(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from ropelab import paper_tables
 
     monkeypatch.setitem(paper_tables.TABLE1_MAD_AVG, "NoPE", 60.0)

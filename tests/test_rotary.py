@@ -129,7 +129,9 @@ def test_rotation_preserves_norm_and_composes() -> None:
     a, b = rng.normal(size=(2, 10, 16))
     # Orthogonal map of O(1) vectors: norms agree to a few ulps per component.
     assert_allclose(np.linalg.norm(rotary.rotate(x, a), axis=-1), np.linalg.norm(x, axis=-1), rtol=32 * EPS)
-    assert_allclose(rotary.rotate(rotary.rotate(x, a), b), rotary.rotate(x, a + b), rtol=0, atol=64 * EPS * np.abs(x).max())
+    assert_allclose(
+        rotary.rotate(rotary.rotate(x, a), b), rotary.rotate(x, a + b), rtol=0, atol=64 * EPS * np.abs(x).max()
+    )
     assert_allclose(rotary.rotate(rotary.rotate(x, a), -a), x, rtol=0, atol=16 * EPS * np.abs(x).max())
 
 
@@ -333,15 +335,31 @@ def test_parity_phase_error_up_to_1e7() -> None:
         (lambda: rotary.decay_bound(1.0, d=3), ValueError, r"decay_bound: d must be even.*got 3"),
         (lambda: rotary.decay_bound(np.nan), ValueError, r"decay_bound: r must be finite"),
         (lambda: rotary.rope_angles([1.0], 8, scale=0.0), ValueError, r"scale must be > 0"),
-        (lambda: rotary.cumulative_phase(np.ones((3, 2)), np.ones(3)), ValueError, r"theta must be a scalar or have shape \(d/2,\) = \(2,\)"),
+        (
+            lambda: rotary.cumulative_phase(np.ones((3, 2)), np.ones(3)),
+            ValueError,
+            r"theta must be a scalar or have shape \(d/2,\) = \(2,\)",
+        ),
         (lambda: rotary.cumulative_phase(np.ones(3), 1.0), ValueError, r"omega must have shape \(\.\.\., T, d/2\)"),
-        (lambda: rotary.cumulative_phase(np.ones((3, 2)), 1.0, accumulate="float16"), ValueError, r"accumulate.*'float16'"),
-        (lambda: rotary.short_conv(np.ones((4, 3)), np.ones((2, 2))), ValueError, r"kernel must have shape \(K,\) or \(K, channels\) = \(K, 3\)"),
+        (
+            lambda: rotary.cumulative_phase(np.ones((3, 2)), 1.0, accumulate="float16"),
+            ValueError,
+            r"accumulate.*'float16'",
+        ),
+        (
+            lambda: rotary.short_conv(np.ones((4, 3)), np.ones((2, 2))),
+            ValueError,
+            r"kernel must have shape \(K,\) or \(K, channels\) = \(K, 3\)",
+        ),
         (lambda: rotary.short_conv(np.ones((4, 3)), np.ones(2), "relu"), ValueError, r"activation.*'relu'"),
         (lambda: rotary.parity_phase_error([0, 1, 2]), ValueError, r"bits must contain only 0 and 1.*2\.0"),
         (lambda: rotary.complexify(np.ones(3)), ValueError, r"complexify: x .*even"),
         (lambda: rotary.realify([np.nan + 0j]), ValueError, r"realify: z must be finite"),
-        (lambda: rotary.layout_permutation(5), ValueError, r"layout_permutation: d must be an even integer >= 2, got 5"),
+        (
+            lambda: rotary.layout_permutation(5),
+            ValueError,
+            r"layout_permutation: d must be an even integer >= 2, got 5",
+        ),
     ],
 )
 def test_bad_input(call, exc, pattern) -> None:  # type: ignore[no-untyped-def]

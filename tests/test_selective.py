@@ -14,31 +14,31 @@ from hypothesis import strategies as st
 from ropelab import rotary
 from ropelab.selective import SelectiveState, SelectiveWeights, apply, load_safetensors, phases, rotary_temperature
 
-
 # ----------------------------------------------------------------------------------------------
 # Independent reference: the authors' forward in NumPy (float64 unless noted).
+
 
 def ref_forward(hidden, sd, H, *, conv_act=None, eps=1e-6, cache=None, float32=False):
     """hidden (B, T, model_dim); sd: the module's state_dict as NumPy arrays. Returns
     (angles (B, T, H, R), conv cache (B, C, K), offset (B, C))."""
     B, T, n = hidden.shape
     hs = hidden.reshape(B, T, H, n // H)
-    hs = hs / np.sqrt((hs * hs).sum(-1, keepdims=True) + eps)          # fla l2_norm
+    hs = hs / np.sqrt((hs * hs).sum(-1, keepdims=True) + eps)  # fla l2_norm
     flat = hs.reshape(B, T, n)
-    u = flat @ sd["phi_proj.0.weight"].T @ sd["phi_proj.1.weight"].T   # (B, T, C)
+    u = flat @ sd["phi_proj.0.weight"].T @ sd["phi_proj.1.weight"].T  # (B, T, C)
     C = u.shape[-1]
     R = C // H
     conv_in, offset_in = (None, None) if cache is None else cache
     if "phi_conv1d.weight" in sd:
-        w = sd["phi_conv1d.weight"][:, 0, :]                             # (C, K)
+        w = sd["phi_conv1d.weight"][:, 0, :]  # (C, K)
         K = w.shape[1]
         past = np.zeros((B, K, C)) if conv_in is None else np.transpose(conv_in, (0, 2, 1))
-        ext = np.concatenate([past, u], axis=1)                          # (B, K + T, C)
+        ext = np.concatenate([past, u], axis=1)  # (B, K + T, C)
         phi = np.stack([sum(w[:, j] * ext[:, t + 1 + j] for j in range(K)) for t in range(T)], axis=1)
         if conv_act == "silu":
             phi = phi / (1 + np.exp(-phi))
         new_conv = np.transpose(ext[:, -K:], (0, 2, 1))
-    else:                                                                # skip_conv: no cache
+    else:  # skip_conv: no cache
         phi = u - np.concatenate([np.zeros_like(u[:, :1]), u[:, :-1]], axis=1)
         new_conv = None
     phi = phi.reshape(B, T, H, R)
@@ -74,9 +74,11 @@ def ref_rotate_half(x, ang):
 
 def make_sd(rng, n=12, H=3, R=4, rank=16, K=4, *, conv=True, bias=True, gate="standard", g=5):
     C = H * R
-    sd = {"phi_proj.0.weight": rng.standard_normal((rank, n)) / np.sqrt(n),
-          "phi_proj.1.weight": rng.standard_normal((C, rank)) / np.sqrt(rank),
-          "temperature": rotary_temperature("rope", 500000.0, 2 * R).reshape(1, 1, 1, R)}
+    sd = {
+        "phi_proj.0.weight": rng.standard_normal((rank, n)) / np.sqrt(n),
+        "phi_proj.1.weight": rng.standard_normal((C, rank)) / np.sqrt(rank),
+        "temperature": rotary_temperature("rope", 500000.0, 2 * R).reshape(1, 1, 1, R),
+    }
     if conv:
         sd["phi_conv1d.weight"] = rng.standard_normal((C, 1, K)) / 2
     if bias:
@@ -221,9 +223,16 @@ def test_conv_weight_layouts_agree():
     rng = np.random.default_rng(9)
     sd = make_sd(rng)
     w1 = SelectiveWeights.from_state_dict(sd, 3)
-    w2 = SelectiveWeights(sd["phi_proj.0.weight"], sd["phi_proj.1.weight"], sd["temperature"], 3,
-                          conv_weight=sd["phi_conv1d.weight"][:, 0, :].T, bias=sd["phi_bias"].reshape(3, 4),
-                          gate_weight=sd["phase_gate_proj.weight"], gate_bias=sd["phase_gate_proj.bias"])
+    w2 = SelectiveWeights(
+        sd["phi_proj.0.weight"],
+        sd["phi_proj.1.weight"],
+        sd["temperature"],
+        3,
+        conv_weight=sd["phi_conv1d.weight"][:, 0, :].T,
+        bias=sd["phi_bias"].reshape(3, 4),
+        gate_weight=sd["phase_gate_proj.weight"],
+        gate_bias=sd["phase_gate_proj.bias"],
+    )
     x = rng.standard_normal((6, 12))
     np.testing.assert_array_equal(phases(x, w1), phases(x, w2))
     assert phases(x, w1).shape == (6, 3, 4)
@@ -257,33 +266,42 @@ def test_safetensors_roundtrip(tmp_path):
 # ----------------------------------------------------------------------------------------------
 # Bad input.
 
+
 def base(rng, **over):
-    kw = dict(proj_down=rng.standard_normal((16, 12)), proj_up=rng.standard_normal((12, 16)),
-              temperature=np.ones(4), num_heads=3, conv_weight=rng.standard_normal((12, 1, 4)))
+    kw = dict(
+        proj_down=rng.standard_normal((16, 12)),
+        proj_up=rng.standard_normal((12, 16)),
+        temperature=np.ones(4),
+        num_heads=3,
+        conv_weight=rng.standard_normal((12, 1, 4)),
+    )
     kw.update(over)
     return kw
 
 
-@pytest.mark.parametrize("over, match", [
-    (dict(num_heads=5), "num_heads"),
-    (dict(num_heads=0), "num_heads"),
-    (dict(proj_up=np.ones((12, 8))), "proj_up"),          # rank mismatch
-    (dict(proj_up=np.ones((13, 16))), "proj_up"),
-    (dict(temperature=np.ones(3)), "temperature"),
-    (dict(conv_weight=np.ones((12, 2, 4))), "conv_weight"),
-    (dict(conv_weight=np.ones((12, 1, 0))), "conv_weight"),  # K = 0
-    (dict(conv_weight=np.ones((4, 11))), "conv_weight"),
-    (dict(conv_weight=np.ones(4)), "conv_weight"),
-    (dict(proj_down=np.full((16, 12), np.nan)), "proj_down"),
-    (dict(conv_weight=np.full((12, 1, 4), np.inf)), "conv_weight"),
-    (dict(bias=np.ones(5)), "bias"),
-    (dict(gate_weight=np.ones((3, 12))), "gate_bias"),
-    (dict(gate_weight=np.ones((4, 12)), gate_bias=np.ones(4)), "gate_weight"),
-    (dict(gate_weight=np.ones((3, 7)), gate_bias=np.ones(3)), "gate_weight"),
-    (dict(gate_weight=np.ones((3, 5)), gate_bias=np.ones(3), gate_down=np.ones((6, 12))), "gate_weight"),
-    (dict(conv_activation="relu"), "conv_activation"),
-    (dict(eps=-1.0), "eps"),
-])
+@pytest.mark.parametrize(
+    "over, match",
+    [
+        (dict(num_heads=5), "num_heads"),
+        (dict(num_heads=0), "num_heads"),
+        (dict(proj_up=np.ones((12, 8))), "proj_up"),  # rank mismatch
+        (dict(proj_up=np.ones((13, 16))), "proj_up"),
+        (dict(temperature=np.ones(3)), "temperature"),
+        (dict(conv_weight=np.ones((12, 2, 4))), "conv_weight"),
+        (dict(conv_weight=np.ones((12, 1, 0))), "conv_weight"),  # K = 0
+        (dict(conv_weight=np.ones((4, 11))), "conv_weight"),
+        (dict(conv_weight=np.ones(4)), "conv_weight"),
+        (dict(proj_down=np.full((16, 12), np.nan)), "proj_down"),
+        (dict(conv_weight=np.full((12, 1, 4), np.inf)), "conv_weight"),
+        (dict(bias=np.ones(5)), "bias"),
+        (dict(gate_weight=np.ones((3, 12))), "gate_bias"),
+        (dict(gate_weight=np.ones((4, 12)), gate_bias=np.ones(4)), "gate_weight"),
+        (dict(gate_weight=np.ones((3, 7)), gate_bias=np.ones(3)), "gate_weight"),
+        (dict(gate_weight=np.ones((3, 5)), gate_bias=np.ones(3), gate_down=np.ones((6, 12))), "gate_weight"),
+        (dict(conv_activation="relu"), "conv_activation"),
+        (dict(eps=-1.0), "eps"),
+    ],
+)
 def test_bad_weights(over, match):
     with pytest.raises(ValueError, match=match):
         SelectiveWeights(**base(np.random.default_rng(0), **over))

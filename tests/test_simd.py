@@ -64,7 +64,9 @@ def test_bit_identical_across_thread_counts(est: str, mode: str, orth: bool) -> 
         assert np.array_equal(r, runs[0])
 
 
-@pytest.mark.parametrize(("est", "d", "D"), [("trig", 16, 64), ("trig", 8, 20), ("random_phase", 8, 20), ("positive", 6, 16), ("trig", 1, 5)])
+@pytest.mark.parametrize(
+    ("est", "d", "D"), [("trig", 16, 64), ("trig", 8, 20), ("random_phase", 8, 20), ("positive", 6, 16), ("trig", 1, 5)]
+)
 def test_projected_orf_is_distributed_like_full_orf(est: str, d: int, D: int) -> None:
     """Two-sample Kolmogorov–Smirnov on the estimates (independent seeds, fixed), the mean against
     the closed form (5 SE) and the variance against full-mode ORF (5 SE of the difference).
@@ -119,6 +121,9 @@ def test_environment_variable_selects_the_path() -> None:
         env = dict(os.environ, ROPELAB_SIMD=value)
         out = subprocess.run(
             [sys.executable, "-c", "import ropelab; print(ropelab.simd.isa())"],
-            env=env, capture_output=True, text=True, check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         assert out == expected

@@ -68,6 +68,7 @@ def test_dft_even_window_is_symmetric_about_half_n(name: str) -> None:
 @pytest.mark.parametrize("N", [2, 7, 64, 1024])
 def test_windows_match_scipy(sym: bool, N: int) -> None:
     import scipy.signal.windows as sw
+
     L = N - 1 if sym else N
     pairs = [
         (S.window("rectangular", N, sym), sw.boxcar(N, sym=sym)),
@@ -90,9 +91,11 @@ def test_window_formulas() -> None:
     x = (2 * np.arange(N) - N) / N
     assert_allclose(S.window("triangular", N), 1 - np.abs(x), atol=1e-15)
     assert_allclose(S.window("poisson", N, alpha=2.0), np.exp(-2.0 * np.abs(x)), atol=1e-15)
-    assert_allclose(S.window("exact_blackman", N),
-                    (7938 - 9240 * np.cos(2 * np.pi * np.arange(N) / N) + 1430 * np.cos(4 * np.pi * np.arange(N) / N)) / 18608,
-                    atol=1e-15)
+    assert_allclose(
+        S.window("exact_blackman", N),
+        (7938 - 9240 * np.cos(2 * np.pi * np.arange(N) / N) + 1430 * np.cos(4 * np.pi * np.arange(N) / N)) / 18608,
+        atol=1e-15,
+    )
     assert_allclose(S.ssm_window(2.0, N), np.exp(-2.0 * np.arange(N) / N), rtol=1e-15)
 
 
@@ -172,11 +175,16 @@ def test_fftw_plans_are_reused_and_thread_safe() -> None:
 
 def test_continuous_spectrum_against_quadrature() -> None:
     import scipy.integrate as integrate
+
     alpha, omega, T = 0.4, 2.0, 3.0
     for f in (-1.3, 0.0, 0.5, 0.95, 4.2):
         Om = 2 * np.pi * f / T
-        re = integrate.quad(lambda t: np.exp(-alpha * t) * np.cos((omega - Om) * t), 0, T, epsabs=1e-14, epsrel=1e-12)[0]
-        im = integrate.quad(lambda t: np.exp(-alpha * t) * np.sin((omega - Om) * t), 0, T, epsabs=1e-14, epsrel=1e-12)[0]
+        re = integrate.quad(lambda t: np.exp(-alpha * t) * np.cos((omega - Om) * t), 0, T, epsabs=1e-14, epsrel=1e-12)[
+            0
+        ]
+        im = integrate.quad(lambda t: np.exp(-alpha * t) * np.sin((omega - Om) * t), 0, T, epsabs=1e-14, epsrel=1e-12)[
+            0
+        ]
         # Gauss–Kronrod on a smooth integrand: ~1e-13 absolute.
         assert_allclose(complex(S.continuous_spectrum(alpha, omega, T, f)), re + 1j * im, rtol=1e-11, atol=1e-13)
 
@@ -194,14 +202,19 @@ def test_continuous_is_limit_of_discrete() -> None:
 
 def test_zoh() -> None:
     import scipy.integrate as integrate
+
     alpha, omega, dt = np.array([0.0, 0.5, 2.0]), np.array([0.0, 1.0, -3.0]), 0.25
     Abar, Bbar = S.zoh(alpha, omega, dt, B=2.0 - 1.0j)
     A = -alpha + 1j * omega
     assert_allclose(Abar, np.exp(A * dt), rtol=1e-15)
     for i in range(3):
         # B̄ = ∫_0^Δ e^{As} ds · B
-        re = integrate.quad(lambda s: np.exp(-alpha[i] * s) * np.cos(omega[i] * s), 0, dt, epsabs=1e-15, epsrel=1e-12)[0]
-        im = integrate.quad(lambda s: np.exp(-alpha[i] * s) * np.sin(omega[i] * s), 0, dt, epsabs=1e-15, epsrel=1e-12)[0]
+        re = integrate.quad(lambda s: np.exp(-alpha[i] * s) * np.cos(omega[i] * s), 0, dt, epsabs=1e-15, epsrel=1e-12)[
+            0
+        ]
+        im = integrate.quad(lambda s: np.exp(-alpha[i] * s) * np.sin(omega[i] * s), 0, dt, epsabs=1e-15, epsrel=1e-12)[
+            0
+        ]
         assert_allclose(Bbar[i], (re + 1j * im) * (2.0 - 1.0j), rtol=1e-12, atol=1e-14)  # quadrature error
     # Tiny A: no cancellation in (e^{ΔA} − 1)/A.
     _, b = S.zoh(1e-13, 0.0, 1.0)
@@ -231,9 +244,18 @@ HARRIS = {
     "kaiser_3.0": ({"beta": 3.0 * np.pi}, [-69, -6, 0.40, 1.80, 1.71, 1.02, 3.56, 2.39, 53.9, 7.4]),
     "kaiser_3.5": ({"beta": 3.5 * np.pi}, [-82, -6, 0.37, 1.93, 1.83, 0.89, 3.74, 2.57, 48.8, 4.8]),
 }
-COLUMNS = ["highest_sidelobe_db", "sidelobe_falloff_db_per_octave", "coherent_gain", "enbw_bins",
-           "bandwidth_3db_bins", "scalloping_loss_db", "worst_case_processing_loss_db",
-           "bandwidth_6db_bins", "overlap_correlation_75", "overlap_correlation_50"]
+COLUMNS = [
+    "highest_sidelobe_db",
+    "sidelobe_falloff_db_per_octave",
+    "coherent_gain",
+    "enbw_bins",
+    "bandwidth_3db_bins",
+    "scalloping_loss_db",
+    "worst_case_processing_loss_db",
+    "bandwidth_6db_bins",
+    "overlap_correlation_75",
+    "overlap_correlation_50",
+]
 # Printed precision: half a unit of the last printed digit (sidelobes are printed as integers;
 # fall-off rates are nominal asymptotic slopes, fitted here over two octaves: ±1 dB/oct).
 PRINTED_TOL = [0.5, 1.0, 0.005, 0.005, 0.005, 0.005, 0.005, 0.005, 0.05, 0.05]
@@ -244,26 +266,36 @@ HARRIS_ERRATA = {
     # |W(½)|/|W(0)| of a cosine-sum window has a closed form (test_scalloping_closed_form): 1.75;
     # Harris's own worst-case loss 3.10 = 1.75 + 10 log10(1.36) confirms the misprint.
     ("hamming", "scalloping_loss_db"): (1.75, 0.005),
-    ("hamming", "bandwidth_6db_bins"): (1.82, 0.005),    # 1.8152 (half amplitude), printed 1.81
+    ("hamming", "bandwidth_6db_bins"): (1.82, 0.005),  # 1.8152 (half amplitude), printed 1.81
     ("hamming", "overlap_correlation_50"): (23.4, 0.05),  # Σ w[n]w[n+N/2]/Σw² = 23.38 %, printed 23.5
     ("triangular", "bandwidth_6db_bins"): (1.77, 0.005),  # sinc²: 2·0.8859 = 1.772, printed 1.78
-    ("hann", "highest_sidelobe_db"): (-31.5, 0.05),       # −31.47 dB: printed −32 (the issue: −31.5)
-    ("blackman", "bandwidth_3db_bins"): (1.64, 0.005),    # printed 1.68
-    ("blackman", "bandwidth_6db_bins"): (2.30, 0.005),    # printed 2.35
+    ("hann", "highest_sidelobe_db"): (-31.5, 0.05),  # −31.47 dB: printed −32 (the issue: −31.5)
+    ("blackman", "bandwidth_3db_bins"): (1.64, 0.005),  # printed 1.68
+    ("blackman", "bandwidth_6db_bins"): (2.30, 0.005),  # printed 2.35
     # Nuttall (1981) measured Harris's "−67 dB" 3-term Blackman–Harris at −70.83 dB.
     ("blackman_harris_3", "highest_sidelobe_db"): (-70.83, 0.005),
     ("blackman_harris_3", "bandwidth_3db_bins"): (1.62, 0.005),  # printed 1.66
     ("blackman_harris_3", "bandwidth_6db_bins"): (2.27, 0.005),  # printed 2.30
     ("blackman_harris_4", "bandwidth_6db_bins"): (2.67, 0.005),  # printed 2.72
-    ("kaiser_2.0", "scalloping_loss_db"): (1.45, 0.005),   # 1.4527, printed 1.46
+    ("kaiser_2.0", "scalloping_loss_db"): (1.45, 0.005),  # 1.4527, printed 1.46
     ("kaiser_2.5", "highest_sidelobe_db"): (-57.6, 0.05),  # printed −57 (integer read off a plot)
     ("kaiser_3.0", "highest_sidelobe_db"): (-69.6, 0.05),  # printed −69
 }
 # The issue's one-decimal values for the rectangle and Hann (acceptance criteria).
 ISSUE_VALUES = {
-    "rectangular": {"highest_sidelobe_db": -13.3, "enbw_bins": 1.00, "bandwidth_3db_bins": 0.89, "scalloping_loss_db": 3.92},
-    "hann": {"highest_sidelobe_db": -31.5, "enbw_bins": 1.50, "bandwidth_3db_bins": 1.44, "scalloping_loss_db": 1.42,
-             "worst_case_processing_loss_db": 3.18},
+    "rectangular": {
+        "highest_sidelobe_db": -13.3,
+        "enbw_bins": 1.00,
+        "bandwidth_3db_bins": 0.89,
+        "scalloping_loss_db": 3.92,
+    },
+    "hann": {
+        "highest_sidelobe_db": -31.5,
+        "enbw_bins": 1.50,
+        "bandwidth_3db_bins": 1.44,
+        "scalloping_loss_db": 1.42,
+        "worst_case_processing_loss_db": 3.18,
+    },
 }
 
 
@@ -283,7 +315,11 @@ def test_harris_table(key: str) -> None:
             # Our value, rounded to the precision given, is the corrected entry; and it is still
             # close to the printed one (a misprint or rounding, not a different definition).
             assert abs(value - corrected) <= ctol + 1e-12, (key, col, value, corrected)
-            assert abs(value - printed) <= 4.0 if col == "highest_sidelobe_db" else abs(value - printed) <= 0.06 * abs(printed)
+            assert (
+                abs(value - printed) <= 4.0
+                if col == "highest_sidelobe_db"
+                else abs(value - printed) <= 0.06 * abs(printed)
+            )
         else:
             assert abs(value - printed) <= tol + 1e-12, (key, col, value, printed)
 
@@ -364,10 +400,16 @@ def test_worked_example_alpha_n_2() -> None:
     assert S.figures_of_merit(np.hanning(1024)[:-1].copy()).truncation_ripple_db is None
 
 
-@pytest.mark.parametrize("name", ["rectangular", "hann", "blackman_harris_4", "kaiser", "poisson", "exponential", "chebyshev"])
+@pytest.mark.parametrize(
+    "name", ["rectangular", "hann", "blackman_harris_4", "kaiser", "poisson", "exponential", "chebyshev"]
+)
 def test_padding_independence(name: str) -> None:
-    params = {"kaiser": {"beta": 9.0}, "poisson": {"alpha": 3.0}, "exponential": {"alpha": 2.0 / 512},
-              "chebyshev": {"attenuation": 70.0}}.get(name, {})
+    params = {
+        "kaiser": {"beta": 9.0},
+        "poisson": {"alpha": 3.0},
+        "exponential": {"alpha": 2.0 / 512},
+        "chebyshev": {"attenuation": 70.0},
+    }.get(name, {})
     w = S.window(name, 512, **params)
     a, b = S.figures_of_merit(w, pad=16), S.figures_of_merit(w, pad=256)
     cols = ["bandwidth_3db_bins", "bandwidth_6db_bins", "first_min_bins"]
@@ -384,9 +426,19 @@ def test_padding_independence(name: str) -> None:
 def test_figures_against_brute_force_grid() -> None:
     # Independent route: a very fine numpy FFT grid (pad 512) read directly.
     # Covers every window with an entry in HARRIS_ERRATA (independent check of those values).
-    cases = [("hamming", {}), ("triangular", {}), ("hann", {}), ("blackman", {}), ("blackman_harris_3", {}),
-             ("blackman_harris_4", {}), ("kaiser", {"beta": 8.0}), ("kaiser", {"beta": 2.0 * np.pi}),
-             ("kaiser", {"beta": 2.5 * np.pi}), ("kaiser", {"beta": 3.0 * np.pi}), ("exponential", {"alpha": 3.0 / 128})]
+    cases = [
+        ("hamming", {}),
+        ("triangular", {}),
+        ("hann", {}),
+        ("blackman", {}),
+        ("blackman_harris_3", {}),
+        ("blackman_harris_4", {}),
+        ("kaiser", {"beta": 8.0}),
+        ("kaiser", {"beta": 2.0 * np.pi}),
+        ("kaiser", {"beta": 2.5 * np.pi}),
+        ("kaiser", {"beta": 3.0 * np.pi}),
+        ("exponential", {"alpha": 3.0 / 128}),
+    ]
     for name, p in cases:
         w = S.window(name, 128, **p)
         m = S.figures_of_merit(w, pad=8)
@@ -403,7 +455,9 @@ def test_figures_against_brute_force_grid() -> None:
             # linear interpolation between grid points 1/512 bin apart: error ≪ 1e-4 bins
             fj = f[j - 1] + (mag[j - 1] - level * mag[0]) / (mag[j - 1] - mag[j]) / 512
             assert width == pytest.approx(2 * fj, abs=2e-4), (name, p, level)
-        assert m.scalloping_loss_db == pytest.approx(-20 * np.log10(abs(np.sum(w * np.exp(-1j * np.pi * np.arange(128) / 128))) / w.sum()), abs=1e-12)
+        assert m.scalloping_loss_db == pytest.approx(
+            -20 * np.log10(abs(np.sum(w * np.exp(-1j * np.pi * np.arange(128) / 128))) / w.sum()), abs=1e-12
+        )
 
 
 def test_leakage_factor_by_integration() -> None:
@@ -498,7 +552,10 @@ def test_leakage_map() -> None:
         (lambda: S.dtft([], [0.0]), r"spectra.dtft: x must not be empty"),
         (lambda: S.dtft([1.0], [np.inf]), r"spectra.dtft: freqs_bins must be finite"),
         (lambda: S.figures_of_merit([]), r"spectra.figures_of_merit: w must not be empty"),
-        (lambda: S.figures_of_merit([1.0, 2.0], pad=0), r"spectra.figures_of_merit: pad must be an integer >= 1, got 0"),
+        (
+            lambda: S.figures_of_merit([1.0, 2.0], pad=0),
+            r"spectra.figures_of_merit: pad must be an integer >= 1, got 0",
+        ),
         (lambda: S.figures_of_merit([1.0, -1.0]), r"spectra.figures_of_merit: w must have a nonzero sum"),
         (lambda: S.figures_of_merit([1.0, np.inf]), r"spectra.figures_of_merit: w must be finite"),
         (lambda: S.continuous_spectrum(0.1, 0.0, 0.0, [0.0]), r"spectra.continuous_spectrum: T must be > 0, got 0"),
@@ -558,15 +615,17 @@ def test_cli_leakage_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_cli_leakage_plot(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     import matplotlib  # noqa: F401  (a test dependency)
+
     from ropelab.cli import main
 
     out = tmp_path / "spec.png"
-    assert main(["leakage", "--window", "exponential", "--n", "128", "--param", "alpha=0.015625", "--plot", str(out)]) == 0
+    assert (
+        main(["leakage", "--window", "exponential", "--n", "128", "--param", "alpha=0.015625", "--plot", str(out)]) == 0
+    )
     assert out.stat().st_size > 1000
 
 
 def test_plot_helpers() -> None:
-    import matplotlib  # noqa: F401  (a test dependency)
     import matplotlib
 
     matplotlib.use("Agg")

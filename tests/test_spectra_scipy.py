@@ -89,10 +89,12 @@ def test_falloff_issue_cases() -> None:
     # The cases of the issue: Hann at N = 64 (was −20.6), Poisson α = 4 (was −12.8 at N = 1024),
     # 4-term Blackman–Harris (was −4.2), Hann–Poisson (was nan).
     assert S.figures_of_merit(S.window("hann", 64)).sidelobe_falloff_db_per_octave == pytest.approx(-18, abs=1.0)
-    assert S.figures_of_merit(S.window("poisson", 65536, alpha=4.0), pad=8).sidelobe_falloff_db_per_octave == \
-        pytest.approx(-6, abs=0.5)
-    assert S.figures_of_merit(S.window("blackman_harris_4", 16384), pad=8).sidelobe_falloff_db_per_octave == \
-        pytest.approx(-6, abs=0.5)
+    assert S.figures_of_merit(
+        S.window("poisson", 65536, alpha=4.0), pad=8
+    ).sidelobe_falloff_db_per_octave == pytest.approx(-6, abs=0.5)
+    assert S.figures_of_merit(
+        S.window("blackman_harris_4", 16384), pad=8
+    ).sidelobe_falloff_db_per_octave == pytest.approx(-6, abs=0.5)
     m = S.figures_of_merit(_poisson(1024, 2.0, hann=True))
     assert m.highest_sidelobe_db == -math.inf or m.highest_sidelobe_db < -60  # no distinct sidelobes
     assert m.sidelobe_falloff_db_per_octave == pytest.approx(-12, abs=0.5)
@@ -102,15 +104,20 @@ def test_falloff_documented_special_values() -> None:
     # Gaussian far below double precision in the far band: −inf (documented), never nan.
     assert S.figures_of_merit(S.window("gaussian", 1024, alpha=12.0)).sidelobe_falloff_db_per_octave == -math.inf
     # Equiripple (symmetric; the DFT-even window drops a sample): no fall-off (Harris: 0 dB/octave).
-    assert abs(S.figures_of_merit(S.window("chebyshev", 1023, sym=True, attenuation=60.0)).sidelobe_falloff_db_per_octave) < 0.5
+    assert (
+        abs(S.figures_of_merit(S.window("chebyshev", 1023, sym=True, attenuation=60.0)).sidelobe_falloff_db_per_octave)
+        < 0.5
+    )
     # Too short for a far band: nan.
     assert math.isnan(S.figures_of_merit(np.ones(8)).sidelobe_falloff_db_per_octave)
 
 
 def test_falloff_does_not_depend_on_pad() -> None:
     w = S.window("hann", 1024)
-    assert S.figures_of_merit(w, pad=4).sidelobe_falloff_db_per_octave == \
-        S.figures_of_merit(w, pad=64).sidelobe_falloff_db_per_octave
+    assert (
+        S.figures_of_merit(w, pad=4).sidelobe_falloff_db_per_octave
+        == S.figures_of_merit(w, pad=64).sidelobe_falloff_db_per_octave
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -118,8 +125,16 @@ def test_falloff_does_not_depend_on_pad() -> None:
 # ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("a", [[0.5, 0.5], [0.54, 0.46], [0.42, 0.5, 0.08], [0.35875, 0.48829, 0.14128, 0.01168],
-                               [7938 / 18608, 9240 / 18608, 1430 / 18608]])
+@pytest.mark.parametrize(
+    "a",
+    [
+        [0.5, 0.5],
+        [0.54, 0.46],
+        [0.42, 0.5, 0.08],
+        [0.35875, 0.48829, 0.14128, 0.01168],
+        [7938 / 18608, 9240 / 18608, 1430 / 18608],
+    ],
+)
 @pytest.mark.parametrize("N", [16, 100, 1024])
 def test_cosine_sum_gain_figures_exact(a: list[float], N: int) -> None:
     # DFT-even cosine sums (N > 2·terms): Σw = N a0, Σw² = N (a0² + Σ_{k≥1} a_k²/2), max at N/2.
@@ -181,8 +196,9 @@ def test_ssm_kernel_against_cont2discrete() -> None:
     K = S.ssm_kernel(A, B, C, dt, L)
     ref = np.zeros(L, complex)
     for n in range(M):
-        Ad, Bd, _, _, _ = signal.cont2discrete((np.array([[A[n]]]), np.array([[B[n]]]), np.eye(1), np.zeros((1, 1))),
-                                               dt, method="zoh")
+        Ad, Bd, _, _, _ = signal.cont2discrete(
+            (np.array([[A[n]]]), np.array([[B[n]]]), np.eye(1), np.zeros((1, 1))), dt, method="zoh"
+        )
         ref += C[n] * Bd[0, 0] * Ad[0, 0] ** np.arange(L)  # direct powers
     assert_allclose(K, ref, rtol=1e-11, atol=1e-13 * np.max(np.abs(ref)))
     # ropelab's own composition: zoh, then C·B̄ times the discrete mode's impulse response.
@@ -196,8 +212,11 @@ def test_ssm_kernel_broadcasting_and_errors() -> None:
     K = S.ssm_kernel(-1.0 + 0j, 2.0, 3.0, 0.1, 5)  # scalars: one mode
     a = np.exp(-0.1)
     assert_allclose(K, 3.0 * 2.0 * -np.expm1(-0.1) / 1.0 * a ** np.arange(5), rtol=1e-14)
-    assert_allclose(S.ssm_kernel([-1.0, -2.0], [1.0, 1.0], 1.0, 0.1, 3),
-                    S.ssm_kernel([-1.0], 1.0, 1.0, 0.1, 3) + S.ssm_kernel([-2.0], 1.0, 1.0, 0.1, 3), rtol=1e-15)
+    assert_allclose(
+        S.ssm_kernel([-1.0, -2.0], [1.0, 1.0], 1.0, 0.1, 3),
+        S.ssm_kernel([-1.0], 1.0, 1.0, 0.1, 3) + S.ssm_kernel([-2.0], 1.0, 1.0, 0.1, 3),
+        rtol=1e-15,
+    )
     assert S.ssm_kernel(0j, 1.0, 1.0, 0.5, 4).tolist() == [0.5] * 4  # A = 0: B̄ = Δ·B, Ā = 1
     with pytest.raises(ValueError, match="ssm_kernel: A must have a real part <= 0"):
         S.ssm_kernel([0.1 + 1j], 1.0, 1.0, 0.1, 4)

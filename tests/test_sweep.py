@@ -74,6 +74,7 @@ def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
 
 # ----------------------------------------------------------------------------- the table itself
 
+
 def test_table_is_tidy_and_in_row_major_order(reference: pd.DataFrame) -> None:
     assert list(reference.index) == list(range(24)) and reference.index.name == "cell"
     assert list(reference.columns[:3]) == ["xi", "D", "sigma"]
@@ -121,8 +122,11 @@ def test_cell_seeds_are_distinct_and_stable() -> None:
 
 
 def test_window_merit_matches_figures_of_merit() -> None:
-    df = sweep.run("window_merit", {"window": ["hann", "kaiser", "ssm"], "N": [64, 256], "beta": [6.0],
-                                    "alpha_n": [2.0]}, progress=False)
+    df = sweep.run(
+        "window_merit",
+        {"window": ["hann", "kaiser", "ssm"], "N": [64, 256], "beta": [6.0], "alpha_n": [2.0]},
+        progress=False,
+    )
     assert len(df) == 6
     for _, row in df.iterrows():
         if row.window == "ssm":
@@ -134,7 +138,7 @@ def test_window_merit_matches_figures_of_merit() -> None:
         m = rl.spectra.figures_of_merit(w)
         assert row.enbw_bins == m.enbw_bins and row.highest_sidelobe_db == m.highest_sidelobe_db
         assert bool(row.is_causal_exponential) == m.is_causal_exponential
-        assert (math.isnan(row.decay_ratio) if m.decay_ratio is None else row.decay_ratio == m.decay_ratio)
+        assert math.isnan(row.decay_ratio) if m.decay_ratio is None else row.decay_ratio == m.decay_ratio
     assert df.is_causal_exponential.dtype == bool
 
 
@@ -157,15 +161,16 @@ def test_progress_bar_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
 
 # ------------------------------------------------------------------------------------- backends
 
+
 def test_local_and_dask_give_identical_tables(reference: pd.DataFrame, client: Any) -> None:
     for batch_size in (None, 1, 5, 24):
-        df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=batch_size,
-                       progress=False)
+        df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=batch_size, progress=False)
         assert_bitwise_equal(reference, df)
 
 
-def test_a_dask_sweep_stores_and_a_local_run_resumes_it(reference: pd.DataFrame, client: Any, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dask_sweep_stores_and_a_local_run_resumes_it(
+    reference: pd.DataFrame, client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     writes: list[int] = []
     real_write = sweep.Store.write
 
@@ -174,14 +179,16 @@ def test_a_dask_sweep_stores_and_a_local_run_resumes_it(reference: pd.DataFrame,
         return real_write(self, frame)
 
     monkeypatch.setattr(sweep.Store, "write", counted)
-    df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=5, store=tmp_path / "s",
-                   progress=False)
+    df = sweep.run(
+        "rff_mse", GRID, trials=TRIALS, seed=11, backend=client, batch_size=5, store=tmp_path / "s", progress=False
+    )
     monkeypatch.undo()
     assert_bitwise_equal(reference, df)
     assert sorted(writes) == [4, 5, 5, 5, 5, 24]  # each batch as it completed, then the merge
     computed = count_computed_cells(monkeypatch)
-    assert_bitwise_equal(reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=tmp_path / "s",
-                                              progress=False))
+    assert_bitwise_equal(
+        reference, sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=tmp_path / "s", progress=False)
+    )
     assert computed == []
 
 
@@ -203,8 +210,10 @@ def test_a_closed_client_is_rejected() -> None:
 def test_a_cluster_without_workers_is_an_error_after_a_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(_backends, "WORKER_WAIT_SECONDS", 1.0)
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cl, \
-            distributed.Client(cl) as c:
+    with (
+        distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cl,
+        distributed.Client(cl) as c,
+    ):
         t = time.monotonic()
         with pytest.raises(RuntimeError, match="no Dask worker joined the cluster within 1 s"):
             sweep.run("window_merit", {"window": ["hann"]}, backend=c, progress=False)
@@ -218,8 +227,16 @@ def test_dask_backend_by_name_uses_the_default_client(reference: pd.DataFrame, c
 
 def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame, tmp_path: Path) -> None:
     for n, (nthreads, batch_size) in enumerate([(1, 1), (2, 7), (3, None)]):
-        df = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, nthreads=nthreads, batch_size=batch_size,
-                       store=tmp_path / f"s{n}", progress=False)
+        df = sweep.run(
+            "rff_mse",
+            GRID,
+            trials=TRIALS,
+            seed=11,
+            nthreads=nthreads,
+            batch_size=batch_size,
+            store=tmp_path / f"s{n}",
+            progress=False,
+        )
         assert_bitwise_equal(reference, df)
 
 
@@ -242,8 +259,10 @@ def test_a_worker_with_other_numerics_refuses() -> None:
 
 
 def test_kernel_family_is_part_of_the_sweep(reference: pd.DataFrame) -> None:
-    code = ("from ropelab import sweep; df = sweep.run('window_merit', {'window': 'hann'}, progress=False); "
-            "print(df.attrs['kernels'], df.attrs['digest'])")
+    code = (
+        "from ropelab import sweep; df = sweep.run('window_merit', {'window': 'hann'}, progress=False); "
+        "print(df.attrs['kernels'], df.attrs['digest'])"
+    )
     env = {**os.environ, "ROPELAB_SIMD": "scalar"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
@@ -254,16 +273,22 @@ def test_kernel_family_is_part_of_the_sweep(reference: pd.DataFrame) -> None:
 
 # ---------------------------------------------------------------------------------------- store
 
-def test_store_resumes_and_skips_finished_cells(reference: pd.DataFrame, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_store_resumes_and_skips_finished_cells(
+    reference: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = tmp_path / "s"
     interrupt_at(monkeypatch, 16)
     with pytest.raises(KeyboardInterrupt):
         sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False)
     monkeypatch.undo()
     parts = sorted(store.glob("part-*.parquet"))
-    assert [sorted(pd.read_parquet(p).cell) for p in parts] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11],
-                                                                 [12, 13, 14, 15]]
+    assert [sorted(pd.read_parquet(p).cell) for p in parts] == [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9, 10, 11],
+        [12, 13, 14, 15],
+    ]
     # lose one part as well: those cells and the unfinished ones, and only those, are computed again
     parts[1].unlink()
     computed = count_computed_cells(monkeypatch)
@@ -299,8 +324,10 @@ def test_store_rejects_another_sweep_and_a_second_writer(tmp_path: Path) -> None
 
     with open(store / "_sweep.lock", "a") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        code = ("import ropelab.sweep as s; s.run('window_merit', {'window': ['hann']}, "
-                f"store={str(store)!r}, progress=False)")
+        code = (
+            "import ropelab.sweep as s; s.run('window_merit', {'window': ['hann']}, "
+            f"store={str(store)!r}, progress=False)"
+        )
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "is in use by another run" in r.stderr
     (tmp_path / "file").write_text("x")
@@ -354,8 +381,9 @@ def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(pq, "write_table", failing)
     with pytest.raises(OSError, match="simulated"):
-        sweep.run("window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, batch_size=1,
-                  progress=False)
+        sweep.run(
+            "window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, batch_size=1, progress=False
+        )
     assert [p.name.startswith("part-") for p in store.iterdir() if not p.name.startswith("_")] == [True]
     partial = sweep.load(store)
     assert list(partial.window) == ["hann"] and partial.attrs["complete"] is False
@@ -426,6 +454,7 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
 
 # ------------------------------------------------------------------------------------ bad input
 
+
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
@@ -441,10 +470,16 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         ({"task": "rff_mse", "grid": {"xi": [0.0, -0.0], "D": 4}}, ValueError, "repeated values"),
         ({"task": "rff_mse", "grid": {"xi": [[0.1, 0.2], [0.3]], "D": 4}}, TypeError, "axis 'xi' values must be"),
         ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "progress": "no"}, TypeError, "progress must be a bool"),
-        ({"task": sweep.Task("mine", "", {}, (), False, print, print), "grid": {"x": 1}}, ValueError,  # type: ignore[arg-type]
-         "not a registered task"),
-        ({"task": "window_merit", "grid": {"window": "hann", "N": [64, 3_000_000], "pad": 1000}}, ValueError,
-         r"N·pad must be <= 2\*\*31 - 1.*cell 1"),
+        (
+            {"task": sweep.Task("mine", "", {}, (), False, print, print), "grid": {"x": 1}},
+            ValueError,  # type: ignore[arg-type]
+            "not a registered task",
+        ),
+        (
+            {"task": "window_merit", "grid": {"window": "hann", "N": [64, 3_000_000], "pad": 1000}},
+            ValueError,
+            r"N·pad must be <= 2\*\*31 - 1.*cell 1",
+        ),
         ({"task": "rff_mse", "grid": {"xi": [float("nan")], "D": 4}}, ValueError, "non-finite"),
         ({"task": "rff_mse", "grid": {"xi": [1j], "D": 4}}, TypeError, "axis 'xi' values must be"),
         ({"task": "rff_mse", "grid": {"xi": [[0.5]], "D": 4}}, TypeError, "axis 'xi' values must be"),
@@ -487,8 +522,9 @@ def test_an_error_during_a_cell_names_the_cell(monkeypatch: pytest.MonkeyPatch) 
     def failing(p: Any, trials: Any, seed: int, nthreads: Any) -> Any:
         raise ValueError("figures_of_merit: something")
 
-    monkeypatch.setitem(sweep.TASKS, "window_merit",
-                        __import__("dataclasses").replace(sweep.TASKS["window_merit"], compute=failing))
+    monkeypatch.setitem(
+        sweep.TASKS, "window_merit", __import__("dataclasses").replace(sweep.TASKS["window_merit"], compute=failing)
+    )
     with pytest.raises(ValueError, match=r"something \(cell 0: \{'window': 'hann'\}\)"):
         sweep.run("window_merit", {"window": "hann"}, progress=False)
 
@@ -548,37 +584,82 @@ def test_without_the_optional_packages() -> None:
 
 # ------------------------------------------------------------------------------- arbitrary input
 
+
 def test_arbitrary_arguments_raise_only_value_or_type_errors() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    values = st.one_of(st.integers(-3, 300), st.floats(-3, 3), st.sampled_from([float("nan"), float("inf"), 1e308]),
-                       st.booleans(), st.none(), st.complex_numbers(max_magnitude=2),
-                       st.sampled_from(["paper", "optimal", "unbiased", "hann", "ssm", "kaiser", "trig", "positive",
-                                        "literal", "full", "x", ""]))
-    axis_names = st.sampled_from(["xi", "D", "sigma", "estimator", "convention", "d", "mode", "window", "N", "pad",
-                                  "sym", "alpha_n", "beta", "alpha", "attenuation", "cell", "bogus", "1x"])
+    values = st.one_of(
+        st.integers(-3, 300),
+        st.floats(-3, 3),
+        st.sampled_from([float("nan"), float("inf"), 1e308]),
+        st.booleans(),
+        st.none(),
+        st.complex_numbers(max_magnitude=2),
+        st.sampled_from(
+            ["paper", "optimal", "unbiased", "hann", "ssm", "kaiser", "trig", "positive", "literal", "full", "x", ""]
+        ),
+    )
+    axis_names = st.sampled_from(
+        [
+            "xi",
+            "D",
+            "sigma",
+            "estimator",
+            "convention",
+            "d",
+            "mode",
+            "window",
+            "N",
+            "pad",
+            "sym",
+            "alpha_n",
+            "beta",
+            "alpha",
+            "attenuation",
+            "cell",
+            "bogus",
+            "1x",
+        ]
+    )
     some = st.one_of(values, st.lists(values, max_size=3))
-    rff_grid = st.fixed_dictionaries({"xi": st.one_of(st.floats(-1, 1), st.lists(st.floats(-1, 1), max_size=2)),
-                                      "D": st.one_of(st.integers(1, 50), some)},
-                                     optional={"sigma": some, "d": some, "mode": some, "estimator": some,
-                                               "convention": some})
-    merit_grid = st.fixed_dictionaries({"window": st.sampled_from(["hann", "ssm", "kaiser", "chebyshev", "nope"])},
-                                       optional={"N": st.one_of(st.integers(1, 300), some), "alpha_n": some,
-                                                 "beta": some, "attenuation": some, "sym": some, "pad": some})
+    rff_grid = st.fixed_dictionaries(
+        {
+            "xi": st.one_of(st.floats(-1, 1), st.lists(st.floats(-1, 1), max_size=2)),
+            "D": st.one_of(st.integers(1, 50), some),
+        },
+        optional={"sigma": some, "d": some, "mode": some, "estimator": some, "convention": some},
+    )
+    merit_grid = st.fixed_dictionaries(
+        {"window": st.sampled_from(["hann", "ssm", "kaiser", "chebyshev", "nope"])},
+        optional={
+            "N": st.one_of(st.integers(1, 300), some),
+            "alpha_n": some,
+            "beta": some,
+            "attenuation": some,
+            "sym": some,
+            "pad": some,
+        },
+    )
     trials = st.one_of(st.integers(1, 40), st.integers(1, 9), st.integers(-2, 0), st.floats(0, 5), st.none())
     cases = st.one_of(
         st.tuples(st.just("rff_mse"), rff_grid, trials),
         st.tuples(st.sampled_from(["window_merit", "window-merit"]), merit_grid, st.one_of(st.none(), trials)),
-        st.tuples(st.sampled_from(["rff_mse", "window_merit", "nope", 3]),
-                  st.dictionaries(axis_names, some, max_size=5), trials),
+        st.tuples(
+            st.sampled_from(["rff_mse", "window_merit", "nope", 3]),
+            st.dictionaries(axis_names, some, max_size=5),
+            trials,
+        ),
     )
 
     @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(case=cases,
-           seed=st.one_of(st.integers(0, 2**64 - 1), st.integers(0, 9), st.integers(0, 99),
-                          st.sampled_from([-1, 2**64, "1"])),
-           batch=st.one_of(st.none(), st.integers(1, 4), st.none(), st.integers(-1, 0)))
+    @given(
+        case=cases,
+        seed=st.one_of(
+            st.integers(0, 2**64 - 1), st.integers(0, 9), st.integers(0, 99), st.sampled_from([-1, 2**64, "1"])
+        ),
+        batch=st.one_of(st.none(), st.integers(1, 4), st.none(), st.integers(-1, 0)),
+    )
     def check(case: tuple[Any, dict[str, Any], Any], seed: Any, batch: Any) -> None:
         task, grid, trials = case
         try:
@@ -596,21 +677,38 @@ def test_valid_sweeps_run_and_give_finite_outputs() -> None:
 
     unique = {"unique": True, "min_size": 1, "max_size": 3}
     rff_grids = st.fixed_dictionaries(
-        {"xi": st.lists(st.floats(-0.99, 0.99), **unique), "D": st.lists(st.integers(1, 64), **unique),
-         "sigma": st.lists(st.one_of(st.floats(0, 2), st.sampled_from(["paper", "unbiased", "optimal"])), **unique)},
-        optional={"estimator": st.sampled_from(["trig", "random_phase", "positive"]),
-                  "convention": st.sampled_from(["conjugate", "literal"]), "d": st.integers(2, 8),
-                  "mode": st.sampled_from(["projected", "full"])})
+        {
+            "xi": st.lists(st.floats(-0.99, 0.99), **unique),
+            "D": st.lists(st.integers(1, 64), **unique),
+            "sigma": st.lists(st.one_of(st.floats(0, 2), st.sampled_from(["paper", "unbiased", "optimal"])), **unique),
+        },
+        optional={
+            "estimator": st.sampled_from(["trig", "random_phase", "positive"]),
+            "convention": st.sampled_from(["conjugate", "literal"]),
+            "d": st.integers(2, 8),
+            "mode": st.sampled_from(["projected", "full"]),
+        },
+    )
     merit_grids = st.one_of(
-        st.fixed_dictionaries({"window": st.lists(st.sampled_from(["hann", "hamming", "rectangular", "blackman"]),
-                                                  **unique), "N": st.lists(st.integers(8, 128), **unique)}),
-        st.fixed_dictionaries({"window": st.just("ssm"), "N": st.integers(8, 128),
-                               "alpha_n": st.lists(st.floats(0, 8), **unique)}))
+        st.fixed_dictionaries(
+            {
+                "window": st.lists(st.sampled_from(["hann", "hamming", "rectangular", "blackman"]), **unique),
+                "N": st.lists(st.integers(8, 128), **unique),
+            }
+        ),
+        st.fixed_dictionaries(
+            {"window": st.just("ssm"), "N": st.integers(8, 128), "alpha_n": st.lists(st.floats(0, 8), **unique)}
+        ),
+    )
 
     @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(case=st.one_of(st.tuples(st.just("rff_mse"), rff_grids, st.integers(2, 30)),
-                          st.tuples(st.just("window_merit"), merit_grids, st.none())),
-           seed=st.integers(0, 2**64 - 1))
+    @given(
+        case=st.one_of(
+            st.tuples(st.just("rff_mse"), rff_grids, st.integers(2, 30)),
+            st.tuples(st.just("window_merit"), merit_grids, st.none()),
+        ),
+        seed=st.integers(0, 2**64 - 1),
+    )
     def check(case: tuple[str, dict[str, Any], int | None], seed: int) -> None:
         task, grid, trials = case
         df = sweep.run(task, grid, trials=trials, seed=seed, progress=False, nthreads=1)

@@ -62,7 +62,7 @@ def test_mqar_targets_are_the_bound_values(n_pairs: int, extra: int, seed: int) 
     seq_len = 2 * n_pairs + n_pairs + extra
     d = tasks.mqar(3, seq_len, n_pairs, vocab=2 * n_pairs + 4, seed=seed)
     for x, y in zip(d.inputs, d.targets):
-        keys, values = x[0:2 * n_pairs:2], x[1:2 * n_pairs:2]
+        keys, values = x[0 : 2 * n_pairs : 2], x[1 : 2 * n_pairs : 2]
         assert len(set(keys)) == n_pairs and np.all(keys >= 1) and np.all(keys < d.vocab // 2)
         assert np.all(values >= d.vocab // 2) and np.all(values < d.vocab)
         bound = dict(zip(keys.tolist(), values.tolist()))
@@ -121,8 +121,10 @@ def test_rotations_fail_on_s3_and_rope_fails_on_parity() -> None:
     acc = expressivity.accuracy(expressivity.track_rotation("S3", s3.tokens), s3.labels, last_only=True)
     assert acc < 1 / 3 + 5 * math.sqrt(2 / 9 / 300)
     s2 = tasks.state_tracking("S2", 300, TEST, seed=10)
-    for predicted in (expressivity.track_fixed_rope("S2", s2.tokens),
-                      expressivity.track_positive_gates("S2", s2.tokens)):
+    for predicted in (
+        expressivity.track_fixed_rope("S2", s2.tokens),
+        expressivity.track_positive_gates("S2", s2.tokens),
+    ):
         assert abs(expressivity.accuracy(predicted, s2.labels, last_only=True) - 0.5) < 5 * math.sqrt(0.25 / 300)
 
 
@@ -158,8 +160,10 @@ def reference_inv_freq(rule: str, d: int, base: float, factor: float, L: int, **
         b = base * (factor * n / L - (factor - 1)) ** (d / (d - 2))
         return [1.0 / b ** (2 * i / d) for i in range(d // 2)], 1.0
     if rule == "yarn":
+
         def dim(rot: float) -> float:
             return d * math.log(L / (rot * 2 * math.pi)) / (2 * math.log(base))
+
         lo, hi = max(math.floor(dim(32)), 0), min(math.ceil(dim(1)), d - 1)
         out = []
         for i in range(d // 2):
@@ -184,12 +188,19 @@ def reference_inv_freq(rule: str, d: int, base: float, factor: float, L: int, **
 
 
 @pytest.mark.parametrize("rule", ["default", "linear", "ntk", "dynamic", "yarn", "llama3"])
-@pytest.mark.parametrize(("d", "base", "factor", "L"), [(128, 10000.0, 4.0, 2048), (64, 500000.0, 8.0, 8192),
-                                                      (16, 10000.0, 32.0, 256)])
+@pytest.mark.parametrize(
+    ("d", "base", "factor", "L"), [(128, 10000.0, 4.0, 2048), (64, 500000.0, 8.0, 8192), (16, 10000.0, 32.0, 256)]
+)
 def test_scaling_rules_match_the_published_formulas(rule: str, d: int, base: float, factor: float, L: int) -> None:
     kw = {"seq_len": 3 * L} if rule == "dynamic" else {}
-    got = extrapolation.scaled_frequencies(d, rule, base=base, factor=factor, original_max_position=L,  # type: ignore[arg-type]
-                                           **kw)
+    got = extrapolation.scaled_frequencies(
+        d,
+        rule,
+        base=base,
+        factor=factor,
+        original_max_position=L,  # type: ignore[arg-type]
+        **kw,
+    )
     want, att = reference_inv_freq(rule, d, base, factor, L, **kw)
     np.testing.assert_allclose(got.inv_freq, want, rtol=1e-13)
     assert got.attention_factor == pytest.approx(att, rel=1e-14)
@@ -229,8 +240,11 @@ def test_unseen_angles() -> None:
         (lambda: extrapolation.scaled_frequencies(8, "rope2"), ValueError, "rule must be"),  # type: ignore[arg-type]
         (lambda: extrapolation.scaled_frequencies(8, "linear", factor=0.5), ValueError, "factor"),
         (lambda: extrapolation.scaled_frequencies(8, "linear", factor="2"), TypeError, "factor"),  # type: ignore[arg-type]
-        (lambda: extrapolation.scaled_frequencies(8, "llama3", low_freq_factor=4.0, high_freq_factor=1.0),
-         ValueError, "high_freq_factor"),
+        (
+            lambda: extrapolation.scaled_frequencies(8, "llama3", low_freq_factor=4.0, high_freq_factor=1.0),
+            ValueError,
+            "high_freq_factor",
+        ),
         (lambda: extrapolation.unseen_angles(np.array([1.0, -1.0]), 10, 20), ValueError, "positive"),
         (lambda: extrapolation.unseen_angles(np.array([1.0]), 0, 20), ValueError, "train_length"),
         (lambda: extrapolation.unseen_angles(np.array([1.0]), 5, 20, np.array([1.0, 2.0])), ValueError, "shape"),

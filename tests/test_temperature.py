@@ -102,7 +102,12 @@ def test_mse_closed_form_unit_norms() -> None:
     expected = np.e**2 * ((1 - u**2) ** 2 / (2 * D) + (u - c) ** 2)
     assert T.mse(sigma, xi, D) == pytest.approx(expected, rel=1e-13)
     q, k = T.unit_pair(xi)
-    for est, conv in (("trig", "conjugate"), ("trig", "literal"), ("positive", "conjugate"), ("random_phase", "conjugate")):
+    for est, conv in (
+        ("trig", "conjugate"),
+        ("trig", "literal"),
+        ("positive", "conjugate"),
+        ("random_phase", "conjugate"),
+    ):
         assert T.mse(sigma, xi, D, est, conv) == pytest.approx(rl.rff.mse(q, k, sigma, D, est, conv), rel=1e-14)
 
 

@@ -56,7 +56,9 @@ def _same(a: Any, b: Any) -> bool:
 
 
 @pytest.mark.parametrize(("name", "fn", "args", "kwargs"), CALLS, ids=IDS)
-def test_eight_threads_match_serial(name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def test_eight_threads_match_serial(
+    name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     serial = fn(*args, **kwargs)
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: fn(*args, **kwargs), range(16)))
@@ -74,17 +76,19 @@ def _variants(a: np.ndarray) -> list[np.ndarray]:
     """The same values with other memory layouts."""
     out = []
     big = np.repeat(a[..., None], 2, axis=-1)
-    out.append(big[..., 0])                          # non-contiguous (stride 2 in the last axis)
+    out.append(big[..., 0])  # non-contiguous (stride 2 in the last axis)
     out.append(np.ascontiguousarray(a[::-1])[::-1])  # negative stride in the first axis
-    out.append(np.asfortranarray(a))                 # Fortran order
+    out.append(np.asfortranarray(a))  # Fortran order
     ro = a.copy()
-    ro.setflags(write=False)                          # read-only
+    ro.setflags(write=False)  # read-only
     out.append(ro)
     return out
 
 
 @pytest.mark.parametrize(("name", "fn", "args", "kwargs"), CALLS, ids=IDS)
-def test_layouts_match_c_contiguous(name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def test_layouts_match_c_contiguous(
+    name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     ref = fn(*args, **kwargs)
     for i, a in enumerate(args):
         if not isinstance(a, np.ndarray) or a.ndim == 0:

@@ -70,7 +70,9 @@ def test_effective_equals_lambda_R_for_pair_shared_gates(layout: str, d: int) ->
         assert_allclose(A, LR, rtol=0, atol=64 * EPS * d)
         assert transition.commutator_norm(pp, g, layout) < 16 * EPS * d
     # No gate: A^eff = R_t exactly a rotation by the phase increment.
-    assert_allclose(transition.effective(pp, pt, None, layout), rotary.rotation_matrix(pt - pp, layout), rtol=0, atol=64 * EPS * d)
+    assert_allclose(
+        transition.effective(pp, pt, None, layout), rotary.rotation_matrix(pt - pp, layout), rtol=0, atol=64 * EPS * d
+    )
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -222,7 +224,9 @@ def test_prf_transition_factor_distribution() -> None:
     assert f.max() > 1 and dist.mean > 1 and dist.median == 1.0
     # Direct evaluation of the definition for a few rows.
     qq = rng.normal(size=(5, d))
-    assert_allclose(transition.prf_transition_factor(qq, omega[:3]), np.exp((qq[1:] - qq[:-1]) @ omega[:3].T), rtol=16 * EPS * d)
+    assert_allclose(
+        transition.prf_transition_factor(qq, omega[:3]), np.exp((qq[1:] - qq[:-1]) @ omega[:3].T), rtol=16 * EPS * d
+    )
     z = transition.prf_factor_distribution(0.0, 1.0)
     assert z.mean == 1.0 and z.variance == 0.0 and z.prob_gt_one == 0.0
 
@@ -230,24 +234,60 @@ def test_prf_transition_factor_distribution() -> None:
 @pytest.mark.parametrize(
     ("call", "exc", "pattern"),
     [
-        (lambda: transition.effective([0.0], [0.0, 1.0], 0.5), ValueError, r"effective: psi_prev and psi_t must have the same shape.*\(1,\).*\(2,\)"),
-        (lambda: transition.effective([0.0], [1.0], [0.5, 0.5, 0.5]), ValueError, r"gate must be a scalar or have shape \(\.\.\., 1\), \(\.\.\., d/2\) = \(\.\.\., 1\) or \(\.\.\., d\) = \(\.\.\., 2\).*\(3,\)"),
+        (
+            lambda: transition.effective([0.0], [0.0, 1.0], 0.5),
+            ValueError,
+            r"effective: psi_prev and psi_t must have the same shape.*\(1,\).*\(2,\)",
+        ),
+        (
+            lambda: transition.effective([0.0], [1.0], [0.5, 0.5, 0.5]),
+            ValueError,
+            r"gate must be a scalar or have shape \(\.\.\., 1\), \(\.\.\., d/2\) = \(\.\.\., 1\) or \(\.\.\., d\) = \(\.\.\., 2\).*\(3,\)",
+        ),
         (lambda: transition.effective([0.0], [1.0], 1.2), ValueError, r"gate must be decays in \[0, 1\].*1\.2"),
         (lambda: transition.effective([0.0], [1.0], -0.2), ValueError, r"gate must be decays in \[0, 1\].*-0\.2"),
         (lambda: transition.effective([0.0], [1.0], np.nan), ValueError, r"gate must be finite"),
         (lambda: transition.effective([0.0], [1.0], 0.5, "zigzag"), ValueError, r"layout.*'zigzag'"),
         (lambda: transition.effective([], [], 0.5), ValueError, r"psi_prev must have at least one phase"),
-        (lambda: transition.effective_sequence(np.zeros((3, 2)), np.ones((2, 4))), ValueError, r"gates must have shape \(T, 1\).*T = 3.*\(2, 4\)"),
+        (
+            lambda: transition.effective_sequence(np.zeros((3, 2)), np.ones((2, 4))),
+            ValueError,
+            r"gates must have shape \(T, 1\).*T = 3.*\(2, 4\)",
+        ),
         (lambda: transition.commutator_norm([0.0], 0.5, norm="nuc"), ValueError, r"norm.*'nuc'"),
         (lambda: transition.eigenvalues(np.ones((2, 3))), ValueError, r"eigenvalues: A must be square.*\(2, 3\)"),
-        (lambda: transition.spectral_norm(np.ones(3)), ValueError, r"spectral_norm: A must have shape \(\.\.\., m, n\)"),
-        (lambda: transition.householder([0.0, 0.0]), ValueError, r"householder: w must be non-zero vectors.*vector 0 is zero"),
-        (lambda: transition.householder_product([[1.0, 0.0], [0.0, 0.0]]), ValueError, r"W must be non-zero vectors.*vector 1 is zero"),
+        (
+            lambda: transition.spectral_norm(np.ones(3)),
+            ValueError,
+            r"spectral_norm: A must have shape \(\.\.\., m, n\)",
+        ),
+        (
+            lambda: transition.householder([0.0, 0.0]),
+            ValueError,
+            r"householder: w must be non-zero vectors.*vector 0 is zero",
+        ),
+        (
+            lambda: transition.householder_product([[1.0, 0.0], [0.0, 0.0]]),
+            ValueError,
+            r"W must be non-zero vectors.*vector 1 is zero",
+        ),
         (lambda: transition.generalized_householder([1.0], np.inf), ValueError, r"beta must be finite"),
-        (lambda: transition.prf_transition_factor(np.ones((3, 2)), np.ones((4, 3))), ValueError, r"omega must have shape \(D, d\)"),
+        (
+            lambda: transition.prf_transition_factor(np.ones((3, 2)), np.ones((4, 3))),
+            ValueError,
+            r"omega must have shape \(D, d\)",
+        ),
         (lambda: transition.prf_factor_distribution(-1.0), ValueError, r"delta_norm must be >= 0, got -1\.0"),
-        (lambda: transition.effective(np.zeros((2, 3)), np.zeros((2, 3)), np.full((4, 3), 0.5)), ValueError, r"gate leading .*\(2,\).*\(4,\)"),
-        (lambda: transition.householder(np.ones((2, 0))), ValueError, r"householder: w must have at least one component"),
+        (
+            lambda: transition.effective(np.zeros((2, 3)), np.zeros((2, 3)), np.full((4, 3), 0.5)),
+            ValueError,
+            r"gate leading .*\(2,\).*\(4,\)",
+        ),
+        (
+            lambda: transition.householder(np.ones((2, 0))),
+            ValueError,
+            r"householder: w must have at least one component",
+        ),
     ],
 )
 def test_bad_input(call, exc, pattern) -> None:  # type: ignore[no-untyped-def]

@@ -26,8 +26,12 @@ STUBS = PACKAGE / "_core"
 
 
 def test_stubs_match_the_built_module(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "pybind11_stubgen", "ropelab._core", "-o", str(tmp_path)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "pybind11_stubgen", "ropelab._core", "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     fresh = tmp_path / "ropelab" / "_core"
     names = sorted(p.name for p in fresh.glob("*.pyi"))
@@ -45,7 +49,22 @@ def test_mypy_strict(tmp_path: Path) -> None:
         top = tmp_path / "installed"
         shutil.copytree(PACKAGE, top / "ropelab", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     env = dict(os.environ, MYPYPATH=str(top))
-    r = subprocess.run([sys.executable, "-m", "mypy", "-p", "ropelab", "--config-file", str(ROOT / "pyproject.toml"),
-                        "--cache-dir", str(ROOT / "build" / "mypy-cache")],
-                       capture_output=True, text=True, timeout=600, cwd=top, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "-p",
+            "ropelab",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / "build" / "mypy-cache"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=top,
+        env=env,
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -276,15 +276,52 @@ def _continuous_merits(f: Any) -> tuple[float, float]:
     ("name", "params", "f", "harris_enbw"),
     [
         ("cosine_power", {"alpha": 1.0}, lambda x: __import__("mpmath").cos(__import__("mpmath").pi * x / 2), 1.23),
-        ("cosine_power", {"alpha": 3.0}, lambda x: __import__("mpmath").cos(__import__("mpmath").pi * x / 2) ** 3, 1.73),
-        ("cosine_power", {"alpha": 4.0}, lambda x: __import__("mpmath").cos(__import__("mpmath").pi * x / 2) ** 4, 1.94),
+        (
+            "cosine_power",
+            {"alpha": 3.0},
+            lambda x: __import__("mpmath").cos(__import__("mpmath").pi * x / 2) ** 3,
+            1.73,
+        ),
+        (
+            "cosine_power",
+            {"alpha": 4.0},
+            lambda x: __import__("mpmath").cos(__import__("mpmath").pi * x / 2) ** 4,
+            1.94,
+        ),
         ("riesz", {}, lambda x: 1 - x**2, 1.20),
         ("riemann", {}, lambda x: __import__("mpmath").sinc(__import__("mpmath").pi * x), 1.30),
-        ("de_la_vallee_poussin", {}, lambda x: (1 - 6 * x**2 * (1 - abs(x))) if abs(x) <= 0.5 else 2 * (1 - abs(x)) ** 3, 1.92),
-        ("bohman", {}, lambda x: (1 - abs(x)) * __import__("mpmath").cos(__import__("mpmath").pi * abs(x)) + __import__("mpmath").sin(__import__("mpmath").pi * abs(x)) / __import__("mpmath").pi, 1.79),
-        ("hann_poisson", {"alpha": 1.0}, lambda x: (1 + __import__("mpmath").cos(__import__("mpmath").pi * x)) / 2 * __import__("mpmath").exp(-abs(x)), 1.73),
+        (
+            "de_la_vallee_poussin",
+            {},
+            lambda x: (1 - 6 * x**2 * (1 - abs(x))) if abs(x) <= 0.5 else 2 * (1 - abs(x)) ** 3,
+            1.92,
+        ),
+        (
+            "bohman",
+            {},
+            lambda x: (
+                (1 - abs(x)) * __import__("mpmath").cos(__import__("mpmath").pi * abs(x))
+                + __import__("mpmath").sin(__import__("mpmath").pi * abs(x)) / __import__("mpmath").pi
+            ),
+            1.79,
+        ),
+        (
+            "hann_poisson",
+            {"alpha": 1.0},
+            lambda x: (
+                (1 + __import__("mpmath").cos(__import__("mpmath").pi * x)) / 2 * __import__("mpmath").exp(-abs(x))
+            ),
+            1.73,
+        ),
         ("cauchy", {"alpha": 4.0}, lambda x: 1 / (1 + 16 * x**2), 1.76),
-        ("tukey", {"alpha": 0.5}, lambda x: 1 if abs(x) <= 0.5 else (1 + __import__("mpmath").cos(2 * __import__("mpmath").pi * (abs(x) - 0.5))) / 2, 1.22),
+        (
+            "tukey",
+            {"alpha": 0.5},
+            lambda x: (
+                1 if abs(x) <= 0.5 else (1 + __import__("mpmath").cos(2 * __import__("mpmath").pi * (abs(x) - 0.5))) / 2
+            ),
+            1.22,
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -302,13 +339,14 @@ def test_figures_of_merit_closed_forms(name: str, params: dict[str, float], f: A
 
 def test_cosine_power_enbw_gamma_closed_form() -> None:
     """ENBW of cos^α(πx/2): 2∫cos^{2α}/(∫cos^α)² with ∫_{−1}^{1} cos^m(πx/2) dx = (2/√π)Γ((m+1)/2)/Γ(m/2+1)."""
-    def I(m: float) -> float:
+
+    def cos_integral(m: float) -> float:
         return 2 / math.sqrt(math.pi) * math.gamma((m + 1) / 2) / math.gamma(m / 2 + 1)
 
     for a in [1.0, 1.5, 2.0, 3.0, 4.0]:
         m = S.figures_of_merit(S.window("cosine_power", 4096, alpha=a))
-        assert math.isclose(m.enbw_bins, 2 * I(2 * a) / I(a) ** 2, rel_tol=1e-6)
-        assert math.isclose(m.coherent_gain, I(a) / 2, rel_tol=1e-6)
+        assert math.isclose(m.enbw_bins, 2 * cos_integral(2 * a) / cos_integral(a) ** 2, rel_tol=1e-6)
+        assert math.isclose(m.coherent_gain, cos_integral(a) / 2, rel_tol=1e-6)
 
 
 def test_harris_rows_highest_sidelobe() -> None:

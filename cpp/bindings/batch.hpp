@@ -75,8 +75,9 @@ inline std::size_t suffix_batch(const std::vector<py::ssize_t>& primary,
   if (!ok) {
     value_error(func, name,
                 std::string("leading (batch) dimensions must equal the trailing batch dimensions "
-                            "of ") + primary_name + " " + shape_str(primary) + " (or be absent), has batch dimensions " +
-                    shape_str(secondary),
+                            "of ") +
+                    primary_name + " " + shape_str(primary) +
+                    " (or be absent), has batch dimensions " + shape_str(secondary),
                 obj);
   }
   return product(s);
@@ -85,10 +86,11 @@ inline std::size_t suffix_batch(const std::vector<py::ssize_t>& primary,
 /// Even channel count d ≥ 2 for paired layouts.
 inline void require_even(py::ssize_t d, const char* func, const char* name, py::handle obj) {
   if (d < 2 || d % 2 != 0) {
-    value_error(func, name,
-                "must have an even last dimension d >= 2 (channels are rotated in pairs), has d = " +
-                    std::to_string(d),
-                obj);
+    value_error(
+        func, name,
+        "must have an even last dimension d >= 2 (channels are rotated in pairs), has d = " +
+            std::to_string(d),
+        obj);
   }
 }
 
@@ -124,8 +126,8 @@ inline recurrence::Gates gates_view(const double* values, std::size_t w, std::si
 /// Raise "func: a and b must ..., got shapes X and Y".
 [[noreturn]] inline void mismatch(const char* func, const std::string& what, const char* na,
                                   const py::array& a, const char* nb, const py::array& b) {
-  throw py::value_error(std::string(func) + ": " + what + ", got " + na + ".shape=" +
-                        shape_str(a) + " and " + nb + ".shape=" + shape_str(b));
+  throw py::value_error(std::string(func) + ": " + what + ", got " + na + ".shape=" + shape_str(a) +
+                        " and " + nb + ".shape=" + shape_str(b));
 }
 
 }  // namespace ropelab::bind

@@ -1,4 +1,5 @@
-// ropelab._core.attention: exact and random-feature attention (core: cpp/include/ropelab/attention.hpp).
+// ropelab._core.attention: exact and random-feature attention (core:
+// cpp/include/ropelab/attention.hpp).
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -13,27 +14,35 @@ namespace {
 
 namespace at = ropelab::attention;
 
-std::string shape_str(const darray& a) { return py::str(py::tuple(a.attr("shape"))).cast<std::string>(); }
+std::string shape_str(const darray& a) {
+  return py::str(py::tuple(a.attr("shape"))).cast<std::string>();
+}
 
 /// q (..., T, d), k (..., S, d), v (..., S, dv) with the same leading dimensions.
 at::Shape qkv_shape(const darray& q, const darray& k, const darray& v, py::handle qo, py::handle ko,
                     py::handle vo, const char* f) {
-  if (q.ndim() < 2) value_error(f, "q", "must have shape (..., T, d), has shape " + shape_str(q) + ":", qo);
+  if (q.ndim() < 2)
+    value_error(f, "q", "must have shape (..., T, d), has shape " + shape_str(q) + ":", qo);
   if (k.ndim() != q.ndim()) {
-    value_error(f, "k", "must have shape (..., S, d) with q's " + std::to_string(q.ndim()) +
-                            " dimensions, has shape " + shape_str(k) + ":", ko);
+    value_error(f, "k",
+                "must have shape (..., S, d) with q's " + std::to_string(q.ndim()) +
+                    " dimensions, has shape " + shape_str(k) + ":",
+                ko);
   }
   if (v.ndim() != q.ndim()) {
-    value_error(f, "v", "must have shape (..., S, d_v) with q's " + std::to_string(q.ndim()) +
-                            " dimensions, has shape " + shape_str(v) + ":", vo);
+    value_error(f, "v",
+                "must have shape (..., S, d_v) with q's " + std::to_string(q.ndim()) +
+                    " dimensions, has shape " + shape_str(v) + ":",
+                vo);
   }
   at::Shape s;
   const auto nd = q.ndim();
   for (py::ssize_t i = 0; i + 2 < nd; ++i) {
     if (k.shape(i) != q.shape(i) || v.shape(i) != q.shape(i)) {
-      throw py::value_error(std::string(f) + ": q, k and v must have the same leading (batch) "
-                            "dimensions, got shapes " + shape_str(q) + ", " + shape_str(k) +
-                            " and " + shape_str(v));
+      throw py::value_error(std::string(f) +
+                            ": q, k and v must have the same leading (batch) "
+                            "dimensions, got shapes " +
+                            shape_str(q) + ", " + shape_str(k) + " and " + shape_str(v));
     }
     s.batch *= static_cast<std::size_t>(q.shape(i));
   }
@@ -41,22 +50,32 @@ at::Shape qkv_shape(const darray& q, const darray& k, const darray& v, py::handl
   s.d = static_cast<std::size_t>(q.shape(nd - 1));
   s.S = static_cast<std::size_t>(k.shape(nd - 2));
   s.dv = static_cast<std::size_t>(v.shape(nd - 1));
-  if (s.T == 0 || s.d == 0) value_error(f, "q", "must have T >= 1 rows of d >= 1 channels, has shape " + shape_str(q) + ":", qo);
+  if (s.T == 0 || s.d == 0)
+    value_error(f, "q", "must have T >= 1 rows of d >= 1 channels, has shape " + shape_str(q) + ":",
+                qo);
   if (static_cast<std::size_t>(k.shape(nd - 1)) != s.d) {
-    value_error(f, "k", "must have q's width d = " + std::to_string(s.d) + ", has shape " + shape_str(k) + ":", ko);
+    value_error(
+        f, "k",
+        "must have q's width d = " + std::to_string(s.d) + ", has shape " + shape_str(k) + ":", ko);
   }
   if (s.S == 0) value_error(f, "k", "must have S >= 1 rows, has shape " + shape_str(k) + ":", ko);
   if (static_cast<std::size_t>(v.shape(nd - 2)) != s.S) {
-    value_error(f, "v", "must have k's length S = " + std::to_string(s.S) + ", has shape " + shape_str(v) + ":", vo);
+    value_error(
+        f, "v",
+        "must have k's length S = " + std::to_string(s.S) + ", has shape " + shape_str(v) + ":",
+        vo);
   }
-  if (s.dv == 0) value_error(f, "v", "must have d_v >= 1 channels, has shape " + shape_str(v) + ":", vo);
+  if (s.dv == 0)
+    value_error(f, "v", "must have d_v >= 1 channels, has shape " + shape_str(v) + ":", vo);
   return s;
 }
 
 void check_causal(const at::Shape& s, bool causal, const char* f) {
   if (causal && s.T != s.S) {
-    throw py::value_error(std::string(f) + ": causal=True requires as many queries as keys (T == S), "
-                          "got T = " + std::to_string(s.T) + " and S = " + std::to_string(s.S));
+    throw py::value_error(std::string(f) +
+                          ": causal=True requires as many queries as keys (T == S), "
+                          "got T = " +
+                          std::to_string(s.T) + " and S = " + std::to_string(s.S));
   }
 }
 
@@ -89,8 +108,9 @@ darray softmax(py::handle qo, py::handle ko, py::handle vo, bool causal, py::han
   at::Bias bv;
   if (!bias_o.is_none()) {
     bias = real_array(bias_o, f, "bias", /*allow_nonfinite=*/true);
-    require_each(bias, f, "bias", "must be finite or -inf (a masked logit)",
-                 [](double x) { return !std::isnan(x) && x != std::numeric_limits<double>::infinity(); });
+    require_each(bias, f, "bias", "must be finite or -inf (a masked logit)", [](double x) {
+      return !std::isnan(x) && x != std::numeric_limits<double>::infinity();
+    });
     offsets = decltype(offsets)::ensure(offsets_o);
     if (!offsets || offsets.ndim() != 1 || static_cast<std::size_t>(offsets.size()) != s.batch) {
       value_error(f, "bias_offsets", "must be 1-D with one offset per sequence", offsets_o);
@@ -108,7 +128,8 @@ darray softmax(py::handle qo, py::handle ko, py::handle vo, bool causal, py::han
       }
     }
   }
-  check_output_size(static_cast<double>(s.batch) * static_cast<double>(s.T) * static_cast<double>(s.dv), f);
+  check_output_size(
+      static_cast<double>(s.batch) * static_cast<double>(s.T) * static_cast<double>(s.dv), f);
   darray out(out_shape(q, s.dv));
   double* po = out.mutable_data();
   const double *pq = q.data(), *pk = k.data(), *pv = v.data();
@@ -128,18 +149,24 @@ darray softmax(py::handle qo, py::handle ko, py::handle vo, bool causal, py::han
 
 /// sigma: a scalar, or one temperature per rotary pair (length d/2), expanded to one per channel
 /// in `layout`'s pairing (interleaved: channels 2i, 2i+1; half: i, i + d/2).
-std::vector<double> sigma_arg(py::handle obj, std::size_t d, const std::string& layout, const char* f) {
+std::vector<double> sigma_arg(py::handle obj, std::size_t d, const std::string& layout,
+                              const char* f) {
   const darray s = real_array(obj, f, "sigma");
   require_each(s, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
   if (s.ndim() == 0) return {s.data()[0]};
-  if (s.ndim() != 1) value_error(f, "sigma", "must be a scalar or a 1-D array of d/2 pair temperatures", obj);
+  if (s.ndim() != 1)
+    value_error(f, "sigma", "must be a scalar or a 1-D array of d/2 pair temperatures", obj);
   if (d % 2 != 0) {
-    value_error(f, "sigma", "per-pair temperatures need an even width d, got d = " + std::to_string(d) + ";", obj);
+    value_error(f, "sigma",
+                "per-pair temperatures need an even width d, got d = " + std::to_string(d) + ";",
+                obj);
   }
   const std::size_t h = d / 2;
   if (static_cast<std::size_t>(s.size()) != h) {
-    value_error(f, "sigma", "must have one temperature per rotary pair (d/2 = " + std::to_string(h) +
-                                " entries), has " + std::to_string(s.size()) + ":", obj);
+    value_error(f, "sigma",
+                "must have one temperature per rotary pair (d/2 = " + std::to_string(h) +
+                    " entries), has " + std::to_string(s.size()) + ":",
+                obj);
   }
   std::vector<double> out(d);
   for (std::size_t c = 0; c < d; ++c) out[c] = s.data()[layout == "half" ? c % h : c / 2];
@@ -194,15 +221,20 @@ py::tuple random_feature(py::handle qo, py::handle ko, py::handle vo, py::handle
     for (auto [x, xo, name] : {std::tuple{&q, qo, "q"}, std::tuple{&k, ko, "k"}}) {
       const double h = 0.5 * opt.scale * max_norm2(*x, s.d);
       if (!std::isfinite(std::exp(h))) {
-        value_error(f, name, "has a row whose amplitude exp(scale*|x|^2/2) overflows a double "
-                             "(scale*|x|^2/2 = " + std::to_string(h) + "); pass stabilize=True,",
+        value_error(f, name,
+                    "has a row whose amplitude exp(scale*|x|^2/2) overflows a double "
+                    "(scale*|x|^2/2 = " +
+                        std::to_string(h) + "); pass stabilize=True,",
                     xo);
       }
     }
   }
-  const double rows = static_cast<double>(opt.trials) * static_cast<double>(s.batch) * static_cast<double>(s.T);
-  check_output_size(rows * static_cast<double>(s.dv) * (parts ? 2.0 : 1.0) + (parts ? rows : 0.0), f);
-  const std::vector<py::ssize_t> shp{static_cast<py::ssize_t>(opt.trials), static_cast<py::ssize_t>(s.batch),
+  const double rows =
+      static_cast<double>(opt.trials) * static_cast<double>(s.batch) * static_cast<double>(s.T);
+  check_output_size(rows * static_cast<double>(s.dv) * (parts ? 2.0 : 1.0) + (parts ? rows : 0.0),
+                    f);
+  const std::vector<py::ssize_t> shp{static_cast<py::ssize_t>(opt.trials),
+                                     static_cast<py::ssize_t>(s.batch),
                                      static_cast<py::ssize_t>(s.T), static_cast<py::ssize_t>(s.dv)};
   darray out(shp);
   darray num, den;
@@ -221,7 +253,8 @@ py::tuple random_feature(py::handle qo, py::handle ko, py::handle vo, py::handle
       at::random_feature(pq, pk, pv, s, opt, po, pn, pd, cancel);
     });
   } catch (const at::FeatureOverflow& e) {
-    throw py::value_error(std::string(f) + ": " + e.argument + ": a random feature overflows a "
+    throw py::value_error(std::string(f) + ": " + e.argument +
+                          ": a random feature overflows a "
                           "double for these norms, sigma and scale; pass stabilize=True");
   }
   require_finite_result(out, f, "the output",
@@ -238,8 +271,10 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   const at::Estimator est = parse_choice(est_o, f, "estimator", at::parse_estimator);
   if (omega.shape(0) == 0) value_error(f, "omega", "must have at least one row", omega_o);
   if (X.shape(1) != omega.shape(1)) {
-    value_error(f, "omega", "must have X's number of columns " + std::to_string(X.shape(1)) +
-                                ", has shape " + shape_str(omega) + ":", omega_o);
+    value_error(f, "omega",
+                "must have X's number of columns " + std::to_string(X.shape(1)) + ", has shape " +
+                    shape_str(omega) + ":",
+                omega_o);
   }
   const double scale = real_scalar(scale_o, f, "scale");
   if (!(scale > 0)) value_error(f, "scale", "must be > 0", scale_o);
@@ -255,7 +290,8 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
     py::gil_scoped_release release;
     at::feature_map(px, n, d, pw, D, est, scale, nullptr, po, nullptr);
   }
-  require_finite_result(out, f, "the feature matrix (row-major)", "the features overflow for rows of X this large");
+  require_finite_result(out, f, "the feature matrix (row-major)",
+                        "the features overflow for rows of X this large");
   return out;
 }
 

@@ -5,8 +5,8 @@
 
 #include "batch.hpp"
 #include "common.hpp"
-#include "ropelab/montecarlo.hpp"
 #include "ropelab/delta.hpp"
+#include "ropelab/montecarlo.hpp"
 #include "ropelab/recurrence.hpp"
 
 namespace ropelab::bind {
@@ -30,7 +30,8 @@ SeqArgs seq_args(py::handle q_o, py::handle k_o, py::handle v_o, const char* f, 
   s.q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   s.k = array_min_nd(k_o, f, "k", 2, "(..., T, d)");
   s.v = array_min_nd(v_o, f, "v", 2, "(..., T, dv)");
-  if (shape_of(s.q) != shape_of(s.k)) mismatch(f, "q and k must have the same shape", "q", s.q, "k", s.k);
+  if (shape_of(s.q) != shape_of(s.k))
+    mismatch(f, "q and k must have the same shape", "q", s.q, "k", s.k);
   std::vector<py::ssize_t> qlead = lead_shape(s.q, 1), vlead = lead_shape(s.v, 1);
   if (qlead != vlead) {
     mismatch(f, "v must have the leading dimensions (..., T) of q (same batch shape and T)", "q",
@@ -45,7 +46,9 @@ SeqArgs seq_args(py::handle q_o, py::handle k_o, py::handle v_o, const char* f, 
   return s;
 }
 
-darray out_like_v(const SeqArgs& s) { return empty_like(s.v); }
+darray out_like_v(const SeqArgs& s) {
+  return empty_like(s.v);
+}
 
 /// Run body(b, cancel) for each batch element on up to nthreads threads with the GIL released;
 /// Ctrl-C sets `cancel`, which the core polls once per time step.
@@ -64,8 +67,8 @@ void for_each_batch(std::size_t batch, int nthreads, Body&& body) {
 /// A secondary per-step array (..., T, <core dims>) broadcast over the batch of `s` (suffix rule).
 struct StepArray {
   darray a;
-  std::size_t count = 1;    // batch elements it has
-  std::size_t stride = 0;   // doubles per batch element
+  std::size_t count = 1;   // batch elements it has
+  std::size_t stride = 0;  // doubles per batch element
   const double* at(std::size_t b) const { return a.data() + (b % count) * stride; }
 };
 
@@ -75,7 +78,8 @@ StepArray step_array(py::handle obj, const SeqArgs& s, const char* f, const char
   r.a = real_array(obj, f, name);
   const int nc = static_cast<int>(core.size());
   bool ok = r.a.ndim() >= nc + 1 && r.a.shape(r.a.ndim() - nc - 1) == static_cast<py::ssize_t>(s.T);
-  for (int i = 0; ok && i < nc; ++i) ok = r.a.shape(r.a.ndim() - nc + i) == core[static_cast<std::size_t>(i)];
+  for (int i = 0; ok && i < nc; ++i)
+    ok = r.a.shape(r.a.ndim() - nc + i) == core[static_cast<std::size_t>(i)];
   if (!ok) {
     value_error(f, name,
                 "must have shape " + hint + " with T = " + std::to_string(s.T) + " matching q " +
@@ -194,8 +198,9 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
     recurrence::rff_attention(s.at(b), pw, D, mode, amplitude, po + b * s.T * D * s.dv, cancel);
   });
-  require_finite_result(out, f, "the state (row-major)",
-                        "the weights exp((|q_t|^2+|k_tau|^2)/2) or the phases overflow for inputs this large");
+  require_finite_result(
+      out, f, "the state (row-major)",
+      "the weights exp((|q_t|^2+|k_tau|^2)/2) or the phases overflow for inputs this large");
   return out;
 }
 
@@ -234,9 +239,9 @@ darray decayed_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::han
                          py::handle nthreads_o) {
   const char* f = "recurrence.decayed_attention";
   const recurrence::Decay kind = parse_choice(kind_o, f, "kind", recurrence::parse_decay);
-  const char* fn = kind == recurrence::Decay::alibi   ? "recurrence.alibi_attention"
-                   : kind == recurrence::Decay::fox   ? "recurrence.fox_attention"
-                                                      : "recurrence.cosformer_attention";
+  const char* fn = kind == recurrence::Decay::alibi ? "recurrence.alibi_attention"
+                   : kind == recurrence::Decay::fox ? "recurrence.fox_attention"
+                                                    : "recurrence.cosformer_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, fn, false);
   const auto mode = parse_choice(mode_o, fn, "mode", recurrence::parse_decay_mode);
   const int nthreads = nthreads_arg(nthreads_o, fn);
@@ -303,9 +308,16 @@ struct DeltaArgs {
   recurrence::DeltaSequence at(std::size_t b) const {
     // delta_transitions reads no q or v (q is empty there)
     const double* qb = q.size() > 0 ? q.data() + b * T * d : nullptr;
-    return recurrence::DeltaSequence{qb, k.at(b), dv > 0 ? v.at(b) : nullptr, beta.at(b),
+    return recurrence::DeltaSequence{qb,
+                                     k.at(b),
+                                     dv > 0 ? v.at(b) : nullptr,
+                                     beta.at(b),
                                      has_alpha ? alpha.at(b) : nullptr,
-                                     has_psi ? psi.at(b) : nullptr, T, n_h, d, dv};
+                                     has_psi ? psi.at(b) : nullptr,
+                                     T,
+                                     n_h,
+                                     d,
+                                     dv};
   }
 };
 
@@ -346,7 +358,8 @@ DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle
   a.has_psi = !psi_o.is_none();
   if (a.has_psi) {
     if (a.d % 2 != 0) {
-      value_error(f, "psi", "needs an even d (channel pairs), got d = " + std::to_string(a.d), psi_o);
+      value_error(f, "psi", "needs an even d (channel pairs), got d = " + std::to_string(a.d),
+                  psi_o);
     }
     a.psi = step_array(psi_o, view, f, "psi", {static_cast<py::ssize_t>(a.d / 2)}, "(..., T, d/2)");
   }
@@ -354,7 +367,8 @@ DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle
 }
 
 darray delta_rule(py::handle q_o, py::handle k_o, py::handle v_o, py::handle beta_o,
-                  py::handle alpha_o, py::handle psi_o, py::handle layout_o, py::handle nthreads_o) {
+                  py::handle alpha_o, py::handle psi_o, py::handle layout_o,
+                  py::handle nthreads_o) {
   const char* f = "recurrence.delta_rule";
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, alpha_o, psi_o, f, true);
@@ -401,8 +415,8 @@ void register_recurrence(py::module_& m) {
         "product_start"_a, "nthreads"_a);
   m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,
         "gates"_a, "mode"_a, "layout"_a, "nthreads"_a);
-  m.def("rff_attention", &rff_attention, "q"_a, "k"_a, "v"_a, "omega"_a, "mode"_a,
-        "amplitude"_a, "nthreads"_a);
+  m.def("rff_attention", &rff_attention, "q"_a, "k"_a, "v"_a, "omega"_a, "mode"_a, "amplitude"_a,
+        "nthreads"_a);
   m.def("rff_increment_product", &rff_increment_product, "q"_a, "omega"_a, "tau"_a);
   m.def("decayed_attention", &decayed_attention, "q"_a, "k"_a, "v"_a, "kind"_a, "param"_a,
         "forget"_a, "mode"_a, "nthreads"_a);

@@ -49,7 +49,8 @@ py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle 
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
-        const rff::Moments mo = log ? rff::log_moments(p, s[i], est, conv) : rff::moments(p, s[i], est, conv);
+        const rff::Moments mo =
+            log ? rff::log_moments(p, s[i], est, conv) : rff::moments(p, s[i], est, conv);
         pm[i] = mo.mean;
         pv[i] = mo.variance;
       }
@@ -78,16 +79,17 @@ darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py:
   // Safe without the GIL: reads sigma, writes out (run_polled: Ctrl-C between chunks).
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
+      for (std::size_t i = b; i < e; ++i)
+        po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
     });
   });
   if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
   return out;
 }
 
-darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o,
-                py::handle est_o, py::handle conv_o, py::handle trials_o, py::handle seed_o,
-                py::handle mode_o, bool orthogonal, py::handle nthreads_o) {
+darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o, py::handle est_o,
+                py::handle conv_o, py::handle trials_o, py::handle seed_o, py::handle mode_o,
+                bool orthogonal, py::handle nthreads_o) {
   const char* f = "rff.estimate";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);
@@ -109,10 +111,10 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
   const double* pq = q.data();
   const double* pk = k.data();
   const auto d = static_cast<std::size_t>(q.size());
-  run_interruptible([&](const std::atomic<bool>* cancel) {
-    rff::estimate(pq, pk, d, opt, trials, po, cancel);
-  });
-  require_finite_result(out, f, "the estimate", "the feature terms overflow for these norms and sigma; "
+  run_interruptible(
+      [&](const std::atomic<bool>* cancel) { rff::estimate(pq, pk, d, opt, trials, po, cancel); });
+  require_finite_result(out, f, "the estimate",
+                        "the feature terms overflow for these norms and sigma; "
                         "use rff.mse(..., log=True) for the closed form");
   return out;
 }
@@ -158,27 +160,32 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   if (omega.shape(0) == 0) value_error(f, "omega", "must have at least one row", omega_o);
   if (X.shape(1) != omega.shape(1)) {
-    throw py::value_error(std::string(f) + ": X and omega must have the same number of columns d, "
-                          "got X.shape=(" + std::to_string(X.shape(0)) + ", " +
-                          std::to_string(X.shape(1)) + ") and omega.shape=(" +
-                          std::to_string(omega.shape(0)) + ", " + std::to_string(omega.shape(1)) + ")");
+    throw py::value_error(std::string(f) +
+                          ": X and omega must have the same number of columns d, "
+                          "got X.shape=(" +
+                          std::to_string(X.shape(0)) + ", " + std::to_string(X.shape(1)) +
+                          ") and omega.shape=(" + std::to_string(omega.shape(0)) + ", " +
+                          std::to_string(omega.shape(1)) + ")");
   }
   const auto D = static_cast<std::size_t>(omega.shape(0));
   darray phase;
   if (est == Estimator::random_phase) {
     if (phase_o.is_none()) {
-      value_error(f, "phase", "is required for estimator='random_phase' (see sample_phase)", phase_o);
+      value_error(f, "phase", "is required for estimator='random_phase' (see sample_phase)",
+                  phase_o);
     }
     phase = real_array_nd(phase_o, f, "phase", 1);
     if (static_cast<std::size_t>(phase.size()) != D) {
-      value_error(f, "phase", "must have one entry per row of omega (" + std::to_string(D) + ")", phase_o);
+      value_error(f, "phase", "must have one entry per row of omega (" + std::to_string(D) + ")",
+                  phase_o);
     }
   } else if (!phase_o.is_none()) {
     value_error(f, "phase", "is only used by estimator='random_phase'; pass None", phase_o);
   }
   const std::size_t F = rff::feature_count(est, D);
   const auto n = static_cast<std::size_t>(X.shape(0));
-  check_output_size(2.0 * static_cast<double>(n) * static_cast<double>(F), f);  // the output and its copy
+  check_output_size(2.0 * static_cast<double>(n) * static_cast<double>(F),
+                    f);  // the output and its copy
   const auto d = static_cast<std::size_t>(X.shape(1));
   // One Eigen matrix product (n×d by d×D) cannot check a flag: a detached worker owning copies of
   // the inputs and of the output computes it, so that Ctrl-C returns at once (run_detached).
@@ -196,7 +203,8 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   });
   darray out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(F)});
   std::copy(work->out.begin(), work->out.end(), out.mutable_data());
-  require_finite_result(out, f, "the feature matrix (row-major)", "the features overflow for rows of X this large");
+  require_finite_result(out, f, "the feature matrix (row-major)",
+                        "the features overflow for rows of X this large");
   return out;
 }
 

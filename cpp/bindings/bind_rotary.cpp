@@ -46,7 +46,8 @@ darray rope_angles(py::handle pos_o, py::handle d_o, py::handle base_o, py::hand
   const std::size_t d = even_d(d_o, f);
   const double base = base_arg(base_o, f);
   const double scale = real_scalar(scale_o, f, "scale");
-  if (!(scale > 0)) value_error(f, "scale", "must be > 0 (position interpolation uses L/L')", scale_o);
+  if (!(scale > 0))
+    value_error(f, "scale", "must be > 0 (position interpolation uses L/L')", scale_o);
   std::vector<py::ssize_t> shape = shape_of(pos);
   shape.push_back(static_cast<py::ssize_t>(d / 2));
   check_output_size(static_cast<double>(pos.size()) * static_cast<double>(d / 2), f);
@@ -55,8 +56,11 @@ darray rope_angles(py::handle pos_o, py::handle d_o, py::handle base_o, py::hand
   const double* pp = pos.data();
   const auto n = static_cast<std::size_t>(pos.size());
   // Safe without the GIL: reads positions, writes out (both held by this frame).
-  run_polled(static_cast<double>(n) * static_cast<double>(d / 2) + 20.0 * static_cast<double>(d / 2),
-             [&](const std::atomic<bool>* cancel) { rotary::rope_angles(pp, n, d, base, scale, po, cancel); });
+  run_polled(
+      static_cast<double>(n) * static_cast<double>(d / 2) + 20.0 * static_cast<double>(d / 2),
+      [&](const std::atomic<bool>* cancel) {
+        rotary::rope_angles(pp, n, d, base, scale, po, cancel);
+      });
   return out;
 }
 
@@ -65,7 +69,8 @@ py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handl
                       rotary::Layout layout, int nthreads, const char* f) {
   const std::size_t d = static_cast<std::size_t>(x.shape(x.ndim() - 1));
   const std::size_t n = d == 0 ? 0 : static_cast<std::size_t>(x.size()) / d;
-  const std::size_t na = suffix_batch(lead_shape(x, 1), lead_shape(ang, 1), f, "angles", "x", ang_o);
+  const std::size_t na =
+      suffix_batch(lead_shape(x, 1), lead_shape(ang, 1), f, "angles", "x", ang_o);
   Arr out(shape_of(x));
   const T* px = x.data();
   const double* pa = ang.data();
@@ -107,9 +112,9 @@ py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::hand
   const py::ssize_t d = xa.shape(xa.ndim() - 1);
   require_even(d, f, "x", x_o);
   if (ang.shape(ang.ndim() - 1) != d / 2) {
-    throw py::value_error(std::string(f) + ": angles must have last dimension d/2 = " +
-                          std::to_string(d / 2) + " for x of shape " + shape_str(xa) +
-                          ", got angles.shape=" + shape_str(ang));
+    throw py::value_error(
+        std::string(f) + ": angles must have last dimension d/2 = " + std::to_string(d / 2) +
+        " for x of shape " + shape_str(xa) + ", got angles.shape=" + shape_str(ang));
   }
   if (single) {
     return rotate_impl<farray, float>(contiguous<farray>(xa), ang, x_o, ang_o, layout, nthreads, f);
@@ -187,9 +192,11 @@ darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
   darray out = empty_like(a.x);
   double* po = out.mutable_data();
   // Safe without the GIL: only the arrays held by `a` and `out` are touched.
-  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K), [&](const std::atomic<bool>* cancel) {
-    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po, cancel);
-  });
+  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K),
+             [&](const std::atomic<bool>* cancel) {
+               rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, po,
+                                  cancel);
+             });
   return out;
 }
 
@@ -203,10 +210,12 @@ darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::h
   double* pw = omega.mutable_data();
   double* po = out.mutable_data();
   // Safe without the GIL: only arrays owned by this frame are touched.
-  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K + 1), [&](const std::atomic<bool>* cancel) {
-    rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw, cancel);
-    rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po, cancel);
-  });
+  run_polled(static_cast<double>(a.x.size()) * static_cast<double>(a.K + 1),
+             [&](const std::atomic<bool>* cancel) {
+               rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw,
+                                  cancel);
+               rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po, cancel);
+             });
   return out;
 }
 
@@ -221,7 +230,8 @@ darray decay_bound(py::handle r_o, py::handle d_o, py::handle base_o) {
   const double* pr = r.data();
   const auto n = static_cast<std::size_t>(r.size());
   // Safe without the GIL: reads r, writes out (run_interruptible waits for the work to stop).
-  run_interruptible([&](const std::atomic<bool>* cancel) { rotary::decay_bound(pr, n, d, base, po, cancel); });
+  run_interruptible(
+      [&](const std::atomic<bool>* cancel) { rotary::decay_bound(pr, n, d, base, po, cancel); });
   return out;
 }
 
@@ -240,12 +250,13 @@ darray rotation_matrix(py::handle ang_o, py::handle layout_o) {
   double* po = out.mutable_data();
   const double* pa = ang.data();
   // Safe without the GIL: reads angles, writes out.
-  run_polled(static_cast<double>(n) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
-    for (std::size_t b = 0; b < n; ++b) {
-      poll(cancel);
-      rotary::rotation_matrix(pa + b * h, d, layout, po + b * d * d, cancel);
-    }
-  });
+  run_polled(static_cast<double>(n) * static_cast<double>(d * d),
+             [&](const std::atomic<bool>* cancel) {
+               for (std::size_t b = 0; b < n; ++b) {
+                 poll(cancel);
+                 rotary::rotation_matrix(pa + b * h, d, layout, po + b * d * d, cancel);
+               }
+             });
   return out;
 }
 
@@ -259,11 +270,13 @@ carray complex_arg(py::handle obj, const char* f, const char* name) {
     type_error(f, name, "must be convertible to a complex (or real) numeric array", obj);
   }
   const char kind = arr.dtype().kind();
-  if (kind == 'b') type_error(f, name, "must be a numeric array, not bool (True/False are not numbers)", obj);
+  if (kind == 'b')
+    type_error(f, name, "must be a numeric array, not bool (True/False are not numbers)", obj);
   if (kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c') {
     type_error(f, name,
                "must be a complex (or real) numeric array (strings, objects and datetimes are not "
-               "accepted), got dtype " + py::str(arr.dtype()).cast<std::string>() + " from",
+               "accepted), got dtype " +
+                   py::str(arr.dtype()).cast<std::string>() + " from",
                obj);
   }
   carray z = contiguous<carray>(arr);
@@ -328,9 +341,10 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
   double* po = out.mutable_data();
   const std::complex<double>* pl = lam.data();
   // Safe without the GIL: reads lam, writes out.
-  run_polled(4.0 * static_cast<double>(h) * static_cast<double>(h), [&](const std::atomic<bool>* cancel) {
-    rotary::realify_diagonal(pl, h, layout, po, cancel);
-  });
+  run_polled(4.0 * static_cast<double>(h) * static_cast<double>(h),
+             [&](const std::atomic<bool>* cancel) {
+               rotary::realify_diagonal(pl, h, layout, po, cancel);
+             });
   return out;
 }
 
@@ -338,11 +352,13 @@ darray parity_phase_error(py::handle bits_o, py::handle acc_o) {
   const char* f = "rotary.parity_phase_error";
   // bits may be bool (the one argument where True/False are the natural values)
   py::object bits_obj = py::reinterpret_borrow<py::object>(bits_o);
-  if (py::isinstance<py::array>(bits_o) && py::reinterpret_borrow<py::array>(bits_o).dtype().kind() == 'b') {
+  if (py::isinstance<py::array>(bits_o) &&
+      py::reinterpret_borrow<py::array>(bits_o).dtype().kind() == 'b') {
     bits_obj = bits_obj.attr("astype")("uint8");
   }
   const darray b = array_min_nd(bits_obj, f, "bits", 1, "(..., T)");
-  require_each(b, f, "bits", "must contain only 0 and 1", [](double x) { return x == 0 || x == 1; });
+  require_each(b, f, "bits", "must contain only 0 and 1",
+               [](double x) { return x == 0 || x == 1; });
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
   const auto T = static_cast<std::size_t>(b.shape(b.ndim() - 1));
   const std::size_t total = static_cast<std::size_t>(b.size());

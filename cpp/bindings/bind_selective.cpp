@@ -1,6 +1,7 @@
-// ropelab._core.selective: the released Selective RoPE angle path (core: cpp/include/ropelab/selective.hpp).
-// The typed wrapper (python/ropelab/selective.py) checks shapes and names the arguments; these
-// checks only guarantee that the core never reads or writes out of bounds.
+// ropelab._core.selective: the released Selective RoPE angle path (core:
+// cpp/include/ropelab/selective.hpp). The typed wrapper (python/ropelab/selective.py) checks shapes
+// and names the arguments; these checks only guarantee that the core never reads or writes out of
+// bounds.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -19,13 +20,17 @@ void need(bool ok, const char* name, const std::string& what, py::handle obj) {
   if (!ok) value_error("selective.phases", name, what, obj);
 }
 
-std::size_t dim(const darray& a, int i) { return static_cast<std::size_t>(a.shape(i)); }
+std::size_t dim(const darray& a, int i) {
+  return static_cast<std::size_t>(a.shape(i));
+}
 
-std::tuple<darray, darray, darray> phases(
-    py::handle hidden_o, py::handle down_o, py::handle up_o, py::handle conv_o, bool silu,
-    py::handle bias_o, py::handle gate_down_o, py::handle gate_up_o, py::handle gate_bias_o,
-    py::handle theta_o, std::size_t heads, double eps, bool float32, py::handle cache_o,
-    py::handle offset_o, bool diff_from_zero) {
+std::tuple<darray, darray, darray> phases(py::handle hidden_o, py::handle down_o, py::handle up_o,
+                                          py::handle conv_o, bool silu, py::handle bias_o,
+                                          py::handle gate_down_o, py::handle gate_up_o,
+                                          py::handle gate_bias_o, py::handle theta_o,
+                                          std::size_t heads, double eps, bool float32,
+                                          py::handle cache_o, py::handle offset_o,
+                                          bool diff_from_zero) {
   const char* f = "selective.phases";
   const darray hidden = real_array_nd(hidden_o, f, "hidden", 3);
   const darray down = real_array_nd(down_o, f, "proj_down", 2);
@@ -35,8 +40,10 @@ std::tuple<darray, darray, darray> phases(
   cfg.model_dim = dim(hidden, 2);
   cfg.heads = heads;
   cfg.rank = dim(down, 0);
-  need(heads >= 1 && cfg.model_dim % heads == 0, "num_heads", "must divide model_dim", py::int_(heads));
-  need(dim(down, 1) == cfg.model_dim && cfg.rank >= 1, "proj_down", "must have shape (rank, model_dim)", down_o);
+  need(heads >= 1 && cfg.model_dim % heads == 0, "num_heads", "must divide model_dim",
+       py::int_(heads));
+  need(dim(down, 1) == cfg.model_dim && cfg.rank >= 1, "proj_down",
+       "must have shape (rank, model_dim)", down_o);
   need(dim(up, 1) == cfg.rank && dim(up, 0) % heads == 0 && dim(up, 0) >= heads, "proj_up",
        "must have shape (H*R, rank)", up_o);
   cfg.pairs = dim(up, 0) / heads;
@@ -67,8 +74,10 @@ std::tuple<darray, darray, darray> phases(
     gup = real_array_nd(gate_up_o, f, "gate_up", 2);
     gbias = real_array_nd(gate_bias_o, f, "gate_bias", 1);
     cfg.gate_out = dim(gup, 0);
-    need(cfg.gate_out == heads || cfg.gate_out == C, "gate_up", "must have H or H*R rows", gate_up_o);
-    need(dim(gbias, 0) == cfg.gate_out, "gate_bias", "must have one entry per gate output", gate_bias_o);
+    need(cfg.gate_out == heads || cfg.gate_out == C, "gate_up", "must have H or H*R rows",
+         gate_up_o);
+    need(dim(gbias, 0) == cfg.gate_out, "gate_bias", "must have one entry per gate output",
+         gate_bias_o);
     if (!gate_down_o.is_none()) {
       gdown = real_array_nd(gate_down_o, f, "gate_down", 2);
       cfg.gate_rank = dim(gdown, 0);
@@ -92,7 +101,8 @@ std::tuple<darray, darray, darray> phases(
          "must have shape (batch, H*R, K) (K = 1 for skip_conv)", cache_o);
     std::copy(c_in.data(), c_in.data() + c_in.size(), cache.mutable_data());
     const darray o_in = real_array_nd(offset_o, f, "offset", 2);
-    need(dim(o_in, 0) == B && dim(o_in, 1) == C, "offset", "must have shape (batch, H*R)", offset_o);
+    need(dim(o_in, 0) == B && dim(o_in, 1) == C, "offset", "must have shape (batch, H*R)",
+         offset_o);
     std::copy(o_in.data(), o_in.data() + o_in.size(), offset.mutable_data());
   }
   check_output_size(static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(C), f);

@@ -45,11 +45,12 @@ void register_simd(py::module_& m) {
     }
     return out;
   });
-  m.def("set_isa", [](py::handle isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); },
-        "isa"_a);
+  m.def(
+      "set_isa", [](py::handle isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); }, "isa"_a);
   m.def("run_primitive", &primitive, "kind"_a, "n"_a, "nthreads"_a);
-  m.def("default_threads", [] { return mc::resolve_threads(0); },
-        "Threads used when nthreads=None: $ROPELAB_NUM_THREADS if set, else all cores.");
+  m.def(
+      "default_threads", [] { return mc::resolve_threads(0); },
+      "Threads used when nthreads=None: $ROPELAB_NUM_THREADS if set, else all cores.");
 }
 
 }  // namespace ropelab::bind

@@ -74,13 +74,16 @@ std::size_t length_arg(py::handle obj, const char* func, const char* name = "N")
 std::size_t pad_arg(py::handle obj, std::size_t N, const char* func) {
   const std::int64_t pad = integer(obj, func, "pad", 1);
   if (static_cast<double>(pad) * static_cast<double>(N) > static_cast<double>(max_length)) {
-    value_error(func, "pad", "times the length (" + std::to_string(N) + ") must be at most 2**31 - 1", obj);
+    value_error(func, "pad",
+                "times the length (" + std::to_string(N) + ") must be at most 2**31 - 1", obj);
   }
   return static_cast<std::size_t>(pad);
 }
 
 /// Finite real frequencies of any shape (empty allowed: an empty result).
-darray freqs_arg(py::handle obj, const char* func) { return real_array(obj, func, "freqs_bins"); }
+darray freqs_arg(py::handle obj, const char* func) {
+  return real_array(obj, func, "freqs_bins");
+}
 
 /// `fn(x)` at every frequency x of `freqs`, written into `out` (a new array shaped like `freqs`).
 /// Safe without the GIL: reads `freqs`, writes only `out`.
@@ -101,7 +104,9 @@ Out map_freqs(const darray& freqs, Out out, Fn fn) {
   return out;
 }
 
-carray complex_like(const darray& like) { return carray(shape_of(like)); }
+carray complex_like(const darray& like) {
+  return carray(shape_of(like));
+}
 
 py::list window_names() {
   py::list out;
@@ -248,7 +253,8 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   const std::size_t N = x.size();
   const std::size_t pad = pad_arg(pad_o, N, f);
   const std::size_t K = spectrum::spectrum_size(N, pad, !x.is_complex);
-  check_output_size(2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
+  check_output_size(
+      2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
   // A detached worker owning copies of x and of the outputs: the FFT is one uninterruptible
   // FFTW call, so Ctrl-C must not wait for it (see run_detached).
   struct Work {
@@ -285,8 +291,9 @@ carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  const carray out = map_freqs(freqs, complex_like(freqs),
-                               [&](double x) { return spectrum::ssm_spectrum(alpha, omega, N, x); });
+  const carray out = map_freqs(freqs, complex_like(freqs), [&](double x) {
+    return spectrum::ssm_spectrum(alpha, omega, N, x);
+  });
   require_finite_result(out, f, "the spectrum", "");
   return out;
 }
@@ -297,8 +304,9 @@ darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  const darray out = map_freqs(freqs, empty_like(freqs),
-                               [&](double x) { return spectrum::ssm_envelope(alpha, omega, N, x); });
+  const darray out = map_freqs(freqs, empty_like(freqs), [&](double x) {
+    return spectrum::ssm_envelope(alpha, omega, N, x);
+  });
   require_finite_result(out, f, "the envelope", "");
   return out;
 }
@@ -311,8 +319,9 @@ carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_
   const double T = real_scalar(T_o, f, "T");
   if (!(T > 0)) value_error(f, "T", "must be > 0", T_o);
   const darray freqs = freqs_arg(freqs_o, f);
-  const carray out = map_freqs(freqs, complex_like(freqs),
-                               [&](double x) { return spectrum::continuous_spectrum(alpha, omega, T, x); });
+  const carray out = map_freqs(freqs, complex_like(freqs), [&](double x) {
+    return spectrum::continuous_spectrum(alpha, omega, T, x);
+  });
   require_finite_result(out, f, "the transform", "frequencies this large lose all phase precision");
   return out;
 }
@@ -338,17 +347,18 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
   // Safe without the GIL: reads the inputs, writes abar and bbar (run_polled: Ctrl-C).
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(static_cast<std::size_t>(n), 1000.0, cancel, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) spectrum::zoh(pa[i], pw[i], dt, cplx(pr[i], pim[i]), oa[i], ob[i]);
+      for (std::size_t i = b; i < e; ++i)
+        spectrum::zoh(pa[i], pw[i], dt, cplx(pr[i], pim[i]), oa[i], ob[i]);
     });
   });
   for (py::ssize_t i = 0; i < n; ++i) {
     const cplx a = abar.data()[i], b = bbar.data()[i];
     if (!std::isfinite(a.real()) || !std::isfinite(a.imag()) || !std::isfinite(b.real()) ||
         !std::isfinite(b.imag())) {
-      throw py::value_error(std::string(f) + ": the discretisation of element " + std::to_string(i) +
-                            " is not finite in double precision (dt*omega = " +
-                            std::to_string(dt * omega.data()[i]) + ", dt*alpha = " +
-                            std::to_string(dt * alpha.data()[i]) + "); use a smaller dt");
+      throw py::value_error(
+          std::string(f) + ": the discretisation of element " + std::to_string(i) +
+          " is not finite in double precision (dt*omega = " + std::to_string(dt * omega.data()[i]) +
+          ", dt*alpha = " + std::to_string(dt * alpha.data()[i]) + "); use a smaller dt");
     }
   }
   return py::make_tuple(abar, bbar);
@@ -358,14 +368,16 @@ carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::h
                   py::handle bim_o, py::handle cre_o, py::handle cim_o, py::handle L_o) {
   const char* f = "spectra.ssm_kernel";
   const darray alpha = real_array_nd(alpha_o, f, "A (-real part)", 1);
-  require_each(alpha, f, "A", "must have a real part <= 0 (a stable mode)", [](double a) { return a >= 0; });
+  require_each(alpha, f, "A", "must have a real part <= 0 (a stable mode)",
+               [](double a) { return a >= 0; });
   const darray omega = real_array_nd(omega_o, f, "A (imaginary part)", 1);
   const double dt = real_scalar(dt_o, f, "dt");
   if (!(dt > 0) || !std::isfinite(dt)) value_error(f, "dt", "must be finite and > 0", dt_o);
   const darray bre = real_array_nd(bre_o, f, "B", 1), bim = real_array_nd(bim_o, f, "B", 1);
   const darray cre = real_array_nd(cre_o, f, "C", 1), cim = real_array_nd(cim_o, f, "C", 1);
   const py::ssize_t n = alpha.size();
-  if (omega.size() != n || bre.size() != n || bim.size() != n || cre.size() != n || cim.size() != n) {
+  if (omega.size() != n || bre.size() != n || bim.size() != n || cre.size() != n ||
+      cim.size() != n) {
     throw py::value_error(std::string(f) + ": A, B and C must have the same size, got " +
                           std::to_string(n) + ", " + std::to_string(bre.size()) + ", " +
                           std::to_string(cre.size()));
@@ -381,8 +393,8 @@ carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::h
   carray out(static_cast<py::ssize_t>(L));
   {
     py::gil_scoped_release release;
-    spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(), static_cast<std::size_t>(n),
-                         dt, L, out.mutable_data());
+    spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(),
+                         static_cast<std::size_t>(n), dt, L, out.mutable_data());
   }
   require_finite_result(out, f, "the kernel",
                         "dt*|A| is too large for double precision; use a smaller dt");
@@ -454,7 +466,8 @@ py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::ha
   const std::size_t pad = pad_arg(pad_o, N, f);
   const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
   check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
-  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);  // one window's FFTs
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad),
+                    f);  // one window's FFTs
   // Detached, like figures_of_merit (each window's FFT is one uninterruptible call).
   struct Work {
     std::vector<double> an, om;

@@ -66,8 +66,8 @@ darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
   return out;
 }
 
-darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o,
-           py::handle conv_o, bool log) {
+darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o, py::handle conv_o,
+           bool log) {
   const char* f = "temperature.mse";
   const darray sigma = real_array(sigma_o, f, "sigma");
   require_each(sigma, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
@@ -88,7 +88,8 @@ darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
         const rff::Pair p = rff::make_unit_pair(px[i]);
-        po[i] = log ? rff::log_mse(p, ps[i], pd[i], est, conv) : rff::mse(p, ps[i], pd[i], est, conv);
+        po[i] =
+            log ? rff::log_mse(p, ps[i], pd[i], est, conv) : rff::mse(p, ps[i], pd[i], est, conv);
       }
     });
   });
@@ -133,8 +134,8 @@ darray spectrum(py::handle d_o, py::handle kind_o, py::handle base_o, py::handle
   if (kind != "rope" && kind != "rfa") value_error(f, "kind", "must be 'rope' or 'rfa'", kind_o);
   const double base = real_scalar(base_o, f, "base");
   if (!(base > 1)) value_error(f, "base", "must be > 1", base_o);
-  const double theta_max = theta_max_o.is_none() ? 1.0 - 1.0 / base
-                                                 : real_scalar(theta_max_o, f, "theta_max");
+  const double theta_max =
+      theta_max_o.is_none() ? 1.0 - 1.0 / base : real_scalar(theta_max_o, f, "theta_max");
   if (!(theta_max > 0 && theta_max < 1)) {
     value_error(f, "theta_max", "must lie in (0, 1) (tan(pi/2) is infinite)", theta_max_o);
   }
@@ -175,8 +176,7 @@ void register_temperature(py::module_& m) {
   m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);
   m.def("mse", &mse, "sigma"_a, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("optimal_sigma", &optimal_sigma, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "method"_a);
-  m.def("spectrum", &spectrum, "d"_a, "kind"_a, "base"_a, "theta_max"_a, "temp_max"_a,
-        "squared"_a);
+  m.def("spectrum", &spectrum, "d"_a, "kind"_a, "base"_a, "theta_max"_a, "temp_max"_a, "squared"_a);
   m.def("counterexample", &counterexample, "xi"_a);
   m.def("depressed_cubic_root", &temperature::depressed_cubic_root, "p"_a, "r"_a,
         "Unique real root of t^3 + p t + r = 0 for p >= 0.");

@@ -16,11 +16,11 @@ namespace ropelab::bind {
 
 namespace {
 
-
 /// ψ of shape (..., d/2) with d/2 ≥ 1 phases.
 darray psi_arg(py::handle obj, const char* f, const char* name) {
   const darray p = array_min_nd(obj, f, name, 1, "(..., d/2)");
-  if (p.shape(p.ndim() - 1) == 0) value_error(f, name, "must have at least one phase (d/2 >= 1)", obj);
+  if (p.shape(p.ndim() - 1) == 0)
+    value_error(f, name, "must have at least one phase (d/2 >= 1)", obj);
   return p;
 }
 
@@ -41,12 +41,14 @@ BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::
   r.d = d;
   if (obj.is_none()) return r;
   r.values = real_array(obj, f, "gate");
-  const std::size_t w = gate_width(r.values, d, f, "gate",
-                                   "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
-                                       std::to_string(d / 2) + ") or (..., d) = (..., " +
-                                       std::to_string(d) + ")",
-                                   obj);
-  r.count = r.values.ndim() == 0 ? 1 : suffix_batch(lead, lead_shape(r.values, 1), f, "gate", "psi_prev", obj);
+  const std::size_t w =
+      gate_width(r.values, d, f, "gate",
+                 "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
+                     std::to_string(d / 2) + ") or (..., d) = (..., " + std::to_string(d) + ")",
+                 obj);
+  r.count = r.values.ndim() == 0
+                ? 1
+                : suffix_batch(lead, lead_shape(r.values, 1), f, "gate", "psi_prev", obj);
   r.width = w;
   return r;
 }
@@ -54,7 +56,8 @@ BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::
 /// psi_prev (and psi_t) of one shape; returns d.
 std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
   if (pt != nullptr && shape_of(pp) != shape_of(*pt)) {
-    mismatch(f, "psi_prev and psi_t must have the same shape (..., d/2)", "psi_prev", pp, "psi_t", *pt);
+    mismatch(f, "psi_prev and psi_t must have the same shape (..., d/2)", "psi_prev", pp, "psi_t",
+             *pt);
   }
   return static_cast<std::size_t>(2 * pp.shape(pp.ndim() - 1));
 }
@@ -74,12 +77,14 @@ darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle
   darray out(shape);
   double* po = out.mutable_data();
   // Safe without the GIL: reads the phases and gates, writes out (run_polled: Ctrl-C).
-  run_polled(static_cast<double>(batch) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
-    for (std::size_t b = 0; b < batch; ++b) {
-      poll(cancel);
-      transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout, po + b * d * d, cancel);
-    }
-  });
+  run_polled(static_cast<double>(batch) * static_cast<double>(d * d),
+             [&](const std::atomic<bool>* cancel) {
+               for (std::size_t b = 0; b < batch; ++b) {
+                 poll(cancel);
+                 transition::effective(pp.data() + b * h, pt.data() + b * h, g.at(b), d, layout,
+                                       po + b * d * d, cancel);
+               }
+             });
   return out;
 }
 
@@ -95,24 +100,28 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   darray gv;
   if (!gates_o.is_none()) {
     gv = real_array_nd(gates_o, f, "gates", 2);
-    const std::string rule = "must have shape (T, 1), (T, d/2) or (T, d) with T = " +
-                             std::to_string(T) + ", d = " + std::to_string(d);
+    const std::string rule =
+        "must have shape (T, 1), (T, d/2) or (T, d) with T = " + std::to_string(T) +
+        ", d = " + std::to_string(d);
     if (static_cast<std::size_t>(gv.shape(0)) != T) {
       value_error(f, "gates", rule + ", has shape " + shape_str(gv), gates_o);
     }
     g = gates_view(gv.data(), gate_width(gv, d, f, "gates", rule, gates_o), d);
   }
   check_output_size(static_cast<double>(T) * static_cast<double>(d * d), f);
-  darray out({static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
+  darray out(
+      {static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
   double* po = out.mutable_data();
   // Safe without the GIL: reads psi and the gates, writes out (run_polled: Ctrl-C).
-  run_polled(static_cast<double>(T) * static_cast<double>(d * d), [&](const std::atomic<bool>* cancel) {
-    transition::effective_sequence(psi.data(), T, g, d, layout, po, cancel);
-  });
+  run_polled(static_cast<double>(T) * static_cast<double>(d * d),
+             [&](const std::atomic<bool>* cancel) {
+               transition::effective_sequence(psi.data(), T, g, d, layout, po, cancel);
+             });
   return out;
 }
 
-darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o, py::handle norm_o) {
+darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o,
+                       py::handle norm_o) {
   const char* f = "transition.commutator_norm";
   const darray psi = psi_arg(psi_o, f, "psi_prev");
   const std::size_t d = phase_pair(psi, nullptr, f), h = d / 2;
@@ -159,8 +168,8 @@ double scale_of(const double* p, std::size_t n) {
 /// that owns copies of the input and the output (an Eigen decomposition cannot be interrupted, so
 /// on Ctrl-C the call returns at once and the copy finishes alone, see run_detached).
 template <class T, class PerMatrix>
-std::vector<T> per_matrix_detached(const darray& A, std::size_t batch, std::size_t mn, std::size_t k,
-                                   PerMatrix per_matrix) {
+std::vector<T> per_matrix_detached(const darray& A, std::size_t batch, std::size_t mn,
+                                   std::size_t k, PerMatrix per_matrix) {
   struct Work {
     std::vector<double> in;
     std::vector<T> out;
@@ -191,7 +200,8 @@ darray singular_values(py::handle A_o) {
   shape.push_back(static_cast<py::ssize_t>(k));
   check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
   const std::vector<double> r = per_matrix_detached<double>(
-      A, batch, m * n, k, [m, n](const double* a, double* o) { transition::singular_values(a, m, n, o); });
+      A, batch, m * n, k,
+      [m, n](const double* a, double* o) { transition::singular_values(a, m, n, o); });
   darray out(shape);
   std::copy(r.begin(), r.end(), out.mutable_data());
   require_finite_result(out, f, "a singular value", "it exceeds the double range");
@@ -206,7 +216,8 @@ darray spectral_norm(py::handle A_o) {
   const std::size_t batch = product(lead_shape(A, 2));
   check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
   const std::vector<double> r = per_matrix_detached<double>(
-      A, batch, m * n, 1, [m, n](const double* a, double* o) { *o = transition::spectral_norm(a, m, n); });
+      A, batch, m * n, 1,
+      [m, n](const double* a, double* o) { *o = transition::spectral_norm(a, m, n); });
   darray out(lead_shape(A, 2));
   std::copy(r.begin(), r.end(), out.mutable_data());
   require_finite_result(out, f, "the spectral norm", "it exceeds the double range");
@@ -222,7 +233,8 @@ carray eigenvalues(py::handle A_o) {
   shape.push_back(static_cast<py::ssize_t>(n));
   check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(n * n), f);
   const std::vector<std::complex<double>> r = per_matrix_detached<std::complex<double>>(
-      A, batch, n * n, n, [n](const double* a, std::complex<double>* o) { transition::eigenvalues(a, n, o); });
+      A, batch, n * n, n,
+      [n](const double* a, std::complex<double>* o) { transition::eigenvalues(a, n, o); });
   carray out(shape);
   std::copy(r.begin(), r.end(), out.mutable_data());
   require_finite_result(out, f, "an eigenvalue", "it exceeds the double range");
@@ -240,8 +252,8 @@ darray vectors(py::handle obj, const char* f, const char* name, int min_ndim, co
     for (std::size_t c = 0; c < d; ++c) n2 += w.data()[j * d + c] * w.data()[j * d + c];
     if (!(n2 > 0) || !std::isfinite(n2)) {
       value_error(f, name,
-                  "must be non-zero vectors with finite squared norm (vector " +
-                      std::to_string(j) + " is zero or overflows)",
+                  "must be non-zero vectors with finite squared norm (vector " + std::to_string(j) +
+                      " is zero or overflows)",
                   obj);
     }
   }
@@ -254,7 +266,8 @@ darray per_vector(const darray& w, int core, Fill fill, const char* f) {
   const auto d = static_cast<std::size_t>(w.shape(w.ndim() - 1));
   std::vector<py::ssize_t> shape = lead_shape(w, core);
   const std::size_t batch = product(shape);
-  check_output_size(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d),
+                    f);
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
   darray out(shape);
@@ -275,18 +288,24 @@ darray per_vector(const darray& w, int core, Fill fill, const char* f) {
 darray householder(py::handle w_o) {
   const char* f = "transition.householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
-  return per_vector(w, 1, [](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
-    transition::householder(x, d, o, cancel);
-  }, f);
+  return per_vector(
+      w, 1,
+      [](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
+        transition::householder(x, d, o, cancel);
+      },
+      f);
 }
 
 darray generalized_householder(py::handle w_o, py::handle beta_o) {
   const char* f = "transition.generalized_householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
   const double beta = real_scalar(beta_o, f, "beta");
-  return per_vector(w, 1, [beta](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
-    transition::generalized_householder(x, d, beta, o, cancel);
-  }, f);
+  return per_vector(
+      w, 1,
+      [beta](const double* x, std::size_t d, double* o, const std::atomic<bool>* cancel) {
+        transition::generalized_householder(x, d, beta, o, cancel);
+      },
+      f);
 }
 
 darray householder_product(py::handle W_o) {
@@ -298,9 +317,10 @@ darray householder_product(py::handle W_o) {
   const std::size_t batch = product(shape);
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
-  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
-  // m products of d×d matrices per batch element (O(m d³)): a detached worker owning copies, checking
-  // Ctrl-C between batch elements (see run_detached).
+  check_output_size(
+      2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
+  // m products of d×d matrices per batch element (O(m d³)): a detached worker owning copies,
+  // checking Ctrl-C between batch elements (see run_detached).
   struct Work {
     std::vector<double> W, out;
   };
@@ -310,7 +330,8 @@ darray householder_product(py::handle W_o) {
   run_detached([work, batch, m, d](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
       if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
-      transition::householder_product(work->W.data() + b * m * d, m, d, work->out.data() + b * d * d);
+      transition::householder_product(work->W.data() + b * m * d, m, d,
+                                      work->out.data() + b * d * d);
     }
   });
   darray out(shape);
@@ -323,7 +344,8 @@ darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
   const py::ssize_t dq = q.shape(q.ndim() - 1);
-  if (omega.shape(1) != dq) mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
+  if (omega.shape(1) != dq)
+    mismatch(f, "omega must have shape (D, d) with the d of q", "q", q, "omega", omega);
   const auto T = static_cast<std::size_t>(q.shape(q.ndim() - 2));
   const auto d = static_cast<std::size_t>(dq);
   const auto D = static_cast<std::size_t>(omega.shape(0));
@@ -339,7 +361,8 @@ darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   run_interruptible([&](const std::atomic<bool>* cancel) {
     for (std::size_t b = 0; b < batch; ++b) {
       if (cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
-      transition::prf_transition_factor(q.data() + b * T * d, T, d, omega.data(), D, po + b * rows * D);
+      transition::prf_transition_factor(q.data() + b * T * d, T, d, omega.data(), D,
+                                        po + b * rows * D);
     }
   });
   return out;

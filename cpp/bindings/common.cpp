@@ -41,7 +41,9 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
   }
   const char kind = arr.dtype().kind();
   if (kind == 'b') {
-    type_error(func, name, "must be a real (integer or floating) array, not bool (True/False are not numbers)", obj);
+    type_error(func, name,
+               "must be a real (integer or floating) array, not bool (True/False are not numbers)",
+               obj);
   }
   if (kind != 'i' && kind != 'u' && kind != 'f') {
     type_error(func, name,
@@ -55,10 +57,10 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
     const double* p = out.data();
     for (py::ssize_t i = 0; i < out.size(); ++i) {
       if (!std::isfinite(p[i])) {
-        value_error(func, name,
-                    "must be finite (element " + std::to_string(i) + " is " +
-                        std::to_string(p[i]) + ")",
-                    obj);
+        value_error(
+            func, name,
+            "must be finite (element " + std::to_string(i) + " is " + std::to_string(p[i]) + ")",
+            obj);
       }
     }
   }
@@ -121,7 +123,8 @@ std::int64_t integer(py::handle obj, const char* func, const char* name, std::in
   } else if (PyFloat_Check(obj.ptr()) || kind == 'f') {
     const double x = py::float_(py::reinterpret_borrow<py::object>(obj)).cast<double>();
     if (!std::isfinite(x) || std::floor(x) != x) value_error(func, name, need, obj);
-    if (!(x >= -0x1.0p63 && x < 0x1.0p63)) value_error(func, name, need + " that fits in 64 bits", obj);
+    if (!(x >= -0x1.0p63 && x < 0x1.0p63))
+      value_error(func, name, need + " that fits in 64 bits", obj);
     v = static_cast<std::int64_t>(x);
   } else {
     type_error(func, name, need, obj);
@@ -138,7 +141,8 @@ int nthreads_arg(py::handle obj, const char* func) {
 }
 
 std::uint64_t seed_arg(py::handle obj, const char* func) {
-  if (PyBool_Check(obj.ptr())) type_error(func, "seed", "must be an integer in [0, 2**64), not bool", obj);
+  if (PyBool_Check(obj.ptr()))
+    type_error(func, "seed", "must be an integer in [0, 2**64), not bool", obj);
   PyObject* idx = PyNumber_Index(obj.ptr());
   if (idx == nullptr) {
     PyErr_Clear();
@@ -159,13 +163,15 @@ void check_output_size(double count, const char* func) {
   // instead of letting the allocator overcommit and the OS kill the process later.
   static const double physical_bytes = [] {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0x1.0p43;
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
+                                 : 0x1.0p43;
   }();
   if (!(count * 8.0 <= physical_bytes)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%.4g float64 values = %.3g GB; physical memory is %.3g GB", count,
-                  count * 8e-9, physical_bytes * 1e-9);
-    const std::string msg = std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
+    std::snprintf(buf, sizeof buf, "%.4g float64 values = %.3g GB; physical memory is %.3g GB",
+                  count, count * 8e-9, physical_bytes * 1e-9);
+    const std::string msg =
+        std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
     PyErr_SetString(PyExc_MemoryError, msg.c_str());
     throw py::error_already_set();
   }
@@ -187,7 +193,8 @@ namespace {
 /// uninterruptible library call, or until their next check of the flag). Guarded by
 /// abandoned_mutex; reset to 0 in a forked child, which inherits none of the threads.
 std::mutex& abandoned_mutex() {
-  static auto* m = new std::mutex;  // never destroyed: detached threads may outlive static destructors
+  static auto* m =
+      new std::mutex;  // never destroyed: detached threads may outlive static destructors
   return *m;
 }
 std::condition_variable& abandoned_cv() {
@@ -228,7 +235,8 @@ void run_detached(std::function<void(const std::atomic<bool>*)> work) {
     // waits (answering Ctrl-C) for one of them to finish, so repeated Ctrl-C cannot pile up
     // threads, CPU time and memory.
     std::unique_lock<std::mutex> lock(abandoned_mutex());
-    while (!abandoned_cv().wait_for(lock, poll_interval, [] { return abandoned_count < kMaxAbandoned; })) {
+    while (!abandoned_cv().wait_for(lock, poll_interval,
+                                    [] { return abandoned_count < kMaxAbandoned; })) {
       lock.unlock();
       restore_or_park(state);
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -293,7 +301,8 @@ std::vector<py::ssize_t> shape_of(const py::array& a) {
 
 namespace ropelab::bind {
 
-void require_finite_result(const darray& out, const char* func, const char* what, const std::string& hint) {
+void require_finite_result(const darray& out, const char* func, const char* what,
+                           const std::string& hint) {
   const double* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
     if (!std::isfinite(p[i])) {
@@ -304,7 +313,8 @@ void require_finite_result(const darray& out, const char* func, const char* what
   }
 }
 
-void require_finite_result(const carray& out, const char* func, const char* what, const std::string& hint) {
+void require_finite_result(const carray& out, const char* func, const char* what,
+                           const std::string& hint) {
   const std::complex<double>* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
     if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {

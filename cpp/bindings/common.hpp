@@ -11,8 +11,8 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
-#include <complex>
 #include <chrono>
+#include <complex>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -46,8 +46,7 @@ Array contiguous(py::handle arr) {
 }
 
 /// "func: name must be ..., got repr(value)".
-std::string describe(const char* func, const char* name, const std::string& what,
-                     py::handle value);
+std::string describe(const char* func, const char* name, const std::string& what, py::handle value);
 
 [[noreturn]] void value_error(const char* func, const char* name, const std::string& what,
                               py::handle value);
@@ -55,8 +54,8 @@ std::string describe(const char* func, const char* name, const std::string& what
                              py::handle value);
 
 /// Any real array-like (integer or floating dtype) as a C-contiguous float64 array.
-/// Bool, complex, object, string and datetime input raise TypeError; NaN/inf raise ValueError unless
-/// allow_nonfinite.
+/// Bool, complex, object, string and datetime input raise TypeError; NaN/inf raise ValueError
+/// unless allow_nonfinite.
 darray real_array(py::handle obj, const char* func, const char* name, bool allow_nonfinite = false);
 
 /// A real array with exactly `ndim` dimensions (ValueError otherwise).
@@ -263,10 +262,14 @@ void require_each(const darray& a, const char* func, const char* name, const std
 
 /// Results must be finite: a value that overflowed a double raises ValueError naming the function,
 /// the output and the first offending element, with `hint` (e.g. "use log=True").
-void require_finite_result(const darray& out, const char* func, const char* what, const std::string& hint);
-void require_finite_result(const carray& out, const char* func, const char* what, const std::string& hint);
+void require_finite_result(const darray& out, const char* func, const char* what,
+                           const std::string& hint);
+void require_finite_result(const carray& out, const char* func, const char* what,
+                           const std::string& hint);
 
 /// New float64 array with the shape of `like`.
-inline darray empty_like(const py::array& like) { return darray(shape_of(like)); }
+inline darray empty_like(const py::array& like) {
+  return darray(shape_of(like));
+}
 
 }  // namespace ropelab::bind

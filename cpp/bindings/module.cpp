@@ -16,24 +16,29 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "ropelab's compiled core (use the typed wrappers in ropelab.* instead)";
   m.attr("__version__") = ROPELAB_VERSION;
   // A function, not an attribute, so that the generated stubs do not change with every commit.
-  m.def("git_commit", [] { return std::string(ROPELAB_GIT_COMMIT); },
-        "The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.");
+  m.def(
+      "git_commit", [] { return std::string(ROPELAB_GIT_COMMIT); },
+      "The git commit this build was made from (with '+dirty' for uncommitted changes); empty if "
+      "none.");
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");
   ropelab::bind::register_temperature(temperature);
-  auto rotary = m.def_submodule("rotary", "rotations of channel pairs: RoPE, Selective RoPE phases");
+  auto rotary =
+      m.def_submodule("rotary", "rotations of channel pairs: RoPE, Selective RoPE phases");
   ropelab::bind::register_rotary(rotary);
   auto recurrence = m.def_submodule("recurrence", "linear-attention recurrences and direct forms");
   ropelab::bind::register_recurrence(recurrence);
   auto transition = m.def_submodule("transition", "effective transitions, norms, Householder");
   ropelab::bind::register_transition(transition);
-  auto spectra = m.def_submodule("spectra", "windows, FFTW/DTFT spectra, SSM closed forms, figures of merit");
+  auto spectra =
+      m.def_submodule("spectra", "windows, FFTW/DTFT spectra, SSM closed forms, figures of merit");
   ropelab::bind::register_spectra(spectra);
   auto simd = m.def_submodule("simd", "SIMD path of the Monte-Carlo kernels; benchmarking hook");
   ropelab::bind::register_simd(simd);
   auto attention = m.def_submodule("attention", "exact and random-feature attention");
   ropelab::bind::register_attention(attention);
-  auto selective = m.def_submodule("selective", "the released Selective RoPE angle path, streaming");
+  auto selective =
+      m.def_submodule("selective", "the released Selective RoPE angle path, streaming");
   ropelab::bind::register_selective(selective);
 }

@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const spectrum::FiguresOfMerit r = spectrum::figures_of_merit(w.data(), N, pad);
     // valid input gives finite scale-free figures (a NaN here would be a silent wrong value)
-    if (!std::isfinite(r.enbw_bins) || !std::isfinite(r.coherent_gain) || !(r.enbw_bins > 0)) std::abort();
+    if (!std::isfinite(r.enbw_bins) || !std::isfinite(r.coherent_gain) || !(r.enbw_bins > 0))
+      std::abort();
   } catch (const std::invalid_argument&) {
     // zero sum, or not a lowpass window: the documented refusals
   }

@@ -70,12 +70,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::complex<double>> cout(T * D * dv);
   std::atomic<bool> cancel{false};
 
-  linear_attention(s, (flags & 4) ? A.data() : nullptr, (flags & 8) ? LinearMode::unrolled : LinearMode::recurrent,
-                   (flags & 16) ? ProductStart::tau : ProductStart::tau_plus_1, out.data(), &cancel);
+  linear_attention(s, (flags & 4) ? A.data() : nullptr,
+                   (flags & 8) ? LinearMode::unrolled : LinearMode::recurrent,
+                   (flags & 16) ? ProductStart::tau : ProductStart::tau_plus_1, out.data(),
+                   &cancel);
   selective_rope_attention(s, psi.data(), g, layout,
-                           (flags & 32) ? SelectiveMode::recurrent : SelectiveMode::prerotated, out.data(), &cancel);
-  rff_attention(s, omega.data(), D, (flags & 64) ? RffMode::recurrent : RffMode::direct, (flags & 128) == 0,
-                cout.data(), &cancel);
+                           (flags & 32) ? SelectiveMode::recurrent : SelectiveMode::prerotated,
+                           out.data(), &cancel);
+  rff_attention(s, omega.data(), D, (flags & 64) ? RffMode::recurrent : RffMode::direct,
+                (flags & 128) == 0, cout.data(), &cancel);
   std::vector<std::complex<double>> prod(T * D);
   rff_increment_product(q.data(), T, d, omega.data(), D, flags % T, prod.data());
   for (const Decay kind : {Decay::alibi, Decay::fox, Decay::cosformer}) {
@@ -83,12 +86,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       decayed_attention(s, kind, param, forget.data(), mode, out.data(), &cancel);
     }
   }
-  softmax_attention(s, (flags & 4) ? psi.data() : nullptr, layout, param, (flags & 8) != 0, out.data(), &cancel);
+  softmax_attention(s, (flags & 4) ? psi.data() : nullptr, layout, param, (flags & 8) != 0,
+                    out.data(), &cancel);
 
   // cancellation: a set flag stops every recurrence with mc::Cancelled (and nothing else)
   cancel = true;
   try {
-    linear_attention(s, nullptr, LinearMode::recurrent, ProductStart::tau_plus_1, out.data(), &cancel);
+    linear_attention(s, nullptr, LinearMode::recurrent, ProductStart::tau_plus_1, out.data(),
+                     &cancel);
   } catch (const std::exception&) {
   }
 

@@ -63,25 +63,28 @@ void block6x8(std::size_t k, const double* a, const double* B, std::size_t ldb, 
 
 /// MR (1..6) rows × w (1..4) columns, a packed as in block6x8 (stride 6), masked loads and stores.
 template <int MR>
-void block4(std::size_t k, std::size_t w, const double* a, const double* B, std::size_t ldb, double* c,
-            std::size_t ldc, bool accumulate) {
+void block4(std::size_t k, std::size_t w, const double* a, const double* B, std::size_t ldb,
+            double* c, std::size_t ldc, bool accumulate) {
   const __m256i mask = lane_mask(w);
   __m256d acc[MR];
   for (int r = 0; r < MR; ++r) {
-    acc[r] = accumulate ? _mm256_maskload_pd(c + static_cast<std::size_t>(r) * ldc, mask) : _mm256_setzero_pd();
+    acc[r] = accumulate ? _mm256_maskload_pd(c + static_cast<std::size_t>(r) * ldc, mask)
+                        : _mm256_setzero_pd();
   }
   for (std::size_t p = 0; p < k; ++p) {
     const __m256d b = _mm256_maskload_pd(B + p * ldb, mask);
-    for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 6 * p + r), b, acc[r]);
+    for (int r = 0; r < MR; ++r)
+      acc[r] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 6 * p + r), b, acc[r]);
   }
-  for (int r = 0; r < MR; ++r) _mm256_maskstore_pd(c + static_cast<std::size_t>(r) * ldc, mask, acc[r]);
+  for (int r = 0; r < MR; ++r)
+    _mm256_maskstore_pd(c + static_cast<std::size_t>(r) * ldc, mask, acc[r]);
 }
 
 /// MR rows × n columns: full 6×8 blocks when MR = 6 (B's k×8 strips packed contiguously in
 /// bstrips, strip j/8 at bstrips + j·k), else, and for the last n mod 8 columns, columns by 4.
 template <int MR>
-void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, const double* B, std::size_t ldb,
-          double* C, std::size_t ldc, bool accumulate) {
+void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, const double* B,
+          std::size_t ldb, double* C, std::size_t ldc, bool accumulate) {
   std::size_t j = 0;
   if (MR == 6 && bstrips != nullptr) {
     for (; j + 8 <= n; j += 8) block6x8(k, a, bstrips + j * k, 8, C + j, ldc, accumulate);
@@ -108,7 +111,8 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
         const std::size_t j1 = j0 + 16 < n ? j0 + 16 : n;
         for (std::size_t j = j0; j < j1; ++j) {
           const double* bj = B + static_cast<std::ptrdiff_t>(j) * b_cs;
-          for (std::size_t p = p0; p < p1; ++p) pack[p * n + j] = bj[static_cast<std::ptrdiff_t>(p) * b_rs];
+          for (std::size_t p = p0; p < p1; ++p)
+            pack[p * n + j] = bj[static_cast<std::ptrdiff_t>(p) * b_rs];
         }
       }
     }
@@ -135,21 +139,35 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
     }
     for (std::size_t i = 0; i < m; i += 6) {
       const std::size_t mr = m - i < 6 ? m - i : 6;
-      // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never stored)
+      // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never
+      // stored)
       for (std::size_t p = 0; p < kc; ++p) {
         for (std::size_t r = 0; r < 6; ++r) {
           apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs +
-                                        static_cast<std::ptrdiff_t>(p0 + p) * a_cs] : 0.0;
+                                        static_cast<std::ptrdiff_t>(p0 + p) * a_cs]
+                                    : 0.0;
         }
       }
       double* Ci = C + i * ldc;
       switch (mr) {
-        case 6: rows<6>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
-        case 5: rows<5>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
-        case 4: rows<4>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
-        case 3: rows<3>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
-        case 2: rows<2>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
-        default: rows<1>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc); break;
+        case 6:
+          rows<6>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
+        case 5:
+          rows<5>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
+        case 4:
+          rows<4>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
+        case 3:
+          rows<3>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
+        case 2:
+          rows<2>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
+        default:
+          rows<1>(n, kc, apack, bpack, Bp, ldb, Ci, ldc, acc);
+          break;
       }
     }
     if (k == 0) break;

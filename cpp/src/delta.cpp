@@ -108,7 +108,8 @@ void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
     if (s.psi != nullptr) {  // C_t once per token, for its n_h keys and its query
       sincos(s.psi + t * h, h, fr.cosines.data(), fr.sines.data());
       for (std::size_t j = 0; j < nh; ++j) {
-        rotate_pairs(kt + j * d, fr.cosines.data(), fr.sines.data(), d, layout, fr.keys.data() + j * d);
+        rotate_pairs(kt + j * d, fr.cosines.data(), fr.sines.data(), d, layout,
+                     fr.keys.data() + j * d);
       }
       rotate_pairs(qt, fr.cosines.data(), fr.sines.data(), d, layout, fr.query.data());
     } else {
@@ -129,10 +130,12 @@ void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
       const double beta = s.beta[t * nh + j];
       for (std::size_t r = 0; r < dv; ++r) u[r] = beta * (v[r] - y[r]);
       const bool last_step = j + 1 == nh;
-      const double* next_key = !last_step ? cur.keys.data() + (j + 1) * d
-                               : !last_token ? nxt.keys.data() : nullptr;
+      const double* next_key = !last_step    ? cur.keys.data() + (j + 1) * d
+                               : !last_token ? nxt.keys.data()
+                                             : nullptr;
       pass(ST.data(), d, panels, cur.keys.data() + j * d, u.data(), j == 0 ? a : 1.0, next_key,
-           last_step ? a_next_token : 1.0, last_step ? cur.query.data() : nullptr, y.data(), o.data());
+           last_step ? a_next_token : 1.0, last_step ? cur.query.data() : nullptr, y.data(),
+           o.data());
     }
     std::copy(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(dv), out + t * dv);
     std::swap(cur, nxt);

@@ -69,11 +69,14 @@ void pass_outputs(double* ST, std::size_t d, std::size_t panels, const double* k
   if (query != nullptr && next_key != nullptr) {
     pass<kScale, kScaleNext, true, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
   } else if (query != nullptr) {
-    pass<kScale, kScaleNext, true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+    pass<kScale, kScaleNext, true, false>(ST, d, panels, key, u, a, next_key, a_next, query, y,
+                                          out);
   } else if (next_key != nullptr) {
-    pass<kScale, kScaleNext, false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+    pass<kScale, kScaleNext, false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y,
+                                          out);
   } else {
-    pass<kScale, kScaleNext, false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
+    pass<kScale, kScaleNext, false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y,
+                                           out);
   }
 }
 

@@ -29,7 +29,8 @@ inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[][4]) {
     const std::uint64_t b0 = 8 * (g + static_cast<unsigned>(n));
     c0[n] = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<unsigned>(b0))),
                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    c1[n] = _mm256_set1_epi32(static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
+    c1[n] = _mm256_set1_epi32(
+        static_cast<int>(u.c1_base | static_cast<unsigned>((b0 >> 32) & 0xFFFFu)));
     c2[n] = _mm256_set1_epi32(static_cast<int>(u.c2));
     c3[n] = _mm256_set1_epi32(static_cast<int>(u.c3));
   }
@@ -41,7 +42,8 @@ inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[][4]) {
       k0 += kW0;
       k1 += kW1;
     }
-    const __m256i kv0 = _mm256_set1_epi32(static_cast<int>(k0)), kv1 = _mm256_set1_epi32(static_cast<int>(k1));
+    const __m256i kv0 = _mm256_set1_epi32(static_cast<int>(k0)),
+                  kv1 = _mm256_set1_epi32(static_cast<int>(k1));
     for (int n = 0; n < N; ++n) {
       __m256i hi0, lo0, hi1, lo1;
       mulhilo(c0[n], m0, hi0, lo0);
@@ -63,7 +65,8 @@ inline void philox8(const PhiloxUnit& u, std::uint64_t g, __m256i x[][4]) {
 /// Calls per_group(i, x) for the groups g0 + i (i < ngroups) with their Philox words, two groups
 /// per Philox call.
 template <class PerGroup>
-inline void for_each_group(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, PerGroup per_group) {
+inline void for_each_group(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups,
+                           PerGroup per_group) {
   std::size_t i = 0;
   for (; i + 2 <= ngroups; i += 2) {
     __m256i x[2][4];
@@ -82,9 +85,9 @@ inline void for_each_group(const PhiloxUnit& u, std::uint64_t g0, std::size_t ng
 inline __m256d signed_unit(__m128i lo, __m128i hi) {
   const __m256d h = _mm256_cvtepi32_pd(hi);
   const __m256d l = _mm256_cvtepi32_pd(_mm_srli_epi32(lo, 11));
-  return _mm256_add_pd(_mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-31)),
-                       _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)),
-                                     _mm256_set1_pd(0x1.0p-52)));
+  return _mm256_add_pd(
+      _mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-31)),
+      _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-52)));
 }
 
 /// (⌊w/2¹²⌋ + ½)·2⁻⁵² for the 4 words hi:lo (exact, rng::to_open_unit).
@@ -93,9 +96,9 @@ inline __m256d open_unit(__m128i lo, __m128i hi) {
       _mm256_cvtepi32_pd(_mm_xor_si128(hi, _mm_set1_epi32(static_cast<int>(0x80000000u)))),
       _mm256_set1_pd(0x1.0p31));
   const __m256d l = _mm256_cvtepi32_pd(_mm_srli_epi32(lo, 12));
-  return _mm256_add_pd(_mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-32)),
-                       _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)),
-                                     _mm256_set1_pd(0x1.0p-52)));
+  return _mm256_add_pd(
+      _mm256_mul_pd(h, _mm256_set1_pd(0x1.0p-32)),
+      _mm256_mul_pd(_mm256_add_pd(l, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-52)));
 }
 
 /// Ziggurat on 4 words; draws k0 .. k0+3.
@@ -113,7 +116,8 @@ inline void zig4(const PhiloxUnit& u, __m128i lo, __m128i hi, std::uint64_t k0, 
     _mm256_store_pd(vs, v);
     _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
     for (int l = 0; l < 4; ++l) {
-      if (!(ok >> l & 1)) out[l] = u.slow_normal(u, k0 + static_cast<unsigned>(l), vs[l], ls[l], nullptr);
+      if (!(ok >> l & 1))
+        out[l] = u.slow_normal(u, k0 + static_cast<unsigned>(l), vs[l], ls[l], nullptr);
     }
   }
 }
@@ -140,10 +144,12 @@ inline void chiz4(const PhiloxUnit& u, const ChiTables& t, __m128i lo, __m128i h
   const __m256d h = _mm256_i32gather_pd(t.h, layer, 8);
   const __m256i rho = _mm256_i32gather_epi64(reinterpret_cast<const long long*>(t.rho), layer, 8);
   // floats 0, 2, 4, 6 are the lower bounds, 1, 3, 5, 7 the upper ones
-  const __m256 sorted = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(rho), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  const __m256 sorted =
+      _mm256_permutevar8x32_ps(_mm256_castsi256_ps(rho), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
   const __m256d rlo = _mm256_cvtps_pd(_mm256_castps256_ps128(sorted));
   const __m256d rhi = _mm256_cvtps_pd(_mm256_extractf128_ps(sorted, 1));
-  const int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, rlo, _CMP_GT_OQ), _mm256_cmp_pd(s, rhi, _CMP_LT_OQ)));
+  const int ok = _mm256_movemask_pd(
+      _mm256_and_pd(_mm256_cmp_pd(s, rlo, _CMP_GT_OQ), _mm256_cmp_pd(s, rhi, _CMP_LT_OQ)));
   _mm256_storeu_pd(out, _mm256_add_pd(c, _mm256_mul_pd(s, h)));
   if (ok != 0xF) {
     alignas(32) double ss[4];
@@ -151,7 +157,8 @@ inline void chiz4(const PhiloxUnit& u, const ChiTables& t, __m128i lo, __m128i h
     _mm256_store_pd(ss, s);
     _mm_store_si128(reinterpret_cast<__m128i*>(ls), layer);
     for (int l = 0; l < 4; ++l) {
-      if (!(ok >> l & 1)) out[l] = t.slow(u, t.self, k0 + static_cast<unsigned>(l), ss[l], ls[l], nullptr);
+      if (!(ok >> l & 1))
+        out[l] = t.slow(u, t.self, k0 + static_cast<unsigned>(l), ss[l], ls[l], nullptr);
     }
   }
 }
@@ -175,9 +182,10 @@ void uniforms_avx2(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, d
     double* o = out + 16 * i;
     for (int h = 0; h < 2; ++h) {
       const __m256i lo = x[2 * h], hi = x[2 * h + 1];
-      _mm256_storeu_pd(o + 8 * h, open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
-      _mm256_storeu_pd(o + 8 * h + 4, open_unit(_mm256_extracti128_si256(lo, 1),
-                                                _mm256_extracti128_si256(hi, 1)));
+      _mm256_storeu_pd(o + 8 * h,
+                       open_unit(_mm256_castsi256_si128(lo), _mm256_castsi256_si128(hi)));
+      _mm256_storeu_pd(o + 8 * h + 4,
+                       open_unit(_mm256_extracti128_si256(lo, 1), _mm256_extracti128_si256(hi, 1)));
     }
   });
 }
@@ -212,8 +220,12 @@ void sum8(const double* x, std::size_t n, double* acc8) {
   _mm256_storeu_pd(acc8 + 4, a1);
 }
 
-void sum_cos_avx2(const double* x, std::size_t n, double* acc8) { sum8<CosOp>(x, n, acc8); }
-void sum_exp_avx2(const double* x, std::size_t n, double* acc8) { sum8<ExpOp>(x, n, acc8); }
+void sum_cos_avx2(const double* x, std::size_t n, double* acc8) {
+  sum8<CosOp>(x, n, acc8);
+}
+void sum_exp_avx2(const double* x, std::size_t n, double* acc8) {
+  sum8<ExpOp>(x, n, acc8);
+}
 
 void sum_cos_cos_avx2(const double* a, const double* b, std::size_t n, double* acc8) {
   __m256d a0 = _mm256_loadu_pd(acc8), a1 = _mm256_loadu_pd(acc8 + 4);
@@ -322,19 +334,22 @@ void orf_args_avx2(const double* z, const double* chi, std::size_t d, std::size_
     const double* cb = chi + b0;
     std::size_t r = 0;
     for (; r + 4 <= m; r += 4) {
-      const __m256d w = _mm256_mul_pd(_mm256_mul_pd(scale, _mm256_loadu_pd(cb + r)), _mm256_loadu_pd(zb + r));
+      const __m256d w =
+          _mm256_mul_pd(_mm256_mul_pd(scale, _mm256_loadu_pd(cb + r)), _mm256_loadu_pd(zb + r));
       _mm256_storeu_pd(ob + r, _mm256_sub_pd(w, sh));
     }
     for (; r < m; ++r) ob[r] = (sc * cb[r]) * zb[r] - shift;
   }
 }
 
-const Kernels kAvx2{Isa::avx2,     "avx2",        &normals_avx2,     &chis_avx2,
-                    &uniforms_avx2,    &sum_cos_avx2, &sum_exp_avx2,     &sum_cos_cos_avx2,
-                    &cos_avx2,         &dots2_avx2,   &orf_args_avx2};
+const Kernels kAvx2{Isa::avx2,      "avx2",        &normals_avx2, &chis_avx2,
+                    &uniforms_avx2, &sum_cos_avx2, &sum_exp_avx2, &sum_cos_cos_avx2,
+                    &cos_avx2,      &dots2_avx2,   &orf_args_avx2};
 
 }  // namespace
 
-const Kernels& kernels_avx2() { return kAvx2; }
+const Kernels& kernels_avx2() {
+  return kAvx2;
+}
 
 }  // namespace ropelab::simd

@@ -33,10 +33,10 @@ inline void philox_lanes(__m512i c0, __m512i c1, __m512i c2, __m512i c3, const K
   for (int round = 0; round < 10; ++round) {
     const __m512i p0 = _mm512_mul_epu32(c0, m0);
     const __m512i p1 = _mm512_mul_epu32(c2, m1);
-    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1,
-                                   _mm512_set1_epi64(ks.k0[round]), 0x96);
-    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3,
-                                   _mm512_set1_epi64(ks.k1[round]), 0x96);
+    c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1, _mm512_set1_epi64(ks.k0[round]),
+                                   0x96);
+    c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3, _mm512_set1_epi64(ks.k1[round]),
+                                   0x96);
     c1 = p1;
     c3 = p0;
   }
@@ -114,19 +114,18 @@ struct Rejections {
     for (unsigned i = 0; i < n; i += 8) {
       const auto live = static_cast<__mmask8>(n - i >= 8 ? 0xFFu : (1u << (n - i)) - 1u);
       const __m512i kv = _mm512_maskz_loadu_epi64(live, k + i);
-      const __m512i c1 = _mm512_or_si512(
-          _mm512_set1_epi64(static_cast<long long>(0x80000000u | u.c1_base)),
-          _mm512_and_si512(_mm512_srli_epi64(kv, 32), _mm512_set1_epi64(0xFFFF)));
+      const __m512i c1 =
+          _mm512_or_si512(_mm512_set1_epi64(static_cast<long long>(0x80000000u | u.c1_base)),
+                          _mm512_and_si512(_mm512_srli_epi64(kv, 32), _mm512_set1_epi64(0xFFFF)));
       __m512i x[4];
       philox_lanes(kv, c1, _mm512_set1_epi64(static_cast<long long>(u.c2)),
                    _mm512_set1_epi64(static_cast<long long>(u.c3)), ks, x);
       alignas(64) long long w[4][8];
       for (int j = 0; j < 4; ++j) _mm512_store_si512(w[j], x[j]);
       for (unsigned l = 0; l < 8 && i + l < n; ++l) {
-        const std::uint32_t first[4] = {static_cast<std::uint32_t>(w[0][l]),
-                                        static_cast<std::uint32_t>(w[1][l]),
-                                        static_cast<std::uint32_t>(w[2][l]),
-                                        static_cast<std::uint32_t>(w[3][l])};
+        const std::uint32_t first[4] = {
+            static_cast<std::uint32_t>(w[0][l]), static_cast<std::uint32_t>(w[1][l]),
+            static_cast<std::uint32_t>(w[2][l]), static_cast<std::uint32_t>(w[3][l])};
         out_first[k[i + l] - k_first] =
             chi != nullptr ? chi->slow(u, chi->self, k[i + l], v[i + l], layer[i + l], first)
                            : u.slow_normal(u, k[i + l], v[i + l], layer[i + l], first);
@@ -167,7 +166,8 @@ void complete_batch(const PhiloxUnit& u, const KeySchedule& ks, const std::uint6
       const std::uint64_t word = w[8 * z + l];
       rej.k[rej.n] = k0 + 8 * z + l;
       // rng::to_open_signed_unit (exact: the same value as signed_unit)
-      rej.v[rej.n] = static_cast<double>(static_cast<long long>(word) >> 11) * 0x1.0p-52 + 0x1.0p-53;
+      rej.v[rej.n] =
+          static_cast<double>(static_cast<long long>(word) >> 11) * 0x1.0p-52 + 0x1.0p-53;
       rej.layer[rej.n] = static_cast<unsigned>(word & (chi != nullptr ? kChiLayers - 1 : 0xFF));
       if (++rej.n == Rejections::kCap) rej.flush(u, ks, k0, out);
     }
@@ -210,7 +210,9 @@ inline void zig_batches(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngrou
 
 void normals_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
   zig_batches(u, g0, ngroups, out, nullptr,
-              [&u](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) { zig8(u, w, o, ws, bad); });
+              [&u](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) {
+                zig8(u, w, o, ws, bad);
+              });
 }
 
 /// The χ ziggurat's fast path on 8 draw words (as zig8): r = c + s h if lo < s < hi.
@@ -222,7 +224,8 @@ inline void chiz8(const ChiTables& t, __m512i w, double* out, std::uint64_t* wsa
   const __m512d h = _mm512_i64gather_pd(layer, t.h, 8);
   const __m512i rho = _mm512_i64gather_epi64(layer, reinterpret_cast<const long long*>(t.rho), 8);
   const __m512d lo = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(rho)));
-  const __m512d hi = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(rho, 32))));
+  const __m512d hi =
+      _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(rho, 32))));
   const __mmask8 ok = _mm512_cmp_pd_mask(s, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(s, hi, _CMP_LT_OQ);
   _mm512_storeu_pd(out, _mm512_add_pd(c, _mm512_mul_pd(s, h)));
   _mm512_store_si512(wsave, w);
@@ -232,7 +235,9 @@ inline void chiz8(const ChiTables& t, __m512i w, double* out, std::uint64_t* wsa
 void chis_avx512(const PhiloxUnit& u, const ChiTables& t, std::uint64_t g0, std::size_t ngroups,
                  double* out) {
   zig_batches(u, g0, ngroups, out, &t,
-              [&t](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) { chiz8(t, w, o, ws, bad); });
+              [&t](__m512i w, double* o, std::uint64_t* ws, unsigned char* bad) {
+                chiz8(t, w, o, ws, bad);
+              });
 }
 
 void uniforms_avx512(const PhiloxUnit& u, std::uint64_t g0, std::size_t ngroups, double* out) {
@@ -275,8 +280,12 @@ void sum8(const double* x, std::size_t n, double* acc8) {
   _mm512_storeu_pd(acc8, a);
 }
 
-void sum_cos_avx512(const double* x, std::size_t n, double* acc8) { sum8<CosOp>(x, n, acc8); }
-void sum_exp_avx512(const double* x, std::size_t n, double* acc8) { sum8<ExpOp>(x, n, acc8); }
+void sum_cos_avx512(const double* x, std::size_t n, double* acc8) {
+  sum8<CosOp>(x, n, acc8);
+}
+void sum_exp_avx512(const double* x, std::size_t n, double* acc8) {
+  sum8<ExpOp>(x, n, acc8);
+}
 
 void sum_cos_cos_avx512(const double* a, const double* b, std::size_t n, double* acc8) {
   __m512d s = _mm512_loadu_pd(acc8);
@@ -301,7 +310,8 @@ void cos_avx512(const double* x, std::size_t n, double* out) {
   }
   if (j < n) {
     const auto live = static_cast<__mmask8>((1u << (n - j)) - 1u);
-    _mm512_mask_storeu_pd(out + j, live, Sleef_cosd8_u10avx512f(_mm512_maskz_loadu_pd(live, x + j)));
+    _mm512_mask_storeu_pd(out + j, live,
+                          Sleef_cosd8_u10avx512f(_mm512_maskz_loadu_pd(live, x + j)));
   }
 }
 
@@ -359,7 +369,8 @@ void orf_args_avx512(const double* z, const double* chi, std::size_t d, std::siz
       const double* cb = chi + b0;
       std::size_t r = 0;
       for (; r + 8 <= m; r += 8) {
-        const __m512d w = _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_loadu_pd(cb + r)), _mm512_loadu_pd(zb + r));
+        const __m512d w =
+            _mm512_mul_pd(_mm512_mul_pd(scale, _mm512_loadu_pd(cb + r)), _mm512_loadu_pd(zb + r));
         _mm512_storeu_pd(ob + r, _mm512_sub_pd(w, sh));
       }
       if (r < m) {
@@ -372,12 +383,14 @@ void orf_args_avx512(const double* z, const double* chi, std::size_t d, std::siz
   }
 }
 
-const Kernels kAvx512{Isa::avx512,     "avx512",        &normals_avx512,     &chis_avx512,
-                      &uniforms_avx512,    &sum_cos_avx512, &sum_exp_avx512,     &sum_cos_cos_avx512,
-                      &cos_avx512,         &dots2_avx512,   &orf_args_avx512};
+const Kernels kAvx512{Isa::avx512,      "avx512",        &normals_avx512, &chis_avx512,
+                      &uniforms_avx512, &sum_cos_avx512, &sum_exp_avx512, &sum_cos_cos_avx512,
+                      &cos_avx512,      &dots2_avx512,   &orf_args_avx512};
 
 }  // namespace
 
-const Kernels& kernels_avx512() { return kAvx512; }
+const Kernels& kernels_avx512() {
+  return kAvx512;
+}
 
 }  // namespace ropelab::simd

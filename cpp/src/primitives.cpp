@@ -14,48 +14,57 @@ namespace ropelab::mc {
 double run_primitive(const char* kind, std::uint64_t n, int nthreads,
                      const std::atomic<bool>* cancel) {
   enum { normal, uniform, cos, exp } k;
-  if (std::strcmp(kind, "normal") == 0) k = normal;
-  else if (std::strcmp(kind, "uniform") == 0) k = uniform;
-  else if (std::strcmp(kind, "cos") == 0) k = cos;
-  else if (std::strcmp(kind, "exp") == 0) k = exp;
-  else throw std::invalid_argument(std::string("unknown primitive '") + kind + "'");
+  if (std::strcmp(kind, "normal") == 0)
+    k = normal;
+  else if (std::strcmp(kind, "uniform") == 0)
+    k = uniform;
+  else if (std::strcmp(kind, "cos") == 0)
+    k = cos;
+  else if (std::strcmp(kind, "exp") == 0)
+    k = exp;
+  else
+    throw std::invalid_argument(std::string("unknown primitive '") + kind + "'");
   constexpr std::uint64_t kUnit = 1 << 16, kBuf = 1024;
   const std::uint64_t units = (n + kUnit - 1) / kUnit;
   std::vector<double> sums(units, 0.0);
-  parallel_blocks(units, 4, nthreads, [&](std::size_t begin, std::size_t end) {
-    const simd::Kernels& kern = simd::kernels();
-    std::vector<double> buf(kBuf);
-    // cos/exp arguments: values spread over a few periods (set up outside the timed primitive's
-    // loop; ~1 % of a block's work)
-    if (k == cos || k == exp) {
-      for (std::uint64_t i = 0; i < kBuf; ++i) buf[i] = std::sin(0.7 * static_cast<double>(i)) * 3.0;
-    }
-    for (std::size_t u = begin; u < end; ++u) {
-      const std::uint64_t m = std::min(kUnit, n - u * kUnit);
-      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      rng::Stream s(1, rng::StreamId::bench, u);
-      for (std::uint64_t j = 0; j < m; j += kBuf) {
-        const std::size_t c = static_cast<std::size_t>(std::min(kBuf, m - j));
-        switch (k) {
-          case normal:
-            s.normals(buf.data(), c);
-            acc[0] += buf[0];
-            break;
-          case uniform:
-            s.uniforms(buf.data(), c);
-            acc[0] += buf[0];
-            break;
-          case cos:
-            kern.sum_cos(buf.data(), c, acc);
-            break;
-          case exp:
-            kern.sum_exp(buf.data(), c, acc);
-            break;
+  parallel_blocks(
+      units, 4, nthreads,
+      [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        std::vector<double> buf(kBuf);
+        // cos/exp arguments: values spread over a few periods (set up outside the timed primitive's
+        // loop; ~1 % of a block's work)
+        if (k == cos || k == exp) {
+          for (std::uint64_t i = 0; i < kBuf; ++i)
+            buf[i] = std::sin(0.7 * static_cast<double>(i)) * 3.0;
         }
-      }
-      sums[u] = simd::reduce8(acc);
-    }
-  }, cancel);
+        for (std::size_t u = begin; u < end; ++u) {
+          const std::uint64_t m = std::min(kUnit, n - u * kUnit);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          rng::Stream s(1, rng::StreamId::bench, u);
+          for (std::uint64_t j = 0; j < m; j += kBuf) {
+            const std::size_t c = static_cast<std::size_t>(std::min(kBuf, m - j));
+            switch (k) {
+              case normal:
+                s.normals(buf.data(), c);
+                acc[0] += buf[0];
+                break;
+              case uniform:
+                s.uniforms(buf.data(), c);
+                acc[0] += buf[0];
+                break;
+              case cos:
+                kern.sum_cos(buf.data(), c, acc);
+                break;
+              case exp:
+                kern.sum_exp(buf.data(), c, acc);
+                break;
+            }
+          }
+          sums[u] = simd::reduce8(acc);
+        }
+      },
+      cancel);
   double total = 0;
   for (double v : sums) total += v;
   return total;

@@ -114,7 +114,7 @@ void linear_attention(const Sequence& s, const double* A, LinearMode mode, Produ
   // Unrolled: u = (A_{start}⋯A_t) q_t built right to left as τ decreases; O(T² d²).
   std::vector<double> u(d), tmp(d);
   for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
+    poll(cancel);
     double* ot = out + t * dv;
     std::fill(ot, ot + dv, 0.0);
     std::copy(s.q + t * d, s.q + (t + 1) * d, u.begin());
@@ -145,8 +145,8 @@ void rotate_pairs(const double* x, const double* cs, const double* sn, const std
   }
 }
 
-void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam,
-                       const double* v, const double* kp, const double* qp, double* out) {
+void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam, const double* v,
+                       const double* kp, const double* qp, double* out) {
   // One pass over Ŝ per step: Ŝ ← Ŝ Λ_t + v k'ᵀ and o = Ŝ q' fused row by row.
   for (std::size_t r = 0; r < dv; ++r) {
     double* Sr = S + r * d;
@@ -216,8 +216,20 @@ struct SelectiveState {
   std::vector<double> B;
 
   SelectiveState(std::size_t d_, std::size_t dv_, rotary::Layout layout)
-      : d(d_), dv(dv_), h(d_ / 2), c0(h), c1(h), S(dv_ * d_, 0.0), lam(d_, 1.0), cs(h), sn(h),
-        cs_prev(h, 1.0), sn_prev(h, 0.0), qp(d_), kp(d_), B(4 * h) {
+      : d(d_),
+        dv(dv_),
+        h(d_ / 2),
+        c0(h),
+        c1(h),
+        S(dv_ * d_, 0.0),
+        lam(d_, 1.0),
+        cs(h),
+        sn(h),
+        cs_prev(h, 1.0),
+        sn_prev(h, 0.0),
+        qp(d_),
+        kp(d_),
+        B(4 * h) {
     for (std::size_t i = 0; i < h; ++i) rotary::pair_channels(layout, d, i, c0[i], c1[i]);
   }
 
@@ -235,8 +247,7 @@ struct SelectiveState {
   }
 
   /// Pre-rotated step: Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ, o_t = Ŝ_t C_t q_t.
-  void prerotated_step(const double* q, const double* k, const double* v, bool gated,
-                       double* out) {
+  void prerotated_step(const double* q, const double* k, const double* v, bool gated, double* out) {
     detail::rotate_pairs(q, cs.data(), sn.data(), c0.data(), c1.data(), h, qp.data());
     detail::rotate_pairs(k, cs.data(), sn.data(), c0.data(), c1.data(), h, kp.data());
     detail::prerotated_update(S.data(), d, dv, gated ? lam.data() : nullptr, v, kp.data(),
@@ -276,13 +287,12 @@ void selective_rope_attention(const Sequence& s, const double* psi, const Gates&
 }
 
 void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMode mode,
-                   bool amplitude, std::complex<double>* out,
-                   const std::atomic<bool>* cancel) {
+                   bool amplitude, std::complex<double>* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   // Projections a[t, j] = ω_j·q_t, b[t, j] = ω_j·k_t and squared norms.
   std::vector<double> a(T * D), b(T * D), nq(T), nk(T);
   for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
+    poll(cancel);
     nq[t] = dot(s.q + t * d, s.q + t * d, d);
     nk[t] = dot(s.k + t * d, s.k + t * d, d);
     for (std::size_t j = 0; j < D; ++j) {
@@ -307,7 +317,7 @@ void rff_attention(const Sequence& s, const double* omega, std::size_t D, RffMod
     return;
   }
   for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
+    poll(cancel);
     for (std::size_t j = 0; j < D; ++j) {
       std::complex<double>* h = out + (t * D + j) * dv;
       const std::complex<double> inject =
@@ -374,7 +384,7 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
   std::vector<double> S(dv * d, 0.0), Ss(cos_sin ? dv * d : 0, 0.0);
   const double alibi_decay = kind == Decay::alibi ? std::exp(-param) : 1.0;
   for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
+    poll(cancel);
     const double* qt = s.q + t * d;
     const double* kt = s.k + t * d;
     const double* vt = s.v + t * dv;
@@ -418,7 +428,7 @@ void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layo
   }
   std::vector<double> logits(T);
   for (std::size_t t = 0; t < T; ++t) {
-      poll(cancel);
+    poll(cancel);
     const std::size_t n = causal ? t + 1 : T;
     double mx = -std::numeric_limits<double>::infinity();
     for (std::size_t tau = 0; tau < n; ++tau) {

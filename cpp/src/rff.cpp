@@ -26,7 +26,8 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 /// exp(log_scale) * factor rounded to double, without spurious overflow, underflow or 0·inf.
 double scaled(real log_scale, real factor) {
   if (factor == 0) return 0.0;
-  return static_cast<double>(std::copysign(std::exp(log_scale + std::log(std::fabs(factor))), factor));
+  return static_cast<double>(
+      std::copysign(std::exp(log_scale + std::log(std::fabs(factor))), factor));
 }
 
 /// log(exp(x) + exp(y)) with −inf allowed.
@@ -38,7 +39,9 @@ real log_add_exp(real x, real y) {
 }
 
 /// log|x| with log 0 = −inf.
-real log_abs(real x) { return x == 0 ? kNegInf : std::log(std::fabs(x)); }
+real log_abs(real x) {
+  return x == 0 ? kNegInf : std::log(std::fabs(x));
+}
 
 /// ‖u‖² of the trig estimator's frequency argument: ‖q−k‖² (conjugate) or ‖q+k‖² (literal).
 real trig_norm2(const Pair& p, Estimator est, Convention conv) {
@@ -108,7 +111,6 @@ const std::vector<std::string>& convention_names() {
   static const std::vector<std::string> names{"conjugate", "literal"};
   return names;
 }
-
 
 Estimator parse_estimator(const std::string& name) {
   return names::parse<Estimator>(estimator_names(), name, "estimator");
@@ -202,8 +204,7 @@ namespace {
 class OmegaRows {
  public:
   OmegaRows(std::size_t d, double sigma, std::uint64_t seed, bool orthogonal, std::uint64_t index)
-      : d_(d), sigma_(sigma), orthogonal_(orthogonal),
-        stream_(seed, rng::StreamId::omega, index) {}
+      : d_(d), sigma_(sigma), orthogonal_(orthogonal), stream_(seed, rng::StreamId::omega, index) {}
 
   /// Next min(d, remaining) rows into `rows` (resized to m×d).
   void next(std::size_t m, RowMatrix& rows) {
@@ -255,7 +256,8 @@ void check_amplitude(const Pair& p, Estimator est) {
   if (est != Estimator::positive && !std::isfinite(std::exp(static_cast<double>(0.5L * p.n())))) {
     throw std::invalid_argument(
         "the amplitude exp((|q|^2+|k|^2)/2) overflows a double (|q|^2+|k|^2 = " +
-        std::to_string(static_cast<double>(p.n())) + "); use the log-domain closed form instead (log_mse; rff.mse(..., log=True) in "
+        std::to_string(static_cast<double>(p.n())) +
+        "); use the log-domain closed form instead (log_mse; rff.mse(..., log=True) in "
         "Python)");
   }
 }
@@ -461,8 +463,8 @@ struct TrialSetup {
   double half_n;  ///< (‖q‖²+‖k‖²)/2
   double amp;     ///< exp(half_n)
   double inv_D;
-  bool literal;   ///< trig estimator with the literal (Eq. 8) convention
-  double s;       ///< projected modes: σ‖u‖ of the scalar argument ω·u
+  bool literal;          ///< trig estimator with the literal (Eq. 8) convention
+  double s;              ///< projected modes: σ‖u‖ of the scalar argument ω·u
   double c11, c21, c22;  ///< projected random phase: σ × the pair's Cholesky factor
 
   double finish(const double* acc) const {
@@ -486,43 +488,46 @@ void estimate_projected_orthogonal(const TrialSetup& c, std::size_t trials, doub
   const bool rp = est == Estimator::random_phase;
   const std::size_t nb = std::max<std::size_t>(1, kChunk / d);  // blocks per chunk
   const std::size_t per = rp ? 2 * d : d;                       // direction normals per block
-  mc::parallel_blocks(trials, projected_block(D), opt.nthreads, [&](std::size_t begin, std::size_t end) {
-    const simd::Kernels& kern = simd::kernels();
-    std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
-    ChiSampler chis(opt.seed, d, nb * d);
-    for (std::size_t t = begin; t < end; ++t) {
-      rng::Stream dir(opt.seed, rng::StreamId::projected, t);
-      rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-      chis.reset(t);
-      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (std::size_t j = 0; j < D; j += nb * d) {
-        if (is_cancelled(cancel)) return;
-        const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
-        dir.normals(z.data(), blocks * per);
-        chis.next(chi.data(), M);
-        if (!rp) {
-          // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
-          const bool pos = est == Estimator::positive;
-          kern.orf_args(z.data(), chi.data(), d, M, c.s, pos ? c.half_n : 0.0, x.data());
-          if (pos) {
-            kern.sum_exp(x.data(), M, acc);
-          } else {
-            kern.sum_cos(x.data(), M, acc);
+  mc::parallel_blocks(
+      trials, projected_block(D), opt.nthreads,
+      [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        std::vector<double> z(nb * per), chi(nb * d), x(nb * d), y(nb * d), beta(nb * d);
+        ChiSampler chis(opt.seed, d, nb * d);
+        for (std::size_t t = begin; t < end; ++t) {
+          rng::Stream dir(opt.seed, rng::StreamId::projected, t);
+          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+          chis.reset(t);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          for (std::size_t j = 0; j < D; j += nb * d) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t M = std::min(nb * d, D - j), blocks = (M + d - 1) / d;
+            dir.normals(z.data(), blocks * per);
+            chis.next(chi.data(), M);
+            if (!rp) {
+              // x = (σ‖u‖/‖z‖) χ z, block by block (− (‖q‖²+‖k‖²)/2 for positive), then cos / exp
+              const bool pos = est == Estimator::positive;
+              kern.orf_args(z.data(), chi.data(), d, M, c.s, pos ? c.half_n : 0.0, x.data());
+              if (pos) {
+                kern.sum_exp(x.data(), M, acc);
+              } else {
+                kern.sum_cos(x.data(), M, acc);
+              }
+              continue;
+            }
+            phases.uniforms(beta.data(), M);
+            for (std::size_t bl = 0; bl < blocks; ++bl) {
+              const std::size_t r0 = bl * d;
+              detail::orthogonal_phase_arguments(z.data() + bl * per, d, std::min(d, M - r0),
+                                                 chi.data() + r0, beta.data() + r0, c.c11, c.c21,
+                                                 c.c22, x.data() + r0, y.data() + r0);
+            }
+            kern.sum_cos_cos(x.data(), y.data(), M, acc);
           }
-          continue;
+          out[t] = c.finish(acc);
         }
-        phases.uniforms(beta.data(), M);
-        for (std::size_t bl = 0; bl < blocks; ++bl) {
-          const std::size_t r0 = bl * d;
-          detail::orthogonal_phase_arguments(z.data() + bl * per, d, std::min(d, M - r0),
-                                             chi.data() + r0, beta.data() + r0, c.c11, c.c21,
-                                             c.c22, x.data() + r0, y.data() + r0);
-        }
-        kern.sum_cos_cos(x.data(), y.data(), M, acc);
-      }
-      out[t] = c.finish(acc);
-    }
-  }, cancel);
+      },
+      cancel);
 }
 
 /// Projected i.i.d. features: ω·u ~ N(0, σ²‖u‖²) exactly, so trig and positive need one scalar
@@ -532,43 +537,46 @@ void estimate_projected_iid(const TrialSetup& c, std::size_t trials, double* out
   const EstimateOptions& opt = c.opt;
   const std::size_t D = opt.D;
   const Estimator est = opt.estimator;
-  mc::parallel_blocks(trials, projected_block(D), opt.nthreads, [&](std::size_t begin, std::size_t end) {
-    const simd::Kernels& kern = simd::kernels();
-    std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
-    for (std::size_t t = begin; t < end; ++t) {
-      rng::Stream normals(opt.seed, rng::StreamId::projected, t);
-      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      if (est == Estimator::random_phase) {
-        rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-        for (std::size_t j = 0; j < D; j += kChunk) {
-          if (is_cancelled(cancel)) return;
-          const std::size_t m = std::min(kChunk, D - j);
-          normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
-          phases.uniforms(beta.data(), m);
-          for (std::size_t i = 0; i < m; ++i) {
-            const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
-            x[i] = c.c11 * g1 + b;
-            y[i] = (c.c21 * g1 + c.c22 * g2) + b;
-          }
-          kern.sum_cos_cos(x.data(), y.data(), m, acc);
-        }
-      } else {
-        for (std::size_t j = 0; j < D; j += kChunk) {
-          if (is_cancelled(cancel)) return;
-          const std::size_t m = std::min(kChunk, D - j);
-          normals.normals(g.data(), m);
-          if (est == Estimator::positive) {
-            for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i] - c.half_n;
-            kern.sum_exp(g.data(), m, acc);
+  mc::parallel_blocks(
+      trials, projected_block(D), opt.nthreads,
+      [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        std::vector<double> g(2 * kChunk), x(kChunk), y(kChunk), beta(kChunk);
+        for (std::size_t t = begin; t < end; ++t) {
+          rng::Stream normals(opt.seed, rng::StreamId::projected, t);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          if (est == Estimator::random_phase) {
+            rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+            for (std::size_t j = 0; j < D; j += kChunk) {
+              if (is_cancelled(cancel)) return;
+              const std::size_t m = std::min(kChunk, D - j);
+              normals.normals(g.data(), 2 * m);  // feature j: g1 = draw 2j, g2 = draw 2j+1
+              phases.uniforms(beta.data(), m);
+              for (std::size_t i = 0; i < m; ++i) {
+                const double g1 = g[2 * i], g2 = g[2 * i + 1], b = kTwoPi * beta[i];
+                x[i] = c.c11 * g1 + b;
+                y[i] = (c.c21 * g1 + c.c22 * g2) + b;
+              }
+              kern.sum_cos_cos(x.data(), y.data(), m, acc);
+            }
           } else {
-            for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i];
-            kern.sum_cos(g.data(), m, acc);
+            for (std::size_t j = 0; j < D; j += kChunk) {
+              if (is_cancelled(cancel)) return;
+              const std::size_t m = std::min(kChunk, D - j);
+              normals.normals(g.data(), m);
+              if (est == Estimator::positive) {
+                for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i] - c.half_n;
+                kern.sum_exp(g.data(), m, acc);
+              } else {
+                for (std::size_t i = 0; i < m; ++i) g[i] = c.s * g[i];
+                kern.sum_cos(g.data(), m, acc);
+              }
+            }
           }
+          out[t] = c.finish(acc);
         }
-      }
-      out[t] = c.finish(acc);
-    }
-  }, cancel);
+      },
+      cancel);
 }
 
 /// Full mode. i.i.d.: the d normals of each row straight from the trial's omega stream (the rows
@@ -585,41 +593,44 @@ void estimate_full(const double* q, const double* k, const TrialSetup& c, std::s
   }
   // Rows per block: d for orthogonal features; for i.i.d. rows enough to give ~2^12 normals.
   const std::size_t B = opt.orthogonal ? d : std::max<std::size_t>(1, 4096 / d);
-  mc::parallel_blocks(trials, 8, opt.nthreads, [&](std::size_t begin, std::size_t end) {
-    const simd::Kernels& kern = simd::kernels();
-    RowMatrix rows;
-    Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
-    std::vector<double> g(opt.orthogonal ? 0 : B * d), pq(B), pk(B), x(B), y(B), beta(B);
-    for (std::size_t t = begin; t < end; ++t) {
-      OmegaRows gen(d, opt.sigma, opt.seed, opt.orthogonal, t);
-      rng::Stream omega(opt.seed, rng::StreamId::omega, t);
-      rng::Stream phases(opt.seed, rng::StreamId::phase, t);
-      double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (std::size_t j = 0; j < D; j += B) {
-        if (is_cancelled(cancel)) return;
-        const std::size_t m = std::min(B, D - j);
-        if (opt.orthogonal) {
-          gen.next(m, rows);
-          proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
-          for (std::size_t i = 0; i < m; ++i) {
-            pq[i] = proj(static_cast<Eigen::Index>(i), 0);
-            pk[i] = proj(static_cast<Eigen::Index>(i), 1);
+  mc::parallel_blocks(
+      trials, 8, opt.nthreads,
+      [&](std::size_t begin, std::size_t end) {
+        const simd::Kernels& kern = simd::kernels();
+        RowMatrix rows;
+        Eigen::Matrix<double, Eigen::Dynamic, 2> proj;
+        std::vector<double> g(opt.orthogonal ? 0 : B * d), pq(B), pk(B), x(B), y(B), beta(B);
+        for (std::size_t t = begin; t < end; ++t) {
+          OmegaRows gen(d, opt.sigma, opt.seed, opt.orthogonal, t);
+          rng::Stream omega(opt.seed, rng::StreamId::omega, t);
+          rng::Stream phases(opt.seed, rng::StreamId::phase, t);
+          double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          for (std::size_t j = 0; j < D; j += B) {
+            if (is_cancelled(cancel)) return;
+            const std::size_t m = std::min(B, D - j);
+            if (opt.orthogonal) {
+              gen.next(m, rows);
+              proj.noalias() = rows * qk;  // column 0: ω·q, column 1: ω·k
+              for (std::size_t i = 0; i < m; ++i) {
+                pq[i] = proj(static_cast<Eigen::Index>(i), 0);
+                pk[i] = proj(static_cast<Eigen::Index>(i), 1);
+              }
+            } else {
+              omega.normals(g.data(), m * d);
+              kern.dots2(g.data(), m, d, q, k, pq.data(), pk.data());
+              for (std::size_t i = 0; i < m; ++i) {
+                pq[i] = opt.sigma * pq[i];
+                pk[i] = opt.sigma * pk[i];
+              }
+            }
+            if (opt.estimator == Estimator::random_phase) phases.uniforms(beta.data(), m);
+            detail::accumulate_full_terms(opt.estimator, c.literal, c.half_n, pq.data(), pk.data(),
+                                          beta.data(), m, x.data(), y.data(), acc);
           }
-        } else {
-          omega.normals(g.data(), m * d);
-          kern.dots2(g.data(), m, d, q, k, pq.data(), pk.data());
-          for (std::size_t i = 0; i < m; ++i) {
-            pq[i] = opt.sigma * pq[i];
-            pk[i] = opt.sigma * pk[i];
-          }
+          out[t] = c.finish(acc);
         }
-        if (opt.estimator == Estimator::random_phase) phases.uniforms(beta.data(), m);
-        detail::accumulate_full_terms(opt.estimator, c.literal, c.half_n, pq.data(), pk.data(),
-                                      beta.data(), m, x.data(), y.data(), acc);
-      }
-      out[t] = c.finish(acc);
-    }
-  }, cancel);
+      },
+      cancel);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <vector>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include <pthread.h>
 #include <stdexcept>
@@ -20,7 +20,9 @@ namespace {
 
 using Gen = r123::Philox4x32;
 
-Gen::key_type key_of(const simd::PhiloxUnit& u) noexcept { return {{u.key[0], u.key[1]}}; }
+Gen::key_type key_of(const simd::PhiloxUnit& u) noexcept {
+  return {{u.key[0], u.key[1]}};
+}
 
 /// The words of draw k's private sub-stream (rng.hpp), read in order.
 class SubStream {
@@ -45,8 +47,8 @@ class SubStream {
       ++j_;
       pos_ = 0;
     }
-    const std::uint64_t w = static_cast<std::uint64_t>(block_.v[2 * pos_ + 1]) << 32 |
-                            block_.v[2 * pos_];
+    const std::uint64_t w =
+        static_cast<std::uint64_t>(block_.v[2 * pos_ + 1]) << 32 | block_.v[2 * pos_];
     ++pos_;
     return w;
   }
@@ -114,7 +116,8 @@ double slow_chi(const simd::PhiloxUnit& unit, const void* self, std::uint64_t k,
       if (sub.uniform() < z.p_right) {
         for (;;) {
           const double t = z.R1 - std::log(sub.uniform()) / z.slope_right;
-          if (std::log(sub.uniform()) < z.log_f(t) - (log_y1 - z.slope_right * (t - z.R1))) return t;
+          if (std::log(sub.uniform()) < z.log_f(t) - (log_y1 - z.slope_right * (t - z.R1)))
+            return t;
         }
       }
       for (;;) {
@@ -136,7 +139,9 @@ double slow_chi(const simd::PhiloxUnit& unit, const void* self, std::uint64_t k,
 /// log f and its derivative in extended precision, f(m) = 1.
 struct LogDensity {
   long double dm1, m;
-  long double operator()(long double r) const { return dm1 * std::log(r / m) - 0.5L * (r - m) * (r + m); }
+  long double operator()(long double r) const {
+    return dm1 * std::log(r / m) - 0.5L * (r - m) * (r + m);
+  }
   long double slope(long double r) const { return dm1 / r - r; }
 };
 
@@ -203,20 +208,27 @@ ChiZiggurat::ChiZiggurat(std::size_t d_) : d(d_) {
   m = static_cast<double>(mm);
   // ∫_0^∞ f = 2^{d/2−1} Γ(d/2) m^{−(d−1)} e^{m²/2}; the tails through the regularized Γ.
   const long double a = 0.5L * static_cast<long double>(d);
-  const long double log_mass = (a - 1) * std::log(2.0L) + std::lgamma(a) - dm1 * std::log(mm) + 0.5L * dm1;
+  const long double log_mass =
+      (a - 1) * std::log(2.0L) + std::lgamma(a) - dm1 * std::log(mm) + 0.5L * dm1;
   const long double mass = std::exp(log_mass);
   struct Base {
     long double y1, L1, R1, TL, TR, V;
   };
   const auto base = [&](long double y1) {
     const long double ly = std::log(y1);
-    Base b{y1, level(f, ly, false, outside(f, ly, false)), level(f, ly, true, outside(f, ly, true)), 0, 0, 0};
+    Base b{y1,
+           level(f, ly, false, outside(f, ly, false)),
+           level(f, ly, true, outside(f, ly, true)),
+           0,
+           0,
+           0};
     b.TL = mass * boost::math::gamma_p(a, 0.5L * b.L1 * b.L1);
     b.TR = mass * boost::math::gamma_q(a, 0.5L * b.R1 * b.R1);
     b.V = y1 * (b.R1 - b.L1) + b.TL + b.TR;
     return b;
   };
-  // y_{i+1} = y_i + V / (R_i − L_i): the top y_N, N = kLayers (∞ when the layers reach the mode early).
+  // y_{i+1} = y_i + V / (R_i − L_i): the top y_N, N = kLayers (∞ when the layers reach the mode
+  // early).
   std::vector<long double> ys(kLayers + 1), Ls(kLayers + 1), Rs(kLayers + 1);
   const auto top = [&](const Base& b) {
     ys[1] = b.y1;
@@ -286,7 +298,9 @@ double ChiZiggurat::log_f(double r) const {
   return static_cast<double>(d - 1) * std::log(r / m) - 0.5 * (r - m) * (r + m);
 }
 
-simd::ChiTables ChiZiggurat::tables() const { return {c, h, rho, this, &slow_chi}; }
+simd::ChiTables ChiZiggurat::tables() const {
+  return {c, h, rho, this, &slow_chi};
+}
 
 namespace {
 
@@ -336,7 +350,8 @@ simd::PhiloxUnit make_unit(std::uint64_t seed, StreamId stream, std::uint64_t in
   return u;
 }
 
-void philox_block(const simd::PhiloxUnit& unit, std::uint64_t block, std::uint32_t out[4]) noexcept {
+void philox_block(const simd::PhiloxUnit& unit, std::uint64_t block,
+                  std::uint32_t out[4]) noexcept {
   const Gen::ctr_type c{{static_cast<std::uint32_t>(block),
                          unit.c1_base | static_cast<std::uint32_t>((block >> 32) & 0xFFFFu),
                          unit.c2, unit.c3}};

@@ -111,7 +111,8 @@ bool rotate_rows(const T* x, const double* angles, const double* cs, const doubl
       s = sn + ar;
     } else {
       for (std::size_t i = 0; i < h; ++i) {
-        if ((i & (kPollStride - 1)) == kPollStride - 1) poll(cancel);  // rows longer than 2^16 pairs
+        if ((i & (kPollStride - 1)) == kPollStride - 1)
+          poll(cancel);  // rows longer than 2^16 pairs
         c_row[i] = std::cos(angles[ar + i]);
         s_row[i] = std::sin(angles[ar + i]);
       }
@@ -166,7 +167,9 @@ bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std
     bool finite = true;
     for (std::size_t b = 0; b < n; b += block) {  // blocks of ~2^13 values: Ctrl-C between them
       poll(cancel);
-      finite = rotate_rows(x, angles, pc, ps, b, std::min(n, b + block), na, d, layout, out, cancel) && finite;
+      finite =
+          rotate_rows(x, angles, pc, ps, b, std::min(n, b + block), na, d, layout, out, cancel) &&
+          finite;
     }
     return finite;
   }
@@ -318,8 +321,8 @@ void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
   }
 }
 
-void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout,
-                      double* out, const std::atomic<bool>* cancel) {
+void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout, double* out,
+                      const std::atomic<bool>* cancel) {
   const std::size_t d = 2 * h;
   Poller poller{cancel};
   for (std::size_t r = 0; r < d; ++r) {
@@ -365,8 +368,8 @@ void parity_phase_error(const std::uint8_t* bits, std::size_t T, Accumulate acc,
     }
     // Exact phase π·n in double-double. The wrapped run lives in [−π, π), where the exact phase
     // is 0 (n even) or −π (n odd): compare with that, not with n·π, so no 2π is ever rounded.
-    const double n = acc == Accumulate::wrapped ? ((ones & 1u) != 0 ? -1.0 : 0.0)
-                                                : static_cast<double>(ones);
+    const double n =
+        acc == Accumulate::wrapped ? ((ones & 1u) != 0 ? -1.0 : 0.0) : static_cast<double>(ones);
     const double p = n * kPiHi;
     const double p_err = std::fma(n, kPiHi, -p);  // n·π_hi = p + p_err exactly
     const double err = ((psi - p) - p_err) - n * kPiLo;

@@ -41,7 +41,8 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
   }
   const std::size_t hd = n / H, K = cfg.taps, W = cfg.cache_width();
   const std::size_t G = cfg.gate_out;
-  if (G != 0 && G != H && G != C) throw std::invalid_argument("selective.phases: gate_out must be H or H*R");
+  if (G != 0 && G != H && G != C)
+    throw std::invalid_argument("selective.phases: gate_out must be H or H*R");
 
   std::vector<double> xhat(n), low(cfg.rank), glow(cfg.gate_rank), gate(G);
   std::vector<double> u(T * C);    // projections of this call, step-major
@@ -50,8 +51,9 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
   for (std::size_t c = 0; c < expb.size(); ++c) {
     expb[c] = std::exp(w.bias[c]);
     if (!std::isfinite(expb[c])) {
-      throw std::invalid_argument("selective.phases: exp(bias) overflows for channel " + std::to_string(c) +
-                                  " (bias = " + std::to_string(w.bias[c]) + ")");
+      throw std::invalid_argument("selective.phases: exp(bias) overflows for channel " +
+                                  std::to_string(c) + " (bias = " + std::to_string(w.bias[c]) +
+                                  ")");
     }
   }
 
@@ -118,8 +120,10 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
       for (std::size_t c = 0; c < C; ++c) {
         double p = phi[t * C + c];
         if (cfg.has_bias) p = p + expb[c];
-        if (G == H) p = p * gates[t * G + c / R];
-        else if (G == C) p = p * gates[t * G + c];
+        if (G == H)
+          p = p * gates[t * G + c / R];
+        else if (G == C)
+          p = p * gates[t * G + c];
         phi[t * C + c] = p;
       }
     }
@@ -148,8 +152,9 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
         off[c] = s;
       }
       if (!std::isfinite(off[c])) {
-        throw std::invalid_argument("selective.phases: the running phase of sequence " + std::to_string(b) +
-                                    ", channel " + std::to_string(c) + " is not finite (overflow)");
+        throw std::invalid_argument("selective.phases: the running phase of sequence " +
+                                    std::to_string(b) + ", channel " + std::to_string(c) +
+                                    " is not finite (overflow)");
       }
     }
   }

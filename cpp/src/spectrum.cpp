@@ -1,18 +1,18 @@
 #include "ropelab/spectrum.hpp"
 
+#include <fftw3.h>
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
-#include <fftw3.h>
 
+#include <pthread.h>
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <list>
 #include <map>
-#include <pthread.h>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -139,7 +139,8 @@ Plan get_plan(Kind kind, std::size_t m) {
     raw = fftw_plan_dft_1d(n, in.get(), out.get(),
                            kind == Kind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE);
   }
-  if (raw == nullptr) throw std::runtime_error("FFTW could not create a plan of length " + std::to_string(m));
+  if (raw == nullptr)
+    throw std::runtime_error("FFTW could not create a plan of length " + std::to_string(m));
   // The deleter locks plan_mutex(): this plan must not die while this frame holds it. It is either
   // cached (the cache holds it) or returned (the caller holds it) after the lock is released.
   Plan plan = make_plan(raw);
@@ -237,7 +238,9 @@ void dtft_impl(const T* x, std::size_t N, const double* f, std::size_t F, cplx* 
   for (std::size_t i = 0; i < F; ++i) out[i] = dtft_one(x, N, f[i], zr, zb, nullptr);
 }
 
-double db(double ratio) { return 20.0 * std::log10(ratio); }
+double db(double ratio) {
+  return 20.0 * std::log10(ratio);
+}
 
 }  // namespace
 
@@ -334,9 +337,11 @@ cplx expm1c(cplx z) {
   return {std::expm1(x) * std::cos(y) - 2.0 * s * s, std::exp(x) * std::sin(y)};
 }
 
-void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out, const std::atomic<bool>* cancel) {
+void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out,
+                 const std::atomic<bool>* cancel) {
   for (std::size_t n = 0; n < N; ++n) {
-    if ((n & 0xFFFF) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+    if ((n & 0xFFFF) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed))
+      throw mc::Cancelled();
     const double nd = static_cast<double>(n);
     const double ph = mul_mod_2pi(omega, nd);
     out[n] = std::exp(-alpha * nd) * cplx(std::cos(ph), std::sin(ph));
@@ -358,12 +363,13 @@ cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f) {
   // is taken as Nθ, so that numerator and denominator describe one and the same θ (both are
   // small there and independent roundings would not cancel in the ratio); elsewhere from the
   // exact product Nω, which does not multiply θ's rounding by N.
-  const double phi = Nd * std::abs(theta) < 1.0
-                         ? Nd * theta
-                         : std::remainder(mul_mod_2pi(Nd, omega) - two_pi * (f - std::nearbyint(f)) -
-                                              two_pi_lo * (f - std::nearbyint(f)),
-                                          two_pi);
-  const cplx den = -expm1c(z);                     // 1 − a e^{−iΩ}
+  const double phi =
+      Nd * std::abs(theta) < 1.0
+          ? Nd * theta
+          : std::remainder(mul_mod_2pi(Nd, omega) - two_pi * (f - std::nearbyint(f)) -
+                               two_pi_lo * (f - std::nearbyint(f)),
+                           two_pi);
+  const cplx den = -expm1c(z);                       // 1 − a e^{−iΩ}
   const cplx num = -expm1c(cplx(-alpha * Nd, phi));  // 1 − (a e^{−iΩ})^N
   return num / den;
 }
@@ -458,8 +464,8 @@ double refine_extremum(const Dtft& W, double a, double b, bool maximum) {
   const bool bracketed = maximum ? (ga >= 0 && gb <= 0) : (ga <= 0 && gb >= 0);
   if (bracketed) return toms748_root([&](double f) { return W.slope(f); }, a, b, ga, gb);
   const double sign = maximum ? -1.0 : 1.0;
-  const auto r = boost::math::tools::brent_find_minima(
-      [&](double f) { return sign * W.mag(f); }, a, b, 40);
+  const auto r =
+      boost::math::tools::brent_find_minima([&](double f) { return sign * W.mag(f); }, a, b, 40);
   return r.first;
 }
 
@@ -519,7 +525,8 @@ WindowSums window_sums(const double* w, std::size_t N) {
   if (!(std::abs(s.sum) > 1e-13 * s.sum_abs) || s.sum_abs == 0) {
     throw std::invalid_argument(
         "w must have a nonzero sum (the figures of merit are relative to the main lobe at f = 0), "
-        "got sum(w) = " + std::to_string(s.sum));
+        "got sum(w) = " +
+        std::to_string(s.sum));
   }
   return s;
 }
@@ -570,10 +577,9 @@ SpectrumGrid spectrum_grid(const double* w, std::size_t N, std::size_t pad,
   const double max_rise = std::pow(10.0, kPassbandRippleDb / 20.0);
   for (std::size_t k = 1; k < K; ++k) {
     if (G.mag[k] > W0 * max_rise) {
-      throw std::invalid_argument(
-          "w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" +
-          std::to_string(G.freq(k)) + " bins)| > |W(0)| by more than " +
-          std::to_string(kPassbandRippleDb) + " dB");
+      throw std::invalid_argument("w must be a lowpass window: |W(f)| must peak at f = 0, but |W(" +
+                                  std::to_string(G.freq(k)) + " bins)| > |W(0)| by more than " +
+                                  std::to_string(kPassbandRippleDb) + " dB");
     }
   }
   // d|W|²/df on the grid from a second FFT: W′ = (−2πi/N)·FFT(n·w), so Re(conj W · W′) =
@@ -686,7 +692,8 @@ Sidelobe highest_sidelobe(const double* w, std::size_t N, const SpectrumGrid& G,
   }
   Sidelobe s;
   if (peaks.empty()) return s;
-  std::sort(peaks.begin(), peaks.end(), [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
+  std::sort(peaks.begin(), peaks.end(),
+            [](const Bracket& x, const Bracket& y) { return x.grid > y.grid; });
   const Dtft W{w, N, {}, {}, cancel};
   const double cut = peaks[0].grid * std::pow(10.0, -1.0 / 20.0);
   double best = -1, best_f = FiguresOfMerit::nan;
@@ -856,7 +863,8 @@ FiguresOfMerit figures_of_merit_impl(const double* w, std::size_t N, std::size_t
   poll(cancel);
   r.leakage_factor = side.found ? leakage_factor(w, N, r.first_min_bins) : 0.0;
   poll(cancel);
-  r.sidelobe_falloff_db_per_octave = sidelobe_falloff_db_per_octave(w, N, has_min ? r.first_min_bins : 0.0);
+  r.sidelobe_falloff_db_per_octave =
+      sidelobe_falloff_db_per_octave(w, N, has_min ? r.first_min_bins : 0.0);
 
   const CausalExponential ce = causal_exponential(w, N);
   r.is_causal_exponential = ce.is_causal_exponential;

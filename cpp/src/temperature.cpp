@@ -124,8 +124,8 @@ double optimal_sigma_brent(const rff::Pair& p, double D, Estimator est, Conventi
   auto f = [&](long double s) { return mse_long(p, s, static_cast<long double>(D), est, conv); };
   const int bits = std::numeric_limits<long double>::digits / 2;
   std::uintmax_t max_iter = 500;
-  const auto r = boost::math::tools::brent_find_minima(f, 0.0L, static_cast<long double>(hi),
-                                                       bits, max_iter);
+  const auto r =
+      boost::math::tools::brent_find_minima(f, 0.0L, static_cast<long double>(hi), bits, max_iter);
   return static_cast<double>(r.first);
 }
 

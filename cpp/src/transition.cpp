@@ -25,7 +25,8 @@ inline void poll(const std::atomic<bool>* cancel) {
 
 /// out = 0 (d×d), polling `cancel` about every 2^16 entries.
 void zero_square(double* out, std::size_t d, const std::atomic<bool>* cancel) {
-  const std::size_t rows = std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
+  const std::size_t rows =
+      std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
   for (std::size_t r = 0; r < d; r += rows) {
     poll(cancel);
     const std::size_t e = std::min(d, r + rows);
@@ -48,7 +49,8 @@ void effective(const double* psi_prev, const double* psi_t, const recurrence::Ga
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     rotary::pair_channels(layout, d, i, c0, c1);
-    const double l0 = recurrence::gate_value(gate, 0, c0, i), l1 = recurrence::gate_value(gate, 0, c1, i);
+    const double l0 = recurrence::gate_value(gate, 0, c0, i),
+                 l1 = recurrence::gate_value(gate, 0, c1, i);
     const double cp = std::cos(psi_prev[i]), sp = std::sin(psi_prev[i]);
     const double ct = std::cos(psi_t[i]), st = std::sin(psi_t[i]);
     const double a00 = cp * l0, a01 = sp * l1, a10 = -sp * l0, a11 = cp * l1;
@@ -82,7 +84,8 @@ double commutator_norm(const double* psi, const recurrence::Gates& gate, std::si
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     rotary::pair_channels(layout, d, i, c0, c1);
-    const double l0 = recurrence::gate_value(gate, 0, c0, i), l1 = recurrence::gate_value(gate, 0, c1, i);
+    const double l0 = recurrence::gate_value(gate, 0, c0, i),
+                 l1 = recurrence::gate_value(gate, 0, c1, i);
     const double s = std::sin(psi[i]);
     v[2 * i] = std::abs(l0 * -s - -s * l1);  // the entries of the dense product, in its order
     v[2 * i + 1] = std::abs(l1 * s - s * l0);
@@ -112,7 +115,8 @@ void eigenvalues(const double* A, std::size_t n, std::complex<double>* out) {
   if (n == 0) return;
   const RowMat M = ConstMap(A, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
   Eigen::EigenSolver<RowMat> es(M, /*computeEigenvectors=*/false);
-  if (es.info() != Eigen::Success) throw std::runtime_error("eigenvalues: the QR iteration did not converge");
+  if (es.info() != Eigen::Success)
+    throw std::runtime_error("eigenvalues: the QR iteration did not converge");
   const Eigen::VectorXcd ev = es.eigenvalues();
   std::vector<std::complex<double>> v(ev.data(), ev.data() + ev.size());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
@@ -128,7 +132,8 @@ void generalized_householder(const double* w, std::size_t d, double beta, double
   double n2 = 0.0;
   for (std::size_t i = 0; i < d; ++i) n2 += w[i] * w[i];
   if (!(n2 > 0.0)) throw std::invalid_argument("w must be a non-zero vector");
-  const std::size_t rows = std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
+  const std::size_t rows =
+      std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(d, 1));
   for (std::size_t r = 0; r < d; ++r) {
     if (r % rows == 0) poll(cancel);
     for (std::size_t c = 0; c < d; ++c) {
@@ -157,7 +162,8 @@ void prf_transition_factor(const double* q, std::size_t T, std::size_t d, const 
   for (std::size_t t = 1; t < T; ++t) {
     for (std::size_t j = 0; j < D; ++j) {
       double s = 0.0;
-      for (std::size_t c = 0; c < d; ++c) s += omega[j * d + c] * (q[t * d + c] - q[(t - 1) * d + c]);
+      for (std::size_t c = 0; c < d; ++c)
+        s += omega[j * d + c] * (q[t * d + c] - q[(t - 1) * d + c]);
       out[(t - 1) * D + j] = std::exp(s);
     }
   }

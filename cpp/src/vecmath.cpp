@@ -19,14 +19,16 @@ namespace {
 /// Calls per_word(output index, draw index, 64-bit word) for the 16 words of each group
 /// g0 .. g0+ngroups−1, in the scalar order that every SIMD path reproduces.
 template <class PerWord>
-void for_each_word(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, PerWord per_word) {
+void for_each_word(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups,
+                   PerWord per_word) {
   for (std::size_t i = 0; i < ngroups; ++i) {
     const std::uint64_t g = g0 + i;
     std::uint32_t x[8][4];
     for (unsigned l = 0; l < 8; ++l) rng::philox_block(unit, 8 * g + l, x[l]);
     for (unsigned r = 0; r < 16; ++r) {
       const unsigned h = r >> 3, l = r & 7;
-      per_word(16 * i + r, 16 * g + r, static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h]);
+      per_word(16 * i + r, 16 * g + r,
+               static_cast<std::uint64_t>(x[l][2 * h + 1]) << 32 | x[l][2 * h]);
     }
   }
 }
@@ -41,8 +43,9 @@ void normals_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroup
 }
 
 void uniforms_scalar(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out) {
-  for_each_word(unit, g0, ngroups,
-                [&](std::size_t o, std::uint64_t, std::uint64_t w) { out[o] = rng::to_open_unit(w); });
+  for_each_word(unit, g0, ngroups, [&](std::size_t o, std::uint64_t, std::uint64_t w) {
+    out[o] = rng::to_open_unit(w);
+  });
 }
 
 // acc[j mod 8] += f(j) with lanes past n adding +0.0, exactly as the vector kernels do.
@@ -64,9 +67,8 @@ void sum_exp_scalar(const double* x, std::size_t n, double* acc8) {
   sum8(n, acc8, [x](std::size_t j) { return Sleef_expd1_u10purec(x[j]); });
 }
 void sum_cos_cos_scalar(const double* a, const double* b, std::size_t n, double* acc8) {
-  sum8(n, acc8, [a, b](std::size_t j) {
-    return Sleef_cosd1_u10purec(a[j]) * Sleef_cosd1_u10purec(b[j]);
-  });
+  sum8(n, acc8,
+       [a, b](std::size_t j) { return Sleef_cosd1_u10purec(a[j]) * Sleef_cosd1_u10purec(b[j]); });
 }
 void cos_scalar(const double* x, std::size_t n, double* out) {
   for (std::size_t j = 0; j < n; ++j) out[j] = Sleef_cosd1_u10purec(x[j]);
@@ -123,9 +125,9 @@ void dots2_scalar(const double* G, std::size_t m, std::size_t d, const double* q
   }
 }
 
-const Kernels kScalar{Isa::scalar,     "scalar",        &normals_scalar,     &chis_scalar,
-                      &uniforms_scalar,    &sum_cos_scalar, &sum_exp_scalar,     &sum_cos_cos_scalar,
-                      &cos_scalar,         &dots2_scalar,   &orf_args_scalar};
+const Kernels kScalar{Isa::scalar,      "scalar",        &normals_scalar, &chis_scalar,
+                      &uniforms_scalar, &sum_cos_scalar, &sum_exp_scalar, &sum_cos_cos_scalar,
+                      &cos_scalar,      &dots2_scalar,   &orf_args_scalar};
 
 bool cpu_supports(Isa isa) {
 #ifdef ROPELAB_SCALAR_ONLY
@@ -138,8 +140,7 @@ bool cpu_supports(Isa isa) {
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case Isa::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx2") &&
-             __builtin_cpu_supports("fma");
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }
   return false;
 }
@@ -169,7 +170,9 @@ double reduce8(const double* a) {
   return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
 }
 
-const Kernels& kernels_scalar() { return kScalar; }
+const Kernels& kernels_scalar() {
+  return kScalar;
+}
 
 const Kernels& kernels(Isa isa) {
   if (!cpu_supports(isa)) {
@@ -189,10 +192,18 @@ const Kernels& kernels(Isa isa) {
   return kScalar;
 }
 
-const Kernels& kernels() { return *active().load(std::memory_order_relaxed); }
-Isa active_isa() { return kernels().isa; }
-bool supported(Isa isa) { return cpu_supports(isa); }
-void set_isa(Isa isa) { active().store(&kernels(isa)); }
+const Kernels& kernels() {
+  return *active().load(std::memory_order_relaxed);
+}
+Isa active_isa() {
+  return kernels().isa;
+}
+bool supported(Isa isa) {
+  return cpu_supports(isa);
+}
+void set_isa(Isa isa) {
+  active().store(&kernels(isa));
+}
 
 const char* isa_name(Isa isa) {
   switch (isa) {

@@ -28,7 +28,9 @@ std::string fmt(double v) {
   return s.str();
 }
 
-[[noreturn]] void bad(const std::string& msg) { throw std::invalid_argument(msg); }
+[[noreturn]] void bad(const std::string& msg) {
+  throw std::invalid_argument(msg);
+}
 
 enum class Sym { both, symmetric, dft_even };
 
@@ -76,23 +78,27 @@ const std::vector<Spec>& specs() {
        {req("alpha", {"tau"},
             "alpha: decay per sample of the causal SSM window exp(-alpha n) (>= 0, DFT-even only); "
             "tau: scipy's decay length in samples (> 0), exp(-|n - center|/tau)"),
-        opt("center", "None", "with tau only: the centre in samples (default L/2; needs sym=False)")},
+        opt("center", "None",
+            "with tau only: the centre in samples (default L/2; needs sym=False)")},
        Sym::both},
       {"blackman_harris_3_61", {}, Sym::both},
       {"blackman_harris_4_74", {}, Sym::both},
       {"kaiser_bessel_4", {}, Sym::both},
       {"nuttall", {}, Sym::both},
       {"flattop", {}, Sym::both},
-      {"general_cosine", {req("a", {}, "cosine-sum coefficients a_0, a_1, ... (a sequence)")},
+      {"general_cosine",
+       {req("a", {}, "cosine-sum coefficients a_0, a_1, ... (a sequence)")},
        Sym::both},
-      {"general_hamming", {req("alpha", {}, "alpha - (1 - alpha) cos(2 pi n/L) (finite)")},
+      {"general_hamming",
+       {req("alpha", {}, "alpha - (1 - alpha) cos(2 pi n/L) (finite)")},
        Sym::both},
       {"general_gaussian",
        {req("p", {}, "shape p (> 0; p = 1: gaussian)"), req("sig", {}, "width in samples (> 0)")},
        Sym::both},
       {"kaiser_bessel_derived", {req("beta", {}, "shape beta in [0, 700]")}, Sym::symmetric},
       {"taylor",
-       {opt("nbar", "4", "number of nearly constant sidelobes next to the main lobe (integer >= 1)"),
+       {opt("nbar", "4",
+            "number of nearly constant sidelobes next to the main lobe (integer >= 1)"),
         opt("sll", "30", "sidelobe suppression in dB (> 0)"),
         opt("norm", "True", "scale so that the centre sample (of the symmetric window) is 1")},
        Sym::both},
@@ -100,7 +106,8 @@ const std::vector<Spec>& specs() {
        {req("NW", {}, "time-half-bandwidth product (> 0, < N/2)"),
         opt("norm", "approximate", "'approximate', 'subsample' or 2 (unit l2 norm)")},
        Sym::both},
-      {"tukey", {opt("alpha", "0.5", "taper fraction in [0, 1] (0: rectangular, 1: hann)")},
+      {"tukey",
+       {opt("alpha", "0.5", "taper fraction in [0, 1] (0: rectangular, 1: hann)")},
        Sym::both},
       {"barthann", {}, Sym::both},
       {"bohman", {}, Sym::both},
@@ -113,7 +120,8 @@ const std::vector<Spec>& specs() {
       {"de_la_vallee_poussin", {}, Sym::both},
       {"hann_poisson", {req("alpha", {}, "Harris's decay alpha (>= 0)")}, Sym::both},
       {"cauchy", {req("alpha", {}, "Harris's alpha (>= 0)")}, Sym::both},
-      {"barcilon_temes", {req("alpha", {}, "Harris's alpha (> 0, <= 100): C = arccosh 10^alpha")},
+      {"barcilon_temes",
+       {req("alpha", {}, "Harris's alpha (> 0, <= 100): C = arccosh 10^alpha")},
        Sym::both},
   };
   return s;
@@ -125,7 +133,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      const std::size_t sub =
+          prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
     }
     std::swap(prev, cur);
@@ -277,8 +286,10 @@ std::vector<double> taylor_symmetric(std::size_t M, int nbar, double sll, bool n
       numer *= 1 - m2 / s2 / (A * A + (jd - 0.5) * (jd - 0.5));
     }
     double d1 = 1, d2 = 1;
-    for (std::int64_t j = 1; j <= mi; ++j) d1 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
-    for (std::int64_t j = mi + 2; j < nbar64; ++j) d2 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
+    for (std::int64_t j = 1; j <= mi; ++j)
+      d1 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
+    for (std::int64_t j = mi + 2; j < nbar64; ++j)
+      d2 *= 1 - m2 / (static_cast<double>(j) * static_cast<double>(j));
     Fm[static_cast<std::size_t>(mi)] = numer / (2 * d1 * d2);
   }
   const double Md = static_cast<double>(M);
@@ -428,19 +439,20 @@ std::vector<double> dpss_symmetric(std::size_t M, double NW, const std::string& 
   return v;
 }
 
-double I0(double x) { return boost::math::cyl_bessel_i(0, x); }
+double I0(double x) {
+  return boost::math::cyl_bessel_i(0, x);
+}
 
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& aliases() {
   static const std::vector<std::pair<std::string, std::string>> a = {
-      {"boxcar", "rectangular"},      {"rect", "rectangular"},
-      {"bartlett", "triangular"},     {"blackmanharris", "blackman_harris_4"},
-      {"chebwin", "chebyshev"},       {"dolph_chebyshev", "chebyshev"},
-      {"riemann", "lanczos"},         {"sinc", "lanczos"},
-      {"kaiser_bessel", "kaiser"},
-      {"kbd", "kaiser_bessel_derived"}, {"slepian", "dpss"},
-      {"tukey_hann", "tukey"},
+      {"boxcar", "rectangular"},   {"rect", "rectangular"},
+      {"bartlett", "triangular"},  {"blackmanharris", "blackman_harris_4"},
+      {"chebwin", "chebyshev"},    {"dolph_chebyshev", "chebyshev"},
+      {"riemann", "lanczos"},      {"sinc", "lanczos"},
+      {"kaiser_bessel", "kaiser"}, {"kbd", "kaiser_bessel_derived"},
+      {"slepian", "dpss"},         {"tukey_hann", "tukey"},
   };
   return a;
 }
@@ -467,8 +479,10 @@ std::string canonical_name(const std::string& name) {
   for (const Spec& s : specs()) known += (known.empty() ? "" : ", ") + s.name;
   std::string hint;
   if (best_d <= std::max<std::size_t>(2, name.size() / 3)) hint = " (did you mean '" + best + "'?)";
-  bad("name must be one of " + known + " (or an alias: boxcar, bartlett, blackmanharris, chebwin, "
-      "riemann, ...), got '" + name + "'" + hint);
+  bad("name must be one of " + known +
+      " (or an alias: boxcar, bartlett, blackmanharris, chebwin, "
+      "riemann, ...), got '" +
+      name + "'" + hint);
 }
 
 const std::vector<std::string>& names() {
@@ -488,13 +502,18 @@ std::vector<std::string> parameters(const std::string& name) {
   return out;
 }
 
-std::vector<ParameterInfo> parameter_info(const std::string& name) { return find_spec(name).params; }
+std::vector<ParameterInfo> parameter_info(const std::string& name) {
+  return find_spec(name).params;
+}
 
 std::string symmetry(const std::string& name) {
   switch (find_spec(name).sym) {
-    case Sym::symmetric: return "symmetric";
-    case Sym::dft_even: return "dft-even";
-    default: return "both";
+    case Sym::symmetric:
+      return "symmetric";
+    case Sym::dft_even:
+      return "dft-even";
+    default:
+      return "both";
   }
 }
 
@@ -579,8 +598,8 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   }
 
   // ---- parameter values (validated before the N = 1 shortcut, so bad input is never accepted)
-  double p = 0;          // the main parameter, in the window's own (internal) convention
-  std::string pkey;      // the name under which it was given
+  double p = 0;      // the main parameter, in the window's own (internal) convention
+  std::string pkey;  // the name under which it was given
   if (!spec.params.empty() && spec.params[0].required && spec.params[0].name != "a") {
     pkey = used[spec.params[0].name];
     p = number(pkey);
@@ -595,7 +614,8 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
       need(p >= 0, pkey, p, ">= 0");
       if (!ckey.empty()) {
         bad("window 'exponential' takes center only with tau (alpha means the causal window "
-            "exp(-alpha n), centre 0), got center=" + fmt(number(ckey)));
+            "exp(-alpha n), centre 0), got center=" +
+            fmt(number(ckey)));
       }
       if (sym) {
         bad("sym must be False for the causal exponential window (it is one-sided), got True");
@@ -613,24 +633,30 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
     std::vector<double> w(N);
     if (ckey.empty()) {
       return extended(N, sym, [&](std::size_t M) {
-        return mirrored(M, [&](std::size_t n) { return std::exp(-std::abs(static_cast<double>(n) - center) / p); });
+        return mirrored(M, [&](std::size_t n) {
+          return std::exp(-std::abs(static_cast<double>(n) - center) / p);
+        });
       });
     }
-    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
+    for (std::size_t n = 0; n < N; ++n)
+      w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
     return w;
   }
 
   // Validation of the other windows' parameters.
   if (name == "gaussian") need(p > 0, pkey, p, "> 0");
-  if (name == "poisson") need(pkey == "tau" ? p > 0 : p >= 0, pkey, p, pkey == "tau" ? "> 0" : ">= 0");
+  if (name == "poisson")
+    need(pkey == "tau" ? p > 0 : p >= 0, pkey, p, pkey == "tau" ? "> 0" : ">= 0");
   if (name == "kaiser" || name == "kaiser_bessel_derived") {
     const double beta = pkey == "alpha" ? pi * p : p;
     need(p >= 0, pkey, p, ">= 0");
-    need(beta <= 700, pkey, p, pkey == "alpha" ? "<= 700/pi (I0 overflows)" : "<= 700 (I0(beta) overflows)");
+    need(beta <= 700, pkey, p,
+         pkey == "alpha" ? "<= 700/pi (I0 overflows)" : "<= 700 (I0(beta) overflows)");
   }
   if (name == "chebyshev") {
     need(p > 0, pkey, p, "> 0");
-    need((pkey == "alpha" ? 20 * p : p) <= 3000, pkey, p, pkey == "alpha" ? "<= 150" : "<= 3000 dB");
+    need((pkey == "alpha" ? 20 * p : p) <= 3000, pkey, p,
+         pkey == "alpha" ? "<= 150" : "<= 3000 dB");
   }
   if (name == "general_gaussian") {
     need(p > 0, "p", p, "> 0");
@@ -643,7 +669,9 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   if (name == "barcilon_temes") need(p > 0 && p <= 100, pkey, p, "in (0, 100]");
   if (name == "dpss") {
     need(p > 0, "NW", p, "> 0");
-    if (N > 1) need(p < static_cast<double>(N) / 2.0, "NW", p, "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
+    if (N > 1)
+      need(p < static_cast<double>(N) / 2.0, "NW", p,
+           "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
   }
   std::string dnorm = "approximate";
   if (name == "dpss" && !used["norm"].empty()) {
@@ -701,7 +729,8 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
     }
   }
   if (name == "kaiser_bessel_derived" && N % 2 != 0) {
-    bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " + std::to_string(N));
+    bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " +
+        std::to_string(N));
   }
 
   if (N == 1) return {1.0};  // degenerate: every window is {1}
@@ -709,16 +738,20 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   // ---- windows built from a symmetric window of (extended) length M, as scipy does
   if (name == "chebyshev") {
     const double at = pkey == "alpha" ? 20 * p : p;
-    std::vector<double> w = extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); });
+    std::vector<double> w =
+        extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); });
     for (double v : w) {
-      if (!std::isfinite(v)) bad("parameter " + pkey + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
+      if (!std::isfinite(v))
+        bad("parameter " + pkey + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
     }
     return w;
   }
   if (name == "barcilon_temes") {
-    std::vector<double> w = extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); });
+    std::vector<double> w =
+        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); });
     for (double v : w) {
-      if (!std::isfinite(v)) bad("parameter alpha too large for N = " + std::to_string(N) + ", got " + fmt(p));
+      if (!std::isfinite(v))
+        bad("parameter alpha too large for N = " + std::to_string(N) + ", got " + fmt(p));
     }
     return w;
   }
@@ -730,7 +763,8 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   }
   if (name == "kaiser_bessel_derived") {
     const std::size_t H = N / 2 + 1;
-    std::vector<double> k = make_window("kaiser", H, true, std::map<std::string, double>{{"beta", p}});
+    std::vector<double> k =
+        make_window("kaiser", H, true, std::map<std::string, double>{{"beta", p}});
     std::vector<double> csum(H);
     double s = 0;
     for (std::size_t i = 0; i < H; ++i) csum[i] = (s += k[i]);
@@ -786,14 +820,16 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   if (name == "cosine") {
     return extended(N, sym, [&](std::size_t M) {
       const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t n) { return std::sin(pi / Md * (static_cast<double>(n) + 0.5)); });
+      return mirrored(
+          M, [&](std::size_t n) { return std::sin(pi / Md * (static_cast<double>(n) + 0.5)); });
     });
   }
   if (name == "lanczos") {
     return extended(N, sym, [&](std::size_t M) {
       const double Md = static_cast<double>(M);
       return mirrored(M, [&](std::size_t n) {
-        const double x = 2.0 * static_cast<double>(M - 1 - n) / (Md - 1) - 1.0;  // right half, mirrored
+        const double x =
+            2.0 * static_cast<double>(M - 1 - n) / (Md - 1) - 1.0;  // right half, mirrored
         if (x == 0) return 1.0;
         const double y = pi * x;
         return std::sin(y) / y;
@@ -834,7 +870,8 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
         v = std::exp(-0.5 * (p * x) * (p * x));
       }
     } else if (name == "poisson") {
-      v = pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p) : std::exp(-p * ax);
+      v = pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p)
+                        : std::exp(-p * ax);
     } else if (name == "kaiser") {
       const double beta = pkey == "alpha" ? pi * p : p;
       const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));

@@ -44,7 +44,8 @@ TEST(Attention, SoftmaxMatchesDirectSum) {
   const auto q = normals(s.T * s.d, 1), k = normals(s.S * s.d, 2), v = normals(s.S * s.dv, 3);
   for (bool causal : {true, false}) {
     std::vector<double> out(s.T * s.dv);
-    attention::softmax(q.data(), k.data(), v.data(), s, 0.6, causal, nullptr, 2, out.data(), nullptr);
+    attention::softmax(q.data(), k.data(), v.data(), s, 0.6, causal, nullptr, 2, out.data(),
+                       nullptr);
     EXPECT_LT(max_abs_diff(out, direct_softmax(q, k, v, s, 0.6, causal)), 1e-13);
   }
 }
@@ -59,7 +60,8 @@ TEST(Attention, FeatureMapsAgreeWithRff) {
     attention::feature_map(x.data(), n, d, omega.data(), D, ae, 1.0, nullptr, a.data(), nullptr);
     rff::feature_map(x.data(), n, d, omega.data(), D, re, nullptr, b.data());
     const std::size_t F = attention::feature_count(ae, D);
-    for (std::size_t i = 0; i < n * F; ++i) EXPECT_NEAR(a[i], b[i], 1e-14 * std::abs(b[i]) + 1e-300);
+    for (std::size_t i = 0; i < n * F; ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-14 * std::abs(b[i]) + 1e-300);
   }
 }
 
@@ -94,17 +96,21 @@ TEST(Attention, RandomFeatureThreadCountInvariantAndCausalEqualsQuadraticForm) {
   opt.scale = 0.5;
   std::vector<double> out1(opt.trials * s.batch * s.T * s.dv), out3(out1.size());
   opt.nthreads = 1;
-  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out1.data(), nullptr, nullptr, nullptr);
+  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out1.data(), nullptr, nullptr,
+                            nullptr);
   opt.nthreads = 3;
-  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out3.data(), nullptr, nullptr, nullptr);
+  attention::random_feature(q.data(), k.data(), v.data(), s, opt, out3.data(), nullptr, nullptr,
+                            nullptr);
   EXPECT_EQ(out1, out3);
   // trial 1, sequence 1 against the masked quadratic form of the same features
   std::vector<double> omega(opt.D * s.d);
   attention::trial_omega(opt, s.d, 1, omega.data());
   std::vector<double> fq(s.T * opt.D), fk(s.S * opt.D);
   const std::size_t off = s.T * s.d;
-  attention::feature_map(q.data() + off, s.T, s.d, omega.data(), opt.D, opt.estimator, opt.scale, nullptr, fq.data(), nullptr);
-  attention::feature_map(k.data() + off, s.S, s.d, omega.data(), opt.D, opt.estimator, opt.scale, nullptr, fk.data(), nullptr);
+  attention::feature_map(q.data() + off, s.T, s.d, omega.data(), opt.D, opt.estimator, opt.scale,
+                         nullptr, fq.data(), nullptr);
+  attention::feature_map(k.data() + off, s.S, s.d, omega.data(), opt.D, opt.estimator, opt.scale,
+                         nullptr, fk.data(), nullptr);
   double worst = 0;
   for (std::size_t i = 0; i < s.T; ++i) {
     double num[2] = {0, 0}, den = 0;

@@ -33,8 +33,8 @@ Inputs make_inputs(std::size_t T, std::size_t n_h, std::size_t d, std::size_t dv
 
 /// The delta rule written out on a dense dv×d state in the direct order: S ← α S, then per
 /// micro-step u = β (v − S k), S ← S + u kᵀ, and o = S q (keys and query rotated by C_t).
-std::vector<double> direct(const Inputs& in, std::size_t T, std::size_t n_h, std::size_t d, std::size_t dv,
-                           bool gated, bool rotated) {
+std::vector<double> direct(const Inputs& in, std::size_t T, std::size_t n_h, std::size_t d,
+                           std::size_t dv, bool gated, bool rotated) {
   std::vector<double> S(dv * d, 0.0), out(T * dv), kk(d), qq(d), u(dv);
   for (std::size_t t = 0; t < T; ++t) {
     auto rot = [&](const double* x, double* y) {
@@ -87,7 +87,8 @@ TEST(Delta, EveryPathEqualsTheDirectOrderBitForBitWithoutRotation) {
                                  rotary::Layout::interleaved, got.data());
           simd::set_isa(before);
           for (std::size_t i = 0; i < T * dv; ++i) {
-            ASSERT_EQ(got[i], want[i]) << simd::isa_name(isa) << " dv=" << dv << " n_h=" << n_h << " i=" << i;
+            ASSERT_EQ(got[i], want[i])
+                << simd::isa_name(isa) << " dv=" << dv << " n_h=" << n_h << " i=" << i;
           }
         }
       }
@@ -111,7 +112,8 @@ TEST(Delta, RotatedPathsAgreeWithTheDirectOrder) {
                            rotary::Layout::interleaved, got.data());
     simd::set_isa(before);
     for (std::size_t i = 0; i < T * dv; ++i) {
-      // the scalar path uses the same libm cos/sin as `direct`: identical; AVX2 uses SLEEF (≤ 1 ULP)
+      // the scalar path uses the same libm cos/sin as `direct`: identical; AVX2 uses SLEEF (≤ 1
+      // ULP)
       if (isa == simd::Isa::scalar) {
         ASSERT_EQ(got[i], want[i]) << i;
       } else {

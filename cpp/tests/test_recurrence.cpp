@@ -67,14 +67,14 @@ TEST(Recurrence, DecayedFormsAgree) {
   std::vector<double> f(T, 0.9);
   const recurrence::Sequence s{q.data(), k.data(), v.data(), T, d, dv};
   std::vector<double> a(T * dv), b(T * dv);
-  for (auto kind : {recurrence::Decay::alibi, recurrence::Decay::fox, recurrence::Decay::cosformer}) {
+  for (auto kind :
+       {recurrence::Decay::alibi, recurrence::Decay::fox, recurrence::Decay::cosformer}) {
     const double p = kind == recurrence::Decay::cosformer ? 30.0 : 0.2;
     recurrence::decayed_attention(s, kind, p, f.data(), recurrence::DecayMode::direct, a.data());
     recurrence::decayed_attention(s, kind, p, f.data(), recurrence::DecayMode::recurrent, b.data());
     EXPECT_LT(max_abs_diff(a, b), 50 * kEps * T * d);
   }
 }
-
 
 // --- The pieces of selective_rope_attention ----------------------------------------------------
 
@@ -130,8 +130,8 @@ TEST(SelectivePieces, PrerotatedUpdateIsDecayPlusOuterProduct) {
   for (std::size_t r = 0; r < dv; ++r) {
     for (std::size_t c = 0; c < d; ++c) expect[r * d + c] = S[r * d + c] * lam[c] + v[r] * kp[c];
   }
-  recurrence::detail::prerotated_update(S.data(), d, dv, lam.data(), v.data(), kp.data(),
-                                        qp.data(), out.data());
+  recurrence::detail::prerotated_update(S.data(), d, dv, lam.data(), v.data(), kp.data(), qp.data(),
+                                        out.data());
   EXPECT_EQ(S, expect);
   for (std::size_t r = 0; r < dv; ++r) {
     double o = 0;

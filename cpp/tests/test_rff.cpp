@@ -20,7 +20,8 @@ const rff::Pair kPair = [] {
 TEST(Rff, UnbiasedAtSigmaOne) {
   const double target = static_cast<double>(std::exp(kPair.qk));
   for (auto est : {rff::Estimator::trig, rff::Estimator::random_phase, rff::Estimator::positive}) {
-    EXPECT_NEAR(rff::moments(kPair, 1.0, est, rff::Convention::conjugate).mean / target, 1.0, 1e-14);
+    EXPECT_NEAR(rff::moments(kPair, 1.0, est, rff::Convention::conjugate).mean / target, 1.0,
+                1e-14);
   }
   // The literal product estimates exp(-q·k).
   EXPECT_NEAR(rff::moments(kPair, 1.0, rff::Estimator::trig, rff::Convention::literal).mean,
@@ -41,7 +42,8 @@ TEST(Rff, PerformerLemma2AtSigmaOne) {
 
 TEST(Rff, LogDomainMatchesDirect) {
   for (double s : {1e-8, 0.3, 1.0, 1.7}) {
-    for (auto est : {rff::Estimator::trig, rff::Estimator::random_phase, rff::Estimator::positive}) {
+    for (auto est :
+         {rff::Estimator::trig, rff::Estimator::random_phase, rff::Estimator::positive}) {
       const double m = rff::mse(kPair, s, 16, est, rff::Convention::conjugate);
       EXPECT_NEAR(rff::log_mse(kPair, s, 16, est, rff::Convention::conjugate), std::log(m), 1e-13);
     }
@@ -75,8 +77,8 @@ TEST(Temperature, CubicRootSolvesCubic) {
 
 TEST(Temperature, OneFeatureOptimumIsOneThird) {
   for (double xi : {-0.9, -0.3, 0.0, 0.5, 0.9}) {
-    const double s = temperature::optimal_sigma_cubic(rff::make_unit_pair(xi), 1.0,
-                                                      rff::Estimator::trig, rff::Convention::conjugate);
+    const double s = temperature::optimal_sigma_cubic(
+        rff::make_unit_pair(xi), 1.0, rff::Estimator::trig, rff::Convention::conjugate);
     EXPECT_NEAR(s * s, 1.0 / 3.0, 1e-14);
   }
 }
@@ -169,8 +171,8 @@ TEST(RffEstimatePieces, OrthogonalPhaseArgumentsUseAnOrthonormalFrame) {
   // The phase is added to both arguments, the norms scale them.
   std::vector<double> z2 = z0, x(d), y(d);
   const std::vector<double> chi2{2.0, 2.0, 2.0, 2.0, 2.0}, beta2(d, 0.25);
-  rff::detail::orthogonal_phase_arguments(z2.data(), d, 3, chi2.data(), beta2.data(), 0.5, 0.3,
-                                          0.7, x.data(), y.data());
+  rff::detail::orthogonal_phase_arguments(z2.data(), d, 3, chi2.data(), beta2.data(), 0.5, 0.3, 0.7,
+                                          x.data(), y.data());
   const double half_pi = 1.5707963267948966;
   for (std::size_t r = 0; r < 3; ++r) {
     EXPECT_NEAR(x[r], 2.0 * 0.5 * a[r] + half_pi, 1e-14);

@@ -53,11 +53,12 @@ TEST(MonteCarlo, CoversEveryIndexOnceForAnyThreadCount) {
   for (int threads : {1, 2, 3, 8}) {
     for (std::size_t block : {1, 7, 64}) {
       std::vector<int> hits(1000, 0);
-      ropelab::mc::parallel_blocks(hits.size(), block, threads,
-                                   [&](std::size_t b, std::size_t e) {
-                                     for (std::size_t i = b; i < e; ++i) ++hits[i];
-                                   },
-                                   nullptr);
+      ropelab::mc::parallel_blocks(
+          hits.size(), block, threads,
+          [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) ++hits[i];
+          },
+          nullptr);
       for (int h : hits) ASSERT_EQ(h, 1);
     }
   }
@@ -65,7 +66,8 @@ TEST(MonteCarlo, CoversEveryIndexOnceForAnyThreadCount) {
 
 TEST(MonteCarlo, CancelThrows) {
   std::atomic<bool> cancel{true};
-  EXPECT_THROW(ropelab::mc::parallel_blocks(10, 1, 2, [](std::size_t, std::size_t) {}, &cancel),
+  EXPECT_THROW(ropelab::mc::parallel_blocks(
+                   10, 1, 2, [](std::size_t, std::size_t) {}, &cancel),
                ropelab::mc::Cancelled);
 }
 

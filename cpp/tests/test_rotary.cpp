@@ -83,8 +83,8 @@ TEST(Rotary, ParityWrappedIsExactFloat32Drifts) {
   parity_phase_error(bits.data(), T, Accumulate::float64, e64.data());
   parity_phase_error(bits.data(), T, Accumulate::float32, e32.data());
   EXPECT_LT(std::abs(ew[T - 1]), 1e-15);
-  EXPECT_LT(std::abs(e64[T - 1]), 1e-3);   // float64 drift stays small at 4M steps
-  EXPECT_GT(std::abs(e32[T - 1]), 1e-2);   // float32 has lost the phase
+  EXPECT_LT(std::abs(e64[T - 1]), 1e-3);  // float64 drift stays small at 4M steps
+  EXPECT_GT(std::abs(e32[T - 1]), 1e-2);  // float32 has lost the phase
 }
 
 TEST(Rotary, RealifyRoundTrip) {

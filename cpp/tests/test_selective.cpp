@@ -62,12 +62,13 @@ TEST(Selective, ChunksEqualOneCallBitForBit) {
       std::vector<double> c2(C * W, 0.0), o2(C, 0.0), got(T * C);
       std::size_t t0 = 0;
       for (std::size_t len : {std::size_t{5}, std::size_t{1}, std::size_t{0}, std::size_t{23}}) {
-        selective::phases(p.cfg, p.w(), x.data() + (b * T + t0) * 8, 1, len, c2.data(), o2.data(), false,
-                          got.data() + t0 * C);
+        selective::phases(p.cfg, p.w(), x.data() + (b * T + t0) * 8, 1, len, c2.data(), o2.data(),
+                          false, got.data() + t0 * C);
         t0 += len;
       }
       ASSERT_EQ(t0, T);
-      for (std::size_t i = 0; i < T * C; ++i) EXPECT_EQ(got[i], whole[b * T * C + i]) << "taps " << taps << " i " << i;
+      for (std::size_t i = 0; i < T * C; ++i)
+        EXPECT_EQ(got[i], whole[b * T * C + i]) << "taps " << taps << " i " << i;
       for (std::size_t c = 0; c < C; ++c) EXPECT_EQ(o2[c], off[b * C + c]);
     }
   }
@@ -77,6 +78,7 @@ TEST(Selective, OverflowThrows) {
   Path p = make_path(4);
   for (double& b : p.bias) b = 710.0;
   std::vector<double> x = normals(3 * 8, 1), cache(6 * 4, 0.0), off(6, 0.0), out(3 * 6);
-  EXPECT_THROW(selective::phases(p.cfg, p.w(), x.data(), 1, 3, cache.data(), off.data(), false, out.data()),
-               std::invalid_argument);
+  EXPECT_THROW(
+      selective::phases(p.cfg, p.w(), x.data(), 1, 3, cache.data(), off.data(), false, out.data()),
+      std::invalid_argument);
 }

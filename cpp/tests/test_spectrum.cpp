@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cmath>
 #include <complex>
+#include <csignal>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -29,7 +29,8 @@ TEST(Windows, SymmetricWindowsAreExactlySymmetric) {
     if (name == "exponential") continue;
     if (name == "kaiser_bessel_derived") continue;  // even N only (checked below)
     std::map<std::string, double> params;
-    for (const auto& p : win::parameters(name)) params[p] = p == "attenuation" ? 60.0 : p == "NW" ? 0.4 : 3.0;
+    for (const auto& p : win::parameters(name))
+      params[p] = p == "attenuation" ? 60.0 : p == "NW" ? 0.4 : 3.0;
     for (std::size_t N : {1u, 2u, 5u, 64u, 101u}) {
       const auto w = win::make_window(name, N, true, params);
       ASSERT_EQ(w.size(), N);
@@ -43,10 +44,13 @@ TEST(Windows, KaiserBesselDerivedIsSymmetricAndPowerComplementary) {
     const auto w = win::make_window("kaiser_bessel_derived", N, true, {{"beta", 4.0}});
     for (std::size_t n = 0; n < N; ++n) EXPECT_EQ(w[n], w[N - 1 - n]);
     // Princen–Bradley: w[n]² + w[n + N/2]² = 1.
-    for (std::size_t n = 0; n < N / 2; ++n) EXPECT_NEAR(w[n] * w[n] + w[n + N / 2] * w[n + N / 2], 1.0, 1e-14);
+    for (std::size_t n = 0; n < N / 2; ++n)
+      EXPECT_NEAR(w[n] * w[n] + w[n + N / 2] * w[n + N / 2], 1.0, 1e-14);
   }
-  EXPECT_THROW(win::make_window("kaiser_bessel_derived", 7, true, {{"beta", 4.0}}), std::invalid_argument);
-  EXPECT_THROW(win::make_window("kaiser_bessel_derived", 8, false, {{"beta", 4.0}}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("kaiser_bessel_derived", 7, true, {{"beta", 4.0}}),
+               std::invalid_argument);
+  EXPECT_THROW(win::make_window("kaiser_bessel_derived", 8, false, {{"beta", 4.0}}),
+               std::invalid_argument);
 }
 
 TEST(Windows, HannDftEven) {
@@ -61,7 +65,8 @@ TEST(Windows, BadArguments) {
   EXPECT_THROW(win::make_window("nope", 8, false, {}), std::invalid_argument);
   EXPECT_THROW(win::make_window("hann", 0, false, {}), std::invalid_argument);
   EXPECT_THROW(win::make_window("kaiser", 8, false, {}), std::invalid_argument);
-  EXPECT_THROW(win::make_window("chebyshev", 8, false, {{"attenuation", 0.0}}), std::invalid_argument);
+  EXPECT_THROW(win::make_window("chebyshev", 8, false, {{"attenuation", 0.0}}),
+               std::invalid_argument);
   EXPECT_THROW(win::make_window("exponential", 8, false, {{"alpha", -1.0}}), std::invalid_argument);
   EXPECT_THROW(win::make_window("exponential", 8, true, {{"alpha", 1.0}}), std::invalid_argument);
   EXPECT_THROW(win::make_window("hann", 8, false, {{"beta", 1.0}}), std::invalid_argument);
@@ -118,8 +123,11 @@ TEST(Spectrum, PlansAreThreadSafe) {
       bool same = true;
       for (int rep = 0; rep < 20; ++rep) {
         // Other sizes force concurrent plan creation under the mutex.
-        std::vector<cplx> other((100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep)) / 2 + 1);
-        sp::fft_r2c(x.data(), x.size(), 100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep), other.data());
+        std::vector<cplx> other(
+            (100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep)) / 2 + 1);
+        sp::fft_r2c(x.data(), x.size(),
+                    100 + static_cast<std::size_t>(t) * 7 + static_cast<std::size_t>(rep),
+                    other.data());
         sp::fft_r2c(x.data(), x.size(), 357, out.data());
         same = same && out == ref;
       }
@@ -235,7 +243,8 @@ TEST(PlanCache, ForkWhileAnotherThreadPlans) {
   std::thread planner([&] {
     std::vector<double> x(16, 1.0);
     std::vector<cplx> out(20000);
-    for (std::size_t m = 5000; !stop; m = m < 30000 ? m + 7 : 5000) sp::fft_r2c(x.data(), 16, m, out.data());
+    for (std::size_t m = 5000; !stop; m = m < 30000 ? m + 7 : 5000)
+      sp::fft_r2c(x.data(), 16, m, out.data());
   });
   for (int i = 0; i < 20; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -250,7 +259,8 @@ TEST(PlanCache, ForkWhileAnotherThreadPlans) {
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     pid_t done = 0;
-    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (done == 0) {

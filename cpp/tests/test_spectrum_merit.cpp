@@ -25,7 +25,8 @@ std::vector<double> cosine_sum(std::size_t N, std::initializer_list<double> a) {
   for (std::size_t n = 0; n < N; ++n) {
     int k = 0;
     for (const double ak : a) {
-      w[n] += (k % 2 == 0 ? 1.0 : -1.0) * ak * std::cos(2 * pi * k * static_cast<double>(n) / static_cast<double>(N));
+      w[n] += (k % 2 == 0 ? 1.0 : -1.0) * ak *
+              std::cos(2 * pi * k * static_cast<double>(n) / static_cast<double>(N));
       ++k;
     }
   }
@@ -35,9 +36,11 @@ std::vector<double> cosine_sum(std::size_t N, std::initializer_list<double> a) {
 std::vector<double> poisson(std::size_t N, double alpha, bool times_hann) {
   std::vector<double> w(N);
   for (std::size_t n = 0; n < N; ++n) {
-    const double x = (static_cast<double>(n) - 0.5 * static_cast<double>(N)) / (0.5 * static_cast<double>(N));
+    const double x =
+        (static_cast<double>(n) - 0.5 * static_cast<double>(N)) / (0.5 * static_cast<double>(N));
     w[n] = std::exp(-alpha * std::abs(x));
-    if (times_hann) w[n] *= 0.5 * (1 - std::cos(2 * pi * static_cast<double>(n) / static_cast<double>(N)));
+    if (times_hann)
+      w[n] *= 0.5 * (1 - std::cos(2 * pi * static_cast<double>(n) / static_cast<double>(N)));
   }
   return w;
 }
@@ -82,7 +85,8 @@ TEST(Merit, GainFiguresOfTheRectangleAndHann) {
     EXPECT_DOUBLE_EQ(g.enbw_bins, 1.0);
     // |W(½)| = 1/sin(π/2N) (Dirichlet kernel), |W(0)| = N
     const double Nd = static_cast<double>(N);
-    EXPECT_NEAR(g.scalloping_loss_db, -20 * std::log10(1.0 / (Nd * std::sin(pi / (2 * Nd)))), 1e-12);
+    EXPECT_NEAR(g.scalloping_loss_db, -20 * std::log10(1.0 / (Nd * std::sin(pi / (2 * Nd)))),
+                1e-12);
     EXPECT_NEAR(g.worst_case_processing_loss_db, g.scalloping_loss_db, 1e-15);
     const auto hann = cosine_sum(N, {0.5, 0.5});
     const auto h = merit::gain_figures(hann.data(), N, merit::window_sums(hann.data(), N));
@@ -128,7 +132,8 @@ TEST(Merit, FirstMinimumOfCosineSums) {
   }
   // Hann–Poisson, α = 2: |W| falls all the way to (a shallow dip next to) Nyquist.
   const auto hp = poisson(256, 2.0, true);
-  EXPECT_NEAR(merit::first_minimum_bins(hp.data(), 256, merit::spectrum_grid(hp.data(), 256, 16)), 128.0, 0.5);
+  EXPECT_NEAR(merit::first_minimum_bins(hp.data(), 256, merit::spectrum_grid(hp.data(), 256, 16)),
+              128.0, 0.5);
   // The rectangle of length 1: W is constant, no minimum at all: N/2.
   const std::vector<double> one{1.0};
   EXPECT_EQ(merit::first_minimum_bins(one.data(), 1, merit::spectrum_grid(one.data(), 1, 16)), 0.5);
@@ -139,7 +144,8 @@ TEST(Merit, MainLobeWidthClosedForms) {
   const std::size_t N = 8192;
   const std::vector<double> rect(N, 1.0);
   const auto G = merit::spectrum_grid(rect.data(), N, 16);
-  EXPECT_NEAR(merit::main_lobe_width_bins(rect.data(), N, G, std::sqrt(0.5), 1.0), 2 * 0.4429462, 1e-6);
+  EXPECT_NEAR(merit::main_lobe_width_bins(rect.data(), N, G, std::sqrt(0.5), 1.0), 2 * 0.4429462,
+              1e-6);
   EXPECT_NEAR(merit::main_lobe_width_bins(rect.data(), N, G, 0.5, 1.0), 2 * 0.6033545, 1e-6);
   // DFT-even Hann: |W(1)| = |W(0)|/2 exactly (W(1) = −N/4, W(0) = N/2).
   const auto hann = cosine_sum(64, {0.5, 0.5});
@@ -203,16 +209,48 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
     std::vector<std::size_t> sizes;
   };
   const std::vector<Case> cases = {
-      {"rectangle", [](std::size_t N) { return std::vector<double>(N, 1.0); }, -6, {64, 256, 1024, 4096}},
-      {"triangle", [](std::size_t N) { return win::make_window("triangular", N, false, {}); }, -12, {64, 256, 1024, 4096}},
-      {"hann", [](std::size_t N) { return cosine_sum(N, {0.5, 0.5}); }, -18, {256, 1024, 4096}},
-      {"hamming", [](std::size_t N) { return cosine_sum(N, {0.54, 0.46}); }, -6, {1024, 4096}},
-      {"blackman", [](std::size_t N) { return cosine_sum(N, {0.42, 0.5, 0.08}); }, -18, {1024, 4096}},
+      {"rectangle",
+       [](std::size_t N) { return std::vector<double>(N, 1.0); },
+       -6,
+       {64, 256, 1024, 4096}},
+      {"triangle",
+       [](std::size_t N) { return win::make_window("triangular", N, false, {}); },
+       -12,
+       {64, 256, 1024, 4096}},
+      {"hann",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.5, 0.5});
+       },
+       -18,
+       {256, 1024, 4096}},
+      {"hamming",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.54, 0.46});
+       },
+       -6,
+       {1024, 4096}},
+      {"blackman",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.42, 0.5, 0.08});
+       },
+       -18,
+       {1024, 4096}},
       {"exact blackman",
-       [](std::size_t N) { return cosine_sum(N, {7938.0 / 18608, 9240.0 / 18608, 1430.0 / 18608}); }, -6, {1024, 4096, 16384}},
+       [](std::size_t N) {
+         return cosine_sum(N, {7938.0 / 18608, 9240.0 / 18608, 1430.0 / 18608});
+       },
+       -6,
+       {1024, 4096, 16384}},
       {"blackman-harris 4",
-       [](std::size_t N) { return cosine_sum(N, {0.35875, 0.48829, 0.14128, 0.01168}); }, -6, {4096, 16384}},
-      {"hann-poisson 2", [](std::size_t N) { return poisson(N, 2.0, true); }, -12, {256, 1024, 4096}},
+       [](std::size_t N) {
+         return cosine_sum(N, {0.35875, 0.48829, 0.14128, 0.01168});
+       },
+       -6,
+       {4096, 16384}},
+      {"hann-poisson 2",
+       [](std::size_t N) { return poisson(N, 2.0, true); },
+       -12,
+       {256, 1024, 4096}},
       {"poisson 2", [](std::size_t N) { return poisson(N, 2.0, false); }, -6, {256, 1024, 4096}},
       {"poisson 4", [](std::size_t N) { return poisson(N, 4.0, false); }, -6, {16384, 65536}},
   };
@@ -221,7 +259,8 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
       const auto w = c.make(N);
       const auto G = merit::spectrum_grid(w.data(), N, 8);
       const double fm = merit::first_minimum_bins(w.data(), N, G);
-      EXPECT_NEAR(merit::sidelobe_falloff_db_per_octave(w.data(), N, fm), c.slope, 0.5) << c.name << " N=" << N;
+      EXPECT_NEAR(merit::sidelobe_falloff_db_per_octave(w.data(), N, fm), c.slope, 0.5)
+          << c.name << " N=" << N;
     }
   }
   // Hann at N = 64 (the band is one octave, 8–16 bins): within 1 dB/octave.
@@ -231,7 +270,8 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
   const std::vector<double> rect8(8, 1.0);
   EXPECT_TRUE(std::isnan(merit::sidelobe_falloff_db_per_octave(rect8.data(), 8, 1.0)));
   const auto gauss = win::make_window("gaussian", 1024, false, {{"alpha", 12.0}});
-  EXPECT_EQ(merit::sidelobe_falloff_db_per_octave(gauss.data(), 1024, 512.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(merit::sidelobe_falloff_db_per_octave(gauss.data(), 1024, 512.0),
+            -std::numeric_limits<double>::infinity());
 }
 
 TEST(Merit, CausalExponentialRipple) {

@@ -102,8 +102,8 @@ TEST(Vecmath, SumsMatchAcrossPathsAndAreWithinOneUlpOfLibm) {
     kern.cos(x.data(), x.size(), cx.data());
     for (std::size_t i = 0; i < x.size(); ++i) {
       // u10: within 1 ULP of the true value; glibc's cos is itself correctly rounded-ish (< 1 ULP)
-      EXPECT_LE(std::fabs(cx[i] - std::cos(x[i])), 2 * std::nextafter(std::fabs(cx[i]), 2.0) -
-                                                      2 * std::fabs(cx[i]) + 1e-300);
+      EXPECT_LE(std::fabs(cx[i] - std::cos(x[i])),
+                2 * std::nextafter(std::fabs(cx[i]), 2.0) - 2 * std::fabs(cx[i]) + 1e-300);
     }
     if (isa != simd::Isa::scalar) {
       vec_results.insert(vec_results.end(), s, s + 3);
@@ -130,7 +130,8 @@ TEST(Vecmath, StreamBulkAndSingleReadsAgree) {
 }
 
 TEST(Vecmath, ChiZigguratTablesAreConsistent) {
-  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{1000}}) {
+  for (std::size_t d :
+       {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{1000}}) {
     const auto& z = rng::ChiZiggurat::get(d);
     constexpr int n = rng::ChiZiggurat::kLayers;
     EXPECT_LT(z.y[n - 1], 1.0);
@@ -138,8 +139,10 @@ TEST(Vecmath, ChiZigguratTablesAreConsistent) {
     for (int i = 1; i < n; ++i) {
       // equal areas; the box [c − h, c + h] is the level set of y[i]
       EXPECT_NEAR((z.y[i + 1] - z.y[i]) * 2 * z.h[i] / z.V, 1.0, 1e-12) << "d=" << d << " i=" << i;
-      EXPECT_NEAR(z.log_f(z.c[i] - z.h[i]), std::log(z.y[i]), 1e-9 * (1 + std::fabs(std::log(z.y[i]))));
-      EXPECT_NEAR(z.log_f(z.c[i] + z.h[i]), std::log(z.y[i]), 1e-9 * (1 + std::fabs(std::log(z.y[i]))));
+      EXPECT_NEAR(z.log_f(z.c[i] - z.h[i]), std::log(z.y[i]),
+                  1e-9 * (1 + std::fabs(std::log(z.y[i]))));
+      EXPECT_NEAR(z.log_f(z.c[i] + z.h[i]), std::log(z.y[i]),
+                  1e-9 * (1 + std::fabs(std::log(z.y[i]))));
     }
     EXPECT_NEAR(z.log_f(z.L1), std::log(z.y[1]), 1e-9 * std::fabs(std::log(z.y[1])));
     EXPECT_NEAR(z.log_f(z.R1), std::log(z.y[1]), 1e-9 * std::fabs(std::log(z.y[1])));
@@ -148,7 +151,8 @@ TEST(Vecmath, ChiZigguratTablesAreConsistent) {
 }
 
 TEST(Vecmath, ChisAreBitIdenticalOnEveryPathAndEqualChiAt) {
-  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{64}, std::size_t{300}}) {
+  for (std::size_t d :
+       {std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{64}, std::size_t{300}}) {
     const auto& z = rng::ChiZiggurat::get(d);
     const auto unit = rng::make_unit(14, rng::StreamId::chi, d);
     const std::size_t ng = 70;  // 1120 draws: more than one batch of the AVX-512 kernel
@@ -156,7 +160,8 @@ TEST(Vecmath, ChisAreBitIdenticalOnEveryPathAndEqualChiAt) {
       std::vector<double> out(16 * ng);
       simd::kernels(isa).chis(unit, z.tables(), 3, ng, out.data());
       for (std::size_t i = 0; i < out.size(); ++i) {
-        ASSERT_EQ(out[i], rng::chi_at(unit, z, 48 + i)) << simd::isa_name(isa) << " d=" << d << " " << i;
+        ASSERT_EQ(out[i], rng::chi_at(unit, z, 48 + i))
+            << simd::isa_name(isa) << " d=" << d << " " << i;
       }
     }
   }
@@ -165,7 +170,8 @@ TEST(Vecmath, ChisAreBitIdenticalOnEveryPathAndEqualChiAt) {
 TEST(Vecmath, ChiZigguratDrawsTheChiDistribution) {
   // Kolmogorov–Smirnov against P(χ_d ≤ r) = P(d/2, r²/2), the mean, and the probability of the
   // tails (the slow path's exponential-envelope samplers) against their exact values.
-  for (std::size_t d : {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{257}}) {
+  for (std::size_t d :
+       {std::size_t{2}, std::size_t{3}, std::size_t{8}, std::size_t{64}, std::size_t{257}}) {
     const auto& z = rng::ChiZiggurat::get(d);
     const auto unit = rng::make_unit(15, rng::StreamId::chi, d);
     const std::size_t n = 16 * 25000;
@@ -178,7 +184,8 @@ TEST(Vecmath, ChiZigguratDrawsTheChiDistribution) {
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_GT(r[i], 0.0);
       const double F = boost::math::gamma_p(a, 0.5 * r[i] * r[i]);
-      dmax = std::max({dmax, std::fabs(F - static_cast<double>(i) / n), std::fabs(F - static_cast<double>(i + 1) / n)});
+      dmax = std::max({dmax, std::fabs(F - static_cast<double>(i) / n),
+                       std::fabs(F - static_cast<double>(i + 1) / n)});
       sum += r[i];
       below += r[i] < z.L1;
       above += r[i] > z.R1;
@@ -187,15 +194,17 @@ TEST(Vecmath, ChiZigguratDrawsTheChiDistribution) {
     const double mean = std::sqrt(2.0) * std::exp(std::lgamma(a + 0.5) - std::lgamma(a));
     const double sd = std::sqrt(static_cast<double>(d) - mean * mean);
     EXPECT_NEAR(sum / n, mean, 5 * sd / std::sqrt(static_cast<double>(n))) << "d=" << d;
-    for (auto [count, p] : {std::pair<std::size_t, double>{below, boost::math::gamma_p(a, 0.5 * z.L1 * z.L1)},
-                            std::pair<std::size_t, double>{above, boost::math::gamma_q(a, 0.5 * z.R1 * z.R1)}}) {
+    for (auto [count, p] :
+         {std::pair<std::size_t, double>{below, boost::math::gamma_p(a, 0.5 * z.L1 * z.L1)},
+          std::pair<std::size_t, double>{above, boost::math::gamma_q(a, 0.5 * z.R1 * z.R1)}}) {
       EXPECT_NEAR(static_cast<double>(count), n * p, 5 * std::sqrt(n * p) + 3) << "d=" << d;
     }
   }
 }
 
 TEST(Vecmath, OrfArgsAreBitIdenticalAcrossPaths) {
-  for (std::size_t d : {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
+  for (std::size_t d :
+       {std::size_t{1}, std::size_t{5}, std::size_t{8}, std::size_t{64}, std::size_t{67}}) {
     for (std::size_t n : {d, 3 * d, 3 * d - (d + 1) / 2}) {
       const std::size_t blocks = (n + d - 1) / d;
       std::vector<double> z(blocks * d), chi(n);
@@ -206,7 +215,8 @@ TEST(Vecmath, OrfArgsAreBitIdenticalAcrossPaths) {
       simd::kernels(simd::Isa::scalar).orf_args(z.data(), chi.data(), d, n, 1.7, 0.25, ref.data());
       for (std::size_t j = 0; j < n; ++j) {
         long double ss = 0;
-        for (std::size_t i = 0; i < d; ++i) ss += static_cast<long double>(z[j / d * d + i]) * z[j / d * d + i];
+        for (std::size_t i = 0; i < d; ++i)
+          ss += static_cast<long double>(z[j / d * d + i]) * z[j / d * d + i];
         const double e = static_cast<double>(1.7L * chi[j] * z[j] / std::sqrt(ss) - 0.25L);
         EXPECT_NEAR(ref[j], e, 1e-14 * (1 + std::fabs(e)));
       }
@@ -228,7 +238,8 @@ TEST(Vecmath, Dots2IsBitIdenticalAcrossPathsAndAccurate) {
     s.normals(q.data(), d);
     s.normals(k.data(), d);
     std::vector<double> rq(m), rk(m);
-    simd::kernels(simd::Isa::scalar).dots2(G.data(), m, d, q.data(), k.data(), rq.data(), rk.data());
+    simd::kernels(simd::Isa::scalar)
+        .dots2(G.data(), m, d, q.data(), k.data(), rq.data(), rk.data());
     for (std::size_t r = 0; r < m; ++r) {
       long double eq = 0;
       for (std::size_t i = 0; i < d; ++i) eq += static_cast<long double>(G[r * d + i]) * q[i];

@@ -49,14 +49,46 @@ simd
 
 from __future__ import annotations
 
+from ropelab import (
+    attention,
+    expressivity,
+    extrapolation,
+    recurrence,
+    related,
+    rff,
+    rotary,
+    selective,
+    simd,
+    spectra,
+    sweep,
+    tasks,
+    temperature,
+    transition,
+)
 from ropelab._core_loader import core as _core
-from ropelab import attention, recurrence, rff, rotary, selective, simd, spectra, sweep, temperature, transition
-from ropelab import expressivity, extrapolation, related, tasks
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "rff", "temperature", "rotary", "recurrence", "transition", "attention", "selective", "spectra",
-           "sweep", "simd", "tasks", "expressivity", "related", "extrapolation", "claims", "report", "plot"]
+__all__ = [
+    "__version__",
+    "rff",
+    "temperature",
+    "rotary",
+    "recurrence",
+    "transition",
+    "attention",
+    "selective",
+    "spectra",
+    "sweep",
+    "simd",
+    "tasks",
+    "expressivity",
+    "related",
+    "extrapolation",
+    "claims",
+    "report",
+    "plot",
+]
 
 # Imported on first use: plot needs matplotlib (optional); claims/report register and render the
 # claims, which plain numerical use does not need at import time.

@@ -1,5 +1,6 @@
 """What every ``ropelab`` subcommand shares: option checks made before any computation, the help
-formatter, and the JSON writer that records provenance."""
+formatter, and the JSON writer that records provenance.
+"""
 
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
     ropelab._cli_common.UsageError: --json /proc/version/x.json: /proc/version is not a directory
     """
     if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise UsageError(f"{option} {path}: unsupported file type {path.suffix or '(none)'!r}; "
-                         f"use {', '.join(sorted(suffixes))}")
+        raise UsageError(
+            f"{option} {path}: unsupported file type {path.suffix or '(none)'!r}; use {', '.join(sorted(suffixes))}"
+        )
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory")
     if path.exists():

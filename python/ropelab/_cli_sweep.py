@@ -43,8 +43,12 @@ def _backend(scheduler: str | None, timeout: float) -> Iterator[Any]:
 
     distributed = require("distributed", "--scheduler")
     if scheduler == "local":
-        with distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
-                                      dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=":0"
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
             yield client
         return
     try:
@@ -61,12 +65,17 @@ def _write_table(df: Any, path: Path, args: argparse.Namespace) -> None:
         df.reset_index().to_parquet(path, index=False)
     elif path.suffix.lower() == ".json":
         # Python's float repr round-trips every double (pandas' to_json rounds); NaN/inf -> null
-        records = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
-                   for r in df.reset_index().to_dict("records")]
+        records = [
+            {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+            for r in df.reset_index().to_dict("records")
+        ]
         records = json.loads(json.dumps(records, default=lambda o: o.item()))
         seeds = [args.seed] if df.attrs["task"] == "rff_mse" else []
-        text = dumps({"task": df.attrs["task"], "axes": list(df.attrs["axes"]), "rows": records},
-                     seeds=seeds, nthreads=args.nthreads)
+        text = dumps(
+            {"task": df.attrs["task"], "axes": list(df.attrs["axes"]), "rows": records},
+            seeds=seeds,
+            nthreads=args.nthreads,
+        )
         path.write_text(text + "\n")
     else:
         df.to_csv(path)
@@ -114,9 +123,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.plot is not None:
         check_output_file("--plot", args.plot, FIGURE_SUFFIXES)
     if task == "rff_mse":
-        grid: dict[str, Any] = {"xi": args.xi, "D": args.D, "sigma": [_number_or_rule(s) for s in args.sigma],
-                                "estimator": args.estimator, "convention": args.convention, "d": args.d,
-                                "mode": args.mode}
+        grid: dict[str, Any] = {
+            "xi": args.xi,
+            "D": args.D,
+            "sigma": [_number_or_rule(s) for s in args.sigma],
+            "estimator": args.estimator,
+            "convention": args.convention,
+            "d": args.d,
+            "mode": args.mode,
+        }
         trials = args.trials
     else:
         grid = {"window": _windows(args), "N": args.N, "pad": args.pad, "sym": [args.sym]}
@@ -125,8 +140,17 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                 grid[name] = getattr(args, name)
         trials = None
     with _backend(args.scheduler, args.scheduler_timeout) as backend:
-        df = sweep.run(task, grid, trials=trials, seed=args.seed, backend=backend, store=args.store,
-                       batch_size=args.batch_size, progress=not args.quiet, nthreads=args.nthreads)
+        df = sweep.run(
+            task,
+            grid,
+            trials=trials,
+            seed=args.seed,
+            backend=backend,
+            store=args.store,
+            batch_size=args.batch_size,
+            progress=not args.quiet,
+            nthreads=args.nthreads,
+        )
     varying = [a for a in df.attrs["axes"] if df[a].nunique() > 1]
     with pd.option_context("display.max_rows", 200, "display.width", 160):
         print(df[varying + _SHOWN[task]].to_string())
@@ -139,57 +163,117 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="cell i uses the random numbers of (seed, i, trial)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or 'local' for a new "
-                        "LocalCluster of one single-threaded worker per core; default: this process")
-    p.add_argument("--scheduler-timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="how long to try to reach --scheduler ADDRESS")
-    p.add_argument("--store", type=Path, metavar="PATH", default=None,
-                   help="Parquet store of finished cells; re-running the same sweep resumes it")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), or 'local' for a new "
+        "LocalCluster of one single-threaded worker per core; default: this process",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to try to reach --scheduler ADDRESS",
+    )
+    p.add_argument(
+        "--store",
+        type=Path,
+        metavar="PATH",
+        default=None,
+        help="Parquet store of finished cells; re-running the same sweep resumes it",
+    )
     p.add_argument("--batch-size", type=int, default=None, metavar="N", help="cells per Dask task / per store write")
-    p.add_argument("--nthreads", type=int, default=None, help="threads per cell (when not given: all cores locally, 1 on Dask)")
-    p.add_argument("--out", type=Path, default=None, metavar="PATH",
-                   help="write the whole table (.csv, .parquet, or .json with provenance)")
-    p.add_argument("--plot", type=Path, default=None, metavar="FILE",
-                   help=f"plot the first swept axis against --y ({', '.join(FIGURE_SUFFIXES)})")
-    p.add_argument("--y", default=None, metavar="COLUMN", help="column to plot (when not given: empirical_mse / highest_sidelobe_db)")
+    p.add_argument(
+        "--nthreads", type=int, default=None, help="threads per cell (when not given: all cores locally, 1 on Dask)"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write the whole table (.csv, .parquet, or .json with provenance)",
+    )
+    p.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"plot the first swept axis against --y ({', '.join(FIGURE_SUFFIXES)})",
+    )
+    p.add_argument(
+        "--y",
+        default=None,
+        metavar="COLUMN",
+        help="column to plot (when not given: empirical_mse / highest_sidelobe_db)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_sweep)
 
 
 def add_parser(sub: Any) -> None:
     """Add ``sweep rff-mse`` and ``sweep window-merit`` to the ``ropelab`` subcommands."""
-    s = sub.add_parser("sweep", help="parameter grids: MSE maps and window figures of merit (local or Dask)",
-                       formatter_class=Formatter)
+    s = sub.add_parser(
+        "sweep", help="parameter grids: MSE maps and window figures of merit (local or Dask)", formatter_class=Formatter
+    )
     tasks = s.add_subparsers(dest="task", required=True)
 
-    r = tasks.add_parser("rff-mse", help="closed-form and Monte-Carlo MSE over a grid of xi, D, sigma, ...",
-                         formatter_class=Formatter)
+    r = tasks.add_parser(
+        "rff-mse", help="closed-form and Monte-Carlo MSE over a grid of xi, D, sigma, ...", formatter_class=Formatter
+    )
     r.add_argument("--xi", type=float, nargs="+", required=True, help="cosines q.k of the unit-norm pair")
     r.add_argument("--D", type=int, nargs="+", required=True, help="feature counts")
-    r.add_argument("--sigma", nargs="+", default=["1.0"],
-                   help="temperatures, or the rules paper / unbiased / optimal")
+    r.add_argument("--sigma", nargs="+", default=["1.0"], help="temperatures, or the rules paper / unbiased / optimal")
     r.add_argument("--trials", type=int, required=True, help="Monte-Carlo estimates per cell")
-    r.add_argument("--estimator", nargs="+", default=["trig"], choices=["trig", "random_phase", "positive"],
-                   help="random-feature estimators")
-    r.add_argument("--convention", nargs="+", default=["conjugate"], choices=["conjugate", "literal"],
-                   help="product of the features: with the conjugate (Eq. 8 corrected) or as printed")
+    r.add_argument(
+        "--estimator",
+        nargs="+",
+        default=["trig"],
+        choices=["trig", "random_phase", "positive"],
+        help="random-feature estimators",
+    )
+    r.add_argument(
+        "--convention",
+        nargs="+",
+        default=["conjugate"],
+        choices=["conjugate", "literal"],
+        help="product of the features: with the conjugate (Eq. 8 corrected) or as printed",
+    )
     r.add_argument("--d", type=int, nargs="+", default=[64], help="dimension of q and k")
-    r.add_argument("--mode", nargs="+", default=["projected"], choices=["projected", "full"],
-                   help="draw only the projections onto span(q, k) (exact in law) or full d-dim frequencies")
+    r.add_argument(
+        "--mode",
+        nargs="+",
+        default=["projected"],
+        choices=["projected", "full"],
+        help="draw only the projections onto span(q, k) (exact in law) or full d-dim frequencies",
+    )
     _common(r)
 
-    w = tasks.add_parser("window-merit", help="figures of merit of windows / SSM decay windows over a grid",
-                         description="Figures of merit over a grid of windows. The SSM window is --window "
-                                     "exponential (alias: ssm) with --alpha-n; --n is an alias of --N.",
-                         formatter_class=Formatter)
-    w.add_argument("--window", nargs="+", required=True,
-                   help="window names; exponential (alias ssm) with --alpha-n is the SSM window")
+    w = tasks.add_parser(
+        "window-merit",
+        help="figures of merit of windows / SSM decay windows over a grid",
+        description="Figures of merit over a grid of windows. The SSM window is --window "
+        "exponential (alias: ssm) with --alpha-n; --n is an alias of --N.",
+        formatter_class=Formatter,
+    )
+    w.add_argument(
+        "--window",
+        nargs="+",
+        required=True,
+        help="window names; exponential (alias ssm) with --alpha-n is the SSM window",
+    )
     w.add_argument("--N", "--n", dest="N", type=int, nargs="+", default=[64], help="window lengths (--n is an alias)")
     w.add_argument("--pad", type=int, nargs="+", default=[64], help="FFT padding factors")
     w.add_argument("--sym", action="store_true", help="symmetric windows instead of DFT-even")
-    w.add_argument("--alpha-n", type=float, nargs="+", default=None, metavar="AN",
-                   help="exponential/ssm: decay over the window, alpha*N")
+    w.add_argument(
+        "--alpha-n",
+        type=float,
+        nargs="+",
+        default=None,
+        metavar="AN",
+        help="exponential/ssm: decay over the window, alpha*N",
+    )
     w.add_argument("--alpha", type=float, nargs="+", default=None, help="gaussian / poisson / exponential alpha")
     w.add_argument("--beta", type=float, nargs="+", default=None, help="kaiser beta")
     w.add_argument("--attenuation", type=float, nargs="+", default=None, help="chebyshev attenuation (dB)")

@@ -47,8 +47,11 @@ def short_value(v: Any, width: int = 60) -> str:
             text = f"array(shape={v.shape}, {v.dtype})"
         else:
             finite = v[np.isfinite(v)] if v.dtype.kind == "f" else v
-            rng = (f", min={short_value(finite.min())}, max={short_value(finite.max())}" if finite.size else
-                   ", no finite values")
+            rng = (
+                f", min={short_value(finite.min())}, max={short_value(finite.max())}"
+                if finite.size
+                else ", no finite values"
+            )
             text = f"array(shape={v.shape}, {v.dtype}{rng})"
     elif isinstance(v, (list, tuple)) and v and dataclasses.is_dataclass(v[0]):
         text = f"[{len(v)} × {type(v[0]).__name__}]"
@@ -67,8 +70,11 @@ class ResultDisplay:
     """
 
     def _shown(self) -> list[tuple[str, Any]]:
-        return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
-                if f.repr]
+        return [
+            (f.name, getattr(self, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if f.repr
+        ]
 
     def __repr__(self) -> str:
         items = [f"{name}={short_value(value)}" for name, value in self._shown()]
@@ -79,6 +85,9 @@ class ResultDisplay:
 
     def _repr_html_(self) -> str:
         e = html.escape
-        rows = "".join(f"<tr><th style='text-align:left'>{e(name)}</th><td style='text-align:left'>"
-                       f"{e(short_value(value, 120))}</td></tr>" for name, value in self._shown())
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{e(name)}</th><td style='text-align:left'>"
+            f"{e(short_value(value, 120))}</td></tr>"
+            for name, value in self._shown()
+        )
         return f"<table><caption style='text-align:left'><b>{e(type(self).__name__)}</b></caption>{rows}</table>"

@@ -44,30 +44,72 @@ ROWS: tuple[HarrisRow, ...] = (
     HarrisRow("triangular", {}, "Triangle", (-27, -12, 0.50, 1.33, 1.28, 1.82, 3.07, 1.78, 71.9, 25.0)),
     HarrisRow("hann", {}, "cos^2 (Hanning)", (-32, -18, 0.50, 1.50, 1.44, 1.42, 3.18, 2.00, 65.9, 16.7)),
     HarrisRow("hamming", {}, "Hamming", (-43, -6, 0.54, 1.36, 1.30, 1.78, 3.10, 1.81, 70.7, 23.5)),
-    HarrisRow("gaussian", {"alpha": 2.5}, "Gaussian α = 2.5", (-42, -6, 0.51, 1.39, 1.33, 1.69, 3.14, 1.86, 67.7, 20.0)),
-    HarrisRow("gaussian", {"alpha": 3.0}, "Gaussian α = 3.0", (-55, -6, 0.43, 1.64, 1.55, 1.25, 3.40, 2.18, 57.5, 10.6)),
+    HarrisRow(
+        "gaussian", {"alpha": 2.5}, "Gaussian α = 2.5", (-42, -6, 0.51, 1.39, 1.33, 1.69, 3.14, 1.86, 67.7, 20.0)
+    ),
+    HarrisRow(
+        "gaussian", {"alpha": 3.0}, "Gaussian α = 3.0", (-55, -6, 0.43, 1.64, 1.55, 1.25, 3.40, 2.18, 57.5, 10.6)
+    ),
     HarrisRow("gaussian", {"alpha": 3.5}, "Gaussian α = 3.5", (-69, -6, 0.37, 1.90, 1.79, 0.94, 3.73, 2.52, 47.2, 4.9)),
     HarrisRow("poisson", {"alpha": 2.0}, "Poisson α = 2.0", (-19, -6, 0.44, 1.30, 1.21, 2.09, 3.23, 1.69, 69.9, 27.8)),
     HarrisRow("poisson", {"alpha": 3.0}, "Poisson α = 3.0", (-24, -6, 0.32, 1.65, 1.45, 1.46, 3.64, 2.08, 54.8, 15.1)),
     HarrisRow("poisson", {"alpha": 4.0}, "Poisson α = 4.0", (-31, -6, 0.25, 2.08, 1.75, 1.03, 4.21, 2.58, 40.4, 7.4)),
-    HarrisRow("chebyshev", {"attenuation": 50.0}, "Dolph–Chebyshev α = 2.5",
-              (-50, 0, 0.53, 1.39, 1.33, 1.70, 3.12, 1.85, 69.6, 22.3)),
-    HarrisRow("chebyshev", {"attenuation": 60.0}, "Dolph–Chebyshev α = 3.0",
-              (-60, 0, 0.48, 1.51, 1.44, 1.44, 3.23, 2.01, 64.7, 16.3)),
-    HarrisRow("chebyshev", {"attenuation": 70.0}, "Dolph–Chebyshev α = 3.5",
-              (-70, 0, 0.45, 1.62, 1.55, 1.25, 3.35, 2.17, 60.2, 11.9)),
-    HarrisRow("chebyshev", {"attenuation": 80.0}, "Dolph–Chebyshev α = 4.0",
-              (-80, 0, 0.42, 1.73, 1.65, 1.10, 3.48, 2.31, 55.9, 8.7)),
-    HarrisRow("kaiser", {"beta": 2.0 * _PI}, "Kaiser–Bessel α = 2.0", (-46, -6, 0.49, 1.50, 1.43, 1.46, 3.20, 1.99, 65.7, 16.9)),
-    HarrisRow("kaiser", {"beta": 2.5 * _PI}, "Kaiser–Bessel α = 2.5", (-57, -6, 0.44, 1.65, 1.57, 1.20, 3.38, 2.20, 59.5, 11.2)),
-    HarrisRow("kaiser", {"beta": 3.0 * _PI}, "Kaiser–Bessel α = 3.0", (-69, -6, 0.40, 1.80, 1.71, 1.02, 3.56, 2.39, 53.9, 7.4)),
-    HarrisRow("kaiser", {"beta": 3.5 * _PI}, "Kaiser–Bessel α = 3.5", (-82, -6, 0.37, 1.93, 1.83, 0.89, 3.74, 2.57, 48.8, 4.8)),
+    HarrisRow(
+        "chebyshev",
+        {"attenuation": 50.0},
+        "Dolph–Chebyshev α = 2.5",
+        (-50, 0, 0.53, 1.39, 1.33, 1.70, 3.12, 1.85, 69.6, 22.3),
+    ),
+    HarrisRow(
+        "chebyshev",
+        {"attenuation": 60.0},
+        "Dolph–Chebyshev α = 3.0",
+        (-60, 0, 0.48, 1.51, 1.44, 1.44, 3.23, 2.01, 64.7, 16.3),
+    ),
+    HarrisRow(
+        "chebyshev",
+        {"attenuation": 70.0},
+        "Dolph–Chebyshev α = 3.5",
+        (-70, 0, 0.45, 1.62, 1.55, 1.25, 3.35, 2.17, 60.2, 11.9),
+    ),
+    HarrisRow(
+        "chebyshev",
+        {"attenuation": 80.0},
+        "Dolph–Chebyshev α = 4.0",
+        (-80, 0, 0.42, 1.73, 1.65, 1.10, 3.48, 2.31, 55.9, 8.7),
+    ),
+    HarrisRow(
+        "kaiser",
+        {"beta": 2.0 * _PI},
+        "Kaiser–Bessel α = 2.0",
+        (-46, -6, 0.49, 1.50, 1.43, 1.46, 3.20, 1.99, 65.7, 16.9),
+    ),
+    HarrisRow(
+        "kaiser",
+        {"beta": 2.5 * _PI},
+        "Kaiser–Bessel α = 2.5",
+        (-57, -6, 0.44, 1.65, 1.57, 1.20, 3.38, 2.20, 59.5, 11.2),
+    ),
+    HarrisRow(
+        "kaiser", {"beta": 3.0 * _PI}, "Kaiser–Bessel α = 3.0", (-69, -6, 0.40, 1.80, 1.71, 1.02, 3.56, 2.39, 53.9, 7.4)
+    ),
+    HarrisRow(
+        "kaiser", {"beta": 3.5 * _PI}, "Kaiser–Bessel α = 3.5", (-82, -6, 0.37, 1.93, 1.83, 0.89, 3.74, 2.57, 48.8, 4.8)
+    ),
     HarrisRow("exact_blackman", {}, "Exact Blackman", (-68, -6, 0.46, 1.57, 1.52, 1.33, 3.29, 2.13, 62.7, 14.0)),
     HarrisRow("blackman", {}, "Blackman", (-58, -18, 0.42, 1.73, 1.68, 1.10, 3.47, 2.35, 56.7, 9.0)),
-    HarrisRow("blackman_harris_3", {}, "Minimum 3-term Blackman–Harris",
-              (-67, -6, 0.42, 1.71, 1.66, 1.13, 3.45, 2.30, 57.2, 9.6)),
-    HarrisRow("blackman_harris_4", {}, "Minimum 4-term Blackman–Harris",
-              (-92, -6, 0.36, 2.00, 1.90, 0.83, 3.85, 2.72, 46.0, 3.8)),
+    HarrisRow(
+        "blackman_harris_3",
+        {},
+        "Minimum 3-term Blackman–Harris",
+        (-67, -6, 0.42, 1.71, 1.66, 1.13, 3.45, 2.30, 57.2, 9.6),
+    ),
+    HarrisRow(
+        "blackman_harris_4",
+        {},
+        "Minimum 4-term Blackman–Harris",
+        (-92, -6, 0.36, 2.00, 1.90, 0.83, 3.85, 2.72, 46.0, 3.8),
+    ),
 )
 
 #: Why a printed entry is not what its own definition gives (beyond the printed precision), where
@@ -75,15 +117,17 @@ ROWS: tuple[HarrisRow, ...] = (
 #: :func:`ropelab.spectra.harris_table` without an explanation.
 ERRATA: dict[tuple[str, str], str] = {
     ("Hamming", "scalloping_loss_db"): "misprint: the cosine-sum closed form gives 1.75 dB, and Harris's own "
-                                       "worst-case loss 3.10 = 1.75 + 10 log10 1.36",
+    "worst-case loss 3.10 = 1.75 + 10 log10 1.36",
     ("cos^2 (Hanning)", "highest_sidelobe_db"): "rounded: −31.47 dB",
-    ("Minimum 3-term Blackman–Harris", "highest_sidelobe_db"):
-        "the coefficients give −70.83 dB (Nuttall 1981, IEEE Trans. ASSP 29(1))",
+    (
+        "Minimum 3-term Blackman–Harris",
+        "highest_sidelobe_db",
+    ): "the coefficients give −70.83 dB (Nuttall 1981, IEEE Trans. ASSP 29(1))",
     ("Exact Blackman", "*"): "misprinted row: only the sidelobe level matches the exact Blackman coefficients "
-                             "7938/18608, 9240/18608, 1430/18608",
+    "7938/18608, 9240/18608, 1430/18608",
     ("Dolph–Chebyshev α = 2.5", "coherent_gain"): "depends on N: for long windows the end samples of the "
-                                                  "50-dB window exceed its centre, and the gain is relative to "
-                                                  "max|w|",
+    "50-dB window exceed its centre, and the gain is relative to "
+    "max|w|",
     ("Kaiser–Bessel α = 2.5", "highest_sidelobe_db"): "an integer read off a plot",
     ("Kaiser–Bessel α = 3.0", "highest_sidelobe_db"): "an integer read off a plot",
 }
@@ -125,8 +169,19 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
         return "\n".join(lines) + "\n"
     if fmt != "text":
         raise ValueError(f"format_table: fmt must be 'text', 'csv' or 'markdown', got {fmt!r}")
-    short = ["window", "HSL dB", "fall-off dB/oct", "CG", "ENBW", "3dB BW", "SL dB", "WCPL dB", "6dB BW", "OC75 %",
-             "OC50 %"]
+    short = [
+        "window",
+        "HSL dB",
+        "fall-off dB/oct",
+        "CG",
+        "ENBW",
+        "3dB BW",
+        "SL dB",
+        "WCPL dB",
+        "6dB BW",
+        "OC75 %",
+        "OC50 %",
+    ]
     widths = [max(len(short[i]), *(len(b[i]) for b in body)) for i in range(len(short))]
     lines = ["  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(short))]
     notes = []

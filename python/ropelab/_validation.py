@@ -57,5 +57,7 @@ def check_output_size(func: str, count: float, itemsize: int = 8) -> None:
     """MemoryError up front when an output of ``count`` items cannot fit in physical memory."""
     need = float(count) * itemsize
     if not need <= _physical_bytes():
-        raise MemoryError(f"{func}: the requested output cannot be allocated ({float(count):.4g} values = "
-                          f"{need * 1e-9:.3g} GB; physical memory is {_physical_bytes() * 1e-9:.3g} GB)")
+        raise MemoryError(
+            f"{func}: the requested output cannot be allocated ({float(count):.4g} values = "
+            f"{need * 1e-9:.3g} GB; physical memory is {_physical_bytes() * 1e-9:.3g} GB)"
+        )

@@ -40,8 +40,9 @@ phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -50,8 +51,18 @@ from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
 
-__all__ = ["softmax", "random_feature", "feature_map", "RandomFeatureParts", "AttentionError", "error",
-           "mean_cosine", "rule_sigma", "PhasePrecision", "phase_precision"]
+__all__ = [
+    "softmax",
+    "random_feature",
+    "feature_map",
+    "RandomFeatureParts",
+    "AttentionError",
+    "error",
+    "mean_cosine",
+    "rule_sigma",
+    "PhasePrecision",
+    "phase_precision",
+]
 
 Estimator = Literal["trig", "positive", "hyperbolic"]
 
@@ -87,8 +98,9 @@ def _rotate(q: ArrayLike, k: ArrayLike, phases: ArrayLike | None, layout: Layout
         return q, k
     qa, ka = np.asarray(q), np.asarray(k)
     if qa.ndim >= 2 and ka.ndim >= 2 and qa.shape[-2] != ka.shape[-2]:
-        raise ValueError(f"{func}: phases need as many queries as keys (T == S), got q.shape={qa.shape} "
-                         f"and k.shape={ka.shape}")
+        raise ValueError(
+            f"{func}: phases need as many queries as keys (T == S), got q.shape={qa.shape} and k.shape={ka.shape}"
+        )
     try:
         return rotary.rotate(q, phases, layout), rotary.rotate(k, phases, layout)
     except (ValueError, TypeError) as e:
@@ -109,8 +121,9 @@ def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, i
     try:
         view = np.broadcast_to(b, target)
     except ValueError:
-        raise ValueError(f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, "
-                         f"got shape {b.shape}") from None
+        raise ValueError(
+            f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, got shape {b.shape}"
+        ) from None
     strides = np.array(view.strides, dtype=np.int64) // b.itemsize
     if batch:
         idx = np.indices(batch, dtype=np.int64).reshape(len(batch), -1)
@@ -296,11 +309,12 @@ def random_feature(
     """
     f32 = _all_float32(q, k, v)
     q, k = _rotate(q, k, phases, layout, "attention.random_feature")
-    res = _core.attention.random_feature(q, k, v, D, estimator, sigma, layout, orthogonal, causal, seed,
-                                         trials, stabilize, scale, nthreads, return_parts)
+    res = _core.attention.random_feature(
+        q, k, v, D, estimator, sigma, layout, orthogonal, causal, seed, trials, stabilize, scale, nthreads, return_parts
+    )
     batch = np.asarray(q).shape[:-2]
     arrs = []
-    for i, a in enumerate(res):
+    for a in res:
         a = np.asarray(a)
         tail = a.shape[2:]
         a = a.reshape((a.shape[0],) + batch + tail)
@@ -387,8 +401,10 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     """
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     if qa.ndim < 2 or ka.ndim != qa.ndim or qa.shape[-1] != ka.shape[-1]:
-        raise ValueError(f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
-                         f"got {qa.shape} and {ka.shape}")
+        raise ValueError(
+            f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
+            f"got {qa.shape} and {ka.shape}"
+        )
     qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
     if (qn == 0).any() or (kn == 0).any():
         raise ValueError("attention.mean_cosine: q and k must not have zero rows")
@@ -605,14 +621,36 @@ def error(
         for j, Dj in enumerate(Ds.tolist()):
             sig = rule_sigma(rule, Dj, d, xi, base=base)
             sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
-            est = random_feature(q, k, v, Dj, estimator=estimator, sigma=sig, orthogonal=orthogonal, causal=causal,
-                                 seed=seed, trials=trials, scale=scale, layout=layout, nthreads=nthreads)
+            est = random_feature(
+                q,
+                k,
+                v,
+                Dj,
+                estimator=estimator,
+                sigma=sig,
+                orthogonal=orthogonal,
+                causal=causal,
+                seed=seed,
+                trials=trials,
+                scale=scale,
+                layout=layout,
+                nthreads=nthreads,
+            )
             diff = (est - exact).reshape(trials, -1)
             e = np.linalg.norm(diff, axis=1) / norm
             mean[i, j] = e.mean()
             se[i, j] = e.std(ddof=1) / np.sqrt(trials)
-    return AttentionError(D=Ds.astype(np.int64), rules=rules, mean=mean, stderr=se, sigma=sigmas, xi=xi,
-                          estimator=estimator, trials=int(trials), seed=int(seed))
+    return AttentionError(
+        D=Ds.astype(np.int64),
+        rules=rules,
+        mean=mean,
+        stderr=se,
+        sigma=sigmas,
+        xi=xi,
+        estimator=estimator,
+        trials=int(trials),
+        seed=int(seed),
+    )
 
 
 @dataclass(frozen=True)
@@ -686,8 +724,10 @@ def phase_precision(
     om = np.asarray(omega, dtype=np.float64)
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
-        raise ValueError(f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
-                         f"q {qa.shape}, k {ka.shape}")
+        raise ValueError(
+            f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
+            f"q {qa.shape}, k {ka.shape}"
+        )
     psi64 = rotary.cumulative_phase(om, theta, accumulate="float64")
     psi32 = rotary.cumulative_phase(om, theta, accumulate="float32")
     r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
@@ -696,6 +736,8 @@ def phase_precision(
     s64 = r64q @ r64k[0]
     s32 = (r32q @ r32k[0]).astype(np.float64)  # float32 products and sums
     norms = np.linalg.norm(qa, axis=1) * np.linalg.norm(ka[0])
-    return PhasePrecision(phase_error=np.abs(psi32 - psi64).max(axis=1),
-                          score_error=np.abs(s32 - s64) / norms,
-                          phase_max=np.abs(psi64).max(axis=1))
+    return PhasePrecision(
+        phase_error=np.abs(psi32 - psi64).max(axis=1),
+        score_error=np.abs(s32 - s64) / norms,
+        phase_max=np.abs(psi64).max(axis=1),
+    )

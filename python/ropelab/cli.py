@@ -9,7 +9,6 @@ away (``ropelab verify | head``); none of them prints a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -50,8 +49,9 @@ def _cmd_counterexample(args: argparse.Namespace) -> int:
     print(f"  relative bias          = {c.relative_bias_paper:+.6%}")
     print(f"  E[K] at sigma = 1      = {c.mean_sigma1:.15g}   (unbiased)")
     print("  diagnosis: the tan rule zeroes the bias of the literal (unconjugated) product:")
-    print(f"    literal E[K] at paper's sigma = {c.mean_paper_literal:.15g} "
-          f"{'=' if literal_unbiased else '!='} exp(xi)")
+    print(
+        f"    literal E[K] at paper's sigma = {c.mean_paper_literal:.15g} {'=' if literal_unbiased else '!='} exp(xi)"
+    )
     print("  MSE-optimal sigma* (root of u^3 + (D-1)u - D e^(xi-1) = 0; Brent cross-check):")
     for D in Ds:
         print(f"    D = {D:>8d}   sigma* = {optima[D]:.10f}   brent = {brent[D]:.10f}")
@@ -129,11 +129,20 @@ def _leakage_table(args: argparse.Namespace) -> int:
         raise UsageError(f"--N must be >= 64 for --table, got {N}")
     rows = spectra.harris_table(N=N, pad=args.pad)
     if fmt == "json":
+
         def clean(v: object) -> object:  # strict JSON: non-finite floats as strings (as in --json of one window)
             return str(v) if isinstance(v, float) and not np.isfinite(v) else v
 
-        print(dumps({"N": N, "pad": args.pad, "source": "Harris 1978, Table 1 (printed values in 'harris')",
-                     "rows": [{k: clean(v) for k, v in r.items()} for r in rows]}))
+        print(
+            dumps(
+                {
+                    "N": N,
+                    "pad": args.pad,
+                    "source": "Harris 1978, Table 1 (printed values in 'harris')",
+                    "rows": [{k: clean(v) for k, v in r.items()} for r in rows],
+                }
+            )
+        )
     else:
         if fmt == "text":
             print(f"Figures of merit (Harris 1978 definitions), DFT-even windows, N = {N}; frequencies in bins")
@@ -164,15 +173,16 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
-        out = {"window": window, "N": args.N, "sym": args.sym, "params": params,
-               "figures_of_merit": m.as_dict()}
+        out = {"window": window, "N": args.N, "sym": args.sym, "params": params, "figures_of_merit": m.as_dict()}
         if args.plot is not None:
             out["plot"] = str(args.plot)
         print(dumps(out))
         return 0
     desc = window + "".join(f" {k}={v:g}" for k, v in params.items())
-    print(f"Figures of merit of the {desc} window, N = {args.N} ({'symmetric' if args.sym else 'DFT-even'}; "
-          f"frequencies in bins; Harris 1978 definitions)")
+    print(
+        f"Figures of merit of the {desc} window, N = {args.N} ({'symmetric' if args.sym else 'DFT-even'}; "
+        f"frequencies in bins; Harris 1978 definitions)"
+    )
     rows = [
         ("coherent gain", f"{m.coherent_gain:.4f}"),
         ("equivalent noise bandwidth", f"{m.enbw_bins:.4f} bins"),
@@ -180,15 +190,23 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         ("6-dB (half-amplitude) bandwidth", f"{m.bandwidth_6db_bins:.4f} bins"),
         ("scalloping loss", f"{m.scalloping_loss_db:.3f} dB"),
         ("worst-case processing loss", f"{m.worst_case_processing_loss_db:.3f} dB"),
-        ("first minimum", f"{m.first_min_bins:.4f} bins at {m.first_min_db:.2f} dB "
-                          f"({'a true null' if m.first_min_is_null else 'a dip, not a null'})"),
+        (
+            "first minimum",
+            f"{m.first_min_bins:.4f} bins at {m.first_min_db:.2f} dB "
+            f"({'a true null' if m.first_min_is_null else 'a dip, not a null'})",
+        ),
         ("highest sidelobe", f"{m.highest_sidelobe_db:.3f} dB at {m.highest_sidelobe_bins:.4f} bins"),
         ("sidelobe fall-off", f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave"),
-        ("overlap correlation 75% / 50%", f"{100 * m.overlap_correlation_75:.1f}% / {100 * m.overlap_correlation_50:.1f}%"),
+        (
+            "overlap correlation 75% / 50%",
+            f"{100 * m.overlap_correlation_75:.1f}% / {100 * m.overlap_correlation_50:.1f}%",
+        ),
         ("leakage factor", f"{m.leakage_factor:.4g} (energy outside the main lobe)"),
     ]
     if m.truncation_ripple_db is not None:
-        rows.append(("truncation ripple vs N->inf", f"{m.truncation_ripple_db:.4g} dB peak-to-peak (r = {m.decay_ratio:.6g})"))
+        rows.append(
+            ("truncation ripple vs N->inf", f"{m.truncation_ripple_db:.4g} dB peak-to-peak (r = {m.decay_ratio:.6g})")
+        )
     width = max(len(r[0]) for r in rows)
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
@@ -210,8 +228,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for c in claims.REGISTRY.values():
             print(f"{c.id:28s} {c.expected:9s} {c.statement}")
         return 0
-    for option, path, suffixes in (("--json", args.json, (".json",)), ("--markdown", args.markdown, (".md",)),
-                                   ("--html", args.html, (".html", ".htm"))):
+    for option, path, suffixes in (
+        ("--json", args.json, (".json",)),
+        ("--markdown", args.markdown, (".md",)),
+        ("--html", args.html, (".html", ".htm")),
+    ):
         if path is not None:
             check_output_file(option, path, suffixes)
     fig_dir = args.figures
@@ -225,8 +246,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"--only: unknown claim id(s) {', '.join(unknown)}; `ropelab verify --list` shows them")
 
     t0 = time.perf_counter()
-    with tqdm(total=len(wanted), desc="verify", unit="claim", file=sys.stderr, disable=args.quiet,
-              leave=False) as bar:
+    with tqdm(total=len(wanted), desc="verify", unit="claim", file=sys.stderr, disable=args.quiet, leave=False) as bar:
+
         def progress(done: int, total: int, cid: str) -> None:
             bar.n = done
             bar.set_postfix_str(cid, refresh=True)
@@ -243,8 +264,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         _write(args.json, report.to_json(results, seconds, provenance=prov))
     if args.markdown:
-        _write(args.markdown, report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds,
-                                                 provenance=prov))
+        _write(
+            args.markdown,
+            report.to_markdown(results, figures, relative_to=args.markdown.parent, seconds=seconds, provenance=prov),
+        )
     if args.html:
         _write(args.html, report.to_html(results, figures, seconds=seconds, provenance=prov))
     sys.stderr.flush()
@@ -266,40 +289,69 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The parser; every option has a help text, and non-trivial defaults are shown by ``--help``.
     """
-    p = argparse.ArgumentParser(prog="ropelab", description="Checks of the mathematics of Selective RoPE and RoPE.",
-                                epilog="Exit status: 0 success, 1 unexpected verdict or write failure, 2 bad option, "
-                                       "130 interrupted (Ctrl-C), 141 output pipe closed.", formatter_class=Formatter)
+    p = argparse.ArgumentParser(
+        prog="ropelab",
+        description="Checks of the mathematics of Selective RoPE and RoPE.",
+        epilog="Exit status: 0 success, 1 unexpected verdict or write failure, 2 bad option, "
+        "130 interrupted (Ctrl-C), 141 output pipe closed.",
+        formatter_class=Formatter,
+    )
     p.add_argument("--version", action="version", version=_version(), help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    v = sub.add_parser("verify", help="evaluate every claim of the paper and report the verdicts",
-                       description="Evaluate the claims and report each verdict with its evidence; exit status 1 "
-                                   "if a verdict differs from the expected one.", formatter_class=Formatter)
+    v = sub.add_parser(
+        "verify",
+        help="evaluate every claim of the paper and report the verdicts",
+        description="Evaluate the claims and report each verdict with its evidence; exit status 1 "
+        "if a verdict differs from the expected one.",
+        formatter_class=Formatter,
+    )
     v.add_argument("--only", nargs="+", metavar="ID", help="check only these claim ids (see --list)")
     v.add_argument("--list", action="store_true", help="list the claim ids with their expected verdicts and exit")
-    v.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                   help="import MODULE, which registers claims of its own with ropelab.claims.claim (repeatable)")
-    v.add_argument("--no-entry-points", action="store_true",
-                   help="do not import the installed plugins of the entry-point group ropelab.claims")
+    v.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE, which registers claims of its own with ropelab.claims.claim (repeatable)",
+    )
+    v.add_argument(
+        "--no-entry-points",
+        action="store_true",
+        help="do not import the installed plugins of the entry-point group ropelab.claims",
+    )
     v.add_argument("--json", type=Path, metavar="PATH", help="write the machine-readable report (.json)")
     v.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report (.md)")
-    v.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report (.html, figures embedded)")
-    v.add_argument("--figures", type=Path, metavar="DIR",
-                   help="write figures here (when not given: figures/ beside the HTML or Markdown report)")
+    v.add_argument(
+        "--html", type=Path, metavar="PATH", help="write a self-contained HTML report (.html, figures embedded)"
+    )
+    v.add_argument(
+        "--figures",
+        type=Path,
+        metavar="DIR",
+        help="write figures here (when not given: figures/ beside the HTML or Markdown report)",
+    )
     v.add_argument("--no-color", action="store_true", help="never colour the verdicts (also: NO_COLOR set)")
     v.add_argument("--quiet", action="store_true", help="no progress bar")
     v.set_defaults(func=_cmd_verify)
 
-    c = sub.add_parser("counterexample", help="Theorem 1's temperature counterexample and the correct optimum",
-                       description="The paper's temperature rule against sigma = 1 and the MSE-optimal sigma*(D).",
-                       formatter_class=Formatter)
+    c = sub.add_parser(
+        "counterexample",
+        help="Theorem 1's temperature counterexample and the correct optimum",
+        description="The paper's temperature rule against sigma = 1 and the MSE-optimal sigma*(D).",
+        formatter_class=Formatter,
+    )
     c.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair, in (-1, 1]")
     c.add_argument("--json", action="store_true", help="print JSON (with provenance) instead of text")
     c.set_defaults(func=_cmd_counterexample)
 
-    m = sub.add_parser("mse-curve", help="plot MSE vs sigma: closed form and Monte Carlo",
-                       description="Plot the MSE of the trig estimator against sigma: the closed form and a "
-                                   "seeded Monte-Carlo estimate with standard errors.", formatter_class=Formatter)
+    m = sub.add_parser(
+        "mse-curve",
+        help="plot MSE vs sigma: closed form and Monte Carlo",
+        description="Plot the MSE of the trig estimator against sigma: the closed form and a "
+        "seeded Monte-Carlo estimate with standard errors.",
+        formatter_class=Formatter,
+    )
     m.add_argument("--xi", type=float, default=0.5, help="cosine q.k of the unit-norm pair")
     m.add_argument("--D", type=int, nargs="+", default=[1, 16, 256], help="feature counts")
     m.add_argument("--trials", type=int, default=4000, help="Monte-Carlo estimates per sigma")
@@ -307,38 +359,77 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--sigma-min", type=float, default=0.05, help="smallest sigma of the Monte-Carlo grid")
     m.add_argument("--sigma-max", type=float, default=1.6, help="largest sigma of the Monte-Carlo grid")
     m.add_argument("--points", type=int, default=32, help="number of Monte-Carlo sigmas")
-    m.add_argument("--out", type=Path, default=Path("report/mse_curve.png"), metavar="FILE",
-                   help=f"figure file ({', '.join(FIGURE_SUFFIXES)})")
+    m.add_argument(
+        "--out",
+        type=Path,
+        default=Path("report/mse_curve.png"),
+        metavar="FILE",
+        help=f"figure file ({', '.join(FIGURE_SUFFIXES)})",
+    )
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=_cmd_mse_curve)
 
-    lk = sub.add_parser("leakage", help="figures of merit (Harris 1978) of a window or SSM decay window",
-                        description="Figures of merit (Harris 1978) of a window, or with --table of every "
-                                    "window (Harris's Table 1 regenerated). The SSM's causal exponential "
-                                    "window is --window exponential (alias: ssm) with --alpha-n or --alpha. "
-                                    "--n is an alias of --N; --param NAME=VALUE sets any window parameter.",
-                        formatter_class=Formatter)
-    lk.add_argument("--window", default=None,
-                    help="window name (see ropelab.spectra.window_names()); exponential (alias ssm) is the SSM window")
-    lk.add_argument("--N", "--n", dest="N", type=int, default=None,
-                    help="window length N (--n is an alias); required unless --table (default there: 4096)")
-    lk.add_argument("--table", action="store_true",
-                    help="print a Harris 1978 Table 1 style table of every window instead, with Harris's printed "
-                         "values where they differ")
-    lk.add_argument("--format", choices=("text", "csv", "json", "markdown"), default="text",
-                    help="output format of --table (--json is the same as --format json)")
-    lk.add_argument("--alpha-n", type=float, default=None, metavar="AN",
-                    help="exponential/ssm: the decay over the window, alpha*N (sets alpha = AN/N)")
+    lk = sub.add_parser(
+        "leakage",
+        help="figures of merit (Harris 1978) of a window or SSM decay window",
+        description="Figures of merit (Harris 1978) of a window, or with --table of every "
+        "window (Harris's Table 1 regenerated). The SSM's causal exponential "
+        "window is --window exponential (alias: ssm) with --alpha-n or --alpha. "
+        "--n is an alias of --N; --param NAME=VALUE sets any window parameter.",
+        formatter_class=Formatter,
+    )
+    lk.add_argument(
+        "--window",
+        default=None,
+        help="window name (see ropelab.spectra.window_names()); exponential (alias ssm) is the SSM window",
+    )
+    lk.add_argument(
+        "--N",
+        "--n",
+        dest="N",
+        type=int,
+        default=None,
+        help="window length N (--n is an alias); required unless --table (default there: 4096)",
+    )
+    lk.add_argument(
+        "--table",
+        action="store_true",
+        help="print a Harris 1978 Table 1 style table of every window instead, with Harris's printed "
+        "values where they differ",
+    )
+    lk.add_argument(
+        "--format",
+        choices=("text", "csv", "json", "markdown"),
+        default="text",
+        help="output format of --table (--json is the same as --format json)",
+    )
+    lk.add_argument(
+        "--alpha-n",
+        type=float,
+        default=None,
+        metavar="AN",
+        help="exponential/ssm: the decay over the window, alpha*N (sets alpha = AN/N)",
+    )
     lk.add_argument("--alpha", type=float, default=None, help="gaussian / poisson / exponential parameter alpha")
     lk.add_argument("--beta", type=float, default=None, help="kaiser parameter beta")
     lk.add_argument("--attenuation", type=float, default=None, help="chebyshev sidelobe attenuation (dB)")
-    lk.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                    help="any window parameter by name, e.g. beta=8.6 (repeatable)")
+    lk.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any window parameter by name, e.g. beta=8.6 (repeatable)",
+    )
     lk.add_argument("--sym", action="store_true", help="symmetric window instead of DFT-even")
     lk.add_argument("--pad", type=int, default=64, help="FFT padding factor used to locate peaks")
     lk.add_argument("--json", action="store_true", help="print JSON (with provenance) instead of text")
-    lk.add_argument("--plot", type=Path, default=None, metavar="FILE",
-                    help=f"also plot the spectrum in dB to this file ({', '.join(FIGURE_SUFFIXES)})")
+    lk.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"also plot the spectrum in dB to this file ({', '.join(FIGURE_SUFFIXES)})",
+    )
     lk.set_defaults(func=_cmd_leakage)
 
     from ropelab._cli_sweep import add_parser as add_sweep_parser

@@ -26,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab import recurrence, rotary
-from ropelab.tasks import Group, group as _group
+from ropelab.tasks import Group
+from ropelab.tasks import group as _group
 
 __all__ = [
     "element_angles",
@@ -47,8 +48,9 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
     if t.dtype.kind not in "iu" or t.ndim != 2:
         raise ValueError(f"{func}: tokens must be a 2-D integer array (n, T), got dtype {t.dtype} shape {t.shape}")
     if t.size and (t.min() < 0 or t.max() >= g.order):
-        raise ValueError(f"{func}: tokens must be element indices in [0, {g.order}), got values in "
-                         f"[{t.min()}, {t.max()}]")
+        raise ValueError(
+            f"{func}: tokens must be element indices in [0, {g.order}), got values in [{t.min()}, {t.max()}]"
+        )
     return t.astype(np.int64)
 
 
@@ -268,7 +270,7 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     for e, f in enumerate(factors):
         keys[e, : len(f)] = f
         betas[e, : len(f)] = 2.0
-        keys[e, len(f):, 0] = 1.0  # unit keys with β = 0: identity factors
+        keys[e, len(f) :, 0] = 1.0  # unit keys with β = 0: identity factors
     r = np.random.default_rng(seed).standard_normal(m)
     r /= np.linalg.norm(r)
     n, T = t.shape

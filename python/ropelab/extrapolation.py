@@ -194,7 +194,8 @@ def scaled_frequencies(
             att = _real(f, "attention_factor", attention_factor, low=0.0, inclusive=False)
         elif mscale is not None and mscale_all_dim is not None:
             att = _yarn_mscale(factor, _real(f, "mscale", mscale, low=0.0)) / _yarn_mscale(
-                factor, _real(f, "mscale_all_dim", mscale_all_dim, low=0.0))
+                factor, _real(f, "mscale_all_dim", mscale_all_dim, low=0.0)
+            )
         else:
             att = _yarn_mscale(factor)
     elif rule == "llama3":

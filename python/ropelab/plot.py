@@ -26,12 +26,25 @@ if TYPE_CHECKING:  # pragma: no cover
     from ropelab.spectra import LeakageMap
     from ropelab.temperature import MSECurve
 
-__all__ = ["mse_vs_sigma", "sigma_star_vs_D", "spectrum_db", "leakage_map", "decay_bound_curve", "recurrence_error_vs_T",
-           "sweep_lines", "mse_explorer", "MSEExplorer", "detached", "CRN_NOTE"]
+__all__ = [
+    "mse_vs_sigma",
+    "sigma_star_vs_D",
+    "spectrum_db",
+    "leakage_map",
+    "decay_bound_curve",
+    "recurrence_error_vs_T",
+    "sweep_lines",
+    "mse_explorer",
+    "MSEExplorer",
+    "detached",
+    "CRN_NOTE",
+]
 
 #: Caption of Monte-Carlo points computed with common random numbers (one seed for every σ).
-CRN_NOTE = ("the points of one curve share their random draws (common random numbers):\n"
-            "their errors are correlated, so they look smoother than independent ±2 SE bars suggest")
+CRN_NOTE = (
+    "the points of one curve share their random draws (common random numbers):\n"
+    "their errors are correlated, so they look smoother than independent ±2 SE bars suggest"
+)
 
 _DETACHED: contextvars.ContextVar[bool] = contextvars.ContextVar("ropelab_plot_detached", default=False)
 
@@ -179,15 +192,34 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     fine = _fine_sigmas(curves, extra)
     colors: list[Any] = []
     for c in curves:
-        (line,) = ax.semilogy(fine, temperature.mse(fine, c.xi, c.D, c.estimator, c.convention), "-", lw=1.5,
-                              label=f"$D = {c.D}$, closed form")
+        (line,) = ax.semilogy(
+            fine,
+            temperature.mse(fine, c.xi, c.D, c.estimator, c.convention),
+            "-",
+            lw=1.5,
+            label=f"$D = {c.D}$, closed form",
+        )
         colors.append(line.get_color())
-        ax.errorbar(c.sigmas, c.empirical, yerr=2 * c.stderr, fmt="o", ms=3, capsize=0, color=line.get_color(),
-                    alpha=0.8, label=f"$D = {c.D}$, Monte Carlo ({c.trials} trials, ±2 SE)")
+        ax.errorbar(
+            c.sigmas,
+            c.empirical,
+            yerr=2 * c.stderr,
+            fmt="o",
+            ms=3,
+            capsize=0,
+            color=line.get_color(),
+            alpha=0.8,
+            label=f"$D = {c.D}$, Monte Carlo ({c.trials} trials, ±2 SE)",
+        )
     if mark:
         if np.isfinite(paper):
-            ax.axvline(paper, color="k", ls="--", lw=1,
-                       label=rf"paper's $\sigma = \tan(\frac{{1}}{{2}}\arccos\xi) = {paper:.3f}$")
+            ax.axvline(
+                paper,
+                color="k",
+                ls="--",
+                lw=1,
+                label=rf"paper's $\sigma = \tan(\frac{{1}}{{2}}\arccos\xi) = {paper:.3f}$",
+            )
         ax.axvline(1.0, color="k", ls=":", lw=1, label=r"$\sigma = 1$ (unbiased)")
         for c, col, s_opt in zip(curves, colors, optima):
             m_opt = float(temperature.mse(s_opt, c.xi, c.D, c.estimator, c.convention))
@@ -195,8 +227,11 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
         ax.plot([], [], marker="*", ms=10, color="gray", mec="k", ls="none", label=r"$\sigma^*(D)$, root of the cubic")
     ax.set_xlabel(r"temperature $\sigma$ (std of each frequency component, dimensionless)")
     ax.set_ylabel(r"MSE of $\hat K$ against $\exp(q\cdot k)$ (dimensionless)")
-    ax.set_title(f"{curves[0].estimator} random features, unit-norm $q, k$ with $q\\cdot k = \\xi = {xi:g}$\n"
-                 f"Monte Carlo: {CRN_NOTE}", fontsize=8.5)
+    ax.set_title(
+        f"{curves[0].estimator} random features, unit-norm $q, k$ with $q\\cdot k = \\xi = {xi:g}$\n"
+        f"Monte Carlo: {CRN_NOTE}",
+        fontsize=8.5,
+    )
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax, 7.5)
     return fig
@@ -320,8 +355,11 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     if field == "tone_scalloping_db":
         import warnings
 
-        warnings.warn("plot.leakage_map: field 'tone_scalloping_db' is deprecated; use 'tone_scalloping_loss_db'",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "plot.leakage_map: field 'tone_scalloping_db' is deprecated; use 'tone_scalloping_loss_db'",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         field = "tone_scalloping_loss_db"
     if not isinstance(m, LeakageMap):
         raise TypeError(f"leakage_map: m must be a ropelab.spectra.LeakageMap (from spectra.leakage_map), got {m!r}")
@@ -340,18 +378,28 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     if field.endswith("_db") and finite.size:  # a few exact nulls (−300 dB) would squash the colour scale
         low = float(np.percentile(finite, 1.0))
         vmin = low if vmin < low - 10.0 else vmin
-    img = ax.pcolormesh(m.omega, m.alpha_n, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis",
-                        vmin=vmin)
-    fig.colorbar(img, ax=ax, label=labels[field] + (f"; darkest: ≤ {vmin:.0f} dB" if finite.size and vmin > finite.min() else ""),
-                 extend="min" if finite.size and vmin > finite.min() else "neither")
+    img = ax.pcolormesh(
+        m.omega, m.alpha_n, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis", vmin=vmin
+    )
+    fig.colorbar(
+        img,
+        ax=ax,
+        label=labels[field] + (f"; darkest: ≤ {vmin:.0f} dB" if finite.size and vmin > finite.min() else ""),
+        extend="min" if finite.size and vmin > finite.min() else "neither",
+    )
     ax.set_xlabel(r"SSM rotation $\omega$ (rad/sample)")
     ax.set_ylabel(r"decay over the window $\alpha N$ (dimensionless)")
     ax.set_title(f"Causal exponential window, $N = {m.N}$", fontsize=10)
     if ax2 is not None:
         ax2.plot(m.alpha_n, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)")
         depth = np.maximum(m.first_min_db, -120.0)  # true nulls (α = 0) would be −300 dB
-        ax2.plot(m.alpha_n, depth, "s--", ms=3,
-                 label="first-minimum depth\n($\\alpha > 0$: a dip, no true null;\nclipped at −120 dB)")
+        ax2.plot(
+            m.alpha_n,
+            depth,
+            "s--",
+            ms=3,
+            label="first-minimum depth\n($\\alpha > 0$: a dip, no true null;\nclipped at −120 dB)",
+        )
         ax2.axhline(-13.26, color="k", ls=":", lw=1, label=r"rectangle ($\alpha = 0$): −13.26 dB")
         ax2.set_xlabel(r"decay over the window $\alpha N$ (dimensionless)")
         ax2.set_ylabel("level re main peak (dB)")
@@ -407,8 +455,13 @@ def sigma_star_vs_D(
     D = np.unique(np.geomspace(1, 1e6, 400).round()) if Ds is None else np.asarray(Ds, dtype=float)
     fig, ax = _axes("sigma_star_vs_D", ax)
     for xi in xis:
-        (line,) = ax.semilogx(D, temperature.optimal_sigma(xi, D, estimator), "-", lw=1.5,  # type: ignore[arg-type]
-                              label=rf"$\sigma^*(D)$, $\xi = {xi:g}$")
+        (line,) = ax.semilogx(
+            D,
+            temperature.optimal_sigma(xi, D, estimator),
+            "-",
+            lw=1.5,  # type: ignore[arg-type]
+            label=rf"$\sigma^*(D)$, $\xi = {xi:g}$",
+        )
         if estimator == "trig":
             ax.axhline(float(temperature.paper_sigma(xi)), color=line.get_color(), ls=":", lw=1)
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"$\sigma = 1$ ($D \to \infty$)")
@@ -524,10 +577,12 @@ def recurrence_error_vs_T(
         raise ValueError(f"recurrence_error_vs_T: d must be a positive even integer, got {d!r}")
     fig, ax = _axes("recurrence_error_vs_T", ax)
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[float]] = {"Selective RoPE: pre-rotated vs recurrent": [],
-                                    "Eq. (9) with amplitude vs direct sum": [],
-                                    "Eq. (9) without amplitude vs direct sum": [],
-                                    "Eq. (11) product from τ vs recurrence": []}
+    rows: dict[str, list[float]] = {
+        "Selective RoPE: pre-rotated vs recurrent": [],
+        "Eq. (9) with amplitude vs direct sum": [],
+        "Eq. (9) without amplitude vs direct sum": [],
+        "Eq. (11) product from τ vs recurrence": [],
+    }
 
     def rel(a: Any, b: Any) -> float:
         return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
@@ -536,19 +591,28 @@ def recurrence_error_vs_T(
         q, k, v = rng.standard_normal((3, T, d))
         psi = rotary.cumulative_phase(rng.standard_normal((T, d // 2)))
         rows["Selective RoPE: pre-rotated vs recurrent"].append(
-            rel(recurrence.selective_rope_attention(q, k, v, psi, mode="recurrent"),
-                recurrence.selective_rope_attention(q, k, v, psi, mode="prerotated")))
+            rel(
+                recurrence.selective_rope_attention(q, k, v, psi, mode="recurrent"),
+                recurrence.selective_rope_attention(q, k, v, psi, mode="prerotated"),
+            )
+        )
         Tr = min(T, 256)  # the direct RFF sum and the unrolled product are O(T²)
         qs, ks, vs = 0.3 * q[:Tr, :4], 0.3 * k[:Tr, :4], v[:Tr, :2]
         w = rng.standard_normal((8, 4))
         direct = recurrence.rff_attention(qs, ks, vs, w, mode="direct")
-        rows["Eq. (9) with amplitude vs direct sum"].append(rel(recurrence.rff_attention(qs, ks, vs, w, "recurrent"), direct))
+        rows["Eq. (9) with amplitude vs direct sum"].append(
+            rel(recurrence.rff_attention(qs, ks, vs, w, "recurrent"), direct)
+        )
         rows["Eq. (9) without amplitude vs direct sum"].append(
-            rel(recurrence.rff_attention(qs, ks, vs, w, "recurrent", amplitude=False), direct))
+            rel(recurrence.rff_attention(qs, ks, vs, w, "recurrent", amplitude=False), direct)
+        )
         A = 0.95 * np.eye(4) + 0.02 * rng.standard_normal((Tr, 4, 4))
         rows["Eq. (11) product from τ vs recurrence"].append(
-            rel(recurrence.linear_attention(qs, ks, vs, A, mode="unrolled", product_start="tau"),
-                recurrence.linear_attention(qs, ks, vs, A)))
+            rel(
+                recurrence.linear_attention(qs, ks, vs, A, mode="unrolled", product_start="tau"),
+                recurrence.linear_attention(qs, ks, vs, A),
+            )
+        )
     for label, errs in rows.items():
         ax.loglog(list(Ts), np.maximum(errs, 1e-18), "-o", ms=4, label=label)
     ax.axhline(np.finfo(float).eps, color="k", ls=":", lw=1, label=r"float64 machine epsilon $\varepsilon$")
@@ -562,16 +626,28 @@ def recurrence_error_vs_T(
 
 #: Units of the columns of a sweep table, for axis labels.
 SWEEP_LABELS: dict[str, str] = {
-    "sigma": r"temperature $\sigma$ (dimensionless)", "sigma_used": r"temperature $\sigma$ (dimensionless)",
-    "xi": r"cosine $\xi = q\cdot k$", "D": "number of features $D$", "d": "dimension $d$",
+    "sigma": r"temperature $\sigma$ (dimensionless)",
+    "sigma_used": r"temperature $\sigma$ (dimensionless)",
+    "xi": r"cosine $\xi = q\cdot k$",
+    "D": "number of features $D$",
+    "d": "dimension $d$",
     "empirical_mse": r"MSE of the estimate of $\exp(\xi)$ (dimensionless)",
-    "analytic_mse": "MSE, closed form (dimensionless)", "bias": r"bias of the estimate of $\exp(\xi)$",
-    "N": "window length $N$ (samples)", "alpha_n": r"decay over the window $\alpha N$ (dimensionless)",
-    "beta": r"Kaiser $\beta$", "alpha": r"window parameter $\alpha$", "attenuation": "Chebyshev attenuation (dB)",
-    "pad": "padding factor", "enbw_bins": "ENBW (bins)", "scalloping_loss_db": "scalloping loss (dB)",
-    "highest_sidelobe_db": "highest sidelobe (dB re peak)", "first_min_bins": "first minimum (bins)",
-    "first_min_db": "first minimum (dB re peak)", "leakage_factor": "leakage factor (fraction of energy)",
-    "bandwidth_3db_bins": "3 dB bandwidth (bins)", "truncation_ripple_db": "truncation ripple (dB)",
+    "analytic_mse": "MSE, closed form (dimensionless)",
+    "bias": r"bias of the estimate of $\exp(\xi)$",
+    "N": "window length $N$ (samples)",
+    "alpha_n": r"decay over the window $\alpha N$ (dimensionless)",
+    "beta": r"Kaiser $\beta$",
+    "alpha": r"window parameter $\alpha$",
+    "attenuation": "Chebyshev attenuation (dB)",
+    "pad": "padding factor",
+    "enbw_bins": "ENBW (bins)",
+    "scalloping_loss_db": "scalloping loss (dB)",
+    "highest_sidelobe_db": "highest sidelobe (dB re peak)",
+    "first_min_bins": "first minimum (bins)",
+    "first_min_db": "first minimum (dB re peak)",
+    "leakage_factor": "leakage factor (fraction of energy)",
+    "bandwidth_3db_bins": "3 dB bandwidth (bins)",
+    "truncation_ripple_db": "truncation ripple (dB)",
 }
 
 
@@ -631,7 +707,9 @@ def sweep_lines(
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"sweep_lines: df must be a pandas DataFrame (from sweep.run or sweep.load), got {type(df).__name__}")
+        raise TypeError(
+            f"sweep_lines: df must be a pandas DataFrame (from sweep.run or sweep.load), got {type(df).__name__}"
+        )
     for col in (x, y, err, ref):
         if col is not None and col not in df.columns:
             raise ValueError(f"sweep_lines: no column {col!r}; columns are {list(df.columns)}")
@@ -653,8 +731,9 @@ def sweep_lines(
             xs = part[x].to_numpy(dtype=float)
         ys = part[y].to_numpy(dtype=float)
         if err is not None:
-            line = ax.errorbar(xs, ys, yerr=2 * part[err].to_numpy(dtype=float), marker="o", ms=3, capsize=2,
-                               label=label).lines[0]
+            line = ax.errorbar(
+                xs, ys, yerr=2 * part[err].to_numpy(dtype=float), marker="o", ms=3, capsize=2, label=label
+            ).lines[0]
         else:
             (line,) = ax.plot(xs, ys, marker="o", ms=3, label=label)
         if ref is not None:
@@ -730,8 +809,16 @@ class MSEExplorer:
 
     D_OPTIONS: tuple[int, ...] = tuple(2**k for k in range(21))
 
-    def __init__(self, xi: float = 0.5, D: int = 16, sigma: float = 1.0, *, estimator: str = "trig",
-                 convention: str = "conjugate", sigma_range: tuple[float, float] = (0.02, 3.0)) -> None:
+    def __init__(
+        self,
+        xi: float = 0.5,
+        D: int = 16,
+        sigma: float = 1.0,
+        *,
+        estimator: str = "trig",
+        convention: str = "conjugate",
+        sigma_range: tuple[float, float] = (0.02, 3.0),
+    ) -> None:
         from ropelab import temperature
 
         _matplotlib()
@@ -748,12 +835,16 @@ class MSEExplorer:
         self.figure = Figure(figsize=(8.5, 4.2), layout="constrained")
         self.ax = self.figure.add_subplot()
         (self.curve,) = self.ax.semilogy([], [], "-", lw=1.8, label=r"closed-form MSE$(\sigma)$")
-        self.paper = self.ax.axvline(1.0, color="k", ls="--", lw=1, label=r"paper's $\sigma = \tan(\frac{1}{2}\arccos\xi)$")
+        self.paper = self.ax.axvline(
+            1.0, color="k", ls="--", lw=1, label=r"paper's $\sigma = \tan(\frac{1}{2}\arccos\xi)$"
+        )
         self.ax.axvline(1.0, color="k", ls=":", lw=1, label=r"$\sigma = 1$")
-        (self.optimum,) = self.ax.plot([], [], marker="*", ms=14, color="gold", mec="k", ls="none",
-                                       label=r"optimum $\sigma^*(D)$")
-        (self.point,) = self.ax.plot([], [], marker="o", ms=8, color="tab:red", mec="k", ls="none",
-                                     label=r"chosen $\sigma$")
+        (self.optimum,) = self.ax.plot(
+            [], [], marker="*", ms=14, color="gold", mec="k", ls="none", label=r"optimum $\sigma^*(D)$"
+        )
+        (self.point,) = self.ax.plot(
+            [], [], marker="o", ms=8, color="tab:red", mec="k", ls="none", label=r"chosen $\sigma$"
+        )
         self.ax.set_xlim(lo, hi)
         self.ax.set_xlabel(r"temperature $\sigma$ (dimensionless)")
         self.ax.set_ylabel(r"MSE of $\hat K$ against $\exp(q\cdot k)$ (dimensionless)")
@@ -810,9 +901,17 @@ class MSEExplorer:
         self.ax.set_title(
             rf"$\xi = {xi:g}$, $D = {D}$: MSE$(\sigma = {sigma:.3g}) = {m_here:.4g}$;  "
             rf"$\sigma^* = {s_star:.4f}$, MSE$(\sigma^*) = {m_star:.4g}$;  paper's $\sigma = {s_paper:.4f}$",
-            fontsize=9)
-        self.state = {"xi": xi, "D": D, "sigma": sigma, "mse": m_here, "sigma_star": s_star, "mse_star": m_star,
-                      "sigma_paper": s_paper}
+            fontsize=9,
+        )
+        self.state = {
+            "xi": xi,
+            "D": D,
+            "sigma": sigma,
+            "mse": m_here,
+            "sigma_star": s_star,
+            "mse_star": m_star,
+            "sigma_paper": s_paper,
+        }
         if self._image is not None:
             self._image.value = self.png()
 
@@ -868,12 +967,31 @@ class MSEExplorer:
             s = self.state
             style = {"description_width": "initial"}
             self._sliders = {
-                "xi": w.FloatSlider(value=s["xi"], min=-0.95, max=0.95, step=0.01, description="ξ = q·k",
-                                    continuous_update=False, style=style),
-                "D": w.SelectionSlider(options=list(self.D_OPTIONS), value=int(s["D"]), description="features D",
-                                       continuous_update=False, style=style),
-                "sigma": w.FloatSlider(value=s["sigma"], min=self.sigma_range[0], max=self.sigma_range[1],
-                                       step=0.01, description="temperature σ", continuous_update=False, style=style),
+                "xi": w.FloatSlider(
+                    value=s["xi"],
+                    min=-0.95,
+                    max=0.95,
+                    step=0.01,
+                    description="ξ = q·k",
+                    continuous_update=False,
+                    style=style,
+                ),
+                "D": w.SelectionSlider(
+                    options=list(self.D_OPTIONS),
+                    value=int(s["D"]),
+                    description="features D",
+                    continuous_update=False,
+                    style=style,
+                ),
+                "sigma": w.FloatSlider(
+                    value=s["sigma"],
+                    min=self.sigma_range[0],
+                    max=self.sigma_range[1],
+                    step=0.01,
+                    description="temperature σ",
+                    continuous_update=False,
+                    style=style,
+                ),
             }
             self._image = w.Image(value=self.png(), format="png")
 
@@ -889,8 +1007,9 @@ class MSEExplorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-def mse_explorer(xi: float = 0.5, D: int = 16, sigma: float = 1.0, *, estimator: str = "trig",
-                 convention: str = "conjugate") -> MSEExplorer:
+def mse_explorer(
+    xi: float = 0.5, D: int = 16, sigma: float = 1.0, *, estimator: str = "trig", convention: str = "conjugate"
+) -> MSEExplorer:
     """An interactive explorer of the closed-form MSE against σ (sliders for ξ, D and σ).
 
     Shows the MSE curve on 400 temperatures, the optimum σ*(D) (a star), the paper's Theorem 1

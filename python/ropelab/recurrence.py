@@ -83,7 +83,11 @@ def linear_attention(
     >>> bool(np.allclose(rec, linear_attention(q, k, v, A, mode="unrolled", product_start="tau")))
     False
     """
-    return np.asarray(_core.recurrence.linear_attention(q=q, k=k, v=v, transitions=transitions, mode=mode, product_start=product_start, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.linear_attention(
+            q=q, k=k, v=v, transitions=transitions, mode=mode, product_start=product_start, nthreads=nthreads
+        )
+    )
 
 
 def selective_rope_attention(
@@ -137,7 +141,11 @@ def selective_rope_attention(
     >>> bool(np.allclose(a, b))
     True
     """
-    return np.asarray(_core.recurrence.selective_rope_attention(q=q, k=k, v=v, psi=psi, gates=gates, mode=mode, layout=layout, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.selective_rope_attention(
+            q=q, k=k, v=v, psi=psi, gates=gates, mode=mode, layout=layout, nthreads=nthreads
+        )
+    )
 
 
 def rff_attention(
@@ -186,7 +194,11 @@ def rff_attention(
     >>> bool(np.allclose(rff_attention(q, k, v, w), rff_attention(q, k, v, w, mode="recurrent")))
     True
     """
-    return np.asarray(_core.recurrence.rff_attention(q=q, k=k, v=v, omega=omega, mode=mode, amplitude=bool(amplitude), nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.rff_attention(
+            q=q, k=k, v=v, omega=omega, mode=mode, amplitude=bool(amplitude), nthreads=nthreads
+        )
+    )
 
 
 def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> ComplexArray:
@@ -251,7 +263,11 @@ def alibi_attention(
     >>> bool(np.allclose(alibi_attention(q, k, v, 0.3), alibi_attention(q, k, v, 0.3, "recurrent")))
     True
     """
-    return np.asarray(_core.recurrence.decayed_attention(q=q, k=k, v=v, kind="alibi", param=slope, forget=None, mode=mode, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.decayed_attention(
+            q=q, k=k, v=v, kind="alibi", param=slope, forget=None, mode=mode, nthreads=nthreads
+        )
+    )
 
 
 def fox_attention(
@@ -287,7 +303,11 @@ def fox_attention(
     >>> bool(np.allclose(fox_attention(q, k, v, f), fox_attention(q, k, v, f, "recurrent")))
     True
     """
-    return np.asarray(_core.recurrence.decayed_attention(q=q, k=k, v=v, kind="fox", param=0.0, forget=forget, mode=mode, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.decayed_attention(
+            q=q, k=k, v=v, kind="fox", param=0.0, forget=forget, mode=mode, nthreads=nthreads
+        )
+    )
 
 
 def cosformer_attention(
@@ -332,7 +352,11 @@ def cosformer_attention(
     """
     if M is None:
         M = float(np.shape(q)[-2]) if np.ndim(q) >= 2 and np.shape(q)[-2] > 0 else 1.0
-    return np.asarray(_core.recurrence.decayed_attention(q=q, k=k, v=v, kind="cosformer", param=M, forget=None, mode=mode, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.decayed_attention(
+            q=q, k=k, v=v, kind="cosformer", param=M, forget=None, mode=mode, nthreads=nthreads
+        )
+    )
 
 
 def softmax_attention(
@@ -384,7 +408,9 @@ def softmax_attention(
     (5, 4)
     """
     return np.asarray(
-        _core.recurrence.softmax_attention(q=q, k=k, v=v, psi=psi, layout=layout, scale=scale, causal=bool(causal), nthreads=nthreads)
+        _core.recurrence.softmax_attention(
+            q=q, k=k, v=v, psi=psi, layout=layout, scale=scale, causal=bool(causal), nthreads=nthreads
+        )
     )
 
 
@@ -448,10 +474,16 @@ def delta_rule(
     >>> bool(np.allclose(o, linear_attention(q, k, beta[:, None] * v, transitions=A)))
     True
     """
-    return delta_product(q, np.expand_dims(np.asarray(k), -2),
-                         np.expand_dims(np.asarray(v), -2),
-                         np.expand_dims(np.asarray(beta), -1), alpha, psi,
-                         layout=layout, nthreads=nthreads)
+    return delta_product(
+        q,
+        np.expand_dims(np.asarray(k), -2),
+        np.expand_dims(np.asarray(v), -2),
+        np.expand_dims(np.asarray(beta), -1),
+        alpha,
+        psi,
+        layout=layout,
+        nthreads=nthreads,
+    )
 
 
 def delta_product(
@@ -511,7 +543,9 @@ def delta_product(
     >>> o.shape
     (5, 3)
     """
-    return np.asarray(_core.recurrence.delta_rule(q=q, k=k, v=v, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.delta_rule(q=q, k=k, v=v, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads)
+    )
 
 
 def delta_transitions(
@@ -573,4 +607,6 @@ def delta_transitions(
     if not product:
         k = np.expand_dims(np.asarray(k), -2)
         beta = np.expand_dims(np.asarray(beta), -1)
-    return np.asarray(_core.recurrence.delta_transitions(k=k, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads))
+    return np.asarray(
+        _core.recurrence.delta_transitions(k=k, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads)
+    )

@@ -263,8 +263,9 @@ def alibi(
     m = alibi_slopes(H) if slopes is None else _real_array(slopes, "slopes", f)
     if m.shape != (H,):
         raise ValueError(f"{f}: slopes must have shape (H,) = ({H},) to match q's head axis, got shape {m.shape}")
-    return np.asarray(attention.softmax(q, k, v, causal=True, scale=scale, bias=alibi_bias(T, m), nthreads=nthreads),
-                      dtype=np.float64)
+    return np.asarray(
+        attention.softmax(q, k, v, causal=True, scale=scale, bias=alibi_bias(T, m), nthreads=nthreads), dtype=np.float64
+    )
 
 
 def fox(
@@ -324,8 +325,9 @@ def fox(
     if len(fs) == 0 or fs[-1] != qs[-2]:
         raise ValueError(f"{f}: forget must have shape (..., T) with T = {qs[-2]} (q's), got shape {fs}")
     bias = fox_bias(forget)
-    return np.asarray(attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads),
-                      dtype=np.float64)
+    return np.asarray(
+        attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads), dtype=np.float64
+    )
 
 
 def decayed_kernel_attention(
@@ -394,8 +396,10 @@ def decayed_kernel_attention(
     bad = ~(np.isfinite(den) & (den > 0))
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0][:-1])
-        raise ValueError(f"{f}: the normaliser φ(q_t)ᵀz_t must be positive and finite, got "
-                         f"{float(den[idx + (0,)])!r} at index {idx} (features with a positive kernel needed)")
+        raise ValueError(
+            f"{f}: the normaliser φ(q_t)ᵀz_t must be positive and finite, got "
+            f"{float(den[idx + (0,)])!r} at index {idx} (features with a positive kernel needed)"
+        )
     out: FloatArray = num / den
     return out
 

@@ -15,8 +15,16 @@ from typing import Any
 from ropelab._provenance import provenance as _provenance
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
-__all__ = ["summary", "summary_line", "terminal", "to_json", "to_markdown", "to_html", "render_figures",
-           "claim_provenance"]
+__all__ = [
+    "summary",
+    "summary_line",
+    "terminal",
+    "to_json",
+    "to_markdown",
+    "to_html",
+    "render_figures",
+    "claim_provenance",
+]
 
 _COLORS = {"holds": "\033[32m", "holds-if": "\033[33m", "fails": "\033[31m", None: "\033[35m"}
 _RESET = "\033[0m"
@@ -79,12 +87,14 @@ def _provenance_lines(p: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, text) rows of a provenance record, for the Markdown and HTML headers."""
     commit = p.get("git_commit") or "(not built from a git checkout)"
     seeds = ", ".join(str(s) for s in p.get("seeds", [])) or "(none)"
-    return [("ropelab", f"{p.get('ropelab')} (commit {commit})"),
-            ("Python / NumPy", f"{p.get('python')} / {p.get('numpy')}"),
-            ("Platform", f"{p.get('platform')} ({p.get('machine')})"),
-            ("SIMD path / threads", f"{p.get('simd')} / {p.get('threads')}"),
-            ("Seeds", seeds),
-            ("Run at (UTC)", str(p.get("utc")))]
+    return [
+        ("ropelab", f"{p.get('ropelab')} (commit {commit})"),
+        ("Python / NumPy", f"{p.get('python')} / {p.get('numpy')}"),
+        ("Platform", f"{p.get('platform')} ({p.get('machine')})"),
+        ("SIMD path / threads", f"{p.get('simd')} / {p.get('threads')}"),
+        ("Seeds", seeds),
+        ("Run at (UTC)", str(p.get("utc"))),
+    ]
 
 
 def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
@@ -109,8 +119,14 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     1
     """
     c = Counter(r.verdict if r.error is None else "error" for r in results)
-    return {"claims": len(results), "holds": c["holds"], "holds-if": c["holds-if"], "fails": c["fails"],
-            "error": c["error"], "unexpected": sum(not r.matches for r in results)}
+    return {
+        "claims": len(results),
+        "holds": c["holds"],
+        "holds-if": c["holds-if"],
+        "fails": c["fails"],
+        "error": c["error"],
+        "unexpected": sum(not r.matches for r in results),
+    }
 
 
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
@@ -214,8 +230,9 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
     return "\n".join(lines).lstrip("\n")
 
 
-def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
-            provenance: Mapping[str, Any] | None = None) -> str:
+def to_json(
+    results: Sequence[ClaimResult], seconds: float | None = None, provenance: Mapping[str, Any] | None = None
+) -> str:
     """Machine-readable report: ``{"provenance": ..., "summary": ..., "claims": [one per claim]}``.
 
     ``provenance`` defaults to :func:`claim_provenance` of ``results``.
@@ -242,8 +259,11 @@ def to_json(results: Sequence[ClaimResult], seconds: float | None = None,
     'holds'
     """
     prov = dict(provenance) if provenance is not None else claim_provenance(results)
-    payload = {"provenance": prov, "summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
-               "claims": [_jsonable(r.as_dict()) for r in results]}
+    payload = {
+        "provenance": prov,
+        "summary": summary(results) | ({"seconds": seconds} if seconds is not None else {}),
+        "claims": [_jsonable(r.as_dict()) for r in results],
+    }
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
@@ -314,7 +334,7 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 
 
 def _figure_owners(figures: Mapping[str, Path]) -> dict[str, str]:
-    """id -> the first id (in ``figures`` order) whose figure has the same file or the same bytes."""
+    """Id -> the first id (in ``figures`` order) whose figure has the same file or the same bytes."""
     import hashlib
 
     owner_of: dict[str, str] = {}
@@ -352,9 +372,13 @@ def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
-                relative_to: str | os.PathLike[str] | None = None, seconds: float | None = None,
-                provenance: Mapping[str, Any] | None = None) -> str:
+def to_markdown(
+    results: Sequence[ClaimResult],
+    figures: Mapping[str, Path] | None = None,
+    relative_to: str | os.PathLike[str] | None = None,
+    seconds: float | None = None,
+    provenance: Mapping[str, Any] | None = None,
+) -> str:
     """Markdown report; figure links are made relative to ``relative_to`` (the report's folder).
 
     ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
@@ -391,19 +415,35 @@ def to_markdown(results: Sequence[ClaimResult], figures: Mapping[str, Path] | No
     out += ["", "| id | verdict | expected | source | statement |", "|---|---|---|---|---|"]
     for r in results:
         verdict = r.verdict if r.error is None else "error"
-        out.append(f"| `{r.id}` | **{verdict}** | {r.expected}{'' if r.matches else ' ⚠'} | {r.source} | "
-                   f"{_md_escape(r.statement)} |")
+        out.append(
+            f"| `{r.id}` | **{verdict}** | {r.expected}{'' if r.matches else ' ⚠'} | {r.source} | "
+            f"{_md_escape(r.statement)} |"
+        )
     for section, rs in _grouped(results):
         out += ["", f"## {section}"]
         for r in rs:
-            out += ["", f"### `{r.id}` — {r.verdict if r.error is None else 'error'}", "", f"*{r.statement}* ({r.source})", ""]
+            out += [
+                "",
+                f"### `{r.id}` — {r.verdict if r.error is None else 'error'}",
+                "",
+                f"*{r.statement}* ({r.source})",
+                "",
+            ]
             out += [f"- **{label}:** " + (f"`{text}`" if code else text) for label, text, code in _details(r, 400)]
             if r.id in figures:
                 p = figures[r.id]
                 rel = os.path.relpath(p, base) if base is not None else str(p)
                 out += ["", f"![{r.id}]({Path(rel).as_posix()})"]
-            out += ["", "<details><summary>Computed values</summary>", "", "```json",
-                    json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False), "```", "", "</details>"]
+            out += [
+                "",
+                "<details><summary>Computed values</summary>",
+                "",
+                "```json",
+                json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False),
+                "```",
+                "",
+                "</details>",
+            ]
     return "\n".join(out) + "\n"
 
 
@@ -416,8 +456,12 @@ img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margi
 """
 
 
-def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None = None,
-            seconds: float | None = None, provenance: Mapping[str, Any] | None = None) -> str:
+def to_html(
+    results: Sequence[ClaimResult],
+    figures: Mapping[str, Path] | None = None,
+    seconds: float | None = None,
+    provenance: Mapping[str, Any] | None = None,
+) -> str:
     """A self-contained HTML report: the figures are embedded as base64 PNG data.
 
     ``provenance`` (default: :func:`claim_provenance` of ``results``) is shown under the title.
@@ -451,22 +495,32 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
     rows = []
     for r in results:
         v = r.verdict if r.error is None else "error"
-        rows.append(f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
-                    f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>")
+        rows.append(
+            f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>"
+        )
     prov = provenance if provenance is not None else claim_provenance(results)
-    body = [f"<h1>ropelab verify</h1><p>{e(summary_line(results, seconds))}</p>",
-            "<table class='provenance'>", *(f"<tr><th>{e(label)}</th><td>{e(text)}</td></tr>"
-                                            for label, text in _provenance_lines(prov)), "</table>",
-            "<table><tr><th>id</th><th>verdict</th><th>expected</th><th>source</th><th>statement</th></tr>",
-            *rows, "</table>"]
+    body = [
+        f"<h1>ropelab verify</h1><p>{e(summary_line(results, seconds))}</p>",
+        "<table class='provenance'>",
+        *(f"<tr><th>{e(label)}</th><td>{e(text)}</td></tr>" for label, text in _provenance_lines(prov)),
+        "</table>",
+        "<table><tr><th>id</th><th>verdict</th><th>expected</th><th>source</th><th>statement</th></tr>",
+        *rows,
+        "</table>",
+    ]
     for section, rs in _grouped(results):
         body.append(f"<h2>{e(section)}</h2>")
         for r in rs:
             v = r.verdict if r.error is None else "error"
-            body.append(f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>")
+            body.append(
+                f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>"
+            )
             body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
-            body += [f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
-                     for label, text, code in _details(r, 600)]
+            body += [
+                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
+                for label, text, code in _details(r, 600)
+            ]
             body.append("</ul>")
             if r.id in figures and owners.get(r.id, r.id) != r.id:  # the same picture is shown once
                 first = owners[r.id]
@@ -474,7 +528,11 @@ def to_html(results: Sequence[ClaimResult], figures: Mapping[str, Path] | None =
             elif r.id in figures:
                 data = base64.b64encode(Path(figures[r.id]).read_bytes()).decode("ascii")
                 body.append(f"<img alt='{e(r.id)}' src='data:image/png;base64,{data}'>")
-            body.append("<details><summary>Computed values</summary><pre>"
-                        f"{e(json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False))}</pre></details></div>")
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
-            f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n")
+            body.append(
+                "<details><summary>Computed values</summary><pre>"
+                f"{e(json.dumps(_jsonable(r.values), indent=1, ensure_ascii=False))}</pre></details></div>"
+            )
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
+        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
+    )

@@ -211,8 +211,19 @@ def estimate(
     True
     """
     return np.asarray(
-        _core.rff.estimate(q=q, k=k, D=D, sigma=sigma, estimator=estimator, convention=convention, trials=trials,
-                           seed=seed, mode=mode, orthogonal=bool(orthogonal), nthreads=nthreads)
+        _core.rff.estimate(
+            q=q,
+            k=k,
+            D=D,
+            sigma=sigma,
+            estimator=estimator,
+            convention=convention,
+            trials=trials,
+            seed=seed,
+            mode=mode,
+            orthogonal=bool(orthogonal),
+            nthreads=nthreads,
+        )
     )
 
 
@@ -245,7 +256,9 @@ def sample_omega(
     >>> bool(np.allclose(g - np.diag(np.diag(g)), 0))
     True
     """
-    return np.asarray(_core.rff.sample_omega(D=D, d=d, sigma=sigma, seed=seed, orthogonal=bool(orthogonal), index=index))
+    return np.asarray(
+        _core.rff.sample_omega(D=D, d=d, sigma=sigma, seed=seed, orthogonal=bool(orthogonal), index=index)
+    )
 
 
 def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:

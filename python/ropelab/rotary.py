@@ -278,7 +278,9 @@ def selective_phase(
            [1.5]])
     """
     if bias is None and gate is None:
-        return np.asarray(_core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate))
+        return np.asarray(
+            _core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate)
+        )
     y = short_conv(x, kernel, activation)
     if bias is not None:
         b = np.asarray(bias, dtype=float)

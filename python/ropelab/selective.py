@@ -45,8 +45,9 @@ float64 in both modes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -60,9 +61,7 @@ __all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "phases",
 Accumulate = Literal["float64", "float32"]
 
 
-def rotary_temperature(
-    kind: Literal["rope", "rfa"], theta: float, head_dim: int, temp_max: float = 1.0
-) -> FloatArray:
+def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int, temp_max: float = 1.0) -> FloatArray:
     """The temperature spectrum ``Θ`` of the released module, one value per rotation pair.
 
     ``"rope"`` (``theta ≥ 1``): ``Θ_i = temp_max · theta^{−2i/d}``, ``i = 0..d/2−1`` — RoPE's
@@ -204,14 +203,17 @@ class SelectiveWeights:
     _conv_taps: FloatArray | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        """Check the weights' shapes and values and store them in the core's layout."""
         H = self.num_heads
         if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
             raise ValueError(f"SelectiveWeights: num_heads must be an integer >= 1, got {H!r}")
         down = _matrix("proj_down", self.proj_down, (None, None))
         rank, model_dim = down.shape
         if model_dim % H:
-            raise ValueError(f"SelectiveWeights: num_heads = {H} must divide model_dim = {model_dim} "
-                             f"(proj_down has shape {down.shape})")
+            raise ValueError(
+                f"SelectiveWeights: num_heads = {H} must divide model_dim = {model_dim} "
+                f"(proj_down has shape {down.shape})"
+            )
         up = _matrix("proj_up", self.proj_up, (None, rank))
         if up.shape[0] % H:
             raise ValueError(f"SelectiveWeights: proj_up must have H*R rows (H = {H}), got shape {up.shape}")
@@ -234,8 +236,9 @@ class SelectiveWeights:
                 cw = _matrix("conv_weight", cw, (None, C))
                 taps = cw.T
             else:
-                raise ValueError(f"SelectiveWeights: conv_weight must have shape ({C}, 1, K) or (K, {C}), "
-                                 f"got {cw.shape}")
+                raise ValueError(
+                    f"SelectiveWeights: conv_weight must have shape ({C}, 1, K) or (K, {C}), got {cw.shape}"
+                )
             if taps.shape[1] < 1:
                 raise ValueError(f"SelectiveWeights: conv_weight must have K >= 1 taps, got shape {cw.shape}")
             object.__setattr__(self, "conv_weight", cw)
@@ -252,19 +255,25 @@ class SelectiveWeights:
         else:
             gw = _matrix("gate_weight", self.gate_weight, (None, None))
             if gw.shape[0] not in (H, C):
-                raise ValueError(f"SelectiveWeights: gate_weight must have H = {H} or H*R = {C} rows, got shape {gw.shape}")
+                raise ValueError(
+                    f"SelectiveWeights: gate_weight must have H = {H} or H*R = {C} rows, got shape {gw.shape}"
+                )
             if self.gate_bias is None:
                 raise ValueError("SelectiveWeights: gate_bias is required with gate_weight")
             gb = _matrix("gate_bias", self.gate_bias, (gw.shape[0],))
             if self.gate_down is not None:
                 gd = _matrix("gate_down", self.gate_down, (None, model_dim))
                 if gw.shape[1] != gd.shape[0]:
-                    raise ValueError(f"SelectiveWeights: gate_weight must have gate_down's rank "
-                                     f"{gd.shape[0]} columns, got shape {gw.shape}")
+                    raise ValueError(
+                        f"SelectiveWeights: gate_weight must have gate_down's rank "
+                        f"{gd.shape[0]} columns, got shape {gw.shape}"
+                    )
                 object.__setattr__(self, "gate_down", gd)
             elif gw.shape[1] != model_dim:
-                raise ValueError(f"SelectiveWeights: gate_weight without gate_down must have model_dim = "
-                                 f"{model_dim} columns, got shape {gw.shape}")
+                raise ValueError(
+                    f"SelectiveWeights: gate_weight without gate_down must have model_dim = "
+                    f"{model_dim} columns, got shape {gw.shape}"
+                )
             object.__setattr__(self, "gate_weight", gw)
             object.__setattr__(self, "gate_bias", gb)
         if not (np.isfinite(self.eps) and self.eps >= 0):
@@ -360,13 +369,27 @@ class SelectiveWeights:
         elif prefix + "phase_gate_proj.1.weight" in state:
             gate_down = get("phase_gate_proj.0.weight")
             gate_weight, gate_bias = get("phase_gate_proj.1.weight"), get("phase_gate_proj.1.bias")
-        return cls(get("phi_proj.0.weight"), get("phi_proj.1.weight"), get("temperature"), num_heads,
-                   conv_weight=opt("phi_conv1d.weight"), conv_activation=conv_activation, bias=opt("phi_bias"),
-                   gate_weight=gate_weight, gate_bias=gate_bias, gate_down=gate_down, eps=eps)
+        return cls(
+            get("phi_proj.0.weight"),
+            get("phi_proj.1.weight"),
+            get("temperature"),
+            num_heads,
+            conv_weight=opt("phi_conv1d.weight"),
+            conv_activation=conv_activation,
+            bias=opt("phi_bias"),
+            gate_weight=gate_weight,
+            gate_bias=gate_bias,
+            gate_down=gate_down,
+            eps=eps,
+        )
 
 
 def load_safetensors(
-    path: str, num_heads: int, *, prefix: str = "", conv_activation: Literal["silu"] | None = None,
+    path: str,
+    num_heads: int,
+    *,
+    prefix: str = "",
+    conv_activation: Literal["silu"] | None = None,
     eps: float = 1e-6,
 ) -> SelectiveWeights:
     """Weights of one module from a ``safetensors`` file (needs ``pip install ropelab[safetensors]``).
@@ -414,8 +437,9 @@ def load_safetensors(
         from safetensors.numpy import load_file
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("load_safetensors needs the safetensors package: pip install 'ropelab[safetensors]'") from exc
-    return SelectiveWeights.from_state_dict(load_file(path), num_heads, prefix=prefix,
-                                            conv_activation=conv_activation, eps=eps)
+    return SelectiveWeights.from_state_dict(
+        load_file(path), num_heads, prefix=prefix, conv_activation=conv_activation, eps=eps
+    )
 
 
 def _hidden(hidden: ArrayLike, weights: SelectiveWeights, func: str) -> tuple[FloatArray, bool]:
@@ -426,8 +450,10 @@ def _hidden(hidden: ArrayLike, weights: SelectiveWeights, func: str) -> tuple[Fl
     if squeeze:
         h = h[None]
     if h.ndim != 3 or h.shape[2] != weights.model_dim:
-        raise ValueError(f"{func}: hidden must have shape (T, {weights.model_dim}) or (batch, T, "
-                         f"{weights.model_dim}), got {np.shape(hidden)}")
+        raise ValueError(
+            f"{func}: hidden must have shape (T, {weights.model_dim}) or (batch, T, "
+            f"{weights.model_dim}), got {np.shape(hidden)}"
+        )
     h = np.ascontiguousarray(h, dtype=np.float64)
     if not np.all(np.isfinite(h)):
         raise ValueError(f"{func}: hidden must be finite, got non-finite values")
@@ -481,8 +507,14 @@ class SelectiveState:
     True
     """
 
-    def __init__(self, weights: SelectiveWeights, batch: int = 1, *, accumulate: Accumulate = "float64",
-                 carry_difference: bool = True) -> None:
+    def __init__(
+        self,
+        weights: SelectiveWeights,
+        batch: int = 1,
+        *,
+        accumulate: Accumulate = "float64",
+        carry_difference: bool = True,
+    ) -> None:
         if not isinstance(weights, SelectiveWeights):
             raise TypeError(f"SelectiveState: weights must be SelectiveWeights, got {type(weights).__name__}")
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
@@ -537,11 +569,13 @@ class SelectiveState:
         """
         h, squeeze = _hidden(hidden, self.weights, "SelectiveState.feed")
         if h.shape[0] != self.batch:
-            raise ValueError(f"SelectiveState.feed: hidden must hold batch = {self.batch} sequences, got shape "
-                             f"{np.shape(hidden)}")
+            raise ValueError(
+                f"SelectiveState.feed: hidden must hold batch = {self.batch} sequences, got shape {np.shape(hidden)}"
+            )
         diff_from_zero = self.weights.taps == 0 and not self.carry_difference
-        ang, self.conv_cache, self.offset = _run(h, self.weights, self.accumulate, self.conv_cache,
-                                                 self.offset, diff_from_zero)
+        ang, self.conv_cache, self.offset = _run(
+            h, self.weights, self.accumulate, self.conv_cache, self.offset, diff_from_zero
+        )
         self.steps += h.shape[1]
         out: npt.NDArray[Any] = ang[0] if squeeze else ang
         return out
@@ -549,12 +583,27 @@ class SelectiveState:
     step = feed
 
 
-def _run(h: FloatArray, w: SelectiveWeights, accumulate: str, cache: FloatArray, offset: FloatArray,
-         diff_from_zero: bool) -> tuple[Any, FloatArray, FloatArray]:
+def _run(
+    h: FloatArray, w: SelectiveWeights, accumulate: str, cache: FloatArray, offset: FloatArray, diff_from_zero: bool
+) -> tuple[Any, FloatArray, FloatArray]:
     ang, cache2, off2 = _core.selective.phases(
-        h, w.proj_down, w.proj_up, w._conv_taps, w.conv_activation == "silu", w.bias, w.gate_down,
-        w.gate_weight, w.gate_bias, w.temperature, w.num_heads, float(w.eps), accumulate == "float32",
-        cache, offset, diff_from_zero)
+        h,
+        w.proj_down,
+        w.proj_up,
+        w._conv_taps,
+        w.conv_activation == "silu",
+        w.bias,
+        w.gate_down,
+        w.gate_weight,
+        w.gate_bias,
+        w.temperature,
+        w.num_heads,
+        float(w.eps),
+        accumulate == "float32",
+        cache,
+        offset,
+        diff_from_zero,
+    )
     ang = np.asarray(ang).reshape(h.shape[0], h.shape[1], w.num_heads, w.pairs)
     if accumulate == "float32":
         ang = ang.astype(np.float32)
@@ -601,8 +650,13 @@ def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumula
 
 
 def apply(
-    q: ArrayLike, k: ArrayLike, hidden: ArrayLike, weights: SelectiveWeights, *,
-    accumulate: Accumulate = "float64", state: SelectiveState | None = None,
+    q: ArrayLike,
+    k: ArrayLike,
+    hidden: ArrayLike,
+    weights: SelectiveWeights,
+    *,
+    accumulate: Accumulate = "float64",
+    state: SelectiveState | None = None,
 ) -> tuple[Any, Any, Any]:
     """Rotate ``q`` and ``k`` by the Selective RoPE phases of ``hidden`` (the released forward).
 

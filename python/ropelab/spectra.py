@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, ComplexArray, FloatArray
 from ropelab._display import ResultDisplay
+from ropelab._types import ArrayLike, ComplexArray, FloatArray
 
 __all__ = [
     "WINDOWS",
@@ -64,7 +64,6 @@ __all__ = [
     "leakage_map",
     "harris_table",
 ]
-
 
 
 def window_names(aliases: bool = False) -> list[str]:
@@ -98,11 +97,7 @@ def window_names(aliases: bool = False) -> list[str]:
 #: required ones first under scipy's name (where scipy has the window), each followed by its
 #: alternative names (Harris's convention, or ropelab's earlier one), then the optional ones.
 WINDOWS: dict[str, tuple[str, ...]] = {
-    name: tuple(
-        n
-        for p in _core.spectra.window_info(name)["parameters"]
-        for n in [p["name"], *p["alternatives"]]
-    )
+    name: tuple(n for p in _core.spectra.window_info(name)["parameters"] for n in [p["name"], *p["alternatives"]])
     for name in _core.spectra.window_names()
 }
 
@@ -445,8 +440,11 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
         raise TypeError(f"zoh: B must be a real or complex array (not bool or str), got dtype {b.dtype}")
     bc = b.astype(np.complex128)
     abar, bbar = _core.spectra.zoh(
-        np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(w).reshape(-1), dt,
-        np.ascontiguousarray(bc.real).reshape(-1), np.ascontiguousarray(bc.imag).reshape(-1),
+        np.ascontiguousarray(a).reshape(-1),
+        np.ascontiguousarray(w).reshape(-1),
+        dt,
+        np.ascontiguousarray(bc.real).reshape(-1),
+        np.ascontiguousarray(bc.imag).reshape(-1),
     )
     if a.ndim == 0:
         return complex(abar[0]), complex(bbar[0])
@@ -499,7 +497,9 @@ def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> C
     for name, value in (("A", A), ("B", B), ("C", C)):
         a = np.asarray(value)
         if a.dtype.kind not in "iufc":
-            raise TypeError(f"ssm_kernel: {name} must be a real or complex array (not bool or str), got dtype {a.dtype}")
+            raise TypeError(
+                f"ssm_kernel: {name} must be a real or complex array (not bool or str), got dtype {a.dtype}"
+            )
         arrays.append(a.astype(np.complex128))
     if arrays[0].ndim > 1:
         raise ValueError(f"ssm_kernel: A must be 0-D or 1-D (one value per mode), got shape {arrays[0].shape}")
@@ -510,13 +510,20 @@ def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> C
             f"ssm_kernel: B and C must broadcast to A's shape, got shapes {np.shape(A)}, {np.shape(B)}, {np.shape(C)}"
         ) from None
     if a.shape != np.atleast_1d(arrays[0]).shape:
-        raise ValueError(f"ssm_kernel: B and C must broadcast to A's shape {np.shape(A)}, got {np.shape(B)}, {np.shape(C)}")
+        raise ValueError(
+            f"ssm_kernel: B and C must broadcast to A's shape {np.shape(A)}, got {np.shape(B)}, {np.shape(C)}"
+        )
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
         raise ValueError("ssm_kernel: A, B and C must be finite")
     return _core.spectra.ssm_kernel(
-        np.ascontiguousarray(-a.real), np.ascontiguousarray(a.imag), dt,
-        np.ascontiguousarray(b.real), np.ascontiguousarray(b.imag),
-        np.ascontiguousarray(c.real), np.ascontiguousarray(c.imag), L,
+        np.ascontiguousarray(-a.real),
+        np.ascontiguousarray(a.imag),
+        dt,
+        np.ascontiguousarray(b.real),
+        np.ascontiguousarray(b.imag),
+        np.ascontiguousarray(c.real),
+        np.ascontiguousarray(c.imag),
+        L,
     )
 
 
@@ -785,8 +792,12 @@ class LeakageMap(ResultDisplay):
         ndarray, shape (A, W)
             The same array as ``tone_scalloping_loss_db``.
         """
-        warnings.warn("LeakageMap.tone_scalloping_db is deprecated; use tone_scalloping_loss_db (the same values, "
-                      "a loss in dB >= 0)", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "LeakageMap.tone_scalloping_db is deprecated; use tone_scalloping_loss_db (the same values, "
+            "a loss in dB >= 0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.tone_scalloping_loss_db
 
     @property
@@ -1030,8 +1041,10 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
                 value = row[col]
                 if not abs(value - printed) <= tol + 1e-9:
                     why = H.ERRATA.get((label, col))
-                    notes.append(f"{head} printed {printed:g}{' ' + unit if unit else ''}, computed "
-                                 f"{value:.2f}" + (f" ({why})" if why else ""))
+                    notes.append(
+                        f"{head} printed {printed:g}{' ' + unit if unit else ''}, computed "
+                        f"{value:.2f}" + (f" ({why})" if why else "")
+                    )
             if notes and (label, "*") in H.ERRATA:
                 notes.insert(0, H.ERRATA[(label, "*")])
         else:

@@ -230,8 +230,9 @@ class MQAR(ResultDisplay):
     seed: int
 
 
-def mqar(n: int, seq_len: int, n_pairs: int, vocab: int, *, n_queries: int | None = None, seed: int = 0,
-         stream: int = 0) -> MQAR:
+def mqar(
+    n: int, seq_len: int, n_pairs: int, vocab: int, *, n_queries: int | None = None, seed: int = 0, stream: int = 0
+) -> MQAR:
     """Multi-query associative recall: recall the value bound to each queried key.
 
     Parameters
@@ -275,8 +276,9 @@ def mqar(n: int, seq_len: int, n_pairs: int, vocab: int, *, n_queries: int | Non
     if n_queries > n_pairs:
         raise ValueError(f"{f}: n_queries must be <= n_pairs = {n_pairs}, got {n_queries}")
     if vocab // 2 - 1 < n_pairs:
-        raise ValueError(f"{f}: vocab must leave n_pairs distinct keys in [1, vocab/2), got vocab={vocab}, "
-                         f"n_pairs={n_pairs}")
+        raise ValueError(
+            f"{f}: vocab must leave n_pairs distinct keys in [1, vocab/2), got vocab={vocab}, n_pairs={n_pairs}"
+        )
     seq_len = _positive(f, "seq_len", seq_len)
     if seq_len < 2 * n_pairs + n_queries:
         raise ValueError(f"{f}: seq_len must be >= 2 n_pairs + n_queries = {2 * n_pairs + n_queries}, got {seq_len}")
@@ -289,8 +291,8 @@ def mqar(n: int, seq_len: int, n_pairs: int, vocab: int, *, n_queries: int | Non
     for i in range(n):
         keys = rng.choice(np.arange(1, half), size=n_pairs, replace=False)
         values = rng.integers(half, vocab, size=n_pairs)
-        inputs[i, 0:2 * n_pairs:2] = keys
-        inputs[i, 1:2 * n_pairs:2] = values
+        inputs[i, 0 : 2 * n_pairs : 2] = keys
+        inputs[i, 1 : 2 * n_pairs : 2] = values
         which = rng.choice(n_pairs, size=n_queries, replace=False)
         where = 2 * n_pairs + np.sort(rng.choice(tail, size=n_queries, replace=False))
         inputs[i, where] = keys[which]
@@ -358,5 +360,5 @@ def copying(n: int, length: int, vocab: int, *, seed: int = 0, stream: int = 0) 
     inputs[:, :length] = content
     inputs[:, length] = 1
     targets = np.full_like(inputs, IGNORE)
-    targets[:, length + 1:] = content
+    targets[:, length + 1 :] = content
     return Copying(inputs, targets, length, vocab, int(seed))

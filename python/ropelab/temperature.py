@@ -135,7 +135,9 @@ def mse(
     True
     """
     shape, (s, x, d) = broadcast("temperature.mse", sigma=sigma, xi=xi, D=D)
-    out = _core.temperature.mse(sigma=s, xi=x, D=d, estimator=estimator, convention=convention, log=bool(log)).reshape(shape)
+    out = _core.temperature.mse(sigma=s, xi=x, D=d, estimator=estimator, convention=convention, log=bool(log)).reshape(
+        shape
+    )
     return float(out) if out.ndim == 0 else out
 
 
@@ -182,7 +184,9 @@ def optimal_sigma(
     True
     """
     shape, (x, d) = broadcast("temperature.optimal_sigma", xi=xi, D=D)
-    out = _core.temperature.optimal_sigma(xi=x, D=d, estimator=estimator, convention=convention, method=method).reshape(shape)
+    out = _core.temperature.optimal_sigma(xi=x, D=d, estimator=estimator, convention=convention, method=method).reshape(
+        shape
+    )
     return float(out) if out.ndim == 0 else out
 
 
@@ -414,8 +418,9 @@ def mse_curve(
         sq = (est - target) ** 2
         empirical[i] = sq.mean()
         stderr[i] = sq.std(ddof=1) / np.sqrt(trials) if trials > 1 else np.inf
-    return MSECurve(s, analytic, empirical, stderr, float(xi), int(D), int(trials), int(seed), int(d), mode,
-                    estimator, convention)
+    return MSECurve(
+        s, analytic, empirical, stderr, float(xi), int(D), int(trials), int(seed), int(d), mode, estimator, convention
+    )
 
 
 def spectrum(
@@ -478,8 +483,11 @@ def spectrum(
     >>> round(float(s32[-2] / s64[-2] - 1), 2)                         # 1 + cos φ_max is below float32's spacing
     0.1
     """
-    exact = np.asarray(_core.temperature.spectrum(d=d, kind=kind, base=base, theta_max=theta_max, temp_max=temp_max,
-                                                    squared=bool(squared)))
+    exact = np.asarray(
+        _core.temperature.spectrum(
+            d=d, kind=kind, base=base, theta_max=theta_max, temp_max=temp_max, squared=bool(squared)
+        )
+    )
     if precision == "float64":
         return exact
     if precision != "float32":
@@ -488,8 +496,9 @@ def spectrum(
     half = int(d) // 2
     if kind == "rope":
         j2 = np.arange(0, 2 * half, 2, dtype=f32)
-        rope32: FloatArray = np.asarray(np.asarray(f32(temp_max) / np.power(f32(base), j2 / f32(d)), dtype=f32),
-                                        dtype=np.float64)
+        rope32: FloatArray = np.asarray(
+            np.asarray(f32(temp_max) / np.power(f32(base), j2 / f32(d)), dtype=f32), dtype=np.float64
+        )
         return rope32
     tm = (1.0 - 1.0 / base) if theta_max is None else theta_max
     phi = np.linspace(f32(0.0), f32(float(tm) * np.pi), half, dtype=f32)

@@ -38,7 +38,6 @@ __all__ = [
 ]
 
 
-
 def effective(
     psi_prev: ArrayLike, psi_t: ArrayLike, gate: ArrayLike | None = None, layout: Layout = "interleaved"
 ) -> FloatArray:
@@ -347,5 +346,8 @@ def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDist
     """
     r = _core.transition.prf_factor_distribution(delta_norm=delta_norm, sigma=sigma)
     return FactorDistribution(
-        mean=float(r["mean"]), variance=float(r["variance"]), median=float(r["median"]), prob_gt_one=float(r["prob_gt_one"])
+        mean=float(r["mean"]),
+        variance=float(r["variance"]),
+        median=float(r["median"]),
+        prob_gt_one=float(r["prob_gt_one"]),
     )

@@ -85,7 +85,8 @@ struct EmptyRow : std::domain_error {
   EmptyRow(std::size_t batch, std::size_t row)
       : std::domain_error("every key of query row " + std::to_string(row) + " of sequence " +
                           std::to_string(batch) + " is masked (bias = -inf)"),
-        batch(batch), row(row) {}
+        batch(batch),
+        row(row) {}
   std::size_t batch, row;
 };
 

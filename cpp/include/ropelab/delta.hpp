@@ -5,14 +5,17 @@
 ///
 ///   DeltaNet          S_t = S_{t−1} (I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ
 ///   Gated DeltaNet    S_t = S_{t−1} α_t (I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ
-///   DeltaProduct      n_h micro-steps per token, S ← S (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) + β_{t,j} v_{t,j} k_{t,j}ᵀ
+///   DeltaProduct      n_h micro-steps per token, S ← S (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) + β_{t,j}
+///   v_{t,j} k_{t,j}ᵀ
 ///                     for j = 0..n_h−1 after the gate, so the token's transition is the product
-///                     α_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) of n_h generalised Householder factors.
+///                     α_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) of n_h generalised Householder
+///                     factors.
 ///
 /// With Selective RoPE pre-rotation (phases ψ, C_t = blockdiag R(ψ_t)) the keys and the query of
 /// step t are rotated by C_t before the update/read. In the unrotated frame S_t = Ŝ_t C_t obeys
 /// S_t = S_{t−1} A_t + Σ_j (write terms) with the effective transition
-///   A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ),  R_t = C_{t−1}ᵀ C_t = blockdiag R(ψ_t − ψ_{t−1}),
+///   A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ),  R_t = C_{t−1}ᵀ C_t = blockdiag R(ψ_t −
+///   ψ_{t−1}),
 /// (C_{−1} = I): a rotation by the phase increment followed by the Householder factors.
 
 #include <atomic>
@@ -38,8 +41,8 @@ struct DeltaSequence {
 void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
                 const std::atomic<bool>* cancel = nullptr);
 
-/// out (T×d×d, row-major A_t): the effective transitions A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ)
-/// of the unrotated frame (q and v of `s` are not used). O(T n_h d²).
+/// out (T×d×d, row-major A_t): the effective transitions A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j}
+/// k_{t,j}ᵀ) of the unrotated frame (q and v of `s` are not used). O(T n_h d²).
 void delta_transitions(const DeltaSequence& s, rotary::Layout layout, double* out,
                        const std::atomic<bool>* cancel = nullptr);
 

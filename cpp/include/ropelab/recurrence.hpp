@@ -31,7 +31,8 @@ struct Sequence {
 };
 
 enum class LinearMode { recurrent, unrolled };
-/// Where the unrolled transition product starts: A_{τ+1}⋯A_t (correct) or A_τ⋯A_t (Eq. 11 as printed).
+/// Where the unrolled transition product starts: A_{τ+1}⋯A_t (correct) or A_τ⋯A_t (Eq. 11 as
+/// printed).
 enum class ProductStart { tau_plus_1, tau };
 LinearMode parse_linear_mode(const std::string& name);      ///< "recurrent" | "unrolled"
 ProductStart parse_product_start(const std::string& name);  ///< "tau+1" | "tau"
@@ -80,8 +81,8 @@ void rotate_pairs(const double* x, const double* cs, const double* sn, const std
 
 /// Pre-rotated state update (S is dv×d row-major): S ← S diag(lam) + v kpᵀ (lam null: Λ = I),
 /// then out = S qp (dv values).
-void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam,
-                       const double* v, const double* kp, const double* qp, double* out);
+void prerotated_update(double* S, std::size_t d, std::size_t dv, const double* lam, const double* v,
+                       const double* kp, const double* qp, double* out);
 
 /// The rotating transition A^eff_t = R(ψ_{t−1})ᵀ diag(λ_a, λ_b) R(ψ_t) of each pair as its 2×2
 /// block (B[4i..4i+4) = b00, b01, b10, b11), lam indexed by channel.
@@ -115,11 +116,11 @@ void rff_increment_product(const double* q, std::size_t T, std::size_t d, const 
 
 /// Position-dependent weightings of linear attention o_t = Σ_{τ≤t} w(t, τ) (q_t·k_τ) v_τ.
 enum class Decay {
-  alibi,     ///< w = e^{−m(t−τ)} (ALiBi's additive bias −m(t−τ) on the logit), m = `param` ≥ 0
-  fox,       ///< w = Π_{κ=τ+1}^{t} f_κ (Forgetting Transformer), f = `forget` (T values in [0,1])
+  alibi,  ///< w = e^{−m(t−τ)} (ALiBi's additive bias −m(t−τ) on the logit), m = `param` ≥ 0
+  fox,  ///< w = Π_{κ=τ+1}^{t} f_κ (Forgetting Transformer), f = `forget` (T values in [0,1])
   cosformer  ///< w = cos(π(t−τ)/(2M)), M = `param` > 0
 };
-Decay parse_decay(const std::string& name);  ///< "alibi" | "fox" | "cosformer"
+Decay parse_decay(const std::string& name);     ///< "alibi" | "fox" | "cosformer"
 const std::vector<std::string>& decay_names();  ///< the Decay names, in enum order
 enum class DecayMode { direct, recurrent };
 DecayMode parse_decay_mode(const std::string& name);  ///< "direct" | "recurrent"

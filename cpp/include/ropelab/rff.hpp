@@ -115,9 +115,10 @@ struct EstimateOptions {
 /// draws; d = 1: |N(0, 1)|), norm r of a trial being χ_d draw r of its `chi` stream.
 /// tests/test_simd.py compares the estimates' distribution with full-mode ORF (two-sample
 /// Kolmogorov–Smirnov) and their variance; cpp/tests/test_vecmath.cpp the χ_d draws with the χ_d
-/// distribution. Trial t's numbers depend only on (seed, t): bit-identical for every thread count. Memory is O(nthreads·D·d)
-/// at most (one ω block per thread), independent of `trials`. Throws mc::Cancelled when
-/// `cancel` is set, std::invalid_argument when the amplitude exp(n/2) overflows a double.
+/// distribution. Trial t's numbers depend only on (seed, t): bit-identical for every thread count.
+/// Memory is O(nthreads·D·d) at most (one ω block per thread), independent of `trials`. Throws
+/// mc::Cancelled when `cancel` is set, std::invalid_argument when the amplitude exp(n/2) overflows
+/// a double.
 void estimate(const double* q, const double* k, std::size_t d, const EstimateOptions& opt,
               std::size_t trials, double* out, const std::atomic<bool>* cancel);
 

@@ -20,19 +20,20 @@
 ///   normal k  = ziggurat (Marsaglia & Tsang 2000, in Doornik's ZIGNOR form, 256 layers) on w:
 ///               layer i = w & 255, v = (2⌊w_signed / 2^11⌋ + 1) · 2^-53 ∈ (−1, 1) (exact; bits
 ///               11..63, disjoint from i). If |v| < r[i] (98.5 % of draws; 97.2 % with 128
-///               layers, whose rejections cost more than the larger table) the normal is v·x[i]. Otherwise
-///               the exact wedge/tail test continues with the words of a private sub-stream of
-///               draw k: counter {k mod 2^32, 2^31 | stream << 24 | j << 16 | k >> 32, index...},
-///               j = 0, 1, ... (wrapping after 256 Philox calls, i.e. 512 words: never reached in
-///               practice, and still deterministic).
+///               layers, whose rejections cost more than the larger table) the normal is v·x[i].
+///               Otherwise the exact wedge/tail test continues with the words of a private
+///               sub-stream of draw k: counter {k mod 2^32, 2^31 | stream << 24 | j << 16 | k >>
+///               32, index...}, j = 0, 1, ... (wrapping after 256 Philox calls, i.e. 512 words:
+///               never reached in practice, and still deterministic).
 ///   χ_d k     = the χ_d ziggurat (ChiZiggurat below, d ≥ 2) on w: layer i = w & 1023, s as v
 ///               above; r = c[i] + s·h[i] if s lies in the layer's fast interval (99.6 % of draws),
 ///               else the exact completion on draw k's private sub-stream, as for normals.
 ///
-/// So the k-th normal (or χ_d) of a unit is a pure function of (seed, stream, index, k): a rejection never
-/// shifts the later draws, the vector kernels compute 16 draws at once in any order, and a trial's
-/// numbers never depend on the thread that computes it, the number of threads, the block size or
-/// the instruction set (vecmath.hpp: bit-identical on the scalar, AVX2 and AVX-512 paths).
+/// So the k-th normal (or χ_d) of a unit is a pure function of (seed, stream, index, k): a
+/// rejection never shifts the later draws, the vector kernels compute 16 draws at once in any
+/// order, and a trial's numbers never depend on the thread that computes it, the number of threads,
+/// the block size or the instruction set (vecmath.hpp: bit-identical on the scalar, AVX2 and
+/// AVX-512 paths).
 ///
 /// Changed from the first version (Philox4x64, sequential rejection): same guarantees, new
 /// numbers; Philox4x32 vectorises (32×32→64-bit multiplies) where 4x64 does not.
@@ -50,11 +51,11 @@ namespace ropelab::rng {
 /// The quantity a stream feeds. Distinct ids keep e.g. the frequencies ω and the random phases β
 /// of the same trial independent, and keep ω identical whatever the estimator.
 enum class StreamId : std::uint32_t {
-  omega = 0,        ///< full-mode frequency rows (and their orthogonal-block norms)
-  phase = 1,        ///< random phases β of the random-phase estimator
-  projected = 2,    ///< scalar / 2-D projections in projected mode (ORF: the block directions)
-  chi = 3,          ///< projected ORF: the χ_d norms (ChiZiggurat; d = 1: |normal|)
-  bench = 127,      ///< benchmarks of the primitives (bench_limit.py)
+  omega = 0,      ///< full-mode frequency rows (and their orthogonal-block norms)
+  phase = 1,      ///< random phases β of the random-phase estimator
+  projected = 2,  ///< scalar / 2-D projections in projected mode (ORF: the block directions)
+  chi = 3,        ///< projected ORF: the χ_d norms (ChiZiggurat; d = 1: |normal|)
+  bench = 127,    ///< benchmarks of the primitives (bench_limit.py)
 };
 
 /// Draws a unit may own: 2^40 (the counter layout above).
@@ -78,9 +79,9 @@ inline double to_open_signed_unit(std::uint64_t x) noexcept {
 /// layer edges x[i] and ratios r[i] = x[i+1]/x[i]. (The recursion closes: V/x[255] + f(x[255])
 /// = 1 to 2e-11.)
 struct ZigguratTables {
-  static constexpr int kLayers = 256;                 ///< the kernels use w & 255 as the layer
-  static constexpr double kR = 3.6541528853610088;    ///< start of the tail
-  static constexpr double kV = 4.92867323399e-3;      ///< area of each layer
+  static constexpr int kLayers = 256;               ///< the kernels use w & 255 as the layer
+  static constexpr double kR = 3.6541528853610088;  ///< start of the tail
+  static constexpr double kV = 4.92867323399e-3;    ///< area of each layer
   double x[kLayers + 1];
   double r[kLayers];
   double f[kLayers + 1];  ///< the density exp(−x²/2) at the layer edges (for the wedge test)
@@ -126,14 +127,14 @@ class ChiZiggurat {
   static const ChiZiggurat& get(std::size_t d);
   explicit ChiZiggurat(std::size_t d);
   std::size_t d;
-  double m;                         ///< the mode √(d−1)
-  double c[kLayers], h[kLayers];    ///< box centre and half-width of each layer
-  std::uint64_t rho[kLayers];       ///< fast-path s interval (lo, hi floats), inward-rounded
-  double y[kLayers + 1];            ///< y[i], y[i+1]: bottom and top of box i ≥ 1 (y[0] = 0)
-  double V;                         ///< the common area
-  double L1, R1;                    ///< the base rectangle's ends (f(L1) = f(R1) = y[1])
-  double p_right;                   ///< T_R / (T_L + T_R)
-  double slope_left, slope_right;   ///< (log f)' at L1 (> 0) and −(log f)' at R1 (> 0)
+  double m;                        ///< the mode √(d−1)
+  double c[kLayers], h[kLayers];   ///< box centre and half-width of each layer
+  std::uint64_t rho[kLayers];      ///< fast-path s interval (lo, hi floats), inward-rounded
+  double y[kLayers + 1];           ///< y[i], y[i+1]: bottom and top of box i ≥ 1 (y[0] = 0)
+  double V;                        ///< the common area
+  double L1, R1;                   ///< the base rectangle's ends (f(L1) = f(R1) = y[1])
+  double p_right;                  ///< T_R / (T_L + T_R)
+  double slope_left, slope_right;  ///< (log f)' at L1 (> 0) and −(log f)' at R1 (> 0)
   /// log f(r), f(m) = 1.
   double log_f(double r) const;
   /// The kernels' view of the tables.

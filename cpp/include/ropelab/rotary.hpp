@@ -39,16 +39,18 @@ inline void pair_channels(Layout layout, std::size_t d, std::size_t i, std::size
 }
 
 /// RoPE frequencies θ_i = base^{−2i/d}, i = 0..d/2−1 (d even, base > 0).
-/// `cancel` (here and below, may be null) is checked every ~2^16 steps (throws mc::Cancelled when set).
-void frequencies(std::size_t d, double base, double* out, const std::atomic<bool>* cancel = nullptr);
+/// `cancel` (here and below, may be null) is checked every ~2^16 steps (throws mc::Cancelled when
+/// set).
+void frequencies(std::size_t d, double base, double* out,
+                 const std::atomic<bool>* cancel = nullptr);
 
 /// RoPE angles out[m, i] = scale · positions[m] · θ_i (n×d/2). `scale` = L/L' is position
 /// interpolation (a model trained on length L run on length L').
 void rope_angles(const double* positions, std::size_t n, std::size_t d, double base, double scale,
                  double* out, const std::atomic<bool>* cancel = nullptr);
 
-/// out = R(angles) x for n rows of width d: pair i of row r is rotated by angles[(r mod na)·d/2 + i],
-/// where na (the number of angle rows) divides n (angles broadcast over leading batch rows).
+/// out = R(angles) x for n rows of width d: pair i of row r is rotated by angles[(r mod na)·d/2 +
+/// i], where na (the number of angle rows) divides n (angles broadcast over leading batch rows).
 /// Angles are float64 for both element types; cos/sin are evaluated in double and the products
 /// are rounded to T. `out` may alias `x`. Uses up to `nthreads` threads (≤ 0: all cores);
 /// the result does not depend on the thread count. Returns false if some x was inf or NaN
@@ -93,15 +95,16 @@ void decay_bound(const double* r, std::size_t n, std::size_t d, double base, dou
 void rotation_matrix(const double* angles, std::size_t d, Layout layout, double* out,
                      const std::atomic<bool>* cancel = nullptr);
 
-/// Realification: complex z (n rows × h) → real x (n × 2h) with (x_{c0}, x_{c1}) = (Re z_i, Im z_i).
+/// Realification: complex z (n rows × h) → real x (n × 2h) with (x_{c0}, x_{c1}) = (Re z_i, Im
+/// z_i).
 void realify(const std::complex<double>* z, std::size_t n, std::size_t h, Layout layout,
              double* out, const std::atomic<bool>* cancel = nullptr);
 /// The inverse of realify.
 void complexify(const double* x, std::size_t n, std::size_t d, Layout layout,
                 std::complex<double>* out, const std::atomic<bool>* cancel = nullptr);
 /// The real 2h×2h matrix of the complex diagonal map z ↦ λ ⊙ z: block |λ_i| R(arg λ_i) on pair i.
-void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout,
-                      double* out, const std::atomic<bool>* cancel = nullptr);
+void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout layout, double* out,
+                      const std::atomic<bool>* cancel = nullptr);
 
 /// Parity example ω_t = π b_t, Θ = 1: out[t] = ψ_t − π Σ_{κ≤t} b_κ reduced to [−π, π), where ψ_t is
 /// accumulated as `acc` says. The reference is evaluated in double-double (π = π_hi + π_lo,

@@ -10,7 +10,8 @@
 ///   3. φ_t   = causal depthwise conv of u (K taps, weight w[c][j] multiplying u_{t−K+1+j}),
 ///              optionally followed by SiLU;  or (skip_conv) the first difference u_t − u_{t−1}
 ///   4. φ_t  += exp(b)                                  (optional bias, one per channel)
-///   5. φ_t  *= sigmoid(gate(x̂_t))                      (optional: one gate per head, or per channel)
+///   5. φ_t  *= sigmoid(gate(x̂_t))                      (optional: one gate per head, or per
+///   channel)
 ///   6. s_t   = Σ_{τ≤t} φ_τ + offset                    (the running phase)
 ///   7. ψ_t   = Θ ⊙ s_t                                 (temperature applied after the sum)
 /// The rotation of q, k (half layout: channel i pairs with channel i + R) uses cos ψ, sin ψ.
@@ -36,9 +37,10 @@ struct Config {
   bool has_bias = false;
   /// Gate: 0 none; else the number of gate outputs G (H: one per head, H·R: one per channel).
   std::size_t gate_out = 0;
-  std::size_t gate_rank = 0;  ///< 0: one linear layer (G×model_dim); else G×gate_rank after gate_rank×model_dim
-  double eps = 1e-6;          ///< of the l2 normalisation
-  bool float32 = false;       ///< accumulation arithmetic (see the file comment)
+  std::size_t gate_rank =
+      0;  ///< 0: one linear layer (G×model_dim); else G×gate_rank after gate_rank×model_dim
+  double eps = 1e-6;     ///< of the l2 normalisation
+  bool float32 = false;  ///< accumulation arithmetic (see the file comment)
   std::size_t channels() const { return heads * pairs; }
   /// Columns of the conv cache per channel: K (the newest input last), 1 for skip_conv.
   std::size_t cache_width() const { return taps == 0 ? 1 : taps; }
@@ -46,9 +48,9 @@ struct Config {
 
 /// The weights, row-major, shapes as in Config's comments.
 struct Weights {
-  const double* down = nullptr;       ///< rank × model_dim
-  const double* up = nullptr;         ///< C × rank
-  const double* conv = nullptr;       ///< C × K (conv[c·K + j] multiplies u_{t−K+1+j}); unused if K = 0
+  const double* down = nullptr;  ///< rank × model_dim
+  const double* up = nullptr;    ///< C × rank
+  const double* conv = nullptr;  ///< C × K (conv[c·K + j] multiplies u_{t−K+1+j}); unused if K = 0
   const double* bias = nullptr;       ///< C (b; the path adds exp(b)), if has_bias
   const double* gate_down = nullptr;  ///< gate_rank × model_dim, if gate_rank > 0
   const double* gate_up = nullptr;    ///< G × (gate_rank or model_dim)

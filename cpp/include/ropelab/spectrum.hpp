@@ -5,9 +5,10 @@
 /// Frequencies are in bins (cycles per N samples: f bins ↔ Ω = 2πf/N rad/sample) unless a name
 /// says radians. The DTFT convention is X(f) = Σ_n x[n] e^{−2πi f n/N}.
 ///
-/// FFTs use FFTW with plans cached per (kind, size) (bounded LRU, see plan_cache_capacity) under a mutex (FFTW's planner is not
-/// thread-safe) with FFTW_ESTIMATE (deterministic), and executed with the new-array execute
-/// functions on per-call buffers, so every function here may be called from several threads.
+/// FFTs use FFTW with plans cached per (kind, size) (bounded LRU, see plan_cache_capacity) under a
+/// mutex (FFTW's planner is not thread-safe) with FFTW_ESTIMATE (deterministic), and executed with
+/// the new-array execute functions on per-call buffers, so every function here may be called from
+/// several threads.
 
 #include <algorithm>
 #include <atomic>
@@ -55,8 +56,9 @@ void dtft(const cplx* x, std::size_t N, const double* f, std::size_t F, cplx* ou
 void dtft_with_derivative(const double* x, std::size_t N, double f, cplx& X, cplx& dX);
 
 /// h[n] = a^n, a = e^{−α + iω}, n = 0..N−1 (α ≥ 0 per sample, ω rad/sample).
-void ssm_impulse(double alpha, double omega, std::size_t N, cplx* out,
-                 const std::atomic<bool>* cancel = nullptr);  ///< cancel: checked every 2^16 samples
+void ssm_impulse(
+    double alpha, double omega, std::size_t N, cplx* out,
+    const std::atomic<bool>* cancel = nullptr);  ///< cancel: checked every 2^16 samples
 /// Closed form of the DTFT of ssm_impulse at f bins: (1 − a^N e^{−2πif}) / (1 − a e^{−2πif/N}),
 /// evaluated with complex expm1 (accurate near the peak); N at a = 1, f ≡ 0.
 cplx ssm_spectrum(double alpha, double omega, std::size_t N, double f);
@@ -83,26 +85,27 @@ struct FiguresOfMerit {
   static constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   std::size_t N = 0;
   std::size_t pad = 0;
-  double coherent_gain = nan;             ///< Σw / (N max|w|)
-  double enbw_bins = nan;                 ///< N Σw² / (Σw)²
-  double scalloping_loss_db = nan;        ///< −20 log10 |W(½)| / |W(0)|
+  double coherent_gain = nan;                  ///< Σw / (N max|w|)
+  double enbw_bins = nan;                      ///< N Σw² / (Σw)²
+  double scalloping_loss_db = nan;             ///< −20 log10 |W(½)| / |W(0)|
   double worst_case_processing_loss_db = nan;  ///< scalloping + 10 log10 ENBW
-  double bandwidth_3db_bins = nan;        ///< full width where |W| = |W(0)|/√2 (half power)
-  double bandwidth_6db_bins = nan;        ///< full width where |W| = |W(0)|/2 (half amplitude)
-  double first_min_bins = nan;            ///< first local minimum of |W| beyond the main peak
-  double first_min_db = nan;              ///< its level re |W(0)| (very negative for a null)
-  bool first_min_is_null = false;         ///< level below −200 dB (a true zero of the DTFT)
-  double highest_sidelobe_db = nan;       ///< largest local maximum beyond the first minimum
-                                          ///< (−inf if none, or if it is below −240 dB, the
-                                          ///< rounding floor of the DTFT)
-  double highest_sidelobe_bins = nan;     ///< its frequency
-  double sidelobe_falloff_db_per_octave = nan;  ///< asymptotic slope (see merit::sidelobe_falloff_db_per_octave)
-  double overlap_correlation_50 = nan;    ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
-  double overlap_correlation_75 = nan;    ///< Σ w[n]w[n+N/4] / Σ w²
-  double leakage_factor = nan;            ///< energy outside |f| < first_min_bins / total
-  bool is_causal_exponential = false;     ///< w[n] = w[0] r^n with 0 < r ≤ 1
-  double decay_ratio = nan;               ///< r (causal exponential only)
-  double truncation_ripple_db = nan;      ///< peak-to-peak of |W|/envelope in dB (exp. only)
+  double bandwidth_3db_bins = nan;             ///< full width where |W| = |W(0)|/√2 (half power)
+  double bandwidth_6db_bins = nan;             ///< full width where |W| = |W(0)|/2 (half amplitude)
+  double first_min_bins = nan;                 ///< first local minimum of |W| beyond the main peak
+  double first_min_db = nan;                   ///< its level re |W(0)| (very negative for a null)
+  bool first_min_is_null = false;              ///< level below −200 dB (a true zero of the DTFT)
+  double highest_sidelobe_db = nan;            ///< largest local maximum beyond the first minimum
+                                     ///< (−inf if none, or if it is below −240 dB, the
+                                     ///< rounding floor of the DTFT)
+  double highest_sidelobe_bins = nan;  ///< its frequency
+  double sidelobe_falloff_db_per_octave =
+      nan;  ///< asymptotic slope (see merit::sidelobe_falloff_db_per_octave)
+  double overlap_correlation_50 = nan;  ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
+  double overlap_correlation_75 = nan;  ///< Σ w[n]w[n+N/4] / Σ w²
+  double leakage_factor = nan;          ///< energy outside |f| < first_min_bins / total
+  bool is_causal_exponential = false;   ///< w[n] = w[0] r^n with 0 < r ≤ 1
+  double decay_ratio = nan;             ///< r (causal exponential only)
+  double truncation_ripple_db = nan;    ///< peak-to-peak of |W|/envelope in dB (exp. only)
 };
 
 /// Figures of merit of the real window w (length N ≥ 1, Σw ≠ 0, main lobe at f = 0). The grid
@@ -181,9 +184,10 @@ double leakage_factor(const double* w, std::size_t N, double main_lobe_bins);
 /// Asymptotic sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
 /// (parabolic interpolation on a 1/8-bin grid) against log2 sin(πf/N), with an s² = sin²(πf/N)
 /// column for the periodicity of the DTFT, over f ∈ [f_lo, f_hi], f_lo = max(4 first_min_bins,
-/// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below −200 dB, counts as 0). Without at
-/// least 4 distinct peaks there, the slope of |W| itself on the grid; −inf when |W| is below the
-/// rounding floor (−240 dB) throughout the band; NaN when the band is shorter than 1.5:1 (small N).
+/// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below
+/// −200 dB, counts as 0). Without at least 4 distinct peaks there, the slope of |W| itself on the
+/// grid; −inf when |W| is below the rounding floor (−240 dB) throughout the band; NaN when the band
+/// is shorter than 1.5:1 (small N).
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
 
 /// w[n] = w[0] rⁿ with 0 < r ≤ 1: r and the ripple 20 log10((1 + rᴺ)/(1 − rᴺ)) of |W| against
@@ -200,13 +204,13 @@ CausalExponential causal_exponential(const double* w, std::size_t N);
 /// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
 struct LeakageMap {
   std::size_t N = 0;
-  std::vector<double> alpha_n;                ///< A values of α·N
-  std::vector<double> omega;                  ///< W values of ω (rad/sample)
-  std::vector<FiguresOfMerit> window;         ///< A: figures of merit of e^{−αn}
-  std::vector<double> scalloping_db;          ///< A×W: loss of a tone at ω read at its nearest bin
-  std::vector<double> bin_leakage_factor;     ///< A×W: DFT energy outside the nearest bin / total
-  std::vector<double> far_leakage_db;         ///< A×W: largest DFT bin ≥ 2 bins from ω, dB re peak
-                                              ///< (−inf below −240 dB, the rounding floor)
+  std::vector<double> alpha_n;             ///< A values of α·N
+  std::vector<double> omega;               ///< W values of ω (rad/sample)
+  std::vector<FiguresOfMerit> window;      ///< A: figures of merit of e^{−αn}
+  std::vector<double> scalloping_db;       ///< A×W: loss of a tone at ω read at its nearest bin
+  std::vector<double> bin_leakage_factor;  ///< A×W: DFT energy outside the nearest bin / total
+  std::vector<double> far_leakage_db;      ///< A×W: largest DFT bin ≥ 2 bins from ω, dB re peak
+                                           ///< (−inf below −240 dB, the rounding floor)
 };
 
 /// Computes the map; α = alpha_n/N. `cancel` (may be null) is checked between rows (throws

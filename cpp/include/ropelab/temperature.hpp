@@ -35,13 +35,13 @@ double optimal_sigma_brent(const rff::Pair& p, double D, rff::Estimator est, rff
 /// The numbers of the paper's counterexample at ξ (unit norms, trig estimator).
 struct Counterexample {
   double xi;
-  double sigma_paper;          ///< tan(½ arccos ξ)
-  double sigma_paper_sq;       ///< (1−ξ)/(1+ξ)
-  double mean_paper;           ///< E[K̂] at σ_paper, conjugate product: exp(1 − σ²(1−ξ))
-  double target;               ///< exp(ξ)
-  double mean_sigma1;          ///< E[K̂] at σ = 1, conjugate product
-  double mean_paper_literal;   ///< E[K̂] at σ_paper, literal product: exp(1 − σ²(1+ξ))
-  double target_literal;       ///< what the literal product estimates at σ = 1: exp(−ξ)
+  double sigma_paper;         ///< tan(½ arccos ξ)
+  double sigma_paper_sq;      ///< (1−ξ)/(1+ξ)
+  double mean_paper;          ///< E[K̂] at σ_paper, conjugate product: exp(1 − σ²(1−ξ))
+  double target;              ///< exp(ξ)
+  double mean_sigma1;         ///< E[K̂] at σ = 1, conjugate product
+  double mean_paper_literal;  ///< E[K̂] at σ_paper, literal product: exp(1 − σ²(1+ξ))
+  double target_literal;      ///< what the literal product estimates at σ = 1: exp(−ξ)
 };
 Counterexample counterexample(double xi);
 

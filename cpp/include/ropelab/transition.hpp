@@ -34,8 +34,8 @@ enum class Norm { spectral, frobenius };
 Norm parse_norm(const std::string& name);  ///< "2" | "fro"
 
 /// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gate row 0). The commutator
-/// is block diagonal with 2×2 blocks [[0, (λ_{c1} − λ_{c0}) sin ψ_i], [(λ_{c1} − λ_{c0}) sin ψ_i, 0]]
-/// up to signs: its norms are taken block by block in O(d).
+/// is block diagonal with 2×2 blocks [[0, (λ_{c1} − λ_{c0}) sin ψ_i], [(λ_{c1} − λ_{c0}) sin ψ_i,
+/// 0]] up to signs: its norms are taken block by block in O(d).
 double commutator_norm(const double* psi, const recurrence::Gates& gate, std::size_t d,
                        rotary::Layout layout, Norm norm);
 
@@ -48,7 +48,8 @@ double spectral_norm(const double* A, std::size_t m, std::size_t n);
 void eigenvalues(const double* A, std::size_t n, std::complex<double>* out);
 
 /// H(w) = I − 2wwᵀ/‖w‖² (d×d); w ≠ 0.
-void householder(const double* w, std::size_t d, double* out, const std::atomic<bool>* cancel = nullptr);
+void householder(const double* w, std::size_t d, double* out,
+                 const std::atomic<bool>* cancel = nullptr);
 /// H(w_{m−1}) ⋯ H(w_1) H(w_0) for the m rows of W (m×d); the identity for m = 0.
 void householder_product(const double* W, std::size_t m, std::size_t d, double* out);
 /// I − β ŵŵᵀ with ŵ = w/‖w‖ (eigenvalue 1 − β along ŵ, 1 elsewhere).

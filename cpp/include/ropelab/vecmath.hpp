@@ -7,7 +7,8 @@
 ///   scalar   plain C++ (any x86-64; SSE2 baseline), SLEEF's `purec` u10 scalar functions;
 ///   avx2     cpp/src/kernels_avx2.cpp, compiled with -mavx2 -mfma, SLEEF `u10avx2`;
 ///   avx512   cpp/src/kernels_avx512.cpp, compiled with -mavx512f -mavx512dq -mavx2 -mfma, SLEEF
-///            `u10avx512f` (selected when the CPU has AVX-512F and DQ: every AVX-512 x86 since 2017).
+///            `u10avx512f` (selected when the CPU has AVX-512F and DQ: every AVX-512 x86 since
+///            2017).
 ///
 /// Only those two files get ISA flags, and they include nothing but <immintrin.h>, <sleef.h> and
 /// this header (plain structs and declarations, no inline functions): an inline function or
@@ -59,17 +60,17 @@ struct PhiloxUnit {
 constexpr unsigned kChiLayers = 1024;
 
 /// The χ_d ziggurat of one d (rng.hpp ChiZiggurat) as the kernels read it. Draw k's word w gives
-/// the layer i = w & (kChiLayers − 1) and s = to_open_signed_unit(w) ∈ (−1, 1); if lo_i < s < hi_i (the
-/// floats of rho[i] = lo | hi << 32) the norm is c[i] + s·h[i], else slow() completes it.
+/// the layer i = w & (kChiLayers − 1) and s = to_open_signed_unit(w) ∈ (−1, 1); if lo_i < s < hi_i
+/// (the floats of rho[i] = lo | hi << 32) the norm is c[i] + s·h[i], else slow() completes it.
 struct ChiTables {
-  const double* c;         ///< box centres (kChiLayers)
-  const double* h;         ///< box half-widths (kChiLayers)
+  const double* c;           ///< box centres (kChiLayers)
+  const double* h;           ///< box half-widths (kChiLayers)
   const std::uint64_t* rho;  ///< fast-path intervals of s, two floats (kChiLayers)
-  const void* self;        ///< the ChiZiggurat
+  const void* self;          ///< the ChiZiggurat
   /// The exact completion of draw k after its fast path failed with (s, layer); `first` as in
   /// PhiloxUnit::slow_normal.
-  double (*slow)(const PhiloxUnit& unit, const void* self, std::uint64_t k, double s, unsigned layer,
-                 const std::uint32_t* first);
+  double (*slow)(const PhiloxUnit& unit, const void* self, std::uint64_t k, double s,
+                 unsigned layer, const std::uint32_t* first);
 };
 
 /// One implementation of the hot-loop kernels. "Group" g = draws 16g .. 16g+15 of a unit.
@@ -79,8 +80,8 @@ struct Kernels {
   /// out[16 i + r] = normal number 16 (g0 + i) + r of the unit, for i < ngroups.
   void (*normals)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
   /// out[16 i + r] = χ_d number 16 (g0 + i) + r of the unit (rng.hpp ChiZiggurat), i < ngroups.
-  void (*chis)(const PhiloxUnit& unit, const ChiTables& tables, std::uint64_t g0, std::size_t ngroups,
-               double* out);
+  void (*chis)(const PhiloxUnit& unit, const ChiTables& tables, std::uint64_t g0,
+               std::size_t ngroups, double* out);
   /// out[16 i + r] = uniform number 16 (g0 + i) + r of the unit in (0, 1), for i < ngroups.
   void (*uniforms)(const PhiloxUnit& unit, std::uint64_t g0, std::size_t ngroups, double* out);
   /// acc[j mod 8] += cos(x[j]) for j < n (lanes past n add +0.0).

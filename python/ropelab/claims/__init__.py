@@ -14,11 +14,11 @@ from ropelab.claims._registry import (
     REGISTRY,
     SECTIONS,
     USER_SECTION,
-    PluginError,
     Claim,
     ClaimResult,
     ClaimResults,
     Evidence,
+    PluginError,
     Verdict,
     claim,
     derive_verdict,
@@ -27,7 +27,21 @@ from ropelab.claims._registry import (
 )
 
 # Importing the topic modules registers their claims, in report order.
-from ropelab.claims import rotations, random_features, temperature, attention, spectra, tables, expressivity, related  # noqa: E402,F401  isort: skip
+from ropelab.claims import rotations, random_features, temperature, attention, spectra, tables, expressivity, related  # noqa: F401  isort: skip
 
-__all__ = ["REGISTRY", "SECTIONS", "USER_SECTION", "ENTRY_POINT_GROUP", "Claim", "ClaimResult", "ClaimResults",
-           "Evidence", "PluginError", "Verdict", "claim", "derive_verdict", "load_plugins", "run"]
+__all__ = [
+    "REGISTRY",
+    "SECTIONS",
+    "USER_SECTION",
+    "ENTRY_POINT_GROUP",
+    "Claim",
+    "ClaimResult",
+    "ClaimResults",
+    "Evidence",
+    "PluginError",
+    "Verdict",
+    "claim",
+    "derive_verdict",
+    "load_plugins",
+    "run",
+]

@@ -277,19 +277,39 @@ class ClaimResults(list[ClaimResult]):
         """
         import pandas as pd
 
-        columns = ["section", "source", "statement", "expected", "verdict", "matches", "error", "condition",
-                   "corrected", "corrected_holds", "tolerance", "seconds", "values", "inputs", "counterexample"]
+        columns = [
+            "section",
+            "source",
+            "statement",
+            "expected",
+            "verdict",
+            "matches",
+            "error",
+            "condition",
+            "corrected",
+            "corrected_holds",
+            "tolerance",
+            "seconds",
+            "values",
+            "inputs",
+            "counterexample",
+        ]
         rows = [r.as_dict() for r in self]
-        df = pd.DataFrame([{c: row[c] for c in columns} for row in rows], columns=columns,
-                          index=pd.Index([row["id"] for row in rows], name="id"))
+        df = pd.DataFrame(
+            [{c: row[c] for c in columns} for row in rows],
+            columns=columns,
+            index=pd.Index([row["id"] for row in rows], name="id"),
+        )
         return df
 
     def __repr__(self) -> str:
         counts = {v: sum(r.verdict == v and r.error is None for r in self) for v in VERDICTS}
         errors = sum(r.error is not None for r in self)
         unexpected = sum(not r.matches for r in self)
-        return (f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
-                f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)")
+        return (
+            f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
+            f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)"
+        )
 
     def _repr_html_(self) -> str:
         import html
@@ -299,7 +319,9 @@ class ClaimResults(list[ClaimResult]):
         rows = "".join(
             f"<tr><td><code>{e(r.id)}</code></td><td>{e(str(r.verdict) if r.error is None else 'error')}</td>"
             f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td>"
-            f"<td style='text-align:left'>{e(r.statement)}</td></tr>" for r in self)
+            f"<td style='text-align:left'>{e(r.statement)}</td></tr>"
+            for r in self
+        )
         return f"<table><caption>{e(repr(self))}</caption><tr>{head}</tr>{rows}</table>"
 
 
@@ -420,8 +442,10 @@ def load_plugins(modules: Iterable[str] = (), *, entry_points: bool = True) -> l
             try:
                 ep.load()
             except Exception as exc:
-                raise PluginError(f"claims entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r} "
-                                  f"could not be imported: {type(exc).__name__}: {exc}") from exc
+                raise PluginError(
+                    f"claims entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r} "
+                    f"could not be imported: {type(exc).__name__}: {exc}"
+                ) from exc
             loaded.append(f"{ep.name} = {ep.value}")
     return loaded
 
@@ -433,13 +457,45 @@ def _run_one(c: Claim) -> ClaimResult:
         if ev.verdict not in VERDICTS:
             raise ValueError(f"check of {c.id} returned verdict {ev.verdict!r}")
         corrected_holds = None if ev.corrected_holds is None else bool(ev.corrected_holds)
-        return ClaimResult(c.id, c.section, c.source, c.statement, c.expected, ev.verdict, ev.values, ev.tolerance,
-                           ev.inputs, ev.condition, ev.counterexample, ev.corrected, corrected_holds,
-                           time.perf_counter() - t0, error=None, plugin=c.plugin, figure=ev.figure)
+        return ClaimResult(
+            c.id,
+            c.section,
+            c.source,
+            c.statement,
+            c.expected,
+            ev.verdict,
+            ev.values,
+            ev.tolerance,
+            ev.inputs,
+            ev.condition,
+            ev.counterexample,
+            ev.corrected,
+            corrected_holds,
+            time.perf_counter() - t0,
+            error=None,
+            plugin=c.plugin,
+            figure=ev.figure,
+        )
     except Exception as exc:  # a broken check is reported, never hidden
         err = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return ClaimResult(c.id, c.section, c.source, c.statement, c.expected, None, {}, "", {}, None, None, None,
-                           None, time.perf_counter() - t0, error=err, plugin=c.plugin)
+        return ClaimResult(
+            c.id,
+            c.section,
+            c.source,
+            c.statement,
+            c.expected,
+            None,
+            {},
+            "",
+            {},
+            None,
+            None,
+            None,
+            None,
+            time.perf_counter() - t0,
+            error=err,
+            plugin=c.plugin,
+        )
 
 
 def run(

@@ -20,8 +20,9 @@ def _pairs(n: int = 6, d: int = 8, seed: int = SEED) -> list[tuple[FloatArray, F
     return [(0.6 * rng.standard_normal(d) / np.sqrt(d), 0.6 * rng.standard_normal(d) / np.sqrt(d)) for _ in range(n)]
 
 
-def _mc(q: FloatArray, k: FloatArray, convention: str, D: int = 64, trials: int = 4000, seed: int = SEED,
-        mode: str = "full") -> tuple[float, float]:
+def _mc(
+    q: FloatArray, k: FloatArray, convention: str, D: int = 64, trials: int = 4000, seed: int = SEED, mode: str = "full"
+) -> tuple[float, float]:
     e = rff.estimate(q, k, D, 1.0, "trig", convention, trials=trials, seed=seed, mode=mode)  # type: ignore[arg-type]
     return float(e.mean()), float(e.std(ddof=1) / np.sqrt(trials))
 
@@ -52,15 +53,18 @@ def gaussian_identity() -> Evidence:
         x, w = np.polynomial.hermite_e.hermegauss(80)
         quad = float(np.exp((q @ q + k @ k) / 2) * (w @ np.cos(np.linalg.norm(q - k) * x)) / np.sqrt(2 * np.pi))
         mc, se = _mc(q, k, "conjugate")
-        good = (abs(closed / kappa - 1) < EXACT_RTOL and abs(quad / kappa - 1) < EXACT_RTOL
-                and abs(mc - kappa) < MC_SIGMAS * se)
+        good = (
+            abs(closed / kappa - 1) < EXACT_RTOL
+            and abs(quad / kappa - 1) < EXACT_RTOL
+            and abs(mc - kappa) < MC_SIGMAS * se
+        )
         ok &= good
         rows.append({"exp_qk": kappa, "closed_form": closed, "quadrature": quad, "monte_carlo": mc, "mc_se": se})
     return Evidence(
         verdict=derive_verdict(ok),
         values={"pairs": rows},
         tolerance=f"closed form and Gauss–Hermite quadrature: {EXACT_RTOL:g} relative; Monte Carlo "
-                  f"(full mode, D=64, 4000 trials): {MC_SIGMAS:g} standard errors",
+        f"(full mode, D=64, 4000 trials): {MC_SIGMAS:g} standard errors",
         inputs={"pairs": 6, "d": 8, "seed": SEED},
     )
 
@@ -93,20 +97,35 @@ def eq8_literal() -> Evidence:
         lit_mc, lit_se = _mc(q, k, "literal")
         # the statement holds for this pair only if the literal mean is kappa (closed form and MC)
         literal_ok &= abs(lit / kappa - 1) < EXACT_RTOL or abs(lit_mc - kappa) < MC_SIGMAS * lit_se
-        literal_is_exp_minus &= (abs(lit / np.exp(-float(q @ k)) - 1) < EXACT_RTOL
-                                 and abs(lit_mc - np.exp(-float(q @ k))) < MC_SIGMAS * lit_se)
+        literal_is_exp_minus &= (
+            abs(lit / np.exp(-float(q @ k)) - 1) < EXACT_RTOL
+            and abs(lit_mc - np.exp(-float(q @ k))) < MC_SIGMAS * lit_se
+        )
         conj_ok &= abs(conj / kappa - 1) < EXACT_RTOL
-        rows.append({"q_dot_k": float(q @ k), "exp_qk": kappa, "exp_minus_qk": float(np.exp(-(q @ k))),
-                     "literal_mean": lit, "literal_monte_carlo": lit_mc, "literal_mc_se": lit_se, "conjugate_mean": conj})
+        rows.append(
+            {
+                "q_dot_k": float(q @ k),
+                "exp_qk": kappa,
+                "exp_minus_qk": float(np.exp(-(q @ k))),
+                "literal_mean": lit,
+                "literal_monte_carlo": lit_mc,
+                "literal_mc_se": lit_se,
+                "conjugate_mean": conj,
+            }
+        )
     worst = max(rows, key=lambda r: abs(r["literal_mean"] - r["exp_qk"]))
     return Evidence(
         verdict=derive_verdict(literal_ok),
         values={"pairs": rows},
         tolerance=f"{EXACT_RTOL:g} relative (closed form); {MC_SIGMAS:g} standard errors (Monte Carlo)",
         inputs={"pairs": 6, "d": 8, "sigma": 1.0, "seed": SEED},
-        counterexample={"q_dot_k": worst["q_dot_k"], "literal_mean": worst["literal_mean"], "exp_qk": worst["exp_qk"],
-                        "exp_minus_qk": worst["exp_minus_qk"]},
+        counterexample={
+            "q_dot_k": worst["q_dot_k"],
+            "literal_mean": worst["literal_mean"],
+            "exp_qk": worst["exp_qk"],
+            "exp_minus_qk": worst["exp_minus_qk"],
+        },
         corrected="With the conjugate, Re φ(q)·conj φ(k) = A cos(ω·(q−k)) has mean e^{q·k}; the literal product "
-                  "A cos(ω·(q+k)) has mean e^{−q·k}.",
+        "A cos(ω·(q+k)) has mean e^{−q·k}.",
         corrected_holds=bool(conj_ok and literal_is_exp_minus),
     )

@@ -1,6 +1,7 @@
 """Claims about rotations, recurrences and transitions: RoPE (RoFormer §3), the complex form,
 the RoPE trick, Eq. (9), Eq. (11), Selective RoPE pre-rotation, gates, Householder reflections and
-related models (Selective RoPE §2–§4.1 and App. A.1, A.2, A.5–A.7)."""
+related models (Selective RoPE §2–§4.1 and App. A.1, A.2, A.5–A.7).
+"""
 
 from __future__ import annotations
 
@@ -32,8 +33,12 @@ def _tol(work: float) -> float:
     return 16 * EPS * max(work, 1.0)
 
 
-@claim("rope.relative", source="RoFormer §3.2, Eq. (16)",
-       statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only", expected="holds")
+@claim(
+    "rope.relative",
+    source="RoFormer §3.2, Eq. (16)",
+    statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only",
+    expected="holds",
+)
 def rope_relative() -> Evidence:
     """Check the claim ``rope.relative``; expected verdict: holds.
 
@@ -51,22 +56,32 @@ def rope_relative() -> Evidence:
         for _ in range(20):
             q, k = rng.standard_normal((2, d))
             m, n, s = (int(x) for x in rng.integers(0, 4096, 3))
-            lhs = rotary.rotate(q, rotary.rope_angles(m, d), layout) @ rotary.rotate(k, rotary.rope_angles(n, d), layout)
+            lhs = rotary.rotate(q, rotary.rope_angles(m, d), layout) @ rotary.rotate(
+                k, rotary.rope_angles(n, d), layout
+            )
             rhs = q @ rotary.rotate(k, rotary.rope_angles(n - m, d), layout)
-            shifted = (rotary.rotate(q, rotary.rope_angles(m + s, d), layout)
-                       @ rotary.rotate(k, rotary.rope_angles(n + s, d), layout))
+            shifted = rotary.rotate(q, rotary.rope_angles(m + s, d), layout) @ rotary.rotate(
+                k, rotary.rope_angles(n + s, d), layout
+            )
             scale = np.linalg.norm(q) * np.linalg.norm(k)
             worst = max(worst, abs(lhs - rhs) / scale, abs(shifted - lhs) / scale)
     # angles up to ~8000 rad: argument reduction makes each cos/sin carry ~|angle|·eps absolute error
     tol = _tol(d) * 8192
-    return Evidence(derive_verdict(worst < tol), {"max_error_over_norms": worst},
-                    f"|difference| ≤ {tol:.2e}·‖q‖‖k‖ (float64 rounding of angles up to ~8·10³ rad)",
-                    {"d": d, "pairs": 40, "positions": "0..4095", "layouts": list(LAYOUTS), "seed": SEED + 1})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_error_over_norms": worst},
+        f"|difference| ≤ {tol:.2e}·‖q‖‖k‖ (float64 rounding of angles up to ~8·10³ rad)",
+        {"d": d, "pairs": 40, "positions": "0..4095", "layouts": list(LAYOUTS), "seed": SEED + 1},
+    )
 
 
-@claim("rope.elementwise", source="RoFormer §3.4.2, Eq. (34)",
-       statement="The element-wise cos/sin form equals the block-diagonal rotation matrix; the half layout "
-                 "equals the interleaved one up to a permutation", expected="holds")
+@claim(
+    "rope.elementwise",
+    source="RoFormer §3.4.2, Eq. (34)",
+    statement="The element-wise cos/sin form equals the block-diagonal rotation matrix; the half layout "
+    "equals the interleaved one up to a permutation",
+    expected="holds",
+)
 def rope_elementwise() -> Evidence:
     """Check the claim ``rope.elementwise``; expected verdict: holds.
 
@@ -93,9 +108,12 @@ def rope_elementwise() -> Evidence:
     e1, e2 = _rel_err(elementwise, matrix), _rel_err(interleaved, matrix)
     e3 = _rel_err(half, interleaved[:, perm])
     tol = _tol(4)
-    return Evidence(derive_verdict(max(e1, e2, e3) < tol),
-                    {"elementwise_vs_matrix": e1, "rotate_vs_matrix": e2, "half_vs_permuted_interleaved": e3},
-                    f"relative {tol:.1e} (a few roundings per entry)", {"d": d, "positions": 8, "seed": SEED + 2})
+    return Evidence(
+        derive_verdict(max(e1, e2, e3) < tol),
+        {"elementwise_vs_matrix": e1, "rotate_vs_matrix": e2, "half_vs_permuted_interleaved": e3},
+        f"relative {tol:.1e} (a few roundings per entry)",
+        {"d": d, "positions": 8, "seed": SEED + 2},
+    )
 
 
 def _decay_figure() -> Any:
@@ -104,9 +122,12 @@ def _decay_figure() -> Any:
     return plot.decay_bound_curve(d=128, base=10000.0, r_max=20000)
 
 
-@claim("rope.decay", source="RoFormer §3.3, §3.4.3, Fig. 2",
-       statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
-       expected="holds-if")
+@claim(
+    "rope.decay",
+    source="RoFormer §3.3, §3.4.3, Fig. 2",
+    statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
+    expected="holds-if",
+)
 def rope_decay() -> Evidence:
     """Check the claim ``rope.decay``; expected verdict: holds-if.
 
@@ -131,24 +152,39 @@ def rope_decay() -> Evidence:
     corrected_ok = short_range and not monotone and peak_10k > peak_5k
     return Evidence(
         verdict=derive_verdict(monotone, short_range),
-        values={"B0": float(B[0]), "first_increase_at_r": first_rise, "B_at_first_increase": [float(B[first_rise]), float(B[first_rise + 1])],
-                "block_maxima_first_160": blocks.tolist(), "max_B_beyond_100": float(B[100:].max()),
-                "peak_5000_5200": peak_5k, "peak_10000_10200": peak_10k},
+        values={
+            "B0": float(B[0]),
+            "first_increase_at_r": first_rise,
+            "B_at_first_increase": [float(B[first_rise]), float(B[first_rise + 1])],
+            "block_maxima_first_160": blocks.tolist(),
+            "max_B_beyond_100": float(B[100:].max()),
+            "peak_5000_5200": peak_5k,
+            "peak_10000_10200": peak_10k,
+        },
         tolerance="exact comparisons of computed B values (differences are ≫ rounding)",
         inputs={"d": 128, "base": 10000.0, "r": "0..20000"},
         condition="only as a short-range trend: the block maxima fall over the first ~128 positions and B stays "
-                  "below B(0)/2 beyond r = 100",
-        counterexample={"r": first_rise, "B(r)": float(B[first_rise]), "B(r+1)": float(B[first_rise + 1]),
-                        "peak over r in [5000, 5200]": peak_5k, "peak over r in [10000, 10200]": peak_10k},
+        "below B(0)/2 beyond r = 100",
+        counterexample={
+            "r": first_rise,
+            "B(r)": float(B[first_rise]),
+            "B(r+1)": float(B[first_rise + 1]),
+            "peak over r in [5000, 5200]": peak_5k,
+            "peak over r in [10000, 10200]": peak_10k,
+        },
         corrected="B(r) falls from 32.5 to below half within ~100 positions but is not monotone, and beyond a few "
-                  "hundred positions its local maxima stop decreasing.",
+        "hundred positions its local maxima stop decreasing.",
         corrected_holds=corrected_ok,
         figure=_decay_figure,
     )
 
 
-@claim("rope.linear_attention", source="RoFormer §3.3, Eq. (19)",
-       statement="Rotations preserve norms, so RoPE composes with linear attention", expected="holds")
+@claim(
+    "rope.linear_attention",
+    source="RoFormer §3.3, Eq. (19)",
+    statement="Rotations preserve norms, so RoPE composes with linear attention",
+    expected="holds",
+)
 def rope_linear_attention() -> Evidence:
     """Check the claim ``rope.linear_attention``; expected verdict: holds.
 
@@ -188,19 +224,33 @@ def rope_linear_attention() -> Evidence:
     shifted = recurrence.linear_attention(rotary.rotate(fq, ang_s), rotary.rotate(fk, ang_s), v) / den
     # the same numerator as a recurrence whose transitions are the RoPE steps
     rec = recurrence.selective_rope_attention(fq, fk, v, ang, mode="recurrent")
-    errs = {"eq19_toolkit_vs_formula": _rel_err(eq19, direct), "eq19_vs_relative_form": _rel_err(eq19, rel_form),
-            "eq19_shift_by_1000_positions": _rel_err(shifted, eq19), "prerotated_vs_recurrent": _rel_err(num, rec)}
+    errs = {
+        "eq19_toolkit_vs_formula": _rel_err(eq19, direct),
+        "eq19_vs_relative_form": _rel_err(eq19, rel_form),
+        "eq19_shift_by_1000_positions": _rel_err(shifted, eq19),
+        "prerotated_vs_recurrent": _rel_err(num, rec),
+    }
     tol = _tol(T * D)
     tol_shift = _tol(T * D) * 2048  # angles up to ~10³ rad: argument reduction costs |angle|·eps
-    ok = (norm_err < _tol(D) and errs["eq19_toolkit_vs_formula"] < tol and errs["eq19_vs_relative_form"] < tol
-          and errs["prerotated_vs_recurrent"] < tol and errs["eq19_shift_by_1000_positions"] < tol_shift)
-    return Evidence(derive_verdict(ok), {"norm_error": norm_err} | errs,
-                    f"norms {_tol(D):.1e}; Eq. (19) routes {tol:.1e} relative (T·D accumulated roundings); shifted "
-                    f"positions {tol_shift:.1e} (angles up to ~10³ rad)",
-                    {"T": T, "d": d, "features": "positive random features, D = 16", "shift": s, "seed": SEED + 4})
+    ok = (
+        norm_err < _tol(D)
+        and errs["eq19_toolkit_vs_formula"] < tol
+        and errs["eq19_vs_relative_form"] < tol
+        and errs["prerotated_vs_recurrent"] < tol
+        and errs["eq19_shift_by_1000_positions"] < tol_shift
+    )
+    return Evidence(
+        derive_verdict(ok),
+        {"norm_error": norm_err} | errs,
+        f"norms {_tol(D):.1e}; Eq. (19) routes {tol:.1e} relative (T·D accumulated roundings); shifted "
+        f"positions {tol_shift:.1e} (angles up to ~10³ rad)",
+        {"T": T, "d": d, "features": "positive random features, D = 16", "shift": s, "seed": SEED + 4},
+    )
 
 
-@claim("complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds")
+@claim(
+    "complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds"
+)
 def complex_realify() -> Evidence:
     """Check the claim ``complex.realify``; expected verdict: holds.
 
@@ -222,11 +272,20 @@ def complex_realify() -> Evidence:
             rhs = float(k @ rotary.rotation_matrix(th, layout) @ q)
             worst = max(worst, float(abs(lhs - rhs) / (np.linalg.norm(q) * np.linalg.norm(k))))
     tol = _tol(d)
-    return Evidence(derive_verdict(worst < tol), {"max_error_over_norms": worst}, f"{tol:.1e}·‖q‖‖k‖",
-                    {"d": d, "cases": 40, "layouts": list(LAYOUTS), "seed": SEED + 5})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_error_over_norms": worst},
+        f"{tol:.1e}·‖q‖‖k‖",
+        {"d": d, "cases": 40, "layouts": list(LAYOUTS), "seed": SEED + 5},
+    )
 
 
-@claim("rope.trick", source="Selective RoPE §2, Eqs. (5)–(7)", statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)", expected="holds")
+@claim(
+    "rope.trick",
+    source="Selective RoPE §2, Eqs. (5)–(7)",
+    statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)",
+    expected="holds",
+)
 def rope_trick() -> Evidence:
     """Check the claim ``rope.trick``; expected verdict: holds.
 
@@ -247,8 +306,12 @@ def rope_trick() -> Evidence:
         rhs = rotary.rotate(k, rotary.rope_angles(tau, d)) @ rotary.rotate(q, rotary.rope_angles(t, d))
         worst = max(worst, abs(lhs - rhs) / (np.linalg.norm(q) * np.linalg.norm(k)))
     tol = _tol(d * 200)  # up to 200 matrix products
-    return Evidence(derive_verdict(worst < tol), {"max_error_over_norms": worst}, f"{tol:.1e}·‖q‖‖k‖ (≤ 200 products)",
-                    {"d": d, "cases": 20, "seed": SEED + 6})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_error_over_norms": worst},
+        f"{tol:.1e}·‖q‖‖k‖ (≤ 200 products)",
+        {"d": d, "cases": 20, "seed": SEED + 6},
+    )
 
 
 def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tuple[FloatArray, ...]:
@@ -261,9 +324,12 @@ def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tup
     return q, k, v, w
 
 
-@claim("rff.eq9_norm", source="Selective RoPE Eq. (9), App. A.2",
-       statement="The pure-rotation recurrence (Eq. 9 without the amplitude factor) reproduces the RFF sum",
-       expected="holds-if")
+@claim(
+    "rff.eq9_norm",
+    source="Selective RoPE Eq. (9), App. A.2",
+    statement="The pure-rotation recurrence (Eq. 9 without the amplitude factor) reproduces the RFF sum",
+    expected="holds-if",
+)
 def eq9_norm() -> Evidence:
     """Check the claim ``rff.eq9_norm``; expected verdict: holds-if.
 
@@ -281,8 +347,12 @@ def eq9_norm() -> Evidence:
     for name, const in (("varying_norm", False), ("constant_norm", True)):
         q, k, v, w = _rff_inputs(T, d, D, 7, const)
         direct = recurrence.rff_attention(q, k, v, w, mode="direct")
-        errs[name + "_no_amplitude"] = _rel_err(recurrence.rff_attention(q, k, v, w, "recurrent", amplitude=False), direct)
-        errs[name + "_with_amplitude"] = _rel_err(recurrence.rff_attention(q, k, v, w, "recurrent", amplitude=True), direct)
+        errs[name + "_no_amplitude"] = _rel_err(
+            recurrence.rff_attention(q, k, v, w, "recurrent", amplitude=False), direct
+        )
+        errs[name + "_with_amplitude"] = _rel_err(
+            recurrence.rff_attention(q, k, v, w, "recurrent", amplitude=True), direct
+        )
     general = errs["varying_norm_no_amplitude"] < tol
     conditional = errs["constant_norm_no_amplitude"] < tol
     corrected_ok = errs["varying_norm_with_amplitude"] < tol and errs["constant_norm_with_amplitude"] < tol
@@ -298,8 +368,12 @@ def eq9_norm() -> Evidence:
     )
 
 
-@claim("rff.telescoping", source="Selective RoPE §3.1, App. A.2",
-       statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}", expected="holds")
+@claim(
+    "rff.telescoping",
+    source="Selective RoPE §3.1, App. A.2",
+    statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}",
+    expected="holds",
+)
 def telescoping() -> Evidence:
     """Check the claim ``rff.telescoping``; expected verdict: holds.
 
@@ -318,13 +392,20 @@ def telescoping() -> Evidence:
     closed = np.exp(1j * (q - q[tau]) @ w.T)
     err = _rel_err(prod[tau:], closed[tau:])
     tol = _tol(T * d) * 10  # phases of size ~10 rad accumulate
-    return Evidence(derive_verdict(err < tol), {"max_error": err}, f"{tol:.1e} absolute on unit-modulus products",
-                    {"T": T, "d": d, "D": D, "tau": tau, "seed": SEED + 8})
+    return Evidence(
+        derive_verdict(err < tol),
+        {"max_error": err},
+        f"{tol:.1e} absolute on unit-modulus products",
+        {"T": T, "d": d, "D": D, "tau": tau, "seed": SEED + 8},
+    )
 
 
-@claim("rff.softmax_no_position", source="Selective RoPE §3.1",
-       statement="The RFF rotation alone carries no relative position: it depends on the endpoints only",
-       expected="holds")
+@claim(
+    "rff.softmax_no_position",
+    source="Selective RoPE §3.1",
+    statement="The RFF rotation alone carries no relative position: it depends on the endpoints only",
+    expected="holds",
+)
 def softmax_no_position() -> Evidence:
     """Check the claim ``rff.softmax_no_position``; expected verdict: holds.
 
@@ -339,8 +420,8 @@ def softmax_no_position() -> Evidence:
     rng, d, D = _rng(9), 8, 12
     w = rng.standard_normal((D, d))
     start, end = rng.standard_normal((2, d))
-    short = np.vstack([start, rng.standard_normal((3, d)), end])          # t − τ = 4
-    long = np.vstack([start, rng.standard_normal((20, d)), end])          # t − τ = 21
+    short = np.vstack([start, rng.standard_normal((3, d)), end])  # t − τ = 4
+    long = np.vstack([start, rng.standard_normal((20, d)), end])  # t − τ = 21
     p_short = recurrence.rff_increment_product(short, w)[-1]
     p_long = recurrence.rff_increment_product(long, w)[-1]
     err = _rel_err(p_short, p_long)
@@ -352,7 +433,7 @@ def softmax_no_position() -> Evidence:
     path_b = np.vstack([start, rng.standard_normal((T - 2, d)), end]) * 0.3
     k = 0.3 * rng.standard_normal((T, d))
     v = np.zeros((T, 1))
-    v[0, 0] = 1.0                                                          # only the first key is written
+    v[0, 0] = 1.0  # only the first key is written
     h_a = recurrence.rff_attention(path_a, k, v, w, mode="recurrent")[-1, :, 0]
     h_b = recurrence.rff_attention(path_b, k, v, w, mode="recurrent")[-1, :, 0]
     score_a, score_b = float(h_a.real.mean()), float(h_b.real.mean())
@@ -370,20 +451,29 @@ def softmax_no_position() -> Evidence:
     rope_long = rotary.rope_angles(21, d)
     tol = _tol(21 * d) * 10
     ok = err < tol and path_err < tol and srope_diff > 1e-3 and middles_differ > 1e-3
-    return Evidence(derive_verdict(ok),
-                    {"rff_product_difference_lengths_4_vs_21": err,
-                     "rff_score_difference_equal_endpoints_same_length": path_err,
-                     "rff_score_path_a": score_a, "rff_score_path_b": score_b,
-                     "max_difference_of_the_middles": middles_differ,
-                     "selective_rope_phase_difference_same_paths": srope_diff,
-                     "rope_phase_difference": float(np.max(np.abs(rope_long - rope_short)))},
-                    f"{tol:.1e} relative for equal products and scores; the Selective RoPE contrast must differ by "
-                    "more than 1e-3 rad",
-                    {"d": d, "D": D, "distances": [4, 21], "T": T, "seed": SEED + 9})
+    return Evidence(
+        derive_verdict(ok),
+        {
+            "rff_product_difference_lengths_4_vs_21": err,
+            "rff_score_difference_equal_endpoints_same_length": path_err,
+            "rff_score_path_a": score_a,
+            "rff_score_path_b": score_b,
+            "max_difference_of_the_middles": middles_differ,
+            "selective_rope_phase_difference_same_paths": srope_diff,
+            "rope_phase_difference": float(np.max(np.abs(rope_long - rope_short))),
+        },
+        f"{tol:.1e} relative for equal products and scores; the Selective RoPE contrast must differ by "
+        "more than 1e-3 rad",
+        {"d": d, "D": D, "distances": [4, 21], "T": T, "seed": SEED + 9},
+    )
 
 
-@claim("eq11.index", source="Selective RoPE Eqs. (3), (11)",
-       statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t", expected="fails")
+@claim(
+    "eq11.index",
+    source="Selective RoPE Eqs. (3), (11)",
+    statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t",
+    expected="fails",
+)
 def eq11_index() -> Evidence:
     """Check the claim ``eq11.index``; expected verdict: fails.
 
@@ -408,12 +498,16 @@ def eq11_index() -> Evidence:
     e_tau, e_tau1, e_id = _rel_err(at_tau, rec), _rel_err(at_tau1, rec), _rel_err(id_tau, id_rec)
     return Evidence(
         verdict=derive_verdict(e_tau < tol),
-        values={"start_tau_vs_recurrence": e_tau, "start_tau_plus_1_vs_recurrence": e_tau1, "start_tau_with_identity": e_id},
+        values={
+            "start_tau_vs_recurrence": e_tau,
+            "start_tau_plus_1_vs_recurrence": e_tau1,
+            "start_tau_with_identity": e_id,
+        },
         tolerance=f"relative {tol:.1e} (T·d² accumulated roundings)",
         inputs={"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": SEED + 10},
         counterexample={"relative_difference_start_tau": e_tau, "agrees_when_all_A_are_I": e_id < tol},
         corrected="o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{τ+1} ⋯ A_t) q_t: the product starts at τ+1 (the key enters after A_τ "
-                  "is applied).",
+        "is applied).",
         corrected_holds=e_tau1 < tol,
     )
 
@@ -425,8 +519,12 @@ def _srope_inputs(T: int, d: int, offset: int) -> tuple[FloatArray, ...]:
     return q, k, v, psi
 
 
-@claim("srope.prerotation", source="Selective RoPE Eq. (13), §4.1",
-       statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)", expected="holds")
+@claim(
+    "srope.prerotation",
+    source="Selective RoPE Eq. (13), §4.1",
+    statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)",
+    expected="holds",
+)
 def srope_prerotation() -> Evidence:
     """Check the claim ``srope.prerotation``; expected verdict: holds.
 
@@ -450,13 +548,20 @@ def srope_prerotation() -> Evidence:
     c = recurrence.linear_attention(q, k, v, R, mode="unrolled")
     worst = max(worst, _rel_err(c, recurrence.selective_rope_attention(q, k, v, psi)))
     tol = _tol(T * d * d)
-    return Evidence(derive_verdict(worst < tol), {"max_relative_difference": worst}, f"relative {tol:.1e}",
-                    {"T": T, "d": d, "layouts": list(LAYOUTS), "seed": SEED + 11})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_relative_difference": worst},
+        f"relative {tol:.1e}",
+        {"T": T, "d": d, "layouts": list(LAYOUTS), "seed": SEED + 11},
+    )
 
 
-@claim("srope.parity", source="Selective RoPE §4.1–§4.2",
-       statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
-       expected="holds")
+@claim(
+    "srope.parity",
+    source="Selective RoPE §4.1–§4.2",
+    statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
+    expected="holds",
+)
 def srope_parity() -> Evidence:
     """Check the claim ``srope.parity``; expected verdict: holds.
 
@@ -495,27 +600,36 @@ def srope_parity() -> Evidence:
             scores[name] = (xr @ xr.T, xs @ xs.T)
         (ra, sa), (rb, sb) = scores["a"], scores["b"]
         rope_gap = max(rope_gap, abs(ra[-1, 0] - rb[-1, 0]))
-        middle_seen = max(middle_seen, abs(ra[j, 0] - rb[j, 0]))            # the inputs really differ
-        srope_sep = max(srope_sep, abs(sa[-1, 0] + sb[-1, 0]))              # opposite signs: sum ≈ 0
+        middle_seen = max(middle_seen, abs(ra[j, 0] - rb[j, 0]))  # the inputs really differ
+        srope_sep = max(srope_sep, abs(sa[-1, 0] + sb[-1, 0]))  # opposite signs: sum ≈ 0
         min_abs = min(min_abs, abs(sa[-1, 0]))
     tol = 1e-12
     ok = err < tol and rope_gap < tol and middle_seen > 0.1 and srope_sep < tol and min_abs > 0.5
-    return Evidence(derive_verdict(ok),
-                    {"max_cos_psi_minus_parity": err,
-                     "rope_score_difference_opposite_parity": float(rope_gap),
-                     "rope_score_difference_at_flipped_token": float(middle_seen),
-                     "selective_score_a_plus_b": float(srope_sep), "selective_min_abs_score": float(min_abs)},
-                    f"|cos ψ_t − (−1)^Σb| < {tol:g} (wrapped accumulation keeps ψ in [0, 2π)); RoPE scores of the two "
-                    f"strings equal to {tol:g}; Selective RoPE scores opposite (|s_a + s_b| < {tol:g}, |s| > 0.5)",
-                    {"T": T, "theta": 1.0, "pairs": pairs, "length": L, "seed": SEED + 12})
+    return Evidence(
+        derive_verdict(ok),
+        {
+            "max_cos_psi_minus_parity": err,
+            "rope_score_difference_opposite_parity": float(rope_gap),
+            "rope_score_difference_at_flipped_token": float(middle_seen),
+            "selective_score_a_plus_b": float(srope_sep),
+            "selective_min_abs_score": float(min_abs),
+        },
+        f"|cos ψ_t − (−1)^Σb| < {tol:g} (wrapped accumulation keeps ψ in [0, 2π)); RoPE scores of the two "
+        f"strings equal to {tol:g}; Selective RoPE scores opposite (|s_a + s_b| < {tol:g}, |s| > 0.5)",
+        {"T": T, "theta": 1.0, "pairs": pairs, "length": L, "seed": SEED + 12},
+    )
 
 
 def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> FloatArray:
     return rng.uniform(0.3, 1.0, (T, d // 2 if shared else d))
 
 
-@claim("gate.effective", source="Selective RoPE §3.3",
-       statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t", expected="holds")
+@claim(
+    "gate.effective",
+    source="Selective RoPE §3.3",
+    statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t",
+    expected="holds",
+)
 def gate_effective() -> Evidence:
     """Check the claim ``gate.effective``; expected verdict: holds.
 
@@ -535,12 +649,20 @@ def gate_effective() -> Evidence:
     eq3 = recurrence.linear_attention(q, k, v, A, mode="recurrent")
     err = _rel_err(pre, eq3)
     tol = _tol(T * d * d)
-    return Evidence(derive_verdict(err < tol), {"prerotated_vs_eq3_with_A_eff": err}, f"relative {tol:.1e}",
-                    {"T": T, "d": d, "gates": "per channel, U(0.3, 1)", "seed": SEED + 13})
+    return Evidence(
+        derive_verdict(err < tol),
+        {"prerotated_vs_eq3_with_A_eff": err},
+        f"relative {tol:.1e}",
+        {"T": T, "d": d, "gates": "per channel, U(0.3, 1)", "seed": SEED + 13},
+    )
 
 
-@claim("gate.commute", source="Selective RoPE §3.3",
-       statement="A^eff = Λ_t R_t for any diagonal gate Λ_t", expected="holds-if")
+@claim(
+    "gate.commute",
+    source="Selective RoPE §3.3",
+    statement="A^eff = Λ_t R_t for any diagonal gate Λ_t",
+    expected="holds-if",
+)
 def gate_commute() -> Evidence:
     """Check the claim ``gate.commute``; expected verdict: holds-if.
 
@@ -563,13 +685,20 @@ def gate_commute() -> Evidence:
     tol = _tol(d)
     return Evidence(
         verdict=derive_verdict(e_channel < tol, e_shared < tol),
-        values={"pair_shared_gate_error": e_shared, "per_channel_gate_error": e_channel,
-                "commutator_norm_shared": float(c_shared), "commutator_norm_per_channel": float(c_channel)},
+        values={
+            "pair_shared_gate_error": e_shared,
+            "per_channel_gate_error": e_channel,
+            "commutator_norm_shared": float(c_shared),
+            "commutator_norm_per_channel": float(c_channel),
+        },
         tolerance=f"relative {tol:.1e}",
         inputs={"d": d, "seed": SEED + 15},
         condition="the gate is shared by the two channels of each rotation pair (then Λ_t commutes with C_{t−1})",
-        counterexample={"gate": "per channel, distinct within a pair", "relative_difference": e_channel,
-                        "commutator_norm": float(c_channel)},
+        counterexample={
+            "gate": "per channel, distinct within a pair",
+            "relative_difference": e_channel,
+            "commutator_norm": float(c_channel),
+        },
         corrected="A^eff = C_{t−1}ᵀ Λ_t C_t, which equals Λ_t R_t iff [Λ_t, C_{t−1}] = 0 (e.g. one decay per pair).",
         corrected_holds=e_shared < tol and float(c_shared) < tol and float(c_channel) > 1e-3,
     )
@@ -593,13 +722,20 @@ def gate_norm() -> Evidence:
         g = rng.uniform(0.0, 1.0, d)
         worst = max(worst, abs(float(transition.spectral_norm(transition.effective(psi_prev, psi_t, g))) - np.max(g)))
     tol = _tol(d * d)
-    return Evidence(derive_verdict(worst < tol), {"max_norm_difference": worst}, f"absolute {tol:.1e}",
-                    {"d": d, "cases": 50, "gates": "per channel U(0, 1)", "seed": SEED + 16})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_norm_difference": worst},
+        f"absolute {tol:.1e}",
+        {"d": d, "cases": 50, "gates": "per channel U(0, 1)", "seed": SEED + 16},
+    )
 
 
-@claim("householder.rotation", source="Selective RoPE App. A.5",
-       statement="Two Householder reflections compose into a 2-D rotation by twice the angle between them",
-       expected="holds")
+@claim(
+    "householder.rotation",
+    source="Selective RoPE App. A.5",
+    statement="Two Householder reflections compose into a 2-D rotation by twice the angle between them",
+    expected="holds",
+)
 def householder_rotation() -> Evidence:
     """Check the claim ``householder.rotation``; expected verdict: holds.
 
@@ -625,15 +761,28 @@ def householder_rotation() -> Evidence:
         angle = abs(np.arctan2(M[1, 0], M[0, 0]))
         target = 2 * phi if 2 * phi <= np.pi else 2 * np.pi - 2 * phi
         complement = np.eye(d) - B @ B.T
-        worst = max(worst, abs(angle - target), _rel_err(P @ complement, complement),
-                    _rel_err(P.T @ P, np.eye(d)), abs(np.linalg.det(P) - 1))
+        worst = max(
+            worst,
+            abs(angle - target),
+            _rel_err(P @ complement, complement),
+            _rel_err(P.T @ P, np.eye(d)),
+            abs(np.linalg.det(P) - 1),
+        )
     tol = _tol(d * d) * 100  # arccos near 0 / π amplifies rounding
-    return Evidence(derive_verdict(worst < tol), {"max_deviation": worst}, f"{tol:.1e} (angles in rad, matrices relative)",
-                    {"d": d, "cases": 20, "seed": SEED + 17})
+    return Evidence(
+        derive_verdict(worst < tol),
+        {"max_deviation": worst},
+        f"{tol:.1e} (angles in rad, matrices relative)",
+        {"d": d, "cases": 20, "seed": SEED + 17},
+    )
 
 
-@claim("householder.delta", source="Selective RoPE App. A.5",
-       statement="The generalised Householder I − β w wᵀ is norm-preserving for general β", expected="fails")
+@claim(
+    "householder.delta",
+    source="Selective RoPE App. A.5",
+    statement="The generalised Householder I − β w wᵀ is norm-preserving for general β",
+    expected="fails",
+)
 def householder_delta() -> Evidence:
     """Check the claim ``householder.delta``; expected verdict: fails.
 
@@ -653,13 +802,21 @@ def householder_delta() -> Evidence:
         H = transition.generalized_householder(w, beta)
         s = transition.singular_values(H)
         ev = np.sort(transition.eigenvalues(H).real)
-        rows.append({"beta": beta, "spectral_norm": float(np.max(s)), "min_singular": float(np.min(s)),
-                     "orthogonal": bool(_rel_err(H.T @ H, np.eye(d)) < _tol(d)),
-                     "eigenvalue_along_w": float(ev[0] if beta > 0 else ev[-1])})
+        rows.append(
+            {
+                "beta": beta,
+                "spectral_norm": float(np.max(s)),
+                "min_singular": float(np.min(s)),
+                "orthogonal": bool(_rel_err(H.T @ H, np.eye(d)) < _tol(d)),
+                "eigenvalue_along_w": float(ev[0] if beta > 0 else ev[-1]),
+            }
+        )
     general = all(r["orthogonal"] for r in rows)
-    corrected_ok = all(r["orthogonal"] == (r["beta"] in (0.0, 2.0)) for r in rows) and all(
-        (r["spectral_norm"] <= 1 + _tol(d)) == (0 <= r["beta"] <= 2) for r in rows) and all(
-        abs(r["eigenvalue_along_w"] - (1 - r["beta"])) < _tol(d) for r in rows)
+    corrected_ok = (
+        all(r["orthogonal"] == (r["beta"] in (0.0, 2.0)) for r in rows)
+        and all((r["spectral_norm"] <= 1 + _tol(d)) == (0 <= r["beta"] <= 2) for r in rows)
+        and all(abs(r["eigenvalue_along_w"] - (1 - r["beta"])) < _tol(d) for r in rows)
+    )
     bad = next((r for r in rows if not r["orthogonal"]), None)
     return Evidence(
         verdict=derive_verdict(general),
@@ -668,14 +825,17 @@ def householder_delta() -> Evidence:
         inputs={"d": d, "seed": SEED + 18},
         counterexample=bad,
         corrected="I − βwwᵀ (‖w‖ = 1) has eigenvalue 1 − β along w and 1 elsewhere: it is orthogonal iff β ∈ {0, 2} "
-                  "and non-expansive (‖·‖₂ ≤ 1) iff β ∈ [0, 2].",
+        "and non-expansive (‖·‖₂ ≤ 1) iff β ∈ [0, 2].",
         corrected_holds=corrected_ok,
     )
 
 
-@claim("alibi.decay", source="Selective RoPE App. A.7",
-       statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
-       expected="holds")
+@claim(
+    "alibi.decay",
+    source="Selective RoPE App. A.7",
+    statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
+    expected="holds",
+)
 def alibi_decay() -> Evidence:
     """Check the claim ``alibi.decay``; expected verdict: holds.
 
@@ -700,9 +860,13 @@ def alibi_decay() -> Evidence:
     f = rng.uniform(0.5, 1.0, T)
     fox_d, fox_r = recurrence.fox_attention(q, k, v, f, "direct"), recurrence.fox_attention(q, k, v, f, "recurrent")
     fox_eq3 = recurrence.linear_attention(q, k, v, f[:, None, None] * np.eye(d))
-    errs = {"alibi_direct_vs_recurrent": _rel_err(direct, rec), "alibi_vs_eq3_decay": _rel_err(direct, as_eq3),
-            "alibi_vs_bias_formula": _rel_err(direct, scratch), "fox_direct_vs_recurrent": _rel_err(fox_d, fox_r),
-            "fox_vs_eq3_gates": _rel_err(fox_d, fox_eq3)}
+    errs = {
+        "alibi_direct_vs_recurrent": _rel_err(direct, rec),
+        "alibi_vs_eq3_decay": _rel_err(direct, as_eq3),
+        "alibi_vs_bias_formula": _rel_err(direct, scratch),
+        "fox_direct_vs_recurrent": _rel_err(fox_d, fox_r),
+        "fox_vs_eq3_gates": _rel_err(fox_d, fox_eq3),
+    }
     # ALiBi's own (softmax) form, per head h = 1..H with slopes m_h = 2^{−8h/H}:
     # softmax_τ(q_t·k_τ/√d − m_h(t−τ)) = e^{q_t·k_τ/√d} a_h^{t−τ} / Σ_τ' e^{q_t·k_τ'/√d} a_h^{t−τ'}, a_h = e^{−m_h}.
     # Toolkit route: softmax attention where two extra channels carry m_h τ (the −m_h t part is a
@@ -716,7 +880,7 @@ def alibi_decay() -> Evidence:
     for mh in slopes:
         qa = np.hstack([qh, np.ones((T, 1)), np.zeros((T, 1))])
         ka = np.hstack([kh, (mh * np.sqrt(dh)) * t[:, None], np.zeros((T, 1))])
-        weights = recurrence.softmax_attention(qa, ka, eye, scale=1 / np.sqrt(dh))          # row t: weights over τ
+        weights = recurrence.softmax_attention(qa, ka, eye, scale=1 / np.sqrt(dh))  # row t: weights over τ
         kern = np.tril(np.exp(qh @ kh.T / np.sqrt(dh)) * np.exp(-mh) ** (t[:, None] - t[None, :]))
         softmax_err = max(softmax_err, _rel_err(weights, kern / kern.sum(axis=1, keepdims=True)))
         row_sum_err = max(row_sum_err, float(np.max(np.abs(weights.sum(axis=1) - 1))))
@@ -727,21 +891,46 @@ def alibi_decay() -> Evidence:
         decay_err = max(decay_err, float(np.max(np.abs(ratio - np.exp(-mh)))))
     fitted_arr = np.array(fitted)
     geometric_err = float(np.max(np.abs(fitted_arr[1:] / fitted_arr[:-1] - 2.0 ** (-8.0 / H))))
-    errs |= {"alibi_softmax_vs_exp_kernel_times_decay": softmax_err, "alibi_softmax_row_sums_minus_1": row_sum_err,
-             "alibi_softmax_decay_ratio_error": decay_err, "slope_ratio_error_vs_2^(-8/H)": geometric_err}
+    errs |= {
+        "alibi_softmax_vs_exp_kernel_times_decay": softmax_err,
+        "alibi_softmax_row_sums_minus_1": row_sum_err,
+        "alibi_softmax_decay_ratio_error": decay_err,
+        "slope_ratio_error_vs_2^(-8/H)": geometric_err,
+    }
     tol = _tol(T * d)
-    tol_soft = _tol(T * dh) * 64   # exponentials of logits up to m·T ≈ 20 amplify rounding
-    ok = (max(errs[k] for k in ("alibi_direct_vs_recurrent", "alibi_vs_eq3_decay", "alibi_vs_bias_formula",
-                                "fox_direct_vs_recurrent", "fox_vs_eq3_gates")) < tol
-          and softmax_err < tol_soft and row_sum_err < tol_soft and decay_err < tol_soft and geometric_err < 1e-9)
-    return Evidence(derive_verdict(ok), errs | {"slopes": slopes.tolist(), "fitted_slopes": fitted},
-                    f"linear forms {tol:.1e} relative; softmax form, row sums and per-step decay {tol_soft:.1e}; fitted "
-                    "slope ratios equal 2^(−8/H) to 1e-9",
-                    {"T": T, "d": d, "slope": m, "forget": "U(0.5, 1)", "heads": H, "head_dim": dh, "seed": SEED + 19})
+    tol_soft = _tol(T * dh) * 64  # exponentials of logits up to m·T ≈ 20 amplify rounding
+    ok = (
+        max(
+            errs[k]
+            for k in (
+                "alibi_direct_vs_recurrent",
+                "alibi_vs_eq3_decay",
+                "alibi_vs_bias_formula",
+                "fox_direct_vs_recurrent",
+                "fox_vs_eq3_gates",
+            )
+        )
+        < tol
+        and softmax_err < tol_soft
+        and row_sum_err < tol_soft
+        and decay_err < tol_soft
+        and geometric_err < 1e-9
+    )
+    return Evidence(
+        derive_verdict(ok),
+        errs | {"slopes": slopes.tolist(), "fitted_slopes": fitted},
+        f"linear forms {tol:.1e} relative; softmax form, row sums and per-step decay {tol_soft:.1e}; fitted "
+        "slope ratios equal 2^(−8/H) to 1e-9",
+        {"T": T, "d": d, "slope": m, "forget": "U(0.5, 1)", "heads": H, "head_dim": dh, "seed": SEED + 19},
+    )
 
 
-@claim("cosformer.states", source="Selective RoPE App. A.6",
-       statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state", expected="holds")
+@claim(
+    "cosformer.states",
+    source="Selective RoPE App. A.6",
+    statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state",
+    expected="holds",
+)
 def cosformer_states() -> Evidence:
     """Check the claim ``cosformer.states``; expected verdict: holds.
 
@@ -761,12 +950,20 @@ def cosformer_states() -> Evidence:
     W = np.tril(np.cos(np.pi * (t[:, None] - t[None, :]) / (2 * T)) * (q @ k.T))
     errs = {"direct_vs_recurrent": _rel_err(direct, rec), "direct_vs_formula": _rel_err(direct, W @ v)}
     tol = _tol(T * d)
-    return Evidence(derive_verdict(max(errs.values()) < tol), errs, f"relative {tol:.1e}",
-                    {"T": T, "d": d, "M": T, "seed": SEED + 20})
+    return Evidence(
+        derive_verdict(max(errs.values()) < tol),
+        errs,
+        f"relative {tol:.1e}",
+        {"T": T, "d": d, "M": T, "seed": SEED + 20},
+    )
 
 
-@claim("prf.transition_gt1", source="Selective RoPE App. A.6",
-       statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1", expected="holds")
+@claim(
+    "prf.transition_gt1",
+    source="Selective RoPE App. A.6",
+    statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1",
+    expected="holds",
+)
 def prf_transition_gt1() -> Evidence:
     """Check the claim ``prf.transition_gt1``; expected verdict: holds.
 
@@ -787,16 +984,29 @@ def prf_transition_gt1() -> Evidence:
     n = f.size
     # P(f > 1) = 1/2 per entry; the entries are not independent across features of one step, so
     # only the existence of factors > 1 is the claim; the fraction is reported.
-    return Evidence(derive_verdict(float(np.max(f)) > 1 + 1e-12 and dist.prob_gt_one > 0.25),
-                    {"max_factor": float(np.max(f)), "fraction_above_1": frac, "entries": n,
-                     "lognormal_mean_step_1": dist.mean, "lognormal_prob_gt_1": dist.prob_gt_one},
-                    "max factor > 1 + 1e-12", {"T": T, "d": d, "D": D, "seed": SEED + 21})
+    return Evidence(
+        derive_verdict(float(np.max(f)) > 1 + 1e-12 and dist.prob_gt_one > 0.25),
+        {
+            "max_factor": float(np.max(f)),
+            "fraction_above_1": frac,
+            "entries": n,
+            "lognormal_mean_step_1": dist.mean,
+            "lognormal_prob_gt_1": dist.prob_gt_one,
+        },
+        "max factor > 1 + 1e-12",
+        {"T": T, "d": d, "D": D, "seed": SEED + 21},
+    )
 
 
 # ---- second wave ---------------------------------------------------------------------------------
 
-@claim("rope.dot_cos_only", source="RoFormer §3.2.1, Eq. (12)",
-       statement="In 2-D the rotated score ⟨R_m q, R_n k⟩ equals (q·k)·cos((m−n)θ)", expected="fails")
+
+@claim(
+    "rope.dot_cos_only",
+    source="RoFormer §3.2.1, Eq. (12)",
+    statement="In 2-D the rotated score ⟨R_m q, R_n k⟩ equals (q·k)·cos((m−n)θ)",
+    expected="fails",
+)
 def rope_dot_cos_only() -> Evidence:
     """Check the claim ``rope.dot_cos_only``; expected verdict: fails.
 
@@ -819,29 +1029,43 @@ def rope_dot_cos_only() -> Evidence:
         full = cos_only + float(q[0] * k[1] - q[1] * k[0]) * np.sin(phi)
         scale = float(np.linalg.norm(q) * np.linalg.norm(k))
         worst_cos, worst_full = max(worst_cos, abs(lhs - cos_only) / scale), max(worst_full, abs(lhs - full) / scale)
-        kp = float(rng.standard_normal()) * q                                  # k ∥ q: no cross term
+        kp = float(rng.standard_normal()) * q  # k ∥ q: no cross term
         lhs_p = float(rotary.rotate(q, rotary.rope_angles(m, d)) @ rotary.rotate(kp, rotary.rope_angles(n, d)))
-        worst_parallel = max(worst_parallel, abs(lhs_p - float(q @ kp) * np.cos(phi)) / float(np.linalg.norm(q) * np.linalg.norm(kp)))
+        worst_parallel = max(
+            worst_parallel, abs(lhs_p - float(q @ kp) * np.cos(phi)) / float(np.linalg.norm(q) * np.linalg.norm(kp))
+        )
     q0, k0 = np.array([1.0, 0.0]), np.array([0.0, 1.0])
     ce = float(rotary.rotate(q0, rotary.rope_angles(1, d)) @ rotary.rotate(k0, rotary.rope_angles(0, d)))
     tol = _tol(d) * 1024  # angles up to 512 rad
     return Evidence(
         verdict=derive_verdict(worst_cos < tol),
-        values={"max_error_cos_only_over_norms": worst_cos, "max_error_with_sin_term_over_norms": worst_full,
-                "max_error_cos_only_when_k_parallel_q": worst_parallel},
+        values={
+            "max_error_cos_only_over_norms": worst_cos,
+            "max_error_with_sin_term_over_norms": worst_full,
+            "max_error_cos_only_when_k_parallel_q": worst_parallel,
+        },
         tolerance=f"{tol:.1e}·‖q‖‖k‖ (float64 rounding of angles up to 512 rad)",
         inputs={"d": 2, "theta": 1.0, "cases": 50, "positions": "0..511", "seed": SEED + 101},
-        counterexample={"q": q0.tolist(), "k": k0.tolist(), "m": 1, "n": 0, "rotated_score": ce,
-                        "cos_only_formula": 0.0},
+        counterexample={
+            "q": q0.tolist(),
+            "k": k0.tolist(),
+            "m": 1,
+            "n": 0,
+            "rotated_score": ce,
+            "cos_only_formula": 0.0,
+        },
         corrected="⟨R_m q, R_n k⟩ = (q·k) cos((m−n)θ) + (q₁k₂ − q₂k₁) sin((m−n)θ) = Re[q̃ conj(k̃) e^{i(m−n)θ}] "
-                  "(Eq. 12); the cos-only form holds iff q₁k₂ = q₂k₁ (q ∥ k).",
+        "(Eq. 12); the cos-only form holds iff q₁k₂ = q₂k₁ (q ∥ k).",
         corrected_holds=worst_full < tol and worst_parallel < tol,
     )
 
 
-@claim("rope.expected_decay", source="RoFormer §3.3, §3.4.3",
-       statement="The expected magnitude of the RoPE score qᵀR_r k decays as the relative distance r grows",
-       expected="fails")
+@claim(
+    "rope.expected_decay",
+    source="RoFormer §3.3, §3.4.3",
+    statement="The expected magnitude of the RoPE score qᵀR_r k decays as the relative distance r grows",
+    expected="fails",
+)
 def rope_expected_decay() -> Evidence:
     """Check the claim ``rope.expected_decay``; expected verdict: fails.
 
@@ -861,9 +1085,16 @@ def rope_expected_decay() -> Evidence:
         m = rng.integers(0, 4096, n)
         s = np.sum(rotary.rotate(q, rotary.rope_angles(m, d)) * rotary.rotate(k, rotary.rope_angles(m + r, d)), axis=-1)
         sq = s * s
-        exact = float(np.sum(rotary.rotation_matrix(rotary.rope_angles(r, d)) ** 2))   # E[(qᵀR_r k)²] = ‖R_r‖_F²
-        rows.append({"r": r, "mean_square": float(sq.mean()), "se": float(sq.std(ddof=1) / np.sqrt(n)),
-                     "mean_abs": float(np.abs(s).mean()), "exact_mean_square": exact})
+        exact = float(np.sum(rotary.rotation_matrix(rotary.rope_angles(r, d)) ** 2))  # E[(qᵀR_r k)²] = ‖R_r‖_F²
+        rows.append(
+            {
+                "r": r,
+                "mean_square": float(sq.mean()),
+                "se": float(sq.std(ddof=1) / np.sqrt(n)),
+                "mean_abs": float(np.abs(s).mean()),
+                "exact_mean_square": exact,
+            }
+        )
     first, last = rows[0], rows[-1]
     decays = last["mean_square"] < first["mean_square"] - MC_SIGMAS * np.hypot(first["se"], last["se"])
     flat = all(abs(x["mean_square"] - d) < MC_SIGMAS * x["se"] for x in rows)
@@ -871,22 +1102,27 @@ def rope_expected_decay() -> Evidence:
     # what does decay: the score of aligned pairs q = k = (1, …, 1) (RoFormer's bound B(r) is its envelope)
     rr = np.arange(0, 1101)
     ones = np.ones((rr.size, d))
-    aligned = np.sum(rotary.rotate(ones, rotary.rope_angles(np.zeros_like(rr), d))
-                     * rotary.rotate(ones, rotary.rope_angles(rr, d)), axis=-1)
+    aligned = np.sum(
+        rotary.rotate(ones, rotary.rope_angles(np.zeros_like(rr), d)) * rotary.rotate(ones, rotary.rope_angles(rr, d)),
+        axis=-1,
+    )
     far_mean = float(np.abs(aligned[100:]).mean())
     return Evidence(
         verdict=derive_verdict(bool(decays)),
         values={"by_distance": rows, "aligned_score_r0": float(aligned[0]), "aligned_mean_abs_r100_1100": far_mean},
         tolerance=f"a decay must lower the Monte-Carlo mean square by more than {MC_SIGMAS:g} standard errors between "
-                  f"r = 0 and r = {r_grid[-1]}; each mean square within {MC_SIGMAS:g} SE of d; ‖R_r‖_F² = d to rounding; "
-                  "the aligned score's mean magnitude over r ∈ [100, 1100] below d/2",
+        f"r = 0 and r = {r_grid[-1]}; each mean square within {MC_SIGMAS:g} SE of d; ‖R_r‖_F² = d to rounding; "
+        "the aligned score's mean magnitude over r ∈ [100, 1100] below d/2",
         inputs={"d": d, "samples_per_r": n, "q_k": "iid N(0, I)", "m": "U{0..4095}", "seed": SEED + 102},
-        counterexample={"r": [first["r"], last["r"]], "mean_square": [first["mean_square"], last["mean_square"]],
-                        "se": [first["se"], last["se"]]},
+        counterexample={
+            "r": [first["r"], last["r"]],
+            "mean_square": [first["mean_square"], last["mean_square"]],
+            "se": [first["se"], last["se"]],
+        },
         corrected="For iid zero-mean q, k with unit-variance entries R_r k has the law of k, so qᵀR_r k has the same "
-                  "distribution at every r and E[(qᵀR_r k)²] = ‖R_r‖_F² = d. What decays (as a trend) is the bound "
-                  "B(r) of §3.4.3, i.e. the score of aligned pairs such as q = k = (1, …, 1), whose magnitude falls from d at "
-                  "r = 0 to about d/4 on average over r ∈ [100, 1100].",
+        "distribution at every r and E[(qᵀR_r k)²] = ‖R_r‖_F² = d. What decays (as a trend) is the bound "
+        "B(r) of §3.4.3, i.e. the score of aligned pairs such as q = k = (1, …, 1), whose magnitude falls from d at "
+        "r = 0 to about d/4 on average over r ∈ [100, 1100].",
         corrected_holds=bool(flat and exact_ok and far_mean < d / 2),
     )
 
@@ -898,9 +1134,13 @@ def _positive_features(T: int, d: int, D: int, offset: int) -> tuple[FloatArray,
     return rff.feature_map(q, w, "positive"), rff.feature_map(k, w, "positive")
 
 
-@claim("rope.eq19_weights", source="RoFormer §3.3, Eq. (19)",
-       statement="RoPE linear attention (Eq. 19: rotated numerator, unrotated denominator) weights the values by "
-                 "non-negative weights that sum to 1", expected="fails")
+@claim(
+    "rope.eq19_weights",
+    source="RoFormer §3.3, Eq. (19)",
+    statement="RoPE linear attention (Eq. 19: rotated numerator, unrotated denominator) weights the values by "
+    "non-negative weights that sum to 1",
+    expected="fails",
+)
 def rope_eq19_weights() -> Evidence:
     """Check the claim ``rope.eq19_weights``; expected verdict: fails.
 
@@ -916,7 +1156,7 @@ def rope_eq19_weights() -> Evidence:
     fq, fk = _positive_features(T, d, D, 103)
     ang = rotary.rope_angles(np.arange(T), D)
     rq, rk = rotary.rotate(fq, ang), rotary.rotate(fk, ang)
-    eye = np.eye(T)                                                  # one-hot values read out the weights
+    eye = np.eye(T)  # one-hot values read out the weights
     den = recurrence.linear_attention(fq, fk, np.ones((T, 1)))
     W19 = recurrence.linear_attention(rq, rk, eye) / den
     W18 = recurrence.linear_attention(fq, fk, eye) / den
@@ -927,29 +1167,41 @@ def rope_eq19_weights() -> Evidence:
     convex19 = bool(np.max(np.abs(sums19 - 1)) < tol and np.min(W19[causal]) >= -tol)
     convex18 = bool(np.max(np.abs(sums18 - 1)) < tol and np.min(W18[causal]) >= -tol)
     i = int(np.argmax(np.abs(sums19 - 1)))
-    corrected_ok = (convex18 and float(np.max(np.abs(sums19 - 1))) > 1e-3 and float(np.min(W19[causal])) < -1e-3
-                    and float(np.max(np.abs(sums_rot - 1))) < 1e3 * tol and float(np.min(W_rot[causal])) < -1e-3)
+    corrected_ok = (
+        convex18
+        and float(np.max(np.abs(sums19 - 1))) > 1e-3
+        and float(np.min(W19[causal])) < -1e-3
+        and float(np.max(np.abs(sums_rot - 1))) < 1e3 * tol
+        and float(np.min(W_rot[causal])) < -1e-3
+    )
     return Evidence(
         verdict=derive_verdict(convex19),
-        values={"eq19_row_sums_min_max": [float(np.min(sums19)), float(np.max(sums19))],
-                "eq19_min_weight": float(np.min(W19[causal])), "eq19_fraction_negative": float(np.mean(W19[causal] < 0)),
-                "eq18_row_sum_error": float(np.max(np.abs(sums18 - 1))), "eq18_min_weight": float(np.min(W18[causal])),
-                "rotated_denominator_row_sum_error": float(np.max(np.abs(sums_rot - 1))),
-                "rotated_denominator_min_weight": float(np.min(W_rot[causal]))},
+        values={
+            "eq19_row_sums_min_max": [float(np.min(sums19)), float(np.max(sums19))],
+            "eq19_min_weight": float(np.min(W19[causal])),
+            "eq19_fraction_negative": float(np.mean(W19[causal] < 0)),
+            "eq18_row_sum_error": float(np.max(np.abs(sums18 - 1))),
+            "eq18_min_weight": float(np.min(W18[causal])),
+            "rotated_denominator_row_sum_error": float(np.max(np.abs(sums_rot - 1))),
+            "rotated_denominator_min_weight": float(np.min(W_rot[causal])),
+        },
         tolerance=f"row sums 1 to {tol:.1e}, weights ≥ −{tol:.1e} (T·D accumulated roundings)",
         inputs={"T": T, "d": d, "features": "positive random features (Performer), D = 16", "seed": SEED + 103},
         counterexample={"row": i, "row_sum": float(sums19[i]), "weights_of_row": W19[i, : i + 1].tolist()},
         corrected="Eq. (19)'s weights w_mn = (R_mφ(q_m))ᵀ(R_nφ(k_n)) / Σ_n φ(q_m)ᵀφ(k_n) take both signs and their "
-                  "rows do not sum to 1, so Eq. (19) is not an average of the values; Eq. (18) without rotation is (weights "
-                  "≥ 0, sums 1). Normalising by the rotated scores instead makes the rows sum to 1 but keeps negative "
-                  "weights.",
+        "rows do not sum to 1, so Eq. (19) is not an average of the values; Eq. (18) without rotation is (weights "
+        "≥ 0, sums 1). Normalising by the rotated scores instead makes the rows sum to 1 but keeps negative "
+        "weights.",
         corrected_holds=bool(corrected_ok),
     )
 
 
-@claim("nope.permutation", source="RoFormer §1, §2.1",
-       statement="Without position encoding, shuffling the tokens leaves the attention output unchanged",
-       expected="holds-if")
+@claim(
+    "nope.permutation",
+    source="RoFormer §1, §2.1",
+    statement="Without position encoding, shuffling the tokens leaves the attention output unchanged",
+    expected="holds-if",
+)
 def nope_permutation() -> Evidence:
     """Check the claim ``nope.permutation``; expected verdict: holds-if.
 
@@ -970,10 +1222,14 @@ def nope_permutation() -> Evidence:
         shuffled = recurrence.softmax_attention(q[P], k[P], v[P], causal=causal)
         errs[name] = _rel_err(shuffled, out[P])
     rope = rotary.rope_angles(np.arange(T), d)
-    errs["bidirectional_with_rope"] = _rel_err(recurrence.softmax_attention(q[P], k[P], v[P], rope, causal=False),
-                                               recurrence.softmax_attention(q, k, v, rope, causal=False)[P])
-    pooled = _rel_err(recurrence.softmax_attention(q[P], k[P], v[P], causal=False).sum(axis=0),
-                      recurrence.softmax_attention(q, k, v, causal=False).sum(axis=0))
+    errs["bidirectional_with_rope"] = _rel_err(
+        recurrence.softmax_attention(q[P], k[P], v[P], rope, causal=False),
+        recurrence.softmax_attention(q, k, v, rope, causal=False)[P],
+    )
+    pooled = _rel_err(
+        recurrence.softmax_attention(q[P], k[P], v[P], causal=False).sum(axis=0),
+        recurrence.softmax_attention(q, k, v, causal=False).sum(axis=0),
+    )
     tol = _tol(T * d)
     general = errs["bidirectional"] < tol and errs["causal"] < tol
     return Evidence(
@@ -984,16 +1240,21 @@ def nope_permutation() -> Evidence:
         condition="bidirectional (unmasked) attention, with the outputs permuted along with the tokens",
         counterexample={"mask": "causal", "relative_change_after_permuting": errs["causal"]},
         corrected="Without position encoding, bidirectional softmax attention is permutation-equivariant: "
-                  "o(Pq, Pk, Pv) = P·o(q, k, v), and any symmetric pooling of the outputs is invariant. The causal mask "
-                  "is itself a position signal (not equivariant), and RoPE phases break the equivariance as intended.",
-        corrected_holds=errs["bidirectional"] < tol and pooled < tol and errs["causal"] > 1e-3
+        "o(Pq, Pk, Pv) = P·o(q, k, v), and any symmetric pooling of the outputs is invariant. The causal mask "
+        "is itself a position signal (not equivariant), and RoPE phases break the equivariance as intended.",
+        corrected_holds=errs["bidirectional"] < tol
+        and pooled < tol
+        and errs["causal"] > 1e-3
         and errs["bidirectional_with_rope"] > 1e-3,
     )
 
 
-@claim("gate.positive_no_flip", source="Selective RoPE §1",
-       statement="Products of positive diagonal gates cannot realise a sign flip, so they cannot track parity",
-       expected="holds")
+@claim(
+    "gate.positive_no_flip",
+    source="Selective RoPE §1",
+    statement="Products of positive diagonal gates cannot realise a sign flip, so they cannot track parity",
+    expected="holds",
+)
 def gate_positive_no_flip() -> Evidence:
     """Check the claim ``gate.positive_no_flip``; expected verdict: holds.
 
@@ -1010,7 +1271,7 @@ def gate_positive_no_flip() -> Evidence:
     parity_negative = rot_mismatch = 0
     for _ in range(trials):
         bits = rng.integers(0, 2, T)
-        g0, g1 = rng.uniform(0.2, 1.0, (2, d))                       # any positive, bit-dependent gate
+        g0, g1 = rng.uniform(0.2, 1.0, (2, d))  # any positive, bit-dependent gate
         gates = np.where(bits[:, None] == 1, g1, g0)
         A = transition.effective_sequence(np.zeros((T, d // 2)), gates)  # no rotation: A_t = Λ_t
         x0 = rng.standard_normal(d)
@@ -1018,7 +1279,7 @@ def gate_positive_no_flip() -> Evidence:
         k = np.zeros((T, d))
         k[0] = x0
         v = np.zeros((T, 1))
-        v[0, 0] = 1.0                                                  # one write at t = 0, read at every t
+        v[0, 0] = 1.0  # one write at t = 0, read at every t
         o = recurrence.linear_attention(q, k, v, A)[:, 0]
         parity = (-1.0) ** np.cumsum(np.r_[0, bits[1:]])
         min_gated = min(min_gated, float(np.min(o)))
@@ -1027,16 +1288,25 @@ def gate_positive_no_flip() -> Evidence:
         o_rot = recurrence.selective_rope_attention(q, k, v, psi)[:, 0]
         rot_mismatch += int(np.sum(np.sign(o_rot) != parity))
     ok = min_gated > 0 and parity_negative > 0 and rot_mismatch == 0
-    return Evidence(derive_verdict(ok),
-                    {"min_readout_positive_gates": min_gated, "steps_with_odd_parity": parity_negative,
-                     "rotation_sign_mismatches": rot_mismatch},
-                    "exact signs: every positively gated readout x₀ᵀΛ₁⋯Λ_t x₀ > 0, while (−1)^{Σb} < 0 at the counted "
-                    "steps; the π·b rotation's readout has the sign of the parity at every step",
-                    {"T": T, "d": d, "trials": trials, "gates": "bit-dependent, U(0.2, 1) per channel", "seed": SEED + 105})
+    return Evidence(
+        derive_verdict(ok),
+        {
+            "min_readout_positive_gates": min_gated,
+            "steps_with_odd_parity": parity_negative,
+            "rotation_sign_mismatches": rot_mismatch,
+        },
+        "exact signs: every positively gated readout x₀ᵀΛ₁⋯Λ_t x₀ > 0, while (−1)^{Σb} < 0 at the counted "
+        "steps; the π·b rotation's readout has the sign of the parity at every step",
+        {"T": T, "d": d, "trials": trials, "gates": "bit-dependent, U(0.2, 1) per channel", "seed": SEED + 105},
+    )
 
 
-@claim("gate.direction", source="Selective RoPE §1, Fig. 1",
-       statement="A per-channel diagonal scaling can change a vector's direction", expected="holds")
+@claim(
+    "gate.direction",
+    source="Selective RoPE §1, Fig. 1",
+    statement="A per-channel diagonal scaling can change a vector's direction",
+    expected="holds",
+)
 def gate_direction() -> Evidence:
     """Check the claim ``gate.direction``; expected verdict: holds.
 
@@ -1064,20 +1334,32 @@ def gate_direction() -> Evidence:
         min_channel = min(min_channel, angle(x, transition.effective(zero, zero, g) @ x))
         c = float(rng.uniform(0.1, 1.0))
         worst_scalar = max(worst_scalar, angle(x, transition.effective(zero, zero, np.full(d, c)) @ x))
-    two_d = angle(np.array([1.0, 1.0]), transition.effective(np.zeros(1), np.zeros(1), np.array([1.0, 0.5])) @ np.array([1.0, 1.0]))
+    two_d = angle(
+        np.array([1.0, 1.0]),
+        transition.effective(np.zeros(1), np.zeros(1), np.array([1.0, 0.5])) @ np.array([1.0, 1.0]),
+    )
     expected_2d = np.pi / 4 - np.arctan(0.5)
     ok = min_channel > 1e-3 and worst_scalar < 1e-14 and abs(two_d - expected_2d) < 1e-14
-    return Evidence(derive_verdict(ok),
-                    {"min_angle_per_channel_gate_rad": min_channel, "max_angle_scalar_gate_rad": worst_scalar,
-                     "angle_x_(1,1)_gate_(1,0.5)_deg": float(np.degrees(two_d))},
-                    "angles from atan2 (no arccos cancellation): per-channel gates turn every random x by > 1e-3 rad; a "
-                    "scalar gate by < 1e-14 rad; the 2-D example equals π/4 − atan(½) to 1e-14",
-                    {"d": d, "cases": 20, "gates": "U(0.1, 1)", "seed": SEED + 106})
+    return Evidence(
+        derive_verdict(ok),
+        {
+            "min_angle_per_channel_gate_rad": min_channel,
+            "max_angle_scalar_gate_rad": worst_scalar,
+            "angle_x_(1,1)_gate_(1,0.5)_deg": float(np.degrees(two_d)),
+        },
+        "angles from atan2 (no arccos cancellation): per-channel gates turn every random x by > 1e-3 rad; a "
+        "scalar gate by < 1e-14 rad; the 2-D example equals π/4 − atan(½) to 1e-14",
+        {"d": d, "cases": 20, "gates": "U(0.1, 1)", "seed": SEED + 106},
+    )
 
 
-@claim("eq11.convention", source="Selective RoPE §3.3, Eq. (11)",
-       statement="Eq. (11) as printed (product from A_τ) is exact for the write-then-transition recurrence "
-                 "S_t = (S_{t−1} + v_t k_tᵀ) A_t", expected="holds")
+@claim(
+    "eq11.convention",
+    source="Selective RoPE §3.3, Eq. (11)",
+    statement="Eq. (11) as printed (product from A_τ) is exact for the write-then-transition recurrence "
+    "S_t = (S_{t−1} + v_t k_tᵀ) A_t",
+    expected="holds",
+)
 def eq11_convention() -> Evidence:
     """Check the claim ``eq11.convention``; expected verdict: holds.
 
@@ -1103,12 +1385,18 @@ def eq11_convention() -> Evidence:
         scratch[t] = S @ q[t]
     eq3 = recurrence.linear_attention(q, k, v, A)
     tol = _tol(T * d * d)
-    errs = {"printed_vs_write_then_transition": _rel_err(printed, wtt), "printed_vs_scratch_loop": _rel_err(printed, scratch),
-            "printed_vs_eq3_recurrence": _rel_err(printed, eq3)}
+    errs = {
+        "printed_vs_write_then_transition": _rel_err(printed, wtt),
+        "printed_vs_scratch_loop": _rel_err(printed, scratch),
+        "printed_vs_eq3_recurrence": _rel_err(printed, eq3),
+    }
     ok = errs["printed_vs_write_then_transition"] < tol and errs["printed_vs_scratch_loop"] < tol
-    return Evidence(derive_verdict(ok), errs,
-                    f"relative {tol:.1e} (T·d² accumulated roundings); the Eq. (3) recurrence is shown for contrast",
-                    {"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": SEED + 107})
+    return Evidence(
+        derive_verdict(ok),
+        errs,
+        f"relative {tol:.1e} (T·d² accumulated roundings); the Eq. (3) recurrence is shown for contrast",
+        {"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": SEED + 107},
+    )
 
 
 def _path_pair(rng: np.random.Generator, T: int, c: int) -> tuple[FloatArray, FloatArray]:
@@ -1127,9 +1415,13 @@ PATH_KERNELS: dict[str, list[float]] = {
 }
 
 
-@claim("srope.path_dependence", source="Selective RoPE §3.1, §4.1",
-       statement="The Selective RoPE phase difference ψ_t − ψ_τ depends on the whole path of inputs, not only on the "
-                 "endpoints", expected="holds-if")
+@claim(
+    "srope.path_dependence",
+    source="Selective RoPE §3.1, §4.1",
+    statement="The Selective RoPE phase difference ψ_t − ψ_τ depends on the whole path of inputs, not only on the "
+    "endpoints",
+    expected="holds-if",
+)
 def srope_path_dependence() -> Evidence:
     """Check the claim ``srope.path_dependence``; expected verdict: holds-if.
 
@@ -1144,45 +1436,64 @@ def srope_path_dependence() -> Evidence:
     rng, T, c = _rng(108), 32, 4
     a, b = _path_pair(rng, T, c)
     mid = a.copy()
-    mid[4:T - 4] = rng.standard_normal((T - 8, c))                  # changes only far from both ends
+    mid[4 : T - 4] = rng.standard_normal((T - 8, c))  # changes only far from both ends
     rows: dict[str, dict[str, Any]] = {}
     for name, kern in PATH_KERNELS.items():
         pa, pb, pm = (rotary.selective_phase(x, kern) for x in (a, b, mid))
-        rows[name] = {"endpoint_paths_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pb[-1] - pb[0])))),
-                      "middle_only_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pm[-1] - pm[0])))),
-                      "tap_sum": float(np.sum(kern))}
+        rows[name] = {
+            "endpoint_paths_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pb[-1] - pb[0])))),
+            "middle_only_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pm[-1] - pm[0])))),
+            "tap_sum": float(np.sum(kern)),
+        }
     silu = [rotary.selective_phase(x, PATH_KERNELS["first difference"], activation="silu") for x in (a, b)]
-    rows["first difference + SiLU"] = {"endpoint_paths_difference": float(np.max(np.abs((silu[0][-1] - silu[0][0]) - (silu[1][-1] - silu[1][0])))),
-                                       "middle_only_difference": None, "tap_sum": 0.0}
+    rows["first difference + SiLU"] = {
+        "endpoint_paths_difference": float(np.max(np.abs((silu[0][-1] - silu[0][0]) - (silu[1][-1] - silu[1][0])))),
+        "middle_only_difference": None,
+        "tap_sum": 0.0,
+    }
     tol = _tol(T) * 10
     depends = {n: r["endpoint_paths_difference"] > 1e-6 for n, r in rows.items()}
     first_diff = ("first difference", "scaled first difference")
     telescopes = all(rows[n]["endpoint_paths_difference"] < tol for n in first_diff)
-    zero_sum_window = rows["zero-sum 4-tap"]["middle_only_difference"] < tol and rows["random 4-tap"]["middle_only_difference"] > 1e-6
+    zero_sum_window = (
+        rows["zero-sum 4-tap"]["middle_only_difference"] < tol and rows["random 4-tap"]["middle_only_difference"] > 1e-6
+    )
     fd = rotary.selective_phase(a, PATH_KERNELS["first difference"])
     closed = _rel_err(fd[-1] - fd[0], a[-1] - a[0])
     return Evidence(
         verdict=derive_verdict(all(depends.values()), all(v for n, v in depends.items() if n not in first_diff)),
         values={"kernels": rows, "first_difference_vs_x_t_minus_x_tau": closed},
         tolerance=f"equal when within {tol:.1e} rad, path-dependent when more than 1e-6 rad apart",
-        inputs={"T": T, "pairs": c, "paths": "N(0,1), equal at t = 0 and t = T−1", "kernels": PATH_KERNELS,
-                "seed": SEED + 108},
+        inputs={
+            "T": T,
+            "pairs": c,
+            "paths": "N(0,1), equal at t = 0 and t = T−1",
+            "kernels": PATH_KERNELS,
+            "seed": SEED + 108,
+        },
         condition="the angle path's short convolution is not a multiple of the first difference (the authors' "
-                  "skip_conv path x_t − x_{t−1} telescopes to the endpoints)",
-        counterexample={"kernel": "first difference [−1, 1]", "paths": "equal at t = 0 and t = T−1, different between",
-                        "gap_between_the_two_phase_differences":
-                        rows["first difference"]["endpoint_paths_difference"]},
+        "skip_conv path x_t − x_{t−1} telescopes to the endpoints)",
+        counterexample={
+            "kernel": "first difference [−1, 1]",
+            "paths": "equal at t = 0 and t = T−1, different between",
+            "gap_between_the_two_phase_differences": rows["first difference"]["endpoint_paths_difference"],
+        },
         corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
-                  "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
-                  "on the path. A kernel whose taps sum to zero sees only the K−1 inputs next to each end.",
-        corrected_holds=bool(telescopes and closed < tol and zero_sum_window
-                             and all(depends[n] for n in depends if n not in first_diff)),
+        "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
+        "on the path. A kernel whose taps sum to zero sees only the K−1 inputs next to each end.",
+        corrected_holds=bool(
+            telescopes and closed < tol and zero_sum_window and all(depends[n] for n in depends if n not in first_diff)
+        ),
     )
 
 
-@claim("srope.bias_only", source="Selective RoPE §4.1",
-       statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle increment "
-                 "per pair (Θ·e^{b}, times the phase gate's constant value when a gate is used)", expected="holds")
+@claim(
+    "srope.bias_only",
+    source="Selective RoPE §4.1",
+    statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle increment "
+    "per pair (Θ·e^{b}, times the phase gate's constant value when a gate is used)",
+    expected="holds",
+)
 def srope_bias_only() -> Evidence:
     """Check the claim ``srope.bias_only``; expected verdict: holds.
 
@@ -1197,10 +1508,10 @@ def srope_bias_only() -> Evidence:
     """
     rng, T, d = _rng(109), 64, 16
     theta = temperature.spectrum(d, "rope", base=10000.0)
-    zero = np.zeros((T, d // 2))                                       # W_ω x_t = 0
+    zero = np.zeros((T, d // 2))  # W_ω x_t = 0
     kern = rng.standard_normal(4)
     b = rng.normal(0.0, 0.5, d // 2)
-    g = 1.0 / (1.0 + np.exp(-0.7))                                    # sigmoid of the gate's bias
+    g = 1.0 / (1.0 + np.exp(-0.7))  # sigmoid of the gate's bias
     t1 = np.arange(1, T + 1)[:, None]
     errs = {}
     for act in (None, "silu"):
@@ -1216,15 +1527,29 @@ def srope_bias_only() -> Evidence:
     spread_x = float(np.max(np.abs(inc_x - inc_x[0])) / np.max(np.abs(inc_x[0])))
     tol = _tol(T)
     ok = max(errs.values()) < tol and spread_x > 1e-3
-    return Evidence(derive_verdict(ok), errs | {"increment_spread_nonzero_projection": spread_x},
-                    f"relative {tol:.1e} (T accumulated additions); the non-zero projection must spread the increments "
-                    "by more than 1e-3",
-                    {"T": T, "d": d, "kernel": kern.tolist(), "bias": "N(0, 0.5²)", "gate": float(g),
-                     "theta": "RoPE spectrum, base 10⁴", "seed": SEED + 109})
+    return Evidence(
+        derive_verdict(ok),
+        errs | {"increment_spread_nonzero_projection": spread_x},
+        f"relative {tol:.1e} (T accumulated additions); the non-zero projection must spread the increments "
+        "by more than 1e-3",
+        {
+            "T": T,
+            "d": d,
+            "kernel": kern.tolist(),
+            "bias": "N(0, 0.5²)",
+            "gate": float(g),
+            "theta": "RoPE spectrum, base 10⁴",
+            "seed": SEED + 109,
+        },
+    )
 
 
-@claim("srope.conv_causal", source="Selective RoPE §4.1",
-       statement="A non-causal convolution in the angle path lets future tokens change past phases", expected="holds")
+@claim(
+    "srope.conv_causal",
+    source="Selective RoPE §4.1",
+    statement="A non-causal convolution in the angle path lets future tokens change past phases",
+    expected="holds",
+)
 def srope_conv_causal() -> Evidence:
     """Check the claim ``srope.conv_causal``; expected verdict: holds.
 
@@ -1238,11 +1563,11 @@ def srope_conv_causal() -> Evidence:
     """
     rng, T, c = _rng(110), 32, 4
     kern = rng.standard_normal(4)
-    lookahead = 2                                                      # 'same' padding of a 4-tap kernel
+    lookahead = 2  # 'same' padding of a 4-tap kernel
     x = rng.standard_normal((T, c))
     t0 = 20
     x2 = x.copy()
-    x2[t0] += rng.standard_normal(c)                                   # change one future token
+    x2[t0] += rng.standard_normal(c)  # change one future token
 
     def causal(z: FloatArray) -> FloatArray:
         return rotary.cumulative_phase(rotary.short_conv(z, kern))
@@ -1258,9 +1583,15 @@ def srope_conv_causal() -> Evidence:
     via_selective = _rel_err(rotary.selective_phase(x, kern), causal(x))
     tol = _tol(T)
     ok = causal_leak == 0.0 and centred_leak > 1e-6 and via_selective < tol
-    return Evidence(derive_verdict(ok),
-                    {"causal_change_before_t0": causal_leak, "centred_change_before_t0": centred_leak,
-                     "centred_first_changed_step": first_changed, "selective_phase_vs_conv_cumsum": via_selective},
-                    f"causal: no change at all before t0 (exact zero); centred: a change above 1e-6 rad; "
-                    f"selective_phase equals cumsum(short_conv) to {tol:.1e}",
-                    {"T": T, "pairs": c, "t0": t0, "kernel": kern.tolist(), "lookahead": lookahead, "seed": SEED + 110})
+    return Evidence(
+        derive_verdict(ok),
+        {
+            "causal_change_before_t0": causal_leak,
+            "centred_change_before_t0": centred_leak,
+            "centred_first_changed_step": first_changed,
+            "selective_phase_vs_conv_cumsum": via_selective,
+        },
+        f"causal: no change at all before t0 (exact zero); centred: a change above 1e-6 rad; "
+        f"selective_phase equals cumsum(short_conv) to {tol:.1e}",
+        {"T": T, "pairs": c, "t0": t0, "kernel": kern.tolist(), "lookahead": lookahead, "seed": SEED + 110},
+    )

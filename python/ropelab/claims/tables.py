@@ -1,5 +1,6 @@
 """Claims about the paper's reported numbers: derived averages and quoted differences
-(Selective RoPE Tables 1–3). The tables are transcribed in :mod:`ropelab.paper_tables`."""
+(Selective RoPE Tables 1–3). The tables are transcribed in :mod:`ropelab.paper_tables`.
+"""
 
 from __future__ import annotations
 
@@ -40,8 +41,17 @@ def avg_ppl() -> Evidence:
         # both printed PPLs carry ±0.005, so their mean carries ±0.005; plus Table 2's own rounding
         good = abs(mean - printed) <= 2 * HALF_ULP_2
         ok &= good
-        rows.append({"table2_row": t2, "table3_row": t3, "wiki": wiki, "lambada": lamb, "mean": mean,
-                     "table2_avg_ppl": printed, "agrees": good})
+        rows.append(
+            {
+                "table2_row": t2,
+                "table3_row": t3,
+                "wiki": wiki,
+                "lambada": lamb,
+                "mean": mean,
+                "table2_avg_ppl": printed,
+                "agrees": good,
+            }
+        )
     return Evidence(
         verdict=derive_verdict(ok),
         values={"rows": rows},
@@ -78,10 +88,20 @@ def deltas() -> Evidence:
         "gla13_wiki_ppl_delta": gla_sel[0] - gla_nope[0],
         "gla13_lambada_ppl_delta": gla_sel[1] - gla_nope[1],
     }
-    quoted = {"mad_vs_nope": 7.3, "mad_vs_rope": 0.7, "fox_wiki_ppl_increase_percent": 32.7,
-              "gla13_wiki_ppl_delta": -0.31, "gla13_lambada_ppl_delta": -0.09}
-    tol = {"mad_vs_nope": HALF_ULP_1, "mad_vs_rope": HALF_ULP_1, "fox_wiki_ppl_increase_percent": HALF_ULP_1,
-           "gla13_wiki_ppl_delta": HALF_ULP_2, "gla13_lambada_ppl_delta": HALF_ULP_2}
+    quoted = {
+        "mad_vs_nope": 7.3,
+        "mad_vs_rope": 0.7,
+        "fox_wiki_ppl_increase_percent": 32.7,
+        "gla13_wiki_ppl_delta": -0.31,
+        "gla13_lambada_ppl_delta": -0.09,
+    }
+    tol = {
+        "mad_vs_nope": HALF_ULP_1,
+        "mad_vs_rope": HALF_ULP_1,
+        "fox_wiki_ppl_increase_percent": HALF_ULP_1,
+        "gla13_wiki_ppl_delta": HALF_ULP_2,
+        "gla13_lambada_ppl_delta": HALF_ULP_2,
+    }
     agree = {k: abs(computed[k] - quoted[k]) <= tol[k] for k in computed}
     return Evidence(
         verdict=derive_verdict(all(agree.values())),
@@ -93,13 +113,14 @@ def deltas() -> Evidence:
 
 # ---- second wave ---------------------------------------------------------------------------------
 
+
 @claim(
     "tables.more_deltas",
     source="Selective RoPE §4.2–§4.3, Tables 1–3",
     statement="GLA 370M: accuracy 46.8 → 47.1 (+0.3 over NoPE, +0.6 over RoPE) but both PPLs worse than NoPE; "
-              "GLA 1.3B: both PPLs best but accuracy 55.2 → 54.6; Gated DeltaNet +0.9 / +0.8; Table 2: the phase gate "
-              "adds +1.3 over the Selective RoPE baseline yet its Avg-PPL 21.16 > NoPE's 20.78; MAD: the basic "
-              "Selective RoPE (72.0) is below RoPE (72.5)",
+    "GLA 1.3B: both PPLs best but accuracy 55.2 → 54.6; Gated DeltaNet +0.9 / +0.8; Table 2: the phase gate "
+    "adds +1.3 over the Selective RoPE baseline yet its Avg-PPL 21.16 > NoPE's 20.78; MAD: the basic "
+    "Selective RoPE (72.0) is below RoPE (72.5)",
     expected="holds",
 )
 def more_deltas() -> Evidence:
@@ -126,8 +147,14 @@ def more_deltas() -> Evidence:
         "gdn_acc_vs_rope": t3[(gdn, "Selective RoPE")][2] - t3[(gdn, "RoPE")][2],
         "table2_phase_gate_vs_baseline": t2["+ phase gate"][1] - t2["Selective RoPE Baseline"][1],
     }
-    quoted = {"gla370_acc_vs_nope": 0.3, "gla370_acc_vs_rope": 0.6, "gla13_acc_vs_nope": -0.6,
-              "gdn_acc_vs_nope": 0.9, "gdn_acc_vs_rope": 0.8, "table2_phase_gate_vs_baseline": 1.3}
+    quoted = {
+        "gla370_acc_vs_nope": 0.3,
+        "gla370_acc_vs_rope": 0.6,
+        "gla13_acc_vs_nope": -0.6,
+        "gdn_acc_vs_nope": 0.9,
+        "gdn_acc_vs_rope": 0.8,
+        "table2_phase_gate_vs_baseline": 1.3,
+    }
     agree = {k: abs(computed[k] - quoted[k]) <= HALF_ULP_1 for k in computed}
     sel, nope = t3[(gla, "Selective RoPE")], t3[(gla, "NoPE")]
     directions = {
@@ -137,26 +164,32 @@ def more_deltas() -> Evidence:
         "gla370_arc_c_up_lambada_acc_down": acc[(gla, "Selective RoPE")]["ARC-c"] > acc[(gla, "NoPE")]["ARC-c"]
         and acc[(gla, "Selective RoPE")]["LAMBADA"] < acc[(gla, "NoPE")]["LAMBADA"],
         "gla13_accuracy_55.2_to_54.6": (t3[(gla13, "NoPE")][2], t3[(gla13, "Selective RoPE")][2]) == (55.2, 54.6),
-        "gla13_both_ppl_best": all(t3[(gla13, "Selective RoPE")][i] < min(t3[(gla13, p)][i] for p in ("NoPE", "RoPE"))
-                                   for i in (0, 1)),
-        "gla13_winogrande_and_arc_c_down": all(acc[(gla13, "Selective RoPE")][c] < acc[(gla13, "NoPE")][c]
-                                               for c in ("WinoGrande", "ARC-c")),
+        "gla13_both_ppl_best": all(
+            t3[(gla13, "Selective RoPE")][i] < min(t3[(gla13, p)][i] for p in ("NoPE", "RoPE")) for i in (0, 1)
+        ),
+        "gla13_winogrande_and_arc_c_down": all(
+            acc[(gla13, "Selective RoPE")][c] < acc[(gla13, "NoPE")][c] for c in ("WinoGrande", "ARC-c")
+        ),
         "gdn_wiki_ppl_worse_lambada_ppl_best": t3[(gdn, "Selective RoPE")][0] > t3[(gdn, "NoPE")][0]
         and t3[(gdn, "Selective RoPE")][1] < min(t3[(gdn, p)][1] for p in ("NoPE", "RoPE")),
         "table2_phase_gate_avg_ppl_21.16_above_nope_20.78": t2["+ phase gate"][0] > t2["NoPE"][0]
         and (t2["+ phase gate"][0], t2["NoPE"][0]) == (21.16, 20.78),
-        "table2_baseline_acc_below_both_baselines": t2["Selective RoPE Baseline"][1] < min(t2["NoPE"][1], t2["RoPE"][1]),
-        "table2_matches_table3_avg_acc": all(t2[a][1] == t3[(gla, b)][2] for a, b in
-                                             (("NoPE", "NoPE"), ("RoPE", "RoPE"), ("+ phase gate", "Selective RoPE"))),
+        "table2_baseline_acc_below_both_baselines": t2["Selective RoPE Baseline"][1]
+        < min(t2["NoPE"][1], t2["RoPE"][1]),
+        "table2_matches_table3_avg_acc": all(
+            t2[a][1] == t3[(gla, b)][2]
+            for a, b in (("NoPE", "NoPE"), ("RoPE", "RoPE"), ("+ phase gate", "Selective RoPE"))
+        ),
         "mad_basic_selective_below_rope": mad["Selective RoPE"] < mad["RoPE"],
         "mad_memorize_best_is_rope": max(tasks, key=lambda r: tasks[r]["Memorize"]) == "RoPE",
-        "mad_in_context_recall_best_is_phase_gate": max(tasks, key=lambda r: tasks[r]["In-context Recall"]) == "+ phase gate",
+        "mad_in_context_recall_best_is_phase_gate": max(tasks, key=lambda r: tasks[r]["In-context Recall"])
+        == "+ phase gate",
     }
     ok = all(agree.values()) and all(directions.values())
     return Evidence(
         verdict=derive_verdict(ok),
         values={"computed": computed, "quoted": quoted, "agrees": agree, "directions": directions},
         tolerance="differences: half a unit in the last quoted place (0.05); directions and quoted values: exact "
-                  "comparisons of the printed numbers",
+        "comparisons of the printed numbers",
         inputs={"source": "Table 1 (PDF p. 7), Table 2 (PDF p. 8), Table 3 (PDF p. 9)"},
     )

@@ -1,5 +1,6 @@
 """Claims about the temperature σ: Theorem 1, its counterexample, and positive features
-(Selective RoPE Theorem 1 and App. A.3, A.6)."""
+(Selective RoPE Theorem 1 and App. A.3, A.6).
+"""
 
 from __future__ import annotations
 
@@ -67,13 +68,21 @@ def tan_rule() -> Evidence:
         verdict=derive_verdict(matches),
         values={"grid": grid, "sigma_star_xi_half": {str(d): float(temperature.optimal_sigma(0.5, d)) for d in D_GRID}},
         tolerance=f"σ* and the paper's σ count as equal within {SIGMA_ATOL:g}; cubic vs Brent within 1e-8; "
-                  f"Monte-Carlo MSE gap beyond {MC_SIGMAS:g} standard errors",
+        f"Monte-Carlo MSE gap beyond {MC_SIGMAS:g} standard errors",
         inputs={"xi": list(XI_GRID), "D": list(D_GRID), "seed": SEED, "trials": 4000},
-        counterexample={"xi": xi, "D": D, "sigma_paper": s_paper, "sigma_star": s_star, "mse_at_paper_sigma": mse_paper,
-                        "mse_at_sigma_star": mse_star, "mc_mse_at_paper_sigma": float(curve.empirical[0]),
-                        "mc_mse_at_sigma_star": float(curve.empirical[1]), "mc_gap_se": gap_se},
+        counterexample={
+            "xi": xi,
+            "D": D,
+            "sigma_paper": s_paper,
+            "sigma_star": s_star,
+            "mse_at_paper_sigma": mse_paper,
+            "mse_at_sigma_star": mse_star,
+            "mc_mse_at_paper_sigma": float(curve.empirical[0]),
+            "mc_mse_at_sigma_star": float(curve.empirical[1]),
+            "mc_gap_se": gap_se,
+        },
         corrected="σ* = √(−ln u*/(1−ξ)) where u* is the unique real root of u³ + (D−1)u − D e^{ξ−1} = 0; "
-                  "σ* depends on D, σ*² = 1/3 at D = 1 and σ* → 1 as D → ∞.",
+        "σ* depends on D, σ*² = 1/3 at D = 1 and σ* → 1 as D → ∞.",
         corrected_holds=bool(corrected_ok),
         figure=lambda: _mse_figure(0.5),
     )
@@ -103,17 +112,28 @@ def counterexample() -> Evidence:
     mc, se = float(e.mean()), float(e.std(ddof=1) / np.sqrt(trials))
     e1 = rff.estimate(q, k, D, 1.0, trials=trials, seed=SEED)
     mc1, se1 = float(e1.mean()), float(e1.std(ddof=1) / np.sqrt(trials))
-    ok = (abs(c.sigma_paper_sq * 3 - 1) < 1e-14 and abs(c.mean_paper / np.exp(5 / 6) - 1) < 1e-14
-          and abs(c.target / np.exp(0.5) - 1) < 1e-14 and abs(c.mean_sigma1 / c.target - 1) < 1e-14
-          and abs(mc - np.exp(5 / 6)) < MC_SIGMAS * se and abs(mc - c.target) > MC_SIGMAS * se
-          and abs(mc1 - c.target) < MC_SIGMAS * se1)
+    ok = (
+        abs(c.sigma_paper_sq * 3 - 1) < 1e-14
+        and abs(c.mean_paper / np.exp(5 / 6) - 1) < 1e-14
+        and abs(c.target / np.exp(0.5) - 1) < 1e-14
+        and abs(c.mean_sigma1 / c.target - 1) < 1e-14
+        and abs(mc - np.exp(5 / 6)) < MC_SIGMAS * se
+        and abs(mc - c.target) > MC_SIGMAS * se
+        and abs(mc1 - c.target) < MC_SIGMAS * se1
+    )
     return Evidence(
         verdict=derive_verdict(ok),
-        values=c.as_dict() | {"relative_bias_paper": c.relative_bias_paper, "monte_carlo_mean_at_paper_sigma": mc,
-                              "monte_carlo_se": se, "monte_carlo_mean_at_sigma_1": mc1, "monte_carlo_se_sigma_1": se1,
-                              "optimal_sigma": {str(D): s for D, s in c.optimal_sigmas().items()}},
+        values=c.as_dict()
+        | {
+            "relative_bias_paper": c.relative_bias_paper,
+            "monte_carlo_mean_at_paper_sigma": mc,
+            "monte_carlo_se": se,
+            "monte_carlo_mean_at_sigma_1": mc1,
+            "monte_carlo_se_sigma_1": se1,
+            "optimal_sigma": {str(D): s for D, s in c.optimal_sigmas().items()},
+        },
         tolerance="closed forms: 1e-14 relative; Monte Carlo (projected, D=64, 20000 trials): within 5 SE of e^{5/6}, "
-                  "more than 5 SE from e^{1/2}",
+        "more than 5 SE from e^{1/2}",
         inputs={"xi": 0.5, "D": D, "trials": trials, "seed": SEED},
     )
 
@@ -145,12 +165,14 @@ def literal_origin() -> Evidence:
         # literal mean at the paper's σ hits the target, and the literal bias-zeroing σ is the tan rule
         good = abs(lit / np.exp(xi) - 1) < 1e-13 and abs(unbiased_lit - s) < 1e-15
         ok &= good
-        rows.append({"xi": xi, "sigma_paper": s, "literal_mean": lit, "conjugate_mean": conj, "target": float(np.exp(xi))})
+        rows.append(
+            {"xi": xi, "sigma_paper": s, "literal_mean": lit, "conjugate_mean": conj, "target": float(np.exp(xi))}
+        )
     return Evidence(
         verdict=derive_verdict(ok),
         values={"grid": rows},
         tolerance="literal mean equals e^ξ to 1e-13 relative; unbiased_sigma(literal) equals the rule to 1e-15 "
-                  "(the conjugate mean is shown for contrast: it hits e^ξ only at ξ = 0, where the rule gives σ = 1)",
+        "(the conjugate mean is shown for contrast: it hits e^ξ only at ξ = 0, where the rule gives σ = 1)",
         inputs={"xi": list(XI_GRID)},
     )
 
@@ -186,15 +208,22 @@ def finite_D() -> Evidence:
             curve = temperature.mse_curve(0.5, D, sig, trials=3000, seed=SEED, d=d, mode=mode)  # type: ignore[arg-type]
             z = np.abs(curve.empirical - curve.analytic) / curve.stderr
             ok &= bool(np.all(z < MC_SIGMAS))
-            rows.append({"D": D, "mode": mode, "max_z": float(np.max(z)), "analytic": curve.analytic.tolist(),
-                         "empirical": curve.empirical.tolist()})
+            rows.append(
+                {
+                    "D": D,
+                    "mode": mode,
+                    "max_z": float(np.max(z)),
+                    "analytic": curve.analytic.tolist(),
+                    "empirical": curve.empirical.tolist(),
+                }
+            )
     s1, s256 = float(temperature.optimal_sigma(0.5, 1)), float(temperature.optimal_sigma(0.5, 256))
     depends = abs(s1 - s256) > 1e-3
     return Evidence(
         verdict=derive_verdict(ok and depends),
         values={"mc_vs_closed_form": rows, "sigma_star_D1": s1, "sigma_star_D256": s256},
         tolerance=f"every Monte-Carlo MSE within {MC_SIGMAS:g} standard errors of the closed form; σ*(1) and σ*(256) "
-                  "differ by more than 1e-3",
+        "differ by more than 1e-3",
         inputs={"xi": 0.5, "sigmas": sig.tolist(), "trials": 3000, "seed": SEED},
         figure=_sigma_star_figure,
     )
@@ -227,10 +256,21 @@ def prf_sigma_one() -> Evidence:
             s_brent = float(temperature.optimal_sigma(xi, D, "positive", method="brent"))
             m_star = float(temperature.mse(s_star, xi, D, "positive"))
             m_one = float(temperature.mse(1.0, xi, D, "positive"))
-            good = abs(mean1 / np.exp(xi) - 1) < 1e-13 and s_star < 1 and m_star < m_one and abs(s_star - s_brent) < 1e-8
+            good = (
+                abs(mean1 / np.exp(xi) - 1) < 1e-13 and s_star < 1 and m_star < m_one and abs(s_star - s_brent) < 1e-8
+            )
             ok &= good
-            rows.append({"xi": xi, "D": D, "mean_at_1": mean1, "sigma_star": s_star, "sigma_star_brent": s_brent,
-                         "mse_at_sigma_star": m_star, "mse_at_1": m_one})
+            rows.append(
+                {
+                    "xi": xi,
+                    "D": D,
+                    "mean_at_1": mean1,
+                    "sigma_star": s_star,
+                    "sigma_star_brent": s_brent,
+                    "mse_at_sigma_star": m_star,
+                    "mse_at_1": m_one,
+                }
+            )
     return Evidence(
         verdict=derive_verdict(ok),
         values={"grid": rows},
@@ -270,15 +310,23 @@ def d1_third() -> Evidence:
         m_near = [float(temperature.mse(s * f, xi, 1)) for f in (0.98, 1.02)]
         good = abs(s * s - 1 / 3) < 1e-12 and abs(s_b * s_b - 1 / 3) < 1e-7 and all(m_star < m for m in m_near)
         ok &= good
-        rows.append({"xi": xi, "sigma_sq_cubic": s * s, "sigma_sq_brent": s_b * s_b, "mse_at_optimum": m_star,
-                     "mse_at_0.98_and_1.02_sigma": m_near, "sigma_sq_paper": float(temperature.paper_sigma(xi)) ** 2})
+        rows.append(
+            {
+                "xi": xi,
+                "sigma_sq_cubic": s * s,
+                "sigma_sq_brent": s_b * s_b,
+                "mse_at_optimum": m_star,
+                "mse_at_0.98_and_1.02_sigma": m_near,
+                "sigma_sq_paper": float(temperature.paper_sigma(xi)) ** 2,
+            }
+        )
     paper_half = float(temperature.paper_sigma(0.5)) ** 2
     coincide_only_at_half = all((abs(r["sigma_sq_paper"] - 1 / 3) < 1e-12) == (r["xi"] == 0.5) for r in rows)
     return Evidence(
         verdict=derive_verdict(ok and abs(paper_half - 1 / 3) < 1e-15 and coincide_only_at_half),
         values={"grid": rows, "paper_sigma_sq_at_xi_half": paper_half},
         tolerance="σ*² = 1/3 to 1e-12 (cubic) and 1e-7 (Brent, an independent bracketing minimiser); the closed-form "
-                  "MSE is larger at 0.98σ* and 1.02σ*; the tan rule gives 1/3 to 1e-15 at ξ = ½ and elsewhere differs",
+        "MSE is larger at 0.98σ* and 1.02σ*; the tan rule gives 1/3 to 1e-15 at ξ = ½ and elsewhere differs",
         inputs={"xi": list(D1_XI_GRID), "D": 1},
     )
 
@@ -291,7 +339,7 @@ RFA_RTOL = 1e-3
     "temp.rfa_float32",
     source="Selective RoPE §3.1, Fig. 2 (the authors' released code)",
     statement="The float32 evaluation of the 'rfa' temperature spectrum at θ_max = 0.9999 (base 10⁴) matches its "
-              "formula tan(φ_j/2), rescaled to max 1",
+    "formula tan(φ_j/2), rescaled to max 1",
     expected="fails",
 )
 def rfa_float32() -> Evidence:
@@ -311,32 +359,47 @@ def rfa_float32() -> Evidence:
     for tm in RFA_THETA_MAX:
         exact = temperature.spectrum(d, "rfa", theta_max=tm)
         f32 = temperature.spectrum(d, "rfa", theta_max=tm, precision="float32")
-        phi = np.linspace(0.0, tm * np.pi, d // 2)                   # the formula, evaluated independently
+        phi = np.linspace(0.0, tm * np.pi, d // 2)  # the formula, evaluated independently
         formula = np.tan(phi / 2) / np.tan(phi / 2).max()
         nz = exact > 0
         # the float32 grid near −1 has spacing 2⁻²⁴: 1 + cos φ_max is rounded to a multiple of it
         one_plus_cos = 2 * np.sin((1 - tm) * np.pi / 2) ** 2
-        rows.append({"theta_max": tm, "float32_max_rel_error": float(np.max(np.abs(f32[nz] / exact[nz] - 1))),
-                     "float64_max_rel_error": float(np.max(np.abs(exact[nz] / formula[nz] - 1))),
-                     "one_plus_cos_phi_max": float(one_plus_cos),
-                     "one_plus_cos_in_float32_spacings": float(one_plus_cos / 2.0**-24)})
+        rows.append(
+            {
+                "theta_max": tm,
+                "float32_max_rel_error": float(np.max(np.abs(f32[nz] / exact[nz] - 1))),
+                "float64_max_rel_error": float(np.max(np.abs(exact[nz] / formula[nz] - 1))),
+                "one_plus_cos_phi_max": float(one_plus_cos),
+                "one_plus_cos_in_float32_spacings": float(one_plus_cos / 2.0**-24),
+            }
+        )
     at = next(r for r in rows if r["theta_max"] == 0.9999)
     holds = at["float32_max_rel_error"] < RFA_RTOL
-    corrected_ok = (all(r["float64_max_rel_error"] < 1e-12 for r in rows)
-                    and all(r["float32_max_rel_error"] < RFA_RTOL for r in rows if r["theta_max"] <= 0.99)
-                    and at["one_plus_cos_in_float32_spacings"] < 1.0)
+    corrected_ok = (
+        all(r["float64_max_rel_error"] < 1e-12 for r in rows)
+        and all(r["float32_max_rel_error"] < RFA_RTOL for r in rows if r["theta_max"] <= 0.99)
+        and at["one_plus_cos_in_float32_spacings"] < 1.0
+    )
     return Evidence(
         verdict=derive_verdict(holds),
         values={"by_theta_max": rows},
         tolerance=f"relative {RFA_RTOL:g} on every channel (≈ 8000 float32 ulps: far above the rounding of a "
-                  "well-conditioned evaluation); float64 against the independently evaluated formula to 1e-12",
-        inputs={"d": d, "kind": "rfa", "temp_max": 1.0,
-                "float32_form": "sqrt((1 − cos φ)/(1 + cos φ)), every step in float32, as in the released code"},
-        counterexample={"theta_max": 0.9999, "float32_max_rel_error": at["float32_max_rel_error"],
-                        "one_plus_cos_phi_max": at["one_plus_cos_phi_max"], "float32_spacing_near_minus_1": 2.0**-24},
+        "well-conditioned evaluation); float64 against the independently evaluated formula to 1e-12",
+        inputs={
+            "d": d,
+            "kind": "rfa",
+            "temp_max": 1.0,
+            "float32_form": "sqrt((1 − cos φ)/(1 + cos φ)), every step in float32, as in the released code",
+        },
+        counterexample={
+            "theta_max": 0.9999,
+            "float32_max_rel_error": at["float32_max_rel_error"],
+            "one_plus_cos_phi_max": at["one_plus_cos_phi_max"],
+            "float32_spacing_near_minus_1": 2.0**-24,
+        },
         corrected="In float64 the spectrum matches tan(φ_j/2) to 1e-12. In float32, 1 + cos φ_max ≈ (π(1−θ_max))²/2 "
-                  "= 4.9·10⁻⁸ at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ ≈ 6·10⁻⁸ near −1: the largest "
-                  "temperature comes out too large, so after rescaling to max 1 the other channels are off by up to "
-                  f"{at['float32_max_rel_error']:.1%}; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
+        "= 4.9·10⁻⁸ at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ ≈ 6·10⁻⁸ near −1: the largest "
+        "temperature comes out too large, so after rescaling to max 1 the other channels are off by up to "
+        f"{at['float32_max_rel_error']:.1%}; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
         corrected_holds=bool(corrected_ok),
     )

@@ -74,8 +74,15 @@ def _frame(task: Task, grid: Grid, rows: Rows) -> Any:
 
 def _attrs(grid: Grid, spec: dict[str, Any], digest: str) -> dict[str, Any]:
     """A table's ``attrs``: what its sweep is (read from the spec the digest hashes)."""
-    return {"task": spec["task"], "axes": list(grid.names), "trials": spec["trials"], "seed": spec["seed"],
-            "ropelab": spec["ropelab"], "kernels": spec["kernels"], "digest": digest}
+    return {
+        "task": spec["task"],
+        "axes": list(grid.names),
+        "trials": spec["trials"],
+        "seed": spec["seed"],
+        "ropelab": spec["ropelab"],
+        "kernels": spec["kernels"],
+        "digest": digest,
+    }
 
 
 def _stored_rows(store: Store, task: Task, grid: Grid) -> Rows:
@@ -107,8 +114,9 @@ def _resolve_backend(backend: Any) -> Any:
             try:
                 return distributed.get_client()
             except ValueError:
-                raise ValueError('sweep.run: backend="dask" needs a running distributed.Client; '
-                                 "create one or pass it as backend=") from None
+                raise ValueError(
+                    'sweep.run: backend="dask" needs a running distributed.Client; create one or pass it as backend='
+                ) from None
         raise ValueError(f'sweep.run: backend must be "local", "dask" or a distributed.Client, got {backend!r}')
     distributed = require("distributed", "backend=Client")
     if not isinstance(backend, distributed.Client):
@@ -219,7 +227,7 @@ def run(
     from tqdm import tqdm
 
     rows: Rows = []
-    with (st.open() if st is not None else nullcontext()) as opened:
+    with st.open() if st is not None else nullcontext() as opened:
         if opened is not None:
             rows.extend(_stored_rows(opened, t, g))
         done = {i for i, _ in rows}
@@ -230,8 +238,14 @@ def run(
                 opened.write(_frame(t, g, batch))
             rows.extend(batch)
 
-        with tqdm(total=len(g), initial=len(done), disable=not progress, unit="cell",
-                  desc=f"sweep {t.name}", dynamic_ncols=True) as bar:
+        with tqdm(
+            total=len(g),
+            initial=len(done),
+            disable=not progress,
+            unit="cell",
+            desc=f"sweep {t.name}",
+            dynamic_ncols=True,
+        ) as bar:
             if client is None:
                 run_local(t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
             else:
@@ -291,8 +305,9 @@ def load(store: str | os.PathLike[str]) -> Any:
     except FileNotFoundError:
         raise ValueError(f"sweep.load: {str(path)!r} is not a sweep store (no _sweep.json)") from None
     except (KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"sweep.load: the store's {str(path / '_sweep.json')!r} is damaged "
-                         f"({type(exc).__name__}: {exc})") from None
+        raise ValueError(
+            f"sweep.load: the store's {str(path / '_sweep.json')!r} is damaged ({type(exc).__name__}: {exc})"
+        ) from None
     rows = _stored_rows(Store(path, digest, spec, where="sweep.load"), t, g)
     df = _frame(t, g, rows).set_index("cell")
     df.attrs.update(_attrs(g, spec, meta["digest"]), complete=len(rows) == len(g))
@@ -340,8 +355,10 @@ def to_xarray(df: Any) -> Any:
 
     xr = require("xarray", "to_xarray")
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"sweep.to_xarray: df must be a pandas.DataFrame returned by sweep.run or sweep.load, "
-                        f"got {type(df).__name__}")
+        raise TypeError(
+            f"sweep.to_xarray: df must be a pandas.DataFrame returned by sweep.run or sweep.load, "
+            f"got {type(df).__name__}"
+        )
     axes = df.attrs.get("axes")
     if not axes:
         raise ValueError("sweep.to_xarray: df.attrs['axes'] is missing; pass a table returned by sweep.run")
@@ -350,13 +367,18 @@ def to_xarray(df: Any) -> Any:
     axes = list(axes)
     missing = [a for a in axes if a not in df.columns]
     if missing:
-        raise ValueError(f"sweep.to_xarray: df.attrs['axes'] names {missing}, which are not columns of df "
-                         f"(columns: {list(df.columns)})")
+        raise ValueError(
+            f"sweep.to_xarray: df.attrs['axes'] names {missing}, which are not columns of df "
+            f"(columns: {list(df.columns)})"
+        )
     coords = {a: _unique(df[a]) for a in axes}
     shape = tuple(len(c) for c in coords.values())
     outputs = [c for c in df.columns if c not in axes]
     if len(df) == int(np.prod(shape)) and df.index.is_monotonic_increasing:
         # a complete table in cell order is the grid in row-major order: keep the grid's value order
-        return xr.Dataset({c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs}, coords=coords,
-                          attrs={k: v for k, v in df.attrs.items() if k != "axes"})
+        return xr.Dataset(
+            {c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs},
+            coords=coords,
+            attrs={k: v for k, v in df.attrs.items() if k != "axes"},
+        )
     return df.reset_index(drop=True).set_index(axes)[outputs].to_xarray()  # missing cells become NaN

@@ -20,8 +20,9 @@ WORKER_WAIT_SECONDS = 60.0
 TASKS_PER_THREAD = 4
 
 
-def compute_cell(task: Task, index: int, cell: dict[str, Value], trials: int | None, seed: int,
-                 nthreads: int | None) -> Outputs:
+def compute_cell(
+    task: Task, index: int, cell: dict[str, Value], trials: int | None, seed: int, nthreads: int | None
+) -> Outputs:
     """One cell's outputs; its random numbers are addressed by ``(seed, index, trial)``.
 
     A ValueError/TypeError/MemoryError raised by the computation is re-raised with the cell named.
@@ -35,29 +36,47 @@ def compute_cell(task: Task, index: int, cell: dict[str, Value], trials: int | N
 def numerics() -> dict[str, str]:
     """What a cell's numbers depend on besides its inputs: the ropelab version and whether the
     Monte-Carlo kernels use the scalar path (its cos/exp may differ from the vector paths' by 1 ulp;
-    AVX2 and AVX-512 agree bit for bit)."""
+    AVX2 and AVX-512 agree bit for bit).
+    """
     from ropelab import __version__, simd
 
     return {"ropelab": __version__, "kernels": "scalar" if simd.isa() == "scalar" else "vector"}
 
 
-def run_batch(task_name: str | Task, cells: Sequence[tuple[int, dict[str, Value]]], trials: int | None, seed: int,
-              nthreads: int | None, expected: dict[str, str] | None = None) -> Rows:
+def run_batch(
+    task_name: str | Task,
+    cells: Sequence[tuple[int, dict[str, Value]]],
+    trials: int | None,
+    seed: int,
+    nthreads: int | None,
+    expected: dict[str, str] | None = None,
+) -> Rows:
     """A group of cells: the unit of work sent to a Dask worker (a picklable module-level function).
 
     ``expected`` is the submitting process's :func:`numerics`; a worker that would compute
     different numbers (another ropelab version, or the scalar kernels against vector ones) refuses.
     """
     if expected is not None and numerics() != expected:
-        raise RuntimeError(f"ropelab.sweep: this worker's numerics {numerics()} differ from the client's {expected}; "
-                           "install the same ropelab version everywhere (and set ROPELAB_SIMD the same way)")
+        raise RuntimeError(
+            f"ropelab.sweep: this worker's numerics {numerics()} differ from the client's {expected}; "
+            "install the same ropelab version everywhere (and set ROPELAB_SIMD the same way)"
+        )
     # a user task travels with the batch (pickled), since the worker's registry does not know it
     task = task_name if isinstance(task_name, Task) else get(task_name)
     return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
 
 
-def run_local(task: Task, grid: Grid, pending: Sequence[int], trials: int | None, seed: int,
-              nthreads: int | None, batch_size: int | None, on_batch: OnBatch, advance: Callable[[int], object]) -> None:
+def run_local(
+    task: Task,
+    grid: Grid,
+    pending: Sequence[int],
+    trials: int | None,
+    seed: int,
+    nthreads: int | None,
+    batch_size: int | None,
+    on_batch: OnBatch,
+    advance: Callable[[int], object],
+) -> None:
     """Compute the cells one after another, each on the core's own threads.
 
     Finished cells are handed to ``on_batch`` every ``batch_size`` cells (default 1: each cell as
@@ -89,8 +108,18 @@ def default_batch_size(n_pending: int, worker_threads: int) -> int:
     return max(1, math.ceil(n_pending / (TASKS_PER_THREAD * max(1, worker_threads))))
 
 
-def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials: int | None, seed: int,
-             nthreads: int | None, batch_size: int | None, on_batch: OnBatch, advance: Callable[[int], object]) -> None:
+def run_dask(
+    client: Any,
+    task: Task,
+    grid: Grid,
+    pending: Sequence[int],
+    trials: int | None,
+    seed: int,
+    nthreads: int | None,
+    batch_size: int | None,
+    on_batch: OnBatch,
+    advance: Callable[[int], object],
+) -> None:
     """Submit the cells in batches to ``client`` and hand each batch's rows over as it completes.
 
     Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
@@ -108,14 +137,24 @@ def run_dask(client: Any, task: Task, grid: Grid, pending: Sequence[int], trials
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
-            raise RuntimeError(f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s") from None
+            raise RuntimeError(
+                f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s"
+            ) from None
     if batch_size is None:
         batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
     tag = os.urandom(4).hex()  # (not uuid: on Python 3.10 it imports platform, subprocess, fcntl)
     futures = [
-        client.submit(run_batch, task.name if task.name in BUILTIN else task, [(i, grid.cell(i)) for i in pending[j:j + batch_size]],
-                      trials, seed, 1 if nthreads is None else nthreads, numerics(),
-                      key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}", pure=False)
+        client.submit(
+            run_batch,
+            task.name if task.name in BUILTIN else task,
+            [(i, grid.cell(i)) for i in pending[j : j + batch_size]],
+            trials,
+            seed,
+            1 if nthreads is None else nthreads,
+            numerics(),
+            key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}",
+            pure=False,
+        )
         for j in range(0, len(pending), batch_size)
     ]
     try:

@@ -17,4 +17,5 @@ def require(module: str, feature: str) -> ModuleType:
         extra = EXTRAS.get(module, module)
         raise ImportError(
             f"ropelab.sweep: {feature} needs the optional package {module!r}; "
-            f"install it with: pip install 'ropelab[{extra}]'") from exc
+            f"install it with: pip install 'ropelab[{extra}]'"
+        ) from exc

@@ -30,8 +30,9 @@ def _normalise_value(axis: str, v: Any) -> Value:
         return x + 0.0  # -0.0 -> 0.0: one value, one cell
     if isinstance(v, str):
         return v
-    raise TypeError(f"sweep: axis {axis!r} values must be bool, int, float or str, got {v!r} "
-                    f"of type {type(v).__name__}")
+    raise TypeError(
+        f"sweep: axis {axis!r} values must be bool, int, float or str, got {v!r} of type {type(v).__name__}"
+    )
 
 
 def _normalise_axis(axis: Any, values: Any) -> tuple[str, tuple[Value, ...]]:
@@ -289,8 +290,9 @@ def cell_seed(seed: int, index: int) -> int:
     return int(words[0]) | (int(words[1]) << 32)
 
 
-def fingerprint(task: str, grid: Grid, trials: int | None, seed: int,
-                numerics: dict[str, str]) -> tuple[str, dict[str, Any]]:
+def fingerprint(
+    task: str, grid: Grid, trials: int | None, seed: int, numerics: dict[str, str]
+) -> tuple[str, dict[str, Any]]:
     """A digest of everything that determines a sweep's numbers, and the spec it hashes."""
     spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, **numerics}
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()

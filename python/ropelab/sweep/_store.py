@@ -48,8 +48,9 @@ def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> i
         return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ValueError(f"sweep: {str(path)!r} is a symbolic link; a sweep store holds only regular "
-                             "files and follows no link") from None
+            raise ValueError(
+                f"sweep: {str(path)!r} is a symbolic link; a sweep store holds only regular files and follows no link"
+            ) from None
         raise
 
 
@@ -129,8 +130,10 @@ class Store:
         if self.path.is_dir() and not (self.path / _SPEC).exists():
             foreign = [p.name for p in self.path.iterdir() if p.name != _LOCK]
             if foreign:
-                raise ValueError(f"sweep: the store {str(self.path)!r} is a non-empty directory that is not a sweep "
-                                 f"store (it holds {sorted(foreign)[:3]}...); give a new or empty directory")
+                raise ValueError(
+                    f"sweep: the store {str(self.path)!r} is a non-empty directory that is not a sweep "
+                    f"store (it holds {sorted(foreign)[:3]}...); give a new or empty directory"
+                )
         self.path.mkdir(parents=True, exist_ok=True)
         from filelock import FileLock, Timeout  # imported here: it imports fcntl, ropelab does not
 
@@ -163,10 +166,12 @@ class Store:
                         f"sweep: the store {str(self.path)!r} was written by other numerics "
                         f"({ {k: old.get(k) for k in diff} }, here { {k: self.spec.get(k) for k in diff} }); "
                         "resuming would mix numbers; read it with sweep.load() or run with the same "
-                        "ropelab version and kernels (ROPELAB_SIMD)")
+                        "ropelab version and kernels (ROPELAB_SIMD)"
+                    )
                 raise ValueError(
                     f"sweep: the store {str(self.path)!r} holds a different sweep (differs in {diff}); "
-                    "use another store path, or sweep.load() it")
+                    "use another store path, or sweep.load() it"
+                )
             return
         if any(self.path.glob("part-*.parquet")):
             raise ValueError(f"sweep: the store {str(self.path)!r} has parts but no {_SPEC}; not a ropelab store")
@@ -194,8 +199,10 @@ class Store:
                 return None
             df = pd.concat(frames, ignore_index=True)
             return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
-        raise RuntimeError(f"{self.where}: the parts of the store {str(self.path)!r} kept changing while "
-                           f"they were read ({_READ_ATTEMPTS} attempts)")
+        raise RuntimeError(
+            f"{self.where}: the parts of the store {str(self.path)!r} kept changing while "
+            f"they were read ({_READ_ATTEMPTS} attempts)"
+        )
 
     def _read_part(self, path: Path) -> Any:
         """One part as a DataFrame, after checking its record, columns, cells, parameters and digest."""
@@ -203,8 +210,10 @@ class Store:
         import pyarrow.parquet as pq
 
         def refuse(why: str) -> ValueError:
-            return ValueError(f"{self.where}: the store's part {str(path)!r} {why}; it was not written by this "
-                              "sweep or was altered (delete the file to recompute its cells)")
+            return ValueError(
+                f"{self.where}: the store's part {str(path)!r} {why}; it was not written by this "
+                "sweep or was altered (delete the file to recompute its cells)"
+            )
 
         fd = _open_nofollow(path)  # FileNotFoundError passes through (see read)
         with os.fdopen(fd, "rb") as fh:
@@ -222,7 +231,8 @@ class Store:
                 "the tamper-evident store format (or its record was removed), so its cells' numbers and "
                 "parameters cannot be checked. Recompute them: delete this file and every other part-*.parquet "
                 f"of {str(self.path)!r} without a record, then run the same sweep again with the same store "
-                "(its missing cells are computed anew), or run the sweep into a new store")
+                "(its missing cells are computed anew), or run the sweep into a new store"
+            )
         try:
             record = json.loads(meta[_RECORD])
         except ValueError:
@@ -270,8 +280,12 @@ class Store:
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pandas(frame, preserve_index=False)
-        record = {"format": 1, "sweep": self.digest, "rows": table.num_rows,
-                  "content": _content_digest(self.digest, table)}
+        record = {
+            "format": 1,
+            "sweep": self.digest,
+            "rows": table.num_rows,
+            "content": _content_digest(self.digest, table),
+        }
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), _RECORD: json.dumps(record).encode()})
         cells = frame["cell"]
         name = f"part-{int(cells.min()):012d}-{len(frame):06d}-{os.urandom(6).hex()}.parquet"

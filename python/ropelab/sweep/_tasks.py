@@ -50,7 +50,7 @@ class Task:
     outputs: tuple[tuple[str, str], ...]
     monte_carlo: bool
     check: Callable[[dict[str, Value]], None]
-    compute: Callable[[dict[str, Value], "int | None", int, "int | None"], Outputs]
+    compute: Callable[[dict[str, Value], int | None, int, int | None], Outputs]
     extra_axes: Callable[[str], bool] | None = None
 
     def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
@@ -86,8 +86,7 @@ class Task:
         """
         unknown = [n for n in names if n not in self.axes and not (self.extra_axes and self.extra_axes(n))]
         if unknown:
-            raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; "
-                             f"its axes are {sorted(self.axes)}")
+            raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; its axes are {sorted(self.axes)}")
         missing = [n for n, v in self.axes.items() if v is REQUIRED and n not in names]
         if missing:
             raise ValueError(f"sweep: task {self.name!r} needs the axis {missing[0]!r} in the grid")
@@ -174,11 +173,24 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
 RFF_MSE = Task(
     name="rff_mse",
     summary="closed-form and Monte-Carlo MSE of a random-feature estimate of exp(q·k), unit norms",
-    axes={"xi": REQUIRED, "D": REQUIRED, "sigma": 1.0, "estimator": "trig", "convention": "conjugate",
-          "d": 64, "mode": "projected"},
-    outputs=(("sigma_used", "float64"), ("target", "float64"), ("analytic_mse", "float64"),
-             ("empirical_mse", "float64"), ("stderr", "float64"), ("bias", "float64"),
-             ("bias_stderr", "float64")),
+    axes={
+        "xi": REQUIRED,
+        "D": REQUIRED,
+        "sigma": 1.0,
+        "estimator": "trig",
+        "convention": "conjugate",
+        "d": 64,
+        "mode": "projected",
+    },
+    outputs=(
+        ("sigma_used", "float64"),
+        ("target", "float64"),
+        ("analytic_mse", "float64"),
+        ("empirical_mse", "float64"),
+        ("stderr", "float64"),
+        ("bias", "float64"),
+        ("bias_stderr", "float64"),
+    ),
     monte_carlo=True,
     check=_rff_mse_check,
     compute=_rff_mse_compute,
@@ -246,8 +258,10 @@ def get(name: Any) -> Task:
     """The task called ``name`` (``-`` and ``_`` are interchangeable)."""
     if isinstance(name, Task):
         if TASKS.get(name.name) is not name:
-            raise ValueError(f"sweep: task {name.name!r} is not a registered task; the tasks are {sorted(TASKS)} "
-                             "(a Dask worker or a store knows a task by its registered name only)")
+            raise ValueError(
+                f"sweep: task {name.name!r} is not a registered task; the tasks are {sorted(TASKS)} "
+                "(a Dask worker or a store knows a task by its registered name only)"
+            )
         return name
     if not isinstance(name, str):
         raise TypeError(f"sweep: task must be a task name, got {name!r}")
@@ -265,8 +279,9 @@ _DTYPES = ("float64", "bool")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
-def _user_compute(name: str, fn: Callable[..., Mapping[str, Any]], outputs: tuple[tuple[str, str], ...]
-                  ) -> Callable[[dict[str, Value], "int | None", int, "int | None"], Outputs]:
+def _user_compute(
+    name: str, fn: Callable[..., Mapping[str, Any]], outputs: tuple[tuple[str, str], ...]
+) -> Callable[[dict[str, Value], int | None, int, int | None], Outputs]:
     """Wrap a user function: call it by keyword and check what it returns against ``outputs``."""
     wanted = [o for o, _ in outputs]
 
@@ -367,11 +382,14 @@ def register_task(
     if check is not None and not callable(check):
         raise TypeError(f"register_task: check must be callable or None, got {check!r}")
     if isinstance(axes, str) or not isinstance(axes, (Mapping, Sequence)):
-        raise TypeError(f"register_task: axes must be a mapping of name -> default or a sequence of names, got {axes!r}")
+        raise TypeError(
+            f"register_task: axes must be a mapping of name -> default or a sequence of names, got {axes!r}"
+        )
     axes_map = dict(axes) if isinstance(axes, Mapping) else dict.fromkeys(axes, REQUIRED)
     if isinstance(outputs, str) or not isinstance(outputs, (Mapping, Sequence)):
-        raise TypeError(f"register_task: outputs must be a mapping of name -> dtype or a sequence of names, "
-                        f"got {outputs!r}")
+        raise TypeError(
+            f"register_task: outputs must be a mapping of name -> dtype or a sequence of names, got {outputs!r}"
+        )
     out_map = dict(outputs) if isinstance(outputs, Mapping) else dict.fromkeys(outputs, "float64")
     for kind, names in (("axes", axes_map), ("outputs", out_map)):
         if not names:
@@ -388,8 +406,14 @@ def register_task(
     if not isinstance(monte_carlo, bool):
         raise TypeError(f"register_task: monte_carlo must be a bool, got {monte_carlo!r}")
     outs = tuple((o, str(t)) for o, t in out_map.items())
-    task = Task(name=name, summary=str(summary), axes=axes_map, outputs=outs, monte_carlo=monte_carlo,
-                check=check if check is not None else (lambda params: None),
-                compute=_user_compute(name, fn, outs))
+    task = Task(
+        name=name,
+        summary=str(summary),
+        axes=axes_map,
+        outputs=outs,
+        monte_carlo=monte_carlo,
+        check=check if check is not None else (lambda params: None),
+        compute=_user_compute(name, fn, outs),
+    )
     TASKS[name] = task
     return task
