@@ -85,7 +85,7 @@ test-fast:
 CLANG_FORMAT ?= clang-format
 lint: venv
 	@$(MAKE) --no-print-directory sysdeps DEB_PACKAGES="clang-format"
-	$(PY) -m pip install -q "ruff>=0.6"
+	$(PY) -m pip install -q "ruff==0.17.6"
 	$(BIN)/ruff check python tests benchmarks docs
 	$(BIN)/ruff format --check python tests benchmarks docs
 	$(CLANG_FORMAT) --dry-run -Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp')

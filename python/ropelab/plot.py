@@ -457,9 +457,9 @@ def sigma_star_vs_D(
     for xi in xis:
         (line,) = ax.semilogx(
             D,
-            temperature.optimal_sigma(xi, D, estimator),
+            temperature.optimal_sigma(xi, D, estimator),  # type: ignore[arg-type]
             "-",
-            lw=1.5,  # type: ignore[arg-type]
+            lw=1.5,
             label=rf"$\sigma^*(D)$, $\xi = {xi:g}$",
         )
         if estimator == "trig":
