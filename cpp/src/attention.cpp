@@ -345,6 +345,17 @@ struct Segments {
   std::size_t row_end(std::size_t c) const { return std::min(n, (c + 1) * kChunk); }
 };
 
+/// The features of n query rows starting at q_rows, each stabilised by its own log-maximum when
+/// stab (FeatureOverflow("q") when one is not finite); pq, hq, qshift and fq are scratch/output.
+void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, bool stab,
+                    RowMatrix& pq, Vector& hq, Vector& qshift, RowMatrix& fq) {
+  fz.project(q_rows, n, pq, hq);
+  qshift.resize(ix(n));
+  for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
+  fz.features(pq, hq, qshift.data(), fq);
+  if (!all_finite(fq)) throw FeatureOverflow("q");
+}
+
 }  // namespace
 
 void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
@@ -414,12 +425,7 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
               if (!all_finite(fk)) throw FeatureOverflow("k");
               const CMap V(v + (seq * sh.S + r0) * dv, ix(n), ix(dv));
               if (causal) {
-                fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
-                qshift.resize(ix(n));
-                for (std::size_t i = 0; i < n; ++i)
-                  qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
-                fz.features(pq, hq, qshift.data(), fq);
-                if (!all_finite(fq)) throw FeatureOverflow("q");
+                query_features(fz, q + (seq * sh.T + r0) * d, n, stab, pq, hq, qshift, fq);
                 A.resize(ix(n), ix(n));
                 mm(n, n, F, fq.data(), sd(F), 1, fk.data(), 1, sd(F), A.data(), n, false, pack);
                 A.triangularView<Eigen::StrictlyUpper>().setZero();
@@ -506,12 +512,7 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
               Eigen::Map<Vector> Dn(denom.data() + u * sh.T + r0, ix(n));
               if (need_prefix) {
                 const Featurizer& fz = *fzo;
-                fz.project(q + (seq * sh.T + r0) * d, n, pq, hq);
-                qshift.resize(ix(n));
-                for (std::size_t i = 0; i < n; ++i)
-                  qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
-                fz.features(pq, hq, qshift.data(), fq);
-                if (!all_finite(fq)) throw FeatureOverflow("q");
+                query_features(fz, q + (seq * sh.T + r0) * d, n, stab, pq, hq, qshift, fq);
               }
               if (causal) {
                 // local sums at scale exp(−mc), prefix at exp(−mp): bring both to max(mc, mp).

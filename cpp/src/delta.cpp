@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ropelab/attention_kernels.hpp"  // sincos_avx2, shared with attention
 #include "ropelab/delta_kernels.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/vecmath.hpp"
@@ -97,7 +98,7 @@ void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
 #else
   const bool vec = simd::active_isa() != simd::Isa::scalar;
   const PassFn pass = vec ? kernels::delta_pass_avx2 : delta_pass_scalar;
-  const SincosFn sincos = vec ? kernels::sincos_avx2 : sincos_scalar;
+  const SincosFn sincos = vec ? attention::kernels::sincos_avx2 : sincos_scalar;
 #endif
   std::vector<double> ST(panels * 8 * d, 0.0), u(panels * 8, 0.0), y(panels * 8, 0.0),
       o(panels * 8, 0.0);

@@ -1,9 +1,8 @@
 // AVX2 kernels of the delta-rule core (delta_kernels.hpp). Compiled with -mavx2 -mfma
 // (CMakeLists.txt) and run only when vecmath's active path is avx2 or avx512. Includes nothing but
-// the intrinsics, SLEEF and a header of plain declarations; everything else has internal linkage
-// (the templates below are in an anonymous namespace).
+// the intrinsics and a header of plain declarations (cos/sin: attention_kernels.hpp's sincos_avx2);
+// everything else has internal linkage (the templates below are in an anonymous namespace).
 #include <immintrin.h>
-#include <sleef.h>
 
 #include "ropelab/delta_kernels.hpp"
 
@@ -94,26 +93,6 @@ void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double
     pass_outputs<false, true>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
   } else {
     pass_outputs<false, false>(ST, d, panels, key, u, a, next_key, a_next, query, y, out);
-  }
-}
-
-void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_loadu_pd(x + i));
-    _mm256_storeu_pd(s + i, r.x);
-    _mm256_storeu_pd(c + i, r.y);
-  }
-  if (i < n) {
-    alignas(32) double buf[4] = {0.0, 0.0, 0.0, 0.0}, bs[4], bc[4];
-    for (std::size_t j = i; j < n; ++j) buf[j - i] = x[j];
-    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_load_pd(buf));
-    _mm256_store_pd(bs, r.x);
-    _mm256_store_pd(bc, r.y);
-    for (std::size_t j = i; j < n; ++j) {
-      s[j] = bs[j - i];
-      c[j] = bc[j - i];
-    }
   }
 }
 

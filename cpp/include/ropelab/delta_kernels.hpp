@@ -27,7 +27,4 @@ void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double
                      const double* u, double a, const double* next_key, double a_next,
                      const double* query, double* y, double* out);
 
-/// c[i] = cos x[i], s[i] = sin x[i] (SLEEF u10: within 1 ULP), i < n.
-void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
-
 }  // namespace ropelab::recurrence::kernels
