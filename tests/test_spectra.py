@@ -230,7 +230,10 @@ def test_zoh() -> None:
 
 # Harris (1978), Table 1, as printed: highest sidelobe (dB), fall-off (dB/oct), coherent gain,
 # ENBW (bins), 3.0-dB BW (bins), scalloping loss (dB), worst-case processing loss (dB), 6.0-dB BW
-# (bins), overlap correlation 75 % and 50 % (percent). Kaiser's α is β/π.
+# (bins), overlap correlation 75 % and 50 % (percent). Kaiser's α is β/π. NOT verified against the
+# paper's Table 1 (h19c: no stored copy's text reaches the table); none of these rows was flagged
+# as written from memory, and the from-memory rows (Gaussian, Poisson, Dolph–Chebyshev, exact
+# Blackman) are not here.
 HARRIS = {
     "rectangular": ({}, [-13, -6, 1.00, 1.00, 0.89, 3.92, 3.92, 1.21, 75.0, 50.0]),
     "triangular": ({}, [-27, -12, 0.50, 1.33, 1.28, 1.82, 3.07, 1.78, 71.9, 25.0]),

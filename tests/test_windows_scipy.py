@@ -333,7 +333,8 @@ def test_figures_of_merit_closed_forms(name: str, params: dict[str, float], f: A
     # or inside) — 1e-6 relative at N = 4096.
     assert math.isclose(m.coherent_gain, cg, rel_tol=1e-6)
     assert math.isclose(m.enbw_bins, enbw, rel_tol=1e-6)
-    # Harris's Table 1 prints ENBW to two decimals (and a few of his values are off by 0.01–0.02).
+    # ENBW attributed to Harris's Table 1, to two decimals (not verified against the paper's
+    # Table 1: its text could not be read from any stored copy); agreement to 0.02 bins.
     assert abs(enbw - harris_enbw) <= 0.02
 
 
@@ -350,8 +351,10 @@ def test_cosine_power_enbw_gamma_closed_form() -> None:
 
 
 def test_harris_rows_highest_sidelobe() -> None:
-    """Highest sidelobes of the new Harris rows, to Harris's printed dB (±1.5 dB: his values are
-    read off plots and rounded; our own definition is the reference)."""
+    """Highest sidelobes of the new Harris rows, to the dB values attributed to Harris's Table 1
+    (±1.5 dB; our own definition is the reference). These values were not flagged as written from
+    memory but have NOT been verified against the paper's Table 1 (its text could not be read
+    from any stored copy); the −61/−74 dB Blackman–Harris levels are also the windows' names."""
     rows = {
         ("blackman_harris_3_61", ()): -61.0,
         ("blackman_harris_4_74", ()): -74.0,
@@ -365,9 +368,12 @@ def test_harris_rows_highest_sidelobe() -> None:
     for (name, p), hsl in rows.items():
         m = S.figures_of_merit(S.window(name, 1024, **dict(p)))
         assert abs(m.highest_sidelobe_db - hsl) <= 1.5, (name, p, m.highest_sidelobe_db)
-    # Where Harris's printed sidelobe level does not follow from his own definition (4-term
-    # Kaiser–Bessel: −66.4 dB, printed −69; Barcilon–Temes α = 3.5, 4: −64.7, −74.5 dB, printed
-    # −58, −68), his coherent gain and ENBW still do: a check that the windows are his.
+    # 4-term Kaiser–Bessel and Barcilon–Temes α = 3, 3.5, 4: Harris's printed sidelobe levels
+    # (the values here, "−69" and "−58, −68", had been written from memory) could not be verified
+    # against the paper's Table 1 (no stored copy's text reaches the table) and are removed; our
+    # definitions give −66.4 dB (4-term Kaiser–Bessel) and −64.7, −74.5 dB (Barcilon–Temes
+    # α = 3.5, 4). The coherent gain and ENBW below are what these definitions give, to two
+    # decimals; they are not claimed as Harris's printed values (not verified against the paper).
     for (name, p), (cg, enbw) in {
         ("kaiser_bessel_4", ()): (0.40, 1.80),
         ("barcilon_temes", (("alpha", 3.0),)): (0.47, 1.56),
