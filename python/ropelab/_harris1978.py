@@ -6,17 +6,11 @@ of :func:`ropelab.spectra.window` with Harris's parameter to the ten printed col
 order of :data:`COLUMNS`. Harris's parameters in ropelab's names: Kaiser–Bessel α is ``beta/π``;
 Dolph–Chebyshev α is ``attenuation/20`` (dB); Gaussian and Poisson α are ``alpha``.
 
-Verification status (h19c): no row here could be verified against the paper's Table 1. The stored
-copies of the paper reachable from this project (scribd.com/document/432909196,
-vdocuments.mx/on-the-use-of-windows-for-harmonic-analysis-with-the-webmiteduxiphmontpublic.html,
-documents.pub/document/the-use-of-windows-for-f-harris.html) returned only the OCR text of the
-paper's first page, never the text of Table 1, so no printed number could be read from it. The
-rows that an earlier helper had written from memory (Gaussian α = 2.5, 3.0, 3.5; Poisson α = 2.0,
-3.0, 4.0; Dolph–Chebyshev α = 2.5, 3.0, 3.5, 4.0; exact Blackman) are therefore removed: they are
-not claimed as Harris's. The data format has no row without printed values, so those windows leave
-the table (gaussian, poisson and chebyshev need a parameter; exact_blackman is listed under its own
-name without Harris values). The remaining rows are kept as previously transcribed but are NOT
-verified against the paper either (see the comment on :data:`ROWS`).
+Verification status: the printed values below are transcriptions that have not been checked
+against a copy of the paper's Table 1 within this project. Rows whose printed values could not be
+traced to a transcription are not included (Gaussian α = 2.5, 3.0, 3.5; Poisson α = 2, 3, 4;
+Dolph–Chebyshev α = 2.5, 3.0, 3.5, 4.0; exact Blackman): :func:`ropelab.spectra.harris_table`
+lists those windows, with Harris's parameter values, with computed figures only.
 """
 
 from __future__ import annotations
@@ -50,11 +44,7 @@ class HarrisRow(NamedTuple):
 _PI = 3.141592653589793
 
 #: The rows of Harris 1978, Table 1 with a ropelab window (the fall-off column is Harris's
-#: nominal asymptotic slope). NOT verified against the paper's Table 1 (its text could not be read
-#: from any stored copy, see the module docstring); these rows were not among those flagged as
-#: written from memory, and tests/test_spectra.py holds an independent copy of them, but neither
-#: copy has been checked against the paper. Removed as unverifiable: the Gaussian, Poisson,
-#: Dolph–Chebyshev and exact Blackman rows (from memory).
+#: nominal asymptotic slope). Not checked against a copy of the paper (see the module docstring).
 ROWS: tuple[HarrisRow, ...] = (
     HarrisRow("rectangular", {}, "Rectangle", (-13, -6, 1.00, 1.00, 0.89, 3.92, 3.92, 1.21, 75.0, 50.0)),
     HarrisRow("triangular", {}, "Triangle", (-27, -12, 0.50, 1.33, 1.28, 1.82, 3.07, 1.78, 71.9, 25.0)),

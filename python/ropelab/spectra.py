@@ -956,6 +956,20 @@ def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArr
 #: SSM decays ``α·N`` shown in :func:`harris_table` for the ``exponential`` window.
 _TABLE_ALPHA_N = (2.0, 8.0)
 
+#: The parameter values of Harris (1978), Table 1's rows (Harris's ``α`` in each window's own
+#: definition), for the windows whose printed numbers are not in ``_harris1978.ROWS``: their rows
+#: show the computed figures only.
+_TABLE_HARRIS_PARAMETERS: dict[str, tuple[float, ...]] = {
+    "cosine_power": (1.0, 2.0, 3.0, 4.0),
+    "tukey": (0.25, 0.5, 0.75),
+    "poisson": (2.0, 3.0, 4.0),
+    "hann_poisson": (0.5, 1.0, 2.0),
+    "cauchy": (3.0, 4.0, 5.0),
+    "gaussian": (2.5, 3.0, 3.5),
+    "chebyshev": (2.5, 3.0, 3.5, 4.0),
+    "barcilon_temes": (3.0, 3.5, 4.0),
+}
+
 
 def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     """A Harris-style table of figures of merit for every window of :func:`window_names`.
@@ -1018,6 +1032,8 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
             specs += [(name, r.label, dict(r.params), r) for r in by_window[name]]
         elif name == "exponential":
             specs += [(name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None) for an in _TABLE_ALPHA_N]
+        elif name in _TABLE_HARRIS_PARAMETERS:
+            specs += [(name, f"{name} α = {a:g}", {"alpha": a}, None) for a in _TABLE_HARRIS_PARAMETERS[name]]
         else:
             try:
                 _table_window(name, 8, {})
