@@ -4,6 +4,7 @@ hypothesis profile."""
 from __future__ import annotations
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -14,6 +15,12 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# The Ctrl-C tests send SIGINT to this process and to child processes. A shell that starts a job in
+# the background without job control (`make test &`, nohup) starts it with SIGINT ignored, and an
+# ignored signal stays ignored across fork and exec, so those tests would fail (and a child would
+# never stop). Python's handler here makes the children start with the default action again.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header(config: object) -> list[str]:
