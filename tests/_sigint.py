@@ -10,12 +10,24 @@ output of ``after`` (code run once the call was interrupted: the module must sti
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
 
+import pytest
+
 #: Ctrl-C must be answered within this many seconds (issue 17, point 3).
 LIMIT = 0.5
+
+#: The latency tests are timed against an optimised build: under AddressSanitizer (make
+#: test-sanitize preloads its runtime) every loop runs several times slower, so neither the 0.5 s
+#: bound nor the "still running when signalled" window of these tests carries over. The polling
+#: code they exercise is the same; `make test` runs them.
+skip_under_sanitizer = pytest.mark.skipif(
+    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    reason="Ctrl-C latency is timed on the optimised build (make test runs these tests)",
+)
 
 #: Imports and ``interrupt_after(delay)``: a thread sends SIGINT to this process after ``delay``
 #: seconds and records the time it did in ``sent["t"]``. The start of every script of these tests.

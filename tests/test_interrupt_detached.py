@@ -12,7 +12,9 @@ import sys
 
 import pytest
 
-from tests._sigint import LIMIT, run_script
+from tests._sigint import LIMIT, run_script, skip_under_sanitizer
+
+pytestmark = skip_under_sanitizer
 
 REPEATED = """
 def threads():

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests._sigint import assert_interrupts, run
+from tests._sigint import assert_interrupts, run, skip_under_sanitizer
+
+pytestmark = skip_under_sanitizer
 
 AFTER = 'print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).tolist())'
 
