@@ -245,9 +245,6 @@ class OmegaRows {
   rng::Stream stream_;
 };
 
-/// Long trials look at the cancel flag every 2^16 features (well under a millisecond of work).
-constexpr std::size_t kCancelMask = (std::size_t{1} << 16) - 1;
-
 bool is_cancelled(const std::atomic<bool>* cancel) {
   return cancel != nullptr && cancel->load(std::memory_order_relaxed);
 }
