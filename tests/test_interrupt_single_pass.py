@@ -40,19 +40,21 @@ CALLS = {
     "commutator_norm": ("p = np.ones((2**23, 4)); g = np.full((2**23, 8), 0.5)", "rl.transition.commutator_norm(p, g)"),
     "rff.moments": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.moments(q, q, sigma=s)"),
     "rff.mse": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.mse(q, q, sigma=s, D=8)"),
-    # zoh and temperature.mse: the core called with the arrays their wrappers would pass (the
-    # wrappers materialise broadcast scalars as full arrays, a NumPy copy that holds the GIL and is
-    # not interruptible, see docs/reliability.md); the computation's polling is what is tested.
-    "zoh": (
-        "a = np.full(2**25, 0.1); w = np.full(2**25, 0.3); br = np.ones(2**25); bi = np.zeros(2**25)",
-        "rl._core.spectra.zoh(a, w, 0.1, br, bi)",
-    ),
+    # zoh, temperature.mse and optimal_sigma through their public wrappers with scalars broadcast
+    # against 2^25 values: the core broadcasts them (a full-size copy of a scalar, done before the
+    # computation with the GIL held, took about a second and did not answer Ctrl-C).
+    "zoh": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1)"),
+    "zoh_complex_B": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1, B=np.full(2**25, 1 + 2j))"),
     "paper_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.paper_sigma(xi)"),
     "unbiased_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
-    "temperature.mse": (
-        "s = np.ones(2**25); x = np.full(2**25, 0.5); D = np.full(2**25, 8.0)",
-        "rl._core.temperature.mse(sigma=s, xi=x, D=D, estimator='trig', convention='conjugate', log=False)",
-    ),
+    "temperature.mse": ("s = np.ones(2**25)", "rl.temperature.mse(s, 0.5, 8)"),
+    "temperature.mse_outer": ("s = np.ones((2**13, 1)); x = np.full(2**12, 0.5)", "rl.temperature.mse(s, x, 8)"),
+    "optimal_sigma": ("x = np.full(2**25, 0.5)", "rl.temperature.optimal_sigma(x, 8)"),
+    # conversions of large arrays to contiguous float64 (in pieces answering Ctrl-C): float32,
+    # integer and strided input; the signal arrives while the argument is being converted
+    "convert_float32": ("x = np.full(2**27, 0.5, np.float32)", "rl.temperature.paper_sigma(x)"),
+    "convert_int": ("D = np.full(2**27, 8)", "rl.temperature.mse(1.0, 0.5, D)"),
+    "convert_strided": ("x = np.full(2**28, 0.5)[::2]", "rl.temperature.paper_sigma(x)"),
     "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),
     "generalized_householder": ("w = np.ones((3, 8000))", "rl.transition.generalized_householder(w, 0.5)"),
 }
@@ -61,11 +63,11 @@ CALLS = {
 #: Calls whose polled computation is long (5-20 s on an idle core for these sizes) after argument
 #: checks of up to ~0.3 s (longer under load or a sanitizer): the signal is sent 1 s in, inside
 #: the computation.
-LATER = {"rff.moments", "rff.mse", "zoh", "temperature.mse"}
+LATER = {"rff.moments", "rff.mse"}
 #: Calls that are fast per element (about 0.5 s for 2^28 values on an idle core, less with two
 #: threads) and have no argument copies to wait for (x is already contiguous float64): the signal
 #: is sent 0.1 s in.
-EARLY = {"rotate", "rotate_threads"}
+EARLY = {"rotate", "rotate_threads", "convert_float32", "convert_int", "convert_strided"}
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

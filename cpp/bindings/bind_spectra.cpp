@@ -335,30 +335,30 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
   const double dt = real_scalar(dt_o, f, "dt");
   if (!(dt > 0)) value_error(f, "dt", "must be > 0", dt_o);
   const darray bre = real_array(bre_o, f, "B"), bim = real_array(bim_o, f, "B");
-  const py::ssize_t n = alpha.size();
-  if (omega.size() != n || bre.size() != n || bim.size() != n) {
-    throw py::value_error(std::string(f) + ": alpha, omega and B must have the same size, got " +
-                          std::to_string(n) + ", " + std::to_string(omega.size()) + ", " +
-                          std::to_string(bre.size()));
-  }
-  carray abar(n), bbar(n);
+  // Broadcast here, not by copies in Python: a scalar against 2^25 modes costs nothing.
+  const Broadcast<4> bc({&alpha, &omega, &bre, &bim}, f, "alpha, omega and B");
+  carray abar(bc.shape()), bbar(bc.shape());
+  const std::size_t n = bc.size();
   const double *pa = alpha.data(), *pw = omega.data(), *pr = bre.data(), *pim = bim.data();
   cplx *oa = abar.mutable_data(), *ob = bbar.mutable_data();
   // Safe without the GIL: reads the inputs, writes abar and bbar (run_polled: Ctrl-C).
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
-    for_chunks(static_cast<std::size_t>(n), 1000.0, cancel, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i)
-        spectrum::zoh(pa[i], pw[i], dt, cplx(pr[i], pim[i]), oa[i], ob[i]);
+    for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      bc.visit(b, e, [&](std::size_t i, const Broadcast<4>::Offsets& o) {
+        spectrum::zoh(pa[o[0]], pw[o[1]], dt, cplx(pr[o[2]], pim[o[3]]), oa[i], ob[i]);
+      });
     });
   });
-  for (py::ssize_t i = 0; i < n; ++i) {
-    const cplx a = abar.data()[i], b = bbar.data()[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
+    const cplx a = oa[i], b = ob[i];
     if (!std::isfinite(a.real()) || !std::isfinite(a.imag()) || !std::isfinite(b.real()) ||
         !std::isfinite(b.imag())) {
+      const Broadcast<4>::Offsets o = bc.offsets(i);
       throw py::value_error(
           std::string(f) + ": the discretisation of element " + std::to_string(i) +
-          " is not finite in double precision (dt*omega = " + std::to_string(dt * omega.data()[i]) +
-          ", dt*alpha = " + std::to_string(dt * alpha.data()[i]) + "); use a smaller dt");
+          " is not finite in double precision (dt*omega = " + std::to_string(dt * pw[o[1]]) +
+          ", dt*alpha = " + std::to_string(dt * pa[o[0]]) + "); use a smaller dt");
     }
   }
   return py::make_tuple(abar, bbar);
@@ -391,11 +391,13 @@ carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::h
     C[static_cast<std::size_t>(i)] = cplx(cre.data()[i], cim.data()[i]);
   }
   carray out(static_cast<py::ssize_t>(L));
-  {
-    py::gil_scoped_release release;
-    spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(),
-                         static_cast<std::size_t>(n), dt, L, out.mutable_data());
-  }
+  cplx* po = out.mutable_data();
+  // Safe without the GIL: reads alpha, omega, B and C, writes out (run_polled: Ctrl-C).
+  run_polled(30.0 * static_cast<double>(n) * static_cast<double>(L),
+             [&](const std::atomic<bool>* cancel) {
+               spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(),
+                                    static_cast<std::size_t>(n), dt, L, po, cancel);
+             });
   require_finite_result(out, f, "the kernel",
                         "dt*|A| is too large for double precision; use a smaller dt");
   return out;

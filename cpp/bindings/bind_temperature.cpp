@@ -25,14 +25,6 @@ darray D_arg(py::handle obj, const char* func) {
   return D;
 }
 
-void same_size(const darray& a, const darray& b, const char* func, const char* na, const char* nb) {
-  if (a.size() != b.size()) {
-    throw py::value_error(std::string(func) + ": " + na + " and " + nb +
-                          " must have the same number of elements after broadcasting, got " +
-                          std::to_string(a.size()) + " and " + std::to_string(b.size()));
-  }
-}
-
 darray paper_sigma(py::handle xi_o) {
   const darray xi = xi_arg(xi_o, "temperature.paper_sigma");
   darray out = empty_like(xi);
@@ -66,6 +58,9 @@ darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
   return out;
 }
 
+// mse and optimal_sigma broadcast their array arguments here (NumPy's rules), so that a scalar
+// against a large array is never materialised as a full array.
+
 darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o, py::handle conv_o,
            bool log) {
   const char* f = "temperature.mse";
@@ -73,24 +68,23 @@ darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o
   require_each(sigma, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
   const darray xi = xi_arg(xi_o, f);
   const darray D = D_arg(D_o, f);
-  same_size(sigma, xi, f, "sigma", "xi");
-  same_size(sigma, D, f, "sigma", "D");
+  const Broadcast<3> bc({&sigma, &xi, &D}, f, "sigma, xi and D");
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
-  darray out = empty_like(sigma);
+  darray out(bc.shape());
   const double* ps = sigma.data();
   const double* px = xi.data();
   const double* pd = D.data();
   double* po = out.mutable_data();
-  const auto n = static_cast<std::size_t>(sigma.size());
+  const std::size_t n = bc.size();
   // Safe without the GIL: reads sigma, xi and D, writes out (run_polled: Ctrl-C between chunks).
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) {
-        const rff::Pair p = rff::make_unit_pair(px[i]);
-        po[i] =
-            log ? rff::log_mse(p, ps[i], pd[i], est, conv) : rff::mse(p, ps[i], pd[i], est, conv);
-      }
+      bc.visit(b, e, [&](std::size_t i, const Broadcast<3>::Offsets& o) {
+        const rff::Pair p = rff::make_unit_pair(px[o[1]]);
+        po[i] = log ? rff::log_mse(p, ps[o[0]], pd[o[2]], est, conv)
+                    : rff::mse(p, ps[o[0]], pd[o[2]], est, conv);
+      });
     });
   });
   if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
@@ -102,7 +96,7 @@ darray optimal_sigma(py::handle xi_o, py::handle D_o, py::handle est_o, py::hand
   const char* f = "temperature.optimal_sigma";
   const darray xi = xi_arg(xi_o, f);
   const darray D = D_arg(D_o, f);
-  same_size(xi, D, f, "xi", "D");
+  const Broadcast<2> bc({&xi, &D}, f, "xi and D");
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
   const std::string method = string_arg(method_o, f, "method");
@@ -110,17 +104,19 @@ darray optimal_sigma(py::handle xi_o, py::handle D_o, py::handle est_o, py::hand
     value_error(f, "method", "must be 'cubic' or 'brent'", method_o);
   }
   const bool cubic = method == "cubic";
-  darray out = empty_like(xi);
+  darray out(bc.shape());
   const double* px = xi.data();
   const double* pD = D.data();
   double* po = out.mutable_data();
-  const auto n = static_cast<std::size_t>(xi.size());
+  const std::size_t n = bc.size();
   run_interruptible([&](const std::atomic<bool>* cancel) {
-    for (std::size_t i = 0; i < n && !cancel->load(std::memory_order_relaxed); ++i) {
-      const rff::Pair p = rff::make_unit_pair(px[i]);
-      po[i] = cubic ? temperature::optimal_sigma_cubic(p, pD[i], est, conv)
-                    : temperature::optimal_sigma_brent(p, pD[i], est, conv);
-    }
+    for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
+      bc.visit(b, e, [&](std::size_t i, const Broadcast<2>::Offsets& o) {
+        const rff::Pair p = rff::make_unit_pair(px[o[0]]);
+        po[i] = cubic ? temperature::optimal_sigma_cubic(p, pD[o[1]], est, conv)
+                      : temperature::optimal_sigma_brent(p, pD[o[1]], est, conv);
+      });
+    });
   });
   return out;
 }

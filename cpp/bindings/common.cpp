@@ -30,6 +30,36 @@ void type_error(const char* func, const char* name, const std::string& what, py:
   throw py::type_error(describe(func, name, what, value));
 }
 
+namespace {
+
+/// copy_interruptible below the top level: dst and src have the same shape.
+void copy_pieces(const py::object& copyto, const py::array& dst, const py::array& src) {
+  if (dst.ndim() == 0 || dst.size() <= kSignalStride) {
+    copyto(dst, src, "casting"_a = "unsafe");
+    check_signals();
+    return;
+  }
+  const py::ssize_t n0 = dst.shape(0), row = dst.size() / n0;
+  if (row >= kSignalStride / 2) {  // rows are large: split each of them
+    for (py::ssize_t i = 0; i < n0; ++i) {
+      copy_pieces(copyto, dst[py::int_(i)].cast<py::array>(), src[py::int_(i)].cast<py::array>());
+    }
+    return;
+  }
+  const py::ssize_t rows = kSignalStride / row;
+  for (py::ssize_t b = 0; b < n0; b += rows) {
+    const py::slice part(b, b + rows < n0 ? b + rows : n0, 1);
+    copyto(dst[part], src[part], "casting"_a = "unsafe");
+    check_signals();
+  }
+}
+
+}  // namespace
+
+void copy_interruptible(const py::array& dst, const py::array& src) {
+  copy_pieces(py::module_::import("numpy").attr("copyto"), dst, src);
+}
+
 darray real_array(py::handle obj, const char* func, const char* name, bool allow_nonfinite) {
   if (obj.is_none()) type_error(func, name, "must be a real array", obj);
   py::array arr;
@@ -56,6 +86,7 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
   if (!allow_nonfinite) {
     const double* p = out.data();
     for (py::ssize_t i = 0; i < out.size(); ++i) {
+      if (i % kSignalStride == kSignalStride - 1) check_signals();
       if (!std::isfinite(p[i])) {
         value_error(
             func, name,
@@ -305,6 +336,7 @@ void require_finite_result(const darray& out, const char* func, const char* what
                            const std::string& hint) {
   const double* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
     if (!std::isfinite(p[i])) {
       throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
                             " is not finite in double precision (" + std::to_string(p[i]) + ")" +
@@ -317,6 +349,7 @@ void require_finite_result(const carray& out, const char* func, const char* what
                            const std::string& hint) {
   const std::complex<double>* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
     if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
       throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
                             " is not finite in double precision" +

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <complex>
@@ -37,12 +38,35 @@ using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 /// C-contiguous complex128 array.
 using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
+/// Raises the pending KeyboardInterrupt (or the exception of another signal handler) when a signal
+/// arrived. For loops that run with the GIL held: call it every kSignalStride elements.
+inline void check_signals() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+/// Elements between two check_signals() in a pass that holds the GIL (a few ms of copying).
+constexpr py::ssize_t kSignalStride = py::ssize_t{1} << 20;
+
+/// Copies `src` into `dst` (NumPy arrays of the same shape) with NumPy's own cast
+/// (np.copyto, casting="unsafe", the cast of forcecast), in pieces of about kSignalStride elements
+/// with check_signals() between them: a conversion of a large array answers Ctrl-C.
+void copy_interruptible(const py::array& dst, const py::array& src);
+
 /// `arr` as a C-contiguous Array (a copy when needed). Unlike Array::ensure, which clears the
 /// Python error of a failed conversion (so that a later error_already_set has nothing to raise),
-/// the MemoryError or TypeError of the conversion propagates.
+/// the MemoryError or TypeError of the conversion propagates. A copy of more than a few
+/// kSignalStride elements is made by copy_interruptible (bit-identical: the same NumPy cast).
 template <class Array>
 Array contiguous(py::handle arr) {
-  return Array(py::reinterpret_borrow<py::object>(arr));
+  auto obj = py::reinterpret_borrow<py::object>(arr);
+  if (!py::isinstance<py::array>(obj)) return Array(obj);
+  const auto a = py::reinterpret_borrow<py::array>(obj);
+  const bool no_copy =
+      py::isinstance<Array>(a) && (a.flags() & py::array::c_style) == py::array::c_style;
+  if (no_copy || a.size() <= 4 * kSignalStride) return Array(obj);
+  Array out(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
+  copy_interruptible(out, a);
+  return out;
 }
 
 /// "func: name must be ..., got repr(value)".
@@ -254,6 +278,7 @@ void require_each(const darray& a, const char* func, const char* name, const std
                   Ok ok) {
   const double* p = a.data();
   for (py::ssize_t i = 0; i < a.size(); ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
     if (!ok(p[i])) {
       value_error(func, name, what + " (element " + std::to_string(i) + ")", py::float_(p[i]));
     }
@@ -266,6 +291,97 @@ void require_finite_result(const darray& out, const char* func, const char* what
                            const std::string& hint);
 void require_finite_result(const carray& out, const char* func, const char* what,
                            const std::string& hint);
+
+/// K operands (C-contiguous, e.g. from real_array) broadcast together by NumPy's rules without
+/// materialising them: the broadcast shape and, per operand, its element strides in that shape
+/// (0 along the axes it is broadcast over). A scalar against a large array costs nothing.
+template <std::size_t K>
+class Broadcast {
+ public:
+  using Offsets = std::array<py::ssize_t, K>;
+
+  /// ValueError "func: <names> cannot be broadcast together, got shapes ..." when they do not fit;
+  /// MemoryError when the broadcast output cannot be allocated.
+  Broadcast(const std::array<const py::array*, K>& ops, const char* func, const char* names) {
+    py::ssize_t nd = 0;
+    for (const py::array* a : ops) nd = a->ndim() > nd ? a->ndim() : nd;
+    shape_.assign(static_cast<std::size_t>(nd), 1);
+    for (const py::array* a : ops) {
+      for (py::ssize_t j = 0; j < a->ndim(); ++j) {
+        const py::ssize_t s = a->shape(j);
+        py::ssize_t& r = shape_[static_cast<std::size_t>(nd - a->ndim() + j)];
+        if (s == 1) continue;
+        if (r != 1 && r != s) {
+          std::string shapes;
+          for (const py::array* b : ops) {
+            shapes += (shapes.empty() ? "" : ", ") + py::str(b->attr("shape")).cast<std::string>();
+          }
+          throw py::value_error(std::string(func) + ": " + names +
+                                " cannot be broadcast together, got shapes " + shapes);
+        }
+        r = s;
+      }
+    }
+    double count = 1;
+    for (const py::ssize_t s : shape_) count *= static_cast<double>(s);
+    check_output_size(count, func);
+    size_ = 1;
+    for (const py::ssize_t s : shape_) size_ *= static_cast<std::size_t>(s);
+    for (std::size_t k = 0; k < K; ++k) {
+      const py::array& a = *ops[k];
+      strides_[k].assign(shape_.size(), 0);
+      py::ssize_t step = 1;
+      for (py::ssize_t j = a.ndim(); j-- > 0;) {
+        if (a.shape(j) != 1) strides_[k][static_cast<std::size_t>(nd - a.ndim() + j)] = step;
+        step *= a.shape(j);
+      }
+    }
+  }
+
+  const std::vector<py::ssize_t>& shape() const { return shape_; }
+  std::size_t size() const { return size_; }
+
+  /// The element offsets of the operands at flat (C-order) output index i.
+  Offsets offsets(std::size_t i) const {
+    Offsets off{};
+    auto r = static_cast<py::ssize_t>(i);
+    for (std::size_t d = shape_.size(); d-- > 0;) {
+      const py::ssize_t j = r % shape_[d];
+      r /= shape_[d];
+      for (std::size_t k = 0; k < K; ++k) off[k] += j * strides_[k][d];
+    }
+    return off;
+  }
+
+  /// Calls body(i, off) for the flat output indices i in [b, e), off[k] = the element offset of
+  /// operand k (needs no Python: usable without the GIL).
+  template <class Body>
+  void visit(std::size_t b, std::size_t e, Body&& body) const {
+    if (b >= e) return;
+    const std::size_t nd = shape_.size();
+    std::vector<py::ssize_t> idx(nd);
+    auto r = static_cast<py::ssize_t>(b);
+    for (std::size_t d = nd; d-- > 0;) {
+      idx[d] = r % shape_[d];
+      r /= shape_[d];
+    }
+    Offsets off = offsets(b);
+    for (std::size_t i = b; i < e; ++i) {
+      body(i, static_cast<const Offsets&>(off));
+      for (std::size_t d = nd; d-- > 0;) {  // odometer step to i + 1
+        for (std::size_t k = 0; k < K; ++k) off[k] += strides_[k][d];
+        if (++idx[d] < shape_[d]) break;
+        for (std::size_t k = 0; k < K; ++k) off[k] -= shape_[d] * strides_[k][d];
+        idx[d] = 0;
+      }
+    }
+  }
+
+ private:
+  std::vector<py::ssize_t> shape_;
+  std::size_t size_ = 1;
+  std::array<std::vector<py::ssize_t>, K> strides_;
+};
 
 /// New float64 array with the shape of `like`.
 inline darray empty_like(const py::array& like) {

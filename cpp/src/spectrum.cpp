@@ -401,17 +401,25 @@ void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) 
 }
 
 void ssm_kernel(const double* alpha, const double* omega, const cplx* B, const cplx* C,
-                std::size_t modes, double dt, std::size_t L, cplx* out) {
+                std::size_t modes, double dt, std::size_t L, cplx* out,
+                const std::atomic<bool>* cancel) {
   std::fill(out, out + L, cplx(0.0));
   std::vector<cplx> powers(L);
+  const auto check = [cancel] {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
+  };
   for (std::size_t n = 0; n < modes; ++n) {
+    check();
     cplx Abar, Bbar;
     zoh(alpha[n], omega[n], dt, B[n], Abar, Bbar);
     // Ā^ℓ = e^{ℓΔA} with the phase ℓ·(Δω) reduced exactly (not by repeated multiplication),
     // the same Δω as in Ā (dt·ω rounded once, as zoh does).
-    ssm_impulse(dt * alpha[n], std::remainder(dt * omega[n], two_pi), L, powers.data());
+    ssm_impulse(dt * alpha[n], std::remainder(dt * omega[n], two_pi), L, powers.data(), cancel);
     const cplx cb = C[n] * Bbar;
-    for (std::size_t l = 0; l < L; ++l) out[l] += cb * powers[l];
+    for (std::size_t l = 0; l < L; ++l) {
+      if ((l & 0xFFFF) == 0xFFFF) check();
+      out[l] += cb * powers[l];
+    }
   }
 }
 

@@ -14,15 +14,17 @@ def scalar_or_array(out: npt.NDArray[np.float64], like: Any) -> Any:
     return float(out) if np.ndim(like) == 0 else out
 
 
-def broadcast(func: str, **arrays: Any) -> tuple[tuple[int, ...], list[npt.NDArray[Any]]]:
-    """Broadcast keyword array-likes together; ValueError naming ``func`` when they do not fit."""
+def broadcast_shape(func: str, **arrays: Any) -> tuple[int, ...]:
+    """The shape keyword array-likes broadcast to; ValueError naming ``func`` when they do not fit.
+
+    Nothing is materialised: the core broadcasts the operands itself (a scalar against a large
+    array is never copied to a full array, a copy that could not be interrupted).
+    """
+    shapes = {k: np.shape(v) for k, v in arrays.items()}
     try:
-        parts = np.broadcast_arrays(*[np.asarray(v) for v in arrays.values()])
+        return tuple(np.broadcast_shapes(*shapes.values()))
     except ValueError:
-        shapes = {k: np.shape(v) for k, v in arrays.items()}
         raise ValueError(f"{func}: arguments cannot be broadcast together, got shapes {shapes}") from None
-    shape = parts[0].shape if parts else ()
-    return shape, [np.ascontiguousarray(p).reshape(-1) for p in parts]
 
 
 def real_number(func: str, name: str, value: Any) -> float:

@@ -430,25 +430,22 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     ((1+0j), (0.1+0j))
     """
     try:
-        a, w, b = np.broadcast_arrays(np.asarray(alpha), np.asarray(omega), np.asarray(B))
+        np.broadcast_shapes(np.shape(alpha), np.shape(omega), np.shape(B))
     except ValueError:
         raise ValueError(
             f"zoh: alpha, omega and B cannot be broadcast together, got shapes "
             f"{np.shape(alpha)}, {np.shape(omega)}, {np.shape(B)}"
         ) from None
+    b = np.asarray(B)
     if b.dtype.kind not in "iufc":
         raise TypeError(f"zoh: B must be a real or complex array (not bool or str), got dtype {b.dtype}")
-    bc = b.astype(np.complex128)
-    abar, bbar = _core.spectra.zoh(
-        np.ascontiguousarray(a).reshape(-1),
-        np.ascontiguousarray(w).reshape(-1),
-        dt,
-        np.ascontiguousarray(bc.real).reshape(-1),
-        np.ascontiguousarray(bc.imag).reshape(-1),
-    )
-    if a.ndim == 0:
-        return complex(abar[0]), complex(bbar[0])
-    return abar.reshape(a.shape), bbar.reshape(a.shape)
+    # The core broadcasts alpha, omega and B itself (nothing materialised here); B's real and
+    # imaginary parts are views, a real B has imaginary part 0.
+    b_real, b_imag = (b.real, b.imag) if b.dtype.kind == "c" else (b, 0.0)
+    abar, bbar = _core.spectra.zoh(alpha, omega, dt, b_real, b_imag)
+    if abar.ndim == 0:
+        return complex(abar), complex(bbar)
+    return abar, bbar
 
 
 def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> ComplexArray:

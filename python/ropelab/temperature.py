@@ -24,7 +24,7 @@ from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
 from ropelab._types import FloatArray
-from ropelab._validation import broadcast, check_output_size, integer, real_number, scalar_or_array
+from ropelab._validation import broadcast_shape, check_output_size, integer, real_number, scalar_or_array
 
 __all__ = [
     "paper_sigma",
@@ -134,10 +134,8 @@ def mse(
     >>> bool(mse(1.0, 0.5, 16) < mse(paper_sigma(0.5), 0.5, 16))
     True
     """
-    shape, (s, x, d) = broadcast("temperature.mse", sigma=sigma, xi=xi, D=D)
-    out = _core.temperature.mse(sigma=s, xi=x, D=d, estimator=estimator, convention=convention, log=bool(log)).reshape(
-        shape
-    )
+    broadcast_shape("temperature.mse", sigma=sigma, xi=xi, D=D)
+    out = _core.temperature.mse(sigma=sigma, xi=xi, D=D, estimator=estimator, convention=convention, log=bool(log))
     return float(out) if out.ndim == 0 else out
 
 
@@ -183,10 +181,8 @@ def optimal_sigma(
     >>> bool(abs(optimal_sigma(0.3, 10**6) - 1) < 1e-5)
     True
     """
-    shape, (x, d) = broadcast("temperature.optimal_sigma", xi=xi, D=D)
-    out = _core.temperature.optimal_sigma(xi=x, D=d, estimator=estimator, convention=convention, method=method).reshape(
-        shape
-    )
+    broadcast_shape("temperature.optimal_sigma", xi=xi, D=D)
+    out = _core.temperature.optimal_sigma(xi=xi, D=D, estimator=estimator, convention=convention, method=method)
     return float(out) if out.ndim == 0 else out
 
 

@@ -75,7 +75,8 @@ void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar);
 /// time) discretised by zoh with step dt: K[ℓ] = Σ_n C_n B̄_n Ā_n^ℓ, ℓ = 0..L−1, with Ā_n^ℓ
 /// evaluated as ssm_impulse(α_n dt, ω_n dt) (exact phase reduction, no repeated products).
 void ssm_kernel(const double* alpha, const double* omega, const cplx* B, const cplx* C,
-                std::size_t modes, double dt, std::size_t L, cplx* out);
+                std::size_t modes, double dt, std::size_t L, cplx* out,
+                const std::atomic<bool>* cancel = nullptr);  ///< cancel: checked every 2^16 steps
 
 /// Complex expm1 accurate for small |z|.
 cplx expm1c(cplx z);
