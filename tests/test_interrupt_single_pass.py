@@ -45,6 +45,7 @@ CALLS = {
     # computation with the GIL held, took about a second and did not answer Ctrl-C).
     "zoh": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1)"),
     "zoh_complex_B": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1, B=np.full(2**25, 1 + 2j))"),
+    "ssm_kernel": ("A = np.full(64, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 2**23)"),
     "paper_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.paper_sigma(xi)"),
     "unbiased_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
     "temperature.mse": ("s = np.ones(2**25)", "rl.temperature.mse(s, 0.5, 8)"),
@@ -65,8 +66,8 @@ CALLS = {
 #: the computation.
 LATER = {"rff.moments", "rff.mse"}
 #: Calls that are fast per element (about 0.5 s for 2^28 values on an idle core, less with two
-#: threads) and have no argument copies to wait for (x is already contiguous float64): the signal
-#: is sent 0.1 s in.
+#: threads), and conversions of a 2^27-element argument to contiguous float64 (0.3-1 s, in
+#: pieces answering Ctrl-C): the signal is sent 0.1 s in.
 EARLY = {"rotate", "rotate_threads", "convert_float32", "convert_int", "convert_strided"}
 
 

@@ -27,6 +27,44 @@ def broadcast_shape(func: str, **arrays: Any) -> tuple[int, ...]:
         raise ValueError(f"{func}: arguments cannot be broadcast together, got shapes {shapes}") from None
 
 
+#: Elements per piece of a large conversion made in Python (a few ms each): Python checks for
+#: Ctrl-C between two NumPy calls, never inside one.
+_PIECE = 1 << 20
+
+
+def _copy_pieces(dst: npt.NDArray[Any], src: npt.NDArray[Any]) -> None:
+    if dst.ndim == 0 or dst.size <= _PIECE:
+        np.copyto(dst, src, casting="unsafe")
+        return
+    row = dst.size // dst.shape[0]
+    if row >= _PIECE // 2:  # large rows: split each of them
+        for i in range(dst.shape[0]):
+            _copy_pieces(dst[i], src[i])
+        return
+    step = _PIECE // row
+    for b in range(0, dst.shape[0], step):
+        np.copyto(dst[b : b + step], src[b : b + step], casting="unsafe")
+
+
+def as_float64(a: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """``a`` (a real array) as a C-contiguous float64 array, the same values as
+    ``np.ascontiguousarray(a, dtype=np.float64)``; a large copy is made in pieces, so that Ctrl-C
+    is answered while it runs."""
+    if a.dtype == np.float64 and a.flags.c_contiguous:
+        return a
+    if a.size <= 4 * _PIECE:
+        return np.ascontiguousarray(a, dtype=np.float64)
+    out = np.empty(a.shape, dtype=np.float64)
+    _copy_pieces(out, a)
+    return out
+
+
+def all_finite(a: npt.NDArray[np.float64]) -> bool:
+    """``np.all(np.isfinite(a))`` for a C-contiguous array, in pieces (Ctrl-C is answered)."""
+    flat = a.reshape(-1)
+    return all(bool(np.all(np.isfinite(flat[b : b + _PIECE]))) for b in range(0, flat.size, _PIECE))
+
+
 def real_number(func: str, name: str, value: Any) -> float:
     """A finite real number (int, float or a NumPy real scalar; not bool, str or complex)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):

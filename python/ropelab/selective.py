@@ -55,6 +55,7 @@ import numpy.typing as npt
 from ropelab import rotary
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray
+from ropelab._validation import all_finite, as_float64
 
 __all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "phases", "apply", "load_safetensors"]
 
@@ -454,8 +455,8 @@ def _hidden(hidden: ArrayLike, weights: SelectiveWeights, func: str) -> tuple[Fl
             f"{func}: hidden must have shape (T, {weights.model_dim}) or (batch, T, "
             f"{weights.model_dim}), got {np.shape(hidden)}"
         )
-    h = np.ascontiguousarray(h, dtype=np.float64)
-    if not np.all(np.isfinite(h)):
+    h = as_float64(h)  # in pieces: Ctrl-C is answered while a large batch is converted
+    if not all_finite(h):
         raise ValueError(f"{func}: hidden must be finite, got non-finite values")
     return h, squeeze
 
