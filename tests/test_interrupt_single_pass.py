@@ -44,7 +44,7 @@ CALLS = {
     # against 2^25 values: the core broadcasts them (a full-size copy of a scalar, done before the
     # computation with the GIL held, took about a second and did not answer Ctrl-C).
     "zoh": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1)"),
-    "zoh_complex_B": ("a = np.full(2**25, 0.1)", "rl.spectra.zoh(a, 0.3, 0.1, B=np.full(2**25, 1 + 2j))"),
+    "zoh_complex_B": ("a = np.full(2**25, 0.1); B = np.full(2**25, 1 + 2j)", "rl.spectra.zoh(a, 0.3, 0.1, B)"),
     "ssm_kernel": ("A = np.full(64, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 2**23)"),
     "paper_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.paper_sigma(xi)"),
     "unbiased_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
