@@ -403,11 +403,14 @@ void zoh(double alpha, double omega, double dt, cplx B, cplx& Abar, cplx& Bbar) 
 void ssm_kernel(const double* alpha, const double* omega, const cplx* B, const cplx* C,
                 std::size_t modes, double dt, std::size_t L, cplx* out,
                 const std::atomic<bool>* cancel) {
-  std::fill(out, out + L, cplx(0.0));
-  std::vector<cplx> powers(L);
   const auto check = [cancel] {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
   };
+  for (std::size_t l = 0; l < L; l += 0x10000) {  // zeroed in pieces between checks of the flag
+    check();
+    std::fill(out + l, out + std::min(L, l + 0x10000), cplx(0.0));
+  }
+  std::vector<cplx> powers(L);
   for (std::size_t n = 0; n < modes; ++n) {
     check();
     cplx Abar, Bbar;
