@@ -126,3 +126,27 @@ def test_large_conversions_in_pieces_are_bit_identical(make: object) -> None:
     ref = rl.temperature.paper_sigma(np.array(x, dtype=np.float64, order="C"))
     assert got.shape == x.shape
     assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: v.astype(np.float32),
+        lambda v: np.repeat(v, 2)[::2],
+        lambda v: np.asfortranarray(v.reshape(2**10, -1)),
+        lambda v: np.repeat(v.reshape(3, -1), 2, axis=1)[:, ::2],
+    ],
+    ids=["float32", "strided", "fortran", "strided-2d"],
+)
+def test_python_conversion_in_pieces_is_bit_identical(make: object) -> None:
+    """The wrappers' own large conversions (selective hidden states) are made in pieces too."""
+    from ropelab._validation import all_finite, as_float64
+
+    v = np.random.default_rng(5).normal(size=6 * 2**20)
+    x = make(v)  # type: ignore[operator]
+    got = as_float64(x)
+    assert got.flags.c_contiguous and got.dtype == np.float64
+    assert np.array_equal(got, np.ascontiguousarray(x, dtype=np.float64))
+    assert all_finite(got)
+    got[-1] = np.inf
+    assert not all_finite(got)

@@ -49,7 +49,8 @@ def _copy_pieces(dst: npt.NDArray[Any], src: npt.NDArray[Any]) -> None:
 def as_float64(a: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
     """``a`` (a real array) as a C-contiguous float64 array, the same values as
     ``np.ascontiguousarray(a, dtype=np.float64)``; a large copy is made in pieces, so that Ctrl-C
-    is answered while it runs."""
+    is answered while it runs.
+    """
     if a.dtype == np.float64 and a.flags.c_contiguous:
         return a
     if a.size <= 4 * _PIECE:
