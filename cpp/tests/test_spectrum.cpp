@@ -233,6 +233,20 @@ TEST(FiguresOfMerit, ScaleInvariantAndCancellable) {
   EXPECT_THROW(sp::figures_of_merit(w.data(), w.size(), 16, &cancel), std::runtime_error);
 }
 
+TEST(SsmKernel, StopsWhenCancelledAndIgnoresAClearFlag) {
+  const std::vector<double> alpha{0.1, 0.0}, omega{0.3, 1.0};
+  const std::vector<cplx> B{cplx(1.0), cplx(0.5, 1.0)}, C{cplx(1.0), cplx(2.0)};
+  std::vector<cplx> a(300000), b(300000);
+  std::atomic<bool> clear{false}, set{true};
+  sp::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(), 2, 0.1, a.size(), a.data());
+  sp::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(), 2, 0.1, b.size(), b.data(),
+                 &clear);
+  EXPECT_EQ(a, b);  // polling does not change a bit
+  EXPECT_THROW(sp::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(), 2, 0.1, b.size(),
+                              b.data(), &set),
+               std::runtime_error);
+}
+
 TEST(PlanCache, ForkWhileAnotherThreadPlans) {
 #if defined(__SANITIZE_ADDRESS__)
   // GCC 12's AddressSanitizer allocator has no fork handler: a child forked while the planner
