@@ -286,7 +286,29 @@ class Featurizer {
 
 /// Whether every entry is finite.
 bool all_finite(const RowMatrix& x) {
-  return x.allFinite();  // Eigen: vectorised (x − x has no NaN)
+  // x·0 is 0 for a finite x and NaN otherwise; four independent sums so that it vectorises
+  const double* p = x.data();
+  const std::size_t n = static_cast<std::size_t>(x.size());
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (std::size_t j = 0; j < 4; ++j) s[j] += p[i + j] * 0.0;
+  }
+  for (; i < n; ++i) s[0] += p[i] * 0.0;
+  return s[0] + s[1] + s[2] + s[3] == 0.0;
+}
+
+/// t (cols×rows) = aᵀ, a rows×cols, both row-major; in 8×8 tiles.
+void transpose(const double* a, std::size_t rows, std::size_t cols, double* t) {
+  for (std::size_t i0 = 0; i0 < rows; i0 += 8) {
+    const std::size_t i1 = std::min(rows, i0 + 8);
+    for (std::size_t j0 = 0; j0 < cols; j0 += 8) {
+      const std::size_t j1 = std::min(cols, j0 + 8);
+      for (std::size_t j = j0; j < j1; ++j) {
+        for (std::size_t i = i0; i < i1; ++i) t[j * rows + i] = a[i * cols + j];
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -361,8 +383,7 @@ void causal_linear_attention(const double* fq, const double* fk, const double* x
   const ScaleMerge one = merge_scales(0.0, 0.0, false);
   for (std::size_t r0 = 0; r0 < T; r0 += kChunk) {
     const std::size_t n = std::min(kChunk, T - r0);
-    const CMap fkc(fk + r0 * F, ix(n), ix(F));
-    Map(fkT.data(), ix(F), ix(n)) = fkc.transpose();
+    transpose(fk + r0 * F, n, F, fkT.data());
     masked_chunk_product(fq + r0 * F, fkT.data(), x + r0 * w, n, F, w, local.data(), A, pack);
     chunk_output(fq + r0 * F, r0 == 0 ? nullptr : Z.data(), local.data(), n, F, w, one,
                  out + r0 * w, pack);
@@ -448,7 +469,8 @@ void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq,
   key_part(P, fz, seq, r0, n, cp, sc);
   query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
                  sc.shift, cp.fq);
-  sc.fkT = sc.fk.transpose();
+  sc.fkT.resize(ix(P.F), ix(n));
+  transpose(sc.fk.data(), n, P.F, sc.fkT.data());
   cp.local.resize(ix(n), ix(P.w));
   masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, P.F, P.w, cp.local.data(),
                        sc.A, sc.pack);
