@@ -199,7 +199,8 @@ TEST(AttentionChunked, MaskedChunkProductIsTrilTimesValues) {
           for (std::size_t f = 0; f < F; ++f)
             mag += std::abs(fq[i * F + f] * fk[j * F + f] * x[j * w + c]);
         }
-        EXPECT_LE(std::abs(local[i * w + c] - ref), 2 * (F + n) * 1.12e-16 * mag + 1e-300);
+        EXPECT_LE(std::abs(local[i * w + c] - ref),
+                  2 * static_cast<double>(F + n) * 1.12e-16 * mag + 1e-300);
       }
     }
   }
@@ -217,7 +218,7 @@ TEST(AttentionChunked, StateDeltaIsTransposedProduct) {
         ref += fk[j * F + f] * x[j * w + c];
         mag += std::abs(fk[j * F + f] * x[j * w + c]);
       }
-      EXPECT_LE(std::abs(dZ[f * w + c] - ref), 2 * n * 1.12e-16 * mag);
+      EXPECT_LE(std::abs(dZ[f * w + c] - ref), 2 * static_cast<double>(n) * 1.12e-16 * mag);
     }
   }
 }
