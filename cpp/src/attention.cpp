@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -409,7 +411,40 @@ void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, b
 struct Scratch {
   RowMatrix pk, pq, fk, fkT, x1;
   Vector hk, hq, shift;
-  std::vector<double> A, pack;
+  std::vector<double> A, pack, block;
+};
+
+/// Scratch for the tasks of parallel_blocks (one body call per task): each call borrows one, so
+/// the buffers are allocated once per thread, not once per chunk.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool), sc_(pool.take()) {}
+    ~Lease() { pool_.give(std::move(sc_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Scratch& operator*() { return *sc_; }
+
+   private:
+    ScratchPool& pool_;
+    std::unique_ptr<Scratch> sc_;
+  };
+
+ private:
+  std::unique_ptr<Scratch> take() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<Scratch>();
+    auto sc = std::move(free_.back());
+    free_.pop_back();
+    return sc;
+  }
+  void give(std::unique_ptr<Scratch> sc) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(sc));
+  }
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Scratch>> free_;
 };
 
 /// What a chunk contributes before the running state is known: the query features, the masked
@@ -583,14 +618,16 @@ struct UnitRun {
 /// order (in parallel over row slices; each chunk's dZ replaced by the state before it), then
 /// the outputs (causal) in parallel. The same arithmetic as run_unit, chunk by chunk.
 void run_window(const Problem& P, const std::vector<Featurizer>& fz, std::size_t c0, std::size_t nc,
-                std::vector<ChunkParts>& parts, std::vector<UnitRun>& runs, int nthreads) {
+                std::vector<ChunkParts>& parts, std::vector<UnitRun>& runs, ScratchPool& pool,
+                int nthreads) {
   const std::size_t nu = runs.size(), FW = P.F * P.w;
   const bool causal = P.opt->causal;
   const bool stab = P.opt->stabilize;
   mc::parallel_blocks(
       nu * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        Scratch sc;
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
         ThreadFeaturizer tf;
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / nc, c = c0 + t % nc, seq = u % P.sh.batch;
@@ -628,14 +665,15 @@ void run_window(const Problem& P, const std::vector<Featurizer>& fz, std::size_t
   mc::parallel_blocks(
       nu * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        std::vector<double> pack, block;
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / nc, c = c0 + t % nc;
           ChunkParts& cp = parts[t];
-          block.resize(cp.n * P.w);
+          sc.block.resize(cp.n * P.w);
           chunk_output(cp.fq.data(), c == 0 ? nullptr : cp.dZ.data(), cp.local.data(), cp.n, P.F,
-                       P.w, runs[u].merge[t % nc], block.data(), pack);
-          write_rows(P, u, c * kChunk, cp.n, block.data());
+                       P.w, runs[u].merge[t % nc], sc.block.data(), sc.pack);
+          write_rows(P, u, c * kChunk, cp.n, sc.block.data());
         }
       },
       P.cancel);
@@ -658,15 +696,17 @@ void run_by_window(const Problem& P, std::size_t units, int nthreads) {
     runs[u].merge.resize(nc_max);
   }
   std::vector<ChunkParts> parts(units * nc_max);
+  ScratchPool pool;
   for (std::size_t c0 = 0; c0 < chunks; c0 += nc_max) {
-    run_window(P, fz, c0, std::min(nc_max, chunks - c0), parts, runs, nthreads);
+    run_window(P, fz, c0, std::min(nc_max, chunks - c0), parts, runs, pool, nthreads);
   }
   if (P.opt->causal) return;
   const std::size_t qchunks = (P.sh.T + kChunk - 1) / kChunk;
   mc::parallel_blocks(
       units * qchunks, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        Scratch sc;
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
         ChunkParts cp;
         ThreadFeaturizer tf;
         for (std::size_t t = b0; t < b1; ++t) {
