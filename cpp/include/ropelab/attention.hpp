@@ -23,9 +23,10 @@
 ///
 /// Stabilisation (max subtraction): every feature is exp(ℓ) × (a factor of modulus ≤ 1) with the
 /// log-magnitude ℓ = h (trig), p_f − h (positive), ±p_f − h (hyperbolic). Query rows are divided
-/// by exp(max_f ℓ) (a per-row constant: cancels in num/den); key rows by exp(m) with m a running
-/// maximum of ℓ over the keys seen so far; states and partial sums are rescaled when m grows, so
-/// each output row is num/den with both multiplied by one positive constant of that row.
+/// by exp(max_f ℓ) (a per-row constant: cancels in num/den); the key rows of a chunk by exp(m)
+/// with m the largest ℓ of the chunk; the state (at the running maximum of the chunks before) and
+/// a chunk's sums are merged at the larger of their two scales (merge_scales), so each output row
+/// is num/den with both multiplied by one positive constant of that row.
 ///
 /// Causal prefix sums: the chunked form of linear attention. The values get a column of ones
 /// (x = [V | 1], w = d_v + 1 columns: the same products give numerator and denominator) and the
