@@ -162,7 +162,7 @@ def masked_reference(q, k, v, omega, estimator, scale, causal):
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("orthogonal", [False, True])
 def test_random_feature_equals_masked_quadratic_form(estimator, causal, orthogonal):
-    # prefix sums over chunks and segments == the explicit (masked) T×S matrix of φ(q)·φ(k)
+    # chunked prefix sums == the explicit (masked) T×S matrix of φ(q)·φ(k)
     rng = np.random.default_rng(9)
     T, d, dv, D = 1100, 6, 3, 24
     q, k = 0.5 * rng.standard_normal((2, T, d))
@@ -228,7 +228,7 @@ def test_random_feature_batched_equals_per_sequence():
 @pytest.mark.parametrize("estimator", ["trig", "positive", "hyperbolic"])
 def test_random_feature_bit_identical_for_every_thread_count(estimator):
     rng = np.random.default_rng(14)
-    q, k, v = 0.5 * rng.standard_normal((3, 2, 1500, 8))  # 24 chunks: 12 segments
+    q, k, v = 0.5 * rng.standard_normal((3, 2, 1500, 8))  # 24 chunks
     kw = dict(estimator=estimator, seed=7, trials=3, orthogonal=True, return_parts=True)
     runs = [attention.random_feature(q, k, v, 32, nthreads=n, **kw) for n in (1, 2, 3)]
     for r in runs[1:]:

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -284,13 +286,31 @@ class Featurizer {
   mutable std::vector<double> cos_, sin_, pack_;  // per-thread Featurizer: scratch of features()
 };
 
-/// Whether every entry is finite (one contiguous pass; NaN fails the comparison).
+/// Whether every entry is finite.
 bool all_finite(const RowMatrix& x) {
+  // x·0 is 0 for a finite x and NaN otherwise; four independent sums so that it vectorises
   const double* p = x.data();
   const std::size_t n = static_cast<std::size_t>(x.size());
-  bool ok = true;
-  for (std::size_t i = 0; i < n; ++i) ok &= std::abs(p[i]) <= std::numeric_limits<double>::max();
-  return ok;
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (std::size_t j = 0; j < 4; ++j) s[j] += p[i + j] * 0.0;
+  }
+  for (; i < n; ++i) s[0] += p[i] * 0.0;
+  return s[0] + s[1] + s[2] + s[3] == 0.0;
+}
+
+/// t (cols×rows) = aᵀ, a rows×cols, both row-major; in 8×8 tiles.
+void transpose(const double* a, std::size_t rows, std::size_t cols, double* t) {
+  for (std::size_t i0 = 0; i0 < rows; i0 += 8) {
+    const std::size_t i1 = std::min(rows, i0 + 8);
+    for (std::size_t j0 = 0; j0 < cols; j0 += 8) {
+      const std::size_t j1 = std::min(cols, j0 + 8);
+      for (std::size_t j = j0; j < j1; ++j) {
+        for (std::size_t i = i0; i < i1; ++i) t[j * rows + i] = a[i * cols + j];
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -308,42 +328,73 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
   }
 }
 
+// ----------------------------------------------------------------------------------------------
+// Chunked linear attention: the building blocks (one chunk of n ≤ kChunk rows, w = d_v + 1 value
+// columns, the last one all ones so that the same products give the denominator).
+
+void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
+                          std::size_t F, std::size_t w, double* local, std::vector<double>& A,
+                          std::vector<double>& pack) {
+  // Row blocks of kMaskBlock: block [i0, i1) needs keys [0, i1) only, so the products above the
+  // diagonal blocks are never formed; the zeros inside the diagonal block add exact zeros.
+  for (std::size_t i0 = 0; i0 < n; i0 += kMaskBlock) {
+    const std::size_t i1 = std::min(n, i0 + kMaskBlock), rows = i1 - i0;
+    if (A.size() < rows * i1) A.resize(rows * i1);
+    mm(rows, i1, F, fq + i0 * F, sd(F), 1, fkT, sd(n), 1, A.data(), i1, false, pack);
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::fill(A.data() + r * i1 + i0 + r + 1, A.data() + (r + 1) * i1, 0.0);
+    }
+    mm(rows, w, i1, A.data(), sd(i1), 1, x, sd(w), 1, local + i0 * w, w, false, pack);
+  }
+}
+
+void chunk_state_delta(const double* fk, const double* x, std::size_t n, std::size_t F,
+                       std::size_t w, double* dZ, std::vector<double>& pack) {
+  mm(F, w, n, fk, 1, sd(F), x, sd(w), 1, dZ, w, false, pack);
+}
+
+ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize) {
+  if (!stabilize) return {0.0, 1.0, 1.0};
+  const double m = std::max(m_state, m_chunk);
+  return {m, exp_diff(m_state, m), exp_diff(m_chunk, m)};
+}
+
+void advance_state(double* Z, double* dZ, std::size_t count, const ScaleMerge& s, bool keep_old) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const double old = Z[i];
+    Z[i] = s.f_state * old + s.f_chunk * dZ[i];
+    if (keep_old) dZ[i] = old;
+  }
+}
+
+void chunk_output(const double* fq, const double* Z, const double* local, std::size_t n,
+                  std::size_t F, std::size_t w, const ScaleMerge& s, double* out,
+                  std::vector<double>& pack) {
+  if (Z == nullptr) {  // the first chunk: no state yet
+    for (std::size_t i = 0; i < n * w; ++i) out[i] = s.f_chunk * local[i];
+    return;
+  }
+  mm(n, w, F, fq, sd(F), 1, Z, sd(w), 1, out, w, false, pack);
+  if (local == nullptr) return;  // not causal: the state holds every key
+  for (std::size_t i = 0; i < n * w; ++i) out[i] = s.f_chunk * local[i] + s.f_state * out[i];
+}
+
+void causal_linear_attention(const double* fq, const double* fk, const double* x, std::size_t T,
+                             std::size_t F, std::size_t w, double* out) {
+  std::vector<double> Z(F * w, 0.0), dZ(F * w), local(kChunk * w), fkT(F * kChunk), A, pack;
+  const ScaleMerge one = merge_scales(0.0, 0.0, false);
+  for (std::size_t r0 = 0; r0 < T; r0 += kChunk) {
+    const std::size_t n = std::min(kChunk, T - r0);
+    transpose(fk + r0 * F, n, F, fkT.data());
+    masked_chunk_product(fq + r0 * F, fkT.data(), x + r0 * w, n, F, w, local.data(), A, pack);
+    chunk_output(fq + r0 * F, r0 == 0 ? nullptr : Z.data(), local.data(), n, F, w, one,
+                 out + r0 * w, pack);
+    chunk_state_delta(fk + r0 * F, x + r0 * w, n, F, w, dZ.data(), pack);
+    advance_state(Z.data(), dZ.data(), F * w, one, false);
+  }
+}
+
 namespace {
-
-/// The state of a run of keys: Z = Σ φ(k_j) v_jᵀ (F×dv), z = Σ φ(k_j), both scaled by exp(−m).
-struct State {
-  RowMatrix Z;
-  Vector z;
-  double m = kNegInf;
-  void reset(std::size_t F, std::size_t dv, bool stabilize) {
-    Z.setZero(ix(F), ix(dv));
-    z.setZero(ix(F));
-    m = stabilize ? kNegInf : 0.0;
-  }
-  /// Rescale to a new maximum m2 ≥ m.
-  void rescale(double m2) {
-    if (m2 == m) return;
-    const double f = exp_diff(m, m2);
-    Z *= f;
-    z *= f;
-    m = m2;
-  }
-};
-
-/// How a sequence is cut: chunks of kChunk rows, segments of `per` whole chunks.
-struct Segments {
-  std::size_t n = 0, chunks = 0, per = 0, count = 0;
-  explicit Segments(std::size_t rows) : n(rows) {
-    chunks = (rows + kChunk - 1) / kChunk;
-    count = std::min(kMaxSegments, chunks);
-    per = count == 0 ? 0 : (chunks + count - 1) / count;
-    count = per == 0 ? 0 : (chunks + per - 1) / per;
-  }
-  std::size_t chunk_begin(std::size_t g) const { return g * per; }
-  std::size_t chunk_end(std::size_t g) const { return std::min(chunks, (g + 1) * per); }
-  std::size_t row_begin(std::size_t c) const { return c * kChunk; }
-  std::size_t row_end(std::size_t c) const { return std::min(n, (c + 1) * kChunk); }
-};
 
 /// The features of n query rows starting at q_rows, each stabilised by its own log-maximum when
 /// stab (FeatureOverflow("q") when one is not finite); pq, hq, qshift and fq are scratch/output.
@@ -356,6 +407,316 @@ void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, b
   if (!all_finite(fq)) throw FeatureOverflow("q");
 }
 
+/// Scratch of one thread.
+struct Scratch {
+  RowMatrix pk, pq, fk, fkT, x1;
+  Vector hk, hq, shift;
+  std::vector<double> A, pack, block;
+};
+
+/// Scratch for the tasks of parallel_blocks (one body call per task): each call borrows one, so
+/// the buffers are allocated once per thread, not once per chunk.
+class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool), sc_(pool.take()) {}
+    ~Lease() { pool_.give(std::move(sc_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Scratch& operator*() { return *sc_; }
+
+   private:
+    ScratchPool& pool_;
+    std::unique_ptr<Scratch> sc_;
+  };
+
+ private:
+  std::unique_ptr<Scratch> take() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<Scratch>();
+    auto sc = std::move(free_.back());
+    free_.pop_back();
+    return sc;
+  }
+  void give(std::unique_ptr<Scratch> sc) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(sc));
+  }
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Scratch>> free_;
+};
+
+/// What a chunk contributes before the running state is known: the query features, the masked
+/// intra-chunk product (causal) and the state increment, the keys scaled by exp(−m_keys).
+struct ChunkParts {
+  RowMatrix fq;     // n×F
+  RowMatrix local;  // n×w (causal)
+  RowMatrix dZ;     // F×w
+  double m_keys = 0;
+  std::size_t n = 0;
+};
+
+/// The fixed data of one call.
+struct Problem {
+  const double *q, *k, *v;
+  Shape sh;
+  const RandomFeatureOptions* opt;
+  std::size_t F, w;
+  double* out;
+  double* num;
+  double* den;
+  const std::atomic<bool>* cancel;
+};
+
+/// [V | 1] of rows [r0, r0 + n) of sequence seq.
+void values_with_ones(const Problem& P, std::size_t seq, std::size_t r0, std::size_t n,
+                      RowMatrix& x1) {
+  const std::size_t dv = P.sh.dv;
+  x1.resize(ix(n), ix(P.w));
+  x1.leftCols(ix(dv)) = CMap(P.v + (seq * P.sh.S + r0) * dv, ix(n), ix(dv));
+  x1.col(ix(dv)).setOnes();
+}
+
+/// The key part of chunk [r0, r0 + n): features scaled by exp(−m_keys) (m_keys = the largest
+/// log-magnitude of the chunk when stabilising, else 0) and the state increment fkᵀ[V|1].
+void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t r0,
+              std::size_t n, ChunkParts& cp, Scratch& sc) {
+  const bool stab = P.opt->stabilize;
+  fz.project(P.k + (seq * P.sh.S + r0) * P.sh.d, n, sc.pk, sc.hk);
+  double m = stab ? kNegInf : 0.0;
+  for (std::size_t i = 0; stab && i < n; ++i) m = std::max(m, fz.log_max(sc.pk, sc.hk, i));
+  sc.shift.setConstant(ix(n), m);
+  fz.features(sc.pk, sc.hk, sc.shift.data(), sc.fk);
+  if (!all_finite(sc.fk)) throw FeatureOverflow("k");
+  cp.m_keys = m;
+  cp.n = n;
+  values_with_ones(P, seq, r0, n, sc.x1);
+  cp.dZ.resize(ix(P.F), ix(P.w));
+  chunk_state_delta(sc.fk.data(), sc.x1.data(), n, P.F, P.w, cp.dZ.data(), sc.pack);
+}
+
+/// Everything of causal chunk c that does not need the state: key part, query features, and
+/// the masked product tril(fq fkᵀ)[V|1].
+void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t c,
+                        ChunkParts& cp, Scratch& sc) {
+  const std::size_t r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
+  key_part(P, fz, seq, r0, n, cp, sc);
+  query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
+                 sc.shift, cp.fq);
+  sc.fkT.resize(ix(P.F), ix(n));
+  transpose(sc.fk.data(), n, P.F, sc.fkT.data());
+  cp.local.resize(ix(n), ix(P.w));
+  masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, P.F, P.w, cp.local.data(),
+                       sc.A, sc.pack);
+}
+
+/// Rows [r0, r0 + n) of unit u from their (n×w) numerator|denominator block.
+void write_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n,
+                const double* block) {
+  const std::size_t dv = P.sh.dv, w = P.w;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* b = block + i * w;
+    const std::size_t row = u * P.sh.T + r0 + i;
+    double* o = P.out + row * dv;
+    for (std::size_t j = 0; j < dv; ++j) o[j] = b[j] / b[dv];
+    if (P.num != nullptr) std::copy(b, b + dv, P.num + row * dv);
+    if (P.den != nullptr) P.den[row] = b[dv];
+  }
+}
+
+/// The frequencies of unit u's trial, built into `fz` unless it already holds them.
+void featurizer_for(const Problem& P, std::size_t u, std::optional<Featurizer>& fz,
+                    std::size_t& trial_held, std::vector<double>& omega) {
+  const std::size_t trial = u / P.sh.batch;
+  if (fz && trial_held == trial) return;
+  const RandomFeatureOptions& opt = *P.opt;
+  omega.resize(opt.D * P.sh.d);
+  trial_omega(opt, P.sh.d, trial, omega.data());
+  fz.emplace(omega.data(), opt.D, P.sh.d, opt.estimator, opt.scale);
+  trial_held = trial;
+}
+
+/// Non-causal queries of chunk c against the complete state (Z, scale irrelevant: cancels).
+void noncausal_queries(const Problem& P, const Featurizer& fz, std::size_t u, std::size_t c,
+                       const double* Z, ChunkParts& cp, Scratch& sc) {
+  const std::size_t seq = u % P.sh.batch, r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
+  query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
+                 sc.shift, cp.fq);
+  cp.local.resize(ix(n), ix(P.w));
+  chunk_output(cp.fq.data(), Z, nullptr, n, P.F, P.w, ScaleMerge{}, cp.local.data(), sc.pack);
+  write_rows(P, u, r0, n, cp.local.data());
+}
+
+/// One unit (trial, sequence) start to end on the calling thread: the chunks in order.
+void run_unit(const Problem& P, std::size_t u, const Featurizer& fz, Scratch& sc, ChunkParts& cp,
+              std::vector<double>& Z, std::vector<double>& out_block) {
+  const bool causal = P.opt->causal, stab = P.opt->stabilize;
+  const std::size_t seq = u % P.sh.batch, FW = P.F * P.w;
+  Z.assign(FW, 0.0);
+  double m = stab ? kNegInf : 0.0;
+  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    if (is_cancelled(P.cancel)) throw mc::Cancelled();
+    if (causal) {
+      causal_chunk_parts(P, fz, seq, c, cp, sc);
+    } else {
+      key_part(P, fz, seq, c * kChunk, std::min(kChunk, P.sh.S - c * kChunk), cp, sc);
+    }
+    const ScaleMerge s = merge_scales(m, cp.m_keys, stab);
+    if (causal) {
+      out_block.resize(cp.n * P.w);
+      chunk_output(cp.fq.data(), c == 0 ? nullptr : Z.data(), cp.local.data(), cp.n, P.F, P.w, s,
+                   out_block.data(), sc.pack);
+      write_rows(P, u, c * kChunk, cp.n, out_block.data());
+    }
+    advance_state(Z.data(), cp.dZ.data(), FW, s, false);
+    m = s.m;
+  }
+  if (causal) return;
+  for (std::size_t c = 0; c * kChunk < P.sh.T; ++c)
+    noncausal_queries(P, fz, u, c, Z.data(), cp, sc);
+}
+
+/// Every unit on one thread each (enough units to keep the threads busy).
+void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
+  mc::parallel_blocks(
+      units, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        Scratch sc;
+        ChunkParts cp;
+        std::vector<double> Z, out_block, omega;
+        std::optional<Featurizer> fz;
+        std::size_t trial = 0;
+        for (std::size_t u = b0; u < b1; ++u) {
+          featurizer_for(P, u, fz, trial, omega);
+          run_unit(P, u, *fz, sc, cp, Z, out_block);
+        }
+      },
+      P.cancel);
+}
+
+/// A thread's own copy of a unit's Featurizer (whose evaluation scratch is not shareable).
+struct ThreadFeaturizer {
+  std::optional<Featurizer> fz;
+  std::size_t unit = 0;
+  const Featurizer& of(const std::vector<Featurizer>& all, std::size_t u) {
+    if (!fz || unit != u) fz.emplace(all[u]);
+    unit = u;
+    return *fz;
+  }
+};
+
+/// Per unit of a window: running state, its scale, and the merges of the window's chunks.
+struct UnitRun {
+  std::vector<double> Z;
+  double m = 0;
+  std::vector<ScaleMerge> merge;
+};
+
+/// The chunks [c0, c0 + nc) of every unit: the chunk parts in parallel, the state advanced in
+/// order (in parallel over row slices; each chunk's dZ replaced by the state before it), then
+/// the outputs (causal) in parallel. The same arithmetic as run_unit, chunk by chunk.
+void run_window(const Problem& P, const std::vector<Featurizer>& fz, std::size_t c0, std::size_t nc,
+                std::vector<ChunkParts>& parts, std::vector<UnitRun>& runs, ScratchPool& pool,
+                int nthreads) {
+  const std::size_t nu = runs.size(), FW = P.F * P.w;
+  const bool causal = P.opt->causal;
+  const bool stab = P.opt->stabilize;
+  mc::parallel_blocks(
+      nu * nc, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
+        ThreadFeaturizer tf;
+        for (std::size_t t = b0; t < b1; ++t) {
+          const std::size_t u = t / nc, c = c0 + t % nc, seq = u % P.sh.batch;
+          const Featurizer& f = tf.of(fz, u);
+          if (causal) {
+            causal_chunk_parts(P, f, seq, c, parts[t], sc);
+          } else {
+            const std::size_t r0 = c * kChunk;
+            key_part(P, f, seq, r0, std::min(kChunk, P.sh.S - r0), parts[t], sc);
+          }
+        }
+      },
+      P.cancel);
+  for (std::size_t u = 0; u < nu; ++u) {
+    for (std::size_t j = 0; j < nc; ++j) {
+      runs[u].merge[j] = merge_scales(runs[u].m, parts[u * nc + j].m_keys, stab);
+      runs[u].m = runs[u].merge[j].m;
+    }
+  }
+  const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(FW / 4096, 16));
+  const std::size_t per = (FW + slices - 1) / slices;
+  mc::parallel_blocks(
+      nu * slices, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t t = b0; t < b1; ++t) {
+          const std::size_t u = t / slices, f0 = (t % slices) * per, f1 = std::min(FW, f0 + per);
+          for (std::size_t j = 0; j < nc && f0 < f1; ++j) {
+            advance_state(runs[u].Z.data() + f0, parts[u * nc + j].dZ.data() + f0, f1 - f0,
+                          runs[u].merge[j], causal);
+          }
+        }
+      },
+      P.cancel);
+  if (!causal) return;
+  mc::parallel_blocks(
+      nu * nc, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
+        for (std::size_t t = b0; t < b1; ++t) {
+          const std::size_t u = t / nc, c = c0 + t % nc;
+          ChunkParts& cp = parts[t];
+          sc.block.resize(cp.n * P.w);
+          chunk_output(cp.fq.data(), c == 0 ? nullptr : cp.dZ.data(), cp.local.data(), cp.n, P.F,
+                       P.w, runs[u].merge[t % nc], sc.block.data(), sc.pack);
+          write_rows(P, u, c * kChunk, cp.n, sc.block.data());
+        }
+      },
+      P.cancel);
+}
+
+/// Fewer units than threads: the units together, windows of chunks in parallel.
+void run_by_window(const Problem& P, std::size_t units, int nthreads) {
+  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
+  const std::size_t per_unit = std::max<std::size_t>(
+      kWindowChunks, (4 * static_cast<std::size_t>(nthreads) + units - 1) / units);
+  const std::size_t nc_max = std::min(chunks, per_unit);
+  std::vector<Featurizer> fz;
+  std::vector<double> omega(P.opt->D * P.sh.d);
+  std::vector<UnitRun> runs(units);
+  for (std::size_t u = 0; u < units; ++u) {
+    trial_omega(*P.opt, P.sh.d, u / P.sh.batch, omega.data());
+    fz.emplace_back(omega.data(), P.opt->D, P.sh.d, P.opt->estimator, P.opt->scale);
+    runs[u].Z.assign(P.F * P.w, 0.0);
+    runs[u].m = P.opt->stabilize ? kNegInf : 0.0;
+    runs[u].merge.resize(nc_max);
+  }
+  std::vector<ChunkParts> parts(units * nc_max);
+  ScratchPool pool;
+  for (std::size_t c0 = 0; c0 < chunks; c0 += nc_max) {
+    run_window(P, fz, c0, std::min(nc_max, chunks - c0), parts, runs, pool, nthreads);
+  }
+  if (P.opt->causal) return;
+  const std::size_t qchunks = (P.sh.T + kChunk - 1) / kChunk;
+  mc::parallel_blocks(
+      units * qchunks, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        ScratchPool::Lease lease(pool);
+        Scratch& sc = *lease;
+        ChunkParts cp;
+        ThreadFeaturizer tf;
+        for (std::size_t t = b0; t < b1; ++t) {
+          const std::size_t u = t / qchunks;
+          noncausal_queries(P, tf.of(fz, u), u, t % qchunks, runs[u].Z.data(), cp, sc);
+        }
+      },
+      P.cancel);
+}
+
 }  // namespace
 
 void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
@@ -365,184 +726,17 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
   if (opt.sigma.size() != 1 && opt.sigma.size() != sh.d) {
     throw std::invalid_argument("sigma must have 1 or d entries");
   }
-  const std::size_t d = sh.d, dv = sh.dv, D = opt.D, F = feature_count(opt.estimator, D);
-  const bool causal = opt.causal, stab = opt.stabilize;
-  const Segments qs(sh.T), ks(sh.S);  // causal: the same cut
+  const Problem P{q,         k,   v,   sh,  &opt,  feature_count(opt.estimator, opt.D),
+                  sh.dv + 1, out, num, den, cancel};
   const std::size_t units = opt.trials * sh.batch;
+  if (units == 0 || sh.T == 0) return;
   const int nthreads = mc::resolve_threads(opt.nthreads);
-  // Units (trial, sequence) are processed in groups; grouping only schedules work: every unit's
-  // numbers are computed in the same order whatever the group or thread.
-  const std::size_t group = std::max<std::size_t>(1, 2 * static_cast<std::size_t>(nthreads));
-
-  std::vector<double> omegas;    // per unit of the group: D×d
-  std::vector<State> states;     // per unit and key segment
-  std::vector<double> denom;     // per unit: T (causal: the local sums, then the totals)
-  std::vector<double> chunk_m;   // causal: per unit and query chunk, the key maximum used
-  std::vector<double> prefix_m;  // causal: per unit and segment, the prefix's maximum
-
-  for (std::size_t u0 = 0; u0 < units; u0 += group) {
-    const std::size_t nu = std::min(group, units - u0);
-    omegas.assign(nu * D * d, 0.0);
-    states.assign(nu * ks.count, State{});
-    denom.assign(nu * sh.T, 0.0);
-    chunk_m.assign(causal ? nu * qs.chunks : 0, 0.0);
-    prefix_m.assign(causal ? nu * ks.count : 0, kNegInf);
-
-    mc::parallel_blocks(
-        nu, 1, nthreads,
-        [&](std::size_t b0, std::size_t b1) {
-          for (std::size_t u = b0; u < b1; ++u) {
-            trial_omega(opt, d, (u0 + u) / sh.batch, omegas.data() + u * D * d);
-          }
-        },
-        cancel);
-
-    auto out_rows = [&](std::size_t u) { return out + (u0 + u) * sh.T * dv; };
-
-    // Phase 1: per key segment, its state; causal: also the intra-segment sums of its queries.
-    mc::parallel_blocks(
-        nu * ks.count, 1, nthreads,
-        [&](std::size_t b0, std::size_t b1) {
-          RowMatrix pk, pq, fk, fq, A;
-          Vector hk, hq, qshift;
-          std::vector<double> pack;
-          for (std::size_t task = b0; task < b1; ++task) {
-            const std::size_t u = task / ks.count, g = task % ks.count, seq = (u0 + u) % sh.batch;
-            const Featurizer fz(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
-            State& st = states[task];
-            st.reset(F, dv, stab);
-            for (std::size_t c = ks.chunk_begin(g); c < ks.chunk_end(g); ++c) {
-              if (is_cancelled(cancel)) throw mc::Cancelled();
-              const std::size_t r0 = ks.row_begin(c), r1 = ks.row_end(c), n = r1 - r0;
-              fz.project(k + (seq * sh.S + r0) * d, n, pk, hk);
-              if (stab) {
-                double mc = kNegInf;
-                for (std::size_t i = 0; i < n; ++i) mc = std::max(mc, fz.log_max(pk, hk, i));
-                if (mc > st.m) st.rescale(mc);
-              }
-              qshift.setConstant(ix(n), st.m);
-              fz.features(pk, hk, qshift.data(), fk);
-              if (!all_finite(fk)) throw FeatureOverflow("k");
-              const CMap V(v + (seq * sh.S + r0) * dv, ix(n), ix(dv));
-              if (causal) {
-                query_features(fz, q + (seq * sh.T + r0) * d, n, stab, pq, hq, qshift, fq);
-                A.resize(ix(n), ix(n));
-                mm(n, n, F, fq.data(), sd(F), 1, fk.data(), 1, sd(F), A.data(), n, false, pack);
-                A.triangularView<Eigen::StrictlyUpper>().setZero();
-                double* N = out_rows(u) + r0 * dv;
-                Eigen::Map<Vector> dn(denom.data() + u * sh.T + r0, ix(n));
-                // The first chunk of a segment meets a zero state: fq·0 is exactly 0, skip it.
-                const bool zero_state = c == ks.chunk_begin(g);
-                if (!zero_state) {
-                  mm(n, dv, F, fq.data(), sd(F), 1, st.Z.data(), sd(dv), 1, N, dv, false, pack);
-                  mm(n, 1, F, fq.data(), sd(F), 1, st.z.data(), 1, 1, dn.data(), 1, false, pack);
-                }
-                mm(n, dv, n, A.data(), sd(n), 1, V.data(), sd(dv), 1, N, dv, !zero_state, pack);
-                if (zero_state) dn.setZero();
-                dn += A.rowwise().sum();
-                chunk_m[u * qs.chunks + c] = st.m;
-              }
-              mm(F, dv, n, fk.data(), 1, sd(F), V.data(), sd(dv), 1, st.Z.data(), dv, true, pack);
-              st.z += fk.colwise().sum().transpose();
-            }
-          }
-        },
-        cancel);
-
-    // Phase 2: combine the segment states (in place): causal, exclusive prefix sums, each with
-    // its own maximum; otherwise the total, in states[u·count].
-    mc::parallel_blocks(
-        nu, 1, nthreads,
-        [&](std::size_t b0, std::size_t b1) {
-          for (std::size_t u = b0; u < b1; ++u) {
-            State* s = states.data() + u * ks.count;
-            if (causal) {
-              State run;
-              run.reset(F, dv, stab);
-              for (std::size_t g = 0; g < ks.count; ++g) {
-                State seg = std::move(s[g]);
-                s[g] = run;  // the prefix of segment g: segments < g
-                prefix_m[u * ks.count + g] = run.m;
-                if (stab) {
-                  const double m2 = std::max(run.m, seg.m);
-                  run.rescale(m2);
-                  seg.rescale(m2);
-                }
-                run.Z += seg.Z;
-                run.z += seg.z;
-              }
-            } else {
-              for (std::size_t g = 1; g < ks.count; ++g) {
-                if (stab) {
-                  const double m2 = std::max(s[0].m, s[g].m);
-                  s[0].rescale(m2);
-                  s[g].rescale(m2);
-                }
-                s[0].Z += s[g].Z;
-                s[0].z += s[g].z;
-              }
-            }
-          }
-        },
-        cancel);
-
-    // Phase 3: per query chunk (one task each, so that the work spreads evenly over the
-    // threads), the contribution of the prefix of its segment (causal) or of all keys.
-    mc::parallel_blocks(
-        nu * qs.chunks, 1, nthreads,
-        [&](std::size_t b0, std::size_t b1) {
-          RowMatrix pq, fq, N;
-          Vector hq, qshift, dn;
-          std::vector<double> pack;
-          std::optional<Featurizer> fzo;
-          std::size_t fz_unit = 0;
-          for (std::size_t task = b0; task < b1; ++task) {
-            const std::size_t u = task / qs.chunks, c = task % qs.chunks, g = c / qs.per;
-            const std::size_t seq = (u0 + u) % sh.batch;
-            const bool need_prefix = !causal || g > 0;
-            if (need_prefix && (!fzo || fz_unit != u)) {
-              fzo.emplace(omegas.data() + u * D * d, D, d, opt.estimator, opt.scale);
-              fz_unit = u;
-            }
-            const State& pre = causal ? states[u * ks.count + g] : states[u * ks.count];
-            {
-              if (is_cancelled(cancel)) throw mc::Cancelled();
-              const std::size_t r0 = qs.row_begin(c), r1 = qs.row_end(c), n = r1 - r0;
-              Map O(out_rows(u) + r0 * dv, ix(n), ix(dv));
-              Eigen::Map<Vector> Dn(denom.data() + u * sh.T + r0, ix(n));
-              if (need_prefix) {
-                const Featurizer& fz = *fzo;
-                query_features(fz, q + (seq * sh.T + r0) * d, n, stab, pq, hq, qshift, fq);
-              }
-              if (causal) {
-                // local sums at scale exp(−mc), prefix at exp(−mp): bring both to max(mc, mp).
-                const double mc = chunk_m[u * qs.chunks + c];
-                const double mp = prefix_m[u * ks.count + g];
-                if (need_prefix) {
-                  const double m2 = stab ? std::max(mc, mp) : 0.0;
-                  const double fl = stab ? exp_diff(mc, m2) : 1.0,
-                               fp = stab ? exp_diff(mp, m2) : 1.0;
-                  N.resize(ix(n), ix(dv));
-                  dn.resize(ix(n));
-                  mm(n, dv, F, fq.data(), sd(F), 1, pre.Z.data(), sd(dv), 1, N.data(), dv, false,
-                     pack);
-                  mm(n, 1, F, fq.data(), sd(F), 1, pre.z.data(), 1, 1, dn.data(), 1, false, pack);
-                  O = fl * O + fp * N;
-                  Dn = fl * Dn + fp * dn;
-                }
-              } else {
-                mm(n, dv, F, fq.data(), sd(F), 1, pre.Z.data(), sd(dv), 1, O.data(), dv, false,
-                   pack);
-                mm(n, 1, F, fq.data(), sd(F), 1, pre.z.data(), 1, 1, Dn.data(), 1, false, pack);
-              }
-              if (num != nullptr)
-                std::copy(O.data(), O.data() + O.size(), num + ((u0 + u) * sh.T + r0) * dv);
-              if (den != nullptr) std::copy(Dn.data(), Dn.data() + n, den + (u0 + u) * sh.T + r0);
-              for (std::size_t i = 0; i < n; ++i) O.row(ix(i)) /= Dn(ix(i));
-            }
-          }
-        },
-        cancel);
+  // Both schedules do the same arithmetic in the same order per unit: the choice (a function of
+  // the thread count) does not change a bit of the result.
+  if (units >= static_cast<std::size_t>(nthreads)) {
+    run_by_unit(P, units, nthreads);
+  } else {
+    run_by_window(P, units, nthreads);
   }
 }
 

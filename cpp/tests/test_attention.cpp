@@ -132,3 +132,140 @@ TEST(Attention, ParseEstimator) {
   EXPECT_EQ(attention::parse_estimator("hyperbolic"), attention::Estimator::hyperbolic);
   EXPECT_THROW(attention::parse_estimator("random_phase"), std::invalid_argument);
 }
+
+// ----------------------------------------------------------------------------------------------
+// The chunked causal prefix sums against the plain rank-1 recurrence.
+
+namespace {
+
+/// out_i = fq_i Z_i with Z_i = Σ_{j ≤ i} fk_j x_jᵀ (the rank-1 recurrence), and the bound
+/// γ·Σ_{j ≤ i} |fq_i|·|fk_j| |x_j| of the rounding error of any summation order, γ = (F + T)·u.
+void rank1_recurrence(const std::vector<double>& fq, const std::vector<double>& fk,
+                      const std::vector<double>& x, std::size_t T, std::size_t F, std::size_t w,
+                      std::vector<double>& out, std::vector<double>& bound) {
+  std::vector<double> Z(F * w, 0.0), Za(F * w, 0.0);
+  out.assign(T * w, 0.0);
+  bound.assign(T * w, 0.0);
+  const double gamma = static_cast<double>(F + T) * 1.1102230246251565e-16;
+  for (std::size_t i = 0; i < T; ++i) {
+    for (std::size_t f = 0; f < F; ++f) {
+      for (std::size_t c = 0; c < w; ++c) {
+        Z[f * w + c] += fk[i * F + f] * x[i * w + c];
+        Za[f * w + c] += std::abs(fk[i * F + f] * x[i * w + c]);
+      }
+    }
+    for (std::size_t f = 0; f < F; ++f) {
+      for (std::size_t c = 0; c < w; ++c) {
+        out[i * w + c] += fq[i * F + f] * Z[f * w + c];
+        bound[i * w + c] += gamma * std::abs(fq[i * F + f]) * Za[f * w + c];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(AttentionChunked, CausalPrefixEqualsRank1Recurrence) {
+  // T not a multiple of kChunk; signed features (the algebra does not need positive ones)
+  for (std::size_t T : {std::size_t{1}, std::size_t{64}, std::size_t{300}}) {
+    const std::size_t F = 13, w = 4;
+    const auto fq = normals(T * F, 21), fk = normals(T * F, 22), x = normals(T * w, 23);
+    std::vector<double> got(T * w), ref, bound;
+    attention::causal_linear_attention(fq.data(), fk.data(), x.data(), T, F, w, got.data());
+    rank1_recurrence(fq, fk, x, T, F, w, ref, bound);
+    for (std::size_t i = 0; i < T * w; ++i) {
+      EXPECT_LE(std::abs(got[i] - ref[i]), 2 * bound[i] + 1e-300) << "T=" << T << " entry " << i;
+    }
+  }
+}
+
+TEST(AttentionChunked, MaskedChunkProductIsTrilTimesValues) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{37}, attention::kChunk}) {
+    const std::size_t F = 9, w = 3;
+    const auto fq = normals(n * F, 31), fk = normals(n * F, 32), x = normals(n * w, 33);
+    std::vector<double> fkT(F * n), local(n * w), A, pack;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t f = 0; f < F; ++f) fkT[f * n + i] = fk[i * F + f];
+    }
+    attention::masked_chunk_product(fq.data(), fkT.data(), x.data(), n, F, w, local.data(), A,
+                                    pack);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < w; ++c) {
+        double ref = 0, mag = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          double a = 0;
+          for (std::size_t f = 0; f < F; ++f) a += fq[i * F + f] * fk[j * F + f];
+          ref += a * x[j * w + c];
+          for (std::size_t f = 0; f < F; ++f)
+            mag += std::abs(fq[i * F + f] * fk[j * F + f] * x[j * w + c]);
+        }
+        EXPECT_LE(std::abs(local[i * w + c] - ref),
+                  2 * static_cast<double>(F + n) * 1.12e-16 * mag + 1e-300);
+      }
+    }
+  }
+}
+
+TEST(AttentionChunked, StateDeltaIsTransposedProduct) {
+  const std::size_t n = 50, F = 11, w = 5;
+  const auto fk = normals(n * F, 41), x = normals(n * w, 42);
+  std::vector<double> dZ(F * w), pack;
+  attention::chunk_state_delta(fk.data(), x.data(), n, F, w, dZ.data(), pack);
+  for (std::size_t f = 0; f < F; ++f) {
+    for (std::size_t c = 0; c < w; ++c) {
+      double ref = 0, mag = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        ref += fk[j * F + f] * x[j * w + c];
+        mag += std::abs(fk[j * F + f] * x[j * w + c]);
+      }
+      EXPECT_LE(std::abs(dZ[f * w + c] - ref), 2 * static_cast<double>(n) * 1.12e-16 * mag);
+    }
+  }
+}
+
+TEST(AttentionChunked, MergeScalesAndAdvanceState) {
+  const auto plain = attention::merge_scales(3.0, 5.0, false);
+  EXPECT_EQ(plain.m, 0.0);
+  EXPECT_EQ(plain.f_state, 1.0);
+  EXPECT_EQ(plain.f_chunk, 1.0);
+  const auto first = attention::merge_scales(-INFINITY, 2.0, true);  // empty state
+  EXPECT_EQ(first.m, 2.0);
+  EXPECT_EQ(first.f_state, 0.0);
+  EXPECT_EQ(first.f_chunk, 1.0);
+  const auto s = attention::merge_scales(1.0, 3.0, true);
+  EXPECT_EQ(s.m, 3.0);
+  EXPECT_DOUBLE_EQ(s.f_state, std::exp(-2.0));
+  EXPECT_EQ(s.f_chunk, 1.0);
+  std::vector<double> Z{1.0, 2.0}, dZ{10.0, 20.0};
+  attention::advance_state(Z.data(), dZ.data(), 2, s, true);
+  EXPECT_DOUBLE_EQ(Z[0], std::exp(-2.0) + 10.0);
+  EXPECT_DOUBLE_EQ(Z[1], 2 * std::exp(-2.0) + 20.0);
+  EXPECT_EQ(dZ[0], 1.0);  // the state before the chunk, kept
+  EXPECT_EQ(dZ[1], 2.0);
+}
+
+TEST(AttentionChunked, ScheduleByUnitEqualsWindowedSchedule) {
+  // one sequence: nthreads = 1 runs it on one thread, nthreads = 4 in parallel windows of chunks
+  attention::Shape s{1, 1500, 1500, 5, 3};
+  const auto q = normals(s.T * s.d, 51, 0.5), k = normals(s.S * s.d, 52, 0.5);
+  const auto v = normals(s.S * s.dv, 53);
+  for (bool causal : {true, false}) {
+    for (bool stab : {true, false}) {
+      attention::RandomFeatureOptions opt;
+      opt.D = 12;
+      opt.causal = causal;
+      opt.stabilize = stab;
+      opt.seed = 4;
+      std::vector<double> a(s.T * s.dv), b(a.size()), na(a.size()), nb(a.size()), da(s.T), db(s.T);
+      opt.nthreads = 1;
+      attention::random_feature(q.data(), k.data(), v.data(), s, opt, a.data(), na.data(),
+                                da.data(), nullptr);
+      opt.nthreads = 4;
+      attention::random_feature(q.data(), k.data(), v.data(), s, opt, b.data(), nb.data(),
+                                db.data(), nullptr);
+      EXPECT_EQ(a, b) << causal << stab;
+      EXPECT_EQ(na, nb);
+      EXPECT_EQ(da, db);
+    }
+  }
+}

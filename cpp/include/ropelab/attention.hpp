@@ -23,20 +23,33 @@
 ///
 /// Stabilisation (max subtraction): every feature is exp(ℓ) × (a factor of modulus ≤ 1) with the
 /// log-magnitude ℓ = h (trig), p_f − h (positive), ±p_f − h (hyperbolic). Query rows are divided
-/// by exp(max_f ℓ) (a per-row constant: cancels in num/den); key rows by exp(m) with m a running
-/// maximum of ℓ over the keys seen so far; states and partial sums are rescaled when m grows, so
-/// each output row is num/den with both multiplied by one positive constant of that row.
+/// by exp(max_f ℓ) (a per-row constant: cancels in num/den); the key rows of a chunk by exp(m)
+/// with m the largest ℓ of the chunk; the state (at the running maximum of the chunks before) and
+/// a chunk's sums are merged at the larger of their two scales (merge_scales), so each output row
+/// is num/den with both multiplied by one positive constant of that row.
 ///
-/// Causal prefix sums. The sequence is cut into chunks of kChunk rows and into at most
-/// kMaxSegments segments of whole chunks (a function of T only). Segments are processed in
-/// parallel (state of the segment + intra-segment causal sums), their states combined by an
-/// exclusive prefix sum, then each segment adds φ(q)ᵀ(prefix state). Memory per sequence:
-/// kMaxSegments states of F×(d_v+1) plus O(kChunk·F) buffers per thread, never O(T·D·d_v).
+/// Causal prefix sums: the chunked form of linear attention. The values get a column of ones
+/// (x = [V | 1], w = d_v + 1 columns: the same products give numerator and denominator) and the
+/// sequence is cut into chunks of kChunk rows. Chunk c, with the state Z_c = Σ_{j < c·kChunk}
+/// φ(k_j) x_jᵀ (F×w) of the keys before it, gives
+///   out_c = φ(Q_c) Z_c + tril(φ(Q_c) φ(K_c)ᵀ) X_c      (inter-chunk + masked intra-chunk GEMMs)
+///   Z_{c+1} = Z_c + φ(K_c)ᵀ X_c                           (the increment: one GEMM)
+/// instead of one rank-1 update per row; with stabilisation each term carries its own scale
+/// exp(−m) and the two are merged at the larger one (merge_scales). The mask is applied by row
+/// blocks of kMaskBlock, so blocks above the diagonal are never computed. Memory per sequence:
+/// one state F×w plus O(kChunk·F) buffers per chunk in flight, never O(T·D·d_v).
+///
+/// Schedules. With at least as many (trial, sequence) units as threads, each unit runs on one
+/// thread, chunk after chunk. With fewer, windows of chunks (kWindowChunks or more per unit) run
+/// in three parallel steps: every chunk's state-independent parts (features, masked product,
+/// increment), the running state advanced chunk by chunk (in parallel over slices of its
+/// entries, keeping each chunk's Z_c), then every chunk's output. The arithmetic of each chunk is
+/// the same in both schedules, in the same order.
 ///
 /// Reproducibility: the frequencies of trial t are rff::sample_omega(D, d, ·, seed, orthogonal,
-/// index = t) (shared by every batch element), and every (trial, sequence) is computed in a fixed
-/// order that does not depend on the thread that runs it: results are bit-identical for every
-/// thread count.
+/// index = t) (shared by every batch element), and every (trial, sequence) is computed by the
+/// same operations in the same order whatever the schedule or the thread that runs it: results
+/// are bit-identical for every thread count.
 
 #include <atomic>
 #include <cstddef>
@@ -49,8 +62,10 @@ namespace ropelab::attention {
 
 /// Rows per chunk of the causal prefix sums and of feature evaluation.
 constexpr std::size_t kChunk = 64;
-/// Upper bound on the segments of one sequence (parallel prefix sums).
-constexpr std::size_t kMaxSegments = 16;
+/// Rows per block of the masked intra-chunk product (blocks above the diagonal are skipped).
+constexpr std::size_t kMaskBlock = 16;
+/// Fewest chunks per unit in one window of the parallel schedule (fewer units than threads).
+constexpr std::size_t kWindowChunks = 16;
 /// Exact attention: query rows per block and key columns per block.
 constexpr std::size_t kQueryBlock = 64;
 constexpr std::size_t kKeyBlock = 256;
@@ -135,5 +150,46 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
 void random_feature(const double* q, const double* k, const double* v, const Shape& shape,
                     const RandomFeatureOptions& opt, double* out, double* num, double* den,
                     const std::atomic<bool>* cancel);
+
+// ----------------------------------------------------------------------------------------------
+// Building blocks of the chunked causal prefix sums (one chunk of n ≤ kChunk rows, F feature
+// columns, w value columns; row-major). Exposed for their tests.
+
+/// local (n×w) = tril(fq fkᵀ) x, where fq is n×F, fkT the n key rows' features transposed (F×n)
+/// and x is n×w: row block [i0, i1) of kMaskBlock rows is (fq[i0:i1] fkᵀ[:, 0:i1] masked) x[0:i1],
+/// so the products above the diagonal blocks are never formed. A and pack: scratch.
+void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
+                          std::size_t F, std::size_t w, double* local, std::vector<double>& A,
+                          std::vector<double>& pack);
+
+/// dZ (F×w) = fkᵀ x: the state increment of the chunk (fk n×F, x n×w).
+void chunk_state_delta(const double* fk, const double* x, std::size_t n, std::size_t F,
+                       std::size_t w, double* dZ, std::vector<double>& pack);
+
+/// How two sums at scales exp(−m_state) and exp(−m_chunk) merge: at exp(−m), m the larger
+/// (stabilised), with the factors f_state = exp(m_state − m), f_chunk = exp(m_chunk − m);
+/// without stabilisation m = 0 and both factors 1.
+struct ScaleMerge {
+  double m = 0.0;
+  double f_state = 1.0;
+  double f_chunk = 1.0;
+};
+ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize);
+
+/// Z[i] ← f_state·Z[i] + f_chunk·dZ[i] for i < count; keep_old: dZ[i] ← the old Z[i].
+void advance_state(double* Z, double* dZ, std::size_t count, const ScaleMerge& s, bool keep_old);
+
+/// out (n×w) = f_chunk·local + f_state·(fq Z): the chunk's numerator|denominator from its masked
+/// product and the state of the keys before it. Z null (the first chunk): f_chunk·local; local
+/// null (non-causal, Z holds every key): fq Z.
+void chunk_output(const double* fq, const double* Z, const double* local, std::size_t n,
+                  std::size_t F, std::size_t w, const ScaleMerge& s, double* out,
+                  std::vector<double>& pack);
+
+/// The causal sums out_i = Σ_{j ≤ i} (fq_i·fk_j) x_j (out T×w) of given features (T×F each) by
+/// the chunked algorithm above (the building blocks, unstabilised): the reference the tests
+/// compare with the rank-1 recurrence Z ← Z + fk_i x_iᵀ, out_i = fq_i Z.
+void causal_linear_attention(const double* fq, const double* fk, const double* x, std::size_t T,
+                             std::size_t F, std::size_t w, double* out);
 
 }  // namespace ropelab::attention
