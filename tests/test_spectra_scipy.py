@@ -85,6 +85,49 @@ def test_falloff_is_the_asymptotic_slope(label: str, make, slope: float, sizes: 
         assert m.sidelobe_falloff_db_per_octave == pytest.approx(slope, abs=0.5), (label, N)
 
 
+OCTAVE_DB = 20 * math.log10(2.0)  # a jump in the k-th derivative: −(k + 1)·6.02 dB/octave
+
+SMOOTHNESS = [  # (label, window of length N, order k of the first derivative that jumps)
+    ("rectangle", lambda N: np.ones(N), 0),
+    ("poisson 4", lambda N: S.window("poisson", N, alpha=4.0), 0),
+    ("blackman-harris 4", lambda N: S.window("blackman_harris_4", N), 0),
+    ("blackman-harris 4 (scipy)", lambda N: signal.windows.blackmanharris(N, sym=False), 0),
+    ("blackman-harris 3", lambda N: S.window("blackman_harris_3", N), 0),
+    ("nuttall (scipy)", lambda N: signal.windows.nuttall(N), 0),
+    ("flattop", lambda N: S.window("flattop", N), 0),
+    ("hamming", lambda N: S.window("hamming", N), 0),
+    ("exact blackman", lambda N: S.window("exact_blackman", N), 0),
+    ("gaussian 2.5", lambda N: S.window("gaussian", N, alpha=2.5), 0),
+    ("cauchy 3", lambda N: S.window("cauchy", N, alpha=3.0), 0),
+    ("ssm exponential αN = 8", lambda N: S.ssm_window(8.0, N), 0),
+    ("triangle", lambda N: S.window("triangular", N), 1),
+    ("bartlett (scipy)", lambda N: signal.windows.bartlett(N), 1),
+    ("riesz", lambda N: S.window("riesz", N), 1),
+    ("cosine (scipy, half-integer grid)", lambda N: signal.windows.cosine(N), 1),
+    ("hann-poisson 2 (cusp at the centre)", lambda N: S.window("hann_poisson", N, alpha=2.0), 1),
+    ("hann-poisson 2 symmetric", lambda N: S.window("hann_poisson", N, sym=True, alpha=2.0), 1),
+    ("hann", lambda N: S.window("hann", N), 2),
+    ("hann symmetric", lambda N: S.window("hann", N, sym=True), 2),
+    ("blackman", lambda N: S.window("blackman", N), 2),
+    ("tukey 0.5 (scipy)", lambda N: signal.windows.tukey(N, 0.5), 2),
+    ("nuttall continuous 1st derivative", lambda N: _cosine_sum(N, [0.355768, 0.487396, 0.144232, 0.012604]), 2),
+    ("parzen (scipy)", lambda N: signal.windows.parzen(N), 3),
+    ("bohman (scipy)", lambda N: signal.windows.bohman(N), 3),
+    ("cos^3", lambda N: S.window("cosine_power", N, alpha=3.0), 3),
+    ("cos^4", lambda N: S.window("cosine_power", N, alpha=4.0), 4),
+    ("nuttall continuous 3rd derivative", lambda N: _cosine_sum(N, [0.338946, 0.481973, 0.161054, 0.018027]), 4),
+]
+
+
+@pytest.mark.parametrize("label,make,order", SMOOTHNESS, ids=[c[0] for c in SMOOTHNESS])
+def test_falloff_from_smoothness_at_moderate_n(label: str, make, order: int) -> None:  # type: ignore[no-untyped-def]
+    # The asymptote at N = 64, 1024 and 4096, also where the spectrum reaches it only much later
+    # (4-term Blackman–Harris, Poisson α = 4).
+    for N in (64, 1024, 4096):
+        got = S.figures_of_merit(make(N)).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-OCTAVE_DB * (order + 1), rel=1e-12), (label, N)
+
+
 def test_falloff_issue_cases() -> None:
     # The cases of the issue: Hann at N = 64 (was −20.6), Poisson α = 4 (was −12.8 at N = 1024),
     # 4-term Blackman–Harris (was −4.2), Hann–Poisson (was nan).

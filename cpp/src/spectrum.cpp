@@ -600,12 +600,13 @@ std::vector<double> invisible(double W0, double M) {
 }
 
 /// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
-/// the fit's error (the end impulses of Dolph–Chebyshev windows): such samples are not those of a
-/// piecewise smooth function, and their fall-off is not given by a derivative jump.
+/// the fit's error plus 1e-6 (of max|w|; an impulse below that is beneath −120 dB in |W|), as the
+/// end impulses of Dolph–Chebyshev windows do: such samples are not those of a piecewise smooth
+/// function, and their fall-off is not given by a derivative jump.
 bool end_is_impulse(const std::vector<double>& v, std::size_t M) {
   const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
   const double err = std::abs(f.hi[0] - f.lo[0]);
-  return std::abs(f.hi[0] - v[0]) > 30.0 * err + 1e-12;
+  return std::abs(f.hi[0] - v[0]) > 30.0 * err + 1e-6;
 }
 
 /// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
