@@ -128,6 +128,15 @@ def test_falloff_from_smoothness_at_moderate_n(label: str, make, order: int) -> 
         assert got == pytest.approx(-OCTAVE_DB * (order + 1), rel=1e-12), (label, N)
 
 
+def test_dpss_multitaper_arguments_are_refused() -> None:
+    # scipy.signal.windows.dpss(M, NW) with Kmax=None is the one taper ropelab returns; several
+    # tapers and their concentration ratios are refused with a message saying so.
+    assert_allclose(S.window("dpss", 64, sym=True, NW=3.0), signal.windows.dpss(64, 3.0, sym=True), atol=1e-13)
+    for kw in ({"Kmax": 2}, {"return_ratios": True}):
+        with pytest.raises(ValueError, match=r"dpss.*returns one taper.*not supported, got (Kmax=2|return_ratios=1)"):
+            S.window("dpss", 64, NW=3.0, **kw)
+
+
 def test_falloff_issue_cases() -> None:
     # The cases of the issue: Hann at N = 64 (was −20.6), Poisson α = 4 (was −12.8 at N = 1024),
     # 4-term Blackman–Harris (was −4.2), Hann–Poisson (was nan).

@@ -543,6 +543,11 @@ std::string accepted_list(const Spec& spec) {
 }
 
 void check_known(const Spec& spec, const std::string& k, const std::string& shown) {
+  if (spec.name == "dpss" && (k == "Kmax" || k == "return_ratios")) {
+    bad("window 'dpss' returns one taper, the first (scipy's dpss with Kmax=None); several tapers "
+        "(Kmax) and their concentration ratios (return_ratios) are not supported, got " +
+        k + "=" + shown);
+  }
   for (const ParameterInfo& pi : spec.params) {
     if (pi.name == k) return;
     for (const std::string& a : pi.alternatives) {

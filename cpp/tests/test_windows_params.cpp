@@ -48,6 +48,16 @@ TEST(WindowParams, ResolveRefusesBadParameters) {
               std::string::npos)
         << e.what();
   }
+  win::Params kmax;  // scipy's multi-taper arguments: refused with their own message
+  kmax.values["NW"] = 3.0;
+  kmax.values["Kmax"] = 2.0;
+  try {
+    detail::resolve_parameters("dpss", kmax);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not supported, got Kmax=2"), std::string::npos)
+        << e.what();
+  }
   win::Params inf;
   inf.values["alpha"] = INFINITY;
   EXPECT_THROW(detail::resolve_parameters("cauchy", inf), std::invalid_argument);

@@ -143,7 +143,8 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
           (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
           dB, or ``attenuation`` dB, or Harris's ``alpha = at/20``), ``taylor`` (``nbar = 4``,
           ``sll = 30`` dB, ``norm = True``), ``dpss`` (``NW``; ``norm = "approximate"``,
-          ``"subsample"`` or ``2``), ``barcilon_temes`` (Harris's ``alpha``).
+          ``"subsample"`` or ``2``; the first taper only, scipy's ``Kmax=None``: ``Kmax`` and
+          ``return_ratios`` are refused), ``barcilon_temes`` (Harris's ``alpha``).
     N : int
         Length, 1 ≤ N ≤ 2**31.
     sym : bool
