@@ -540,10 +540,12 @@ SideFit side_fit(const std::vector<double>& v, std::size_t first, std::size_t co
     n[i] = static_cast<double>(first + i);
     y[i] = v[first + i];
   }
-  return {poly_lsq(n, y, c, M, merit::kSmoothDegree), poly_lsq(n, y, c, M, merit::kSmoothDegree - 1)};
+  return {poly_lsq(n, y, c, M, merit::kSmoothDegree),
+          poly_lsq(n, y, c, M, merit::kSmoothDegree - 1)};
 }
 
-/// Taylor coefficients at u = s of the polynomial Σ b_i uⁱ (coefficient j: Σ_i C(i, j) b_i s^{i−j}).
+/// Taylor coefficients at u = s of the polynomial Σ b_i uⁱ (coefficient j: Σ_i C(i, j) b_i
+/// s^{i−j}).
 std::vector<double> taylor_at(const std::vector<double>& b, double s) {
   std::vector<double> a(b);
   const std::size_t D = b.size();
@@ -562,7 +564,8 @@ int contact_order(const SideFit* left, const SideFit* right, double s_lo, double
   constexpr int points = 401;
   const int P = merit::kMaxSmoothnessOrder;
   int best = 0;
-  std::vector<bool> ok(static_cast<std::size_t>(P + 2), false);  // ok[j]: orders < j agree somewhere
+  std::vector<bool> ok(static_cast<std::size_t>(P + 2),
+                       false);  // ok[j]: orders < j agree somewhere
   for (int k = 0; k < points; ++k) {
     const double s = s_lo + (s_hi - s_lo) * k / (points - 1);
     std::vector<double> d(static_cast<std::size_t>(P + 1), 0.0), e(d.size(), 0.0);
@@ -901,8 +904,8 @@ int smoothness_order(const double* w, std::size_t N) {
     const SideFit inside = side_fit(e, 0, M + 1, 0.0, static_cast<double>(M));
     // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
     // windows sampled at half-integers): u ∈ [−1/M, 0].
-    order = std::min(
-        order, contact_order(nullptr, &inside, -1.0 / static_cast<double>(M), 0.0, tol));
+    order =
+        std::min(order, contact_order(nullptr, &inside, -1.0 / static_cast<double>(M), 0.0, tol));
   }
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.

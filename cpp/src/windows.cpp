@@ -7,8 +7,8 @@
 #include <cctype>
 #include <cmath>
 #include <complex>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -589,8 +589,8 @@ Resolved resolve_parameters(const std::string& name_in, const Params& params) {
       if (given(a)) names_given.push_back(a);
     }
     if (names_given.size() > 1) {
-      bad("window '" + r.name + "' takes only one of " + names_given[0] + " and " +
-          names_given[1] + " (the same parameter in two conventions), got both");
+      bad("window '" + r.name + "' takes only one of " + names_given[0] + " and " + names_given[1] +
+          " (the same parameter in two conventions), got both");
     }
     if (names_given.empty() && pi.required) {
       std::string alt;
@@ -796,8 +796,8 @@ std::vector<double> parametric_from_symmetric(const Shape& s, std::size_t N, boo
   }
   if (name == "barcilon_temes") {
     return finite_or_refused(
-        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); }), "alpha",
-        p, N);
+        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); }), "alpha", p,
+        N);
   }
   if (name == "taylor") {
     const detail::TaylorOptions& t = s.taylor;
@@ -883,9 +883,8 @@ std::vector<double> scipy_grid_window(const Shape& s, const Params& params, std:
   } else {
     return {};
   }
-  return extended(N, sym, [&](std::size_t M) {
-    return mirrored(M, [&](std::size_t n) { return f(M, n); });
-  });
+  return extended(
+      N, sym, [&](std::size_t M) { return mirrored(M, [&](std::size_t n) { return f(M, n); }); });
 }
 
 }  // namespace
@@ -924,7 +923,8 @@ double centred_value(const std::string& name, const std::string& pkey, double p,
   if (name == "de_la_vallee_poussin") {
     return ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
   }
-  if (name == "hann_poisson") return n == 0 ? 0.0 : 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
+  if (name == "hann_poisson")
+    return n == 0 ? 0.0 : 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
   if (name == "cauchy") return 1.0 / (1.0 + (p * x) * (p * x));
   return 1.0;
 }

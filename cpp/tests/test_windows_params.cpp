@@ -101,8 +101,7 @@ TEST(WindowParams, CentredValueClosedForms) {
     const double x = (2.0 * static_cast<double>(n) - 16.0) / 16.0;
     EXPECT_DOUBLE_EQ(detail::centred_value("triangular", "", 0, {}, n, L, 1), 1 - std::abs(x));
     EXPECT_DOUBLE_EQ(detail::centred_value("riesz", "", 0, {}, n, L, 1), 1 - x * x);
-    EXPECT_DOUBLE_EQ(detail::centred_value("cauchy", "alpha", 3, {}, n, L, 1),
-                     1 / (1 + 9 * x * x));
+    EXPECT_DOUBLE_EQ(detail::centred_value("cauchy", "alpha", 3, {}, n, L, 1), 1 / (1 + 9 * x * x));
     EXPECT_NEAR(detail::centred_value("poisson", "alpha", 2, {}, n, L, 1),
                 std::exp(-2 * std::abs(x)), 1e-15);
     EXPECT_NEAR(detail::centred_value("", "", 0, {0.5, 0.5}, n, L, 1),
@@ -127,8 +126,7 @@ std::vector<double> cosine_sum(std::size_t N, std::vector<double> a, bool sym) {
   std::vector<double> w(N, 0.0);
   for (std::size_t n = 0; n < N; ++n) {
     for (std::size_t k = 0; k < a.size(); ++k) {
-      w[n] += (k % 2 == 0 ? 1.0 : -1.0) * a[k] *
-              std::cos(2 * pi * static_cast<double>(k * n) / L);
+      w[n] += (k % 2 == 0 ? 1.0 : -1.0) * a[k] * std::cos(2 * pi * static_cast<double>(k * n) / L);
     }
   }
   return w;
@@ -143,25 +141,41 @@ TEST(Smoothness, OrderOfTheFirstJump) {
   const std::vector<Case> cases = {
       {"rectangle", [](std::size_t N) { return std::vector<double>(N, 1.0); }, 0},
       {"blackman-harris 4",
-       [](std::size_t N) { return cosine_sum(N, {0.35875, 0.48829, 0.14128, 0.01168}, false); },
+       [](std::size_t N) {
+         return cosine_sum(N, {0.35875, 0.48829, 0.14128, 0.01168}, false);
+       },
        0},
-      {"hann", [](std::size_t N) { return cosine_sum(N, {0.5, 0.5}, false); }, 2},
-      {"hann symmetric", [](std::size_t N) { return cosine_sum(N, {0.5, 0.5}, true); }, 2},
+      {"hann",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.5, 0.5}, false);
+       },
+       2},
+      {"hann symmetric",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.5, 0.5}, true);
+       },
+       2},
       {"nuttall continuous 3rd derivative",
        [](std::size_t N) {
          return cosine_sum(N, {0.338946, 0.481973, 0.161054, 0.018027}, false);
        },
        4},
-      {"triangular", [](std::size_t N) { return win::make_window("triangular", N, false, {}); },
-       1},
+      {"triangular", [](std::size_t N) { return win::make_window("triangular", N, false, {}); }, 1},
       {"poisson 4",
-       [](std::size_t N) { return win::make_window("poisson", N, false, {{"alpha", 4.0}}); }, 0},
+       [](std::size_t N) {
+         return win::make_window("poisson", N, false, {{"alpha", 4.0}});
+       },
+       0},
       {"hann-poisson 2",  // the cusp at the centre, not the ends (order 2)
-       [](std::size_t N) { return win::make_window("hann_poisson", N, true, {{"alpha", 2.0}}); },
+       [](std::size_t N) {
+         return win::make_window("hann_poisson", N, true, {{"alpha", 2.0}});
+       },
        1},
       {"parzen", [](std::size_t N) { return win::make_window("parzen", N, true, {}); }, 3},
       {"cos^4",
-       [](std::size_t N) { return win::make_window("cosine_power", N, false, {{"alpha", 4.0}}); },
+       [](std::size_t N) {
+         return win::make_window("cosine_power", N, false, {{"alpha", 4.0}});
+       },
        4},
   };
   for (const Case& c : cases) {

@@ -197,7 +197,8 @@ constexpr int kMaxSmoothnessOrder = 7;
 /// below −240 dB. Returns p ∈ [0, kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is
 /// resolved (smoother than double precision shows, e.g. a Gaussian at its rounding floor); −1
 /// when the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|, an
-/// end sample more than 1e-6 max|w| off the curve through its neighbours, like Dolph–Chebyshev's) or N < 56.
+/// end sample more than 1e-6 max|w| off the curve through its neighbours, like Dolph–Chebyshev's)
+/// or N < 56.
 int smoothness_order(const double* w, std::size_t N);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
