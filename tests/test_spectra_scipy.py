@@ -85,6 +85,79 @@ def test_falloff_is_the_asymptotic_slope(label: str, make, slope: float, sizes: 
         assert m.sidelobe_falloff_db_per_octave == pytest.approx(slope, abs=0.5), (label, N)
 
 
+OCTAVE_DB = 20 * math.log10(2.0)  # a jump in the k-th derivative: −(k + 1)·6.02 dB/octave
+
+SMOOTHNESS = [  # (label, window of length N, order k of the first derivative that jumps)
+    ("rectangle", lambda N: np.ones(N), 0),
+    ("poisson 4", lambda N: S.window("poisson", N, alpha=4.0), 0),
+    ("blackman-harris 4", lambda N: S.window("blackman_harris_4", N), 0),
+    ("blackman-harris 4 (scipy)", lambda N: signal.windows.blackmanharris(N, sym=False), 0),
+    ("blackman-harris 3", lambda N: S.window("blackman_harris_3", N), 0),
+    ("nuttall (scipy)", lambda N: signal.windows.nuttall(N), 0),
+    ("flattop", lambda N: S.window("flattop", N), 0),
+    ("hamming", lambda N: S.window("hamming", N), 0),
+    ("exact blackman", lambda N: S.window("exact_blackman", N), 0),
+    ("gaussian 2.5", lambda N: S.window("gaussian", N, alpha=2.5), 0),
+    ("cauchy 3", lambda N: S.window("cauchy", N, alpha=3.0), 0),
+    ("ssm exponential αN = 8", lambda N: S.ssm_window(8.0, N), 0),
+    ("triangle", lambda N: S.window("triangular", N), 1),
+    ("bartlett (scipy)", lambda N: signal.windows.bartlett(N), 1),
+    ("riesz", lambda N: S.window("riesz", N), 1),
+    ("cosine (scipy, half-integer grid)", lambda N: signal.windows.cosine(N), 1),
+    ("hann-poisson 2 (cusp at the centre)", lambda N: S.window("hann_poisson", N, alpha=2.0), 1),
+    ("hann-poisson 2 symmetric", lambda N: S.window("hann_poisson", N, sym=True, alpha=2.0), 1),
+    ("hann", lambda N: S.window("hann", N), 2),
+    ("hann symmetric", lambda N: S.window("hann", N, sym=True), 2),
+    ("blackman", lambda N: S.window("blackman", N), 2),
+    ("tukey 0.5 (scipy)", lambda N: signal.windows.tukey(N, 0.5), 2),
+    ("nuttall continuous 1st derivative", lambda N: _cosine_sum(N, [0.355768, 0.487396, 0.144232, 0.012604]), 2),
+    ("parzen (scipy)", lambda N: signal.windows.parzen(N), 3),
+    ("bohman (scipy)", lambda N: signal.windows.bohman(N), 3),
+    ("cos^3", lambda N: S.window("cosine_power", N, alpha=3.0), 3),
+    ("cos^4", lambda N: S.window("cosine_power", N, alpha=4.0), 4),
+    ("nuttall continuous 3rd derivative", lambda N: _cosine_sum(N, [0.338946, 0.481973, 0.161054, 0.018027]), 4),
+]
+
+
+@pytest.mark.parametrize("label,make,order", SMOOTHNESS, ids=[c[0] for c in SMOOTHNESS])
+def test_falloff_from_smoothness_at_moderate_n(label: str, make, order: int) -> None:  # type: ignore[no-untyped-def]
+    # The asymptote at N = 64, 1024 and 4096, also where the spectrum reaches it only much later
+    # (4-term Blackman–Harris, Poisson α = 4).
+    for N in (64, 1024, 4096):
+        got = S.figures_of_merit(make(N)).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-OCTAVE_DB * (order + 1), rel=1e-12), (label, N)
+
+
+def test_dpss_multitaper_arguments_are_refused() -> None:
+    # scipy.signal.windows.dpss(M, NW) with Kmax=None is the one taper ropelab returns; several
+    # tapers and their concentration ratios are refused with a message saying so.
+    assert_allclose(S.window("dpss", 64, sym=True, NW=3.0), signal.windows.dpss(64, 3.0, sym=True), atol=1e-13)
+    for kw in ({"Kmax": 2}, {"return_ratios": True}):
+        with pytest.raises(ValueError, match=r"dpss.*returns one taper.*not supported, got (Kmax=2|return_ratios=1)"):
+            S.window("dpss", 64, NW=3.0, **kw)
+
+
+def test_cauchy_alpha_4_sidelobe_is_a_shoulder_of_the_main_lobe() -> None:
+    # Cauchy α = 4 reports −26.0 dB where α = 3 and 5 give about −31: checked on a direct,
+    # zero-padded numpy FFT (independent of ropelab's DTFT). The first minimum at 3.92 bins is a
+    # dip of only 0.17 dB below the next maximum, so the "highest sidelobe" beyond it is a
+    # shoulder of the main lobe; the value is real, not a numerical artefact.
+    N, pad = 4096, 64
+    for alpha, level in ((3.0, -31.0), (4.0, -26.0), (5.0, -31.3)):
+        w = S.window("cauchy", N, alpha=alpha)
+        X = np.abs(np.fft.rfft(w, N * pad))
+        X /= X[0]
+        i = int(np.argmax(np.diff(X) > 0))  # first local minimum on the grid
+        j = i + int(np.argmax(X[i : 16 * pad]))
+        m = S.figures_of_merit(w, pad=pad)
+        assert m.first_min_bins == pytest.approx(i / pad, abs=2 / pad), alpha
+        assert m.highest_sidelobe_bins == pytest.approx(j / pad, abs=2 / pad), alpha
+        assert m.highest_sidelobe_db == pytest.approx(20 * np.log10(X[j]), abs=1e-3), alpha
+        assert m.highest_sidelobe_db == pytest.approx(level, abs=0.1), alpha
+    m4 = S.figures_of_merit(S.window("cauchy", N, alpha=4.0), pad=pad)
+    assert 0 < m4.highest_sidelobe_db - m4.first_min_db < 0.2
+
+
 def test_falloff_issue_cases() -> None:
     # The cases of the issue: Hann at N = 64 (was −20.6), Poisson α = 4 (was −12.8 at N = 1024),
     # 4-term Blackman–Harris (was −4.2), Hann–Poisson (was nan).

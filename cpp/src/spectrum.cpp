@@ -1,6 +1,7 @@
 #include "ropelab/spectrum.hpp"
 
 #include <fftw3.h>
+#include <Eigen/Dense>
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
@@ -519,6 +520,133 @@ double fit_slope_per_octave(const std::vector<double>& f, const std::vector<doub
   return (suy * svv - svy * suv) / det;
 }
 
+// ---- Asymptotic fall-off from the smoothness of the window (sample-based)
+
+/// One side of a (possible) singularity: least-squares polynomials of degrees kSmoothDegree and
+/// kSmoothDegree − 1 in u = (n − c)/M through the samples (n, y), whose difference estimates the
+/// error of the fit.
+struct SideFit {
+  std::vector<double> hi, lo;
+};
+
+std::vector<double> poly_lsq(const std::vector<double>& n, const std::vector<double>& y, double c,
+                             double M, int degree) {
+  const auto rows = static_cast<Eigen::Index>(n.size());
+  Eigen::MatrixXd V(rows, degree + 1);
+  Eigen::VectorXd b(rows);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const double u = (n[static_cast<std::size_t>(i)] - c) / M;
+    double p = 1;
+    for (int j = 0; j <= degree; ++j, p *= u) V(i, j) = p;
+    b(i) = y[static_cast<std::size_t>(i)];
+  }
+  const Eigen::VectorXd x = V.colPivHouseholderQr().solve(b);
+  return std::vector<double>(x.data(), x.data() + x.size());
+}
+
+SideFit side_fit(const std::vector<double>& v, std::size_t first, std::size_t count, double c,
+                 double M) {
+  std::vector<double> n(count), y(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    n[i] = static_cast<double>(first + i);
+    y[i] = v[first + i];
+  }
+  return {poly_lsq(n, y, c, M, merit::kSmoothDegree),
+          poly_lsq(n, y, c, M, merit::kSmoothDegree - 1)};
+}
+
+/// Taylor coefficients at u = s of the polynomial Σ b_i uⁱ (coefficient j: Σ_i C(i, j) b_i
+/// s^{i−j}).
+std::vector<double> taylor_at(const std::vector<double>& b, double s) {
+  std::vector<double> a(b);
+  const std::size_t D = b.size();
+  // Repeated synthetic division by (u − s): the j-th remainder is the j-th Taylor coefficient.
+  for (std::size_t j = 0; j < D; ++j) {
+    for (std::size_t i = D - 1; i > j; --i) a[i - 1] += s * a[i];
+  }
+  return a;
+}
+
+/// The number of leading Taylor coefficients (orders 0, 1, …) in which the two sides agree, within
+/// their fit errors and `zero_tol`, at some point u ∈ [s_lo, s_hi] (401 points): the order of the
+/// first derivative that jumps there. A null side is the zero function (outside the window).
+int contact_order(const SideFit* left, const SideFit* right, double s_lo, double s_hi,
+                  const std::vector<double>& zero_tol) {
+  constexpr int points = 401;
+  const int P = merit::kMaxSmoothnessOrder;
+  int best = 0;
+  std::vector<bool> ok(static_cast<std::size_t>(P + 2),
+                       false);  // ok[j]: orders < j agree somewhere
+  for (int k = 0; k < points; ++k) {
+    const double s = s_lo + (s_hi - s_lo) * k / (points - 1);
+    std::vector<double> d(static_cast<std::size_t>(P + 1), 0.0), e(d.size(), 0.0);
+    for (const SideFit* side : {left, right}) {
+      if (side == nullptr) continue;
+      const double sign = side == left ? 1.0 : -1.0;
+      const std::vector<double> a = taylor_at(side->hi, s), b = taylor_at(side->lo, s);
+      for (std::size_t j = 0; j < d.size(); ++j) {
+        d[j] += sign * a[j];
+        e[j] += std::abs(a[j] - (j < b.size() ? b[j] : 0.0));
+      }
+    }
+    int j = 0;
+    while (j <= P && std::abs(d[static_cast<std::size_t>(j)]) <=
+                         4 * e[static_cast<std::size_t>(j)] + zero_tol[static_cast<std::size_t>(j)])
+      ++j;
+    best = std::max(best, j);
+  }
+  return best;
+}
+
+/// Coefficients (u = n/M) too small to be seen: their term j!|e_j| M^{−j}/ω^{j+1} in |W| at
+/// f = N/32 (ω = 2π/32) is below 1e-12 |W(0)| (−240 dB), or below the rounding of the fit.
+std::vector<double> invisible(double W0, double M) {
+  const double omega = two_pi / 32.0;
+  std::vector<double> t(static_cast<std::size_t>(merit::kMaxSmoothnessOrder + 1));
+  double fact = 1;  // j!
+  for (std::size_t j = 0; j < t.size(); ++j) {
+    if (j > 0) fact *= static_cast<double>(j);
+    t[j] = 1e-12 * W0 * omega * std::pow(omega, static_cast<double>(j)) *
+               std::pow(M, static_cast<double>(j)) / fact +
+           1e-13 * std::ldexp(1.0, 2 * static_cast<int>(j));
+  }
+  return t;
+}
+
+/// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
+/// the fit's error plus 1e-6 (of max|w|; an impulse below that is beneath −120 dB in |W|), as the
+/// end impulses of Dolph–Chebyshev windows do: such samples are not those of a piecewise smooth
+/// function, and their fall-off is not given by a derivative jump.
+bool end_is_impulse(const std::vector<double>& v, std::size_t M) {
+  const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
+  const double err = std::abs(f.hi[0] - f.lo[0]);
+  return std::abs(f.hi[0] - v[0]) > 30.0 * err + 1e-6;
+}
+
+/// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
+/// over [lo, hi) and above rounding: up to 8 candidates for a derivative jump, largest first.
+std::vector<std::size_t> jump_candidates(const std::vector<double>& v, std::size_t lo,
+                                         std::size_t hi) {
+  std::vector<double> d(hi - lo);
+  for (std::size_t i = lo; i < hi; ++i) {
+    d[i - lo] = std::abs(v[i + 4] - 4 * v[i + 3] + 6 * v[i + 2] - 4 * v[i + 1] + v[i]);
+  }
+  std::vector<double> sorted(d);
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(d.size() / 2),
+                   sorted.end());
+  const double median = sorted[d.size() / 2];
+  std::vector<std::size_t> c;
+  for (std::size_t i = 1; i + 1 < d.size(); ++i) {
+    if (d[i] >= d[i - 1] && d[i] >= d[i + 1] && d[i] > 10 * median && d[i] > 1e-14) {
+      c.push_back(i);
+    }
+  }
+  std::sort(c.begin(), c.end(), [&](std::size_t a, std::size_t b) { return d[a] > d[b]; });
+  if (c.size() > 8) c.resize(8);
+  for (std::size_t& i : c) i += lo;
+  return c;
+}
+
 }  // namespace
 
 namespace merit {
@@ -754,7 +882,64 @@ double leakage_factor(const double* w, std::size_t N, double main_lobe_bins) {
   return std::max(0.0, 1.0 - main / (Nd * S2));
 }
 
+int smoothness_order(const double* w, std::size_t N) {
+  constexpr auto D = static_cast<std::size_t>(kSmoothDegree);
+  if (N < 4 * (D + 4)) return -1;  // the end fits need M = N/4 ≥ D + 4 samples
+  double wmax = 0;
+  for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
+  if (!(wmax > 0) || !std::isfinite(wmax)) return -1;
+  std::vector<double> v(w, w + N);
+  double sum = 0;
+  for (double& x : v) sum += (x /= wmax);
+  const double W0 = std::abs(sum);
+  const std::size_t M = std::min({std::max(N / 8, D + 4), std::size_t{256}, N / 4});
+  // Samples of a piecewise smooth function have small fourth differences almost everywhere.
+  std::vector<double> d4(N - 4);
+  for (std::size_t i = 0; i + 4 < N; ++i)
+    d4[i] = std::abs(v[i + 4] - 4 * v[i + 3] + 6 * v[i + 2] - 4 * v[i + 1] + v[i]);
+  std::nth_element(d4.begin(), d4.begin() + static_cast<std::ptrdiff_t>(d4.size() / 2), d4.end());
+  if (d4[d4.size() / 2] > 1e-2) return -1;
+  // Ends: the left end, and the right end read backwards unless the window is symmetric (w[n] =
+  // w[N−1−n]) or DFT-even (w[n] = w[N−n]), whose right end mirrors the left one.
+  bool mirror = true, dft_even = true;
+  for (std::size_t n = 0; n < N; ++n) {
+    mirror = mirror && std::abs(v[n] - v[N - 1 - n]) <= 1e-12;
+    if (n > 0) dft_even = dft_even && std::abs(v[n] - v[N - n]) <= 1e-12;
+  }
+  const std::vector<double> tol = invisible(W0, static_cast<double>(M));
+  int order = kMaxSmoothnessOrder + 1;
+  std::vector<std::vector<double>> ends{v};
+  if (!mirror && !dft_even) ends.emplace_back(v.rbegin(), v.rend());
+  for (const std::vector<double>& e : ends) {
+    if (end_is_impulse(e, M)) return -1;
+    const SideFit inside = side_fit(e, 0, M + 1, 0.0, static_cast<double>(M));
+    // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
+    // windows sampled at half-integers): u ∈ [−1/M, 0].
+    order =
+        std::min(order, contact_order(nullptr, &inside, -1.0 / static_cast<double>(M), 0.0, tol));
+  }
+  // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
+  // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.
+  const std::size_t Mi = std::min(M, std::size_t{32});
+  const double Md = static_cast<double>(Mi);
+  const std::vector<double> tol_i = invisible(W0, Md);
+  if (N > 2 * Mi + 8 + 8) {
+    for (const std::size_t c : jump_candidates(v, Mi + 2, N - Mi - 6)) {
+      const SideFit left = side_fit(v, c - Mi, Mi + 1, static_cast<double>(c), Md);
+      const SideFit right = side_fit(v, c + 4, Mi + 1, static_cast<double>(c), Md);
+      order = std::min(order, contact_order(&left, &right, 0.0, 4.0 / Md, tol_i));
+    }
+  }
+  return order;
+}
+
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
+  const int p = smoothness_order(w, N);
+  if (p >= 0 && p <= kMaxSmoothnessOrder) return -20.0 * std::log10(2.0) * (p + 1);
+  return fitted_falloff_db_per_octave(w, N, first_min_bins);
+}
+
+double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
   // Far band: from 4 main-lobe widths (and N/32) up one to two octaves to max(N/8, 2 f_lo),
   // capped at 3N/8; read on a grid of 1/8 bin whatever the caller's padding.
   const double Nd = static_cast<double>(N);

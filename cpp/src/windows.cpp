@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +31,10 @@ std::string fmt(double v) {
 
 [[noreturn]] void bad(const std::string& msg) {
   throw std::invalid_argument(msg);
+}
+
+void need(bool ok, const std::string& key, double v, const std::string& what) {
+  if (!ok) bad("parameter " + key + " must be " + what + ", got " + fmt(v));
 }
 
 enum class Sym { both, symmetric, dft_even };
@@ -524,44 +529,59 @@ std::vector<double> make_window(const std::string& name, std::size_t N, bool sym
   return make_window_params(name, N, sym, p);
 }
 
-std::vector<double> make_window_params(const std::string& name_in, std::size_t N, bool sym,
-                                       const Params& params) {
-  const Spec& spec = find_spec(name_in);
-  const std::string& name = spec.name;
-  if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
-  if (N > (std::size_t{1} << 31)) bad("N must be at most 2**31, got " + std::to_string(N));
+namespace detail {
 
+namespace {
+
+std::string accepted_list(const Spec& spec) {
+  std::string s;
+  for (const ParameterInfo& pi : spec.params) {
+    s += (s.empty() ? "" : ", ") + pi.name;
+    for (const std::string& a : pi.alternatives) s += " (or " + a + ")";
+  }
+  return s.empty() ? std::string("no parameters") : "parameters " + s;
+}
+
+void check_known(const Spec& spec, const std::string& k, const std::string& shown) {
+  if (spec.name == "dpss" && (k == "Kmax" || k == "return_ratios")) {
+    bad("window 'dpss' returns one taper, the first (scipy's dpss with Kmax=None); several tapers "
+        "(Kmax) and their concentration ratios (return_ratios) are not supported, got " +
+        k + "=" + shown);
+  }
+  for (const ParameterInfo& pi : spec.params) {
+    if (pi.name == k) return;
+    for (const std::string& a : pi.alternatives) {
+      if (a == k) return;
+    }
+  }
+  bad("window '" + spec.name + "' takes " + accepted_list(spec) + ", got parameter " + k + "=" +
+      shown);
+}
+
+}  // namespace
+
+double number(const Params& params, const std::string& key) {
+  auto it = params.values.find(key);
+  if (it == params.values.end()) bad("parameter " + key + " must be a real number");
+  return it->second;
+}
+
+Resolved resolve_parameters(const std::string& name_in, const Params& params) {
+  const Spec& spec = find_spec(name_in);
+  Resolved r;
+  r.name = spec.name;
   // Every given parameter must be known; at most one name per parameter.
-  auto given = [&](const std::string& k) {
-    return params.values.count(k) + params.arrays.count(k) + params.options.count(k) > 0;
-  };
-  auto accepted_list = [&]() {
-    std::string s;
-    for (const ParameterInfo& pi : spec.params) {
-      s += (s.empty() ? "" : ", ") + pi.name;
-      for (const std::string& a : pi.alternatives) s += " (or " + a + ")";
-    }
-    return s.empty() ? std::string("no parameters") : "parameters " + s;
-  };
-  auto check_known = [&](const std::string& k, const std::string& shown) {
-    for (const ParameterInfo& pi : spec.params) {
-      if (pi.name == k) return;
-      for (const std::string& a : pi.alternatives) {
-        if (a == k) return;
-      }
-    }
-    bad("window '" + name + "' takes " + accepted_list() + ", got parameter " + k + "=" + shown);
-  };
   for (const auto& kv : params.values) {
-    check_known(kv.first, fmt(kv.second));
+    check_known(spec, kv.first, fmt(kv.second));
     if (!std::isfinite(kv.second)) {
       bad("parameter " + kv.first + " must be finite, got " + fmt(kv.second));
     }
   }
-  for (const auto& kv : params.arrays) check_known(kv.first, "<array>");
-  for (const auto& kv : params.options) check_known(kv.first, "'" + kv.second + "'");
-  // Which name of each parameter was given ("" if none).
-  std::map<std::string, std::string> used;
+  for (const auto& kv : params.arrays) check_known(spec, kv.first, "<array>");
+  for (const auto& kv : params.options) check_known(spec, kv.first, "'" + kv.second + "'");
+  auto given = [&](const std::string& k) {
+    return params.values.count(k) + params.arrays.count(k) + params.options.count(k) > 0;
+  };
   for (const ParameterInfo& pi : spec.params) {
     std::vector<std::string> names_given;
     if (given(pi.name)) names_given.push_back(pi.name);
@@ -569,81 +589,141 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
       if (given(a)) names_given.push_back(a);
     }
     if (names_given.size() > 1) {
-      bad("window '" + name + "' takes only one of " + names_given[0] + " and " + names_given[1] +
+      bad("window '" + r.name + "' takes only one of " + names_given[0] + " and " + names_given[1] +
           " (the same parameter in two conventions), got both");
     }
     if (names_given.empty() && pi.required) {
       std::string alt;
       for (const std::string& a : pi.alternatives) alt += " or " + a;
-      bad("window '" + name + "' needs parameter " + pi.name + alt + " (e.g. " + pi.name +
+      bad("window '" + r.name + "' needs parameter " + pi.name + alt + " (e.g. " + pi.name +
           "=...), got none");
     }
-    used[pi.name] = names_given.empty() ? "" : names_given[0];
+    r.used[pi.name] = names_given.empty() ? "" : names_given[0];
   }
-  // The numeric value of a parameter given under `key` (must be a number, not an array/option).
-  auto number = [&](const std::string& key) {
-    auto it = params.values.find(key);
-    if (it == params.values.end()) bad("parameter " + key + " must be a real number");
-    return it->second;
-  };
-  auto need = [&](bool ok, const std::string& key, double v, const std::string& what) {
-    if (!ok) bad("parameter " + key + " must be " + what + ", got " + fmt(v));
-  };
-  auto sym_refused = [&](const std::string& why) {
-    bad("sym must be " + std::string(sym ? "False" : "True") + " for window '" + name + "' (" +
-        why + "), got " + (sym ? "True" : "False"));
-  };
-  if (spec.sym == Sym::symmetric && !sym) {
-    sym_refused("it is only defined symmetric, as in scipy; pass sym=True");
-  }
+  return r;
+}
 
-  // ---- parameter values (validated before the N = 1 shortcut, so bad input is never accepted)
-  double p = 0;      // the main parameter, in the window's own (internal) convention
-  std::string pkey;  // the name under which it was given
+void read_main_parameter(Resolved& r, const Params& params) {
+  const Spec& spec = find_spec(r.name);
   if (!spec.params.empty() && spec.params[0].required && spec.params[0].name != "a") {
-    pkey = used[spec.params[0].name];
-    p = number(pkey);
+    r.pkey = r.used[spec.params[0].name];
+    r.p = number(params, r.pkey);
   }
-  const std::size_t L = sym ? N - 1 : N;  // span of the x-windows
-  const double Ld = static_cast<double>(L);
+}
 
-  if (name == "exponential") {
-    const bool causal = pkey == "alpha";
-    const std::string ckey = used["center"];
-    if (causal) {
-      need(p >= 0, pkey, p, ">= 0");
-      if (!ckey.empty()) {
-        bad("window 'exponential' takes center only with tau (alpha means the causal window "
-            "exp(-alpha n), centre 0), got center=" +
-            fmt(number(ckey)));
-      }
-      if (sym) {
-        bad("sym must be False for the causal exponential window (it is one-sided), got True");
-      }
-      std::vector<double> w(N);
-      for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
-      return w;
+TaylorOptions parse_taylor(const Resolved& r, const Params& params) {
+  TaylorOptions t;
+  if (!r.used.at("nbar").empty()) {
+    const double v = number(params, "nbar");
+    need(v >= 1 && v <= 10000 && v == std::floor(v), "nbar", v, "an integer in [1, 10000]");
+    t.nbar = static_cast<int>(v);
+  }
+  if (!r.used.at("sll").empty()) {
+    t.sll = number(params, "sll");
+    need(t.sll > 0 && t.sll <= 3000, "sll", t.sll, "in (0, 3000] dB");
+  }
+  if (!r.used.at("norm").empty()) {
+    const double v = number(params, "norm");
+    need(v == 0 || v == 1, "norm", v, "a bool");
+    t.norm = v != 0;
+  }
+  return t;
+}
+
+std::string parse_dpss_norm(const Resolved& r, const Params& params) {
+  if (r.used.at("norm").empty()) return "approximate";
+  auto io = params.options.find("norm");
+  if (io != params.options.end()) {
+    const std::string& dnorm = io->second;
+    if (dnorm != "approximate" && dnorm != "subsample" && dnorm != "2") {
+      bad("parameter norm must be 'approximate', 'subsample' or 2, got '" + dnorm + "'");
     }
-    need(p > 0, pkey, p, "> 0");
-    if (!ckey.empty() && sym) {
-      bad("sym must be False for window 'exponential' with a center (as in scipy), got True");
+    return dnorm;
+  }
+  const double v = number(params, "norm");
+  if (v != 2) bad("parameter norm must be 'approximate', 'subsample' or 2, got " + fmt(v));
+  return "2";
+}
+
+std::vector<double> parse_general_cosine(const Params& params) {
+  std::vector<double> gc;
+  auto ia = params.arrays.find("a");
+  if (ia == params.arrays.end()) {
+    auto iv = params.values.find("a");
+    if (iv == params.values.end()) bad("parameter a must be a sequence of real numbers");
+    gc = {iv->second};
+  } else {
+    gc = ia->second;
+  }
+  if (gc.empty() || gc.size() > 1000) {
+    bad("parameter a must have 1 to 1000 coefficients, got " + std::to_string(gc.size()));
+  }
+  for (double v : gc) {
+    if (!std::isfinite(v)) bad("parameter a must be finite, got an element " + fmt(v));
+  }
+  return gc;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Resolved;
+
+/// The parameters of a window after validation, in the window's own convention.
+struct Shape {
+  Resolved r;
+  std::string dnorm = "approximate";
+  double tukey_alpha = 0.5;
+  detail::TaylorOptions taylor;
+  std::vector<double> gc;
+};
+
+/// exponential: the causal SSM window exp(−αn) (alpha) or scipy's exp(−|n − center|/tau).
+std::vector<double> exponential_window(const Resolved& r, const Params& params, std::size_t N,
+                                       bool sym) {
+  const double p = r.p;
+  const std::string& pkey = r.pkey;
+  const double Ld = static_cast<double>(sym ? N - 1 : N);
+  const std::string ckey = r.used.at("center");
+  if (pkey == "alpha") {
+    need(p >= 0, pkey, p, ">= 0");
+    if (!ckey.empty()) {
+      bad("window 'exponential' takes center only with tau (alpha means the causal window "
+          "exp(-alpha n), centre 0), got center=" +
+          fmt(detail::number(params, ckey)));
     }
-    if (N == 1) return {1.0};
-    const double center = ckey.empty() ? Ld / 2.0 : number(ckey);
+    if (sym) {
+      bad("sym must be False for the causal exponential window (it is one-sided), got True");
+    }
     std::vector<double> w(N);
-    if (ckey.empty()) {
-      return extended(N, sym, [&](std::size_t M) {
-        return mirrored(M, [&](std::size_t n) {
-          return std::exp(-std::abs(static_cast<double>(n) - center) / p);
-        });
-      });
-    }
-    for (std::size_t n = 0; n < N; ++n)
-      w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
+    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
     return w;
   }
+  need(p > 0, pkey, p, "> 0");
+  if (!ckey.empty() && sym) {
+    bad("sym must be False for window 'exponential' with a center (as in scipy), got True");
+  }
+  if (N == 1) return {1.0};
+  const double center = ckey.empty() ? Ld / 2.0 : detail::number(params, ckey);
+  std::vector<double> w(N);
+  if (ckey.empty()) {
+    return extended(N, sym, [&](std::size_t M) {
+      return mirrored(M, [&](std::size_t n) {
+        return std::exp(-std::abs(static_cast<double>(n) - center) / p);
+      });
+    });
+  }
+  for (std::size_t n = 0; n < N; ++n)
+    w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
+  return w;
+}
 
-  // Validation of the other windows' parameters.
+/// Range checks of the main parameter (and general_gaussian's sig, dpss's NW against N).
+void validate_main_parameter(const Resolved& r, const Params& params, std::size_t N) {
+  const std::string& name = r.name;
+  const std::string& pkey = r.pkey;
+  const double p = r.p;
   if (name == "gaussian") need(p > 0, pkey, p, "> 0");
   if (name == "poisson")
     need(pkey == "tau" ? p > 0 : p >= 0, pkey, p, pkey == "tau" ? "> 0" : ">= 0");
@@ -660,7 +740,7 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   }
   if (name == "general_gaussian") {
     need(p > 0, "p", p, "> 0");
-    const double sig = number(used["sig"]);
+    const double sig = detail::number(params, r.used.at("sig"));
     need(sig > 0, "sig", sig, "> 0");
   }
   if (name == "cosine_power" || name == "hann_poisson" || name == "cauchy") {
@@ -673,101 +753,67 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
       need(p < static_cast<double>(N) / 2.0, "NW", p,
            "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
   }
-  std::string dnorm = "approximate";
-  if (name == "dpss" && !used["norm"].empty()) {
-    auto io = params.options.find("norm");
-    if (io != params.options.end()) {
-      dnorm = io->second;
-      if (dnorm != "approximate" && dnorm != "subsample" && dnorm != "2") {
-        bad("parameter norm must be 'approximate', 'subsample' or 2, got '" + dnorm + "'");
-      }
-    } else {
-      const double v = number("norm");
-      if (v != 2) bad("parameter norm must be 'approximate', 'subsample' or 2, got " + fmt(v));
-      dnorm = "2";
-    }
+}
+
+/// Every parameter of a non-exponential window, validated in a fixed order.
+Shape parse_shape(Resolved r, const Params& params, std::size_t N) {
+  validate_main_parameter(r, params, N);
+  Shape s;
+  if (r.name == "dpss") s.dnorm = detail::parse_dpss_norm(r, params);
+  if (r.name == "tukey" && !r.used.at("alpha").empty()) {
+    s.tukey_alpha = detail::number(params, "alpha");
+    need(s.tukey_alpha >= 0 && s.tukey_alpha <= 1, "alpha", s.tukey_alpha, "in [0, 1]");
   }
-  double tukey_alpha = 0.5;
-  if (name == "tukey" && !used["alpha"].empty()) {
-    tukey_alpha = number("alpha");
-    need(tukey_alpha >= 0 && tukey_alpha <= 1, "alpha", tukey_alpha, "in [0, 1]");
-  }
-  int nbar = 4;
-  double sll = 30;
-  bool tnorm = true;
-  if (name == "taylor") {
-    if (!used["nbar"].empty()) {
-      const double v = number("nbar");
-      need(v >= 1 && v <= 10000 && v == std::floor(v), "nbar", v, "an integer in [1, 10000]");
-      nbar = static_cast<int>(v);
-    }
-    if (!used["sll"].empty()) {
-      sll = number("sll");
-      need(sll > 0 && sll <= 3000, "sll", sll, "in (0, 3000] dB");
-    }
-    if (!used["norm"].empty()) {
-      const double v = number("norm");
-      need(v == 0 || v == 1, "norm", v, "a bool");
-      tnorm = v != 0;
-    }
-  }
-  std::vector<double> gc;
-  if (name == "general_cosine") {
-    auto ia = params.arrays.find("a");
-    if (ia == params.arrays.end()) {
-      auto iv = params.values.find("a");
-      if (iv == params.values.end()) bad("parameter a must be a sequence of real numbers");
-      gc = {iv->second};
-    } else {
-      gc = ia->second;
-    }
-    if (gc.empty() || gc.size() > 1000) {
-      bad("parameter a must have 1 to 1000 coefficients, got " + std::to_string(gc.size()));
-    }
-    for (double v : gc) {
-      if (!std::isfinite(v)) bad("parameter a must be finite, got an element " + fmt(v));
-    }
-  }
-  if (name == "kaiser_bessel_derived" && N % 2 != 0) {
+  if (r.name == "taylor") s.taylor = detail::parse_taylor(r, params);
+  if (r.name == "general_cosine") s.gc = detail::parse_general_cosine(params);
+  if (r.name == "kaiser_bessel_derived" && N % 2 != 0) {
     bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " +
         std::to_string(N));
   }
+  s.r = std::move(r);
+  return s;
+}
 
-  if (N == 1) return {1.0};  // degenerate: every window is {1}
+std::vector<double> finite_or_refused(std::vector<double> w, const std::string& key, double p,
+                                      std::size_t N) {
+  for (double v : w) {
+    if (!std::isfinite(v))
+      bad("parameter " + key + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
+  }
+  return w;
+}
 
-  // ---- windows built from a symmetric window of (extended) length M, as scipy does
+/// Parametric windows built from a symmetric window of (extended) length M, as scipy does; empty
+/// when `name` is not one of them.
+std::vector<double> parametric_from_symmetric(const Shape& s, std::size_t N, bool sym) {
+  const std::string& name = s.r.name;
+  const double p = s.r.p;
   if (name == "chebyshev") {
-    const double at = pkey == "alpha" ? 20 * p : p;
-    std::vector<double> w =
-        extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); });
-    for (double v : w) {
-      if (!std::isfinite(v))
-        bad("parameter " + pkey + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
-    }
-    return w;
+    const double at = s.r.pkey == "alpha" ? 20 * p : p;
+    return finite_or_refused(
+        extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); }), s.r.pkey, p,
+        N);
   }
   if (name == "barcilon_temes") {
-    std::vector<double> w =
-        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); });
-    for (double v : w) {
-      if (!std::isfinite(v))
-        bad("parameter alpha too large for N = " + std::to_string(N) + ", got " + fmt(p));
-    }
-    return w;
+    return finite_or_refused(
+        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); }), "alpha", p,
+        N);
   }
   if (name == "taylor") {
-    return extended(N, sym, [&](std::size_t M) { return taylor_symmetric(M, nbar, sll, tnorm); });
+    const detail::TaylorOptions& t = s.taylor;
+    return extended(N, sym,
+                    [&](std::size_t M) { return taylor_symmetric(M, t.nbar, t.sll, t.norm); });
   }
   if (name == "dpss") {
-    return extended(N, sym, [&](std::size_t M) { return dpss_symmetric(M, p, dnorm); });
+    return extended(N, sym, [&](std::size_t M) { return dpss_symmetric(M, p, s.dnorm); });
   }
   if (name == "kaiser_bessel_derived") {
     const std::size_t H = N / 2 + 1;
     std::vector<double> k =
         make_window("kaiser", H, true, std::map<std::string, double>{{"beta", p}});
     std::vector<double> csum(H);
-    double s = 0;
-    for (std::size_t i = 0; i < H; ++i) csum[i] = (s += k[i]);
+    double sum = 0;
+    for (std::size_t i = 0; i < H; ++i) csum[i] = (sum += k[i]);
     std::vector<double> w(N);
     for (std::size_t i = 0; i + 1 < H; ++i) {
       w[i] = std::sqrt(csum[i] / csum[H - 1]);
@@ -776,124 +822,154 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
     return w;
   }
   if (name == "tukey") {
-    if (tukey_alpha <= 0) return std::vector<double>(N, 1.0);
-    if (tukey_alpha >= 1) return make_window("hann", N, sym, std::map<std::string, double>{});
+    const double ta = s.tukey_alpha;
+    if (ta <= 0) return std::vector<double>(N, 1.0);
+    if (ta >= 1) return make_window("hann", N, sym, std::map<std::string, double>{});
     return extended(N, sym, [&](std::size_t M) {
       const double Mm1 = static_cast<double>(M - 1);
-      const auto width = static_cast<std::size_t>(std::floor(tukey_alpha * Mm1 / 2.0));
+      const auto width = static_cast<std::size_t>(std::floor(ta * Mm1 / 2.0));
       return mirrored(M, [&](std::size_t n) {
         if (n > width) return 1.0;
-        return 0.5 * (1 + std::cos(pi * (-1 + 2.0 * static_cast<double>(n) / tukey_alpha / Mm1)));
+        return 0.5 * (1 + std::cos(pi * (-1 + 2.0 * static_cast<double>(n) / ta / Mm1)));
       });
     });
   }
-  if (name == "triang") {
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t i) {
-        const double n = static_cast<double>(i + 1);
-        return M % 2 == 0 ? (2 * n - 1.0) / Md : 2 * n / (Md + 1.0);
-      });
-    });
-  }
-  if (name == "parzen") {
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t i) {
-        const double n = std::abs(-(Md - 1) / 2.0 + static_cast<double>(i));
-        const double r = n / (Md / 2.0);
-        if (n <= (Md - 1) / 4.0) return 1 - 6 * r * r + 6 * r * r * r;
-        const double t = 1 - r;
-        return 2 * t * t * t;
-      });
-    });
-  }
-  if (name == "barthann") {
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t n) {
-        const double fac = std::abs(static_cast<double>(n) / (Md - 1.0) - 0.5);
-        return 0.62 - 0.48 * fac + 0.38 * std::cos(2 * pi * fac);
-      });
-    });
-  }
-  if (name == "cosine") {
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(
-          M, [&](std::size_t n) { return std::sin(pi / Md * (static_cast<double>(n) + 0.5)); });
-    });
-  }
-  if (name == "lanczos") {
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t n) {
-        const double x =
-            2.0 * static_cast<double>(M - 1 - n) / (Md - 1) - 1.0;  // right half, mirrored
-        if (x == 0) return 1.0;
-        const double y = pi * x;
-        return std::sin(y) / y;
-      });
-    });
-  }
-  if (name == "general_gaussian") {
-    const double sig = number(used["sig"]);
-    return extended(N, sym, [&](std::size_t M) {
-      const double Md = static_cast<double>(M);
-      return mirrored(M, [&](std::size_t n) {
-        const double x = static_cast<double>(n) - (Md - 1.0) / 2.0;
-        return std::exp(-0.5 * std::pow(std::abs(x / sig), 2 * p));
-      });
-    });
-  }
+  return {};
+}
 
-  // ---- windows on the centred coordinate x = (n − L/2)/(L/2), span L (mirrored exactly)
+/// scipy's windows sampled on its own grid of the symmetric length M (mirrored halves); empty
+/// when `name` is not one of them.
+std::vector<double> scipy_grid_window(const Shape& s, const Params& params, std::size_t N,
+                                      bool sym) {
+  const std::string& name = s.r.name;
+  std::function<double(std::size_t, std::size_t)> f;  // (M, n) → w[n], n < (M + 1)/2
+  if (name == "triang") {
+    f = [](std::size_t M, std::size_t i) {
+      const double Md = static_cast<double>(M), n = static_cast<double>(i + 1);
+      return M % 2 == 0 ? (2 * n - 1.0) / Md : 2 * n / (Md + 1.0);
+    };
+  } else if (name == "parzen") {
+    f = [](std::size_t M, std::size_t i) {
+      const double Md = static_cast<double>(M);
+      const double n = std::abs(-(Md - 1) / 2.0 + static_cast<double>(i));
+      const double r = n / (Md / 2.0);
+      if (n <= (Md - 1) / 4.0) return 1 - 6 * r * r + 6 * r * r * r;
+      const double t = 1 - r;
+      return 2 * t * t * t;
+    };
+  } else if (name == "barthann") {
+    f = [](std::size_t M, std::size_t n) {
+      const double fac = std::abs(static_cast<double>(n) / (static_cast<double>(M) - 1.0) - 0.5);
+      return 0.62 - 0.48 * fac + 0.38 * std::cos(2 * pi * fac);
+    };
+  } else if (name == "cosine") {
+    f = [](std::size_t M, std::size_t n) {
+      return std::sin(pi / static_cast<double>(M) * (static_cast<double>(n) + 0.5));
+    };
+  } else if (name == "lanczos") {
+    f = [](std::size_t M, std::size_t n) {
+      const double x = 2.0 * static_cast<double>(M - 1 - n) / (static_cast<double>(M) - 1) -
+                       1.0;  // right half, mirrored
+      if (x == 0) return 1.0;
+      const double y = pi * x;
+      return std::sin(y) / y;
+    };
+  } else if (name == "general_gaussian") {
+    const double p = s.r.p, sig = detail::number(params, s.r.used.at("sig"));
+    f = [p, sig](std::size_t M, std::size_t n) {
+      const double x = static_cast<double>(n) - (static_cast<double>(M) - 1.0) / 2.0;
+      return std::exp(-0.5 * std::pow(std::abs(x / sig), 2 * p));
+    };
+  } else {
+    return {};
+  }
+  return extended(
+      N, sym, [&](std::size_t M) { return mirrored(M, [&](std::size_t n) { return f(M, n); }); });
+}
+
+}  // namespace
+
+namespace detail {
+
+double centred_value(const std::string& name, const std::string& pkey, double p,
+                     const std::vector<double>& a, std::size_t n, std::size_t L, double I0p) {
+  const double Ld = static_cast<double>(L);
+  const double x = (2.0 * static_cast<double>(n) - Ld) / Ld;
+  const double ax = std::abs(x);
+  if (!a.empty()) return cosine_sum(a, n, L);
+  if (name == "triangular") return 1.0 - ax;
+  if (name == "gaussian") {
+    if (pkey == "std") {
+      const double m = static_cast<double>(n) - Ld / 2.0;
+      return std::exp(-m * m / (2 * p * p));
+    }
+    return std::exp(-0.5 * (p * x) * (p * x));
+  }
+  if (name == "poisson") {
+    return pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p)
+                         : std::exp(-p * ax);
+  }
+  if (name == "kaiser") {
+    const double beta = pkey == "alpha" ? pi * p : p;
+    const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));
+    return I0(arg) / I0p;
+  }
+  if (name == "bohman") return n == 0 ? 0.0 : (1 - ax) * std::cos(pi * ax) + std::sin(pi * ax) / pi;
+  if (name == "cosine_power") {
+    // sin(πn/L) with n ≤ L/2: no cancellation near the ends.
+    return p == 0 ? 1.0 : std::pow(std::sin(pi * static_cast<double>(n) / Ld), p);
+  }
+  if (name == "riesz") return 1 - x * x;
+  if (name == "de_la_vallee_poussin") {
+    return ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
+  }
+  if (name == "hann_poisson")
+    return n == 0 ? 0.0 : 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
+  if (name == "cauchy") return 1.0 / (1.0 + (p * x) * (p * x));
+  return 1.0;
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Windows on the centred coordinate x = (n − L/2)/(L/2), span L (mirrored exactly).
+std::vector<double> centred_window(const Shape& s, std::size_t N, bool sym) {
+  const std::string& name = s.r.name;
   std::vector<double> a = cosine_coefficients(name);
-  if (name == "general_cosine") a = gc;
-  if (name == "general_hamming") a = {p, 1.0 - p};
+  if (name == "general_cosine") a = s.gc;
+  if (name == "general_hamming") a = {s.r.p, 1.0 - s.r.p};
+  const std::size_t L = sym ? N - 1 : N;  // span of the x-windows
   std::vector<double> w(N, 1.0);
   if (L == 0) return w;
-  const double I0p = (name == "kaiser") ? I0(pkey == "alpha" ? pi * p : p) : 1.0;
+  const double I0p = (name == "kaiser") ? I0(s.r.pkey == "alpha" ? pi * s.r.p : s.r.p) : 1.0;
   for (std::size_t n = 0; 2 * n <= L; ++n) {
-    const double x = (2.0 * static_cast<double>(n) - Ld) / Ld;
-    const double ax = std::abs(x);
-    double v = 1.0;
-    if (!a.empty()) {
-      v = cosine_sum(a, n, L);
-    } else if (name == "triangular") {
-      v = 1.0 - ax;
-    } else if (name == "gaussian") {
-      if (pkey == "std") {
-        const double m = static_cast<double>(n) - Ld / 2.0;
-        v = std::exp(-m * m / (2 * p * p));
-      } else {
-        v = std::exp(-0.5 * (p * x) * (p * x));
-      }
-    } else if (name == "poisson") {
-      v = pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p)
-                        : std::exp(-p * ax);
-    } else if (name == "kaiser") {
-      const double beta = pkey == "alpha" ? pi * p : p;
-      const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));
-      v = I0(arg) / I0p;
-    } else if (name == "bohman") {
-      v = n == 0 ? 0.0 : (1 - ax) * std::cos(pi * ax) + std::sin(pi * ax) / pi;
-    } else if (name == "cosine_power") {
-      // sin(πn/L) with n ≤ L/2: no cancellation near the ends.
-      v = p == 0 ? 1.0 : std::pow(std::sin(pi * static_cast<double>(n) / Ld), p);
-    } else if (name == "riesz") {
-      v = 1 - x * x;
-    } else if (name == "de_la_vallee_poussin") {
-      v = ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
-    } else if (name == "hann_poisson") {
-      v = 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
-      if (n == 0) v = 0.0;
-    } else if (name == "cauchy") {
-      v = 1.0 / (1.0 + (p * x) * (p * x));
-    }
+    const double v = detail::centred_value(name, s.r.pkey, s.r.p, a, n, L, I0p);
     w[n] = v;
     if (L - n < N) w[L - n] = v;
   }
+  return w;
+}
+
+}  // namespace
+
+std::vector<double> make_window_params(const std::string& name_in, std::size_t N, bool sym,
+                                       const Params& params) {
+  const std::string name = find_spec(name_in).name;
+  if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
+  if (N > (std::size_t{1} << 31)) bad("N must be at most 2**31, got " + std::to_string(N));
+  Resolved r = detail::resolve_parameters(name, params);
+  if (find_spec(r.name).sym == Sym::symmetric && !sym) {
+    bad("sym must be True for window '" + r.name +
+        "' (it is only defined symmetric, as in scipy; pass sym=True), got False");
+  }
+  detail::read_main_parameter(r, params);
+  if (r.name == "exponential") return exponential_window(r, params, N, sym);
+  const Shape s = parse_shape(std::move(r), params, N);
+  if (N == 1) return {1.0};  // degenerate: every window is {1}
+  std::vector<double> w = parametric_from_symmetric(s, N, sym);
+  if (w.empty()) w = scipy_grid_window(s, params, N, sym);
+  if (w.empty()) w = centred_window(s, N, sym);
   return w;
 }
 

@@ -261,6 +261,9 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
       const double fm = merit::first_minimum_bins(w.data(), N, G);
       EXPECT_NEAR(merit::sidelobe_falloff_db_per_octave(w.data(), N, fm), c.slope, 0.5)
           << c.name << " N=" << N;
+      // Where the far band is asymptotic, the fitted slope agrees with the smoothness order.
+      EXPECT_NEAR(merit::fitted_falloff_db_per_octave(w.data(), N, fm), c.slope, 0.5)
+          << c.name << " N=" << N;
     }
   }
   // Hann at N = 64 (the band is one octave, 8–16 bins): within 1 dB/octave.

@@ -143,7 +143,8 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
           (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
           dB, or ``attenuation`` dB, or Harris's ``alpha = at/20``), ``taylor`` (``nbar = 4``,
           ``sll = 30`` dB, ``norm = True``), ``dpss`` (``NW``; ``norm = "approximate"``,
-          ``"subsample"`` or ``2``), ``barcilon_temes`` (Harris's ``alpha``).
+          ``"subsample"`` or ``2``; the first taper only, scipy's ``Kmax=None``: ``Kmax`` and
+          ``return_ratios`` are refused), ``barcilon_temes`` (Harris's ``alpha``).
     N : int
         Length, 1 ≤ N ≤ 2**31.
     sym : bool
@@ -637,22 +638,32 @@ class FiguresOfMerit(ResultDisplay):
         of a double-precision DTFT, reached e.g. by a Gaussian window with ``alpha ≥ 8``; the
         first minimum of such a window is then rounding noise as well).
     sidelobe_falloff_db_per_octave : float
-        The asymptotic fall-off of the sidelobes: −6 (k + 1) dB/octave when the k-th derivative
-        of the window (extended by zeros) is the first to jump — rectangle, Hamming, exact
-        Blackman, Blackman–Harris, Kaiser, Poisson −6; triangle, Hann–Poisson −12; Hann,
-        Blackman −18 (Harris 1978, Sec. IV). Measured as the least-squares slope of the
-        sidelobe peaks (on a 1/8-bin grid, parabolic interpolation in dB) against
-        ``log2 sin(πf/N)``, with a ``sin²(πf/N)`` term absorbing the periodicity of the DTFT,
-        over the far band ``f ∈ [f_lo, f_hi]``, ``f_lo = max(4 first_min_bins, N/32)`` (a first
-        minimum beyond ``N/16`` that is not a null counts as 0),
-        ``f_hi = min(max(N/8, 2 f_lo), 3N/8)``. Windows without distinct sidelobe peaks there
-        (Hann–Poisson with α ≥ 2, a strongly decaying exponential) get the slope of ``|W|``
-        itself; ``-inf`` when ``|W|`` is below the −240 dB rounding floor throughout the band
-        (e.g. a Gaussian with ``alpha ≥ 8``: faster than any power double precision resolves);
-        ``nan`` only when ``N`` is too small for the band (about ``N < 16·first_min_bins``).
-        A window whose jump is tiny reaches its asymptote only at large ``N``: a jump ``J``
-        relative to the peak dominates once ``J ≫ (π/N)²``, so 4-term Blackman–Harris
-        (``J = 6·10⁻⁵``) shows −6 from about ``N = 4096`` and Poisson α = 4 from ``N ≈ 16384``.
+        The asymptotic fall-off of the sidelobes, ``−20 log10(2)·(k + 1) ≈ −6.02 (k + 1)``
+        dB/octave when the k-th derivative of the window (extended by zeros) is the first to jump
+        anywhere — rectangle, Hamming, exact Blackman, Blackman–Harris, Nuttall, flat-top,
+        Kaiser, Gaussian, Poisson, Cauchy −6; triangle, Riesz, Riemann, Hann–Poisson (its cusp at
+        the centre) −12; Hann, Blackman, Tukey −18; Parzen, Bohman, ``cos³`` −24; ``cos⁴`` and
+        Nuttall's 4-term window with a continuous third derivative −30 (Harris 1978, Sec. IV;
+        Nuttall 1981). The order k is *measured from the samples*, not looked up: polynomials of
+        degree 10 (and 9, for their error) are fitted by least squares to the first ``M + 1``
+        samples at each end (``M = N/8`` clamped to ``[14, 256]`` and ``≤ N/4``) and compared
+        with zero at a point up to one sample beyond the end (DFT-even windows and windows
+        sampled at half-integers end there); inside the window, polynomials fitted on either
+        side of each of the ≤ 8 largest peaks of the fourth difference are compared. A Taylor
+        coefficient counts as zero within four times its fit error, or when its term in ``|W|``
+        at ``f = N/32`` would be below −240 dB. This gives the asymptote at every ``N ≥ 56``,
+        also where the spectrum reaches it only at large ``N`` (4-term Blackman–Harris: jump
+        ``6·10⁻⁵``, visible as −6 only from ``N ≈ 4096``; Poisson α = 4 from ``N ≈ 16384``).
+        Where no jump is measured the value is the least-squares slope of the far sidelobe
+        peaks (on a 1/8-bin grid, parabolic interpolation in dB) against ``log2 sin(πf/N)``,
+        with a ``sin²(πf/N)`` term for the periodicity of the DTFT, over
+        ``f ∈ [max(4 first_min_bins, N/32), min(max(N/8, 2 f_lo), 3N/8)]`` (the slope of
+        ``|W|`` itself when there are no distinct peaks): samples that are not those of a
+        piecewise smooth function (Dolph–Chebyshev's end impulses: about 0, equiripple; noise),
+        ``N < 56``, or windows smoother than double precision resolves (``-inf`` when ``|W|`` is
+        below the −240 dB floor throughout the band, e.g. a Gaussian with ``alpha ≥ 8``);
+        ``nan`` only when ``N`` is too small for that band (about ``N < 16·first_min_bins``).
+        Where the fitted band is asymptotic the two agree within 0.5 dB/octave (tested).
     overlap_correlation_50, overlap_correlation_75 : float
         ``Σ w[n] w[n + shift] / Σ w²`` for shifts ``N/2`` and ``N/4`` (fractions, not %).
     leakage_factor : float

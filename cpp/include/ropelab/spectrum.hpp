@@ -182,14 +182,38 @@ Sidelobe highest_sidelobe(const double* w, std::size_t N, const SpectrumGrid& gr
 /// Energy of W outside |f| < main_lobe_bins over the total (exact, from the autocorrelation).
 double leakage_factor(const double* w, std::size_t N, double main_lobe_bins);
 
-/// Asymptotic sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
+/// Degree of the least-squares polynomials of smoothness_order (the check uses one degree less).
+constexpr int kSmoothDegree = 10;
+/// Highest derivative order smoothness_order resolves (a jump there falls off at −48 dB/octave).
+constexpr int kMaxSmoothnessOrder = 7;
+
+/// The order p of the lowest derivative of the zero-extended window that jumps, measured from the
+/// samples: a jump in the p-th derivative makes |W| fall off as f^−(p+1), −6.02(p+1) dB/octave.
+/// Ends: polynomials of degree 10 (and 9, for the error) fitted by least squares to the first
+/// M + 1 samples, M = clamp(N/8, 14, 256) ≤ N/4, and compared with zero at a point up to one
+/// sample beyond the end (DFT-even windows, windows sampled at half-integers); the right end too
+/// unless w is symmetric or DFT-even. Interior: at each of the ≤ 8 largest peaks of |Δ⁴w|,
+/// polynomials fitted on either side (32 samples each) compared inside the stencil. A Taylor
+/// coefficient counts as zero within 4 times its fit error or when its term in |W| at f = N/32 is
+/// below −240 dB. Returns p ∈ [0, kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is
+/// resolved (smoother than double precision shows, e.g. a Gaussian at its rounding floor); −1
+/// when the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|, an
+/// end sample more than 1e-6 max|w| off the curve through its neighbours, like Dolph–Chebyshev's)
+/// or N < 56.
+int smoothness_order(const double* w, std::size_t N);
+
+/// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
+/// when that resolves a jump; otherwise fitted_falloff_db_per_octave.
+double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
+
+/// Fitted sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
 /// (parabolic interpolation on a 1/8-bin grid) against log2 sin(πf/N), with an s² = sin²(πf/N)
 /// column for the periodicity of the DTFT, over f ∈ [f_lo, f_hi], f_lo = max(4 first_min_bins,
 /// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below
 /// −200 dB, counts as 0). Without at least 4 distinct peaks there, the slope of |W| itself on the
 /// grid; −inf when |W| is below the rounding floor (−240 dB) throughout the band; NaN when the band
 /// is shorter than 1.5:1 (small N).
-double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
+double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
 
 /// w[n] = w[0] rⁿ with 0 < r ≤ 1: r and the ripple 20 log10((1 + rᴺ)/(1 − rᴺ)) of |W| against
 /// the N → ∞ envelope (evaluated on the exact DTFT).

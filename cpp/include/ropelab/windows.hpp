@@ -106,4 +106,48 @@ std::vector<double> make_window_params(const std::string& name, std::size_t N, b
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params);
 
+/// Pieces of make_window_params, exposed for their tests.
+namespace detail {
+
+/// The parameters of a call checked against the window's specification.
+struct Resolved {
+  std::string name;                         ///< canonical window name
+  std::map<std::string, std::string> used;  ///< primary name → the name given ("" if none)
+  double p = 0;                             ///< the main (first required) parameter as given
+  std::string pkey;                         ///< the name it was given under
+};
+
+/// Checks that every given parameter is known and finite, given under one name only, and that the
+/// required ones are present (std::invalid_argument otherwise). `name` must be canonical or an
+/// alias.
+Resolved resolve_parameters(const std::string& name, const Params& params);
+
+/// Sets r.p and r.pkey from the first required parameter (not general_cosine's array a).
+void read_main_parameter(Resolved& r, const Params& params);
+
+/// The numeric value of a parameter given under `key` (not an array or an option).
+double number(const Params& params, const std::string& key);
+
+/// taylor's options with their defaults (nbar = 4, sll = 30 dB, norm = true), range-checked.
+struct TaylorOptions {
+  int nbar = 4;
+  double sll = 30;
+  bool norm = true;
+};
+TaylorOptions parse_taylor(const Resolved& r, const Params& params);
+
+/// dpss's norm: "approximate" (default), "subsample" or "2".
+std::string parse_dpss_norm(const Resolved& r, const Params& params);
+
+/// general_cosine's coefficients a (1 to 1000 finite numbers; a scalar is one coefficient).
+std::vector<double> parse_general_cosine(const Params& params);
+
+/// Sample n ≤ L/2 of a window defined on x = (2n − L)/L (cosine sums when `a` is not empty,
+/// triangular, gaussian, poisson, kaiser, bohman, cosine_power, riesz, de_la_vallee_poussin,
+/// hann_poisson, cauchy; rectangular otherwise); I0p = I0(β) for kaiser.
+double centred_value(const std::string& name, const std::string& pkey, double p,
+                     const std::vector<double>& a, std::size_t n, std::size_t L, double I0p);
+
+}  // namespace detail
+
 }  // namespace ropelab::windows

@@ -1,0 +1,206 @@
+// GoogleTest: the pieces of make_window_params (cpp/include/ropelab/windows.hpp, namespace
+// detail) and the smoothness order behind the asymptotic fall-off (spectrum.hpp, merit).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ropelab/spectrum.hpp"
+#include "ropelab/windows.hpp"
+
+namespace {
+
+namespace win = ropelab::windows;
+namespace detail = ropelab::windows::detail;
+namespace merit = ropelab::spectrum::merit;
+
+constexpr double pi = 3.14159265358979323846;
+
+TEST(WindowParams, ResolveRecordsTheNameGiven) {
+  win::Params p;
+  p.values["tau"] = 3.0;
+  detail::Resolved r = detail::resolve_parameters("poisson", p);
+  EXPECT_EQ(r.name, "poisson");
+  EXPECT_EQ(r.used.at("alpha"), "tau");
+  detail::read_main_parameter(r, p);
+  EXPECT_EQ(r.pkey, "tau");
+  EXPECT_EQ(r.p, 3.0);
+  // An alias resolves to the canonical name; an optional parameter not given is "".
+  const detail::Resolved t = detail::resolve_parameters("taylor", win::Params{});
+  EXPECT_EQ(t.used.at("nbar"), "");
+}
+
+TEST(WindowParams, ResolveRefusesBadParameters) {
+  win::Params both;
+  both.values["std"] = 2.0;
+  both.values["alpha"] = 1.0;
+  EXPECT_THROW(detail::resolve_parameters("gaussian", both), std::invalid_argument);
+  EXPECT_THROW(detail::resolve_parameters("gaussian", win::Params{}), std::invalid_argument);
+  win::Params unknown;
+  unknown.values["beta"] = 1.0;
+  try {
+    detail::resolve_parameters("hann", unknown);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("takes no parameters, got parameter beta=1"),
+              std::string::npos)
+        << e.what();
+  }
+  win::Params kmax;  // scipy's multi-taper arguments: refused with their own message
+  kmax.values["NW"] = 3.0;
+  kmax.values["Kmax"] = 2.0;
+  try {
+    detail::resolve_parameters("dpss", kmax);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not supported, got Kmax=2"), std::string::npos)
+        << e.what();
+  }
+  win::Params inf;
+  inf.values["alpha"] = INFINITY;
+  EXPECT_THROW(detail::resolve_parameters("cauchy", inf), std::invalid_argument);
+}
+
+TEST(WindowParams, Parsers) {
+  win::Params p;
+  p.values["nbar"] = 5;
+  p.values["norm"] = 0;
+  const auto t = detail::parse_taylor(detail::resolve_parameters("taylor", p), p);
+  EXPECT_EQ(t.nbar, 5);
+  EXPECT_EQ(t.sll, 30.0);
+  EXPECT_FALSE(t.norm);
+  p.values["nbar"] = 2.5;
+  EXPECT_THROW(detail::parse_taylor(detail::resolve_parameters("taylor", p), p),
+               std::invalid_argument);
+
+  win::Params d;
+  d.values["NW"] = 2;
+  EXPECT_EQ(detail::parse_dpss_norm(detail::resolve_parameters("dpss", d), d), "approximate");
+  d.values["norm"] = 2;
+  EXPECT_EQ(detail::parse_dpss_norm(detail::resolve_parameters("dpss", d), d), "2");
+  d.values.erase("norm");
+  d.options["norm"] = "l1";
+  EXPECT_THROW(detail::parse_dpss_norm(detail::resolve_parameters("dpss", d), d),
+               std::invalid_argument);
+
+  win::Params g;
+  g.arrays["a"] = {0.5, 0.5};
+  EXPECT_EQ(detail::parse_general_cosine(g), (std::vector<double>{0.5, 0.5}));
+  g.arrays["a"] = {};
+  EXPECT_THROW(detail::parse_general_cosine(g), std::invalid_argument);
+  win::Params s;
+  s.values["a"] = 1.0;
+  EXPECT_EQ(detail::parse_general_cosine(s), (std::vector<double>{1.0}));
+}
+
+TEST(WindowParams, CentredValueClosedForms) {
+  const std::size_t L = 16;
+  for (std::size_t n = 0; 2 * n <= L; ++n) {
+    const double x = (2.0 * static_cast<double>(n) - 16.0) / 16.0;
+    EXPECT_DOUBLE_EQ(detail::centred_value("triangular", "", 0, {}, n, L, 1), 1 - std::abs(x));
+    EXPECT_DOUBLE_EQ(detail::centred_value("riesz", "", 0, {}, n, L, 1), 1 - x * x);
+    EXPECT_DOUBLE_EQ(detail::centred_value("cauchy", "alpha", 3, {}, n, L, 1), 1 / (1 + 9 * x * x));
+    EXPECT_NEAR(detail::centred_value("poisson", "alpha", 2, {}, n, L, 1),
+                std::exp(-2 * std::abs(x)), 1e-15);
+    EXPECT_NEAR(detail::centred_value("", "", 0, {0.5, 0.5}, n, L, 1),
+                0.5 - 0.5 * std::cos(2 * pi * static_cast<double>(n) / 16.0), 1e-15);
+  }
+  EXPECT_EQ(detail::centred_value("hann_poisson", "alpha", 2, {}, 0, L, 1), 0.0);
+}
+
+TEST(WindowParams, MakeWindowUsesThePieces) {
+  // The assembled window equals its pieces (DFT-even: span L = N).
+  const auto w = win::make_window("cauchy", 16, false, {{"alpha", 3.0}});
+  for (std::size_t n = 0; n < 16; ++n) {
+    const std::size_t m = n <= 8 ? n : 16 - n;
+    EXPECT_EQ(w[n], detail::centred_value("cauchy", "alpha", 3, {}, m, 16, 1)) << n;
+  }
+}
+
+// ---- smoothness order: a jump in the p-th derivative falls off at −6.02(p + 1) dB/octave
+
+std::vector<double> cosine_sum(std::size_t N, std::vector<double> a, bool sym) {
+  const double L = static_cast<double>(sym ? N - 1 : N);
+  std::vector<double> w(N, 0.0);
+  for (std::size_t n = 0; n < N; ++n) {
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      w[n] += (k % 2 == 0 ? 1.0 : -1.0) * a[k] * std::cos(2 * pi * static_cast<double>(k * n) / L);
+    }
+  }
+  return w;
+}
+
+TEST(Smoothness, OrderOfTheFirstJump) {
+  struct Case {
+    std::string label;
+    std::vector<double> (*make)(std::size_t);
+    int order;
+  };
+  const std::vector<Case> cases = {
+      {"rectangle", [](std::size_t N) { return std::vector<double>(N, 1.0); }, 0},
+      {"blackman-harris 4",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.35875, 0.48829, 0.14128, 0.01168}, false);
+       },
+       0},
+      {"hann",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.5, 0.5}, false);
+       },
+       2},
+      {"hann symmetric",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.5, 0.5}, true);
+       },
+       2},
+      {"nuttall continuous 3rd derivative",
+       [](std::size_t N) {
+         return cosine_sum(N, {0.338946, 0.481973, 0.161054, 0.018027}, false);
+       },
+       4},
+      {"triangular", [](std::size_t N) { return win::make_window("triangular", N, false, {}); }, 1},
+      {"poisson 4",
+       [](std::size_t N) {
+         return win::make_window("poisson", N, false, {{"alpha", 4.0}});
+       },
+       0},
+      {"hann-poisson 2",  // the cusp at the centre, not the ends (order 2)
+       [](std::size_t N) {
+         return win::make_window("hann_poisson", N, true, {{"alpha", 2.0}});
+       },
+       1},
+      {"parzen", [](std::size_t N) { return win::make_window("parzen", N, true, {}); }, 3},
+      {"cos^4",
+       [](std::size_t N) {
+         return win::make_window("cosine_power", N, false, {{"alpha", 4.0}});
+       },
+       4},
+  };
+  for (const Case& c : cases) {
+    for (const std::size_t N : {64, 1024, 4096}) {
+      const auto w = c.make(N);
+      EXPECT_EQ(merit::smoothness_order(w.data(), N), c.order) << c.label << " N=" << N;
+    }
+  }
+}
+
+TEST(Smoothness, NotMeasurable) {
+  // Too short; white noise; Dolph–Chebyshev's end impulses; a Gaussian at the rounding floor.
+  const std::vector<double> rect8(8, 1.0);
+  EXPECT_EQ(merit::smoothness_order(rect8.data(), 8), -1);
+  std::vector<double> noise(256);
+  unsigned s = 12345;
+  for (double& x : noise) {
+    s = s * 1103515245u + 12345u;
+    x = 1.0 + static_cast<double>((s >> 16) & 0x7fff) / 32768.0;
+  }
+  EXPECT_EQ(merit::smoothness_order(noise.data(), noise.size()), -1);
+  const auto cheb = win::make_window("chebyshev", 1023, true, {{"at", 60.0}});
+  EXPECT_EQ(merit::smoothness_order(cheb.data(), cheb.size()), -1);
+  const auto gauss = win::make_window("gaussian", 1024, false, {{"alpha", 12.0}});
+  EXPECT_EQ(merit::smoothness_order(gauss.data(), 1024), merit::kMaxSmoothnessOrder + 1);
+}
+
+}  // namespace
