@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,16 +22,23 @@ void poll_cancel(const std::atomic<bool>* cancel) {
   if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw mc::Cancelled();
 }
 
-/// y = C(ψ) x, given cos ψ_i and sin ψ_i of every pair i.
+/// y = C(ψ) x, given cos ψ_i and sin ψ_i of every pair i (one loop per layout, so the compiler
+/// sees the channel pattern).
 void rotate_pairs(const double* x, const double* cosines, const double* sines, std::size_t d,
                   rotary::Layout layout, double* y) {
-  for (std::size_t i = 0; i < d / 2; ++i) {
-    std::size_t c0 = 0, c1 = 0;
-    rotary::pair_channels(layout, d, i, c0, c1);
-    const double c = cosines[i], sn = sines[i];
-    const double a = x[c0], b = x[c1];
-    y[c0] = c * a - sn * b;
-    y[c1] = sn * a + c * b;
+  const std::size_t h = d / 2;
+  if (layout == rotary::Layout::interleaved) {
+    for (std::size_t i = 0; i < h; ++i) {
+      const double c = cosines[i], sn = sines[i], a = x[2 * i], b = x[2 * i + 1];
+      y[2 * i] = c * a - sn * b;
+      y[2 * i + 1] = sn * a + c * b;
+    }
+  } else {
+    for (std::size_t i = 0; i < h; ++i) {
+      const double c = cosines[i], sn = sines[i], a = x[i], b = x[i + h];
+      y[i] = c * a - sn * b;
+      y[i + h] = sn * a + c * b;
+    }
   }
 }
 
@@ -131,6 +140,11 @@ void prepare_frame(const DeltaSequence& s, rotary::Layout layout, SincosFn sinco
 void delta_rule_rows(const DeltaSequence& s, rotary::Layout layout, std::size_t row_begin,
                      std::size_t row_end, double* out, const std::atomic<bool>* cancel) {
   const std::size_t d = s.d, dv = s.dv, nh = s.n_h;
+  if (row_begin > row_end || row_end > dv) {
+    throw std::invalid_argument("delta_rule_rows: rows [" + std::to_string(row_begin) + ", " +
+                                std::to_string(row_end) +
+                                ") not within [0, dv = " + std::to_string(dv) + ")");
+  }
   const std::size_t rows = row_end - row_begin, panels = (rows + 7) / 8;
   const Kernels kern = active_kernels();
   std::vector<double> ST(panels * 8 * d, 0.0), u(panels * 8, 0.0), y(panels * 8, 0.0),

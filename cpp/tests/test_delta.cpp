@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -150,6 +151,17 @@ TEST(Delta, RowBlocksAndThreadCountsGiveTheSameBits) {
       }
     }
   }
+}
+
+TEST(Delta, RowRangeOutsideTheRowsThrows) {
+  const Inputs in = make_inputs(3, 1, 4, 5, 1);
+  const recurrence::DeltaSequence s{
+      in.q.data(), in.k.data(), in.v.data(), in.beta.data(), nullptr, nullptr, 3, 1, 4, 5};
+  std::vector<double> out(15);
+  EXPECT_THROW(recurrence::delta_rule_rows(s, rotary::Layout::interleaved, 2, 6, out.data()),
+               std::invalid_argument);
+  EXPECT_THROW(recurrence::delta_rule_rows(s, rotary::Layout::interleaved, 3, 2, out.data()),
+               std::invalid_argument);
 }
 
 TEST(Delta, RowBlocksBalanceTheThreadsAndCoverTheRows) {

@@ -45,7 +45,8 @@ void delta_rule(const DeltaSequence& s, rotary::Layout layout, double* out,
                 const std::atomic<bool>* cancel = nullptr, int nthreads = 1);
 
 /// Rows [row_begin, row_end) ⊆ [0, dv) of delta_rule's output: writes out[t dv + r] for those r
-/// only, with the bits delta_rule gives them. Runs on the calling thread.
+/// only, with the bits delta_rule gives them. Runs on the calling thread. Throws
+/// std::invalid_argument for a range not within [0, dv).
 void delta_rule_rows(const DeltaSequence& s, rotary::Layout layout, std::size_t row_begin,
                      std::size_t row_end, double* out, const std::atomic<bool>* cancel = nullptr);
 
