@@ -110,15 +110,18 @@ def test_one_sequence_is_bit_identical_for_every_thread_count(n_h: int, layout: 
     beta = rng.uniform(0, 2, (T, n_h))
     alpha = rng.uniform(0.5, 1, T)
     psi = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)
-    one = recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout, nthreads=1)  # type: ignore[arg-type]
+
+    def run(q, k, v, nthreads):  # type: ignore[no-untyped-def]
+        return recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout, nthreads=nthreads)  # type: ignore[arg-type]
+
+    one = run(q, k, v, 1)
     assert np.all(np.isfinite(one)) and np.any(one)
     for nthreads in (2, 3, 5, 64):
-        got = recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout, nthreads=nthreads)  # type: ignore[arg-type]
-        assert np.array_equal(got, one), nthreads
+        assert np.array_equal(run(q, k, v, nthreads), one), nthreads
     # a batch of 3 on 2 threads splits each sequence in two (6 equal work items)
     qb, kb, vb = np.stack([q, -q, q]), np.stack([k, k, -k]), np.stack([v, -v, v])
-    ref = np.stack([recurrence.delta_product(qb[b], kb[b], vb[b], beta, alpha, psi, layout=layout, nthreads=1) for b in range(3)])  # type: ignore[arg-type]
-    assert np.array_equal(recurrence.delta_product(qb, kb, vb, beta, alpha, psi, layout=layout, nthreads=2), ref)  # type: ignore[arg-type]
+    ref = np.stack([run(qb[b], kb[b], vb[b], 1) for b in range(3)])
+    assert np.array_equal(run(qb, kb, vb, 2), ref)
 
 
 @settings(max_examples=30, deadline=None)
