@@ -97,6 +97,33 @@ def test_batch_and_threads() -> None:
         assert np.array_equal(recurrence.delta_rule(q, k, v, beta, None, psi, nthreads=nthreads), ref)
 
 
+@pytest.mark.parametrize("n_h", [1, 3])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_one_sequence_is_bit_identical_for_every_thread_count(n_h: int, layout: str) -> None:
+    # the rows of the state are split over the threads (blocks of 8 rows): dv = 37 gives uneven
+    # blocks and a partial last panel; gated, pre-rotated, with several micro-steps per token
+    rng = np.random.default_rng(16)
+    T, d, dv = 50, 6, 37
+    q = rng.standard_normal((T, d))
+    k = rng.standard_normal((T, n_h, d)) / np.sqrt(d)
+    v = rng.standard_normal((T, n_h, dv))
+    beta = rng.uniform(0, 2, (T, n_h))
+    alpha = rng.uniform(0.5, 1, T)
+    psi = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)
+
+    def run(q, k, v, nthreads):  # type: ignore[no-untyped-def]
+        return recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout, nthreads=nthreads)  # type: ignore[arg-type]
+
+    one = run(q, k, v, 1)
+    assert np.all(np.isfinite(one)) and np.any(one)
+    for nthreads in (2, 3, 5, 64):
+        assert np.array_equal(run(q, k, v, nthreads), one), nthreads
+    # a batch of 3 on 2 threads splits each sequence in two (6 equal work items)
+    qb, kb, vb = np.stack([q, -q, q]), np.stack([k, k, -k]), np.stack([v, -v, v])
+    ref = np.stack([run(qb[b], kb[b], vb[b], 1) for b in range(3)])
+    assert np.array_equal(run(qb, kb, vb, 2), ref)
+
+
 @settings(max_examples=30, deadline=None)
 @given(T=st.integers(0, 12), d=st.sampled_from([2, 4, 6]), dv=st.integers(1, 3), seed=st.integers(0, 2**32 - 1))
 def test_zero_beta_writes_nothing(T: int, d: int, dv: int, seed: int) -> None:

@@ -381,8 +381,21 @@ darray delta_rule(py::handle q_o, py::handle k_o, py::handle v_o, py::handle bet
   check_output_size(static_cast<double>(a.batch * a.T * a.dv), f);
   darray out(shape);
   double* po = out.mutable_data();
-  for_each_batch(a.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
-    recurrence::delta_rule(a.at(b), layout, po + b * a.T * a.dv, cancel);
+  // work items: (sequence, block of value rows); the rows of the state evolve independently, so
+  // a single sequence runs on every thread (bit-identical for any split)
+  const std::size_t blocks = recurrence::delta_row_blocks(a.batch, a.dv, nthreads);
+  run_interruptible([&](const std::atomic<bool>* cancel) {
+    mc::parallel_blocks(
+        a.batch * blocks, 1, nthreads,
+        [&](std::size_t i0, std::size_t i1) {
+          for (std::size_t i = i0; i < i1; ++i) {
+            const std::size_t b = i / blocks;
+            const recurrence::RowRange rows = recurrence::delta_row_range(a.dv, blocks, i % blocks);
+            recurrence::delta_rule_rows(a.at(b), layout, rows.begin, rows.end, po + b * a.T * a.dv,
+                                        cancel);
+          }
+        },
+        cancel);
   });
   return out;
 }

@@ -277,7 +277,8 @@ template <class Ok>
 void require_each(const darray& a, const char* func, const char* name, const std::string& what,
                   Ok ok) {
   const double* p = a.data();
-  for (py::ssize_t i = 0; i < a.size(); ++i) {
+  const py::ssize_t n = a.size();  // (size() is a product over the shape: not in the loop)
+  for (py::ssize_t i = 0; i < n; ++i) {
     if (i % kSignalStride == kSignalStride - 1) check_signals();
     if (!ok(p[i])) {
       value_error(func, name, what + " (element " + std::to_string(i) + ")", py::float_(p[i]));

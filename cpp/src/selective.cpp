@@ -30,24 +30,64 @@ void matvec(const double* A, std::size_t m, std::size_t n, const double* x, doub
   }
 }
 
+/// Steps 1–2 and the gate values of step 5 for the T steps of one sequence: u (T×C) and gates
+/// (T×gate_out).
+void project_sequence(const Config& cfg, const Weights& w, const double* hidden, std::size_t T,
+                      double* u, double* gates) {
+  const std::size_t n = cfg.model_dim, C = cfg.channels(), G = cfg.gate_out;
+  std::vector<double> xhat(n), low(cfg.rank), glow(cfg.gate_rank), pre(G);
+  for (std::size_t t = 0; t < T; ++t) {
+    steps::normalise_heads(cfg, hidden + t * n, xhat.data());
+    steps::project(cfg, w, xhat.data(), low.data(), u + t * C);
+    if (G != 0) steps::gate_values(cfg, w, xhat.data(), glow.data(), pre.data(), gates + t * G);
+  }
+}
+
+/// Step 3 for every channel of one sequence (cache: C × cache_width, updated).
+void convolve_sequence(const Config& cfg, const Weights& w, const double* u, std::size_t T,
+                       double* cache, bool diff_from_zero, double* phi) {
+  const std::size_t C = cfg.channels(), K = cfg.taps, W = cfg.cache_width();
+  for (std::size_t c = 0; c < C; ++c) {
+    if (K == 0) {
+      steps::first_difference(u + c, C, T, cache + c * W, diff_from_zero, phi + c);
+    } else {
+      steps::short_conv(w.conv + c * K, K, cfg.silu, u + c, C, T, cache + c * W, phi + c);
+    }
+  }
+}
+
+/// Steps 6–7 for every channel of sequence b (offset: C, updated); throws when a running phase
+/// overflows.
+void accumulate_sequence(const Config& cfg, const Weights& w, const double* phi, std::size_t T,
+                         std::size_t b, double* offset, double* angles) {
+  const std::size_t C = cfg.channels(), R = cfg.pairs;
+  for (std::size_t c = 0; c < C; ++c) {
+    const double theta = w.theta[c % R];
+    offset[c] = cfg.float32 ? steps::accumulate32(phi + c, C, T, offset[c], theta, angles + c)
+                            : steps::accumulate64(phi + c, C, T, offset[c], theta, angles + c);
+    if (!std::isfinite(offset[c])) {
+      throw std::invalid_argument("selective.phases: the running phase of sequence " +
+                                  std::to_string(b) + ", channel " + std::to_string(c) +
+                                  " is not finite (overflow)");
+    }
+  }
+}
+
 }  // namespace
 
-void phases(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
-            std::size_t T, double* cache, double* offset, bool diff_from_zero, double* angles,
-            const std::atomic<bool>* cancel) {
-  const std::size_t n = cfg.model_dim, H = cfg.heads, R = cfg.pairs, C = cfg.channels();
-  if (H == 0 || n == 0 || R == 0 || cfg.rank == 0 || n % H != 0) {
+namespace steps {
+
+void check_config(const Config& cfg) {
+  const std::size_t n = cfg.model_dim, H = cfg.heads, C = cfg.channels(), G = cfg.gate_out;
+  if (H == 0 || n == 0 || cfg.pairs == 0 || cfg.rank == 0 || n % H != 0) {
     throw std::invalid_argument("selective.phases: inconsistent sizes");
   }
-  const std::size_t hd = n / H, K = cfg.taps, W = cfg.cache_width();
-  const std::size_t G = cfg.gate_out;
   if (G != 0 && G != H && G != C)
     throw std::invalid_argument("selective.phases: gate_out must be H or H*R");
+}
 
-  std::vector<double> xhat(n), low(cfg.rank), glow(cfg.gate_rank), gate(G);
-  std::vector<double> u(T * C);    // projections of this call, step-major
-  std::vector<double> phi(T * C);  // increments
-  std::vector<double> expb(cfg.has_bias ? C : 0);
+std::vector<double> exp_bias(const Config& cfg, const Weights& w) {
+  std::vector<double> expb(cfg.has_bias ? cfg.channels() : 0);
   for (std::size_t c = 0; c < expb.size(); ++c) {
     expb[c] = std::exp(w.bias[c]);
     if (!std::isfinite(expb[c])) {
@@ -56,107 +96,126 @@ void phases(const Config& cfg, const Weights& w, const double* hidden, std::size
                                   ")");
     }
   }
+  return expb;
+}
 
+void normalise_heads(const Config& cfg, const double* x, double* xhat) {
+  const std::size_t hd = cfg.model_dim / cfg.heads;
+  for (std::size_t h = 0; h < cfg.heads; ++h) {
+    double ss = 0;
+    for (std::size_t i = 0; i < hd; ++i) ss += x[h * hd + i] * x[h * hd + i];
+    const double inv = 1.0 / std::sqrt(ss + cfg.eps);
+    for (std::size_t i = 0; i < hd; ++i) xhat[h * hd + i] = x[h * hd + i] * inv;
+  }
+}
+
+void project(const Config& cfg, const Weights& w, const double* xhat, double* low, double* u) {
+  matvec(w.down, cfg.rank, cfg.model_dim, xhat, low);
+  matvec(w.up, cfg.channels(), cfg.rank, low, u);
+}
+
+void gate_values(const Config& cfg, const Weights& w, const double* xhat, double* glow, double* pre,
+                 double* gates) {
+  const std::size_t G = cfg.gate_out;
+  if (cfg.gate_rank > 0) {
+    matvec(w.gate_down, cfg.gate_rank, cfg.model_dim, xhat, glow);
+    matvec(w.gate_up, G, cfg.gate_rank, glow, pre);
+  } else {
+    matvec(w.gate_up, G, cfg.model_dim, xhat, pre);
+  }
+  for (std::size_t g = 0; g < G; ++g) gates[g] = sigmoid(pre[g] + w.gate_bias[g]);
+}
+
+void first_difference(const double* u, std::size_t stride, std::size_t T, double* cache,
+                      bool diff_from_zero, double* phi) {
+  double prev = diff_from_zero ? 0.0 : cache[0];
+  for (std::size_t t = 0; t < T; ++t) {
+    const double cur = u[t * stride];
+    phi[t * stride] = cur - prev;
+    prev = cur;
+  }
+  if (T > 0) cache[0] = u[(T - 1) * stride];
+}
+
+void short_conv(const double* conv, std::size_t K, bool silu, const double* u, std::size_t stride,
+                std::size_t T, double* cache, double* phi) {
+  // input at step t − K + 1 + j: from the cache (columns 1..K−1 hold steps −K+1..−1) or u
+  auto input = [&](std::size_t t, std::size_t j) {
+    const std::size_t pos = t + j;  // index into [cache[1..K−1], u[0..T)]
+    return pos + 1 < K ? cache[pos + 1] : u[(pos + 1 - K) * stride];
+  };
+  for (std::size_t t = 0; t < T; ++t) {
+    double s = 0;
+    for (std::size_t j = 0; j < K; ++j) s += conv[j] * input(t, j);
+    if (silu) s = s * sigmoid(s);
+    phi[t * stride] = s;
+  }
+  // new cache: the last K entries of [cache[0..K), u[0..T)]
+  std::vector<double> tail(K);
+  for (std::size_t j = 0; j < K; ++j) {
+    const std::size_t pos = T + j;  // index into [cache, u] of length K + T; last K: pos ≥ T
+    tail[j] = pos < K ? cache[pos] : u[(pos - K) * stride];
+  }
+  for (std::size_t j = 0; j < K; ++j) cache[j] = tail[j];
+}
+
+void bias_and_gate(const Config& cfg, const double* expb, const double* gates, std::size_t T,
+                   double* phi) {
+  const std::size_t C = cfg.channels(), G = cfg.gate_out, H = cfg.heads, R = cfg.pairs;
+  for (std::size_t t = 0; t < T; ++t) {
+    for (std::size_t c = 0; c < C; ++c) {
+      double p = phi[t * C + c];
+      if (cfg.has_bias) p = p + expb[c];
+      if (G == H)
+        p = p * gates[t * G + c / R];
+      else if (G == C)
+        p = p * gates[t * G + c];
+      phi[t * C + c] = p;
+    }
+  }
+}
+
+double accumulate64(const double* phi, std::size_t stride, std::size_t T, double offset,
+                    double theta, double* psi) {
+  double s = offset;
+  for (std::size_t t = 0; t < T; ++t) {
+    s = s + phi[t * stride];
+    psi[t * stride] = s * theta;
+  }
+  return s;
+}
+
+double accumulate32(const double* phi, std::size_t stride, std::size_t T, double offset,
+                    double theta, double* psi) {
+  const float th = static_cast<float>(theta);
+  const float o = static_cast<float>(offset);
+  float s = 0.0f, v = o;
+  for (std::size_t t = 0; t < T; ++t) {
+    s = s + static_cast<float>(phi[t * stride]);
+    v = s + o;
+    psi[t * stride] = static_cast<double>(v * th);
+  }
+  return static_cast<double>(v);
+}
+
+}  // namespace steps
+
+void phases(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
+            std::size_t T, double* cache, double* offset, bool diff_from_zero, double* angles,
+            const std::atomic<bool>* cancel) {
+  steps::check_config(cfg);
+  const std::size_t n = cfg.model_dim, C = cfg.channels(), W = cfg.cache_width();
+  const std::size_t G = cfg.gate_out;
+  const std::vector<double> expb = steps::exp_bias(cfg, w);
+  std::vector<double> u(T * C);    // projections of this call, step-major
+  std::vector<double> phi(T * C);  // increments
+  std::vector<double> gates(T * G);
   for (std::size_t b = 0; b < batch; ++b) {
     if (is_cancelled(cancel)) return;
-    // 1–2: normalisation and low-rank projection; 5 (gate values) alongside.
-    std::vector<double> gates(G == 0 ? 0 : T * G);
-    for (std::size_t t = 0; t < T; ++t) {
-      const double* x = hidden + (b * T + t) * n;
-      for (std::size_t h = 0; h < H; ++h) {
-        double ss = 0;
-        for (std::size_t i = 0; i < hd; ++i) ss += x[h * hd + i] * x[h * hd + i];
-        const double inv = 1.0 / std::sqrt(ss + cfg.eps);
-        for (std::size_t i = 0; i < hd; ++i) xhat[h * hd + i] = x[h * hd + i] * inv;
-      }
-      matvec(w.down, cfg.rank, n, xhat.data(), low.data());
-      matvec(w.up, C, cfg.rank, low.data(), u.data() + t * C);
-      if (G != 0) {
-        if (cfg.gate_rank > 0) {
-          matvec(w.gate_down, cfg.gate_rank, n, xhat.data(), glow.data());
-          matvec(w.gate_up, G, cfg.gate_rank, glow.data(), gate.data());
-        } else {
-          matvec(w.gate_up, G, n, xhat.data(), gate.data());
-        }
-        for (std::size_t g = 0; g < G; ++g) gates[t * G + g] = sigmoid(gate[g] + w.gate_bias[g]);
-      }
-    }
-    // 3: convolution (or first difference) with the cache; the cache then takes the newest inputs.
-    double* cb = cache + b * C * W;
-    for (std::size_t c = 0; c < C; ++c) {
-      double* cc = cb + c * W;
-      if (K == 0) {
-        double prev = diff_from_zero ? 0.0 : cc[0];
-        for (std::size_t t = 0; t < T; ++t) {
-          const double cur = u[t * C + c];
-          phi[t * C + c] = cur - prev;
-          prev = cur;
-        }
-        if (T > 0) cc[0] = u[(T - 1) * C + c];
-      } else {
-        const double* wc = w.conv + c * K;
-        // input at step t − K + 1 + j: from the cache (columns 1..K−1 hold steps −K+1..−1) or u
-        auto input = [&](std::size_t t, std::size_t j) {
-          const std::size_t pos = t + j;  // index into [cache[1..K−1], u[0..T)]
-          return pos + 1 < K ? cc[pos + 1] : u[(pos + 1 - K) * C + c];
-        };
-        for (std::size_t t = 0; t < T; ++t) {
-          double s = 0;
-          for (std::size_t j = 0; j < K; ++j) s += wc[j] * input(t, j);
-          if (cfg.silu) s = s * sigmoid(s);
-          phi[t * C + c] = s;
-        }
-        // new cache: the last K entries of [cache[0..K), u[0..T)]
-        std::vector<double> tail(K);
-        for (std::size_t j = 0; j < K; ++j) {
-          const std::size_t pos = T + j;  // index into [cache, u] of length K + T; last K: pos ≥ T
-          tail[j] = pos < K ? cc[pos] : u[(pos - K) * C + c];
-        }
-        for (std::size_t j = 0; j < K; ++j) cc[j] = tail[j];
-      }
-    }
-    // 4–5: bias and gate.
-    for (std::size_t t = 0; t < T; ++t) {
-      for (std::size_t c = 0; c < C; ++c) {
-        double p = phi[t * C + c];
-        if (cfg.has_bias) p = p + expb[c];
-        if (G == H)
-          p = p * gates[t * G + c / R];
-        else if (G == C)
-          p = p * gates[t * G + c];
-        phi[t * C + c] = p;
-      }
-    }
-    // 6–7: running sum and temperature.
-    double* off = offset + b * C;
-    double* out = angles + b * T * C;
-    for (std::size_t c = 0; c < C; ++c) {
-      const std::size_t r = c % R;
-      if (cfg.float32) {
-        const float th = static_cast<float>(w.theta[r]);
-        const float o = static_cast<float>(off[c]);
-        float s = 0.0f, v = o;
-        for (std::size_t t = 0; t < T; ++t) {
-          s = s + static_cast<float>(phi[t * C + c]);
-          v = s + o;
-          out[t * C + c] = static_cast<double>(v * th);
-        }
-        off[c] = static_cast<double>(v);
-      } else {
-        double s = off[c];
-        const double th = w.theta[r];
-        for (std::size_t t = 0; t < T; ++t) {
-          s = s + phi[t * C + c];
-          out[t * C + c] = s * th;
-        }
-        off[c] = s;
-      }
-      if (!std::isfinite(off[c])) {
-        throw std::invalid_argument("selective.phases: the running phase of sequence " +
-                                    std::to_string(b) + ", channel " + std::to_string(c) +
-                                    " is not finite (overflow)");
-      }
-    }
+    project_sequence(cfg, w, hidden + b * T * n, T, u.data(), gates.data());
+    convolve_sequence(cfg, w, u.data(), T, cache + b * C * W, diff_from_zero, phi.data());
+    steps::bias_and_gate(cfg, expb.data(), gates.data(), T, phi.data());
+    accumulate_sequence(cfg, w, phi.data(), T, b, offset + b * C, angles + b * T * C);
   }
 }
 

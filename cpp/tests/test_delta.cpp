@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "ropelab/delta.hpp"
@@ -119,6 +121,68 @@ TEST(Delta, RotatedPathsAgreeWithTheDirectOrder) {
       } else {
         ASSERT_NEAR(got[i], want[i], 1e-13 * scale) << i;
       }
+    }
+  }
+}
+
+TEST(Delta, RowBlocksAndThreadCountsGiveTheSameBits) {
+  // each row of the state evolves on its own: any split of the rows, on any number of threads,
+  // gives the bits of one pass over all rows (gated, rotated, several micro-steps per token)
+  const std::size_t T = 60, d = 6, dv = 21, n_h = 2;
+  const Inputs in = make_inputs(T, n_h, d, dv, 16);
+  const recurrence::DeltaSequence s{
+      in.q.data(), in.k.data(), in.v.data(), in.beta.data(), in.alpha.data(), in.psi.data(), T,
+      n_h,         d,           dv};
+  std::vector<double> whole(T * dv);
+  recurrence::delta_rule(s, rotary::Layout::half, whole.data(), nullptr, 1);
+  for (int nthreads : {2, 3, 8}) {
+    std::vector<double> got(T * dv, -1.0);
+    recurrence::delta_rule(s, rotary::Layout::half, got.data(), nullptr, nthreads);
+    for (std::size_t i = 0; i < T * dv; ++i) ASSERT_EQ(got[i], whole[i]) << nthreads << " " << i;
+  }
+  // arbitrary row ranges (not whole panels), each writing only its own columns
+  for (auto [r0, r1] : {std::pair<std::size_t, std::size_t>{0, 21}, {3, 4}, {5, 20}, {16, 21}}) {
+    std::vector<double> got(T * dv, -1.0);
+    recurrence::delta_rule_rows(s, rotary::Layout::half, r0, r1, got.data());
+    for (std::size_t t = 0; t < T; ++t) {
+      for (std::size_t r = 0; r < dv; ++r) {
+        const double want = r >= r0 && r < r1 ? whole[t * dv + r] : -1.0;
+        ASSERT_EQ(got[t * dv + r], want) << r0 << ".." << r1 << " t=" << t << " r=" << r;
+      }
+    }
+  }
+}
+
+TEST(Delta, RowRangeOutsideTheRowsThrows) {
+  const Inputs in = make_inputs(3, 1, 4, 5, 1);
+  const recurrence::DeltaSequence s{
+      in.q.data(), in.k.data(), in.v.data(), in.beta.data(), nullptr, nullptr, 3, 1, 4, 5};
+  std::vector<double> out(15);
+  EXPECT_THROW(recurrence::delta_rule_rows(s, rotary::Layout::interleaved, 2, 6, out.data()),
+               std::invalid_argument);
+  EXPECT_THROW(recurrence::delta_rule_rows(s, rotary::Layout::interleaved, 3, 2, out.data()),
+               std::invalid_argument);
+}
+
+TEST(Delta, RowBlocksBalanceTheThreadsAndCoverTheRows) {
+  EXPECT_EQ(recurrence::delta_row_blocks(1, 64, 1), 1u);
+  EXPECT_EQ(recurrence::delta_row_blocks(1, 64, 2), 2u);  // one sequence on both threads
+  EXPECT_EQ(recurrence::delta_row_blocks(3, 64, 2), 2u);  // 6 items: 3 per thread
+  EXPECT_EQ(recurrence::delta_row_blocks(8, 64, 2), 1u);  // the batch alone balances
+  EXPECT_EQ(recurrence::delta_row_blocks(1, 5, 4), 1u);   // one panel: no split
+  EXPECT_EQ(recurrence::delta_row_blocks(1, 17, 8), 3u);  // at most one block per panel
+  EXPECT_EQ(recurrence::delta_row_blocks(0, 64, 4), 1u);
+  for (std::size_t dv : {0u, 1u, 8u, 9u, 37u, 64u}) {
+    for (std::size_t blocks : {1u, 2u, 3u, 5u}) {
+      std::size_t next = 0;
+      for (std::size_t i = 0; i < blocks; ++i) {
+        const recurrence::RowRange r = recurrence::delta_row_range(dv, blocks, i);
+        EXPECT_EQ(r.begin, next) << dv << " " << blocks << " " << i;
+        EXPECT_LE(r.begin, r.end);
+        EXPECT_TRUE(r.begin % 8 == 0 || r.begin == dv);  // whole panels
+        next = r.end;
+      }
+      EXPECT_EQ(next, dv) << dv << " " << blocks;
     }
   }
 }

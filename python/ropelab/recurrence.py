@@ -452,7 +452,9 @@ def delta_rule(
     layout : {"interleaved", "half"}
         Which channels form the rotated pairs.
     nthreads : int, optional
-        Threads over the batch (``None``: all cores); the result does not depend on it.
+        Threads (``None``: all cores), over the batch and over the rows of the state (one per
+        value channel: each row evolves independently), so a single sequence uses them too; the
+        result is bit-identical for every thread count.
 
     Returns
     -------
@@ -523,7 +525,9 @@ def delta_product(
     layout : {"interleaved", "half"}
         Which channels form the rotated pairs.
     nthreads : int, optional
-        Threads over the batch (``None``: all cores); the result does not depend on it.
+        Threads (``None``: all cores), over the batch and over the rows of the state (one per
+        value channel: each row evolves independently), so a single sequence uses them too; the
+        result is bit-identical for every thread count.
 
     Returns
     -------

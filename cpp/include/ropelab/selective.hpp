@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <vector>
 
 namespace ropelab::selective {
 
@@ -71,5 +72,60 @@ struct Weights {
 void phases(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
             std::size_t T, double* cache, double* offset, bool diff_from_zero, double* angles,
             const std::atomic<bool>* cancel = nullptr);
+
+/// The stages of `phases`, one function per step of the file comment (each with its GoogleTest).
+/// `phases` is exactly their composition, so each computes with the operations and in the order
+/// stated there (bit-identical results).
+namespace steps {
+
+/// Throws std::invalid_argument unless the sizes are consistent (model_dim divisible by heads,
+/// non-zero sizes, gate_out 0, H or H·R).
+void check_config(const Config& cfg);
+
+/// exp(b) of each channel's bias (empty without a bias); throws std::invalid_argument when it
+/// overflows.
+std::vector<double> exp_bias(const Config& cfg, const Weights& w);
+
+/// Step 1: x̂ (model_dim) = x / sqrt(Σ x² + eps) per head chunk (squares summed in order).
+void normalise_heads(const Config& cfg, const double* x, double* xhat);
+
+/// Step 2: u (C) = W_up (W_down x̂); `low` (rank) is scratch. Dot products summed in index order.
+void project(const Config& cfg, const Weights& w, const double* xhat, double* low, double* u);
+
+/// Step 5's gate values: gates (gate_out) = sigmoid(gate(x̂) + gate_bias), gate = gate_up x̂ or
+/// gate_up (gate_down x̂) with gate_rank > 0; `glow` (gate_rank) and `pre` (gate_out) are scratch.
+void gate_values(const Config& cfg, const Weights& w, const double* xhat, double* glow, double* pre,
+                 double* gates);
+
+/// Step 3 for one channel, skip_conv: φ_t = u_t − u_{t−1} over the T inputs u[t·stride], the
+/// first from the cached previous input cache[0] (or from 0 if `diff_from_zero`); the cache then
+/// holds the newest input.
+void first_difference(const double* u, std::size_t stride, std::size_t T, double* cache,
+                      bool diff_from_zero, double* phi);
+
+/// Step 3 for one channel with K > 0 taps: φ_t = Σ_j conv[j] · in_{t−K+1+j} (summed over j in
+/// order; then SiLU φ·sigmoid(φ) if `silu`), the inputs before the call taken from the cache
+/// (columns 1..K−1 hold steps −K+1..−1), the T new ones u[t·stride]; the cache (K) then holds the
+/// last K inputs. φ has the same stride as u.
+void short_conv(const double* conv, std::size_t K, bool silu, const double* u, std::size_t stride,
+                std::size_t T, double* cache, double* phi);
+
+/// Steps 4–5 on φ (T×C, in place): φ ← φ + exp(b) (if has_bias), then φ ← φ · gate (one gate per
+/// head, or per channel; `gates` T×gate_out, unused when gate_out = 0).
+void bias_and_gate(const Config& cfg, const double* expb, const double* gates, std::size_t T,
+                   double* phi);
+
+/// Steps 6–7 for one channel in float64: s = offset, s ← s + φ_t, ψ_t = s·θ, each in order;
+/// returns the new offset s_{T−1}. φ and ψ have stride `stride`.
+double accumulate64(const double* phi, std::size_t stride, std::size_t T, double offset,
+                    double theta, double* psi);
+
+/// Steps 6–7 for one channel in the released code's float32 order: s = Σ φ_t in float32 from 0,
+/// v = s + offset and ψ_t = v·θ in float32 (θ and offset rounded to float32); returns the new
+/// offset v_{T−1} (the old one, rounded to float32, when T = 0).
+double accumulate32(const double* phi, std::size_t stride, std::size_t T, double offset,
+                    double theta, double* psi);
+
+}  // namespace steps
 
 }  // namespace ropelab::selective
