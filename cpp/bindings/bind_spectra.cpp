@@ -114,7 +114,7 @@ py::list window_names() {
   return out;
 }
 
-py::list window_parameters(py::handle name_o) {
+py::list window_parameters(Choice name_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   py::list out;
@@ -128,7 +128,7 @@ py::list window_parameters(py::handle name_o) {
 
 /// Every parameter of a window: a list of dicts (name, alternatives, required, default,
 /// description), plus the window's symmetry ("both", "symmetric", "dft-even").
-py::dict window_info(py::handle name_o) {
+py::dict window_info(Choice name_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   py::dict d;
@@ -160,7 +160,7 @@ py::dict window_aliases() {
   return d;
 }
 
-darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& params_o) {
+darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   const std::size_t N = length_arg(N_o, f);
@@ -202,7 +202,7 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
   return out;
 }
 
-carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
+carray ssm_impulse(FloatLike alpha_o, FloatLike omega_o, IntLike N_o) {
   const char* f = "spectra.ssm_impulse";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -218,7 +218,7 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   return out;
 }
 
-carray dtft(py::handle x_o, py::handle freqs_o) {
+carray dtft(ArrayLike x_o, ArrayLike freqs_o) {
   const char* f = "spectra.dtft";
   const Signal x = signal_arg(x_o, f, "x");
   const darray freqs = freqs_arg(freqs_o, f);
@@ -247,7 +247,7 @@ carray dtft(py::handle x_o, py::handle freqs_o) {
   return out;
 }
 
-py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
+py::tuple spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const char* f = "spectra.spectrum";
   const Signal x = signal_arg(x_o, f, "x");
   const std::size_t N = x.size();
@@ -285,7 +285,7 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   return py::make_tuple(freqs, mag);
 }
 
-carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+carray ssm_spectrum(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike freqs_o) {
   const char* f = "spectra.ssm_spectrum";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -298,7 +298,7 @@ carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   return out;
 }
 
-darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+darray ssm_envelope(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike freqs_o) {
   const char* f = "spectra.ssm_envelope";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -311,8 +311,7 @@ darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   return out;
 }
 
-carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_o,
-                           py::handle freqs_o) {
+carray continuous_spectrum(FloatLike alpha_o, FloatLike omega_o, FloatLike T_o, ArrayLike freqs_o) {
   const char* f = "spectra.continuous_spectrum";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -326,8 +325,8 @@ carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_
   return out;
 }
 
-py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
-              py::handle bim_o) {
+py::tuple zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike bre_o,
+              ArrayLike bim_o) {
   const char* f = "spectra.zoh";
   const darray alpha = real_array(alpha_o, f, "alpha");
   require_each(alpha, f, "alpha", "must be >= 0 (a decay rate)", [](double a) { return a >= 0; });
@@ -364,8 +363,8 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
   return py::make_tuple(abar, bbar);
 }
 
-carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
-                  py::handle bim_o, py::handle cre_o, py::handle cim_o, py::handle L_o) {
+carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike bre_o,
+                  ArrayLike bim_o, ArrayLike cre_o, ArrayLike cim_o, IntLike L_o) {
   const char* f = "spectra.ssm_kernel";
   const darray alpha = real_array_nd(alpha_o, f, "A (-real part)", 1);
   require_each(alpha, f, "A", "must have a real part <= 0 (a stable mode)",
@@ -426,7 +425,7 @@ py::dict fom_dict(const spectrum::FiguresOfMerit& r) {
   return d;
 }
 
-py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
+py::dict figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   const char* f = "spectra.figures_of_merit";
   const darray w = real_array(w_o, f, "w");
   if (w.ndim() != 1) value_error(f, "w", "must be a 1-D array", w_o);
@@ -454,7 +453,7 @@ py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
   return fom_dict(work->r);
 }
 
-py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::handle pad_o) {
+py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
   const char* f = "spectra.leakage_map";
   const darray an = real_array_nd(an_o, f, "alpha_n", 1);
   require_each(an, f, "alpha_n", "must be >= 0", [](double a) { return a >= 0; });
