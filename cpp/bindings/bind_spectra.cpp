@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "ropelab/limits.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/spectrum.hpp"
 #include "ropelab/windows.hpp"
@@ -19,7 +20,8 @@ namespace {
 
 using cplx = std::complex<double>;
 
-constexpr std::int64_t max_length = INT_MAX;  // FFTW sizes and the DTFT's phase reduction
+// FFTW sizes and the DTFT's phase reduction (the core checks the same limit).
+constexpr auto max_length = static_cast<std::int64_t>(limits::kMaxSignalLength);
 
 /// A 1-D, non-empty, finite real or complex signal.
 struct Signal {

@@ -1,4 +1,5 @@
 #include "ropelab/windows.hpp"
+#include "ropelab/limits.hpp"
 
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/special_functions/bessel.hpp>
@@ -529,7 +530,7 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   const Spec& spec = find_spec(name_in);
   const std::string& name = spec.name;
   if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
-  if (N > (std::size_t{1} << 31)) bad("N must be at most 2**31, got " + std::to_string(N));
+  if (N > limits::kMaxSignalLength) bad("N must be at most 2**31 - 1, got " + std::to_string(N));
 
   // Every given parameter must be known; at most one name per parameter.
   auto given = [&](const std::string& k) {
