@@ -411,6 +411,10 @@ darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike alph
 
 void register_recurrence(py::module_& m) {
   m.def("decays", &recurrence::decay_names);
+  m.def("linear_modes", &recurrence::linear_mode_names);
+  m.def("product_starts", &recurrence::product_start_names);
+  m.def("selective_modes", &recurrence::selective_mode_names);
+  m.def("direct_modes", &recurrence::direct_recurrent_names);
   m.def("linear_attention", &linear_attention, "q"_a, "k"_a, "v"_a, "transitions"_a, "mode"_a,
         "product_start"_a, "nthreads"_a);
   m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,

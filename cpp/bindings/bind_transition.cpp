@@ -381,6 +381,7 @@ py::dict prf_factor_distribution(FloatLike dn_o, FloatLike sigma_o) {
 }  // namespace
 
 void register_transition(py::module_& m) {
+  m.def("norms", &transition::norm_names);
   m.def("effective", &effective, "psi_prev"_a, "psi_t"_a, "gate"_a, "layout"_a);
   m.def("effective_sequence", &effective_sequence, "psi"_a, "gates"_a, "layout"_a);
   m.def("commutator_norm", &commutator_norm, "psi_prev"_a, "gate"_a, "layout"_a, "norm"_a);
