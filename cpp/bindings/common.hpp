@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/typing.h>
 
 #include <atomic>
 #include <chrono>
@@ -41,8 +42,15 @@ inline int accept_any_object(PyObject* /*obj*/) {
   return 1;
 }
 
+// Hidden like pybind11's own types (GCC warns when a class is more visible than its base).
+#if defined(__GNUC__)
+#define ROPELAB_BIND_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define ROPELAB_BIND_HIDDEN
+#endif
+
 #define ROPELAB_TYPED_ARG(Name)                                                   \
-  class Name : public py::object {                                                \
+  class ROPELAB_BIND_HIDDEN Name : public py::object {                            \
    public:                                                                        \
     PYBIND11_OBJECT_DEFAULT(Name, py::object, ::ropelab::bind::accept_any_object) \
   };
@@ -65,6 +73,7 @@ ROPELAB_TYPED_ARG(Choice)
 ROPELAB_TYPED_ARG(OptionalChoice)
 
 #undef ROPELAB_TYPED_ARG
+#undef ROPELAB_BIND_HIDDEN
 
 /// C-contiguous float64 array (NumPy is row-major; so is every core routine taking raw pointers).
 using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
