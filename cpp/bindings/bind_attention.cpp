@@ -186,10 +186,10 @@ double max_norm2(const darray& x, std::size_t d) {
   return m;
 }
 
-py::tuple random_feature(ArrayLike qo, ArrayLike ko, ArrayLike vo, IntLike D_o, Choice est_o,
-                         ArrayLike sigma_o, Choice layout_o, bool orthogonal, bool causal,
-                         IntLike seed_o, IntLike trials_o, bool stabilize, OptionalFloat scale_o,
-                         OptionalInt nthreads_o, bool parts) {
+py::typing::Tuple<darray, py::ellipsis> random_feature(
+    ArrayLike qo, ArrayLike ko, ArrayLike vo, IntLike D_o, Choice est_o, ArrayLike sigma_o,
+    Choice layout_o, bool orthogonal, bool causal, IntLike seed_o, IntLike trials_o, bool stabilize,
+    OptionalFloat scale_o, OptionalInt nthreads_o, bool parts) {
   const char* f = "attention.random_feature";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k"), v = real_array(vo, f, "v");
   const at::Shape s = qkv_shape(q, k, v, qo, ko, vo, f);

@@ -1,6 +1,7 @@
 // ropelab._core.rff: random-feature estimators (core: cpp/include/ropelab/rff.hpp).
 #include <cmath>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "common.hpp"
@@ -32,8 +33,8 @@ darray sigma_arg(py::handle obj, const char* func) {
   return s;
 }
 
-py::object moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, Choice est_o, Choice conv_o,
-                   bool log) {
+std::tuple<darray, darray> moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, Choice est_o,
+                                   Choice conv_o, bool log) {
   const char* f = "rff.moments";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);
@@ -60,7 +61,7 @@ py::object moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, Choice est_o, 
     require_finite_result(mean, f, "the mean", "pass log=True for log-domain moments");
     require_finite_result(var, f, "the variance", "pass log=True for log-domain moments");
   }
-  return py::make_tuple(mean, var);
+  return {mean, var};
 }
 
 darray mse(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, IntLike D_o, Choice est_o, Choice conv_o,

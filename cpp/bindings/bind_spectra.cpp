@@ -6,6 +6,7 @@
 #include <complex>
 
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "common.hpp"
@@ -110,10 +111,8 @@ carray complex_like(const darray& like) {
   return carray(shape_of(like));
 }
 
-py::list window_names() {
-  py::list out;
-  for (const std::string& n : windows::names()) out.append(n);
-  return out;
+const std::vector<std::string>& window_names() {
+  return windows::names();
 }
 
 py::list window_parameters(Choice name_o) {
@@ -249,7 +248,7 @@ carray dtft(ArrayLike x_o, ArrayLike freqs_o) {
   return out;
 }
 
-py::tuple spectrum_fn(ArrayLike x_o, IntLike pad_o) {
+std::tuple<darray, darray> spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const char* f = "spectra.spectrum";
   const Signal x = signal_arg(x_o, f, "x");
   const std::size_t N = x.size();
@@ -284,7 +283,7 @@ py::tuple spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   std::copy(work->freqs.begin(), work->freqs.end(), freqs.mutable_data());
   std::copy(work->mag.begin(), work->mag.end(), mag.mutable_data());
   require_finite_result(mag, f, "the magnitude", "the FFT overflows: rescale x");
-  return py::make_tuple(freqs, mag);
+  return {freqs, mag};
 }
 
 carray ssm_spectrum(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike freqs_o) {
@@ -327,8 +326,8 @@ carray continuous_spectrum(FloatLike alpha_o, FloatLike omega_o, FloatLike T_o, 
   return out;
 }
 
-py::tuple zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike bre_o,
-              ArrayLike bim_o) {
+std::tuple<carray, carray> zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o,
+                               ArrayLike bre_o, ArrayLike bim_o) {
   const char* f = "spectra.zoh";
   const darray alpha = real_array(alpha_o, f, "alpha");
   require_each(alpha, f, "alpha", "must be >= 0 (a decay rate)", [](double a) { return a >= 0; });
@@ -362,7 +361,7 @@ py::tuple zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike br
           ", dt*alpha = " + std::to_string(dt * alpha.data()[i]) + "); use a smaller dt");
     }
   }
-  return py::make_tuple(abar, bbar);
+  return {abar, bbar};
 }
 
 carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike bre_o,
