@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,8 +41,9 @@ def pytest_report_header(config: object) -> list[str]:
 
 # `make test-fast` runs `pytest -m "not slow"`: these modules (notebook execution, mypy and stub
 # generation, the headless browser, the wide property sweeps, new virtual environments, CMake
-# configure runs, subprocess and signal tests), the tests named below and every hypothesis test are
-# slow. `make test` runs them all.
+# configure runs, subprocess and signal tests: the Ctrl-C latency tests each start a process), the
+# tests named below (processes, Dask clusters, PNG rendering) and every hypothesis test are slow.
+# `make test` runs them all.
 SLOW_MODULES = frozenset(
     {
         "test_notebooks",
@@ -59,6 +61,8 @@ SLOW_MODULES = frozenset(
         "test_cli_unix",
         "test_plot",
         "test_report",
+        "test_interrupt_single_pass",
+        "test_interrupt_detached",
     }
 )
 #: (module, test function) pairs that start processes, clusters or long computations.
@@ -76,6 +80,29 @@ SLOW_TESTS = frozenset(
         ("test_attention", "test_memory_is_not_T_D_dv"),
         ("test_attention", "test_ctrl_c_interrupts"),
         ("test_rotary", "test_parity_phase_error_up_to_1e7"),
+        ("test_recurrence", "test_long_call_answers_ctrl_c"),
+        ("test_simd", "test_environment_variable_selects_the_path"),
+        ("test_cli", "test_mse_curve_writes_png"),
+        ("test_cli", "test_module_entry_point"),
+        ("test_harris_table", "test_cli_table_formats"),
+        ("test_reliability_values", "test_plan_cache_is_bounded"),
+        ("test_sweep", "test_a_dask_sweep_stores_and_a_local_run_resumes_it"),
+        ("test_sweep", "test_local_thread_count_and_batch_size_do_not_matter"),
+        ("test_sweep", "test_store_rejects_another_sweep_and_a_second_writer"),
+        ("test_sweep", "test_a_cluster_without_workers_is_an_error_after_a_wait"),
+        ("test_sweep", "test_a_closed_client_is_rejected"),
+        ("test_cli_sweep", "test_rff_mse_table_store_and_plot"),
+        ("test_cli_sweep", "test_unreachable_scheduler_is_a_clear_error"),
+        ("test_cli_sweep", "test_json_is_exact_and_string_axes_plot"),
+        ("test_sweep", "test_dask_workers_check_the_numerics"),
+        ("test_sweep", "test_dask_backend_by_name_uses_the_default_client"),
+        # every built-in claim evaluated (ropelab verify): the fast set keeps the registry checks
+        ("test_claims", "test_computed_verdict_is_expected"),
+        ("test_claims", "test_counterexample_values_in_report"),
+        # Monte-Carlo means over many threaded draws, and a dense eigensolver at N = 300
+        ("test_attention", "test_per_pair_sigma_means"),
+        ("test_attention", "test_numerator_and_denominator_unbiased"),
+        ("test_windows_scipy", "test_dpss_against_dense_eigensolver"),
     }
 )
 
@@ -88,3 +115,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         hypothesis_test = getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
         if module in SLOW_MODULES or (module, function) in SLOW_TESTS or hypothesis_test:
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m "not slow"`` (make test-fast) the slow modules are not even imported: importing
+    them (nbclient/jsonschema, mypy's helpers, ...) costs more than the fast tests themselves."""
+    markexpr = " ".join(str(config.getoption("markexpr", "") or "").split())
+    if markexpr == "not slow" and collection_path.suffix == ".py" and collection_path.stem in SLOW_MODULES:
+        return True
+    return None

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ropelab import _core, _types, cli, recurrence, rff, rotary, temperature
+from ropelab import _core, _types, cli, recurrence, rff, rotary, temperature, transition
 from ropelab.sweep import _tasks
 
 
@@ -77,3 +77,28 @@ def test_sweep_axes_are_the_core_names(axis: str, names: tuple[str, ...]) -> Non
         ValueError, match=rf"sweep: {axis} must be one of {list(names)!r}".replace("[", r"\[").replace("]", r"\]")
     ):
         _tasks._resolve_sigma({**cell, axis: "bogus"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("func", "param", "core_names"),
+    [
+        (recurrence.linear_attention, "mode", _core.recurrence.linear_modes),
+        (recurrence.linear_attention, "product_start", _core.recurrence.product_starts),
+        (recurrence.selective_rope_attention, "mode", _core.recurrence.selective_modes),
+        (recurrence.rff_attention, "mode", _core.recurrence.direct_modes),
+        (recurrence.alibi_attention, "mode", _core.recurrence.direct_modes),
+        (recurrence.fox_attention, "mode", _core.recurrence.direct_modes),
+        (recurrence.cosformer_attention, "mode", _core.recurrence.direct_modes),
+        (transition.commutator_norm, "norm", _core.transition.norms),
+        (transition.commutator_norm, "layout", _core.rotary.layouts),
+        (rff.estimate, "estimator", _core.rff.estimators),
+        (rff.estimate, "convention", _core.rff.conventions),
+        (rff.estimate, "mode", _core.rff.modes),
+        (rotary.rotate, "layout", _core.rotary.layouts),
+    ],
+)
+def test_parameter_literals_are_the_core_names(
+    func: typing.Callable[..., object], param: str, core_names: typing.Callable[[], list[str]]
+) -> None:
+    hints = typing.get_type_hints(func)
+    assert typing.get_args(hints[param]) == tuple(core_names()), f"{func.__qualname__}({param}=...)"

@@ -92,9 +92,9 @@ std::vector<py::ssize_t> out_shape(const darray& q, std::size_t dv) {
   return shp;
 }
 
-darray softmax(py::handle qo, py::handle ko, py::handle vo, bool causal, py::handle scale_o,
-               py::handle bias_o, py::handle offsets_o, py::handle st_o, py::handle ss_o,
-               py::handle nthreads_o) {
+darray softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFloat scale_o,
+               OptionalArrayLike bias_o, OptionalArrayLike offsets_o, IntLike st_o, IntLike ss_o,
+               OptionalInt nthreads_o) {
   const char* f = "attention.softmax";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k"), v = real_array(vo, f, "v");
   const at::Shape s = qkv_shape(q, k, v, qo, ko, vo, f);
@@ -186,10 +186,10 @@ double max_norm2(const darray& x, std::size_t d) {
   return m;
 }
 
-py::tuple random_feature(py::handle qo, py::handle ko, py::handle vo, py::handle D_o,
-                         py::handle est_o, py::handle sigma_o, py::handle layout_o, bool orthogonal,
-                         bool causal, py::handle seed_o, py::handle trials_o, bool stabilize,
-                         py::handle scale_o, py::handle nthreads_o, bool parts) {
+py::typing::Tuple<darray, py::ellipsis> random_feature(
+    ArrayLike qo, ArrayLike ko, ArrayLike vo, IntLike D_o, Choice est_o, ArrayLike sigma_o,
+    Choice layout_o, bool orthogonal, bool causal, IntLike seed_o, IntLike trials_o, bool stabilize,
+    OptionalFloat scale_o, OptionalInt nthreads_o, bool parts) {
   const char* f = "attention.random_feature";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k"), v = real_array(vo, f, "v");
   const at::Shape s = qkv_shape(q, k, v, qo, ko, vo, f);
@@ -264,7 +264,7 @@ py::tuple random_feature(py::handle qo, py::handle ko, py::handle vo, py::handle
   return py::make_tuple(out);
 }
 
-darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::handle scale_o) {
+darray feature_map(ArrayLike X_o, ArrayLike omega_o, Choice est_o, FloatLike scale_o) {
   const char* f = "attention.feature_map";
   const darray X = real_array_nd(X_o, f, "X", 2);
   const darray omega = real_array_nd(omega_o, f, "omega", 2);

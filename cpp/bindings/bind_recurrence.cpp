@@ -92,8 +92,8 @@ StepArray step_array(py::handle obj, const SeqArgs& s, const char* f, const char
   return r;
 }
 
-darray linear_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle A_o,
-                        py::handle mode_o, py::handle start_o, py::handle nthreads_o) {
+darray linear_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArrayLike A_o,
+                        Choice mode_o, Choice start_o, OptionalInt nthreads_o) {
   const char* f = "recurrence.linear_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, f, false);
   const auto mode = parse_choice(mode_o, f, "mode", recurrence::parse_linear_mode);
@@ -150,9 +150,9 @@ GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
   return g;
 }
 
-darray selective_rope_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle psi_o,
-                                py::handle gates_o, py::handle mode_o, py::handle layout_o,
-                                py::handle nthreads_o) {
+darray selective_rope_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike psi_o,
+                                OptionalArrayLike gates_o, Choice mode_o, Choice layout_o,
+                                OptionalInt nthreads_o) {
   const char* f = "recurrence.selective_rope_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, f, true);
   const StepArray psi =
@@ -170,8 +170,8 @@ darray selective_rope_attention(py::handle q_o, py::handle k_o, py::handle v_o, 
   return out;
 }
 
-carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle omega_o,
-                     py::handle mode_o, bool amplitude, py::handle nthreads_o) {
+carray rff_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike omega_o, Choice mode_o,
+                     bool amplitude, OptionalInt nthreads_o) {
   const char* f = "recurrence.rff_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, f, false);
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
@@ -204,7 +204,7 @@ carray rff_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle 
   return out;
 }
 
-carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_o) {
+carray rff_increment_product(ArrayLike q_o, ArrayLike omega_o, IntLike tau_o) {
   const char* f = "recurrence.rff_increment_product";
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
@@ -234,9 +234,9 @@ carray rff_increment_product(py::handle q_o, py::handle omega_o, py::handle tau_
   return out;
 }
 
-darray decayed_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle kind_o,
-                         py::handle param_o, py::handle forget_o, py::handle mode_o,
-                         py::handle nthreads_o) {
+darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Choice kind_o,
+                         FloatLike param_o, OptionalArrayLike forget_o, Choice mode_o,
+                         OptionalInt nthreads_o) {
   const char* f = "recurrence.decayed_attention";
   const recurrence::Decay kind = parse_choice(kind_o, f, "kind", recurrence::parse_decay);
   const char* fn = kind == recurrence::Decay::alibi ? "recurrence.alibi_attention"
@@ -268,9 +268,9 @@ darray decayed_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::han
   return out;
 }
 
-darray softmax_attention(py::handle q_o, py::handle k_o, py::handle v_o, py::handle psi_o,
-                         py::handle layout_o, py::handle scale_o, bool causal,
-                         py::handle nthreads_o) {
+darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArrayLike psi_o,
+                         Choice layout_o, OptionalFloat scale_o, bool causal,
+                         OptionalInt nthreads_o) {
   const char* f = "recurrence.softmax_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, f, !psi_o.is_none());
   const rotary::Layout layout = layout_arg(layout_o, f);
@@ -366,9 +366,9 @@ DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle
   return a;
 }
 
-darray delta_rule(py::handle q_o, py::handle k_o, py::handle v_o, py::handle beta_o,
-                  py::handle alpha_o, py::handle psi_o, py::handle layout_o,
-                  py::handle nthreads_o) {
+darray delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
+                  OptionalArrayLike alpha_o, OptionalArrayLike psi_o, Choice layout_o,
+                  OptionalInt nthreads_o) {
   const char* f = "recurrence.delta_rule";
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, alpha_o, psi_o, f, true);
@@ -400,8 +400,8 @@ darray delta_rule(py::handle q_o, py::handle k_o, py::handle v_o, py::handle bet
   return out;
 }
 
-darray delta_transitions(py::handle k_o, py::handle beta_o, py::handle alpha_o, py::handle psi_o,
-                         py::handle layout_o, py::handle nthreads_o) {
+darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike alpha_o,
+                         OptionalArrayLike psi_o, Choice layout_o, OptionalInt nthreads_o) {
   const char* f = "recurrence.delta_transitions";
   const darray k = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
   const DeltaArgs a = delta_args(k, 3, k_o, py::none(), beta_o, alpha_o, psi_o, f, false);
@@ -424,6 +424,10 @@ darray delta_transitions(py::handle k_o, py::handle beta_o, py::handle alpha_o, 
 
 void register_recurrence(py::module_& m) {
   m.def("decays", &recurrence::decay_names);
+  m.def("linear_modes", &recurrence::linear_mode_names);
+  m.def("product_starts", &recurrence::product_start_names);
+  m.def("selective_modes", &recurrence::selective_mode_names);
+  m.def("direct_modes", &recurrence::direct_recurrent_names);
   m.def("linear_attention", &linear_attention, "q"_a, "k"_a, "v"_a, "transitions"_a, "mode"_a,
         "product_start"_a, "nthreads"_a);
   m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,

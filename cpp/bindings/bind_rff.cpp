@@ -1,6 +1,7 @@
 // ropelab._core.rff: random-feature estimators (core: cpp/include/ropelab/rff.hpp).
 #include <cmath>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "common.hpp"
@@ -32,8 +33,8 @@ darray sigma_arg(py::handle obj, const char* func) {
   return s;
 }
 
-py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle est_o,
-                   py::handle conv_o, bool log) {
+std::tuple<darray, darray> moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, Choice est_o,
+                                   Choice conv_o, bool log) {
   const char* f = "rff.moments";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);
@@ -60,11 +61,11 @@ py::object moments(py::handle qo, py::handle ko, py::handle sigma_o, py::handle 
     require_finite_result(mean, f, "the mean", "pass log=True for log-domain moments");
     require_finite_result(var, f, "the variance", "pass log=True for log-domain moments");
   }
-  return py::make_tuple(mean, var);
+  return {mean, var};
 }
 
-darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py::handle est_o,
-           py::handle conv_o, bool log) {
+darray mse(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, IntLike D_o, Choice est_o, Choice conv_o,
+           bool log) {
   const char* f = "rff.mse";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);
@@ -87,9 +88,9 @@ darray mse(py::handle qo, py::handle ko, py::handle sigma_o, py::handle D_o, py:
   return out;
 }
 
-darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o, py::handle est_o,
-                py::handle conv_o, py::handle trials_o, py::handle seed_o, py::handle mode_o,
-                bool orthogonal, py::handle nthreads_o) {
+darray estimate(ArrayLike qo, ArrayLike ko, IntLike D_o, FloatLike sigma_o, Choice est_o,
+                Choice conv_o, IntLike trials_o, IntLike seed_o, Choice mode_o, bool orthogonal,
+                OptionalInt nthreads_o) {
   const char* f = "rff.estimate";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);
@@ -119,8 +120,8 @@ darray estimate(py::handle qo, py::handle ko, py::handle D_o, py::handle sigma_o
   return out;
 }
 
-darray sample_omega(py::handle D_o, py::handle d_o, py::handle sigma_o, py::handle seed_o,
-                    bool orthogonal, py::handle index_o) {
+darray sample_omega(IntLike D_o, IntLike d_o, FloatLike sigma_o, IntLike seed_o, bool orthogonal,
+                    IntLike index_o) {
   const char* f = "rff.sample_omega";
   const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
   const auto d = static_cast<std::size_t>(integer(d_o, f, "d", 1));
@@ -142,7 +143,7 @@ darray sample_omega(py::handle D_o, py::handle d_o, py::handle sigma_o, py::hand
   return out;
 }
 
-darray sample_phase(py::handle D_o, py::handle seed_o, py::handle index_o) {
+darray sample_phase(IntLike D_o, IntLike seed_o, IntLike index_o) {
   const char* f = "rff.sample_phase";
   const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
   const std::uint64_t seed = seed_arg(seed_o, f);
@@ -153,7 +154,7 @@ darray sample_phase(py::handle D_o, py::handle seed_o, py::handle index_o) {
   return out;
 }
 
-darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::handle phase_o) {
+darray feature_map(ArrayLike X_o, ArrayLike omega_o, Choice est_o, OptionalArrayLike phase_o) {
   const char* f = "rff.feature_map";
   const darray X = real_array_nd(X_o, f, "X", 2);
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
@@ -208,7 +209,7 @@ darray feature_map(py::handle X_o, py::handle omega_o, py::handle est_o, py::han
   return out;
 }
 
-double kernel(py::handle qo, py::handle ko) {
+double kernel(ArrayLike qo, ArrayLike ko) {
   const char* f = "rff.kernel";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
   const rff::Pair p = pair_arg(q, k, qo, ko, f);

@@ -27,7 +27,7 @@ double base_arg(py::handle obj, const char* func) {
   return base;
 }
 
-darray frequencies(py::handle d_o, py::handle base_o) {
+darray frequencies(IntLike d_o, FloatLike base_o) {
   const char* f = "rotary.frequencies";
   const std::size_t d = even_d(d_o, f);
   const double base = base_arg(base_o, f);
@@ -40,7 +40,7 @@ darray frequencies(py::handle d_o, py::handle base_o) {
   return out;
 }
 
-darray rope_angles(py::handle pos_o, py::handle d_o, py::handle base_o, py::handle scale_o) {
+darray rope_angles(ArrayLike pos_o, IntLike d_o, FloatLike base_o, FloatLike scale_o) {
   const char* f = "rotary.rope_angles";
   const darray pos = real_array(pos_o, f, "positions");
   const std::size_t d = even_d(d_o, f);
@@ -92,7 +92,7 @@ py::array rotate_impl(const Arr& x, const darray& ang, py::handle x_o, py::handl
   return out;
 }
 
-py::array rotate(py::handle x_o, py::handle ang_o, py::handle layout_o, py::handle nthreads_o) {
+py::array rotate(ArrayLike x_o, ArrayLike ang_o, Choice layout_o, OptionalInt nthreads_o) {
   const char* f = "rotary.rotate";
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
@@ -137,7 +137,7 @@ std::vector<double> theta_arg(py::handle obj, std::size_t h, const char* f) {
   return std::vector<double>(th.data(), th.data() + h);
 }
 
-darray cumulative_phase(py::handle omega_o, py::handle theta_o, py::handle acc_o) {
+darray cumulative_phase(ArrayLike omega_o, ArrayLike theta_o, Choice acc_o) {
   const char* f = "rotary.cumulative_phase";
   const darray omega = array_min_nd(omega_o, f, "omega", 2, "(..., T, d/2)");
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
@@ -186,7 +186,7 @@ ConvArgs conv_args(py::handle x_o, py::handle w_o, py::handle act_o, const char*
   return a;
 }
 
-darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
+darray short_conv(ArrayLike x_o, ArrayLike w_o, OptionalChoice act_o) {
   const char* f = "rotary.short_conv";
   const ConvArgs a = conv_args(x_o, w_o, act_o, f);
   darray out = empty_like(a.x);
@@ -200,8 +200,8 @@ darray short_conv(py::handle x_o, py::handle w_o, py::handle act_o) {
   return out;
 }
 
-darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::handle act_o,
-                       py::handle acc_o) {
+darray selective_phase(ArrayLike x_o, ArrayLike w_o, ArrayLike theta_o, OptionalChoice act_o,
+                       Choice acc_o) {
   const char* f = "rotary.selective_phase";
   const ConvArgs a = conv_args(x_o, w_o, act_o, f);
   const std::vector<double> theta = theta_arg(theta_o, a.c, f);
@@ -219,7 +219,7 @@ darray selective_phase(py::handle x_o, py::handle w_o, py::handle theta_o, py::h
   return out;
 }
 
-darray decay_bound(py::handle r_o, py::handle d_o, py::handle base_o) {
+darray decay_bound(ArrayLike r_o, IntLike d_o, FloatLike base_o) {
   const char* f = "rotary.decay_bound";
   const darray r = real_array(r_o, f, "r");
   const std::size_t d = even_d(d_o, f);
@@ -235,7 +235,7 @@ darray decay_bound(py::handle r_o, py::handle d_o, py::handle base_o) {
   return out;
 }
 
-darray rotation_matrix(py::handle ang_o, py::handle layout_o) {
+darray rotation_matrix(ArrayLike ang_o, Choice layout_o) {
   const char* f = "rotary.rotation_matrix";
   const darray ang = array_min_nd(ang_o, f, "angles", 1, "(..., d/2)");
   const rotary::Layout layout = layout_arg(layout_o, f);
@@ -289,7 +289,7 @@ carray complex_arg(py::handle obj, const char* f, const char* name) {
   return z;
 }
 
-darray realify(py::handle z_o, py::handle layout_o) {
+darray realify(ArrayLike z_o, Choice layout_o) {
   const char* f = "rotary.realify";
   const carray z = complex_arg(z_o, f, "z");
   if (z.ndim() < 1) value_error(f, "z", "must have shape (..., d/2), not a scalar", z_o);
@@ -308,7 +308,7 @@ darray realify(py::handle z_o, py::handle layout_o) {
   return out;
 }
 
-carray complexify(py::handle x_o, py::handle layout_o) {
+carray complexify(ArrayLike x_o, Choice layout_o) {
   const char* f = "rotary.complexify";
   const darray x = array_min_nd(x_o, f, "x", 1, "(..., d)");
   const rotary::Layout layout = layout_arg(layout_o, f);
@@ -328,7 +328,7 @@ carray complexify(py::handle x_o, py::handle layout_o) {
   return out;
 }
 
-darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
+darray realify_diagonal(ArrayLike lam_o, Choice layout_o) {
   const char* f = "rotary.realify_diagonal";
   const carray lam = complex_arg(lam_o, f, "lam");
   if (lam.ndim() != 1 || lam.size() == 0) {
@@ -348,7 +348,7 @@ darray realify_diagonal(py::handle lam_o, py::handle layout_o) {
   return out;
 }
 
-darray parity_phase_error(py::handle bits_o, py::handle acc_o) {
+darray parity_phase_error(ArrayLike bits_o, Choice acc_o) {
   const char* f = "rotary.parity_phase_error";
   // bits may be bool (the one argument where True/False are the natural values)
   py::object bits_obj = py::reinterpret_borrow<py::object>(bits_o);

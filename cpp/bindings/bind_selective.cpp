@@ -24,13 +24,11 @@ std::size_t dim(const darray& a, int i) {
   return static_cast<std::size_t>(a.shape(i));
 }
 
-std::tuple<darray, darray, darray> phases(py::handle hidden_o, py::handle down_o, py::handle up_o,
-                                          py::handle conv_o, bool silu, py::handle bias_o,
-                                          py::handle gate_down_o, py::handle gate_up_o,
-                                          py::handle gate_bias_o, py::handle theta_o,
-                                          std::size_t heads, double eps, bool float32,
-                                          py::handle cache_o, py::handle offset_o,
-                                          bool diff_from_zero) {
+std::tuple<darray, darray, darray> phases(
+    ArrayLike hidden_o, ArrayLike down_o, ArrayLike up_o, OptionalArrayLike conv_o, bool silu,
+    OptionalArrayLike bias_o, OptionalArrayLike gate_down_o, OptionalArrayLike gate_up_o,
+    OptionalArrayLike gate_bias_o, ArrayLike theta_o, std::size_t heads, double eps, bool float32,
+    ArrayLike cache_o, ArrayLike offset_o, bool diff_from_zero) {
   const char* f = "selective.phases";
   const darray hidden = real_array_nd(hidden_o, f, "hidden", 3);
   const darray down = real_array_nd(down_o, f, "proj_down", 2);

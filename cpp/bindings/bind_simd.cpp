@@ -19,7 +19,7 @@ simd::Isa isa_arg(py::handle obj, const char* func) {
   value_error(func, "isa", "must be 'scalar', 'avx2' or 'avx512'", obj);
 }
 
-double primitive(py::handle kind_o, py::handle n_o, py::handle nthreads_o) {
+double primitive(Choice kind_o, IntLike n_o, OptionalInt nthreads_o) {
   const char* f = "simd.run_primitive";
   const std::string kind = string_arg(kind_o, f, "kind");
   if (kind != "normal" && kind != "uniform" && kind != "cos" && kind != "exp") {
@@ -46,7 +46,7 @@ void register_simd(py::module_& m) {
     return out;
   });
   m.def(
-      "set_isa", [](py::handle isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); }, "isa"_a);
+      "set_isa", [](Choice isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); }, "isa"_a);
   m.def("run_primitive", &primitive, "kind"_a, "n"_a, "nthreads"_a);
   m.def(
       "default_threads", [] { return mc::resolve_threads(0); },

@@ -6,9 +6,11 @@
 #include <complex>
 
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "common.hpp"
+#include "ropelab/limits.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/spectrum.hpp"
 #include "ropelab/windows.hpp"
@@ -19,7 +21,8 @@ namespace {
 
 using cplx = std::complex<double>;
 
-constexpr std::int64_t max_length = INT_MAX;  // FFTW sizes and the DTFT's phase reduction
+// FFTW sizes and the DTFT's phase reduction (the core checks the same limit).
+constexpr auto max_length = static_cast<std::int64_t>(limits::kMaxSignalLength);
 
 /// A 1-D, non-empty, finite real or complex signal.
 struct Signal {
@@ -108,13 +111,11 @@ carray complex_like(const darray& like) {
   return carray(shape_of(like));
 }
 
-py::list window_names() {
-  py::list out;
-  for (const std::string& n : windows::names()) out.append(n);
-  return out;
+const std::vector<std::string>& window_names() {
+  return windows::names();
 }
 
-py::list window_parameters(py::handle name_o) {
+py::list window_parameters(Choice name_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   py::list out;
@@ -128,7 +129,7 @@ py::list window_parameters(py::handle name_o) {
 
 /// Every parameter of a window: a list of dicts (name, alternatives, required, default,
 /// description), plus the window's symmetry ("both", "symmetric", "dft-even").
-py::dict window_info(py::handle name_o) {
+py::dict window_info(Choice name_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   py::dict d;
@@ -160,7 +161,7 @@ py::dict window_aliases() {
   return d;
 }
 
-darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& params_o) {
+darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
   const std::size_t N = length_arg(N_o, f);
@@ -202,7 +203,7 @@ darray window(py::handle name_o, py::handle N_o, bool sym, const py::dict& param
   return out;
 }
 
-carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
+carray ssm_impulse(FloatLike alpha_o, FloatLike omega_o, IntLike N_o) {
   const char* f = "spectra.ssm_impulse";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -218,7 +219,7 @@ carray ssm_impulse(py::handle alpha_o, py::handle omega_o, py::handle N_o) {
   return out;
 }
 
-carray dtft(py::handle x_o, py::handle freqs_o) {
+carray dtft(ArrayLike x_o, ArrayLike freqs_o) {
   const char* f = "spectra.dtft";
   const Signal x = signal_arg(x_o, f, "x");
   const darray freqs = freqs_arg(freqs_o, f);
@@ -247,7 +248,7 @@ carray dtft(py::handle x_o, py::handle freqs_o) {
   return out;
 }
 
-py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
+std::tuple<darray, darray> spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const char* f = "spectra.spectrum";
   const Signal x = signal_arg(x_o, f, "x");
   const std::size_t N = x.size();
@@ -282,10 +283,10 @@ py::tuple spectrum_fn(py::handle x_o, py::handle pad_o) {
   std::copy(work->freqs.begin(), work->freqs.end(), freqs.mutable_data());
   std::copy(work->mag.begin(), work->mag.end(), mag.mutable_data());
   require_finite_result(mag, f, "the magnitude", "the FFT overflows: rescale x");
-  return py::make_tuple(freqs, mag);
+  return {freqs, mag};
 }
 
-carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+carray ssm_spectrum(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike freqs_o) {
   const char* f = "spectra.ssm_spectrum";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -298,7 +299,7 @@ carray ssm_spectrum(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   return out;
 }
 
-darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::handle freqs_o) {
+darray ssm_envelope(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike freqs_o) {
   const char* f = "spectra.ssm_envelope";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -311,8 +312,7 @@ darray ssm_envelope(py::handle alpha_o, py::handle omega_o, py::handle N_o, py::
   return out;
 }
 
-carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_o,
-                           py::handle freqs_o) {
+carray continuous_spectrum(FloatLike alpha_o, FloatLike omega_o, FloatLike T_o, ArrayLike freqs_o) {
   const char* f = "spectra.continuous_spectrum";
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
@@ -326,8 +326,8 @@ carray continuous_spectrum(py::handle alpha_o, py::handle omega_o, py::handle T_
   return out;
 }
 
-py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
-              py::handle bim_o) {
+std::tuple<carray, carray> zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o,
+                               ArrayLike bre_o, ArrayLike bim_o) {
   const char* f = "spectra.zoh";
   const darray alpha = real_array(alpha_o, f, "alpha");
   require_each(alpha, f, "alpha", "must be >= 0 (a decay rate)", [](double a) { return a >= 0; });
@@ -361,11 +361,11 @@ py::tuple zoh(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handl
           ", dt*alpha = " + std::to_string(dt * pa[o[0]]) + "); use a smaller dt");
     }
   }
-  return py::make_tuple(abar, bbar);
+  return {abar, bbar};
 }
 
-carray ssm_kernel(py::handle alpha_o, py::handle omega_o, py::handle dt_o, py::handle bre_o,
-                  py::handle bim_o, py::handle cre_o, py::handle cim_o, py::handle L_o) {
+carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLike bre_o,
+                  ArrayLike bim_o, ArrayLike cre_o, ArrayLike cim_o, IntLike L_o) {
   const char* f = "spectra.ssm_kernel";
   const darray alpha = real_array_nd(alpha_o, f, "A (-real part)", 1);
   require_each(alpha, f, "A", "must have a real part <= 0 (a stable mode)",
@@ -428,7 +428,7 @@ py::dict fom_dict(const spectrum::FiguresOfMerit& r) {
   return d;
 }
 
-py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
+py::dict figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   const char* f = "spectra.figures_of_merit";
   const darray w = real_array(w_o, f, "w");
   if (w.ndim() != 1) value_error(f, "w", "must be a 1-D array", w_o);
@@ -456,7 +456,7 @@ py::dict figures_of_merit(py::handle w_o, py::handle pad_o) {
   return fom_dict(work->r);
 }
 
-py::dict leakage_map(py::handle an_o, py::handle omega_o, py::handle N_o, py::handle pad_o) {
+py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
   const char* f = "spectra.leakage_map";
   const darray an = real_array_nd(an_o, f, "alpha_n", 1);
   require_each(an, f, "alpha_n", "must be >= 0", [](double a) { return a >= 0; });

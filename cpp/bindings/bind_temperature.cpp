@@ -25,7 +25,7 @@ darray D_arg(py::handle obj, const char* func) {
   return D;
 }
 
-darray paper_sigma(py::handle xi_o) {
+darray paper_sigma(ArrayLike xi_o) {
   const darray xi = xi_arg(xi_o, "temperature.paper_sigma");
   darray out = empty_like(xi);
   const double* px = xi.data();
@@ -40,7 +40,7 @@ darray paper_sigma(py::handle xi_o) {
   return out;
 }
 
-darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
+darray unbiased_sigma(ArrayLike xi_o, Choice est_o, Choice conv_o) {
   const char* f = "temperature.unbiased_sigma";
   const darray xi = xi_arg(xi_o, f);
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
@@ -61,7 +61,7 @@ darray unbiased_sigma(py::handle xi_o, py::handle est_o, py::handle conv_o) {
 // mse and optimal_sigma broadcast their array arguments here (NumPy's rules), so that a scalar
 // against a large array is never materialised as a full array.
 
-darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o, py::handle conv_o,
+darray mse(ArrayLike sigma_o, ArrayLike xi_o, ArrayLike D_o, Choice est_o, Choice conv_o,
            bool log) {
   const char* f = "temperature.mse";
   const darray sigma = real_array(sigma_o, f, "sigma");
@@ -91,8 +91,7 @@ darray mse(py::handle sigma_o, py::handle xi_o, py::handle D_o, py::handle est_o
   return out;
 }
 
-darray optimal_sigma(py::handle xi_o, py::handle D_o, py::handle est_o, py::handle conv_o,
-                     py::handle method_o) {
+darray optimal_sigma(ArrayLike xi_o, ArrayLike D_o, Choice est_o, Choice conv_o, Choice method_o) {
   const char* f = "temperature.optimal_sigma";
   const darray xi = xi_arg(xi_o, f);
   const darray D = D_arg(D_o, f);
@@ -121,8 +120,8 @@ darray optimal_sigma(py::handle xi_o, py::handle D_o, py::handle est_o, py::hand
   return out;
 }
 
-darray spectrum(py::handle d_o, py::handle kind_o, py::handle base_o, py::handle theta_max_o,
-                py::handle temp_max_o, bool squared) {
+darray spectrum(IntLike d_o, Choice kind_o, FloatLike base_o, OptionalFloat theta_max_o,
+                FloatLike temp_max_o, bool squared) {
   const char* f = "temperature.spectrum";
   const std::int64_t d = integer(d_o, f, "d", 2);
   if (d % 2 != 0) value_error(f, "d", "must be even (channels come in rotation pairs)", d_o);
@@ -148,7 +147,7 @@ darray spectrum(py::handle d_o, py::handle kind_o, py::handle base_o, py::handle
   return out;
 }
 
-py::dict counterexample(py::handle xi_o) {
+py::dict counterexample(FloatLike xi_o) {
   const char* f = "temperature.counterexample";
   const double xi = real_scalar(xi_o, f, "xi");
   if (!(xi > -1 && xi <= 1)) value_error(f, "xi", "must lie in (-1, 1]", xi_o);

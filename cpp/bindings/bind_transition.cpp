@@ -62,7 +62,7 @@ std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
   return static_cast<std::size_t>(2 * pp.shape(pp.ndim() - 1));
 }
 
-darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle layout_o) {
+darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gate_o, Choice layout_o) {
   const char* f = "transition.effective";
   const darray pp = psi_arg(pp_o, f, "psi_prev"), pt = psi_arg(pt_o, f, "psi_t");
   const std::size_t d = phase_pair(pp, &pt, f), h = d / 2;
@@ -88,7 +88,7 @@ darray effective(py::handle pp_o, py::handle pt_o, py::handle gate_o, py::handle
   return out;
 }
 
-darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layout_o) {
+darray effective_sequence(ArrayLike psi_o, OptionalArrayLike gates_o, Choice layout_o) {
   const char* f = "transition.effective_sequence";
   const darray psi = real_array_nd(psi_o, f, "psi", 2);
   const auto T = static_cast<std::size_t>(psi.shape(0));
@@ -120,8 +120,7 @@ darray effective_sequence(py::handle psi_o, py::handle gates_o, py::handle layou
   return out;
 }
 
-darray commutator_norm(py::handle psi_o, py::handle gate_o, py::handle layout_o,
-                       py::handle norm_o) {
+darray commutator_norm(ArrayLike psi_o, OptionalArrayLike gate_o, Choice layout_o, Choice norm_o) {
   const char* f = "transition.commutator_norm";
   const darray psi = psi_arg(psi_o, f, "psi_prev");
   const std::size_t d = phase_pair(psi, nullptr, f), h = d / 2;
@@ -190,7 +189,7 @@ std::vector<T> per_matrix_detached(const darray& A, std::size_t batch, std::size
   return std::move(w->out);
 }
 
-darray singular_values(py::handle A_o) {
+darray singular_values(ArrayLike A_o) {
   const char* f = "transition.singular_values";
   const darray A = matrices(A_o, f, "A", false);
   const auto m = static_cast<std::size_t>(A.shape(A.ndim() - 2));
@@ -208,7 +207,7 @@ darray singular_values(py::handle A_o) {
   return out;
 }
 
-darray spectral_norm(py::handle A_o) {
+darray spectral_norm(ArrayLike A_o) {
   const char* f = "transition.spectral_norm";
   const darray A = matrices(A_o, f, "A", false);
   const auto m = static_cast<std::size_t>(A.shape(A.ndim() - 2));
@@ -224,7 +223,7 @@ darray spectral_norm(py::handle A_o) {
   return out;
 }
 
-carray eigenvalues(py::handle A_o) {
+carray eigenvalues(ArrayLike A_o) {
   const char* f = "transition.eigenvalues";
   const darray A = matrices(A_o, f, "A", true);
   const auto n = static_cast<std::size_t>(A.shape(A.ndim() - 1));
@@ -285,7 +284,7 @@ darray per_vector(const darray& w, int core, Fill fill, const char* f) {
   return out;
 }
 
-darray householder(py::handle w_o) {
+darray householder(ArrayLike w_o) {
   const char* f = "transition.householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
   return per_vector(
@@ -296,7 +295,7 @@ darray householder(py::handle w_o) {
       f);
 }
 
-darray generalized_householder(py::handle w_o, py::handle beta_o) {
+darray generalized_householder(ArrayLike w_o, FloatLike beta_o) {
   const char* f = "transition.generalized_householder";
   const darray w = vectors(w_o, f, "w", 1, "(..., d)");
   const double beta = real_scalar(beta_o, f, "beta");
@@ -308,7 +307,7 @@ darray generalized_householder(py::handle w_o, py::handle beta_o) {
       f);
 }
 
-darray householder_product(py::handle W_o) {
+darray householder_product(ArrayLike W_o) {
   const char* f = "transition.householder_product";
   const darray W = vectors(W_o, f, "W", 2, "(..., m, d)");
   const auto m = static_cast<std::size_t>(W.shape(W.ndim() - 2));
@@ -339,7 +338,7 @@ darray householder_product(py::handle W_o) {
   return out;
 }
 
-darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
+darray prf_transition_factor(ArrayLike q_o, ArrayLike omega_o) {
   const char* f = "transition.prf_transition_factor";
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
@@ -368,7 +367,7 @@ darray prf_transition_factor(py::handle q_o, py::handle omega_o) {
   return out;
 }
 
-py::dict prf_factor_distribution(py::handle dn_o, py::handle sigma_o) {
+py::dict prf_factor_distribution(FloatLike dn_o, FloatLike sigma_o) {
   const char* f = "transition.prf_factor_distribution";
   const double dn = real_scalar(dn_o, f, "delta_norm");
   if (dn < 0) value_error(f, "delta_norm", "must be >= 0", dn_o);
@@ -382,6 +381,7 @@ py::dict prf_factor_distribution(py::handle dn_o, py::handle sigma_o) {
 }  // namespace
 
 void register_transition(py::module_& m) {
+  m.def("norms", &transition::norm_names);
   m.def("effective", &effective, "psi_prev"_a, "psi_t"_a, "gate"_a, "layout"_a);
   m.def("effective_sequence", &effective_sequence, "psi"_a, "gates"_a, "layout"_a);
   m.def("commutator_norm", &commutator_norm, "psi_prev"_a, "gate"_a, "layout"_a, "norm"_a);

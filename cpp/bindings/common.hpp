@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/typing.h>
 
 #include <array>
 #include <atomic>
@@ -32,6 +33,48 @@ namespace py = pybind11;
 using namespace pybind11::literals;
 
 namespace ropelab::bind {
+
+/// Typed argument wrappers. A binding takes its Python arguments as these instead of py::handle
+/// so that the signature (and the generated stubs) name the accepted type. Each accepts ANY object
+/// (the check below always passes): the conversion and the ValueError/TypeError naming the
+/// argument stay in the binding's own checks (real_array, integer, parse_choice, ...), which
+/// receive the wrapper as a py::handle.
+inline int accept_any_object(PyObject* /*obj*/) {
+  return 1;
+}
+
+// Hidden like pybind11's own types (GCC warns when a class is more visible than its base).
+#if defined(__GNUC__)
+#define ROPELAB_BIND_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define ROPELAB_BIND_HIDDEN
+#endif
+
+#define ROPELAB_TYPED_ARG(Name)                                                   \
+  class ROPELAB_BIND_HIDDEN Name : public py::object {                            \
+   public:                                                                        \
+    PYBIND11_OBJECT_DEFAULT(Name, py::object, ::ropelab::bind::accept_any_object) \
+  };
+
+/// An array-like of real numbers (a scalar, a sequence, a NumPy array).
+ROPELAB_TYPED_ARG(ArrayLike)
+/// An array-like, or None where the argument is optional.
+ROPELAB_TYPED_ARG(OptionalArrayLike)
+/// A real number (Python or NumPy).
+ROPELAB_TYPED_ARG(FloatLike)
+/// A real number, or None for the documented default.
+ROPELAB_TYPED_ARG(OptionalFloat)
+/// An integer (Python or NumPy; a float with no fractional part is accepted).
+ROPELAB_TYPED_ARG(IntLike)
+/// A thread count: None (all cores / ROPELAB_NUM_THREADS) or an integer >= 1.
+ROPELAB_TYPED_ARG(OptionalInt)
+/// The name of one of an enumeration's values (the module's names function lists them).
+ROPELAB_TYPED_ARG(Choice)
+/// A name, or None for the documented default.
+ROPELAB_TYPED_ARG(OptionalChoice)
+
+#undef ROPELAB_TYPED_ARG
+#undef ROPELAB_BIND_HIDDEN
 
 /// C-contiguous float64 array (NumPy is row-major; so is every core routine taking raw pointers).
 using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
@@ -390,3 +433,40 @@ inline darray empty_like(const py::array& like) {
 }
 
 }  // namespace ropelab::bind
+
+/// The names the signatures (and so the stubs written by pybind11-stubgen) give the typed
+/// argument wrappers of ropelab::bind.
+namespace pybind11::detail {
+template <>
+struct handle_type_name<ropelab::bind::ArrayLike> {
+  static constexpr auto name = const_name("numpy.typing.ArrayLike");
+};
+template <>
+struct handle_type_name<ropelab::bind::OptionalArrayLike> {
+  static constexpr auto name = const_name("numpy.typing.ArrayLike | None");
+};
+template <>
+struct handle_type_name<ropelab::bind::FloatLike> {
+  static constexpr auto name = const_name("typing.SupportsFloat");
+};
+template <>
+struct handle_type_name<ropelab::bind::OptionalFloat> {
+  static constexpr auto name = const_name("typing.SupportsFloat | None");
+};
+template <>
+struct handle_type_name<ropelab::bind::IntLike> {
+  static constexpr auto name = const_name("typing.SupportsInt");
+};
+template <>
+struct handle_type_name<ropelab::bind::OptionalInt> {
+  static constexpr auto name = const_name("int | None");
+};
+template <>
+struct handle_type_name<ropelab::bind::Choice> {
+  static constexpr auto name = const_name("str");
+};
+template <>
+struct handle_type_name<ropelab::bind::OptionalChoice> {
+  static constexpr auto name = const_name("str | None");
+};
+}  // namespace pybind11::detail

@@ -31,7 +31,6 @@ void matvec(const double* A, const double* x, std::size_t n, double* y) {
 }
 }  // namespace
 
-namespace {
 const std::vector<std::string>& linear_mode_names() {
   static const std::vector<std::string> n{"recurrent", "unrolled"};
   return n;
@@ -48,7 +47,6 @@ const std::vector<std::string>& direct_recurrent_names() {
   static const std::vector<std::string> n{"direct", "recurrent"};
   return n;
 }
-}  // namespace
 
 const std::vector<std::string>& decay_names() {
   static const std::vector<std::string> n{"alibi", "fox", "cosformer"};

@@ -1,4 +1,5 @@
 #include "ropelab/spectrum.hpp"
+#include "ropelab/limits.hpp"
 
 #include <fftw3.h>
 #include <Eigen/Dense>
@@ -111,7 +112,7 @@ fftw_buffer<T> fftw_alloc(std::size_t n) {
 }
 
 int fft_size(std::size_t m) {
-  if (m < 1 || m > static_cast<std::size_t>(INT_MAX)) {
+  if (m < 1 || m > limits::kMaxSignalLength) {
     throw std::invalid_argument("FFT length must be in [1, 2**31 - 1], got " + std::to_string(m));
   }
   return static_cast<int>(m);
@@ -197,7 +198,7 @@ std::size_t block_size(std::size_t N) {
 
 void check_dtft_length(std::size_t N) {
   if (N < 1) throw std::invalid_argument("x must not be empty");
-  if (N >= (std::size_t{1} << 31)) {
+  if (N > limits::kMaxSignalLength) {
     throw std::invalid_argument("x must have fewer than 2**31 samples, got " + std::to_string(N));
   }
 }

@@ -36,9 +36,13 @@ void zero_square(double* out, std::size_t d, const std::atomic<bool>* cancel) {
 
 }  // namespace
 
+const std::vector<std::string>& norm_names() {
+  static const std::vector<std::string> n{"2", "fro"};
+  return n;
+}
+
 Norm parse_norm(const std::string& name) {
-  static const std::vector<std::string> norm_names{"2", "fro"};
-  return names::parse<Norm>(norm_names, name, "norm");
+  return names::parse<Norm>(norm_names(), name, "norm");
 }
 
 void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,

@@ -1,4 +1,5 @@
 #include "ropelab/windows.hpp"
+#include "ropelab/limits.hpp"
 
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/special_functions/bessel.hpp>
@@ -957,7 +958,7 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
                                        const Params& params) {
   const std::string name = find_spec(name_in).name;
   if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
-  if (N > (std::size_t{1} << 31)) bad("N must be at most 2**31, got " + std::to_string(N));
+  if (N > limits::kMaxSignalLength) bad("N must be at most 2**31 - 1, got " + std::to_string(N));
   Resolved r = detail::resolve_parameters(name, params);
   if (find_spec(r.name).sym == Sym::symmetric && !sym) {
     bad("sym must be True for window '" + r.name +

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ropelab import rff
 from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_file, dumps
 
 __all__ = ["add_parser"]
@@ -230,14 +231,14 @@ def add_parser(sub: Any) -> None:
         "--estimator",
         nargs="+",
         default=["trig"],
-        choices=["trig", "random_phase", "positive"],
+        choices=list(rff.ESTIMATORS),
         help="random-feature estimators",
     )
     r.add_argument(
         "--convention",
         nargs="+",
         default=["conjugate"],
-        choices=["conjugate", "literal"],
+        choices=list(rff.CONVENTIONS),
         help="product of the features: with the conjugate (Eq. 8 corrected) or as printed",
     )
     r.add_argument("--d", type=int, nargs="+", default=[64], help="dimension of q and k")
@@ -245,7 +246,7 @@ def add_parser(sub: Any) -> None:
         "--mode",
         nargs="+",
         default=["projected"],
-        choices=["projected", "full"],
+        choices=list(rff.MODES),
         help="draw only the projections onto span(q, k) (exact in law) or full d-dim frequencies",
     )
     _common(r)

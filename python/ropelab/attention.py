@@ -208,7 +208,20 @@ def softmax(
         b, offsets, st, ss = None, None, 0, 0
     else:
         b, offsets, st, ss = _bias_view(bias, q, k)
-    out = np.asarray(_core.attention.softmax(q, k, v, causal, scale, b, offsets, st, ss, nthreads))
+    out = np.asarray(
+        _core.attention.softmax(
+            q=q,
+            k=k,
+            v=v,
+            causal=causal,
+            scale=scale,
+            bias=b,
+            bias_offsets=offsets,
+            bias_stride_t=st,
+            bias_stride_s=ss,
+            nthreads=nthreads,
+        )
+    )
     return out.astype(np.float32) if f32 else out
 
 
@@ -310,7 +323,21 @@ def random_feature(
     f32 = _all_float32(q, k, v)
     q, k = _rotate(q, k, phases, layout, "attention.random_feature")
     res = _core.attention.random_feature(
-        q, k, v, D, estimator, sigma, layout, orthogonal, causal, seed, trials, stabilize, scale, nthreads, return_parts
+        q=q,
+        k=k,
+        v=v,
+        D=D,
+        estimator=estimator,
+        sigma=sigma,
+        layout=layout,
+        orthogonal=orthogonal,
+        causal=causal,
+        seed=seed,
+        trials=trials,
+        stabilize=stabilize,
+        scale=scale,
+        nthreads=nthreads,
+        parts=return_parts,
     )
     batch = np.asarray(q).shape[:-2]
     arrs = []
@@ -360,7 +387,7 @@ def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *
     >>> bool((phi @ phi.T)[0, 0] > 0)
     True
     """
-    return np.asarray(_core.attention.feature_map(X, omega, estimator, scale))
+    return np.asarray(_core.attention.feature_map(X=X, omega=omega, estimator=estimator, scale=scale))
 
 
 Rule = Literal["one", "tan", "optimal", "rope", "rfa"]

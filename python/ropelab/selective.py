@@ -588,22 +588,22 @@ def _run(
     h: FloatArray, w: SelectiveWeights, accumulate: str, cache: FloatArray, offset: FloatArray, diff_from_zero: bool
 ) -> tuple[Any, FloatArray, FloatArray]:
     ang, cache2, off2 = _core.selective.phases(
-        h,
-        w.proj_down,
-        w.proj_up,
-        w._conv_taps,
-        w.conv_activation == "silu",
-        w.bias,
-        w.gate_down,
-        w.gate_weight,
-        w.gate_bias,
-        w.temperature,
-        w.num_heads,
-        float(w.eps),
-        accumulate == "float32",
-        cache,
-        offset,
-        diff_from_zero,
+        hidden=h,
+        proj_down=w.proj_down,
+        proj_up=w.proj_up,
+        conv_weight=w._conv_taps,
+        silu=w.conv_activation == "silu",
+        bias=w.bias,
+        gate_down=w.gate_down,
+        gate_up=w.gate_weight,
+        gate_bias=w.gate_bias,
+        temperature=w.temperature,
+        num_heads=w.num_heads,
+        eps=float(w.eps),
+        float32=accumulate == "float32",
+        conv_cache=cache,
+        offset=offset,
+        diff_from_zero=diff_from_zero,
     )
     ang = np.asarray(ang).reshape(h.shape[0], h.shape[1], w.num_heads, w.pairs)
     if accumulate == "float32":

@@ -66,7 +66,7 @@ def set_isa(name: Isa) -> None:
     name : {"scalar", "avx2", "avx512"}
         The path.
     """
-    _core.simd.set_isa(name)
+    _core.simd.set_isa(isa=name)
 
 
 @contextmanager
@@ -152,6 +152,6 @@ def primitive_rate(kind: Primitive, n: int = 2**24, nthreads: int | None = None,
     best = float("inf")
     for _ in range(max(1, repeat)):
         t = time.perf_counter()
-        _core.simd.run_primitive(kind, n, nthreads)
+        _core.simd.run_primitive(kind=kind, n=n, nthreads=nthreads)
         best = min(best, time.perf_counter() - t)
     return n / best

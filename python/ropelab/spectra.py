@@ -97,7 +97,7 @@ def window_names(aliases: bool = False) -> list[str]:
 #: required ones first under scipy's name (where scipy has the window), each followed by its
 #: alternative names (Harris's convention, or ropelab's earlier one), then the optional ones.
 WINDOWS: dict[str, tuple[str, ...]] = {
-    name: tuple(n for p in _core.spectra.window_info(name)["parameters"] for n in [p["name"], *p["alternatives"]])
+    name: tuple(n for p in _core.spectra.window_info(name=name)["parameters"] for n in [p["name"], *p["alternatives"]])
     for name in _core.spectra.window_names()
 }
 
@@ -186,7 +186,7 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
     array([0.052, 0.227, 0.538, 0.86 , 1.   , 0.86 , 0.538, 0.227])
     """
     given = {k: v for k, v in params.items() if v is not None}
-    return _core.spectra.window(name, N, bool(sym), given)
+    return _core.spectra.window(name=name, N=N, sym=bool(sym), params=given)
 
 
 def ssm_window(alpha_n: float, N: int) -> FloatArray:
@@ -248,7 +248,7 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     >>> np.round(h.real, 12)
     array([ 1., -1.,  1.])
     """
-    return _core.spectra.ssm_impulse(alpha, omega, N)
+    return _core.spectra.ssm_impulse(alpha=alpha, omega=omega, N=N)
 
 
 def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
@@ -274,7 +274,7 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
     >>> np.round(np.abs(X), 6)
     array([8.      , 0.      , 5.125831])
     """
-    return _core.spectra.dtft(x, freqs_bins)
+    return _core.spectra.dtft(x=x, freqs_bins=freqs_bins)
 
 
 def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
@@ -302,7 +302,7 @@ def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
     >>> float(m[0])
     4.0
     """
-    return _core.spectra.spectrum(x, pad)
+    return _core.spectra.spectrum(x=x, pad=pad)
 
 
 def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> ComplexArray:
@@ -333,7 +333,7 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
     >>> bool(np.allclose(ssm_spectrum(0.1, 0.5, 16, f), dtft(ssm_impulse(0.1, 0.5, 16), f), rtol=1e-12))
     True
     """
-    return _core.spectra.ssm_spectrum(alpha, omega, N, freqs_bins)
+    return _core.spectra.ssm_spectrum(alpha=alpha, omega=omega, N=N, freqs_bins=freqs_bins)
 
 
 def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
@@ -360,7 +360,7 @@ def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> F
     >>> round(float(ssm_envelope(0.5, 0.0, 16, 0.0)), 6)   # 1/(1 − e^{−0.5})
     2.541494
     """
-    return _core.spectra.ssm_envelope(alpha, omega, N, freqs_bins)
+    return _core.spectra.ssm_envelope(alpha=alpha, omega=omega, N=N, freqs_bins=freqs_bins)
 
 
 def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayLike) -> ComplexArray:
@@ -392,7 +392,7 @@ def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayL
     >>> abs(complex(continuous_spectrum(0.0, 0.0, 2.0, 1.0))) < 1e-15   # rectangular nulls
     True
     """
-    return _core.spectra.continuous_spectrum(alpha, omega, T, freqs_bins)
+    return _core.spectra.continuous_spectrum(alpha=alpha, omega=omega, T=T, freqs_bins=freqs_bins)
 
 
 def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tuple[Any, Any]:
@@ -443,7 +443,7 @@ def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tu
     # The core broadcasts alpha, omega and B itself (nothing materialised here); B's real and
     # imaginary parts are views, a real B has imaginary part 0.
     b_real, b_imag = (b.real, b.imag) if b.dtype.kind == "c" else (b, 0.0)
-    abar, bbar = _core.spectra.zoh(alpha, omega, dt, b_real, b_imag)
+    abar, bbar = _core.spectra.zoh(alpha=alpha, omega=omega, dt=dt, B_real=b_real, B_imag=b_imag)
     if abar.ndim == 0:
         return complex(abar), complex(bbar)
     return abar, bbar
@@ -514,14 +514,14 @@ def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> C
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
         raise ValueError("ssm_kernel: A, B and C must be finite")
     return _core.spectra.ssm_kernel(
-        np.ascontiguousarray(-a.real),
-        np.ascontiguousarray(a.imag),
-        dt,
-        np.ascontiguousarray(b.real),
-        np.ascontiguousarray(b.imag),
-        np.ascontiguousarray(c.real),
-        np.ascontiguousarray(c.imag),
-        L,
+        alpha=np.ascontiguousarray(-a.real),
+        omega=np.ascontiguousarray(a.imag),
+        dt=dt,
+        B_real=np.ascontiguousarray(b.real),
+        B_imag=np.ascontiguousarray(b.imag),
+        C_real=np.ascontiguousarray(c.real),
+        C_imag=np.ascontiguousarray(c.imag),
+        L=L,
     )
 
 
@@ -751,7 +751,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """
-    return FiguresOfMerit._from_core(_core.spectra.figures_of_merit(w, pad))
+    return FiguresOfMerit._from_core(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
 @dataclass(frozen=True, repr=False)
@@ -940,7 +940,7 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     """
     an = alpha_n if np.ndim(alpha_n) else np.atleast_1d(alpha_n)
     om = omega if np.ndim(omega) else np.atleast_1d(omega)
-    d = _core.spectra.leakage_map(an, om, N, pad)  # validates every argument
+    d = _core.spectra.leakage_map(alpha_n=an, omega=om, N=N, pad=pad)  # validates every argument
     return LeakageMap(
         alpha_n=np.array(an, dtype=float, copy=True),  # never a view of the caller's array
         omega=np.array(om, dtype=float, copy=True),

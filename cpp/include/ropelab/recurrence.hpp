@@ -36,6 +36,8 @@ enum class LinearMode { recurrent, unrolled };
 enum class ProductStart { tau_plus_1, tau };
 LinearMode parse_linear_mode(const std::string& name);      ///< "recurrent" | "unrolled"
 ProductStart parse_product_start(const std::string& name);  ///< "tau+1" | "tau"
+const std::vector<std::string>& linear_mode_names();        ///< the LinearMode names, in enum order
+const std::vector<std::string>& product_start_names();  ///< the ProductStart names, in enum order
 
 /// Eq. (3): S_t = S_{t−1} A_t + v_t k_tᵀ, o_t = S_t q_t (recurrent), or
 /// o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{start}⋯A_t) q_t (unrolled, O(T² d²)). `A` is T×d×d (A_t row-major)
@@ -45,6 +47,7 @@ void linear_attention(const Sequence& s, const double* A, LinearMode mode, Produ
 
 enum class SelectiveMode { prerotated, recurrent };
 SelectiveMode parse_selective_mode(const std::string& name);  ///< "prerotated" | "recurrent"
+const std::vector<std::string>& selective_mode_names();  ///< the SelectiveMode names, in enum order
 
 /// Diagonal gates Λ_t (decays in [0, 1]): `width` values per step. width 0: no gate (Λ = I);
 /// per_channel: width = d, one decay per channel in channel order; otherwise width is 1 (one
@@ -100,6 +103,8 @@ void rotating_update(double* S, std::size_t d, std::size_t dv, const double* B,
 
 enum class RffMode { direct, recurrent };
 RffMode parse_rff_mode(const std::string& name);  ///< "direct" | "recurrent"
+/// The RffMode and DecayMode names, in enum order (both enumerations are {direct, recurrent}).
+const std::vector<std::string>& direct_recurrent_names();
 
 /// RFF attention states per feature j (omega is D×d), out is T×D×dv complex:
 ///   direct:    h_t = Σ_{τ≤t} e^{(‖q_t‖²+‖k_τ‖²)/2} e^{iω_j·(q_t−k_τ)} v_τ;

@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <atomic>
 
@@ -31,7 +32,8 @@ void effective_sequence(const double* psi, std::size_t T, const recurrence::Gate
 
 /// Which matrix norm.
 enum class Norm { spectral, frobenius };
-Norm parse_norm(const std::string& name);  ///< "2" | "fro"
+Norm parse_norm(const std::string& name);      ///< "2" | "fro"
+const std::vector<std::string>& norm_names();  ///< the Norm names, in enum order
 
 /// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gate row 0). The commutator
 /// is block diagonal with 2×2 blocks [[0, (λ_{c1} − λ_{c0}) sin ψ_i], [(λ_{c1} − λ_{c0}) sin ψ_i,

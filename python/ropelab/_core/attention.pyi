@@ -6,9 +6,9 @@ import numpy
 import numpy.typing
 import typing
 __all__: list[str] = ['feature_map', 'random_feature', 'softmax']
-def feature_map(X: typing.Any, omega: typing.Any, estimator: typing.Any, scale: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def feature_map(X: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, estimator: str, scale: typing.SupportsFloat) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def random_feature(q: typing.Any, k: typing.Any, v: typing.Any, D: typing.Any, estimator: typing.Any, sigma: typing.Any, layout: typing.Any, orthogonal: bool, causal: bool, seed: typing.Any, trials: typing.Any, stabilize: bool, scale: typing.Any, nthreads: typing.Any, parts: bool) -> tuple:
+def random_feature(q: numpy.typing.ArrayLike, k: numpy.typing.ArrayLike, v: numpy.typing.ArrayLike, D: typing.SupportsInt, estimator: str, sigma: numpy.typing.ArrayLike, layout: str, orthogonal: bool, causal: bool, seed: typing.SupportsInt, trials: typing.SupportsInt, stabilize: bool, scale: typing.SupportsFloat | None, nthreads: int | None, parts: bool) -> tuple[numpy.typing.NDArray[numpy.float64], ...]:
     ...
-def softmax(q: typing.Any, k: typing.Any, v: typing.Any, causal: bool, scale: typing.Any, bias: typing.Any, bias_offsets: typing.Any, bias_stride_t: typing.Any, bias_stride_s: typing.Any, nthreads: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def softmax(q: numpy.typing.ArrayLike, k: numpy.typing.ArrayLike, v: numpy.typing.ArrayLike, causal: bool, scale: typing.SupportsFloat | None, bias: numpy.typing.ArrayLike | None, bias_offsets: numpy.typing.ArrayLike | None, bias_stride_t: typing.SupportsInt, bias_stride_s: typing.SupportsInt, nthreads: int | None) -> numpy.typing.NDArray[numpy.float64]:
     ...

@@ -12,7 +12,7 @@ def default_threads() -> int:
     """
 def isa() -> str:
     ...
-def run_primitive(kind: typing.Any, n: typing.Any, nthreads: typing.Any) -> float:
+def run_primitive(kind: str, n: typing.SupportsInt, nthreads: int | None) -> float:
     ...
-def set_isa(isa: typing.Any) -> None:
+def set_isa(isa: str) -> None:
     ...

@@ -5,26 +5,28 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
-def commutator_norm(psi_prev: typing.Any, gate: typing.Any, layout: typing.Any, norm: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+__all__: list[str] = ['commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
+def commutator_norm(psi_prev: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str, norm: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def effective(psi_prev: typing.Any, psi_t: typing.Any, gate: typing.Any, layout: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def effective(psi_prev: numpy.typing.ArrayLike, psi_t: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def effective_sequence(psi: typing.Any, gates: typing.Any, layout: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def effective_sequence(psi: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def eigenvalues(A: typing.Any) -> numpy.typing.NDArray[numpy.complex128]:
+def eigenvalues(A: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.complex128]:
     ...
-def generalized_householder(w: typing.Any, beta: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def generalized_householder(w: numpy.typing.ArrayLike, beta: typing.SupportsFloat) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def householder(w: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def householder(w: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def householder_product(W: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def householder_product(W: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def prf_factor_distribution(delta_norm: typing.Any, sigma: typing.Any) -> dict:
+def norms() -> list[str]:
     ...
-def prf_transition_factor(q: typing.Any, omega: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def prf_factor_distribution(delta_norm: typing.SupportsFloat, sigma: typing.SupportsFloat) -> dict:
     ...
-def singular_values(A: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def prf_transition_factor(q: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def spectral_norm(A: typing.Any) -> numpy.typing.NDArray[numpy.float64]:
+def singular_values(A: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def spectral_norm(A: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...

@@ -5,9 +5,12 @@ transitions), checked on generated word problems at ten times the training lengt
 
 from __future__ import annotations
 
+from typing import get_args
+
 import numpy as np
 
 from ropelab import expressivity, recurrence, rotary, tasks
+from ropelab._types import Layout
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260116
@@ -211,7 +214,7 @@ def delta_effective_transition() -> Evidence:
     alpha = rng.uniform(0.5, 1, T)
     psi = rotary.cumulative_phase(rng.uniform(-1, 1, (T, d // 2)))
     worst = 0.0
-    for layout in ("interleaved", "half"):
+    for layout in get_args(Layout):
         delta = recurrence.delta_rule(q, k, v, beta, alpha, psi, layout=layout)
         A = recurrence.delta_transitions(k, beta, alpha, psi, layout=layout)
         direct = recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A)

@@ -5,7 +5,7 @@ related models (Selective RoPE §2–§4.1 and App. A.1, A.2, A.5–A.7).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260103
 EPS = np.finfo(float).eps
-LAYOUTS: tuple[Layout, ...] = ("interleaved", "half")
+LAYOUTS: tuple[Layout, ...] = get_args(Layout)  # = _core.rotary.layouts(), checked by the tests
 MC_SIGMAS = 5.0  # Monte-Carlo agreement: within 5 standard errors (fixed seed)
 
 

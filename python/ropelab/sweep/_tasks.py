@@ -121,8 +121,8 @@ def _resolve_sigma(p: Mapping[str, Value]) -> float:
     """σ of a cell: a number, or a rule evaluated at the cell's ξ, D, estimator and convention."""
     s = p["sigma"]
     xi = _number("xi", p["xi"])
-    est = _choice("estimator", p["estimator"], ("trig", "random_phase", "positive"))
-    conv = _choice("convention", p["convention"], ("conjugate", "literal"))
+    est = _choice("estimator", p["estimator"], rff.ESTIMATORS)
+    conv = _choice("convention", p["convention"], rff.CONVENTIONS)
     if isinstance(s, str):
         rule = _choice("sigma", s, SIGMA_RULES)
         if rule == "paper":
@@ -143,7 +143,7 @@ def _rff_mse_check(p: dict[str, Value]) -> None:
     sigma = _resolve_sigma(p)
     D = _integer("D", p["D"], 1)
     d = _integer("d", p["d"], 2)
-    _choice("mode", p["mode"], ("projected", "full"))
+    _choice("mode", p["mode"], rff.MODES)
     temperature.unit_pair(_number("xi", p["xi"]), d)
     temperature.mse(sigma, p["xi"], D, p["estimator"], p["convention"])  # type: ignore[arg-type]
 
