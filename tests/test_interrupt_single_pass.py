@@ -56,6 +56,16 @@ CALLS = {
     "convert_float32": ("x = np.full(2**27, 0.5, np.float32)", "rl.temperature.paper_sigma(x)"),
     "convert_int": ("D = np.full(2**27, 8)", "rl.temperature.mse(1.0, 0.5, D)"),
     "convert_strided": ("x = np.full(2**28, 0.5)[::2]", "rl.temperature.paper_sigma(x)"),
+    # NumPy passes inside Python wrappers, made in blocks of ~2^20 values (Python checks for
+    # signals between two NumPy calls): the T x T biases of ALiBi and FoX (2^28 values), the bias
+    # and gate of selective_phase, and ssm_kernel's modes (converted in pieces by the core)
+    "alibi_bias": ("", "rl.related.alibi_bias(8192, np.full(4, 0.5))"),
+    "fox_bias": ("f = np.full((4, 8192), 0.9)", "rl.related.fox_bias(f)"),
+    "selective_phase_gate": (
+        "x = np.ones((2**24, 4)); w = np.ones(2); b = np.zeros(4); g = np.full((2**24, 4), 0.5)",
+        "rl.rotary.selective_phase(x, w, 0.1, bias=b, gate=g)",
+    ),
+    "ssm_kernel_modes": ("A = np.full(2**25, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 1)"),
     "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),
     "generalized_householder": ("w = np.ones((3, 8000))", "rl.transition.generalized_householder(w, 0.5)"),
 }

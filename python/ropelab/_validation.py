@@ -60,6 +60,18 @@ def as_float64(a: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
     return out
 
 
+def negated(a: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """``-a`` (a real array) as a new C-contiguous float64 array, converted and negated in pieces
+    (Ctrl-C is answered); the same values as ``-np.asarray(a, dtype=np.float64)``.
+    """
+    out = np.empty(a.shape, dtype=np.float64)
+    _copy_pieces(out, a)
+    flat = out.reshape(-1)
+    for b in range(0, flat.size, _PIECE):
+        np.negative(flat[b : b + _PIECE], out=flat[b : b + _PIECE])
+    return out
+
+
 def all_finite(a: npt.NDArray[np.float64]) -> bool:
     """``np.all(np.isfinite(a))`` for a C-contiguous array, in pieces (Ctrl-C is answered)."""
     flat = a.reshape(-1)

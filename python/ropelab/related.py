@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ropelab import attention, recurrence
 from ropelab._types import ArrayLike, FloatArray
+from ropelab._validation import _PIECE, check_output_size
 
 __all__ = [
     "alibi",
@@ -68,6 +70,21 @@ def _real_array(x: ArrayLike, name: str, func: str) -> FloatArray:
     if a.dtype == object or a.dtype.kind not in "biuf":
         raise TypeError(f"{func}: {name} must be a real numeric array, got dtype {a.dtype}")
     out: FloatArray = a.astype(np.float64)
+    return out
+
+
+def _causal_rows(func: str, lead: tuple[int, ...], T: int, rows: Callable[[int, int], FloatArray]) -> FloatArray:
+    """A ``lead + (T, T)`` bias filled by blocks of query rows (``rows(r0, r1)`` gives rows
+    ``r0..r1-1``), each block about 2^20 values, so that Ctrl-C is answered between blocks; the
+    output's size is checked before it is allocated.
+    """
+    count = math.prod(lead) * T * T
+    check_output_size(func, count)
+    out: FloatArray = np.empty(lead + (T, T))
+    step = max(1, _PIECE // max(1, math.prod(lead) * T))
+    for r0 in range(0, T, step):
+        r1 = min(T, r0 + step)
+        out[..., r0:r1, :] = rows(r0, r1)
     return out
 
 
@@ -151,9 +168,14 @@ def alibi_bias(T: int, slopes: ArrayLike) -> FloatArray:
         bad = m[~(np.isfinite(m) & (m >= 0))].ravel()[0]
         raise ValueError(f"{f}: slopes must be finite and >= 0, got {bad!r}")
     t = np.arange(T, dtype=np.float64)
-    lag = t[:, None] - t[None, :]
-    out: FloatArray = np.where(lag >= 0, m[..., None, None] * np.minimum(-lag, 0.0) + 0.0, -np.inf)
-    return out
+    slope = m[..., None, None]
+
+    def rows(r0: int, r1: int) -> FloatArray:
+        lag = t[r0:r1, None] - t[None, :]
+        block: FloatArray = np.where(lag >= 0, slope * np.minimum(-lag, 0.0) + 0.0, -np.inf)
+        return block
+
+    return _causal_rows(f, m.shape, T, rows)
 
 
 def fox_bias(forget: ArrayLike) -> FloatArray:
@@ -196,9 +218,14 @@ def fox_bias(forget: ArrayLike) -> FloatArray:
         raise ValueError(f"{f}: forget must be gates in (0, 1], got {g[~ok].ravel()[0]!r}")
     L = np.cumsum(np.log(g), axis=-1)
     T = g.shape[-1]
-    lower = np.tril(np.ones((T, T), dtype=bool))
-    out: FloatArray = np.where(lower, L[..., :, None] - L[..., None, :], -np.inf)
-    return out
+    t = np.arange(T)
+
+    def rows(r0: int, r1: int) -> FloatArray:
+        lower = t[r0:r1, None] >= t[None, :]
+        block: FloatArray = np.where(lower, L[..., r0:r1, None] - L[..., None, :], -np.inf)
+        return block
+
+    return _causal_rows(f, g.shape[:-1], T, rows)
 
 
 def alibi(

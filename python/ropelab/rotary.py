@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
-from ropelab._validation import check_output_size, scalar_or_array
+from ropelab._validation import _PIECE, as_float64, check_output_size, scalar_or_array
 
 __all__ = [
     "frequencies",
@@ -281,23 +281,33 @@ def selective_phase(
         return np.asarray(
             _core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate)
         )
-    y = short_conv(x, kernel, activation)
+    y = short_conv(x, kernel, activation)  # a new array: the bias and the gate are applied in place
+    # Both are applied to blocks of steps of about 2^20 values, so that Ctrl-C is answered between
+    # blocks (Python checks for signals between two NumPy calls, never inside one).
+    steps = max(1, _PIECE // max(1, y.size // max(1, y.shape[-2]))) if y.ndim >= 2 else 1
     if bias is not None:
         b = np.asarray(bias, dtype=float)
         if b.ndim != 1 or b.shape[0] != y.shape[-1] or not np.all(np.isfinite(b)):
             raise ValueError(f"selective_phase: bias must be a finite array of shape ({y.shape[-1]},), got {bias!r}")
-        y = y + np.exp(b)
+        e = np.exp(b)
+        for t in range(0, y.shape[-2], steps):
+            y[..., t : t + steps, :] += e
     if gate is not None:
-        g = np.asarray(gate, dtype=float)
-        if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g > 1):
-            raise ValueError(f"selective_phase: gate must hold finite values in [0, 1], got {gate!r}")
+        g = as_float64(np.asarray(gate))
+        flat = g.reshape(-1)
+        for i in range(0, flat.size, _PIECE):
+            piece = flat[i : i + _PIECE]
+            if not (np.all(np.isfinite(piece)) and np.all(piece >= 0) and np.all(piece <= 1)):
+                raise ValueError(f"selective_phase: gate must hold finite values in [0, 1], got {gate!r}")
         try:
             fits = np.broadcast_shapes(g.shape, y.shape) == y.shape
         except ValueError:
             fits = False
         if not fits:
             raise ValueError(f"selective_phase: gate of shape {g.shape} does not broadcast to x of shape {y.shape}")
-        y = y * g
+        gb = np.broadcast_to(g, y.shape)  # a view
+        for t in range(0, y.shape[-2], steps):
+            y[..., t : t + steps, :] *= gb[..., t : t + steps, :]
     return cumulative_phase(y, theta, accumulate=accumulate)
 
 

@@ -37,10 +37,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
 from ropelab._types import ArrayLike, ComplexArray, FloatArray
+from ropelab._validation import negated
 
 __all__ = [
     "WINDOWS",
@@ -498,29 +500,37 @@ def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> C
             raise TypeError(
                 f"ssm_kernel: {name} must be a real or complex array (not bool or str), got dtype {a.dtype}"
             )
-        arrays.append(a.astype(np.complex128))
+        arrays.append(a)
     if arrays[0].ndim > 1:
         raise ValueError(f"ssm_kernel: A must be 0-D or 1-D (one value per mode), got shape {arrays[0].shape}")
+    a1 = np.atleast_1d(arrays[0])
     try:
-        a, b, c = np.broadcast_arrays(np.atleast_1d(arrays[0]), *arrays[1:])
+        a, b, c = np.broadcast_arrays(a1, *arrays[1:])  # views: nothing is materialised here
     except ValueError:
         raise ValueError(
             f"ssm_kernel: B and C must broadcast to A's shape, got shapes {np.shape(A)}, {np.shape(B)}, {np.shape(C)}"
         ) from None
-    if a.shape != np.atleast_1d(arrays[0]).shape:
+    if a.shape != a1.shape:
         raise ValueError(
             f"ssm_kernel: B and C must broadcast to A's shape {np.shape(A)}, got {np.shape(B)}, {np.shape(C)}"
         )
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
-        raise ValueError("ssm_kernel: A, B and C must be finite")
+
+    def parts(x: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        # real and imaginary parts as views (a real array's imaginary part is a stride-0 zero); the
+        # core converts them in pieces and checks that they are finite
+        if x.dtype.kind == "c":
+            return x.real, x.imag
+        return x, np.broadcast_to(np.float64(0.0), x.shape)
+
+    (a_re, a_im), (b_re, b_im), (c_re, c_im) = parts(a), parts(b), parts(c)
     return _core.spectra.ssm_kernel(
-        alpha=np.ascontiguousarray(-a.real),
-        omega=np.ascontiguousarray(a.imag),
+        alpha=negated(a_re),
+        omega=a_im,
         dt=dt,
-        B_real=np.ascontiguousarray(b.real),
-        B_imag=np.ascontiguousarray(b.imag),
-        C_real=np.ascontiguousarray(c.real),
-        C_imag=np.ascontiguousarray(c.imag),
+        B_real=b_re,
+        B_imag=b_im,
+        C_real=c_re,
+        C_imag=c_im,
         L=L,
     )
 
