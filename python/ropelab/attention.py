@@ -64,7 +64,11 @@ __all__ = [
     "phase_precision",
 ]
 
+# The names are defined once, in the C++ core (``_core.attention.estimators()``); the ``Literal``
+# repeats them for type checkers and tests/test_enumerations.py checks they agree.
 Estimator = Literal["trig", "positive", "hyperbolic"]
+#: The estimator names of the attention layer, in the core's order.
+ESTIMATORS: tuple[str, ...] = tuple(_core.attention.estimators())
 
 
 class RandomFeatureParts(NamedTuple):
