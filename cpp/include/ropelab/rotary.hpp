@@ -76,7 +76,7 @@ void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std
 
 /// Activation applied after the short convolution.
 enum class Activation { none, silu };
-const std::vector<std::string>& activation_names();  ///< "none", "silu" (enum order)
+const std::vector<std::string>& activation_names();    ///< "none", "silu" (enum order)
 Activation parse_activation(const std::string& name);  ///< the Activation of activation_names()
 
 /// Causal depthwise convolution, PyTorch Conv1d(groups=c, padding=K−1) truncated to T outputs:
