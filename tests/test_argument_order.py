@@ -1,9 +1,10 @@
 """One argument order per concept across the package, and the deprecation path of the former orders.
 
-The rule (CONTRIBUTING.md, "Argument order"): inputs ``q, k, v`` first; then the sizes ``D``
-before the temperature ``sigma``; ``estimator`` before ``convention``; ``alpha`` before ``omega``;
-``N`` before ``pad``; ``seed`` and ``nthreads`` last. ``rff.mse`` (formerly ``q, k, sigma, D``)
-and ``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``) changed order.
+The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi`` before ``D``;
+``D`` before ``sigma``; ``N`` before ``pad``; ``alpha`` before ``omega``; ``estimator`` before
+``convention``; ``trials``, ``seed``, ``nthreads`` after the numerical settings. ``rff.mse`` (formerly ``q, k, sigma, D``),
+``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``) and
+``attention.phase_precision`` (formerly ``omega, q, k``) changed order.
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ def test_the_core_binds_the_public_order() -> None:
         (rl.spectra.ssm_impulse, "alpha", "omega"),
         (rl.spectra.zoh, "alpha", "omega"),
         (rl.spectra.leakage_map, "alpha_n", "omega"),
+        (rl.attention.phase_precision, "q", "omega"),
+        (rl.attention.phase_precision, "k", "omega"),
+        (rl.recurrence.rff_attention, "v", "omega"),
+        (rl.recurrence.rff_increment_product, "q", "omega"),
+        (rl.transition.prf_transition_factor, "q", "omega"),
     ],
 )
 def test_shared_concepts_in_the_same_order(fn: object, before: str, after: str) -> None:
@@ -148,3 +154,14 @@ def test_estimator_before_convention(fn: object) -> None:
     p = _params(fn)
     if "estimator" in p and "convention" in p:
         assert p.index("estimator") < p.index("convention"), p
+
+
+@pytest.mark.parametrize("fn", _public_functions(), ids=lambda f: f.__qualname__)
+def test_trials_seed_nthreads_in_this_order(fn: object) -> None:
+    positional = [
+        n
+        for n, p in inspect.signature(fn).parameters.items()  # type: ignore[arg-type]
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    present = [n for n in ("trials", "seed", "nthreads") if n in positional]
+    assert [positional.index(n) for n in present] == sorted(positional.index(n) for n in present), positional

@@ -132,10 +132,16 @@ def _literal_values(hint: object) -> set[object]:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: attention.feature_map([[0.1, 0.2]], [[1.0, 0.0]], "random_phase"), "estimator must be one of 'trig', 'positive', 'hyperbolic', got 'random_phase'"),
+        (
+            lambda: attention.feature_map([[0.1, 0.2]], [[1.0, 0.0]], "random_phase"),
+            "estimator must be one of 'trig', 'positive', 'hyperbolic', got 'random_phase'",
+        ),
         (lambda: simd.primitive_rate("sin", n=10), "kind must be one of 'normal', 'uniform', 'cos', 'exp'"),
         (lambda: simd.set_isa("sse"), "isa must be one of 'scalar', 'avx2', 'avx512', got 'sse'"),
-        (lambda: rotary.short_conv([[1.0]], [[1.0]], activation="relu"), "activation must be 'none' or 'silu', got 'relu'"),
+        (
+            lambda: rotary.short_conv([[1.0]], [[1.0]], activation="relu"),
+            "activation must be 'none' or 'silu', got 'relu'",
+        ),
         (lambda: temperature.optimal_sigma(0.5, 4, method="newton"), "method must be 'cubic' or 'brent', got 'newton'"),
         (lambda: temperature.spectrum(8, "alibi"), "kind must be 'rope' or 'rfa', got 'alibi'"),
         (lambda: selective.rotary_temperature("alibi", 0.5, 8), "kind must be 'rope' or 'rfa', got 'alibi'"),

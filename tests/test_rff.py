@@ -40,7 +40,9 @@ def test_mse_is_variance_over_D_plus_bias_squared() -> None:
     for est, conv in ESTIMATORS:
         m, v = rl.rff.moments(q, k, sig, est, conv)
         expected = v / 5 + (m - np.exp(q @ k)) ** 2
-        np.testing.assert_allclose(rl.rff.mse(q, k, D=5, sigma=sig, estimator=est, convention=conv), expected, rtol=1e-12)
+        np.testing.assert_allclose(
+            rl.rff.mse(q, k, D=5, sigma=sig, estimator=est, convention=conv), expected, rtol=1e-12
+        )
 
 
 def test_vectorised_shapes_and_scalars() -> None:

@@ -108,7 +108,9 @@ def test_mse_closed_form_unit_norms() -> None:
         ("positive", "conjugate"),
         ("random_phase", "conjugate"),
     ):
-        assert T.mse(sigma, xi, D, est, conv) == pytest.approx(rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv), rel=1e-14)
+        assert T.mse(sigma, xi, D, est, conv) == pytest.approx(
+            rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv), rel=1e-14
+        )
 
 
 def test_mse_broadcasts() -> None:

@@ -174,9 +174,7 @@ def _legacy_mse_arguments(
     if len(legacy) > 4:
         raise TypeError(f"rff.mse: at most 6 positional arguments (the former order), got {2 + len(legacy)}")
     if len(legacy) < 2 or D is not None or sigma is not None:
-        raise TypeError(
-            f"rff.mse: D and sigma are keyword-only (the package orders D before sigma); call {order}"
-        )
+        raise TypeError(f"rff.mse: D and sigma are keyword-only (the package orders D before sigma); call {order}")
     old_sigma, old_D = legacy[0], legacy[1]
     if _is_integer(old_sigma) and not _is_integer(old_D):
         # mse(q, k, 16, 1.0) reads like the new order (D, sigma), but positional arguments are the
