@@ -146,6 +146,18 @@ def mse(
     float or ndarray
         The MSE (or ``log MSE``) per σ, with the shape of ``sigma``.
 
+    Raises
+    ------
+    TypeError
+        If ``D`` or ``sigma`` is missing, given both positionally and by keyword, or the two
+        positional values read like the new order (an integer σ and a non-integer ``D``: pass
+        them by keyword).
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``sigma, D`` (the former order); they are bound as before.
+
     Examples
     --------
     >>> q = [1.0, 0.0]; k = [0.5, 0.5]
@@ -183,7 +195,7 @@ def _legacy_mse_arguments(
             f"rff.mse: positional arguments are the deprecated order (sigma, D), got sigma={old_sigma!r}, "
             f"D={old_D!r}; call {order}"
         )
-    if len(legacy) > 2 and estimator != "trig" or len(legacy) > 3 and convention != "conjugate":
+    if (len(legacy) > 2 and estimator != "trig") or (len(legacy) > 3 and convention != "conjugate"):
         raise TypeError("rff.mse: estimator or convention given both positionally and by keyword")
     warnings.warn(
         f"rff.mse(q, k, sigma, D, ...) with positional sigma and D is deprecated; call {order}",
