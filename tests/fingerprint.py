@@ -38,7 +38,7 @@ def fingerprint() -> dict[str, str]:
 
     cases: dict[str, Callable[[], object]] = {
         "rff.sample_omega": lambda: rl.rff.sample_omega(64, 16, sigma=0.9, seed=7),
-        "rff.mse": lambda: rl.rff.mse(q, k, np.linspace(0.2, 2.0, 9), 64),
+        "rff.mse": lambda: rl.rff.mse(q, k, D=64, sigma=np.linspace(0.2, 2.0, 9)),
         "temperature.optimal_sigma.brent": lambda: rl.temperature.optimal_sigma(
             [0.1, 0.5, 0.9], [1, 16, 256], method="brent"
         ),

@@ -579,14 +579,19 @@ def test_phase_precision():
     rng = np.random.default_rng(40)
     q, k = rng.standard_normal((2, T, d))
     # integer steps: the float32 running sum is exact below 2^24, only the float32 products err
-    p = attention.phase_precision(np.ones((T, d // 2)), q, k)
+    p = attention.phase_precision(q, k, np.ones((T, d // 2)))
     assert (p.phase_error == 0).all() and p.phase_max[-1] == T
     assert p.score_error.max() < 20 * np.finfo(np.float32).eps
     # RoPE frequencies: float32 rounding of the running sum grows with t (≈ t·ulp(ψ_t))
     omega = np.tile(rotary.frequencies(d), (T, 1))
-    p = attention.phase_precision(omega, q, k)
+    p = attention.phase_precision(q, k, omega)
     ref = np.abs(rotary.cumulative_phase(omega, accumulate="float32") - rotary.cumulative_phase(omega)).max(1)
     np.testing.assert_array_equal(p.phase_error, ref)
     assert p.phase_error[-1] > 100 * p.phase_error[99]
     with pytest.raises(ValueError, match="omega must be"):
-        attention.phase_precision(omega[:, :1], q, k)
+        attention.phase_precision(q, k, omega[:, :1])
+    # the former order (omega, q, k), recognised from the shapes: the same numbers, with a warning
+    with pytest.warns(DeprecationWarning, match=r"order is now \(q, k, omega\)"):
+        old = attention.phase_precision(omega, q, k)
+    np.testing.assert_array_equal(old.score_error, p.score_error)
+    np.testing.assert_array_equal(old.phase_error, p.phase_error)

@@ -60,7 +60,7 @@ def test_estimate_bad_arguments(kwargs: dict, exc: type, pattern: str) -> None:
 def test_pair_arguments(q: object, k: object, exc: type, pattern: str) -> None:
     for call in (
         lambda: rl.rff.estimate(q, k, 4),
-        lambda: rl.rff.mse(q, k, 1.0, 4),
+        lambda: rl.rff.mse(q, k, D=4, sigma=1.0),
         lambda: rl.rff.moments(q, k, 1.0),
     ):
         with pytest.raises(exc, match=pattern):
@@ -78,9 +78,9 @@ def test_amplitude_overflow_is_a_clear_error() -> None:
 
 def test_mse_sigma_array_checked_elementwise() -> None:
     with pytest.raises(ValueError, match=r"rff\.mse: sigma must be >= 0 \(element 1\), got -1.0"):
-        rl.rff.mse(Q, K, [1.0, -1.0], 4)
+        rl.rff.mse(Q, K, D=4, sigma=[1.0, -1.0])
     with pytest.raises(ValueError, match=r"rff\.mse: sigma must be finite"):
-        rl.rff.mse(Q, K, [1.0, np.nan], 4)
+        rl.rff.mse(Q, K, D=4, sigma=[1.0, np.nan])
 
 
 def test_feature_map_and_sampling_errors() -> None:

@@ -80,9 +80,9 @@ def check(compute: Callable[[], float], ref: mp.mpf, rel: float = 1e-13) -> None
 def test_mse_and_moments_against_mpmath(est: str, conv: str) -> None:
     for (q, k), sigma, D in itertools.product(pairs(), SIGMAS, (1, 64)):
         ref = ref_mse(q, k, sigma, D, est, conv)
-        check(lambda: rl.rff.mse(q, k, sigma, D, est, conv), ref)
+        check(lambda: rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv), ref)
         # the log domain is finite everywhere, also where the double result overflows
-        lm = rl.rff.mse(q, k, sigma, D, est, conv, log=True)
+        lm = rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv, log=True)
         assert abs(mp.mpf(lm) - mp.log(ref)) < 1e-13 * max(1.0, abs(float(mp.log(ref))))
         mean, var = ref_moments(q, k, sigma, est, conv)
         check(lambda: rl.rff.moments(q, k, sigma, est, conv)[0], mean if var <= DOUBLE_MAX else var)
@@ -97,8 +97,8 @@ def test_large_norms_overflow_only_in_direct_domain() -> None:
     q = np.full(4, 15.0)  # ‖q‖² + ‖k‖² = 1125: Var[X] ~ A² = e^{1125} > double max (~e^{709.8})
     k = -q / 2
     with pytest.raises(ValueError, match=r"rff\.mse: the MSE at element 0 is not finite .*log=True"):
-        rl.rff.mse(q, k, 1.2, 8)
-    assert np.isfinite(rl.rff.mse(q, k, 1.2, 8, log=True))
+        rl.rff.mse(q, k, D=8, sigma=1.2)
+    assert np.isfinite(rl.rff.mse(q, k, D=8, sigma=1.2, log=True))
 
 
 def test_temperature_mse_against_mpmath_unit_norms() -> None:

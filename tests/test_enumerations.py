@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ropelab import _core, _types, cli, recurrence, rff, rotary, temperature, transition
+from ropelab import _core, _types, attention, cli, recurrence, rff, rotary, selective, simd, temperature, transition
 from ropelab.sweep import _tasks
 
 
@@ -27,9 +27,9 @@ def test_core_names_parse_and_nothing_else() -> None:
     assert tuple(_core.rff.conventions()) == ("conjugate", "literal")
     q, k = [0.1, 0.2], [0.3, -0.1]
     for est in _core.rff.estimators():
-        assert rff.mse(q, k, 1.0, 4, estimator=est) > 0
+        assert rff.mse(q, k, D=4, sigma=1.0, estimator=est) > 0
     with pytest.raises(ValueError, match=r"estimator must be one of 'trig', 'random_phase', 'positive'"):
-        rff.mse(q, k, 1.0, 4, estimator="gauss")  # type: ignore[arg-type]
+        rff.mse(q, k, D=4, sigma=1.0, estimator="gauss")  # type: ignore[arg-type]
 
 
 def test_python_literals_are_the_core_names() -> None:
@@ -102,3 +102,51 @@ def test_parameter_literals_are_the_core_names(
 ) -> None:
     hints = typing.get_type_hints(func)
     assert typing.get_args(hints[param]) == tuple(core_names()), f"{func.__qualname__}({param}=...)"
+
+
+def test_attention_simd_rotary_temperature_names_are_the_core_names() -> None:
+    assert typing.get_args(attention.Estimator) == attention.ESTIMATORS == tuple(_core.attention.estimators())
+    assert typing.get_args(simd.Isa) == simd.ISAS == tuple(_core.simd.isas())
+    assert typing.get_args(simd.Primitive) == simd.PRIMITIVES == tuple(_core.simd.primitives())
+    # the narrowest path first, as simd.available() lists them
+    assert simd.available() == [i for i in simd.ISAS if i in simd.available()]
+    # rotary activations: None in Python is the core's "none"
+    assert tuple(_core.rotary.activations()) == ("none", "silu")
+    for func in (rotary.short_conv, rotary.selective_phase):
+        hints = typing.get_type_hints(func)
+        assert {a if a is not type(None) else "none" for a in _literal_values(hints["activation"])} == set(
+            _core.rotary.activations()
+        ), func.__qualname__
+    assert tuple(_core.temperature.methods()) == ("cubic", "brent")
+    assert tuple(_core.temperature.spectrum_kinds()) == ("rope", "rfa")
+
+
+def _literal_values(hint: object) -> set[object]:
+    """The values of ``Literal[...] | None``: the literal's values, and ``NoneType`` for ``None``."""
+    out: set[object] = set()
+    for arg in typing.get_args(hint):
+        out |= set(typing.get_args(arg)) if typing.get_args(arg) else {arg}
+    return out
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: attention.feature_map([[0.1, 0.2]], [[1.0, 0.0]], "random_phase"),
+            "estimator must be one of 'trig', 'positive', 'hyperbolic', got 'random_phase'",
+        ),
+        (lambda: simd.primitive_rate("sin", n=10), "kind must be one of 'normal', 'uniform', 'cos', 'exp'"),
+        (lambda: simd.set_isa("sse"), "isa must be one of 'scalar', 'avx2', 'avx512', got 'sse'"),
+        (
+            lambda: rotary.short_conv([[1.0]], [[1.0]], activation="relu"),
+            "activation must be 'none' or 'silu', got 'relu'",
+        ),
+        (lambda: temperature.optimal_sigma(0.5, 4, method="newton"), "method must be 'cubic' or 'brent', got 'newton'"),
+        (lambda: temperature.spectrum(8, "alibi"), "kind must be 'rope' or 'rfa', got 'alibi'"),
+        (lambda: selective.rotary_temperature("alibi", 0.5, 8), "kind must be 'rope' or 'rfa', got 'alibi'"),
+    ],
+)
+def test_unknown_names_list_the_core_names(call: typing.Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -39,7 +39,7 @@ CALLS = {
     "effective_sequence": ("p = np.ones((3000, 256))", "rl.transition.effective_sequence(p)"),
     "commutator_norm": ("p = np.ones((2**23, 4)); g = np.full((2**23, 8), 0.5)", "rl.transition.commutator_norm(p, g)"),
     "rff.moments": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.moments(q, q, sigma=s)"),
-    "rff.mse": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.mse(q, q, sigma=s, D=8)"),
+    "rff.mse": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.mse(q, q, D=8, sigma=s)"),
     # zoh, temperature.mse and optimal_sigma through their public wrappers with scalars broadcast
     # against 2^25 values: the core broadcasts them (a full-size copy of a scalar, done before the
     # computation with the GIL held, took about a second and did not answer Ctrl-C).

@@ -30,8 +30,8 @@ def test_performer_lemma2_at_sigma_one() -> None:
     a, b, kappa, D = np.sum((q + k) ** 2), np.sum((q - k) ** 2), np.exp(q @ k), 7
     trig = np.exp(a) / (2 * D) * kappa**-2 * (1 - np.exp(-b)) ** 2
     pos = np.exp(a) / D * kappa**2 * (1 - np.exp(-a))
-    assert rl.rff.mse(q, k, 1.0, D, "trig") == pytest.approx(trig, rel=1e-13)
-    assert rl.rff.mse(q, k, 1.0, D, "positive") == pytest.approx(pos, rel=1e-13)
+    assert rl.rff.mse(q, k, D=D, sigma=1.0, estimator="trig") == pytest.approx(trig, rel=1e-13)
+    assert rl.rff.mse(q, k, D=D, sigma=1.0, estimator="positive") == pytest.approx(pos, rel=1e-13)
 
 
 def test_mse_is_variance_over_D_plus_bias_squared() -> None:
@@ -40,13 +40,15 @@ def test_mse_is_variance_over_D_plus_bias_squared() -> None:
     for est, conv in ESTIMATORS:
         m, v = rl.rff.moments(q, k, sig, est, conv)
         expected = v / 5 + (m - np.exp(q @ k)) ** 2
-        np.testing.assert_allclose(rl.rff.mse(q, k, sig, 5, est, conv), expected, rtol=1e-12)
+        np.testing.assert_allclose(
+            rl.rff.mse(q, k, D=5, sigma=sig, estimator=est, convention=conv), expected, rtol=1e-12
+        )
 
 
 def test_vectorised_shapes_and_scalars() -> None:
     q, k = pair()
-    assert isinstance(rl.rff.mse(q, k, 1.0, 3), float)
-    assert rl.rff.mse(q, k, np.ones((2, 3)), 3).shape == (2, 3)
+    assert isinstance(rl.rff.mse(q, k, D=3, sigma=1.0), float)
+    assert rl.rff.mse(q, k, D=3, sigma=np.ones((2, 3))).shape == (2, 3)
     m, v = rl.rff.moments(q, k, [0.5, 1.0])
     assert m.shape == v.shape == (2,)
 
@@ -65,7 +67,7 @@ def test_monte_carlo_matches_closed_forms(mode: str, est: str, conv: str) -> Non
     # MSE: empirical mean of squared errors, SE from the sample std of the squared errors
     sq = (e - np.exp(q @ k)) ** 2
     se = sq.std(ddof=1) / np.sqrt(trials)
-    assert abs(sq.mean() - rl.rff.mse(q, k, sigma, D, est, conv)) < 5 * se
+    assert abs(sq.mean() - rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv)) < 5 * se
     # variance of the estimate: SE of a sample variance ~ sqrt((m4 - s^4)/n)
     c = e - e.mean()
     se_var = np.sqrt((np.mean(c**4) - np.mean(c**2) ** 2) / trials)

@@ -26,7 +26,7 @@ def run(isa: str, q: np.ndarray, k: np.ndarray, est: str, conv: str, mode: str, 
 def test_paths_are_listed_and_selectable() -> None:
     assert rl.simd.available()[0] == "scalar"
     assert rl.simd.isa() in rl.simd.available()
-    with pytest.raises(ValueError, match="isa must be 'scalar', 'avx2' or 'avx512', got 'sse'"):
+    with pytest.raises(ValueError, match="isa must be one of 'scalar', 'avx2', 'avx512', got 'sse'"):
         rl.simd.set_isa("sse")  # type: ignore[arg-type]
 
 

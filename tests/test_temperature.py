@@ -32,8 +32,8 @@ def test_counterexample_means_agree_with_rff_moments() -> None:
 
 def test_paper_rule_is_literal_bias_zeroing_sigma() -> None:
     xi = np.linspace(-0.9, 0.9, 19)
-    np.testing.assert_allclose(T.unbiased_sigma(xi, "literal"), T.paper_sigma(xi), rtol=1e-15)
-    np.testing.assert_array_equal(T.unbiased_sigma(xi, "conjugate"), np.ones_like(xi))
+    np.testing.assert_allclose(T.unbiased_sigma(xi, convention="literal"), T.paper_sigma(xi), rtol=1e-15)
+    np.testing.assert_array_equal(T.unbiased_sigma(xi, convention="conjugate"), np.ones_like(xi))
     for x in xi:
         q, k = T.unit_pair(float(x), d=3)
         assert rl.rff.moments(q, k, T.paper_sigma(x), "trig", "literal")[0] == pytest.approx(np.exp(x), rel=1e-13)
@@ -108,7 +108,9 @@ def test_mse_closed_form_unit_norms() -> None:
         ("positive", "conjugate"),
         ("random_phase", "conjugate"),
     ):
-        assert T.mse(sigma, xi, D, est, conv) == pytest.approx(rl.rff.mse(q, k, sigma, D, est, conv), rel=1e-14)
+        assert T.mse(sigma, xi, D, est, conv) == pytest.approx(
+            rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv), rel=1e-14
+        )
 
 
 def test_mse_broadcasts() -> None:

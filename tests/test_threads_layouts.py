@@ -27,7 +27,7 @@ CALLS: list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = [
     ("rff.estimate projected", rl.rff.estimate, (Q, K, 32), {"trials": 200, "seed": 3}),
     ("rff.estimate full", rl.rff.estimate, (Q, K, 32), {"trials": 50, "seed": 3, "mode": "full"}),
     ("rff.moments", rl.rff.moments, (Q, K, np.array([0.5, 1.0])), {}),
-    ("rff.mse", rl.rff.mse, (Q, K, np.array([0.5, 1.0]), 16), {}),
+    ("rff.mse", rl.rff.mse, (Q, K), {"D": 16, "sigma": np.array([0.5, 1.0])}),
     ("rff.feature_map", rl.rff.feature_map, (np.stack([Q, K]), OMEGA), {}),
     ("temperature.mse", rl.temperature.mse, (np.array([0.5, 1.0]), np.array([0.1, 0.6]), np.array([4.0, 16.0])), {}),
     ("temperature.optimal_sigma", rl.temperature.optimal_sigma, (np.array([0.1, 0.6]), np.array([4.0, 16.0])), {}),

@@ -303,6 +303,7 @@ void register_attention(py::module_& m) {
   m.def("random_feature", &random_feature, "q"_a, "k"_a, "v"_a, "D"_a, "estimator"_a, "sigma"_a,
         "layout"_a, "orthogonal"_a, "causal"_a, "seed"_a, "trials"_a, "stabilize"_a, "scale"_a,
         "nthreads"_a, "parts"_a);
+  m.def("estimators", &at::estimator_names);
   m.def("feature_map", &feature_map, "X"_a, "omega"_a, "estimator"_a, "scale"_a);
 }
 

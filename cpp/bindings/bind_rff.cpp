@@ -64,7 +64,7 @@ std::tuple<darray, darray> moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o
   return {mean, var};
 }
 
-darray mse(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o, IntLike D_o, Choice est_o, Choice conv_o,
+darray mse(ArrayLike qo, ArrayLike ko, IntLike D_o, ArrayLike sigma_o, Choice est_o, Choice conv_o,
            bool log) {
   const char* f = "rff.mse";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
@@ -229,7 +229,7 @@ void register_rff(py::module_& m) {
   m.def("modes", &rff::mode_names);
   m.def("kernel", &kernel, "q"_a, "k"_a);
   m.def("moments", &moments, "q"_a, "k"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
-  m.def("mse", &mse, "q"_a, "k"_a, "sigma"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
+  m.def("mse", &mse, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("estimate", &estimate, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a,
         "trials"_a, "seed"_a, "mode"_a, "orthogonal"_a, "nthreads"_a);
   m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "seed"_a, "orthogonal"_a,

@@ -380,6 +380,7 @@ darray parity_phase_error(ArrayLike bits_o, Choice acc_o) {
 void register_rotary(py::module_& m) {
   m.def("layouts", &rotary::layout_names);
   m.def("accumulations", &rotary::accumulate_names);
+  m.def("activations", &rotary::activation_names);
   m.def("frequencies", &frequencies, "d"_a, "base"_a);
   m.def("rope_angles", &rope_angles, "positions"_a, "d"_a, "base"_a, "scale"_a);
   m.def("rotate", &rotate, "x"_a, "angles"_a, "layout"_a, "nthreads"_a);

@@ -1,7 +1,12 @@
 // ropelab._core.simd: the SIMD path of the Monte-Carlo kernels and a benchmarking hook
 // (core: cpp/include/ropelab/vecmath.hpp, montecarlo.hpp run_primitive).
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "common.hpp"
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 #include "ropelab/vecmath.hpp"
 
 namespace ropelab::bind {
@@ -10,20 +15,23 @@ namespace {
 
 simd::Isa isa_arg(py::handle obj, const char* func) {
   const std::string name = py::isinstance<py::str>(obj) ? obj.cast<std::string>() : std::string();
-  for (auto isa : {simd::Isa::scalar, simd::Isa::avx2, simd::Isa::avx512}) {
-    if (name == simd::isa_name(isa)) {
+  const std::vector<std::string>& isas = simd::isa_names();
+  for (std::size_t i = 0; i < isas.size(); ++i) {
+    if (name == isas[i]) {
+      const auto isa = static_cast<simd::Isa>(i);
       if (!simd::supported(isa)) value_error(func, "isa", "is not supported by this CPU", obj);
       return isa;
     }
   }
-  value_error(func, "isa", "must be 'scalar', 'avx2' or 'avx512'", obj);
+  value_error(func, "isa", "must be " + names::quoted_list(isas), obj);
 }
 
 double primitive(Choice kind_o, IntLike n_o, OptionalInt nthreads_o) {
   const char* f = "simd.run_primitive";
   const std::string kind = string_arg(kind_o, f, "kind");
-  if (kind != "normal" && kind != "uniform" && kind != "cos" && kind != "exp") {
-    value_error(f, "kind", "must be 'normal', 'uniform', 'cos' or 'exp'", kind_o);
+  const std::vector<std::string>& kinds = mc::primitive_names();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+    value_error(f, "kind", "must be " + names::quoted_list(kinds), kind_o);
   }
   const auto n = static_cast<std::uint64_t>(integer(n_o, f, "n", 1));
   const int nthreads = nthreads_arg(nthreads_o, f);
@@ -47,6 +55,8 @@ void register_simd(py::module_& m) {
   });
   m.def(
       "set_isa", [](Choice isa_o) { simd::set_isa(isa_arg(isa_o, "simd.set_isa")); }, "isa"_a);
+  m.def("isas", &simd::isa_names);
+  m.def("primitives", &mc::primitive_names);
   m.def("run_primitive", &primitive, "kind"_a, "n"_a, "nthreads"_a);
   m.def(
       "default_threads", [] { return mc::resolve_threads(0); },

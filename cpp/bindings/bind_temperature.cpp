@@ -98,11 +98,8 @@ darray optimal_sigma(ArrayLike xi_o, ArrayLike D_o, Choice est_o, Choice conv_o,
   const Broadcast<2> bc({&xi, &D}, f, "xi and D");
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
-  const std::string method = string_arg(method_o, f, "method");
-  if (method != "cubic" && method != "brent") {
-    value_error(f, "method", "must be 'cubic' or 'brent'", method_o);
-  }
-  const bool cubic = method == "cubic";
+  const bool cubic = parse_choice(method_o, f, "method", temperature::parse_sigma_method) ==
+                     temperature::SigmaMethod::cubic;
   darray out(bc.shape());
   const double* px = xi.data();
   const double* pD = D.data();
@@ -125,8 +122,8 @@ darray spectrum(IntLike d_o, Choice kind_o, FloatLike base_o, OptionalFloat thet
   const char* f = "temperature.spectrum";
   const std::int64_t d = integer(d_o, f, "d", 2);
   if (d % 2 != 0) value_error(f, "d", "must be even (channels come in rotation pairs)", d_o);
-  const std::string kind = string_arg(kind_o, f, "kind");
-  if (kind != "rope" && kind != "rfa") value_error(f, "kind", "must be 'rope' or 'rfa'", kind_o);
+  const temperature::SpectrumKind kind =
+      parse_choice(kind_o, f, "kind", temperature::parse_spectrum_kind);
   const double base = real_scalar(base_o, f, "base");
   if (!(base > 1)) value_error(f, "base", "must be > 1", base_o);
   const double theta_max =
@@ -136,7 +133,7 @@ darray spectrum(IntLike d_o, Choice kind_o, FloatLike base_o, OptionalFloat thet
   }
   const double temp_max = real_scalar(temp_max_o, f, "temp_max");
   if (!(temp_max > 0)) value_error(f, "temp_max", "must be > 0", temp_max_o);
-  if (squared && kind != "rfa") {
+  if (squared && kind != temperature::SpectrumKind::rfa) {
     value_error(f, "squared", "applies to kind='rfa' only", py::bool_(squared));
   }
   check_output_size(static_cast<double>(d) / 2, f);
@@ -167,6 +164,8 @@ py::dict counterexample(FloatLike xi_o) {
 }  // namespace
 
 void register_temperature(py::module_& m) {
+  m.def("methods", &temperature::sigma_method_names);
+  m.def("spectrum_kinds", &temperature::spectrum_kind_names);
   m.def("paper_sigma", &paper_sigma, "xi"_a);
   m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);
   m.def("mse", &mse, "sigma"_a, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);

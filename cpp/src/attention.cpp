@@ -14,6 +14,7 @@
 
 #include "ropelab/attention_kernels.hpp"
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 #include "ropelab/rff.hpp"
 #include "ropelab/vecmath.hpp"
 
@@ -77,12 +78,13 @@ std::ptrdiff_t sd(std::size_t n) {
 
 }  // namespace
 
+const std::vector<std::string>& estimator_names() {
+  static const std::vector<std::string> names{"trig", "positive", "hyperbolic"};
+  return names;
+}
+
 Estimator parse_estimator(const std::string& name) {
-  if (name == "trig") return Estimator::trig;
-  if (name == "positive") return Estimator::positive;
-  if (name == "hyperbolic") return Estimator::hyperbolic;
-  throw std::invalid_argument("estimator must be one of 'trig', 'positive', 'hyperbolic', got '" +
-                              name + "'");
+  return names::parse<Estimator>(estimator_names(), name, "estimator");
 }
 
 std::size_t feature_count(Estimator est, std::size_t D) {

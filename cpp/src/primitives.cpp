@@ -6,24 +6,21 @@
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/names.hpp"
 #include "ropelab/rng.hpp"
 #include "ropelab/vecmath.hpp"
 
 namespace ropelab::mc {
 
+const std::vector<std::string>& primitive_names() {
+  static const std::vector<std::string> names{"normal", "uniform", "cos", "exp"};
+  return names;
+}
+
 double run_primitive(const char* kind, std::uint64_t n, int nthreads,
                      const std::atomic<bool>* cancel) {
-  enum { normal, uniform, cos, exp } k;
-  if (std::strcmp(kind, "normal") == 0)
-    k = normal;
-  else if (std::strcmp(kind, "uniform") == 0)
-    k = uniform;
-  else if (std::strcmp(kind, "cos") == 0)
-    k = cos;
-  else if (std::strcmp(kind, "exp") == 0)
-    k = exp;
-  else
-    throw std::invalid_argument(std::string("unknown primitive '") + kind + "'");
+  enum Kind { normal, uniform, cos, exp };
+  const Kind k = names::parse<Kind>(primitive_names(), kind, "kind");
   constexpr std::uint64_t kUnit = 1 << 16, kBuf = 1024;
   const std::uint64_t units = (n + kUnit - 1) / kUnit;
   std::vector<double> sums(units, 0.0);

@@ -57,10 +57,13 @@ Accumulate parse_accumulate(const std::string& name) {
   return names::parse<Accumulate>(accumulate_names(), name, "accumulate");
 }
 
+const std::vector<std::string>& activation_names() {
+  static const std::vector<std::string> names{"none", "silu"};
+  return names;
+}
+
 Activation parse_activation(const std::string& name) {
-  if (name == "none") return Activation::none;
-  if (name == "silu") return Activation::silu;
-  throw std::invalid_argument("activation must be None, 'none' or 'silu', got '" + name + "'");
+  return names::parse<Activation>(activation_names(), name, "activation");
 }
 
 void frequencies(std::size_t d, double base, double* out, const std::atomic<bool>* cancel) {

@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ropelab/names.hpp"
 
 namespace ropelab::temperature {
 
@@ -142,19 +146,34 @@ Counterexample counterexample(double xi) {
   return c;
 }
 
-std::vector<double> spectrum(std::size_t d, const std::string& kind, double base, double theta_max,
+const std::vector<std::string>& sigma_method_names() {
+  static const std::vector<std::string> names{"cubic", "brent"};
+  return names;
+}
+
+SigmaMethod parse_sigma_method(const std::string& name) {
+  return names::parse<SigmaMethod>(sigma_method_names(), name, "method");
+}
+
+const std::vector<std::string>& spectrum_kind_names() {
+  static const std::vector<std::string> names{"rope", "rfa"};
+  return names;
+}
+
+SpectrumKind parse_spectrum_kind(const std::string& name) {
+  return names::parse<SpectrumKind>(spectrum_kind_names(), name, "kind");
+}
+
+std::vector<double> spectrum(std::size_t d, SpectrumKind kind, double base, double theta_max,
                              double temp_max, bool squared) {
   const std::size_t half = d / 2;
   std::vector<double> out(half);
-  if (kind == "rope") {
+  if (kind == SpectrumKind::rope) {
     if (squared) throw std::invalid_argument("squared=True applies to kind='rfa' only");
     for (std::size_t j = 0; j < half; ++j) {
       out[j] = temp_max * std::pow(base, -2.0 * static_cast<double>(j) / static_cast<double>(d));
     }
     return out;
-  }
-  if (kind != "rfa") {
-    throw std::invalid_argument("kind must be 'rope' or 'rfa', got '" + kind + "'");
   }
   constexpr double pi = 3.14159265358979323846;
   double mx = 0;

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "ropelab/names.hpp"
 #include "ropelab/rng.hpp"
 
 namespace ropelab::simd {
@@ -205,24 +207,17 @@ void set_isa(Isa isa) {
   active().store(&kernels(isa));
 }
 
+const std::vector<std::string>& isa_names() {
+  static const std::vector<std::string> names{"scalar", "avx2", "avx512"};
+  return names;
+}
+
 const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::avx2:
-      return "avx2";
-    case Isa::avx512:
-      return "avx512";
-    case Isa::scalar:
-      break;
-  }
-  return "scalar";
+  return isa_names()[static_cast<std::size_t>(isa)].c_str();
 }
 
 Isa parse_isa(const char* name) {
-  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512}) {
-    if (std::strcmp(name, isa_name(i)) == 0) return i;
-  }
-  throw std::invalid_argument(std::string("SIMD path must be 'scalar', 'avx2' or 'avx512', got '") +
-                              name + "'");
+  return names::parse<Isa>(isa_names(), name, "SIMD path");
 }
 
 }  // namespace ropelab::simd

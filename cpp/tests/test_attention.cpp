@@ -129,6 +129,11 @@ TEST(Attention, RandomFeatureThreadCountInvariantAndCausalEqualsQuadraticForm) {
 }
 
 TEST(Attention, ParseEstimator) {
+  const auto& names = attention::estimator_names();
+  ASSERT_EQ(names.size(), 3u);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(attention::parse_estimator(names[i])), i);
+  }
   EXPECT_EQ(attention::parse_estimator("hyperbolic"), attention::Estimator::hyperbolic);
   EXPECT_THROW(attention::parse_estimator("random_phase"), std::invalid_argument);
 }

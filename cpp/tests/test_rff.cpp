@@ -116,6 +116,29 @@ TEST(RffNames, ParseRoundTripsEveryName) {
   EXPECT_THROW(rff::parse_estimator("gauss"), std::invalid_argument);
 }
 
+TEST(TemperatureNames, MethodAndSpectrumKindParseFromTheirLists) {
+  const auto& methods = temperature::sigma_method_names();
+  ASSERT_EQ(methods.size(), 2u);
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(temperature::parse_sigma_method(methods[i])), i);
+  }
+  const auto& kinds = temperature::spectrum_kind_names();
+  ASSERT_EQ(kinds.size(), 2u);
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(temperature::parse_spectrum_kind(kinds[i])), i);
+  }
+  EXPECT_THROW(temperature::parse_sigma_method("newton"), std::invalid_argument);
+  EXPECT_THROW(temperature::parse_spectrum_kind("alibi"), std::invalid_argument);
+  // rope: temp_max · base^(−2j/d); squared applies to rfa only
+  const std::vector<double> rope =
+      temperature::spectrum(4, temperature::SpectrumKind::rope, 100.0, 0.5, 2.0, false);
+  ASSERT_EQ(rope.size(), 2u);
+  EXPECT_EQ(rope[0], 2.0);
+  EXPECT_NEAR(rope[1], 0.2, 1e-15);
+  EXPECT_THROW(temperature::spectrum(4, temperature::SpectrumKind::rope, 100.0, 0.5, 2.0, true),
+               std::invalid_argument);
+}
+
 TEST(RffEstimatePieces, DrawBudgetIsTwoToTheForty) {
   EXPECT_EQ(rff::draws_per_trial(4, 10, false), 2.0 * 10 + 16);
   EXPECT_EQ(rff::draws_per_trial(4, 10, true), 4.0 * 10 + 16);

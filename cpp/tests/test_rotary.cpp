@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/rotary.hpp"
@@ -29,6 +31,15 @@ TEST(Rotary, DecayBoundAtZeroIsExact) {
   double b = 0.0;
   decay_bound(&r, 1, 128, 10000.0, &b);
   EXPECT_EQ(b, 32.5);  // (1/64) Σ_{j=1}^{64} j, all terms exact in double
+}
+
+TEST(Rotary, ActivationParsesFromItsList) {
+  const auto& names = activation_names();
+  ASSERT_EQ(names.size(), 2u);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(parse_activation(names[i])), i);
+  }
+  EXPECT_THROW(parse_activation("relu"), std::invalid_argument);
 }
 
 TEST(Rotary, FrequenciesAreGeometric) {

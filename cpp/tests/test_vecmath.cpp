@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ropelab/rng.hpp"
@@ -34,6 +36,17 @@ TEST(Philox, KnownAnswerOfRandom123) {
   EXPECT_EQ(r.v[1], 0xe169c58du);
   EXPECT_EQ(r.v[2], 0xbc57ac4cu);
   EXPECT_EQ(r.v[3], 0x9b00dbd8u);
+}
+
+TEST(Vecmath, IsaNamesRoundTrip) {
+  const auto& names = simd::isa_names();
+  ASSERT_EQ(names.size(), 3u);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto isa = static_cast<simd::Isa>(i);
+    EXPECT_EQ(std::string(simd::isa_name(isa)), names[i]);
+    EXPECT_EQ(simd::parse_isa(names[i].c_str()), isa);
+  }
+  EXPECT_THROW(simd::parse_isa("sse"), std::invalid_argument);
 }
 
 TEST(Vecmath, EveryPathGivesTheReferenceDrawsBitForBit) {

@@ -40,6 +40,7 @@ phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -64,7 +65,11 @@ __all__ = [
     "phase_precision",
 ]
 
+# The names are defined once, in the C++ core (``_core.attention.estimators()``); the ``Literal``
+# repeats them for type checkers and tests/test_enumerations.py checks they agree.
 Estimator = Literal["trig", "positive", "hyperbolic"]
+#: The estimator names of the attention layer, in the core's order.
+ESTIMATORS: tuple[str, ...] = tuple(_core.attention.estimators())
 
 
 class RandomFeatureParts(NamedTuple):
@@ -701,7 +706,7 @@ class PhasePrecision:
 
 
 def phase_precision(
-    omega: ArrayLike, q: ArrayLike, k: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
+    q: ArrayLike, k: ArrayLike, omega: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
 ) -> PhasePrecision:
     """How far a float32 model's rotary phases and rotated scores drift from float64 over ``T``.
 
@@ -716,11 +721,11 @@ def phase_precision(
 
     Parameters
     ----------
+    q, k : array_like, shape (T, d)
+        Queries and keys.
     omega : array_like, shape (T, d/2)
         Per-step angles (RoPE: a constant row of frequencies; Selective RoPE: the gated,
         convolved projections).
-    q, k : array_like, shape (T, d)
-        Queries and keys.
     theta : float or array_like of shape (d/2,)
         The per-pair scale Θ.
     layout : {"interleaved", "half"}
@@ -735,6 +740,13 @@ def phase_precision(
     ValueError
         Shapes that do not match, non-finite input.
 
+    Warns
+    -----
+    DeprecationWarning
+        For the former order ``phase_precision(omega, q, k)``, recognised from the shapes (``q``
+        and ``k`` have the same shape, ``omega`` half their width, so the two orders cannot be
+        confused) and computed as before.
+
     Examples
     --------
     >>> from ropelab import rotary
@@ -742,7 +754,7 @@ def phase_precision(
     >>> omega = np.tile(rotary.frequencies(d), (T, 1))          # RoPE: ψ_t = (t+1)·θ_i
     >>> rng = np.random.default_rng(0)
     >>> q, k = rng.standard_normal((2, T, d))
-    >>> p = phase_precision(omega, q, k)
+    >>> p = phase_precision(q, k, omega)
     >>> bool(p.phase_error[-1] > 1e-3 > 1e-6 > p.phase_error[9])  # float32 drift grows with t
     True
     >>> bool(p.score_error[:100].max() < 1e-5 < p.score_error[-100:].max())
@@ -750,6 +762,14 @@ def phase_precision(
     """
     om = np.asarray(omega, dtype=np.float64)
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if qa.ndim == 2 and ka.ndim == 2 and om.shape == ka.shape and ka.shape == (qa.shape[0], 2 * qa.shape[1]):
+        warnings.warn(
+            "attention.phase_precision(omega, q, k) is deprecated: the order is now (q, k, omega), "
+            "as in the rest of the package",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        qa, ka, om = ka, om, qa
     if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
         raise ValueError(
             f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "

@@ -19,6 +19,7 @@ phase and positive estimators are unbiased for ``exp(q·k)``; the literal produc
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -111,11 +112,11 @@ def moments(
 def mse(
     q: ArrayLike,
     k: ArrayLike,
-    sigma: ArrayLike,
-    D: int,
+    *legacy: Any,
+    D: int | None = None,
+    sigma: ArrayLike | None = None,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
-    *,
     log: bool = False,
 ) -> Any:
     """Closed-form mean squared error of the ``D``-feature estimate of ``exp(q·k)``.
@@ -125,10 +126,15 @@ def mse(
     Parameters
     ----------
     q, k : array_like, shape (d,)
-    sigma : float or array_like
-        Temperature(s) σ ≥ 0.
+    *legacy
+        Deprecated: the former positional order ``(sigma, D, estimator, convention)``, still
+        accepted with a :class:`DeprecationWarning`. Since the package orders ``D`` before
+        ``sigma`` (as :func:`estimate` does), ``D`` and ``sigma`` are keyword-only here, so that
+        a positional call of the former order can never bind to the new one.
     D : int
-        Number of random features, ≥ 1.
+        Number of random features, ≥ 1 (required).
+    sigma : float or array_like
+        Temperature(s) σ ≥ 0 (required).
     estimator, convention : str
         See :func:`moments`.
     log : bool
@@ -140,14 +146,65 @@ def mse(
     float or ndarray
         The MSE (or ``log MSE``) per σ, with the shape of ``sigma``.
 
+    Raises
+    ------
+    TypeError
+        If ``D`` or ``sigma`` is missing, given both positionally and by keyword, or the two
+        positional values read like the new order (an integer σ and a non-integer ``D``: pass
+        them by keyword).
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``sigma, D`` (the former order); they are bound as before.
+
     Examples
     --------
     >>> q = [1.0, 0.0]; k = [0.5, 0.5]
-    >>> bool(np.isclose(mse(q, k, 1.0, 1), moments(q, k, 1.0)[1]))   # unbiased at σ = 1
+    >>> bool(np.isclose(mse(q, k, D=1, sigma=1.0), moments(q, k, 1.0)[1]))   # unbiased at σ = 1
     True
     """
-    out = _core.rff.mse(q=q, k=k, sigma=sigma, D=D, estimator=estimator, convention=convention, log=bool(log))
+    if legacy:
+        D, sigma, estimator, convention = _legacy_mse_arguments(legacy, D, sigma, estimator, convention)
+    if D is None or sigma is None:
+        missing = " and ".join(n for n, v in (("D", D), ("sigma", sigma)) if v is None)
+        raise TypeError(f"rff.mse: missing keyword argument {missing}; call mse(q, k, D=..., sigma=...)")
+    out = _core.rff.mse(q=q, k=k, D=D, sigma=sigma, estimator=estimator, convention=convention, log=bool(log))
     return scalar_or_array(out, sigma)
+
+
+def _is_integer(x: Any) -> bool:
+    """Whether ``x`` is an integer scalar (``int`` or a NumPy integer, not ``bool``)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _legacy_mse_arguments(
+    legacy: tuple[Any, ...], D: Any, sigma: Any, estimator: Any, convention: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Map a positional call of the former order ``mse(q, k, sigma, D, estimator, convention)``."""
+    order = "rff.mse(q, k, D=..., sigma=..., estimator=..., convention=...)"
+    if len(legacy) > 4:
+        raise TypeError(f"rff.mse: at most 6 positional arguments (the former order), got {2 + len(legacy)}")
+    if len(legacy) < 2 or D is not None or sigma is not None:
+        raise TypeError(f"rff.mse: D and sigma are keyword-only (the package orders D before sigma); call {order}")
+    old_sigma, old_D = legacy[0], legacy[1]
+    if _is_integer(old_sigma) and not _is_integer(old_D):
+        # mse(q, k, 16, 1.0) reads like the new order (D, sigma), but positional arguments are the
+        # former order (sigma, D): refuse rather than guess.
+        raise TypeError(
+            f"rff.mse: positional arguments are the deprecated order (sigma, D), got sigma={old_sigma!r}, "
+            f"D={old_D!r}; call {order}"
+        )
+    if (len(legacy) > 2 and estimator != "trig") or (len(legacy) > 3 and convention != "conjugate"):
+        raise TypeError("rff.mse: estimator or convention given both positionally and by keyword")
+    warnings.warn(
+        f"rff.mse(q, k, sigma, D, ...) with positional sigma and D is deprecated; call {order}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    est = legacy[2] if len(legacy) > 2 else estimator
+    conv = legacy[3] if len(legacy) > 3 else convention
+    return old_D, old_sigma, est, conv
 
 
 def estimate(

@@ -101,8 +101,9 @@ def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int
     >>> rotary_temperature("rfa", 0.5, 6).round(6)
     array([0.      , 0.414214, 1.      ])
     """
-    if kind not in ("rope", "rfa"):
-        raise ValueError(f"rotary_temperature: kind must be 'rope' or 'rfa', got {kind!r}")
+    kinds = tuple(_core.temperature.spectrum_kinds())
+    if kind not in kinds:
+        raise ValueError(f"rotary_temperature: kind must be {' or '.join(map(repr, kinds))}, got {kind!r}")
     if isinstance(head_dim, bool) or not isinstance(head_dim, (int, np.integer)) or head_dim < 2 or head_dim % 2:
         raise ValueError(f"rotary_temperature: head_dim must be an even integer >= 2, got {head_dim!r}")
     if not (np.isfinite(temp_max) and temp_max > 0):

@@ -22,8 +22,14 @@ from ropelab._core_loader import core as _core
 
 __all__ = ["isa", "available", "set_isa", "using", "default_threads", "primitive_rate"]
 
+# The names are defined once, in the C++ core (``_core.simd.isas()``, ``_core.simd.primitives()``);
+# the ``Literal`` types repeat them for type checkers and tests/test_enumerations.py checks they agree.
 Isa = Literal["scalar", "avx2", "avx512"]
 Primitive = Literal["normal", "uniform", "cos", "exp"]
+#: The SIMD path names, narrowest first (the core's order).
+ISAS: tuple[str, ...] = tuple(_core.simd.isas())
+#: The primitives of :func:`primitive_rate`, in the core's order.
+PRIMITIVES: tuple[str, ...] = tuple(_core.simd.primitives())
 
 
 def isa() -> str:

@@ -14,6 +14,7 @@ optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ�
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -71,7 +72,7 @@ def paper_sigma(xi: npt.ArrayLike) -> Any:
     return scalar_or_array(_core.temperature.paper_sigma(xi=xi), xi)
 
 
-def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", estimator: Estimator = "trig") -> Any:
+def unbiased_sigma(xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate") -> Any:
     """The σ that makes the estimator unbiased for unit norms.
 
     ``1`` for the conjugate trig product (and random-phase and positive features), the paper's
@@ -81,21 +82,39 @@ def unbiased_sigma(xi: npt.ArrayLike, convention: Convention = "conjugate", esti
     ----------
     xi : float or array_like
         Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
-    convention : {"conjugate", "literal"}
-        Feature product of the trig estimator (see :func:`ropelab.rff.moments`).
     estimator : {"trig", "random_phase", "positive"}
         The estimator.
+    convention : {"conjugate", "literal"}
+        Feature product of the trig estimator (see :func:`ropelab.rff.moments`).
 
     Returns
     -------
     float or ndarray
         The bias-zeroing σ, with the shape of ``xi``.
 
+    Warns
+    -----
+    DeprecationWarning
+        For the former order ``unbiased_sigma(xi, convention, estimator)``, e.g.
+        ``unbiased_sigma(xi, "literal")``: the estimator and convention names are disjoint, so a
+        convention name in the ``estimator`` position (or an estimator name in the ``convention``
+        position) is recognised and bound as before.
+
     Examples
     --------
-    >>> unbiased_sigma(0.5), round(unbiased_sigma(0.5, "literal"), 6)
+    >>> unbiased_sigma(0.5), round(unbiased_sigma(0.5, convention="literal"), 6)
     (1.0, 0.57735)
     """
+    if estimator in rff.CONVENTIONS or convention in rff.ESTIMATORS:
+        warnings.warn(
+            "temperature.unbiased_sigma(xi, convention, estimator) is deprecated: the order is now "
+            "(xi, estimator, convention), as in the rest of the package; pass them by keyword",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        old_convention, old_estimator = estimator, convention
+        estimator = old_estimator if old_estimator in rff.ESTIMATORS else "trig"  # type: ignore[assignment]
+        convention = old_convention  # type: ignore[assignment]
     return scalar_or_array(_core.temperature.unbiased_sigma(xi=xi, estimator=estimator, convention=convention), xi)
 
 

@@ -72,7 +72,11 @@ constexpr std::size_t kKeyBlock = 256;
 
 enum class Estimator { trig, positive, hyperbolic };
 
-/// "trig", "positive" or "hyperbolic" (throws std::invalid_argument naming the choices).
+/// The estimator names in enum order: "trig", "positive", "hyperbolic"
+/// (_core.attention.estimators()).
+const std::vector<std::string>& estimator_names();
+/// The Estimator named `name` in estimator_names() (throws std::invalid_argument naming the
+/// choices).
 Estimator parse_estimator(const std::string& name);
 /// Real feature columns: 2D for trig and hyperbolic, D for positive.
 std::size_t feature_count(Estimator est, std::size_t D);

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace ropelab::mc {
 
@@ -40,7 +42,11 @@ namespace ropelab::mc {
 /// "normal" (rng::Stream normals), "uniform", "cos" and "exp" (the vecmath sum kernels on
 /// L1-resident data). Computes n of them on `nthreads` threads (parallel_blocks over units of
 /// 2^16) with the active SIMD path and returns a checksum (so nothing is optimised away).
+/// Throws std::invalid_argument "kind must be one of ..." for a name not in primitive_names().
 double run_primitive(const char* kind, std::uint64_t n, int nthreads,
                      const std::atomic<bool>* cancel);
+/// The primitive names of run_primitive: "normal", "uniform", "cos", "exp"
+/// (_core.simd.primitives()).
+const std::vector<std::string>& primitive_names();
 
 }  // namespace ropelab::mc

@@ -76,7 +76,8 @@ void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std
 
 /// Activation applied after the short convolution.
 enum class Activation { none, silu };
-Activation parse_activation(const std::string& name);  ///< "none" or "silu"
+const std::vector<std::string>& activation_names();    ///< "none", "silu" (enum order)
+Activation parse_activation(const std::string& name);  ///< the Activation of activation_names()
 
 /// Causal depthwise convolution, PyTorch Conv1d(groups=c, padding=K−1) truncated to T outputs:
 /// y[t, c] = Σ_{j<K} w[j, c] x[t − (K−1) + j, c] (x = 0 before t = 0), then the activation.

@@ -45,11 +45,23 @@ struct Counterexample {
 };
 Counterexample counterexample(double xi);
 
+/// How optimal_sigma is computed: the closed-form root of the stationarity cubic, or Brent's
+/// minimiser on the closed-form MSE.
+enum class SigmaMethod { cubic, brent };
+const std::vector<std::string>& sigma_method_names();  ///< "cubic", "brent" (enum order)
+SigmaMethod parse_sigma_method(const std::string& name);
+
+/// The shape of a temperature spectrum: RoPE's geometric frequencies or the tan-shaped
+/// temperatures of random features.
+enum class SpectrumKind { rope, rfa };
+const std::vector<std::string>& spectrum_kind_names();  ///< "rope", "rfa" (enum order)
+SpectrumKind parse_spectrum_kind(const std::string& name);
+
 /// Temperature spectrum over channels j = 0..d/2−1 (paper Fig. 2; authors' code):
 ///   rope: Θ_j = temp_max · base^(−2j/d)  (squared must be false)
 ///   rfa:  φ_j = linspace(0, θ_max·π, d/2), Θ_j = tan(φ_j/2) (or tan²(φ_j/2) when squared),
 ///         rescaled so that max_j Θ_j = temp_max.
-std::vector<double> spectrum(std::size_t d, const std::string& kind, double base, double theta_max,
+std::vector<double> spectrum(std::size_t d, SpectrumKind kind, double base, double theta_max,
                              double temp_max, bool squared);
 
 }  // namespace ropelab::temperature

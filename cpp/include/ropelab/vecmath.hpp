@@ -36,6 +36,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace ropelab::simd {
 
@@ -120,6 +122,8 @@ bool supported(Isa isa);
 void set_isa(Isa isa);
 /// "scalar", "avx2", "avx512".
 const char* isa_name(Isa isa);
+/// The ISA names in enum order: "scalar", "avx2", "avx512" (_core.simd.isas()).
+const std::vector<std::string>& isa_names();
 /// Parses an ISA name (throws std::invalid_argument).
 Isa parse_isa(const char* name);
 

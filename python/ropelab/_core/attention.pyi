@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['feature_map', 'random_feature', 'softmax']
+__all__: list[str] = ['estimators', 'feature_map', 'random_feature', 'softmax']
+def estimators() -> list[str]:
+    ...
 def feature_map(X: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, estimator: str, scale: typing.SupportsFloat) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def random_feature(q: numpy.typing.ArrayLike, k: numpy.typing.ArrayLike, v: numpy.typing.ArrayLike, D: typing.SupportsInt, estimator: str, sigma: numpy.typing.ArrayLike, layout: str, orthogonal: bool, causal: bool, seed: typing.SupportsInt, trials: typing.SupportsInt, stabilize: bool, scale: typing.SupportsFloat | None, nthreads: int | None, parts: bool) -> tuple[numpy.typing.NDArray[numpy.float64], ...]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['accumulations', 'complexify', 'cumulative_phase', 'decay_bound', 'frequencies', 'layouts', 'parity_phase_error', 'realify', 'realify_diagonal', 'rope_angles', 'rotate', 'rotation_matrix', 'selective_phase', 'short_conv']
+__all__: list[str] = ['accumulations', 'activations', 'complexify', 'cumulative_phase', 'decay_bound', 'frequencies', 'layouts', 'parity_phase_error', 'realify', 'realify_diagonal', 'rope_angles', 'rotate', 'rotation_matrix', 'selective_phase', 'short_conv']
 def accumulations() -> list[str]:
+    ...
+def activations() -> list[str]:
     ...
 def complexify(x: numpy.typing.ArrayLike, layout: str) -> numpy.typing.NDArray[numpy.complex128]:
     ...

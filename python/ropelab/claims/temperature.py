@@ -161,7 +161,7 @@ def literal_origin() -> Evidence:
         q, k = temperature.unit_pair(xi, d=4)
         lit = float(rff.moments(q, k, s, "trig", "literal")[0])
         conj = float(rff.moments(q, k, s, "trig", "conjugate")[0])
-        unbiased_lit = float(temperature.unbiased_sigma(xi, "literal"))
+        unbiased_lit = float(temperature.unbiased_sigma(xi, convention="literal"))
         # literal mean at the paper's σ hits the target, and the literal bias-zeroing σ is the tan rule
         good = abs(lit / np.exp(xi) - 1) < 1e-13 and abs(unbiased_lit - s) < 1e-15
         ok &= good

@@ -128,7 +128,7 @@ def _resolve_sigma(p: Mapping[str, Value]) -> float:
         if rule == "paper":
             sigma = float(temperature.paper_sigma(xi))
         elif rule == "unbiased":
-            sigma = float(temperature.unbiased_sigma(xi, conv, est))  # type: ignore[arg-type]
+            sigma = float(temperature.unbiased_sigma(xi, est, conv))  # type: ignore[arg-type]
         else:
             D = _integer("D", p["D"], 1)
             sigma = float(temperature.optimal_sigma(xi, D, est, "cubic", conv))  # type: ignore[arg-type]
