@@ -176,7 +176,7 @@ def test_counterexample_keeps_its_derived_members() -> None:
 
 def test_repr_is_the_package_style() -> None:
     c = rl.temperature.counterexample(0.5)
-    assert repr(c).startswith("Counterexample(xi=0.5, sigma_paper=0.57735,")
+    assert repr(c).startswith("Counterexample(\n    xi=0.5,\n    sigma_paper=0.57735,\n")  # > 100 characters
     f = rl.transition.prf_factor_distribution(1.0)
     assert repr(f) == "FactorDistribution(mean=1.64872, variance=4.67077, median=1, prob_gt_one=0.5)"
     # the bound class's own repr lists every field with its full repr

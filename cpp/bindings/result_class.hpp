@@ -35,6 +35,12 @@ class ROPELAB_RESULT_HIDDEN FieldValue : public py::object {
   PYBIND11_OBJECT_DEFAULT(FieldValue, py::object, ::ropelab::bind::accept_any_object)
 };
 
+/// Any object (the right-hand side of ==): named builtins.object so that the stubs do not say Any.
+class ROPELAB_RESULT_HIDDEN AnyObject : public py::object {
+ public:
+  PYBIND11_OBJECT_DEFAULT(AnyObject, py::object, ::ropelab::bind::accept_any_object)
+};
+
 #undef ROPELAB_RESULT_HIDDEN
 
 template <class T>
@@ -95,7 +101,7 @@ class ResultClass {
              "Every field by name (or all in order); an optional field may be omitted (None).");
     cls_.def(
         "__eq__",
-        [fields](const py::object& self, const py::object& other) -> bool {
+        [fields](const py::object& self, const AnyObject& other) -> bool {
           if (!py::type::of(self).is(py::type::of(other))) return false;
           return state(*fields, self).equal(state(*fields, other));
         },
@@ -204,6 +210,10 @@ class ResultClass {
 }  // namespace ropelab::bind
 
 namespace pybind11::detail {
+template <>
+struct handle_type_name<ropelab::bind::AnyObject> {
+  static constexpr auto name = const_name("builtins.object");
+};
 template <>
 struct handle_type_name<ropelab::bind::FieldValue> {
   static constexpr auto name = const_name("typing.SupportsFloat | None");
