@@ -486,10 +486,10 @@ void register_figures_of_merit(py::module_& m) {
                  "class is ropelab.spectra.FiguresOfMerit).")
       .field("N", &F::N, "Window length (samples).")
       .field("pad", &F::pad, "FFT padding factor used to locate extrema.")
-      .field("coherent_gain", &F::coherent_gain, "sum(w) / (N max|w|) (a fraction).")
+      .field("coherent_gain", &F::coherent_gain, "sum(w) / (N max abs(w)) (a fraction).")
       .field("enbw_bins", &F::enbw_bins, "Equivalent noise bandwidth N sum(w^2) / sum(w)^2 (bins).")
       .field("scalloping_loss_db", &F::scalloping_loss_db,
-             "-20 log10 |W(1/2)| / |W(0)| (dB, >= 0).")
+             "-20 log10 abs(W(1/2)) / abs(W(0)) (dB, >= 0).")
       .field("worst_case_processing_loss_db", &F::worst_case_processing_loss_db,
              "Scalloping loss + 10 log10 ENBW (dB).")
       .field("bandwidth_3db_bins", &F::bandwidth_3db_bins,
@@ -497,12 +497,12 @@ void register_figures_of_merit(py::module_& m) {
       .field("bandwidth_6db_bins", &F::bandwidth_6db_bins,
              "Full main-lobe width at half amplitude (bins; nan if never reached).")
       .field("first_min_bins", &F::first_min_bins,
-             "First local minimum of |W| beyond the main peak (bins).")
-      .field("first_min_db", &F::first_min_db, "Its level re |W(0)| (dB, <= 0).")
+             "First local minimum of abs(W) beyond the main peak (bins).")
+      .field("first_min_db", &F::first_min_db, "Its level re abs(W(0)) (dB, <= 0).")
       .field("first_min_is_null", &F::first_min_is_null,
              "Whether that minimum is a zero of the DTFT (below -200 dB).")
       .field("highest_sidelobe_db", &F::highest_sidelobe_db,
-             "Largest local maximum beyond the first minimum (dB re |W(0)|; -inf if none).")
+             "Largest local maximum beyond the first minimum (dB re abs(W(0)); -inf if none).")
       .field("highest_sidelobe_bins", &F::highest_sidelobe_bins,
              "Its frequency (bins; nan if none).")
       .field("sidelobe_falloff_db_per_octave", &F::sidelobe_falloff_db_per_octave,
@@ -512,7 +512,7 @@ void register_figures_of_merit(py::module_& m) {
       .field("overlap_correlation_75", &F::overlap_correlation_75,
              "sum w[n] w[n + N/4] / sum w^2 (a fraction).")
       .field("leakage_factor", &F::leakage_factor,
-             "Energy outside the main lobe |f| < first_min_bins over the total (a fraction).")
+             "Energy outside the main lobe abs(f) < first_min_bins over the total (a fraction).")
       .field("is_causal_exponential", &F::is_causal_exponential,
              "w[n] = w[0] r^n with 0 < r <= 1 (r = 1: the rectangle).")
       .optional_field(
@@ -521,7 +521,7 @@ void register_figures_of_merit(py::module_& m) {
       .optional_field(
           "truncation_ripple_db", &F::truncation_ripple_db,
           +[](const F& r) { return r.is_causal_exponential; },
-          "Causal exponential only: peak-to-peak ripple of |W| against the N -> inf "
+          "Causal exponential only: peak-to-peak ripple of abs(W) against the N -> inf "
           "envelope (dB; inf for the rectangle); else None.")
       .finish();
 }

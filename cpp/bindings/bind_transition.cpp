@@ -381,9 +381,10 @@ transition::FactorDistribution prf_factor_distribution(FloatLike dn_o, FloatLike
 
 void register_transition(py::module_& m) {
   using D = transition::FactorDistribution;
-  ResultClass<D>(m, "FactorDistribution",
-                 "Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma |Delta| "
-                 "(the documented class is ropelab.transition.FactorDistribution).")
+  ResultClass<D>(
+      m, "FactorDistribution",
+      "Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) "
+      "(the documented class is ropelab.transition.FactorDistribution).")
       .field("mean", &D::mean, "exp(s^2/2) (>= 1).")
       .field("variance", &D::variance, "(exp(s^2) - 1) exp(s^2).")
       .field("median", &D::median, "1.")

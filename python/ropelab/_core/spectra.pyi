@@ -58,7 +58,7 @@ class FiguresOfMerit:
     @property
     def coherent_gain(self) -> float:
         """
-        sum(w) / (N max|w|) (a fraction).
+        sum(w) / (N max abs(w)) (a fraction).
         """
     @property
     def decay_ratio(self) -> float | None:
@@ -73,12 +73,12 @@ class FiguresOfMerit:
     @property
     def first_min_bins(self) -> float:
         """
-        First local minimum of |W| beyond the main peak (bins).
+        First local minimum of abs(W) beyond the main peak (bins).
         """
     @property
     def first_min_db(self) -> float:
         """
-        Its level re |W(0)| (dB, <= 0).
+        Its level re abs(W(0)) (dB, <= 0).
         """
     @property
     def first_min_is_null(self) -> bool:
@@ -93,7 +93,7 @@ class FiguresOfMerit:
     @property
     def highest_sidelobe_db(self) -> float:
         """
-        Largest local maximum beyond the first minimum (dB re |W(0)|; -inf if none).
+        Largest local maximum beyond the first minimum (dB re abs(W(0)); -inf if none).
         """
     @property
     def is_causal_exponential(self) -> bool:
@@ -103,7 +103,7 @@ class FiguresOfMerit:
     @property
     def leakage_factor(self) -> float:
         """
-        Energy outside the main lobe |f| < first_min_bins over the total (a fraction).
+        Energy outside the main lobe abs(f) < first_min_bins over the total (a fraction).
         """
     @property
     def overlap_correlation_50(self) -> float:
@@ -123,7 +123,7 @@ class FiguresOfMerit:
     @property
     def scalloping_loss_db(self) -> float:
         """
-        -20 log10 |W(1/2)| / |W(0)| (dB, >= 0).
+        -20 log10 abs(W(1/2)) / abs(W(0)) (dB, >= 0).
         """
     @property
     def sidelobe_falloff_db_per_octave(self) -> float:
@@ -133,7 +133,7 @@ class FiguresOfMerit:
     @property
     def truncation_ripple_db(self) -> float | None:
         """
-        Causal exponential only: peak-to-peak ripple of |W| against the N -> inf envelope (dB; inf for the rectangle); else None.
+        Causal exponential only: peak-to-peak ripple of abs(W) against the N -> inf envelope (dB; inf for the rectangle); else None.
         """
     @property
     def worst_case_processing_loss_db(self) -> float:

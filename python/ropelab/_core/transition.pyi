@@ -9,7 +9,7 @@ import typing
 __all__: list[str] = ['FactorDistribution', 'commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
 class FactorDistribution:
     """
-    Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma |Delta| (the documented class is ropelab.transition.FactorDistribution).
+    Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) (the documented class is ropelab.transition.FactorDistribution).
     """
     __match_args__: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
     _field_types: typing.ClassVar[dict] = {'mean': 'float', 'variance': 'float', 'median': 'float', 'prob_gt_one': 'float'}
