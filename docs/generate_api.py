@@ -57,6 +57,10 @@ def _directive(qual: str, obj: object) -> str:
         if dataclasses.is_dataclass(obj):
             # the fields are documented once, by the docstring's Attributes section
             out += f"   :exclude-members: {', '.join(f.name for f in dataclasses.fields(obj))}\n"
+        elif isinstance(getattr(obj, "_fields", None), tuple) and hasattr(obj, "_field_types"):
+            # a result class bound from C++: its fields are read-only properties of the compiled
+            # base class, each with its own docstring; the Attributes section links to them
+            out += "   :inherited-members:\n"
         return out
     if inspect.isfunction(obj):
         return f".. autofunction:: {qual}\n"

@@ -31,6 +31,8 @@ def _stub_parameters() -> list[tuple[str, str, str]]:
             if isinstance(node, ast.FunctionDef):
                 a = node.args
                 for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]:
+                    if arg.arg == "self" and arg is [*a.posonlyargs, *a.args][0]:
+                        continue  # a method's receiver (the result classes) is never annotated
                     ann = "" if arg.annotation is None else ast.unparse(arg.annotation)
                     out.append((pyi.name, f"{node.name}({arg.arg})", ann))
     return out

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "result_class.hpp"
 #include "ropelab/limits.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/spectrum.hpp"
@@ -403,32 +404,7 @@ carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLik
   return out;
 }
 
-py::dict fom_dict(const spectrum::FiguresOfMerit& r) {
-  py::dict d;
-  d["N"] = r.N;
-  d["pad"] = r.pad;
-  d["coherent_gain"] = r.coherent_gain;
-  d["enbw_bins"] = r.enbw_bins;
-  d["scalloping_loss_db"] = r.scalloping_loss_db;
-  d["worst_case_processing_loss_db"] = r.worst_case_processing_loss_db;
-  d["bandwidth_3db_bins"] = r.bandwidth_3db_bins;
-  d["bandwidth_6db_bins"] = r.bandwidth_6db_bins;
-  d["first_min_bins"] = r.first_min_bins;
-  d["first_min_db"] = r.first_min_db;
-  d["first_min_is_null"] = r.first_min_is_null;
-  d["highest_sidelobe_db"] = r.highest_sidelobe_db;
-  d["highest_sidelobe_bins"] = r.highest_sidelobe_bins;
-  d["sidelobe_falloff_db_per_octave"] = r.sidelobe_falloff_db_per_octave;
-  d["overlap_correlation_50"] = r.overlap_correlation_50;
-  d["overlap_correlation_75"] = r.overlap_correlation_75;
-  d["leakage_factor"] = r.leakage_factor;
-  d["is_causal_exponential"] = r.is_causal_exponential;
-  d["decay_ratio"] = r.decay_ratio;
-  d["truncation_ripple_db"] = r.truncation_ripple_db;
-  return d;
-}
-
-py::dict figures_of_merit(ArrayLike w_o, IntLike pad_o) {
+spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   const char* f = "spectra.figures_of_merit";
   const darray w = real_array(w_o, f, "w");
   if (w.ndim() != 1) value_error(f, "w", "must be a 1-D array", w_o);
@@ -453,7 +429,7 @@ py::dict figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
-  return fom_dict(work->r);
+  return work->r;
 }
 
 py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
@@ -488,7 +464,7 @@ py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad
   const spectrum::LeakageMap& m = work->m;
   py::dict d;
   py::list rows;
-  for (const auto& r : m.window) rows.append(fom_dict(r));
+  for (const auto& r : m.window) rows.append(py::cast(r));
   d["window"] = rows;
   auto grid = [&](const std::vector<double>& v) {
     darray a({static_cast<py::ssize_t>(A), static_cast<py::ssize_t>(W)});
@@ -501,9 +477,59 @@ py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad
   return d;
 }
 
+/// FiguresOfMerit as a class with read-only fields (registered before the functions returning
+/// it, so that their signatures name it).
+void register_figures_of_merit(py::module_& m) {
+  using F = spectrum::FiguresOfMerit;
+  ResultClass<F>(m, "FiguresOfMerit",
+                 "Figures of merit of a window (Harris 1978); frequencies in bins (the documented "
+                 "class is ropelab.spectra.FiguresOfMerit).")
+      .field("N", &F::N, "Window length (samples).")
+      .field("pad", &F::pad, "FFT padding factor used to locate extrema.")
+      .field("coherent_gain", &F::coherent_gain, "sum(w) / (N max abs(w)) (a fraction).")
+      .field("enbw_bins", &F::enbw_bins, "Equivalent noise bandwidth N sum(w^2) / sum(w)^2 (bins).")
+      .field("scalloping_loss_db", &F::scalloping_loss_db,
+             "-20 log10 abs(W(1/2)) / abs(W(0)) (dB, >= 0).")
+      .field("worst_case_processing_loss_db", &F::worst_case_processing_loss_db,
+             "Scalloping loss + 10 log10 ENBW (dB).")
+      .field("bandwidth_3db_bins", &F::bandwidth_3db_bins,
+             "Full main-lobe width at half power (bins; nan if never reached).")
+      .field("bandwidth_6db_bins", &F::bandwidth_6db_bins,
+             "Full main-lobe width at half amplitude (bins; nan if never reached).")
+      .field("first_min_bins", &F::first_min_bins,
+             "First local minimum of abs(W) beyond the main peak (bins).")
+      .field("first_min_db", &F::first_min_db, "Its level re abs(W(0)) (dB, <= 0).")
+      .field("first_min_is_null", &F::first_min_is_null,
+             "Whether that minimum is a zero of the DTFT (below -200 dB).")
+      .field("highest_sidelobe_db", &F::highest_sidelobe_db,
+             "Largest local maximum beyond the first minimum (dB re abs(W(0)); -inf if none).")
+      .field("highest_sidelobe_bins", &F::highest_sidelobe_bins,
+             "Its frequency (bins; nan if none).")
+      .field("sidelobe_falloff_db_per_octave", &F::sidelobe_falloff_db_per_octave,
+             "Asymptotic fall-off of the sidelobes (dB/octave).")
+      .field("overlap_correlation_50", &F::overlap_correlation_50,
+             "sum w[n] w[n + N/2] / sum w^2 (a fraction).")
+      .field("overlap_correlation_75", &F::overlap_correlation_75,
+             "sum w[n] w[n + N/4] / sum w^2 (a fraction).")
+      .field("leakage_factor", &F::leakage_factor,
+             "Energy outside the main lobe abs(f) < first_min_bins over the total (a fraction).")
+      .field("is_causal_exponential", &F::is_causal_exponential,
+             "w[n] = w[0] r^n with 0 < r <= 1 (r = 1: the rectangle).")
+      .optional_field(
+          "decay_ratio", &F::decay_ratio, +[](const F& r) { return r.is_causal_exponential; },
+          "r = exp(-alpha) for the causal exponential, else None.")
+      .optional_field(
+          "truncation_ripple_db", &F::truncation_ripple_db,
+          +[](const F& r) { return r.is_causal_exponential; },
+          "Causal exponential only: peak-to-peak ripple of abs(W) against the N -> inf "
+          "envelope (dB; inf for the rectangle); else None.")
+      .finish();
+}
+
 }  // namespace
 
 void register_spectra(py::module_& m) {
+  register_figures_of_merit(m);
   m.def("window_names", &window_names);
   m.def("window_parameters", &window_parameters, "name"_a);
   m.def("window_info", &window_info, "name"_a);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common.hpp"
+#include "result_class.hpp"
 #include "ropelab/temperature.hpp"
 
 namespace ropelab::bind {
@@ -144,21 +145,11 @@ darray spectrum(IntLike d_o, Choice kind_o, FloatLike base_o, OptionalFloat thet
   return out;
 }
 
-py::dict counterexample(FloatLike xi_o) {
+temperature::Counterexample counterexample(FloatLike xi_o) {
   const char* f = "temperature.counterexample";
   const double xi = real_scalar(xi_o, f, "xi");
   if (!(xi > -1 && xi <= 1)) value_error(f, "xi", "must lie in (-1, 1]", xi_o);
-  const temperature::Counterexample c = temperature::counterexample(xi);
-  py::dict d;
-  d["xi"] = c.xi;
-  d["sigma_paper"] = c.sigma_paper;
-  d["sigma_paper_sq"] = c.sigma_paper_sq;
-  d["mean_paper"] = c.mean_paper;
-  d["target"] = c.target;
-  d["mean_sigma1"] = c.mean_sigma1;
-  d["mean_paper_literal"] = c.mean_paper_literal;
-  d["target_literal"] = c.target_literal;
-  return d;
+  return temperature::counterexample(xi);
 }
 
 }  // namespace
@@ -166,6 +157,22 @@ py::dict counterexample(FloatLike xi_o) {
 void register_temperature(py::module_& m) {
   m.def("methods", &temperature::sigma_method_names);
   m.def("spectrum_kinds", &temperature::spectrum_kind_names);
+  using C = temperature::Counterexample;
+  ResultClass<C>(m, "Counterexample",
+                 "The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the "
+                 "documented class is ropelab.temperature.Counterexample).")
+      .field("xi", &C::xi, "The cosine q.k of the unit-norm pair.")
+      .field("sigma_paper", &C::sigma_paper, "The paper's temperature tan(arccos(xi)/2).")
+      .field("sigma_paper_sq", &C::sigma_paper_sq, "Its square (1 - xi)/(1 + xi).")
+      .field("mean_paper", &C::mean_paper,
+             "E[K] of the conjugate product at the paper's sigma: exp(1 - sigma^2 (1 - xi)).")
+      .field("target", &C::target, "The kernel value exp(xi).")
+      .field("mean_sigma1", &C::mean_sigma1, "E[K] of the conjugate product at sigma = 1.")
+      .field("mean_paper_literal", &C::mean_paper_literal,
+             "E[K] of the literal product at the paper's sigma: exp(1 - sigma^2 (1 + xi)).")
+      .field("target_literal", &C::target_literal,
+             "What the literal product estimates at sigma = 1: exp(-xi).")
+      .finish();
   m.def("paper_sigma", &paper_sigma, "xi"_a);
   m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);
   m.def("mse", &mse, "sigma"_a, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);

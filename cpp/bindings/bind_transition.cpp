@@ -9,6 +9,7 @@
 
 #include "batch.hpp"
 #include "common.hpp"
+#include "result_class.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/transition.hpp"
 
@@ -367,20 +368,28 @@ darray prf_transition_factor(ArrayLike q_o, ArrayLike omega_o) {
   return out;
 }
 
-py::dict prf_factor_distribution(FloatLike dn_o, FloatLike sigma_o) {
+transition::FactorDistribution prf_factor_distribution(FloatLike dn_o, FloatLike sigma_o) {
   const char* f = "transition.prf_factor_distribution";
   const double dn = real_scalar(dn_o, f, "delta_norm");
   if (dn < 0) value_error(f, "delta_norm", "must be >= 0", dn_o);
   const double sigma = real_scalar(sigma_o, f, "sigma");
   if (sigma < 0) value_error(f, "sigma", "must be >= 0", sigma_o);
-  const transition::FactorDistribution r = transition::prf_factor_distribution(dn, sigma);
-  return py::dict("mean"_a = r.mean, "variance"_a = r.variance, "median"_a = r.median,
-                  "prob_gt_one"_a = r.prob_gt_one);
+  return transition::prf_factor_distribution(dn, sigma);
 }
 
 }  // namespace
 
 void register_transition(py::module_& m) {
+  using D = transition::FactorDistribution;
+  ResultClass<D>(
+      m, "FactorDistribution",
+      "Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) "
+      "(the documented class is ropelab.transition.FactorDistribution).")
+      .field("mean", &D::mean, "exp(s^2/2) (>= 1).")
+      .field("variance", &D::variance, "(exp(s^2) - 1) exp(s^2).")
+      .field("median", &D::median, "1.")
+      .field("prob_gt_one", &D::prob_gt_one, "P(factor > 1): 1/2 for s > 0, 0 for s = 0.")
+      .finish();
   m.def("norms", &transition::norm_names);
   m.def("effective", &effective, "psi_prev"_a, "psi_t"_a, "gate"_a, "layout"_a);
   m.def("effective_sequence", &effective_sequence, "psi"_a, "gates"_a, "layout"_a);

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ResultDisplay", "short_value"]
+__all__ = ["ResultDisplay", "field_names", "field_types", "short_value"]
 
 #: ``repr`` stays on one line up to this width, else one field per line.
 _ONE_LINE = 100
@@ -53,7 +53,7 @@ def short_value(v: Any, width: int = 60) -> str:
                 else ", no finite values"
             )
             text = f"array(shape={v.shape}, {v.dtype}{rng})"
-    elif isinstance(v, (list, tuple)) and v and dataclasses.is_dataclass(v[0]):
+    elif isinstance(v, (list, tuple)) and v and (dataclasses.is_dataclass(v[0]) or isinstance(v[0], ResultDisplay)):
         text = f"[{len(v)} × {type(v[0]).__name__}]"
     elif isinstance(v, Mapping):
         text = "{" + ", ".join(f"{k}: {short_value(x, width)}" for k, x in v.items()) + "}"
@@ -62,19 +62,83 @@ def short_value(v: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def field_names(cls: type) -> tuple[str, ...]:
+    """The fields of a result class bound from C++ (its ``_fields``), in order.
+
+    Parameters
+    ----------
+    cls : type
+        A result class of ``ropelab._core`` or a class derived from one.
+
+    Returns
+    -------
+    tuple of str
+        The field names, in the order of the C++ struct.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not such a class.
+
+    Examples
+    --------
+    >>> from ropelab.transition import FactorDistribution
+    >>> field_names(FactorDistribution)
+    ('mean', 'variance', 'median', 'prob_gt_one')
+    """
+    names = getattr(cls, "_fields", None)
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"field_names: {cls!r} is not a result class bound from C++")
+    return names
+
+
+def field_types(cls: type) -> dict[str, str]:
+    """The type of each field of a result class bound from C++ (its ``_field_types``), in order.
+
+    Parameters
+    ----------
+    cls : type
+        A result class of ``ropelab._core`` or a class derived from one.
+
+    Returns
+    -------
+    dict of str to str
+        Field name to ``"int"``, ``"float"``, ``"bool"`` or ``"float | None"``.
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not such a class.
+
+    Examples
+    --------
+    >>> from ropelab.spectra import FiguresOfMerit
+    >>> t = field_types(FiguresOfMerit)
+    >>> t["N"], t["enbw_bins"], t["first_min_is_null"], t["decay_ratio"]
+    ('int', 'float', 'bool', 'float | None')
+    """
+    types = getattr(cls, "_field_types", None)
+    if not isinstance(types, dict):
+        raise TypeError(f"field_types: {cls!r} is not a result class bound from C++")
+    return {name: str(types[name]) for name in field_names(cls)}
+
+
 class ResultDisplay:
-    """Mixin for result dataclasses: compact ``repr`` and ``_repr_html_`` from the shown fields.
+    """Mixin for result classes: compact ``repr`` and ``_repr_html_`` from the shown fields.
 
     A dataclass using it is declared with ``repr=False`` so that these methods are not replaced;
-    fields declared with ``field(repr=False)`` are left out of both views.
+    fields declared with ``field(repr=False)`` are left out of both views. A result class bound
+    from C++ (``ropelab._core``; it lists its fields in ``_fields``) shows every field; the mixin
+    comes first among its bases so that its ``repr`` is the one used; neither adds a
+    ``__dict__`` (no ``__slots__`` entries here), so such a result takes no new attributes.
     """
 
+    __slots__ = ()
+
     def _shown(self) -> list[tuple[str, Any]]:
-        return [
-            (f.name, getattr(self, f.name))
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if f.repr
-        ]
+        if not dataclasses.is_dataclass(self):
+            return [(name, getattr(self, name)) for name in field_names(type(self))]
+        return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.repr]
 
     def __repr__(self) -> str:
         items = [f"{name}={short_value(value)}" for name, value in self._shown()]

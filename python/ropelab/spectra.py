@@ -33,14 +33,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, field_names
 from ropelab._types import ArrayLike, ComplexArray, FloatArray
 from ropelab._validation import negated
 
@@ -617,9 +617,12 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
-@dataclass(frozen=True, repr=False)
-class FiguresOfMerit(ResultDisplay):
+class FiguresOfMerit(ResultDisplay, _core.spectra.FiguresOfMerit):
     """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
+
+    The fields are read-only and are those of the compiled result, in the order of ``_fields``.
+    Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
+    be built from every field by name.
 
     Attributes
     ----------
@@ -687,34 +690,7 @@ class FiguresOfMerit(ResultDisplay):
         ``20 log10 ((1 + rᴺ)/(1 − rᴺ))`` (``inf`` for the rectangle); None otherwise.
     """
 
-    N: int
-    pad: int
-    coherent_gain: float
-    enbw_bins: float
-    scalloping_loss_db: float
-    worst_case_processing_loss_db: float
-    bandwidth_3db_bins: float
-    bandwidth_6db_bins: float
-    first_min_bins: float
-    first_min_db: float
-    first_min_is_null: bool
-    highest_sidelobe_db: float
-    highest_sidelobe_bins: float
-    sidelobe_falloff_db_per_octave: float
-    overlap_correlation_50: float
-    overlap_correlation_75: float
-    leakage_factor: float
-    is_causal_exponential: bool
-    decay_ratio: float | None = None
-    truncation_ripple_db: float | None = None
-
-    @classmethod
-    def _from_core(cls, d: dict[str, Any]) -> FiguresOfMerit:
-        d = dict(d)
-        if not d["is_causal_exponential"]:
-            d["decay_ratio"] = None
-            d["truncation_ripple_db"] = None
-        return cls(**d)
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict (JSON-ready: non-finite floats become strings).
@@ -730,7 +706,7 @@ class FiguresOfMerit(ResultDisplay):
                 return str(v)
             return v
 
-        return {k: clean(v) for k, v in asdict(self).items()}
+        return {k: clean(getattr(self, k)) for k in field_names(type(self))}
 
 
 def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
@@ -761,7 +737,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """
-    return FiguresOfMerit._from_core(_core.spectra.figures_of_merit(w=w, pad=pad))
+    return FiguresOfMerit(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
 @dataclass(frozen=True, repr=False)
@@ -956,7 +932,7 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
         omega=np.array(om, dtype=float, copy=True),
         N=int(N),
         pad=int(pad),
-        figures=[FiguresOfMerit._from_core(r) for r in d["window"]],
+        figures=[FiguresOfMerit(r) for r in d["window"]],
         tone_scalloping_loss_db=d["scalloping_db"],
         bin_leakage_factor=d["bin_leakage_factor"],
         far_leakage_db=d["far_leakage_db"],

@@ -15,7 +15,7 @@ optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ�
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, field_names
 from ropelab._types import FloatArray
 from ropelab._validation import broadcast_shape, check_output_size, integer, real_number, scalar_or_array
 
@@ -205,9 +205,12 @@ def optimal_sigma(
     return float(out) if out.ndim == 0 else out
 
 
-@dataclass(frozen=True, repr=False)
-class Counterexample(ResultDisplay):
+class Counterexample(ResultDisplay, _core.temperature.Counterexample):
     """The numbers of Theorem 1's counterexample at ``ξ`` (unit norms, trig estimator).
+
+    The fields are read-only and are those of the compiled result, in the order of ``_fields``.
+    Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
+    be built from every field by name.
 
     Attributes
     ----------
@@ -227,14 +230,7 @@ class Counterexample(ResultDisplay):
         What the literal product estimates at σ = 1: ``exp(−ξ)``.
     """
 
-    xi: float
-    sigma_paper: float
-    sigma_paper_sq: float
-    mean_paper: float
-    target: float
-    mean_sigma1: float
-    mean_paper_literal: float
-    target_literal: float
+    __slots__ = ()
 
     @property
     def relative_bias_paper(self) -> float:
@@ -264,7 +260,7 @@ class Counterexample(ResultDisplay):
         dict of str to float
             The fields by name (JSON-serialisable).
         """
-        return asdict(self)
+        return {k: float(getattr(self, k)) for k in field_names(type(self))}
 
 
 def counterexample(xi: float = 0.5) -> Counterexample:
@@ -286,7 +282,7 @@ def counterexample(xi: float = 0.5) -> Counterexample:
     >>> round(c.sigma_paper_sq, 12), round(c.mean_paper, 5), round(c.target, 5)
     (0.333333333333, 2.30098, 1.64872)
     """
-    return Counterexample(**_core.temperature.counterexample(xi=xi))
+    return Counterexample(_core.temperature.counterexample(xi=xi))
 
 
 def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:

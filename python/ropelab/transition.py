@@ -12,7 +12,6 @@ The computation runs in the compiled core (``ropelab._core.transition``, Eigen).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -301,9 +300,12 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     return np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
 
 
-@dataclass(frozen=True, repr=False)
-class FactorDistribution(ResultDisplay):
+class FactorDistribution(ResultDisplay, _core.transition.FactorDistribution):
     """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
+
+    The fields are read-only and are those of the compiled result, in the order of ``_fields``.
+    Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
+    be built from every field by name.
 
     Attributes
     ----------
@@ -317,10 +319,7 @@ class FactorDistribution(ResultDisplay):
         ``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly 1).
     """
 
-    mean: float  #: ``e^{s²/2}`` (≥ 1)
-    variance: float  #: ``(e^{s²} − 1) e^{s²}``
-    median: float  #: 1
-    prob_gt_one: float  #: ``P(factor > 1)``: 1/2 for ``s > 0``
+    __slots__ = ()
 
 
 def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDistribution:
@@ -344,10 +343,4 @@ def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDist
     >>> round(f.mean, 6), f.prob_gt_one
     (1.648721, 0.5)
     """
-    r = _core.transition.prf_factor_distribution(delta_norm=delta_norm, sigma=sigma)
-    return FactorDistribution(
-        mean=float(r["mean"]),
-        variance=float(r["variance"]),
-        median=float(r["median"]),
-        prob_gt_one=float(r["prob_gt_one"]),
-    )
+    return FactorDistribution(_core.transition.prf_factor_distribution(delta_norm=delta_norm, sigma=sigma))

@@ -2,10 +2,64 @@
 effective transitions, norms, Householder
 """
 from __future__ import annotations
+import builtins
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
+__all__: list[str] = ['FactorDistribution', 'commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
+class FactorDistribution:
+    """
+    Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) (the documented class is ropelab.transition.FactorDistribution).
+    """
+    __match_args__: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
+    _field_types: typing.ClassVar[dict] = {'mean': 'float', 'variance': 'float', 'median': 'float', 'prob_gt_one': 'float'}
+    _fields: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
+    def __eq__(self, other: builtins.object) -> bool:
+        """
+        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        """
+    def __getstate__(self) -> tuple:
+        ...
+    def __hash__(self) -> int:
+        """
+        Hash of the fields.
+        """
+    @typing.overload
+    def __init__(self, other: FactorDistribution) -> None:
+        """
+        A copy of another result of this type.
+        """
+    @typing.overload
+    def __init__(self, *args: typing.SupportsFloat | None, **kwargs: typing.SupportsFloat | None) -> None:
+        """
+        Every field by name (or all in order); an optional field may be omitted (None).
+        """
+    def __repr__(self) -> str:
+        """
+        The fields, by name.
+        """
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    @property
+    def mean(self) -> float:
+        """
+        exp(s^2/2) (>= 1).
+        """
+    @property
+    def median(self) -> float:
+        """
+        1.
+        """
+    @property
+    def prob_gt_one(self) -> float:
+        """
+        P(factor > 1): 1/2 for s > 0, 0 for s = 0.
+        """
+    @property
+    def variance(self) -> float:
+        """
+        (exp(s^2) - 1) exp(s^2).
+        """
 def commutator_norm(psi_prev: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str, norm: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def effective(psi_prev: numpy.typing.ArrayLike, psi_t: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
@@ -22,7 +76,7 @@ def householder_product(W: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy
     ...
 def norms() -> list[str]:
     ...
-def prf_factor_distribution(delta_norm: typing.SupportsFloat, sigma: typing.SupportsFloat) -> dict:
+def prf_factor_distribution(delta_norm: typing.SupportsFloat, sigma: typing.SupportsFloat) -> FactorDistribution:
     ...
 def prf_transition_factor(q: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ropelab import rff, spectra, temperature
+from ropelab._display import field_types
 from ropelab.sweep._grid import Value
 
 #: Marks an axis that has no default: the grid must give it.
@@ -199,7 +200,7 @@ RFF_MSE = Task(
 # ---------------------------------------------------------------------------------- window_merit
 
 _WINDOW_PARAMS = sorted({p for ps in spectra.WINDOWS.values() for p in ps} | {"alpha_n"})
-_MERIT_FIELDS = tuple(f for f in fields(spectra.FiguresOfMerit) if f.name not in ("N", "pad"))
+_MERIT_FIELDS = tuple((f, t) for f, t in field_types(spectra.FiguresOfMerit).items() if f not in ("N", "pad"))
 
 
 def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
@@ -233,9 +234,9 @@ def _merit_check(p: dict[str, Value]) -> None:
 def _merit_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
     m = spectra.figures_of_merit(_window(p), int(p["pad"]))
     out: Outputs = {}
-    for f in _MERIT_FIELDS:
-        v = getattr(m, f.name)
-        out[f.name] = math.nan if v is None else v
+    for f, _ in _MERIT_FIELDS:
+        v = getattr(m, f)
+        out[f] = math.nan if v is None else v
     return out
 
 
@@ -243,7 +244,7 @@ WINDOW_MERIT = Task(
     name="window_merit",
     summary="Harris's figures of merit of a window or SSM decay window (deterministic)",
     axes={"window": REQUIRED, "N": 64, "pad": 64, "sym": False},
-    outputs=tuple((f.name, "bool" if f.type in (bool, "bool") else "float64") for f in _MERIT_FIELDS),
+    outputs=tuple((f, "bool" if t == "bool" else "float64") for f, t in _MERIT_FIELDS),
     monte_carlo=False,
     check=_merit_check,
     compute=_merit_compute,

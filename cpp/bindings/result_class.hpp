@@ -1,0 +1,221 @@
+#pragma once
+/// \file result_class.hpp
+/// A C++ result struct bound as a Python class with read-only fields, each field named ONCE
+/// (here, by the binding that registers it): the class gets `_fields` (the names in order, as
+/// a namedtuple has), `_field_types` (name to "int", "float", "bool" or "float | None") and
+/// `__match_args__`, a keyword (or positional) constructor taking every
+/// field, a copy constructor, value equality and hashing, a `__repr__` and pickling — all from
+/// that one list. The Python layer derives its result classes from these (adding only its
+/// display and any derived properties), never listing the fields again.
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "common.hpp"
+
+namespace ropelab::bind {
+
+#if defined(__GNUC__)
+#define ROPELAB_RESULT_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define ROPELAB_RESULT_HIDDEN
+#endif
+
+/// The value of one field given to a result class's constructor (a number, a bool, or None for
+/// an optional field); checked by the field's own conversion.
+class ROPELAB_RESULT_HIDDEN FieldValue : public py::object {
+ public:
+  PYBIND11_OBJECT_DEFAULT(FieldValue, py::object, ::ropelab::bind::accept_any_object)
+};
+
+/// Any object (the right-hand side of ==): named builtins.object so that the stubs do not say Any.
+class ROPELAB_RESULT_HIDDEN AnyObject : public py::object {
+ public:
+  PYBIND11_OBJECT_DEFAULT(AnyObject, py::object, ::ropelab::bind::accept_any_object)
+};
+
+#undef ROPELAB_RESULT_HIDDEN
+
+template <class T>
+class ResultClass {
+ public:
+  ResultClass(py::module_& m, const char* name, const char* doc)
+      : cls_(m, name, doc), name_(name), fields_(std::make_shared<std::vector<Field>>()) {}
+
+  /// A field read as the member itself (int, float or bool).
+  template <class V>
+  ResultClass& field(const char* name, V T::*member, const char* doc) {
+    cls_.def_readonly(name, member, doc);
+    const std::string type_name = name_;
+    const char* type = std::is_same_v<V, bool> ? "bool" : std::is_integral_v<V> ? "int" : "float";
+    fields_->push_back({name, type, false, [member, name, type_name](T& t, py::handle v) {
+                          t.*member = load<V>(v, type_name, name);
+                        }});
+    return *this;
+  }
+
+  /// A float field that reads None where `present(t)` is false (stored as NaN; None or omitted
+  /// in the constructor).
+  ResultClass& optional_field(const char* name, double T::*member, bool (*present)(const T&),
+                              const char* doc) {
+    cls_.def_property_readonly(
+        name,
+        [member, present](const T& t) -> std::optional<double> {
+          if (present(t)) return t.*member;
+          return std::nullopt;
+        },
+        doc);
+    const std::string type_name = name_;
+    fields_->push_back({name, "float | None", true, [member, name, type_name](T& t, py::handle v) {
+                          t.*member = v.is_none() ? std::numeric_limits<double>::quiet_NaN()
+                                                  : load<double>(v, type_name, name);
+                        }});
+    return *this;
+  }
+
+  /// Adds everything derived from the field list; call once, after the last field.
+  py::class_<T>& finish() {
+    auto fields = fields_;
+    py::list names;
+    py::dict types;
+    for (const Field& f : *fields) {
+      names.append(f.name);
+      types[py::str(f.name)] = f.type;
+    }
+    cls_.attr("_fields") = py::tuple(names);
+    cls_.attr("_field_types") = types;
+    cls_.attr("__match_args__") = py::tuple(names);
+    const std::string type_name = name_;
+    cls_.def(py::init<const T&>(), "other"_a, "A copy of another result of this type.");
+    cls_.def(py::init([fields, type_name](const py::Args<FieldValue>& args,
+                                          const py::KWArgs<FieldValue>& kwargs) {
+               return build(*fields, type_name, args, kwargs);
+             }),
+             "Every field by name (or all in order); an optional field may be omitted (None).");
+    cls_.def(
+        "__eq__",
+        [fields](const py::object& self, const AnyObject& other) -> bool {
+          if (!py::type::of(self).is(py::type::of(other))) return false;
+          return state(*fields, self).equal(state(*fields, other));
+        },
+        "other"_a,
+        "Same type and every field equal (NaN is unequal to itself, as in a dataclass).");
+    cls_.def(
+        "__hash__",
+        [fields](const py::object& self) -> py::ssize_t { return py::hash(state(*fields, self)); },
+        "Hash of the fields.");
+    cls_.def(
+        "__repr__",
+        [fields](const py::object& self) -> std::string {
+          std::string out = py::type::of(self).attr("__name__").cast<std::string>() + "(";
+          bool first = true;
+          for (const Field& f : *fields) {
+            if (!first) out += ", ";
+            first = false;
+            out += f.name + "=" + std::string(py::repr(self.attr(f.name.c_str())));
+          }
+          return out + ")";
+        },
+        "The fields, by name.");
+    cls_.def(py::pickle([fields](const py::object& self) { return state(*fields, self); },
+                        [fields, type_name](const py::tuple& s) {
+                          return build(*fields, type_name, s, py::dict());
+                        }));
+    return cls_;
+  }
+
+ private:
+  struct Field {
+    std::string name;
+    std::string type;  ///< "int", "float", "bool" or "float | None"
+    bool optional;
+    std::function<void(T&, py::handle)> set;
+  };
+
+  /// The value of a field, or TypeError naming the class, the field and the value.
+  template <class V>
+  static V load(py::handle v, const std::string& type_name, const std::string& field) {
+    py::detail::make_caster<V> c;
+    // a bool field takes only a bool (True/False, numpy.bool_); a number field no bool
+    const bool is_bool =
+        PyBool_Check(v.ptr()) || std::string(Py_TYPE(v.ptr())->tp_name).rfind("numpy.bool", 0) == 0;
+    const bool ok = (std::is_same_v<V, bool> == is_bool) && c.load(v, true);
+    if (!ok) {
+      throw py::type_error(type_name + ": " + field + " must be " +
+                           (std::is_same_v<V, bool> ? "a bool"
+                            : std::is_integral_v<V> ? "an integer >= 0"
+                                                    : "a real number") +
+                           ", got " + py::repr(v).cast<std::string>());
+    }
+    return py::detail::cast_op<V>(c);
+  }
+
+  static py::tuple state(const std::vector<Field>& fields, const py::object& self) {
+    py::tuple s(fields.size());
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      s[i] = self.attr(fields[i].name.c_str());
+    }
+    return s;
+  }
+
+  static T build(const std::vector<Field>& fields, const std::string& type_name,
+                 const py::tuple& args, const py::dict& kwargs) {
+    if (args.size() > fields.size()) {
+      throw py::type_error(type_name + ": takes at most " + std::to_string(fields.size()) +
+                           " fields, got " + std::to_string(args.size()));
+    }
+    T t{};
+    std::size_t used = 0;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const Field& f = fields[i];
+      const bool positional = i < args.size();
+      const bool named = kwargs.contains(f.name);
+      if (positional && named) {
+        throw py::type_error(type_name + ": got " + f.name + " both by position and by name");
+      }
+      if (named) ++used;
+      if (positional) {
+        f.set(t, args[i]);
+      } else if (named) {
+        f.set(t, kwargs[f.name.c_str()]);
+      } else if (f.optional) {
+        f.set(t, py::none());
+      } else {
+        throw py::type_error(type_name + ": missing field " + f.name);
+      }
+    }
+    if (used != kwargs.size()) {
+      for (const auto& kv : kwargs) {
+        const std::string k = py::str(kv.first).cast<std::string>();
+        bool known = false;
+        for (const Field& f : fields) known = known || f.name == k;
+        if (!known) throw py::type_error(type_name + ": unknown field " + k);
+      }
+    }
+    return t;
+  }
+
+  py::class_<T> cls_;
+  std::string name_;
+  std::shared_ptr<std::vector<Field>> fields_;
+};
+
+}  // namespace ropelab::bind
+
+namespace pybind11::detail {
+template <>
+struct handle_type_name<ropelab::bind::AnyObject> {
+  static constexpr auto name = const_name("builtins.object");
+};
+template <>
+struct handle_type_name<ropelab::bind::FieldValue> {
+  static constexpr auto name = const_name("typing.SupportsFloat | None");
+};
+}  // namespace pybind11::detail
