@@ -6,7 +6,7 @@ import builtins
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Counterexample', 'counterexample', 'depressed_cubic_root', 'mse', 'optimal_sigma', 'paper_sigma', 'spectrum', 'unbiased_sigma']
+__all__: list[str] = ['Counterexample', 'counterexample', 'depressed_cubic_root', 'methods', 'mse', 'optimal_sigma', 'paper_sigma', 'spectrum', 'spectrum_kinds', 'unbiased_sigma']
 class Counterexample:
     """
     The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the documented class is ropelab.temperature.Counterexample).
@@ -86,6 +86,8 @@ def depressed_cubic_root(p: typing.SupportsFloat | typing.SupportsIndex, r: typi
     """
     Unique real root of t^3 + p t + r = 0 for p >= 0.
     """
+def methods() -> list[str]:
+    ...
 def mse(sigma: numpy.typing.ArrayLike, xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, estimator: str, convention: str, log: bool) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def optimal_sigma(xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, estimator: str, convention: str, method: str) -> numpy.typing.NDArray[numpy.float64]:
@@ -93,6 +95,8 @@ def optimal_sigma(xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, estimat
 def paper_sigma(xi: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def spectrum(d: typing.SupportsInt, kind: str, base: typing.SupportsFloat, theta_max: typing.SupportsFloat | None, temp_max: typing.SupportsFloat, squared: bool) -> numpy.typing.NDArray[numpy.float64]:
+    ...
+def spectrum_kinds() -> list[str]:
     ...
 def unbiased_sigma(xi: numpy.typing.ArrayLike, estimator: str, convention: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
