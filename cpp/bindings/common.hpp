@@ -436,37 +436,19 @@ inline darray empty_like(const py::array& like) {
 
 /// The names the signatures (and so the stubs written by pybind11-stubgen) give the typed
 /// argument wrappers of ropelab::bind.
+// (the macro also names result_class.hpp's argument types)
 namespace pybind11::detail {
-template <>
-struct handle_type_name<ropelab::bind::ArrayLike> {
-  static constexpr auto name = const_name("numpy.typing.ArrayLike");
-};
-template <>
-struct handle_type_name<ropelab::bind::OptionalArrayLike> {
-  static constexpr auto name = const_name("numpy.typing.ArrayLike | None");
-};
-template <>
-struct handle_type_name<ropelab::bind::FloatLike> {
-  static constexpr auto name = const_name("typing.SupportsFloat");
-};
-template <>
-struct handle_type_name<ropelab::bind::OptionalFloat> {
-  static constexpr auto name = const_name("typing.SupportsFloat | None");
-};
-template <>
-struct handle_type_name<ropelab::bind::IntLike> {
-  static constexpr auto name = const_name("typing.SupportsInt");
-};
-template <>
-struct handle_type_name<ropelab::bind::OptionalInt> {
-  static constexpr auto name = const_name("int | None");
-};
-template <>
-struct handle_type_name<ropelab::bind::Choice> {
-  static constexpr auto name = const_name("str");
-};
-template <>
-struct handle_type_name<ropelab::bind::OptionalChoice> {
-  static constexpr auto name = const_name("str | None");
-};
+#define ROPELAB_ARGUMENT_TYPE_NAME(Type, Name)     \
+  template <>                                      \
+  struct handle_type_name<ropelab::bind::Type> {   \
+    static constexpr auto name = const_name(Name); \
+  };
+ROPELAB_ARGUMENT_TYPE_NAME(ArrayLike, "numpy.typing.ArrayLike")
+ROPELAB_ARGUMENT_TYPE_NAME(OptionalArrayLike, "numpy.typing.ArrayLike | None")
+ROPELAB_ARGUMENT_TYPE_NAME(FloatLike, "typing.SupportsFloat")
+ROPELAB_ARGUMENT_TYPE_NAME(OptionalFloat, "typing.SupportsFloat | None")
+ROPELAB_ARGUMENT_TYPE_NAME(IntLike, "typing.SupportsInt")
+ROPELAB_ARGUMENT_TYPE_NAME(OptionalInt, "int | None")
+ROPELAB_ARGUMENT_TYPE_NAME(Choice, "str")
+ROPELAB_ARGUMENT_TYPE_NAME(OptionalChoice, "str | None")
 }  // namespace pybind11::detail

@@ -210,12 +210,6 @@ class ResultClass {
 }  // namespace ropelab::bind
 
 namespace pybind11::detail {
-template <>
-struct handle_type_name<ropelab::bind::AnyObject> {
-  static constexpr auto name = const_name("builtins.object");
-};
-template <>
-struct handle_type_name<ropelab::bind::FieldValue> {
-  static constexpr auto name = const_name("typing.SupportsFloat | None");
-};
+ROPELAB_ARGUMENT_TYPE_NAME(AnyObject, "builtins.object")
+ROPELAB_ARGUMENT_TYPE_NAME(FieldValue, "typing.SupportsFloat | None")
 }  // namespace pybind11::detail
