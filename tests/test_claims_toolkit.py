@@ -39,6 +39,9 @@ def test_selective_phase_bad_bias_and_gate() -> None:
         rotary.selective_phase(x, [1.0], gate=1.5)
     with pytest.raises(ValueError, match=r"selective_phase: gate of shape \(3, 1\) does not broadcast"):
         rotary.selective_phase(x, [1.0], gate=np.ones((3, 1)))
+    for gate in (0j, np.full((5, 2), 0.5 + 0j), "0.5", ["0.5"]):  # not real numbers: refused, not cast
+        with pytest.raises(TypeError, match=r"selective_phase: gate must be a real array, got dtype"):
+            rotary.selective_phase(x, [1.0], gate=gate)
 
 
 def test_spectrum_float32() -> None:

@@ -266,6 +266,8 @@ def selective_phase(
     ValueError
         For a bias or gate of the wrong shape or with values out of range (and the errors of
         :func:`short_conv` and :func:`cumulative_phase`).
+    TypeError
+        For a gate that is not a real array (complex, strings).
 
     Examples
     --------
@@ -293,7 +295,10 @@ def selective_phase(
         for t in range(0, y.shape[-2], steps):
             y[..., t : t + steps, :] += e
     if gate is not None:
-        g = as_float64(np.asarray(gate))
+        g0 = np.asarray(gate)
+        if g0.dtype.kind not in "biuf":
+            raise TypeError(f"selective_phase: gate must be a real array, got dtype {g0.dtype}: {gate!r}")
+        g = as_float64(g0)
         flat = g.reshape(-1)
         for i in range(0, flat.size, _PIECE):
             piece = flat[i : i + _PIECE]
