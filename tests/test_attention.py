@@ -161,10 +161,12 @@ def masked_reference(q, k, v, omega, estimator, scale, causal):
 @pytest.mark.parametrize("estimator", ["trig", "positive", "hyperbolic"])
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("orthogonal", [False, True])
-def test_random_feature_equals_masked_quadratic_form(estimator, causal, orthogonal):
-    # chunked prefix sums == the explicit (masked) T×S matrix of φ(q)·φ(k)
+@pytest.mark.parametrize("D", [24, 300])
+def test_random_feature_equals_masked_quadratic_form(estimator, causal, orthogonal, D):
+    # chunked prefix sums == the explicit (masked) T×S matrix of φ(q)·φ(k); D = 300 runs in three
+    # feature groups, each with its own stabilisation scales
     rng = np.random.default_rng(9)
-    T, d, dv, D = 1100, 6, 3, 24
+    T, d, dv = 1100, 6, 3
     q, k = 0.5 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, dv))
     omega = rff.sample_omega(D, d, 0.8, 11, orthogonal, index=0)
@@ -236,6 +238,23 @@ def test_random_feature_bit_identical_for_every_thread_count(estimator):
             np.testing.assert_array_equal(a, b)
     nc = [attention.random_feature(q, k, v, 32, causal=False, nthreads=n, seed=2) for n in (1, 3)]
     np.testing.assert_array_equal(nc[0], nc[1])
+
+
+@pytest.mark.parametrize("estimator", ["trig", "positive", "hyperbolic"])
+@pytest.mark.parametrize("causal", [True, False])
+def test_feature_groups_bit_identical_in_every_schedule(estimator, causal):
+    # D = 300: three feature groups. One sequence runs by unit on 1 thread, one task per group on
+    # 2–3 threads, in three parallel steps on 4 or more; two sequences by unit on 1–2 threads, by
+    # group on 3–6, in steps on 7
+    rng = np.random.default_rng(15)
+    q, k, v = 0.7 * rng.standard_normal((3, 2, 1500, 6))
+    kw = dict(estimator=estimator, causal=causal, seed=5, return_parts=True)
+    for batch in (q[:1], q):
+        qq, kk, vv = batch, k[: len(batch)], v[: len(batch)]
+        runs = [attention.random_feature(qq, kk, vv, 300, nthreads=n, **kw) for n in (1, 2, 3, 4, 5, 7)]
+        for r in runs[1:]:
+            for a, b in zip(r, runs[0]):
+                np.testing.assert_array_equal(a, b)
 
 
 def test_random_feature_float32():
@@ -373,7 +392,7 @@ def test_property_softmax_rows_are_convex_combinations(T, d, dv, seed, causal):
 @given(
     T=st.integers(1, 200),
     d=st.integers(1, 5),
-    D=st.integers(1, 40),
+    D=st.one_of(st.integers(1, 40), st.sampled_from([129, 300])),
     seed=st.integers(0, 2**64 - 1),
     estimator=st.sampled_from(["trig", "positive", "hyperbolic"]),
     causal=st.booleans(),

@@ -186,11 +186,14 @@ void trial_omega(const RandomFeatureOptions& opt, std::size_t d, std::uint64_t t
 
 namespace {
 
-/// Feature evaluation for one trial: ω' = √scale·ω, so that ω'·x = ω·(√scale x).
+/// Feature evaluation for D frequencies of one trial: ω' = √scale·ω, so that ω'·x = ω·(√scale x);
+/// the features are normalised for norm_D frequencies in all (a group of a trial's frequencies).
 class Featurizer {
  public:
-  Featurizer(const double* omega, std::size_t D, std::size_t d, Estimator est, double scale)
+  Featurizer(const double* omega, std::size_t D, std::size_t d, Estimator est, double scale,
+             std::size_t norm_D)
       : D_(D),
+        norm_D_(norm_D),
         d_(d),
         F_(feature_count(est, D)),
         est_(est),
@@ -226,8 +229,8 @@ class Featurizer {
     const auto n = p.rows(), DD = ix(D_);
     out.resize(n, ix(F_));
     const double inv =
-        1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? D_ : 2 * D_));
-    const double inv_trig = 1.0 / std::sqrt(static_cast<double>(D_));
+        1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? norm_D_ : 2 * norm_D_));
+    const double inv_trig = 1.0 / std::sqrt(static_cast<double>(norm_D_));
     if (est_ == Estimator::trig) {
       // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its AVX2 sincos;
       // on the scalar path its cosine, with sin p = cos(p − π/2), whose absolute error stays below
@@ -281,7 +284,7 @@ class Featurizer {
   }
 
  private:
-  std::size_t D_, d_, F_;
+  std::size_t D_, norm_D_, d_, F_;
   Estimator est_;
   double scale_;
   RowMatrix omega_t_;                             // d×D: the scaled frequencies as columns
@@ -319,7 +322,7 @@ void transpose(const double* a, std::size_t rows, std::size_t cols, double* t) {
 
 void feature_map(const double* X, std::size_t n, std::size_t d, const double* omega, std::size_t D,
                  Estimator est, double scale, const double* shift, double* out, double* log_max) {
-  const Featurizer fz(omega, D, d, est, scale);
+  const Featurizer fz(omega, D, d, est, scale, D);
   RowMatrix p, f;
   Vector h;
   fz.project(X, n, p, h);
@@ -413,7 +416,7 @@ void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, b
 struct Scratch {
   RowMatrix pk, pq, fk, fkT, x1;
   Vector hk, hq, shift;
-  std::vector<double> A, pack, block;
+  std::vector<double> A, pack, combined;
 };
 
 /// Scratch for the tasks of parallel_blocks (one body call per task): each call borrows one, so
@@ -449,22 +452,31 @@ class ScratchPool {
   std::vector<std::unique_ptr<Scratch>> free_;
 };
 
-/// What a chunk contributes before the running state is known: the query features, the masked
-/// intra-chunk product (causal) and the state increment, the keys scaled by exp(−m_keys).
+/// What a chunk contributes before the running state is known: the query features and their
+/// shifts, the masked intra-chunk product (causal) and the state increment, the keys scaled by
+/// exp(−m_keys).
 struct ChunkParts {
   RowMatrix fq;     // n×F
+  Vector qshift;    // n
   RowMatrix local;  // n×w (causal)
   RowMatrix dZ;     // F×w
   double m_keys = 0;
   std::size_t n = 0;
 };
 
-/// The fixed data of one call.
+/// One group's numerator|denominator rows of a chunk: block (n×w) holds the group's sums of row
+/// i multiplied by exp(−lam[i]).
+struct GroupBlock {
+  std::vector<double> block, lam;
+};
+
+/// The fixed data of one call. A unit is a (trial, sequence); a sub-unit su = unit·G + g is the
+/// feature group g of a unit.
 struct Problem {
   const double *q, *k, *v;
   Shape sh;
   const RandomFeatureOptions* opt;
-  std::size_t F, w;
+  std::size_t G, w;
   double* out;
   double* num;
   double* den;
@@ -494,31 +506,58 @@ void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size
   cp.m_keys = m;
   cp.n = n;
   values_with_ones(P, seq, r0, n, sc.x1);
-  cp.dZ.resize(ix(P.F), ix(P.w));
-  chunk_state_delta(sc.fk.data(), sc.x1.data(), n, P.F, P.w, cp.dZ.data(), sc.pack);
+  cp.dZ.resize(ix(fz.F()), ix(P.w));
+  chunk_state_delta(sc.fk.data(), sc.x1.data(), n, fz.F(), P.w, cp.dZ.data(), sc.pack);
 }
 
 /// Everything of causal chunk c that does not need the state: key part, query features, and
 /// the masked product tril(fq fkᵀ)[V|1].
 void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t c,
                         ChunkParts& cp, Scratch& sc) {
-  const std::size_t r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
+  const std::size_t r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0), F = fz.F();
   key_part(P, fz, seq, r0, n, cp, sc);
   query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
-                 sc.shift, cp.fq);
-  sc.fkT.resize(ix(P.F), ix(n));
-  transpose(sc.fk.data(), n, P.F, sc.fkT.data());
+                 cp.qshift, cp.fq);
+  sc.fkT.resize(ix(F), ix(n));
+  transpose(sc.fk.data(), n, F, sc.fkT.data());
   cp.local.resize(ix(n), ix(P.w));
-  masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, P.F, P.w, cp.local.data(),
-                       sc.A, sc.pack);
+  masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, F, P.w, cp.local.data(), sc.A,
+                       sc.pack);
 }
 
-/// Rows [r0, r0 + n) of unit u from their (n×w) numerator|denominator block.
-void write_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n,
-                const double* block) {
+/// The block of a chunk from its parts and the state Z before it (null for the first chunk),
+/// merged by s: f_chunk·local + f_state·(fq Z) (causal; local null: fq Z), at exp(−s.m − qshift).
+void group_block(const Problem& P, const ChunkParts& cp, std::size_t F, const double* Z,
+                 const ScaleMerge& s, bool causal, GroupBlock& gb, Scratch& sc) {
+  gb.block.resize(cp.n * P.w);
+  gb.lam.resize(cp.n);
+  chunk_output(cp.fq.data(), Z, causal ? cp.local.data() : nullptr, cp.n, F, P.w, s,
+               gb.block.data(), sc.pack);
+  for (std::size_t i = 0; i < cp.n; ++i) gb.lam[i] = s.m + cp.qshift(ix(i));
+}
+
+/// Rows [r0, r0 + n) of unit u from its G group blocks (group g's at blocks[g·stride]): each row
+/// merged at the largest of its groups' scales, the groups added in order, then num/den. With one
+/// group the block is used as it is.
+void combine_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n,
+                  const GroupBlock* blocks, std::size_t stride, std::vector<double>& acc) {
   const std::size_t dv = P.sh.dv, w = P.w;
+  const double* merged = blocks[0].block.data();
+  if (P.G > 1) {
+    acc.assign(n * w, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      double top = kNegInf;
+      for (std::size_t g = 0; g < P.G; ++g) top = std::max(top, blocks[g * stride].lam[i]);
+      for (std::size_t g = 0; g < P.G; ++g) {
+        const GroupBlock& gb = blocks[g * stride];
+        const double f = std::exp(gb.lam[i] - top);
+        for (std::size_t j = 0; j < w; ++j) acc[i * w + j] += f * gb.block[i * w + j];
+      }
+    }
+    merged = acc.data();
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    const double* b = block + i * w;
+    const double* b = merged + i * w;
     const std::size_t row = u * P.sh.T + r0 + i;
     double* o = P.out + row * dv;
     for (std::size_t j = 0; j < dv; ++j) o[j] = b[j] / b[dv];
@@ -527,199 +566,286 @@ void write_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n,
   }
 }
 
-/// The frequencies of unit u's trial, built into `fz` unless it already holds them.
-void featurizer_for(const Problem& P, std::size_t u, std::optional<Featurizer>& fz,
-                    std::size_t& trial_held, std::vector<double>& omega) {
-  const std::size_t trial = u / P.sh.batch;
-  if (fz && trial_held == trial) return;
+/// The G featurizers of a trial: group g holds the frequencies [g·D/G, (g + 1)·D/G), its
+/// features normalised for all D.
+std::vector<Featurizer> group_featurizers(const Problem& P, std::size_t trial) {
   const RandomFeatureOptions& opt = *P.opt;
-  omega.resize(opt.D * P.sh.d);
+  std::vector<double> omega(opt.D * P.sh.d);
   trial_omega(opt, P.sh.d, trial, omega.data());
-  fz.emplace(omega.data(), opt.D, P.sh.d, opt.estimator, opt.scale);
-  trial_held = trial;
-}
-
-/// Non-causal queries of chunk c against the complete state (Z, scale irrelevant: cancels).
-void noncausal_queries(const Problem& P, const Featurizer& fz, std::size_t u, std::size_t c,
-                       const double* Z, ChunkParts& cp, Scratch& sc) {
-  const std::size_t seq = u % P.sh.batch, r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
-  query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
-                 sc.shift, cp.fq);
-  cp.local.resize(ix(n), ix(P.w));
-  chunk_output(cp.fq.data(), Z, nullptr, n, P.F, P.w, ScaleMerge{}, cp.local.data(), sc.pack);
-  write_rows(P, u, r0, n, cp.local.data());
-}
-
-/// One unit (trial, sequence) start to end on the calling thread: the chunks in order.
-void run_unit(const Problem& P, std::size_t u, const Featurizer& fz, Scratch& sc, ChunkParts& cp,
-              std::vector<double>& Z, std::vector<double>& out_block) {
-  const bool causal = P.opt->causal, stab = P.opt->stabilize;
-  const std::size_t seq = u % P.sh.batch, FW = P.F * P.w;
-  Z.assign(FW, 0.0);
-  double m = stab ? kNegInf : 0.0;
-  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
-  for (std::size_t c = 0; c < chunks; ++c) {
-    if (is_cancelled(P.cancel)) throw mc::Cancelled();
-    if (causal) {
-      causal_chunk_parts(P, fz, seq, c, cp, sc);
-    } else {
-      key_part(P, fz, seq, c * kChunk, std::min(kChunk, P.sh.S - c * kChunk), cp, sc);
-    }
-    const ScaleMerge s = merge_scales(m, cp.m_keys, stab);
-    if (causal) {
-      out_block.resize(cp.n * P.w);
-      chunk_output(cp.fq.data(), c == 0 ? nullptr : Z.data(), cp.local.data(), cp.n, P.F, P.w, s,
-                   out_block.data(), sc.pack);
-      write_rows(P, u, c * kChunk, cp.n, out_block.data());
-    }
-    advance_state(Z.data(), cp.dZ.data(), FW, s, false);
-    m = s.m;
+  std::vector<Featurizer> fz;
+  fz.reserve(P.G);
+  for (std::size_t g = 0; g < P.G; ++g) {
+    const std::size_t f0 = g * opt.D / P.G, f1 = (g + 1) * opt.D / P.G;
+    fz.emplace_back(omega.data() + f0 * P.sh.d, f1 - f0, P.sh.d, opt.estimator, opt.scale, opt.D);
   }
-  if (causal) return;
-  for (std::size_t c = 0; c * kChunk < P.sh.T; ++c)
-    noncausal_queries(P, fz, u, c, Z.data(), cp, sc);
+  return fz;
 }
 
-/// Every unit on one thread each (enough units to keep the threads busy).
+/// The running state of one sub-unit, its scale, and the merges of a window's chunks.
+struct GroupRun {
+  std::vector<double> Z;
+  double m = 0;
+  std::vector<ScaleMerge> merge;
+  void reset(const Problem& P, std::size_t F) {
+    Z.assign(F * P.w, 0.0);
+    m = P.opt->stabilize ? kNegInf : 0.0;
+  }
+};
+
+/// Chunk c of one sub-unit on the calling thread: its parts, then (causal) its block from the
+/// state before it, then the state advanced past it.
+void run_group_chunk(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t c,
+                     GroupRun& run, ChunkParts& cp, GroupBlock* gb, Scratch& sc) {
+  const bool causal = P.opt->causal;
+  if (causal) {
+    causal_chunk_parts(P, fz, seq, c, cp, sc);
+  } else {
+    key_part(P, fz, seq, c * kChunk, std::min(kChunk, P.sh.S - c * kChunk), cp, sc);
+  }
+  const ScaleMerge s = merge_scales(run.m, cp.m_keys, P.opt->stabilize);
+  if (causal) group_block(P, cp, fz.F(), c == 0 ? nullptr : run.Z.data(), s, true, *gb, sc);
+  advance_state(run.Z.data(), cp.dZ.data(), fz.F() * P.w, s, false);
+  run.m = s.m;
+}
+
+/// Non-causal query chunk c of unit u against its groups' complete states: every group's block,
+/// combined.
+void noncausal_queries(const Problem& P, const std::vector<Featurizer>& fz, std::size_t u,
+                       std::size_t c, const GroupRun* runs, ChunkParts& cp,
+                       std::vector<GroupBlock>& blocks, Scratch& sc) {
+  const std::size_t seq = u % P.sh.batch, r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
+  blocks.resize(P.G);
+  for (std::size_t g = 0; g < P.G; ++g) {
+    query_features(fz[g], P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
+                   cp.qshift, cp.fq);
+    cp.n = n;
+    group_block(P, cp, fz[g].F(), runs[g].Z.data(), ScaleMerge{runs[g].m, 1.0, 1.0}, false,
+                blocks[g], sc);
+  }
+  combine_rows(P, u, r0, n, blocks.data(), 1, sc.combined);
+}
+
+/// Every unit on one thread each (enough units to keep the threads busy): chunk after chunk,
+/// every group of a chunk before the next chunk.
 void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
+  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
   mc::parallel_blocks(
       units, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
         Scratch sc;
         ChunkParts cp;
-        std::vector<double> Z, out_block, omega;
-        std::optional<Featurizer> fz;
+        std::vector<GroupRun> runs(P.G);
+        std::vector<GroupBlock> blocks(P.G);
+        std::vector<Featurizer> fz;
         std::size_t trial = 0;
         for (std::size_t u = b0; u < b1; ++u) {
-          featurizer_for(P, u, fz, trial, omega);
-          run_unit(P, u, *fz, sc, cp, Z, out_block);
+          if (fz.empty() || trial != u / P.sh.batch) fz = group_featurizers(P, u / P.sh.batch);
+          trial = u / P.sh.batch;
+          const std::size_t seq = u % P.sh.batch;
+          for (std::size_t g = 0; g < P.G; ++g) runs[g].reset(P, fz[g].F());
+          for (std::size_t c = 0; c < chunks; ++c) {
+            if (is_cancelled(P.cancel)) throw mc::Cancelled();
+            for (std::size_t g = 0; g < P.G; ++g) {
+              run_group_chunk(P, fz[g], seq, c, runs[g], cp, &blocks[g], sc);
+            }
+            if (P.opt->causal) {
+              combine_rows(P, u, c * kChunk, cp.n, blocks.data(), 1, sc.combined);
+            }
+          }
+          if (P.opt->causal) continue;
+          for (std::size_t c = 0; c * kChunk < P.sh.T; ++c) {
+            noncausal_queries(P, fz, u, c, runs.data(), cp, blocks, sc);
+          }
         }
       },
       P.cancel);
 }
 
-/// A thread's own copy of a unit's Featurizer (whose evaluation scratch is not shareable).
+/// A thread's own copy of a sub-unit's Featurizer (whose evaluation scratch is not shareable).
 struct ThreadFeaturizer {
   std::optional<Featurizer> fz;
   std::size_t unit = 0;
-  const Featurizer& of(const std::vector<Featurizer>& all, std::size_t u) {
-    if (!fz || unit != u) fz.emplace(all[u]);
-    unit = u;
+  const Featurizer& of(const std::vector<Featurizer>& all, std::size_t su) {
+    if (!fz || unit != su) fz.emplace(all[su]);
+    unit = su;
     return *fz;
   }
 };
 
-/// Per unit of a window: running state, its scale, and the merges of the window's chunks.
-struct UnitRun {
-  std::vector<double> Z;
-  double m = 0;
-  std::vector<ScaleMerge> merge;
+/// The data of the windowed schedules: per sub-unit its featurizer and running state, per
+/// (sub-unit, chunk of the window) its parts and block.
+struct Windows {
+  std::vector<Featurizer> fz;  // [su]
+  std::vector<GroupRun> runs;  // [su]
+  std::vector<ChunkParts> parts;
+  std::vector<GroupBlock> blocks;
+  std::size_t nc = 0;  // chunks per window
+  ScratchPool pool;
+
+  Windows(const Problem& P, std::size_t units, std::size_t nc_max) : nc(nc_max) {
+    for (std::size_t u = 0; u < units; ++u) {
+      for (Featurizer& f : group_featurizers(P, u / P.sh.batch)) fz.push_back(std::move(f));
+    }
+    runs.resize(fz.size());
+    for (std::size_t su = 0; su < fz.size(); ++su) {
+      runs[su].reset(P, fz[su].F());
+      runs[su].merge.resize(nc);
+    }
+    parts.resize(fz.size() * nc);
+    blocks.resize(fz.size() * nc);
+  }
 };
 
-/// The chunks [c0, c0 + nc) of every unit: the chunk parts in parallel, the state advanced in
-/// order (in parallel over row slices; each chunk's dZ replaced by the state before it), then
-/// the outputs (causal) in parallel. The same arithmetic as run_unit, chunk by chunk.
-void run_window(const Problem& P, const std::vector<Featurizer>& fz, std::size_t c0, std::size_t nc,
-                std::vector<ChunkParts>& parts, std::vector<UnitRun>& runs, ScratchPool& pool,
-                int nthreads) {
-  const std::size_t nu = runs.size(), FW = P.F * P.w;
-  const bool causal = P.opt->causal;
-  const bool stab = P.opt->stabilize;
+/// The window's rows of every unit from the blocks of its groups (causal), in parallel.
+void combine_window(const Problem& P, Windows& W, std::size_t units, std::size_t c0, std::size_t nc,
+                    int nthreads) {
   mc::parallel_blocks(
-      nu * nc, 1, nthreads,
+      units * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(pool);
-        Scratch& sc = *lease;
-        ThreadFeaturizer tf;
+        ScratchPool::Lease lease(W.pool);
         for (std::size_t t = b0; t < b1; ++t) {
-          const std::size_t u = t / nc, c = c0 + t % nc, seq = u % P.sh.batch;
-          const Featurizer& f = tf.of(fz, u);
-          if (causal) {
-            causal_chunk_parts(P, f, seq, c, parts[t], sc);
-          } else {
-            const std::size_t r0 = c * kChunk;
-            key_part(P, f, seq, r0, std::min(kChunk, P.sh.S - r0), parts[t], sc);
+          const std::size_t u = t / nc, j = t % nc;
+          const GroupBlock* first = &W.blocks[u * P.G * W.nc + j];
+          combine_rows(P, u, (c0 + j) * kChunk, W.parts[u * P.G * W.nc + j].n, first, W.nc,
+                       (*lease).combined);
+        }
+      },
+      P.cancel);
+}
+
+/// The chunks [c0, c0 + nc) with one task per sub-unit (at least as many sub-units as threads):
+/// each runs its chunks in order.
+void run_window_by_group(const Problem& P, Windows& W, std::size_t c0, std::size_t nc,
+                         int nthreads) {
+  mc::parallel_blocks(
+      W.fz.size(), 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        ScratchPool::Lease lease(W.pool);
+        for (std::size_t su = b0; su < b1; ++su) {
+          const Featurizer fz(W.fz[su]);
+          const std::size_t seq = (su / P.G) % P.sh.batch;
+          for (std::size_t j = 0; j < nc; ++j) {
+            if (is_cancelled(P.cancel)) throw mc::Cancelled();
+            const std::size_t t = su * W.nc + j;
+            run_group_chunk(P, fz, seq, c0 + j, W.runs[su], W.parts[t], &W.blocks[t], *lease);
           }
         }
       },
       P.cancel);
-  for (std::size_t u = 0; u < nu; ++u) {
+}
+
+/// The chunks [c0, c0 + nc) of every sub-unit in three parallel steps (fewer sub-units than
+/// threads): the chunk parts, the state advanced in order (in parallel over slices of its
+/// entries; each chunk's dZ replaced by the state before it), then the blocks (causal). The same
+/// arithmetic as run_group_chunk, chunk by chunk.
+void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size_t nc,
+                         int nthreads) {
+  const std::size_t ns = W.fz.size();
+  const bool causal = P.opt->causal, stab = P.opt->stabilize;
+  mc::parallel_blocks(
+      ns * nc, 1, nthreads,
+      [&](std::size_t b0, std::size_t b1) {
+        ScratchPool::Lease lease(W.pool);
+        ThreadFeaturizer tf;
+        for (std::size_t t = b0; t < b1; ++t) {
+          const std::size_t su = t / nc, c = c0 + t % nc, seq = (su / P.G) % P.sh.batch;
+          ChunkParts& cp = W.parts[su * W.nc + t % nc];
+          if (causal) {
+            causal_chunk_parts(P, tf.of(W.fz, su), seq, c, cp, *lease);
+          } else {
+            const std::size_t r0 = c * kChunk;
+            key_part(P, tf.of(W.fz, su), seq, r0, std::min(kChunk, P.sh.S - r0), cp, *lease);
+          }
+        }
+      },
+      P.cancel);
+  for (std::size_t su = 0; su < ns; ++su) {
+    GroupRun& run = W.runs[su];
     for (std::size_t j = 0; j < nc; ++j) {
-      runs[u].merge[j] = merge_scales(runs[u].m, parts[u * nc + j].m_keys, stab);
-      runs[u].m = runs[u].merge[j].m;
+      run.merge[j] = merge_scales(run.m, W.parts[su * W.nc + j].m_keys, stab);
+      run.m = run.merge[j].m;
     }
   }
-  const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(FW / 4096, 16));
-  const std::size_t per = (FW + slices - 1) / slices;
+  // slices of every sub-unit's state entries: ≥ 4096 entries each, at most 16 per sub-unit
+  std::vector<std::pair<std::size_t, std::size_t>> slices;  // (sub-unit, first entry)
+  std::vector<std::size_t> per(ns);
+  for (std::size_t su = 0; su < ns; ++su) {
+    const std::size_t FW = W.runs[su].Z.size();
+    const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(FW / 4096, 16));
+    per[su] = (FW + count - 1) / count;
+    for (std::size_t f0 = 0; f0 < FW; f0 += per[su]) slices.emplace_back(su, f0);
+  }
   mc::parallel_blocks(
-      nu * slices, 1, nthreads,
+      slices.size(), 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t t = b0; t < b1; ++t) {
-          const std::size_t u = t / slices, f0 = (t % slices) * per, f1 = std::min(FW, f0 + per);
-          for (std::size_t j = 0; j < nc && f0 < f1; ++j) {
-            advance_state(runs[u].Z.data() + f0, parts[u * nc + j].dZ.data() + f0, f1 - f0,
-                          runs[u].merge[j], causal);
+          const auto [su, f0] = slices[t];
+          GroupRun& run = W.runs[su];
+          const std::size_t f1 = std::min(run.Z.size(), f0 + per[su]);
+          for (std::size_t j = 0; j < nc; ++j) {
+            advance_state(run.Z.data() + f0, W.parts[su * W.nc + j].dZ.data() + f0, f1 - f0,
+                          run.merge[j], causal);
           }
         }
       },
       P.cancel);
   if (!causal) return;
   mc::parallel_blocks(
-      nu * nc, 1, nthreads,
+      ns * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(pool);
-        Scratch& sc = *lease;
+        ScratchPool::Lease lease(W.pool);
         for (std::size_t t = b0; t < b1; ++t) {
-          const std::size_t u = t / nc, c = c0 + t % nc;
-          ChunkParts& cp = parts[t];
-          sc.block.resize(cp.n * P.w);
-          chunk_output(cp.fq.data(), c == 0 ? nullptr : cp.dZ.data(), cp.local.data(), cp.n, P.F,
-                       P.w, runs[u].merge[t % nc], sc.block.data(), sc.pack);
-          write_rows(P, u, c * kChunk, cp.n, sc.block.data());
+          const std::size_t su = t / nc, j = t % nc, i = su * W.nc + j;
+          const ChunkParts& cp = W.parts[i];
+          group_block(P, cp, W.fz[su].F(), c0 + j == 0 ? nullptr : cp.dZ.data(),
+                      W.runs[su].merge[j], true, W.blocks[i], *lease);
         }
       },
       P.cancel);
 }
 
-/// Fewer units than threads: the units together, windows of chunks in parallel.
+/// Fewer units than threads: windows of chunks, by sub-unit when there are at least as many
+/// sub-units as threads, else in three parallel steps; then (non-causal) the queries.
 void run_by_window(const Problem& P, std::size_t units, int nthreads) {
-  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
-  const std::size_t per_unit = std::max<std::size_t>(
-      kWindowChunks, (4 * static_cast<std::size_t>(nthreads) + units - 1) / units);
-  const std::size_t nc_max = std::min(chunks, per_unit);
-  std::vector<Featurizer> fz;
-  std::vector<double> omega(P.opt->D * P.sh.d);
-  std::vector<UnitRun> runs(units);
-  for (std::size_t u = 0; u < units; ++u) {
-    trial_omega(*P.opt, P.sh.d, u / P.sh.batch, omega.data());
-    fz.emplace_back(omega.data(), P.opt->D, P.sh.d, P.opt->estimator, P.opt->scale);
-    runs[u].Z.assign(P.F * P.w, 0.0);
-    runs[u].m = P.opt->stabilize ? kNegInf : 0.0;
-    runs[u].merge.resize(nc_max);
-  }
-  std::vector<ChunkParts> parts(units * nc_max);
-  ScratchPool pool;
-  for (std::size_t c0 = 0; c0 < chunks; c0 += nc_max) {
-    run_window(P, fz, c0, std::min(nc_max, chunks - c0), parts, runs, pool, nthreads);
+  const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk, subunits = units * P.G;
+  const bool by_group = subunits >= static_cast<std::size_t>(nthreads);
+  const std::size_t per_sub = std::max<std::size_t>(
+      kWindowChunks, (4 * static_cast<std::size_t>(nthreads) + subunits - 1) / subunits);
+  Windows W(P, units, std::min(chunks, per_sub));
+  for (std::size_t c0 = 0; c0 < chunks; c0 += W.nc) {
+    const std::size_t nc = std::min(W.nc, chunks - c0);
+    if (by_group) {
+      run_window_by_group(P, W, c0, nc, nthreads);
+    } else {
+      run_window_in_steps(P, W, c0, nc, nthreads);
+    }
+    if (P.opt->causal) combine_window(P, W, units, c0, nc, nthreads);
   }
   if (P.opt->causal) return;
   const std::size_t qchunks = (P.sh.T + kChunk - 1) / kChunk;
   mc::parallel_blocks(
       units * qchunks, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(pool);
-        Scratch& sc = *lease;
+        ScratchPool::Lease lease(W.pool);
         ChunkParts cp;
-        ThreadFeaturizer tf;
+        std::vector<GroupBlock> blocks;
+        std::vector<Featurizer> fz;
+        std::size_t held = units;
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / qchunks;
-          noncausal_queries(P, tf.of(fz, u), u, t % qchunks, runs[u].Z.data(), cp, sc);
+          if (held != u) fz.assign(W.fz.begin() + u * P.G, W.fz.begin() + (u + 1) * P.G);
+          held = u;
+          noncausal_queries(P, fz, u, t % qchunks, W.runs.data() + u * P.G, cp, blocks, *lease);
         }
       },
       P.cancel);
 }
 
 }  // namespace
+
+std::size_t group_count(std::size_t D) {
+  return std::max<std::size_t>(1, (D + kGroupFrequencies - 1) / kGroupFrequencies);
+}
 
 void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
                     const RandomFeatureOptions& opt, double* out, double* num, double* den,
@@ -728,13 +854,13 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
   if (opt.sigma.size() != 1 && opt.sigma.size() != sh.d) {
     throw std::invalid_argument("sigma must have 1 or d entries");
   }
-  const Problem P{q,         k,   v,   sh,  &opt,  feature_count(opt.estimator, opt.D),
-                  sh.dv + 1, out, num, den, cancel};
+  const Problem P{q, k, v, sh, &opt, group_count(opt.D), sh.dv + 1, out, num, den, cancel};
   const std::size_t units = opt.trials * sh.batch;
   if (units == 0 || sh.T == 0) return;
   const int nthreads = mc::resolve_threads(opt.nthreads);
-  // Both schedules do the same arithmetic in the same order per unit: the choice (a function of
-  // the thread count) does not change a bit of the result.
+  // Every schedule does the same arithmetic in the same order per sub-unit and chunk, and
+  // combines the groups in the same order: the choice (a function of the thread count) does not
+  // change a bit of the result.
   if (units >= static_cast<std::size_t>(nthreads)) {
     run_by_unit(P, units, nthreads);
   } else {

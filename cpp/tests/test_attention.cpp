@@ -250,27 +250,38 @@ TEST(AttentionChunked, MergeScalesAndAdvanceState) {
 }
 
 TEST(AttentionChunked, ScheduleByUnitEqualsWindowedSchedule) {
-  // one sequence: nthreads = 1 runs it on one thread, nthreads = 4 in parallel windows of chunks
+  // one sequence: nthreads = 1 runs it on one thread; D = 12 (one feature group): nthreads = 4 in
+  // three parallel steps; D = 300 (three groups): nthreads = 2 one task per group, 4 in steps
   attention::Shape s{1, 1500, 1500, 5, 3};
   const auto q = normals(s.T * s.d, 51, 0.5), k = normals(s.S * s.d, 52, 0.5);
   const auto v = normals(s.S * s.dv, 53);
-  for (bool causal : {true, false}) {
-    for (bool stab : {true, false}) {
-      attention::RandomFeatureOptions opt;
-      opt.D = 12;
-      opt.causal = causal;
-      opt.stabilize = stab;
-      opt.seed = 4;
-      std::vector<double> a(s.T * s.dv), b(a.size()), na(a.size()), nb(a.size()), da(s.T), db(s.T);
-      opt.nthreads = 1;
-      attention::random_feature(q.data(), k.data(), v.data(), s, opt, a.data(), na.data(),
-                                da.data(), nullptr);
-      opt.nthreads = 4;
-      attention::random_feature(q.data(), k.data(), v.data(), s, opt, b.data(), nb.data(),
-                                db.data(), nullptr);
-      EXPECT_EQ(a, b) << causal << stab;
-      EXPECT_EQ(na, nb);
-      EXPECT_EQ(da, db);
+  EXPECT_EQ(attention::group_count(12), 1u);
+  EXPECT_EQ(attention::group_count(128), 1u);
+  EXPECT_EQ(attention::group_count(129), 2u);
+  EXPECT_EQ(attention::group_count(300), 3u);
+  for (std::size_t D : {12, 300}) {
+    for (bool causal : {true, false}) {
+      for (bool stab : {true, false}) {
+        attention::RandomFeatureOptions opt;
+        opt.D = D;
+        opt.estimator = D == 12 ? attention::Estimator::trig : attention::Estimator::positive;
+        opt.causal = causal;
+        opt.stabilize = stab;
+        opt.seed = 4;
+        std::vector<double> a(s.T * s.dv), na(a.size()), da(s.T);
+        opt.nthreads = 1;
+        attention::random_feature(q.data(), k.data(), v.data(), s, opt, a.data(), na.data(),
+                                  da.data(), nullptr);
+        for (int nt : {2, 4}) {
+          std::vector<double> b(a.size()), nb(a.size()), db(s.T);
+          opt.nthreads = nt;
+          attention::random_feature(q.data(), k.data(), v.data(), s, opt, b.data(), nb.data(),
+                                    db.data(), nullptr);
+          EXPECT_EQ(a, b) << D << causal << stab << nt;
+          EXPECT_EQ(na, nb);
+          EXPECT_EQ(da, db);
+        }
+      }
     }
   }
 }

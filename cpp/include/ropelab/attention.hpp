@@ -39,12 +39,24 @@
 /// blocks of kMaskBlock, so blocks above the diagonal are never computed. Memory per sequence:
 /// one state F×w plus O(kChunk·F) buffers per chunk in flight, never O(T·D·d_v).
 ///
+/// Feature groups. The D frequencies are cut into G = group_count(D) groups of at most
+/// kGroupFrequencies (sizes as equal as possible). Each group runs the chunked algorithm above on
+/// its own features, with its own state and its own stabilisation (query shifts and key maxima
+/// over the group's features), and gives every output row its numerator|denominator at its own
+/// scale exp(−λ_g) (λ_g = the state's running maximum + the row's query shift). A row's groups are
+/// merged at the largest λ (factors exp(λ_g − max λ) ≤ 1, added in group order) before num/den;
+/// with one group its sums are used as they are. Without stabilisation every λ is 0 and the
+/// groups simply add up.
+///
 /// Schedules. With at least as many (trial, sequence) units as threads, each unit runs on one
-/// thread, chunk after chunk. With fewer, windows of chunks (kWindowChunks or more per unit) run
-/// in three parallel steps: every chunk's state-independent parts (features, masked product,
-/// increment), the running state advanced chunk by chunk (in parallel over slices of its
-/// entries, keeping each chunk's Z_c), then every chunk's output. The arithmetic of each chunk is
-/// the same in both schedules, in the same order.
+/// thread, chunk after chunk (every group of a chunk, then the next chunk). With fewer units but
+/// at least as many sub-units (unit, group) as threads, windows of kWindowChunks chunks run one
+/// task per sub-unit (its chunks in order, no other synchronisation), then the window's rows are
+/// combined. With fewer sub-units than threads, windows of chunks run in three parallel steps:
+/// every chunk's state-independent parts (features, masked product, increment), the running state
+/// advanced chunk by chunk (in parallel over slices of its entries, keeping each chunk's Z_c),
+/// then every chunk's block; then the rows are combined. The arithmetic of each sub-unit's chunk
+/// is the same in every schedule, in the same order.
 ///
 /// Reproducibility: the frequencies of trial t are rff::sample_omega(D, d, ·, seed, orthogonal,
 /// index = t) (shared by every batch element), and every (trial, sequence) is computed by the
@@ -64,8 +76,10 @@ namespace ropelab::attention {
 constexpr std::size_t kChunk = 64;
 /// Rows per block of the masked intra-chunk product (blocks above the diagonal are skipped).
 constexpr std::size_t kMaskBlock = 16;
-/// Fewest chunks per unit in one window of the parallel schedule (fewer units than threads).
+/// Fewest chunks per sub-unit in one window of the windowed schedules (fewer units than threads).
 constexpr std::size_t kWindowChunks = 16;
+/// Frequencies per feature group of the random-feature estimate (see group_count).
+constexpr std::size_t kGroupFrequencies = 128;
 /// Exact attention: query rows per block and key columns per block.
 constexpr std::size_t kQueryBlock = 64;
 constexpr std::size_t kKeyBlock = 256;
@@ -136,6 +150,10 @@ struct RandomFeatureOptions {
   double scale = 1.0;  ///< the logit scale (q·k ↦ scale·q·k)
   int nthreads = 0;    ///< ≤ 0: mc::resolve_threads
 };
+
+/// Feature groups of D frequencies: ⌈D / kGroupFrequencies⌉ (at least 1). Group g holds the
+/// frequencies [g·D/G, (g + 1)·D/G) (integer division) and its own stabilisation scales.
+std::size_t group_count(std::size_t D);
 
 /// Effective frequencies of trial t (D×d, row-major): rff::sample_omega(D, d, σ, seed,
 /// orthogonal, t) for a scalar σ, else sample_omega with σ = 1 and column c multiplied by σ_c.
