@@ -412,11 +412,24 @@ void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, b
   if (!all_finite(fq)) throw FeatureOverflow("q");
 }
 
+/// What a chunk contributes before the running state is known: the query features and their
+/// shifts, the masked intra-chunk product (causal) and the state increment, the keys scaled by
+/// exp(−m_keys).
+struct ChunkParts {
+  RowMatrix fq;     // n×F
+  Vector qshift;    // n
+  RowMatrix local;  // n×w (causal)
+  RowMatrix dZ;     // F×w
+  double m_keys = 0;
+  std::size_t n = 0;
+};
+
 /// Scratch of one thread.
 struct Scratch {
   RowMatrix pk, pq, fk, fkT, x1;
   Vector hk, hq, shift;
   std::vector<double> A, pack, combined;
+  ChunkParts parts;  // of the schedules that use a chunk's parts at once
 };
 
 /// Scratch for the tasks of parallel_blocks (one body call per task): each call borrows one, so
@@ -450,18 +463,6 @@ class ScratchPool {
   }
   std::mutex mu_;
   std::vector<std::unique_ptr<Scratch>> free_;
-};
-
-/// What a chunk contributes before the running state is known: the query features and their
-/// shifts, the masked intra-chunk product (causal) and the state increment, the keys scaled by
-/// exp(−m_keys).
-struct ChunkParts {
-  RowMatrix fq;     // n×F
-  Vector qshift;    // n
-  RowMatrix local;  // n×w (causal)
-  RowMatrix dZ;     // F×w
-  double m_keys = 0;
-  std::size_t n = 0;
 };
 
 /// One group's numerator|denominator rows of a chunk: block (n×w) holds the group's sums of row
@@ -673,7 +674,7 @@ struct ThreadFeaturizer {
 };
 
 /// The data of the windowed schedules: per sub-unit its featurizer and running state, per
-/// (sub-unit, chunk of the window) its parts and block.
+/// (sub-unit, chunk of the window) its block and, in the three-step schedule, its parts.
 struct Windows {
   std::vector<Featurizer> fz;  // [su]
   std::vector<GroupRun> runs;  // [su]
@@ -691,7 +692,6 @@ struct Windows {
       runs[su].reset(P, fz[su].F());
       runs[su].merge.resize(nc);
     }
-    parts.resize(fz.size() * nc);
     blocks.resize(fz.size() * nc);
   }
 };
@@ -705,8 +705,8 @@ void combine_window(const Problem& P, Windows& W, std::size_t units, std::size_t
         ScratchPool::Lease lease(W.pool);
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / nc, j = t % nc;
-          const GroupBlock* first = &W.blocks[u * P.G * W.nc + j];
-          combine_rows(P, u, (c0 + j) * kChunk, W.parts[u * P.G * W.nc + j].n, first, W.nc,
+          const std::size_t r0 = (c0 + j) * kChunk;
+          combine_rows(P, u, r0, std::min(kChunk, P.sh.T - r0), &W.blocks[u * P.G * W.nc + j], W.nc,
                        (*lease).combined);
         }
       },
@@ -721,13 +721,13 @@ void run_window_by_group(const Problem& P, Windows& W, std::size_t c0, std::size
       W.fz.size(), 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
         ScratchPool::Lease lease(W.pool);
+        Scratch& sc = *lease;
         for (std::size_t su = b0; su < b1; ++su) {
           const Featurizer fz(W.fz[su]);
           const std::size_t seq = (su / P.G) % P.sh.batch;
           for (std::size_t j = 0; j < nc; ++j) {
             if (is_cancelled(P.cancel)) throw mc::Cancelled();
-            const std::size_t t = su * W.nc + j;
-            run_group_chunk(P, fz, seq, c0 + j, W.runs[su], W.parts[t], &W.blocks[t], *lease);
+            run_group_chunk(P, fz, seq, c0 + j, W.runs[su], sc.parts, &W.blocks[su * W.nc + j], sc);
           }
         }
       },
@@ -735,13 +735,14 @@ void run_window_by_group(const Problem& P, Windows& W, std::size_t c0, std::size
 }
 
 /// The chunks [c0, c0 + nc) of every sub-unit in three parallel steps (fewer sub-units than
-/// threads): the chunk parts, the state advanced in order (in parallel over slices of its
-/// entries; each chunk's dZ replaced by the state before it), then the blocks (causal). The same
-/// arithmetic as run_group_chunk, chunk by chunk.
+/// threads; W.parts holds every chunk's parts): the chunk parts, the state advanced in order (in
+/// parallel over slices of its entries; each chunk's dZ replaced by the state before it), then the
+/// blocks (causal). The same arithmetic as run_group_chunk, chunk by chunk.
 void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size_t nc,
                          int nthreads) {
   const std::size_t ns = W.fz.size();
   const bool causal = P.opt->causal, stab = P.opt->stabilize;
+  W.parts.resize(ns * W.nc);
   mc::parallel_blocks(
       ns * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
