@@ -223,9 +223,9 @@ def test_temperature_functions(xi: Any, D: Any, sigma: Any, est: Any, conv: Any,
         u = call(rl.temperature.unbiased_sigma, xi, est, conv)
     if u is not None:
         assert np.shape(u) == np.shape(xi)
-    m = call(rl.temperature.mse, sigma, xi, D, est, conv, log=log)
+    m = call(rl.temperature.mse, xi, D=D, sigma=sigma, estimator=est, convention=conv, log=log)
     if m is not None:
-        assert_mse(m, log, lambda: rl.temperature.mse(sigma, xi, D, est, conv))
+        assert_mse(m, log, lambda: rl.temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv))
     o = call(rl.temperature.optimal_sigma, xi, D, est, method, conv)
     if o is not None:
         assert_finite(o)

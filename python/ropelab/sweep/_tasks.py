@@ -146,7 +146,7 @@ def _rff_mse_check(p: dict[str, Value]) -> None:
     d = _integer("d", p["d"], 2)
     _choice("mode", p["mode"], rff.MODES)
     temperature.unit_pair(_number("xi", p["xi"]), d)
-    temperature.mse(sigma, p["xi"], D, p["estimator"], p["convention"])  # type: ignore[arg-type]
+    temperature.mse(p["xi"], D=D, sigma=sigma, estimator=p["estimator"], convention=p["convention"])  # type: ignore[arg-type]
 
 
 def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
@@ -163,7 +163,7 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
     return {
         "sigma_used": sigma,
         "target": target,
-        "analytic_mse": float(temperature.mse(sigma, xi, D, est, conv)),  # type: ignore[arg-type]
+        "analytic_mse": float(temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv)),  # type: ignore[arg-type]
         "empirical_mse": float(sq.mean()),
         "stderr": float(sq.std(ddof=1)) / root if trials > 1 else math.inf,
         "bias": float(err.mean()),
