@@ -265,7 +265,9 @@ def test_mse_curve_new_order_by_keyword() -> None:
         warnings.simplefilter("error")
         c = temperature.mse_curve(0.5, 4, [0.5, 1.0], d=8, mode="full", estimator="positive", trials=40, seed=3)
     assert (c.d, c.mode, c.estimator, c.trials, c.seed) == (8, "full", "positive", 40, 3)
-    np.testing.assert_array_equal(c.analytic, temperature.mse(0.5, D=4, sigma=np.array([0.5, 1.0]), estimator="positive"))
+    np.testing.assert_array_equal(
+        c.analytic, temperature.mse(0.5, D=4, sigma=np.array([0.5, 1.0]), estimator="positive")
+    )
 
 
 @pytest.mark.parametrize(

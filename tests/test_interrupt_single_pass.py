@@ -49,7 +49,10 @@ CALLS = {
     "paper_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.paper_sigma(xi)"),
     "unbiased_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
     "temperature.mse": ("s = np.ones(2**25)", "rl.temperature.mse(0.5, D=8, sigma=s)"),
-    "temperature.mse_outer": ("s = np.ones((2**13, 1)); x = np.full(2**12, 0.5)", "rl.temperature.mse(x, D=8, sigma=s)"),
+    "temperature.mse_outer": (
+        "s = np.ones((2**13, 1)); x = np.full(2**12, 0.5)",
+        "rl.temperature.mse(x, D=8, sigma=s)",
+    ),
     "optimal_sigma": ("x = np.full(2**25, 0.5)", "rl.temperature.optimal_sigma(x, 8)"),
     # conversions of large arrays to contiguous float64 (in pieces answering Ctrl-C): float32,
     # integer and strided input; the signal arrives while the argument is being converted

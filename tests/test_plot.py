@@ -206,7 +206,9 @@ def _check_explorer(ex: plot.MSEExplorer, xi: float, D: int, sigma: float) -> No
     s_star = temperature.optimal_sigma(xi, D)
     assert list(ex.optimum.get_xdata()) == [s_star]
     assert list(ex.optimum.get_ydata()) == [temperature.mse(xi, D=D, sigma=s_star)]
-    assert list(ex.point.get_xdata()) == [sigma] and list(ex.point.get_ydata()) == [temperature.mse(xi, D=D, sigma=sigma)]
+    assert list(ex.point.get_xdata()) == [sigma] and list(ex.point.get_ydata()) == [
+        temperature.mse(xi, D=D, sigma=sigma)
+    ]
     assert list(ex.paper.get_xdata()) == [temperature.paper_sigma(xi)] * 2
     assert ex.state == {
         "xi": xi,

@@ -154,7 +154,20 @@ def test_estimate(
     nthreads: Any,
     orthogonal: bool,
 ) -> None:
-    out = call(rl.rff.estimate, q, k, D, sigma, est, conv, trials, seed, mode, nthreads, orthogonal=orthogonal)
+    out = call(
+        rl.rff.estimate,
+        q,
+        k,
+        D,
+        sigma,
+        est,
+        conv,
+        mode=mode,
+        orthogonal=orthogonal,
+        trials=trials,
+        seed=seed,
+        nthreads=nthreads,
+    )
     if out is not None:
         assert out.shape == (int(trials),)
         assert_finite(out)

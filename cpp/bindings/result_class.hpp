@@ -5,7 +5,7 @@
 /// a namedtuple has), `_field_types` (name to "int", "float", "bool" or "float | None") and
 /// `__match_args__`, a keyword (or positional) constructor taking every field and a copy
 /// constructor — all from that one list. Every such class derives from one bound base,
-/// `_core.Result` (register_result_base, called once by module.cpp before any result class),
+/// `_core.result.Result` (register_result_base, called once by module.cpp before any result class),
 /// which defines ONCE, from the instance's `_fields`, what the classes share: value equality
 /// and hashing, a `__repr__`, `_asdict()` and pickling (`__reduce__`: the class and the fields
 /// in order, rebuilt by the positional constructor). The Python layer derives its result
@@ -46,7 +46,7 @@ class ROPELAB_RESULT_HIDDEN AnyObject : public py::object {
   PYBIND11_OBJECT_DEFAULT(AnyObject, py::object, ::ropelab::bind::accept_any_object)
 };
 
-/// The C++ side of `_core.Result`: never instantiated (the base has no constructor); its
+/// The C++ side of `_core.result.Result`: never instantiated (the base has no constructor); its
 /// methods take `self` as a Python object and read the fields through `_fields`.
 struct ROPELAB_RESULT_HIDDEN ResultBase {};
 
@@ -64,7 +64,7 @@ inline py::tuple state(const py::object& self) {
 
 }  // namespace result_detail
 
-/// Binds `_core.Result` in `m` (the top-level module), the base of every ResultClass; call once,
+/// Binds `Result` in `m` (the submodule `_core.result`), the base of every ResultClass; call once,
 /// before the first ResultClass is declared.
 inline void register_result_base(py::module_& m) {
   using result_detail::state;
@@ -199,7 +199,7 @@ class ResultClass {
     return py::detail::cast_op<V>(c);
   }
 
-  /// `_core.Result`, the base of every result class (registered by register_result_base).
+  /// `_core.result.Result`, the base of every result class (registered by register_result_base).
   static py::handle base() {
     py::handle b = py::detail::get_type_handle(typeid(ResultBase), false);
     if (!b) {

@@ -120,8 +120,8 @@ def field_types(cls: type) -> dict[str, str]:
 
 
 def _bound_fields(func: str, cls: type) -> dict[str, str]:
-    """The fields of a result class bound from C++ (a subclass of ``_core.Result``) and their types, in order."""
-    if not (isinstance(cls, type) and issubclass(cls, _core.Result)):
+    """The fields of a result class bound from C++ (a subclass of ``_core.result.Result``) and their types, in order."""
+    if not (isinstance(cls, type) and issubclass(cls, _core.result.Result)):
         raise TypeError(f"{func}: {cls!r} is not a result class bound from C++")
     types = cls._field_types
     return {name: str(types[name]) for name in cls._fields}

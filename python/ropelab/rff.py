@@ -168,7 +168,12 @@ def mse(
             "rff.mse",
             legacy,
             ("sigma", "D", "estimator", "convention"),
-            {"D": (D, None), "sigma": (sigma, None), "estimator": (estimator, "trig"), "convention": (convention, "conjugate")},
+            {
+                "D": (D, None),
+                "sigma": (sigma, None),
+                "estimator": (estimator, "trig"),
+                "convention": (convention, "conjugate"),
+            },
             "rff.mse(q, k, D=..., sigma=..., estimator=..., convention=...)",
             leading=2,
             required=2,
@@ -186,8 +191,7 @@ def _mse_looks_new(bound: dict[str, Any]) -> str | None:
     """``mse(q, k, 16, 1.0)`` reads like the new order (D, sigma): refuse rather than guess."""
     if is_integer(bound["sigma"]) and not is_integer(bound["D"]):
         return (
-            f"positional arguments are the deprecated order (sigma, D), got sigma={bound['sigma']!r}, "
-            f"D={bound['D']!r}"
+            f"positional arguments are the deprecated order (sigma, D), got sigma={bound['sigma']!r}, D={bound['D']!r}"
         )
     return None
 

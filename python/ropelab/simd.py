@@ -126,7 +126,9 @@ def default_threads() -> int:
     return int(_core.simd.default_threads())
 
 
-def primitive_rate(kind: Primitive, n: int = 2**24, *legacy: Any, repeat: int = 3, nthreads: int | None = None) -> float:
+def primitive_rate(
+    kind: Primitive, n: int = 2**24, *legacy: Any, repeat: int = 3, nthreads: int | None = None
+) -> float:
     """Throughput (values per second, best of ``repeat`` runs) of one primitive of the hot loops.
 
     ``"normal"``: standard normals from the counter-based streams (vectorised Philox4x32 +

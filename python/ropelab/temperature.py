@@ -184,7 +184,12 @@ def mse(
             "temperature.mse",
             (xi, *legacy),
             ("sigma", "xi", "D", "estimator", "convention"),
-            {"D": (D, None), "sigma": (sigma, None), "estimator": (estimator, "trig"), "convention": (convention, "conjugate")},
+            {
+                "D": (D, None),
+                "sigma": (sigma, None),
+                "estimator": (estimator, "trig"),
+                "convention": (convention, "conjugate"),
+            },
             "temperature.mse(xi, D=..., sigma=..., estimator=..., convention=...)",
             leading=0,
             required=3,

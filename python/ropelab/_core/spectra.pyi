@@ -4,10 +4,10 @@ windows, FFTW/DTFT spectra, SSM closed forms, figures of merit
 from __future__ import annotations
 import numpy
 import numpy.typing
-import ropelab._core
+import ropelab._core.result
 import typing
 __all__: list[str] = ['FiguresOfMerit', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
-class FiguresOfMerit(ropelab._core.Result):
+class FiguresOfMerit(ropelab._core.result.Result):
     """
     Figures of merit of a window (Harris 1978); frequencies in bins (the documented class is ropelab.spectra.FiguresOfMerit).
     """

@@ -4,10 +4,10 @@ temperature rules, optima and spectra
 from __future__ import annotations
 import numpy
 import numpy.typing
-import ropelab._core
+import ropelab._core.result
 import typing
 __all__: list[str] = ['Counterexample', 'counterexample', 'depressed_cubic_root', 'methods', 'mse', 'optimal_sigma', 'paper_sigma', 'spectrum', 'spectrum_kinds', 'unbiased_sigma']
-class Counterexample(ropelab._core.Result):
+class Counterexample(ropelab._core.result.Result):
     """
     The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the documented class is ropelab.temperature.Counterexample).
     """

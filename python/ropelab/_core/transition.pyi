@@ -4,10 +4,10 @@ effective transitions, norms, Householder
 from __future__ import annotations
 import numpy
 import numpy.typing
-import ropelab._core
+import ropelab._core.result
 import typing
 __all__: list[str] = ['FactorDistribution', 'commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
-class FactorDistribution(ropelab._core.Result):
+class FactorDistribution(ropelab._core.result.Result):
     """
     Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) (the documented class is ropelab.transition.FactorDistribution).
     """

@@ -156,7 +156,8 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
     est, conv = str(p["estimator"]), str(p["convention"])
     q, k = temperature.unit_pair(xi, d)
     target = rff.kernel(q, k)
-    estimates = rff.estimate(q, k, D, sigma, est, conv, trials, seed, str(p["mode"]), nthreads)  # type: ignore[arg-type]
+    mode = str(p["mode"])
+    estimates = rff.estimate(q, k, D, sigma, est, conv, mode=mode, trials=trials, seed=seed, nthreads=nthreads)  # type: ignore[arg-type]
     err = estimates - target
     sq = err * err
     root = math.sqrt(trials)
