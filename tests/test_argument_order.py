@@ -435,3 +435,22 @@ def test_the_changed_functions_list_every_option_in_the_rule_order() -> None:
         options = [p.index(n) for n in _COMPUTATION if n in p]
         run = [p.index(n) for n in _RUN if n in p]
         assert max(options, default=-1) < min(run) and run == sorted(run), p
+
+
+@pytest.mark.parametrize(
+    "former_call",
+    [
+        lambda: rff.mse(Q, K, 0.8, 16),
+        lambda: rff.estimate(Q, K, 4, 1.0, "trig", "conjugate", 3),
+        lambda: temperature.mse(1.0, 0.5, 4),
+        lambda: temperature.mse_curve(0.5, 4, [1.0], 3),
+        lambda: simd.primitive_rate("cos", 64, 1, 1),
+    ],
+    ids=["rff.mse", "rff.estimate", "temperature.mse", "temperature.mse_curve", "simd.primitive_rate"],
+)
+def test_the_deprecation_warning_points_at_the_caller(former_call: object) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        former_call()  # type: ignore[operator]
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert caught[0].filename == __file__

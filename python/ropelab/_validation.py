@@ -160,7 +160,8 @@ def former_order(
         Their names in the former order.
     keywords : dict of str to (value, default)
         For each name of ``former`` that is also a keyword parameter now: the value received and its
-        default. A name bound positionally whose keyword is not at its default was given twice.
+        default. A name bound positionally whose keyword is not at its default was given twice (a
+        keyword equal to its default cannot be told from an omitted one; the positional value wins).
     call : str
         The new form, quoted in the messages.
     leading : int
