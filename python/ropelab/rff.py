@@ -303,7 +303,10 @@ def estimate(
 def _estimate_looks_new(bound: dict[str, Any]) -> str | None:
     """``estimate(q, k, D, sigma, est, conv, "full", ...)`` puts the mode where the former order has trials."""
     if isinstance(bound["trials"], str):
-        return f"positional arguments after convention are the deprecated order (trials, seed, mode, nthreads), got trials={bound['trials']!r}"
+        return (
+            "positional arguments after convention are the deprecated order (trials, seed, mode, nthreads), "
+            f"got trials={bound['trials']!r}"
+        )
     return None
 
 
