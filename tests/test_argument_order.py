@@ -3,8 +3,10 @@
 The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi`` before ``D``;
 ``D`` before ``sigma``; ``N`` before ``pad``; ``alpha`` before ``omega``; ``estimator`` before
 ``convention``; ``trials``, ``seed``, ``nthreads`` after the numerical settings. ``rff.mse`` (formerly ``q, k, sigma, D``),
-``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``) and
-``attention.phase_precision`` (formerly ``omega, q, k``) changed order.
+``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``),
+``attention.phase_precision`` (formerly ``omega, q, k``), ``temperature.mse`` (formerly
+``sigma, xi, D``), ``rff.estimate`` and ``temperature.mse_curve`` (``mode`` formerly after ``seed``)
+and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``) changed order.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 
 import ropelab as rl
-from ropelab import rff, temperature
+from ropelab import rff, simd, temperature
 from ropelab._core_loader import core as _core
 
 Q = np.array([0.6, -0.2, 0.1])
@@ -115,6 +117,234 @@ def test_the_core_binds_the_public_order() -> None:
     assert doc.index("D:") < doc.index("sigma:"), doc
     doc = _core.temperature.unbiased_sigma.__doc__ or ""
     assert doc.index("estimator:") < doc.index("convention:"), doc
+    doc = _core.temperature.mse.__doc__ or ""
+    assert doc.index("xi:") < doc.index("D:") < doc.index("sigma:") < doc.index("estimator:"), doc
+    doc = _core.rff.estimate.__doc__ or ""
+    assert doc.index("mode:") < doc.index("orthogonal:") < doc.index("trials:") < doc.index("seed:"), doc
+    assert doc.index("seed:") < doc.index("nthreads:"), doc
+
+
+# --- temperature.mse(xi, D=..., sigma=...), formerly mse(sigma, xi, D) ---------------------------
+
+
+def test_temperature_mse_new_order_by_keyword() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = temperature.mse(0.3, D=12, sigma=0.7)
+        lit = temperature.mse(np.array([0.1, 0.5]), D=4, sigma=1.2, estimator="trig", convention="literal", log=True)
+    # the closed form for unit norms (module docstring of ropelab.temperature)
+    expected = np.e**2 / (2 * 12) * (1 - np.exp(-2 * 0.49 * 0.7)) ** 2 + (np.exp(1 - 0.49 * 0.7) - np.exp(0.3)) ** 2
+    assert out == pytest.approx(expected, rel=1e-13)
+    # the same number as rff.mse for a unit pair with q·k = ξ
+    q, k = temperature.unit_pair(0.3, d=4)
+    assert out == pytest.approx(rff.mse(q, k, D=12, sigma=0.7), rel=1e-13)
+    np.testing.assert_array_equal(
+        lit, [float(temperature.mse(x, D=4, sigma=1.2, convention="literal", log=True)) for x in (0.1, 0.5)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("legacy", "kwargs"),
+    [
+        ((0.7, 0.3, 12), {}),
+        ((np.array([0.5, 1.5]), 0.2, np.array([[4], [16]]), "positive"), {}),
+        ((1.3, np.array([-0.5, 0.5]), 5, "trig", "literal"), {"log": True}),
+        ((1.0, 1, 16), {}),  # an integer ξ with an integer D: the former order
+        ((0.9, 0.4, np.int64(3)), {"estimator": "random_phase"}),
+    ],
+)
+def test_temperature_mse_former_positional_order_warns_and_binds_as_before(legacy: tuple, kwargs: dict) -> None:
+    sigma, xi, D = legacy[0], legacy[1], legacy[2]
+    names = dict(zip(("estimator", "convention"), legacy[3:], strict=False))
+    expected = temperature.mse(xi, D=D, sigma=sigma, **names, **kwargs)
+    with pytest.warns(DeprecationWarning, match=r"temperature\.mse\(xi, D=\.\.\., sigma=\.\.\."):
+        got = temperature.mse(*legacy, **kwargs)
+    np.testing.assert_array_equal(got, expected)
+    assert type(got) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        ((0.5, 16, 1.0), {}, r"deprecated order \(sigma, xi, D\), got sigma=0\.5, xi=16, D=1\.0"),
+        ((0.5, np.array([4, 16]), np.array([0.5, 1.0])), {}, r"deprecated order \(sigma, xi, D\)"),
+        ((0.5, 16), {}, "keyword-only"),
+        ((1.0, 0.5), {"D": 16}, "keyword-only"),
+        ((1.0, 0.5, 16), {"sigma": 1.0}, "both positionally and by keyword"),
+        ((1.0, 0.5, 16, "trig"), {"estimator": "positive"}, "both positionally and by keyword"),
+        ((1.0, 0.5, 16, "trig", "conjugate", False), {}, "at most 5 positional"),
+        ((0.5,), {"D": 16}, "missing keyword argument sigma"),
+        ((0.5,), {"sigma": 1.0}, "missing keyword argument D"),
+    ],
+)
+def test_temperature_mse_refuses_what_it_cannot_bind_safely(args: tuple, kwargs: dict, match: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=match):
+            temperature.mse(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"xi": "0.5", "D": 16, "sigma": 1.0}, "xi"),
+        ({"xi": 0.5, "D": "16", "sigma": 1.0}, "D"),
+        ({"xi": 0.5, "D": 16, "sigma": "1"}, "sigma"),
+        ({"xi": 0.5, "D": 16, "sigma": 1.0j}, "sigma"),
+        ({"xi": 0.5, "D": 16, "sigma": 1.0, "estimator": 3}, "estimator"),
+    ],
+)
+def test_temperature_mse_wrong_types_name_the_argument(kwargs: dict, name: str) -> None:
+    xi = kwargs.pop("xi")
+    with pytest.raises(TypeError, match=rf"temperature\.mse: {name}\b"):
+        temperature.mse(xi, **kwargs)
+
+
+# --- rff.estimate and temperature.mse_curve: mode before trials, seed, nthreads ------------------
+
+
+def test_rff_estimate_new_order_by_keyword() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = rff.estimate(Q, K, 8, 0.9, "trig", "literal", mode="full", trials=50, seed=4, nthreads=1)
+        b = rff.estimate(Q, K, 8, 0.9, "trig", "literal", nthreads=2, seed=4, trials=50, mode="full")
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (50,)
+
+
+@pytest.mark.parametrize(
+    ("legacy", "kwargs"),
+    [
+        ((50,), {}),
+        ((50, 7), {}),
+        ((50, 7, "full"), {}),
+        ((50, 7, "full", 2), {"orthogonal": True}),
+        ((np.int64(20), 3, "projected", None), {}),
+    ],
+)
+def test_rff_estimate_former_positional_order_warns_and_binds_as_before(legacy: tuple, kwargs: dict) -> None:
+    names = dict(zip(("trials", "seed", "mode", "nthreads"), legacy, strict=False))
+    expected = rff.estimate(Q, K, 16, 0.8, "random_phase", "conjugate", **names, **kwargs)
+    with pytest.warns(DeprecationWarning, match=r"rff\.estimate\(q, k, D, sigma, estimator, convention, mode=\.\.\."):
+        got = rff.estimate(Q, K, 16, 0.8, "random_phase", "conjugate", *legacy, **kwargs)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (("full", 50), {}, r"deprecated order \(trials, seed, mode, nthreads\), got trials='full'"),
+        ((50,), {"trials": 50}, "both positionally and by keyword"),
+        ((50, 1, "projected"), {"mode": "full"}, "both positionally and by keyword"),
+        ((50, 1, "full", 1, True), {}, "at most 10 positional"),
+    ],
+)
+def test_rff_estimate_refuses_what_it_cannot_bind_safely(args: tuple, kwargs: dict, match: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=match):
+            rff.estimate(Q, K, 16, 0.8, "trig", "conjugate", *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"mode": 3}, "mode"),
+        ({"trials": "50"}, "trials"),
+        ({"seed": 1.5}, "seed"),
+        ({"nthreads": "2"}, "nthreads"),
+    ],
+)
+def test_rff_estimate_wrong_types_name_the_argument(kwargs: dict, name: str) -> None:
+    with pytest.raises(TypeError, match=rf"rff\.estimate: {name}\b"):
+        rff.estimate(Q, K, 16, 0.8, **kwargs)
+
+
+def test_mse_curve_new_order_by_keyword() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = temperature.mse_curve(0.5, 4, [0.5, 1.0], d=8, mode="full", estimator="positive", trials=40, seed=3)
+    assert (c.d, c.mode, c.estimator, c.trials, c.seed) == (8, "full", "positive", 40, 3)
+    np.testing.assert_array_equal(
+        c.analytic, temperature.mse(0.5, D=4, sigma=np.array([0.5, 1.0]), estimator="positive")
+    )
+
+
+@pytest.mark.parametrize(
+    "legacy",
+    [(40,), (40, 3), (40, 3, 8, "full"), (40, 3, 8, "projected", "trig", "literal", 1)],
+)
+def test_mse_curve_former_positional_order_warns_and_binds_as_before(legacy: tuple) -> None:
+    names = dict(zip(("trials", "seed", "d", "mode", "estimator", "convention", "nthreads"), legacy, strict=False))
+    expected = temperature.mse_curve(0.5, 4, [0.5, 1.0], **names)
+    with pytest.warns(DeprecationWarning, match=r"temperature\.mse_curve\(xi, D, sigmas, trials=\.\.\."):
+        got = temperature.mse_curve(0.5, 4, [0.5, 1.0], *legacy)
+    for f in ("analytic", "empirical", "stderr"):
+        np.testing.assert_array_equal(getattr(got, f), getattr(expected, f))
+    assert (got.trials, got.seed, got.d, got.mode, got.convention) == (
+        expected.trials,
+        expected.seed,
+        expected.d,
+        expected.mode,
+        expected.convention,
+    )
+
+
+def test_mse_curve_refuses_what_it_cannot_bind_safely() -> None:
+    with pytest.raises(TypeError, match="missing keyword argument trials"):
+        temperature.mse_curve(0.5, 4, [1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match="trials given both positionally and by keyword"):
+            temperature.mse_curve(0.5, 4, [1.0], 40, trials=40)
+        with pytest.raises(TypeError, match="at most 10 positional"):
+            temperature.mse_curve(0.5, 4, [1.0], 40, 3, 8, "full", "trig", "conjugate", 1, 0)
+    with pytest.raises(TypeError, match=r"mode"):
+        temperature.mse_curve(0.5, 4, [1.0], trials=10, mode=3)  # type: ignore[arg-type]
+
+
+# --- simd.primitive_rate(kind, n, repeat=..., nthreads=...), formerly (kind, n, nthreads, repeat) -
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+
+    def __call__(self, **kwargs: object) -> float:
+        self.calls.append(kwargs)
+        return 0.0
+
+
+def test_primitive_rate_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _Recorder()
+    monkeypatch.setattr(simd._core.simd, "run_primitive", rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        simd.primitive_rate("cos", 64, repeat=3, nthreads=2)
+    assert rec.calls == [{"kind": "cos", "n": 64, "nthreads": 2}] * 3
+    rec.calls.clear()
+    with pytest.warns(DeprecationWarning, match=r"simd\.primitive_rate\(kind, n, repeat=\.\.\., nthreads=\.\.\.\)"):
+        simd.primitive_rate("cos", 64, 2, 3)  # the former order (nthreads, repeat)
+    assert rec.calls == [{"kind": "cos", "n": 64, "nthreads": 2}] * 3
+    rec.calls.clear()
+    with pytest.warns(DeprecationWarning):
+        simd.primitive_rate("exp", 32, None)
+    assert rec.calls == [{"kind": "exp", "n": 32, "nthreads": None}] * 3
+
+
+def test_primitive_rate_refuses_what_it_cannot_bind_safely() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match="nthreads given both positionally and by keyword"):
+            simd.primitive_rate("cos", 64, 1, nthreads=2)
+        with pytest.raises(TypeError, match="at most 4 positional"):
+            simd.primitive_rate("cos", 64, 1, 1, 1)
+    with pytest.raises(TypeError, match=r"simd\.primitive_rate: repeat must be an integer"):
+        simd.primitive_rate("cos", 64, repeat=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"simd\.primitive_rate: repeat must be an integer >= 0"):
+        simd.primitive_rate("cos", 64, repeat=-1)
+    with pytest.raises(TypeError, match=r"nthreads"):
+        simd.primitive_rate("cos", 64, repeat=1, nthreads="2")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -126,6 +356,12 @@ def test_the_core_binds_the_public_order() -> None:
         (rl.attention.random_feature, "D", "sigma"),
         (rl.temperature.mse_curve, "D", "sigmas"),
         (rl.temperature.optimal_sigma, "xi", "D"),
+        (rl.temperature.mse, "xi", "D"),
+        (rl.temperature.mse, "D", "sigma"),
+        (rl.rff.estimate, "mode", "trials"),
+        (rl.temperature.mse_curve, "mode", "trials"),
+        (rl.temperature.mse_curve, "d", "seed"),
+        (rl.simd.primitive_rate, "repeat", "nthreads"),
         (rl.temperature.mse_curve, "xi", "D"),
         (rl.spectra.leakage_map, "N", "pad"),
         (rl.spectra.harris_table, "N", "pad"),
@@ -165,3 +401,56 @@ def test_trials_seed_nthreads_in_this_order(fn: object) -> None:
     ]
     present = [n for n in ("trials", "seed", "nthreads") if n in positional]
     assert [positional.index(n) for n in present] == sorted(positional.index(n) for n in present), positional
+
+
+_COMPUTATION = ("estimator", "convention", "mode", "orthogonal", "method")
+_RUN = ("trials", "repeat", "seed", "nthreads")
+
+
+#: Kept (CONTRIBUTING.md, "Argument order"): ``sample_omega(D, d, sigma, seed, orthogonal)``.
+_KNOWN_EXCEPTIONS = {"sample_omega"}
+
+
+@pytest.mark.parametrize("fn", _public_functions(), ids=lambda f: f.__qualname__)
+def test_computation_options_before_run_options(fn: object) -> None:
+    """Rule 5, for the parameters a call can give by position (the order of keyword-only ones binds nothing)."""
+    if fn.__qualname__ in _KNOWN_EXCEPTIONS:  # type: ignore[attr-defined]
+        pytest.skip("a documented exception")
+    p = [
+        n
+        for n, q in inspect.signature(fn).parameters.items()  # type: ignore[arg-type]
+        if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)
+    ]
+    options = [p.index(n) for n in _COMPUTATION if n in p]
+    run = [p.index(n) for n in _RUN if n in p]
+    if options and run:
+        assert max(options) < min(run), p
+    assert run == sorted(run), p
+
+
+def test_the_changed_functions_list_every_option_in_the_rule_order() -> None:
+    """Where the options became keyword-only, the signature still lists them in the rule's order."""
+    for fn in (rff.estimate, temperature.mse_curve, simd.primitive_rate):
+        p = _params(fn)
+        options = [p.index(n) for n in _COMPUTATION if n in p]
+        run = [p.index(n) for n in _RUN if n in p]
+        assert max(options, default=-1) < min(run) and run == sorted(run), p
+
+
+@pytest.mark.parametrize(
+    "former_call",
+    [
+        lambda: rff.mse(Q, K, 0.8, 16),
+        lambda: rff.estimate(Q, K, 4, 1.0, "trig", "conjugate", 3),
+        lambda: temperature.mse(1.0, 0.5, 4),
+        lambda: temperature.mse_curve(0.5, 4, [1.0], 3),
+        lambda: simd.primitive_rate("cos", 64, 1, 1),
+    ],
+    ids=["rff.mse", "rff.estimate", "temperature.mse", "temperature.mse_curve", "simd.primitive_rate"],
+)
+def test_the_deprecation_warning_points_at_the_caller(former_call: object) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        former_call()  # type: ignore[operator]
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert caught[0].filename == __file__

@@ -115,12 +115,12 @@ def test_xi_out_of_range(xi: float) -> None:
     with pytest.raises(ValueError, match=r"xi must"):
         rl.temperature.optimal_sigma(xi, 4)
     with pytest.raises(ValueError, match=r"xi must"):
-        rl.temperature.mse(1.0, xi, 4)
+        rl.temperature.mse(xi, D=4, sigma=1.0)
 
 
 def test_temperature_bad_arguments() -> None:
     with pytest.raises(ValueError, match=r"temperature\.mse: D must be a positive integer \(element 0\), got 0.0"):
-        rl.temperature.mse(1.0, 0.5, 0)
+        rl.temperature.mse(0.5, D=0, sigma=1.0)
     with pytest.raises(ValueError, match=r"temperature\.optimal_sigma: D must be a positive integer"):
         rl.temperature.optimal_sigma(0.5, 2.5)
     with pytest.raises(ValueError, match=r"method must be 'cubic' or 'brent', got 'newton'"):

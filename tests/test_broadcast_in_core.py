@@ -39,8 +39,8 @@ def test_mse_broadcast_in_core_is_bit_identical(shapes: tuple[tuple[int, ...], .
     x = rng.uniform(-1.0, 1.0, shapes[1])
     D = rng.integers(1, 64, shapes[2])
     for est in ("trig", "random_phase", "positive"):
-        got = np.asarray(rl.temperature.mse(s, x, D, est, log=log))
-        ref = _core.temperature.mse(*_materialised(s, x, D), estimator=est, convention="conjugate", log=log)
+        got = np.asarray(rl.temperature.mse(x, D=D, sigma=s, estimator=est, log=log))
+        ref = _core.temperature.mse(*_materialised(x, D, s), estimator=est, convention="conjugate", log=log)
         assert got.shape == np.broadcast_shapes(s.shape, x.shape, D.shape)
         assert np.array_equal(got.reshape(-1), ref), est
 
@@ -79,9 +79,9 @@ def test_zoh_broadcast_in_core_is_bit_identical(shapes: tuple[tuple[int, ...], .
 
 def test_shapes_that_do_not_broadcast_are_refused_by_the_wrappers_and_the_core() -> None:
     with pytest.raises(ValueError, match=r"temperature\.mse: arguments cannot be broadcast together"):
-        rl.temperature.mse(np.ones(3), np.full(4, 0.5), 8)
-    with pytest.raises(ValueError, match=r"temperature\.mse: sigma, xi and D cannot be broadcast together"):
-        _core.temperature.mse(np.ones(3), np.full(4, 0.5), 8.0, "trig", "conjugate", False)
+        rl.temperature.mse(np.full(4, 0.5), D=8, sigma=np.ones(3))
+    with pytest.raises(ValueError, match=r"temperature\.mse: xi, D and sigma cannot be broadcast together"):
+        _core.temperature.mse(np.full(4, 0.5), 8.0, np.ones(3), "trig", "conjugate", False)
     with pytest.raises(ValueError, match=r"temperature\.optimal_sigma: xi and D cannot be broadcast"):
         _core.temperature.optimal_sigma(np.full(3, 0.5), np.ones(2), "trig", "conjugate", "cubic")
     with pytest.raises(ValueError, match=r"spectra\.zoh: alpha, omega and B cannot be broadcast together"):
@@ -93,12 +93,12 @@ def test_shapes_that_do_not_broadcast_are_refused_by_the_wrappers_and_the_core()
 def test_broadcast_output_too_large_is_refused_before_allocating() -> None:
     # 2^17 x 2^17 values (137 GB) from two operands of 1 MB each
     with pytest.raises(MemoryError, match=r"temperature\.mse: the requested output cannot be allocated"):
-        rl.temperature.mse(np.ones((2**17, 1)), np.full(2**17, 0.5), 8)
+        rl.temperature.mse(np.full(2**17, 0.5), D=8, sigma=np.ones((2**17, 1)))
 
 
 def test_errors_name_the_element_of_the_callers_array() -> None:
     with pytest.raises(ValueError, match=r"temperature\.mse: sigma must be >= 0 \(element 1\), got -1\.0$"):
-        rl.temperature.mse(np.array([[1.0], [-1.0]]), np.full(3, 0.5), 8)
+        rl.temperature.mse(np.full(3, 0.5), D=8, sigma=np.array([[1.0], [-1.0]]))
     # element 1 of the (2, 2) output: alpha[0] = 0 with omega[1] = 1e308 (dt*omega overflows)
     with pytest.raises(ValueError, match=r"spectra\.zoh: the discretisation of element 1 is not finite.*omega = inf"):
         rl.spectra.zoh(np.zeros((2, 1)), np.array([0.0, 1e308]), 10.0)

@@ -106,7 +106,7 @@ def test_temperature_mse_against_mpmath_unit_norms() -> None:
         x, s = mp.mpf(xi), mp.mpf(sigma)
         u, c = mp.exp(-(s**2) * (1 - x)), mp.exp(x - 1)
         ref = mp.e**2 * ((1 - u**2) ** 2 / (2 * D) + (u - c) ** 2)
-        check(lambda: rl.temperature.mse(sigma, xi, D), ref)
+        check(lambda: rl.temperature.mse(xi, D=D, sigma=sigma), ref)
 
 
 def test_cubic_root_against_mpmath_bracketing() -> None:

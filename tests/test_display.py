@@ -17,7 +17,7 @@ def _results() -> list[object]:
     return [
         rl.spectra.figures_of_merit(rl.spectra.window("hann", 64)),
         rl.temperature.counterexample(0.5),
-        rl.temperature.mse_curve(0.5, 16, [0.5, 1.0], 50, seed=1),
+        rl.temperature.mse_curve(0.5, 16, [0.5, 1.0], trials=50, seed=1),
         rl.spectra.leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8),
         rl.transition.prf_factor_distribution(1.0),
         rl.claims.run(["tables.deltas"])[0],
@@ -37,7 +37,7 @@ def test_repr_is_compact_and_html_is_a_table(obj: object) -> None:
 
 
 def test_arrays_are_summarised_not_printed() -> None:
-    curve = rl.temperature.mse_curve(0.5, 16, np.linspace(0.2, 1.5, 500), 20, seed=3)
+    curve = rl.temperature.mse_curve(0.5, 16, np.linspace(0.2, 1.5, 500), trials=20, seed=3)
     text = repr(curve)
     assert "sigmas=array(shape=(500,), float64, min=0.2, max=1.5)" in text
     assert len(text) < 1500

@@ -48,13 +48,16 @@ CALLS = {
     "ssm_kernel": ("A = np.full(64, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 2**23)"),
     "paper_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.paper_sigma(xi)"),
     "unbiased_sigma": ("xi = np.full(2**27, 0.5)", "rl.temperature.unbiased_sigma(xi)"),
-    "temperature.mse": ("s = np.ones(2**25)", "rl.temperature.mse(s, 0.5, 8)"),
-    "temperature.mse_outer": ("s = np.ones((2**13, 1)); x = np.full(2**12, 0.5)", "rl.temperature.mse(s, x, 8)"),
+    "temperature.mse": ("s = np.ones(2**25)", "rl.temperature.mse(0.5, D=8, sigma=s)"),
+    "temperature.mse_outer": (
+        "s = np.ones((2**13, 1)); x = np.full(2**12, 0.5)",
+        "rl.temperature.mse(x, D=8, sigma=s)",
+    ),
     "optimal_sigma": ("x = np.full(2**25, 0.5)", "rl.temperature.optimal_sigma(x, 8)"),
     # conversions of large arrays to contiguous float64 (in pieces answering Ctrl-C): float32,
     # integer and strided input; the signal arrives while the argument is being converted
     "convert_float32": ("x = np.full(2**27, 0.5, np.float32)", "rl.temperature.paper_sigma(x)"),
-    "convert_int": ("D = np.full(2**27, 8)", "rl.temperature.mse(1.0, 0.5, D)"),
+    "convert_int": ("D = np.full(2**27, 8)", "rl.temperature.mse(0.5, D=D, sigma=1.0)"),
     "convert_strided": ("x = np.full(2**28, 0.5)[::2]", "rl.temperature.paper_sigma(x)"),
     # NumPy passes inside Python wrappers, made in blocks of ~2^20 values (Python checks for
     # signals between two NumPy calls): the T x T biases of ALiBi and FoX (2^28 values), the bias

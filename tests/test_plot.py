@@ -167,7 +167,7 @@ def test_mse_curve_is_drawn_on_a_fine_grid_with_the_crn_note() -> None:
     assert len(closed) == 1
     x, y = (np.asarray(v, dtype=float) for v in closed[0].get_data())
     assert x.size >= 400 and np.all(np.diff(x) > 0) and x[0] <= 0.2 and x[-1] >= 1.4
-    np.testing.assert_allclose(y, temperature.mse(x, 0.5, 16), rtol=1e-14)
+    np.testing.assert_allclose(y, temperature.mse(0.5, D=16, sigma=x), rtol=1e-14)
     ratios = np.diff(np.log(x))
     assert ratios.max() < 3 * np.log(1.4 / 0.2) / 399  # evenly spaced in log σ (plus the MC σ's)
     title = ax.get_title()
@@ -202,19 +202,21 @@ def test_mse_vs_sigma_rejects_bad_curves() -> None:
 def _check_explorer(ex: plot.MSEExplorer, xi: float, D: int, sigma: float) -> None:
     x, y = (np.asarray(v, dtype=float) for v in ex.curve.get_data())
     assert x.size == 400
-    np.testing.assert_array_equal(y, temperature.mse(x, xi, D))
+    np.testing.assert_array_equal(y, temperature.mse(xi, D=D, sigma=x))
     s_star = temperature.optimal_sigma(xi, D)
     assert list(ex.optimum.get_xdata()) == [s_star]
-    assert list(ex.optimum.get_ydata()) == [temperature.mse(s_star, xi, D)]
-    assert list(ex.point.get_xdata()) == [sigma] and list(ex.point.get_ydata()) == [temperature.mse(sigma, xi, D)]
+    assert list(ex.optimum.get_ydata()) == [temperature.mse(xi, D=D, sigma=s_star)]
+    assert list(ex.point.get_xdata()) == [sigma] and list(ex.point.get_ydata()) == [
+        temperature.mse(xi, D=D, sigma=sigma)
+    ]
     assert list(ex.paper.get_xdata()) == [temperature.paper_sigma(xi)] * 2
     assert ex.state == {
         "xi": xi,
         "D": D,
         "sigma": sigma,
-        "mse": temperature.mse(sigma, xi, D),
+        "mse": temperature.mse(xi, D=D, sigma=sigma),
         "sigma_star": s_star,
-        "mse_star": temperature.mse(s_star, xi, D),
+        "mse_star": temperature.mse(xi, D=D, sigma=s_star),
         "sigma_paper": temperature.paper_sigma(xi),
     }
     assert f"D = {D}" in ex.ax.get_title()

@@ -154,7 +154,20 @@ def test_estimate(
     nthreads: Any,
     orthogonal: bool,
 ) -> None:
-    out = call(rl.rff.estimate, q, k, D, sigma, est, conv, trials, seed, mode, nthreads, orthogonal=orthogonal)
+    out = call(
+        rl.rff.estimate,
+        q,
+        k,
+        D,
+        sigma,
+        est,
+        conv,
+        mode=mode,
+        orthogonal=orthogonal,
+        trials=trials,
+        seed=seed,
+        nthreads=nthreads,
+    )
     if out is not None:
         assert out.shape == (int(trials),)
         assert_finite(out)
@@ -223,9 +236,9 @@ def test_temperature_functions(xi: Any, D: Any, sigma: Any, est: Any, conv: Any,
         u = call(rl.temperature.unbiased_sigma, xi, est, conv)
     if u is not None:
         assert np.shape(u) == np.shape(xi)
-    m = call(rl.temperature.mse, sigma, xi, D, est, conv, log=log)
+    m = call(rl.temperature.mse, xi, D=D, sigma=sigma, estimator=est, convention=conv, log=log)
     if m is not None:
-        assert_mse(m, log, lambda: rl.temperature.mse(sigma, xi, D, est, conv))
+        assert_mse(m, log, lambda: rl.temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv))
     o = call(rl.temperature.optimal_sigma, xi, D, est, method, conv)
     if o is not None:
         assert_finite(o)

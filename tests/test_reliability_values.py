@@ -52,7 +52,7 @@ def test_a_failed_conversion_raises_memory_error(call) -> None:  # type: ignore[
         (lambda: rl.rotary.realify(["0.5"]), TypeError, "z must be a complex"),
         (lambda: rl.rotary.realify([True]), TypeError, "not bool"),
         (lambda: rl.rotary.decay_bound(True), TypeError, "r must be a real .* not bool"),
-        (lambda: rl.temperature.mse(1.0, True, 4), TypeError, "not bool"),
+        (lambda: rl.temperature.mse(True, D=4, sigma=1.0), TypeError, "not bool"),
         (lambda: rl.spectra.zoh(0.1, 0.2, 0.1, B="1"), TypeError, "B must be a real or complex"),
         (lambda: sweep.cell_seed(None, 0), TypeError, "seed must be an integer"),
         (lambda: sweep.cell_seed(0, -1), ValueError, "cell index"),

@@ -101,7 +101,7 @@ def test_cells_are_the_public_functions_at_the_cell_seed(reference: pd.DataFrame
         assert row.empirical_mse == np.mean(err**2)
         assert row.bias == np.mean(err)
         assert row.stderr == np.std(err**2, ddof=1) / math.sqrt(TRIALS)
-        assert row.analytic_mse == rl.temperature.mse(sigma, xi, D)
+        assert row.analytic_mse == rl.temperature.mse(xi, D=D, sigma=sigma)
 
 
 def test_monte_carlo_agrees_with_the_closed_form(reference: pd.DataFrame) -> None:

@@ -62,7 +62,7 @@ def test_cubic_root_is_stationary_point_of_mse() -> None:
         for D in (1, 16, 256):
             s = T.optimal_sigma(x, D)
             h = 1e-5
-            left, mid, right = T.mse(np.array([s - h, s, s + h]), x, D)
+            left, mid, right = T.mse(x, D=D, sigma=np.array([s - h, s, s + h]))
             assert mid <= left and mid <= right
 
 
@@ -100,7 +100,7 @@ def test_mse_closed_form_unit_norms() -> None:
     sigma, xi, D = 0.7, 0.3, 12
     u, c = np.exp(-(sigma**2) * (1 - xi)), np.exp(xi - 1)
     expected = np.e**2 * ((1 - u**2) ** 2 / (2 * D) + (u - c) ** 2)
-    assert T.mse(sigma, xi, D) == pytest.approx(expected, rel=1e-13)
+    assert T.mse(xi, D=D, sigma=sigma) == pytest.approx(expected, rel=1e-13)
     q, k = T.unit_pair(xi)
     for est, conv in (
         ("trig", "conjugate"),
@@ -108,16 +108,16 @@ def test_mse_closed_form_unit_norms() -> None:
         ("positive", "conjugate"),
         ("random_phase", "conjugate"),
     ):
-        assert T.mse(sigma, xi, D, est, conv) == pytest.approx(
+        assert T.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv) == pytest.approx(
             rl.rff.mse(q, k, D=D, sigma=sigma, estimator=est, convention=conv), rel=1e-14
         )
 
 
 def test_mse_broadcasts() -> None:
-    out = T.mse(np.linspace(0.1, 1.5, 5)[:, None], np.array([0.0, 0.5]), 16)
+    out = T.mse(np.array([0.0, 0.5]), D=16, sigma=np.linspace(0.1, 1.5, 5)[:, None])
     assert out.shape == (5, 2)
     with pytest.raises(ValueError, match="broadcast"):
-        T.mse(np.ones(3), np.zeros(2), 4)
+        T.mse(np.zeros(2), D=4, sigma=np.ones(3))
 
 
 def test_mse_curve_monte_carlo_within_5_se() -> None:
@@ -131,7 +131,7 @@ def test_mse_curve_monte_carlo_within_5_se() -> None:
 
 def test_sigma_one_beats_paper_rule_for_large_D() -> None:
     for D in (16, 256):
-        assert T.mse(1.0, 0.5, D) < T.mse(T.paper_sigma(0.5), 0.5, D)
+        assert T.mse(0.5, D=D, sigma=1.0) < T.mse(0.5, D=D, sigma=T.paper_sigma(0.5))
 
 
 def test_spectra() -> None:

@@ -29,7 +29,12 @@ CALLS: list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = [
     ("rff.moments", rl.rff.moments, (Q, K, np.array([0.5, 1.0])), {}),
     ("rff.mse", rl.rff.mse, (Q, K), {"D": 16, "sigma": np.array([0.5, 1.0])}),
     ("rff.feature_map", rl.rff.feature_map, (np.stack([Q, K]), OMEGA), {}),
-    ("temperature.mse", rl.temperature.mse, (np.array([0.5, 1.0]), np.array([0.1, 0.6]), np.array([4.0, 16.0])), {}),
+    (
+        "temperature.mse",
+        rl.temperature.mse,
+        (np.array([0.1, 0.6]),),
+        {"D": np.array([4.0, 16.0]), "sigma": np.array([0.5, 1.0])},
+    ),
     ("temperature.optimal_sigma", rl.temperature.optimal_sigma, (np.array([0.1, 0.6]), np.array([4.0, 16.0])), {}),
     ("rotary.rotate", rl.rotary.rotate, (QS, PSI), {}),
     ("rotary.cumulative_phase", rl.rotary.cumulative_phase, (PSI,), {}),

@@ -89,7 +89,7 @@ darray mse(ArrayLike qo, ArrayLike ko, IntLike D_o, ArrayLike sigma_o, Choice es
 }
 
 darray estimate(ArrayLike qo, ArrayLike ko, IntLike D_o, FloatLike sigma_o, Choice est_o,
-                Choice conv_o, IntLike trials_o, IntLike seed_o, Choice mode_o, bool orthogonal,
+                Choice conv_o, Choice mode_o, bool orthogonal, IntLike trials_o, IntLike seed_o,
                 OptionalInt nthreads_o) {
   const char* f = "rff.estimate";
   const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k");
@@ -100,10 +100,10 @@ darray estimate(ArrayLike qo, ArrayLike ko, IntLike D_o, FloatLike sigma_o, Choi
   if (opt.sigma < 0) value_error(f, "sigma", "must be >= 0", sigma_o);
   opt.estimator = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   opt.convention = parse_choice(conv_o, f, "convention", rff::parse_convention);
-  const auto trials = static_cast<std::size_t>(integer(trials_o, f, "trials", 1));
-  opt.seed = seed_arg(seed_o, f);
   opt.full = parse_choice(mode_o, f, "mode", rff::parse_full_mode);
   opt.orthogonal = orthogonal;
+  const auto trials = static_cast<std::size_t>(integer(trials_o, f, "trials", 1));
+  opt.seed = seed_arg(seed_o, f);
   opt.nthreads = nthreads_arg(nthreads_o, f);
   core_check(f, [&] { rff::check_estimate_input(p, static_cast<std::size_t>(q.size()), opt); });
   check_output_size(static_cast<double>(trials), f);
@@ -231,7 +231,7 @@ void register_rff(py::module_& m) {
   m.def("moments", &moments, "q"_a, "k"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("mse", &mse, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("estimate", &estimate, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a,
-        "trials"_a, "seed"_a, "mode"_a, "orthogonal"_a, "nthreads"_a);
+        "mode"_a, "orthogonal"_a, "trials"_a, "seed"_a, "nthreads"_a);
   m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "seed"_a, "orthogonal"_a,
         "index"_a);
   m.def("sample_phase", &sample_phase, "D"_a, "seed"_a, "index"_a);

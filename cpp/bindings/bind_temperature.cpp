@@ -62,14 +62,14 @@ darray unbiased_sigma(ArrayLike xi_o, Choice est_o, Choice conv_o) {
 // mse and optimal_sigma broadcast their array arguments here (NumPy's rules), so that a scalar
 // against a large array is never materialised as a full array.
 
-darray mse(ArrayLike sigma_o, ArrayLike xi_o, ArrayLike D_o, Choice est_o, Choice conv_o,
+darray mse(ArrayLike xi_o, ArrayLike D_o, ArrayLike sigma_o, Choice est_o, Choice conv_o,
            bool log) {
   const char* f = "temperature.mse";
-  const darray sigma = real_array(sigma_o, f, "sigma");
-  require_each(sigma, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
   const darray xi = xi_arg(xi_o, f);
   const darray D = D_arg(D_o, f);
-  const Broadcast<3> bc({&sigma, &xi, &D}, f, "sigma, xi and D");
+  const darray sigma = real_array(sigma_o, f, "sigma");
+  require_each(sigma, f, "sigma", "must be >= 0", [](double x) { return x >= 0; });
+  const Broadcast<3> bc({&xi, &D, &sigma}, f, "xi, D and sigma");
   const Estimator est = parse_choice(est_o, f, "estimator", rff::parse_estimator);
   const Convention conv = parse_choice(conv_o, f, "convention", rff::parse_convention);
   darray out(bc.shape());
@@ -78,13 +78,13 @@ darray mse(ArrayLike sigma_o, ArrayLike xi_o, ArrayLike D_o, Choice est_o, Choic
   const double* pd = D.data();
   double* po = out.mutable_data();
   const std::size_t n = bc.size();
-  // Safe without the GIL: reads sigma, xi and D, writes out (run_polled: Ctrl-C between chunks).
+  // Safe without the GIL: reads xi, D and sigma, writes out (run_polled: Ctrl-C between chunks).
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       bc.visit(b, e, [&](std::size_t i, const Broadcast<3>::Offsets& o) {
-        const rff::Pair p = rff::make_unit_pair(px[o[1]]);
-        po[i] = log ? rff::log_mse(p, ps[o[0]], pd[o[2]], est, conv)
-                    : rff::mse(p, ps[o[0]], pd[o[2]], est, conv);
+        const rff::Pair p = rff::make_unit_pair(px[o[0]]);
+        po[i] = log ? rff::log_mse(p, ps[o[2]], pd[o[1]], est, conv)
+                    : rff::mse(p, ps[o[2]], pd[o[1]], est, conv);
       });
     });
   });
@@ -175,7 +175,7 @@ void register_temperature(py::module_& m) {
       .finish();
   m.def("paper_sigma", &paper_sigma, "xi"_a);
   m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);
-  m.def("mse", &mse, "sigma"_a, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "log"_a);
+  m.def("mse", &mse, "xi"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("optimal_sigma", &optimal_sigma, "xi"_a, "D"_a, "estimator"_a, "convention"_a, "method"_a);
   m.def("spectrum", &spectrum, "d"_a, "kind"_a, "base"_a, "theta_max"_a, "temp_max"_a, "squared"_a);
   m.def("counterexample", &counterexample, "xi"_a);

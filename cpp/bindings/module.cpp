@@ -1,5 +1,6 @@
 // The extension module: one submodule per topic, each registered by its own bind_<topic>.cpp.
 #include "common.hpp"
+#include "result_class.hpp"
 
 #ifndef ROPELAB_VERSION
 #define ROPELAB_VERSION "dev"
@@ -20,6 +21,10 @@ PYBIND11_MODULE(_core, m) {
       "git_commit", [] { return std::string(ROPELAB_GIT_COMMIT); },
       "The git commit this build was made from (with '+dirty' for uncommitted changes); empty if "
       "none.");
+  // The base of every result class (_core.result.Result), before the submodules that declare
+  // them. A submodule of its own, so that the stubs of the others import it without a cycle.
+  auto result = m.def_submodule("result", "the common base of the result classes");
+  ropelab::bind::register_result_base(result);
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");

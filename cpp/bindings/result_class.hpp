@@ -3,16 +3,21 @@
 /// A C++ result struct bound as a Python class with read-only fields, each field named ONCE
 /// (here, by the binding that registers it): the class gets `_fields` (the names in order, as
 /// a namedtuple has), `_field_types` (name to "int", "float", "bool" or "float | None") and
-/// `__match_args__`, a keyword (or positional) constructor taking every
-/// field, a copy constructor, value equality and hashing, a `__repr__` and pickling — all from
-/// that one list. The Python layer derives its result classes from these (adding only its
-/// display and any derived properties), never listing the fields again.
+/// `__match_args__`, a keyword (or positional) constructor taking every field and a copy
+/// constructor — all from that one list. Every such class derives from one bound base,
+/// `_core.result.Result` (register_result_base, called once by module.cpp before any result class),
+/// which defines ONCE, from the instance's `_fields`, what the classes share: value equality
+/// and hashing, a `__repr__`, `_asdict()` and pickling (`__reduce__`: the class and the fields
+/// in order, rebuilt by the positional constructor). The Python layer derives its result
+/// classes from these (adding only its display and any derived properties), never listing the
+/// fields again.
 
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -41,13 +46,79 @@ class ROPELAB_RESULT_HIDDEN AnyObject : public py::object {
   PYBIND11_OBJECT_DEFAULT(AnyObject, py::object, ::ropelab::bind::accept_any_object)
 };
 
+/// The C++ side of `_core.result.Result`: never instantiated (the base has no constructor); its
+/// methods take `self` as a Python object and read the fields through `_fields`.
+struct ROPELAB_RESULT_HIDDEN ResultBase {};
+
 #undef ROPELAB_RESULT_HIDDEN
+
+namespace result_detail {
+
+/// The fields of a result, in the order of its class's `_fields`.
+inline py::tuple state(const py::object& self) {
+  const py::tuple names = self.attr("_fields");
+  py::tuple s(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) s[i] = self.attr(names[i]);
+  return s;
+}
+
+}  // namespace result_detail
+
+/// Binds `Result` in `m` (the submodule `_core.result`), the base of every ResultClass; call once,
+/// before the first ResultClass is declared.
+inline void register_result_base(py::module_& m) {
+  using result_detail::state;
+  py::class_<ResultBase> cls(m, "Result",
+                             "Base of the result classes bound from the core: value equality, "
+                             "hashing, repr, _asdict and pickling from the class's _fields.");
+  cls.attr("_fields") = py::tuple();  // a result class sets its own (register_result_base: none)
+  cls.attr("_field_types") = py::dict();
+  cls.def(
+         "__eq__",
+         [](const py::object& self, const AnyObject& other) -> bool {
+           if (!py::type::of(self).is(py::type::of(other))) return false;
+           return state(self).equal(state(other));
+         },
+         "other"_a,
+         "Same type and every field equal (NaN is unequal to itself, as in a dataclass).")
+      .def(
+          "__hash__", [](const py::object& self) -> py::ssize_t { return py::hash(state(self)); },
+          "Hash of the fields.")
+      .def(
+          "__repr__",
+          [](const py::object& self) -> std::string {
+            const py::tuple names = self.attr("_fields");
+            std::string out = py::type::of(self).attr("__name__").cast<std::string>() + "(";
+            for (std::size_t i = 0; i < names.size(); ++i) {
+              if (i > 0) out += ", ";
+              out +=
+                  names[i].cast<std::string>() + "=" + std::string(py::repr(self.attr(names[i])));
+            }
+            return out + ")";
+          },
+          "The fields, by name.")
+      .def(
+          "_asdict",
+          [](const py::object& self) -> py::dict {
+            const py::tuple names = self.attr("_fields");
+            py::dict d;
+            for (const py::handle n : names) d[n] = self.attr(n);
+            return d;
+          },
+          "The fields by name, in order (as a namedtuple's _asdict).")
+      .def(
+          "__reduce__",
+          [](const py::object& self) -> py::tuple {
+            return py::make_tuple(py::type::of(self), state(self));
+          },
+          "Pickling: the class and the fields in order (rebuilt by the positional constructor).");
+}
 
 template <class T>
 class ResultClass {
  public:
   ResultClass(py::module_& m, const char* name, const char* doc)
-      : cls_(m, name, doc), name_(name), fields_(std::make_shared<std::vector<Field>>()) {}
+      : cls_(m, name, doc, base()), name_(name), fields_(std::make_shared<std::vector<Field>>()) {}
 
   /// A field read as the member itself (int, float or bool).
   template <class V>
@@ -99,35 +170,6 @@ class ResultClass {
                return build(*fields, type_name, args, kwargs);
              }),
              "Every field by name (or all in order); an optional field may be omitted (None).");
-    cls_.def(
-        "__eq__",
-        [fields](const py::object& self, const AnyObject& other) -> bool {
-          if (!py::type::of(self).is(py::type::of(other))) return false;
-          return state(*fields, self).equal(state(*fields, other));
-        },
-        "other"_a,
-        "Same type and every field equal (NaN is unequal to itself, as in a dataclass).");
-    cls_.def(
-        "__hash__",
-        [fields](const py::object& self) -> py::ssize_t { return py::hash(state(*fields, self)); },
-        "Hash of the fields.");
-    cls_.def(
-        "__repr__",
-        [fields](const py::object& self) -> std::string {
-          std::string out = py::type::of(self).attr("__name__").cast<std::string>() + "(";
-          bool first = true;
-          for (const Field& f : *fields) {
-            if (!first) out += ", ";
-            first = false;
-            out += f.name + "=" + std::string(py::repr(self.attr(f.name.c_str())));
-          }
-          return out + ")";
-        },
-        "The fields, by name.");
-    cls_.def(py::pickle([fields](const py::object& self) { return state(*fields, self); },
-                        [fields, type_name](const py::tuple& s) {
-                          return build(*fields, type_name, s, py::dict());
-                        }));
     return cls_;
   }
 
@@ -157,12 +199,14 @@ class ResultClass {
     return py::detail::cast_op<V>(c);
   }
 
-  static py::tuple state(const std::vector<Field>& fields, const py::object& self) {
-    py::tuple s(fields.size());
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      s[i] = self.attr(fields[i].name.c_str());
+  /// `_core.result.Result`, the base of every result class (registered by register_result_base).
+  static py::handle base() {
+    py::handle b = py::detail::get_type_handle(typeid(ResultBase), false);
+    if (!b) {
+      throw std::logic_error(
+          "ResultClass: register_result_base must be called before any result class");
     }
-    return s;
+    return b;
   }
 
   static T build(const std::vector<Field>& fields, const std::string& type_name,

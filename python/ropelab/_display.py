@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ropelab._core_loader import core as _core
+
 __all__ = ["ResultDisplay", "field_names", "field_types", "short_value"]
 
 #: ``repr`` stays on one line up to this width, else one field per line.
@@ -86,10 +88,7 @@ def field_names(cls: type) -> tuple[str, ...]:
     >>> field_names(FactorDistribution)
     ('mean', 'variance', 'median', 'prob_gt_one')
     """
-    names = getattr(cls, "_fields", None)
-    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"field_names: {cls!r} is not a result class bound from C++")
-    return names
+    return tuple(_bound_fields("field_names", cls))
 
 
 def field_types(cls: type) -> dict[str, str]:
@@ -117,10 +116,15 @@ def field_types(cls: type) -> dict[str, str]:
     >>> t["N"], t["enbw_bins"], t["first_min_is_null"], t["decay_ratio"]
     ('int', 'float', 'bool', 'float | None')
     """
-    types = getattr(cls, "_field_types", None)
-    if not isinstance(types, dict):
-        raise TypeError(f"field_types: {cls!r} is not a result class bound from C++")
-    return {name: str(types[name]) for name in field_names(cls)}
+    return _bound_fields("field_types", cls)
+
+
+def _bound_fields(func: str, cls: type) -> dict[str, str]:
+    """The fields of a result class bound from C++ (a subclass of ``_core.result.Result``) and their types, in order."""
+    if not (isinstance(cls, type) and issubclass(cls, _core.result.Result)):
+        raise TypeError(f"{func}: {cls!r} is not a result class bound from C++")
+    types = cls._field_types
+    return {name: str(types[name]) for name in cls._fields}
 
 
 class ResultDisplay:

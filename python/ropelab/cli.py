@@ -67,7 +67,7 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
     curves = []
     for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
-        curves.append(temperature.mse_curve(args.xi, D, sigmas, args.trials, seed=args.seed))
+        curves.append(temperature.mse_curve(args.xi, D, sigmas, trials=args.trials, seed=args.seed))
     with plot.detached():  # a file only: never touch pyplot or the user's backend
         fig = plot.mse_vs_sigma(curves)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -194,7 +194,7 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     for c in curves:
         (line,) = ax.semilogy(
             fine,
-            temperature.mse(fine, c.xi, c.D, c.estimator, c.convention),
+            temperature.mse(c.xi, D=c.D, sigma=fine, estimator=c.estimator, convention=c.convention),
             "-",
             lw=1.5,
             label=f"$D = {c.D}$, closed form",
@@ -222,7 +222,7 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
             )
         ax.axvline(1.0, color="k", ls=":", lw=1, label=r"$\sigma = 1$ (unbiased)")
         for c, col, s_opt in zip(curves, colors, optima):
-            m_opt = float(temperature.mse(s_opt, c.xi, c.D, c.estimator, c.convention))
+            m_opt = float(temperature.mse(c.xi, D=c.D, sigma=s_opt, estimator=c.estimator, convention=c.convention))
             ax.plot([s_opt], [m_opt], marker="*", ms=12, color=col, mec="k", ls="none")
         ax.plot([], [], marker="*", ms=10, color="gray", mec="k", ls="none", label=r"$\sigma^*(D)$, root of the cubic")
     ax.set_xlabel(r"temperature $\sigma$ (std of each frequency component, dimensionless)")
@@ -886,10 +886,10 @@ class MSEExplorer:
         T = self._temperature
         xi, D, sigma = float(xi), int(D), float(sigma)
         est, conv = self.estimator, self.convention
-        curve = np.asarray(T.mse(self.sigmas, xi, D, est, conv), dtype=float)
+        curve = np.asarray(T.mse(xi, D=D, sigma=self.sigmas, estimator=est, convention=conv), dtype=float)
         s_star = float(T.optimal_sigma(xi, D, est, convention=conv))
-        m_star = float(T.mse(s_star, xi, D, est, conv))
-        m_here = float(T.mse(sigma, xi, D, est, conv))
+        m_star = float(T.mse(xi, D=D, sigma=s_star, estimator=est, convention=conv))
+        m_here = float(T.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv))
         s_paper = float(T.paper_sigma(xi))
         self.curve.set_data(self.sigmas, curve)
         self.optimum.set_data([s_star], [m_star])

@@ -19,14 +19,13 @@ phase and positive estimators are unbiased for ``exp(q·k)``; the literal produc
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Literal
 
 import numpy as np
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray
-from ropelab._validation import scalar_or_array
+from ropelab._validation import former_order, is_integer, scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
 
@@ -165,7 +164,22 @@ def mse(
     True
     """
     if legacy:
-        D, sigma, estimator, convention = _legacy_mse_arguments(legacy, D, sigma, estimator, convention)
+        given = former_order(
+            "rff.mse",
+            legacy,
+            ("sigma", "D", "estimator", "convention"),
+            {
+                "D": (D, None),
+                "sigma": (sigma, None),
+                "estimator": (estimator, "trig"),
+                "convention": (convention, "conjugate"),
+            },
+            "rff.mse(q, k, D=..., sigma=..., estimator=..., convention=...)",
+            leading=2,
+            required=2,
+            looks_new=_mse_looks_new,
+        )
+        D, sigma, estimator, convention = given["D"], given["sigma"], given["estimator"], given["convention"]
     if D is None or sigma is None:
         missing = " and ".join(n for n, v in (("D", D), ("sigma", sigma)) if v is None)
         raise TypeError(f"rff.mse: missing keyword argument {missing}; call mse(q, k, D=..., sigma=...)")
@@ -173,38 +187,13 @@ def mse(
     return scalar_or_array(out, sigma)
 
 
-def _is_integer(x: Any) -> bool:
-    """Whether ``x`` is an integer scalar (``int`` or a NumPy integer, not ``bool``)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _legacy_mse_arguments(
-    legacy: tuple[Any, ...], D: Any, sigma: Any, estimator: Any, convention: Any
-) -> tuple[Any, Any, Any, Any]:
-    """Map a positional call of the former order ``mse(q, k, sigma, D, estimator, convention)``."""
-    order = "rff.mse(q, k, D=..., sigma=..., estimator=..., convention=...)"
-    if len(legacy) > 4:
-        raise TypeError(f"rff.mse: at most 6 positional arguments (the former order), got {2 + len(legacy)}")
-    if len(legacy) < 2 or D is not None or sigma is not None:
-        raise TypeError(f"rff.mse: D and sigma are keyword-only (the package orders D before sigma); call {order}")
-    old_sigma, old_D = legacy[0], legacy[1]
-    if _is_integer(old_sigma) and not _is_integer(old_D):
-        # mse(q, k, 16, 1.0) reads like the new order (D, sigma), but positional arguments are the
-        # former order (sigma, D): refuse rather than guess.
-        raise TypeError(
-            f"rff.mse: positional arguments are the deprecated order (sigma, D), got sigma={old_sigma!r}, "
-            f"D={old_D!r}; call {order}"
+def _mse_looks_new(bound: dict[str, Any]) -> str | None:
+    """``mse(q, k, 16, 1.0)`` reads like the new order (D, sigma): refuse rather than guess."""
+    if is_integer(bound["sigma"]) and not is_integer(bound["D"]):
+        return (
+            f"positional arguments are the deprecated order (sigma, D), got sigma={bound['sigma']!r}, D={bound['D']!r}"
         )
-    if (len(legacy) > 2 and estimator != "trig") or (len(legacy) > 3 and convention != "conjugate"):
-        raise TypeError("rff.mse: estimator or convention given both positionally and by keyword")
-    warnings.warn(
-        f"rff.mse(q, k, sigma, D, ...) with positional sigma and D is deprecated; call {order}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    est = legacy[2] if len(legacy) > 2 else estimator
-    conv = legacy[3] if len(legacy) > 3 else convention
-    return old_D, old_sigma, est, conv
+    return None
 
 
 def estimate(
@@ -214,12 +203,12 @@ def estimate(
     sigma: float = 1.0,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
+    *legacy: Any,
+    mode: Mode = "projected",
+    orthogonal: bool = False,
     trials: int = 1,
     seed: int = 0,
-    mode: Mode = "projected",
     nthreads: int | None = None,
-    *,
-    orthogonal: bool = False,
 ) -> FloatArray:
     """Monte-Carlo estimates of ``exp(q·k)``, one per trial.
 
@@ -232,28 +221,44 @@ def estimate(
         Temperature σ ≥ 0.
     estimator, convention : str
         See :func:`moments`.
-    trials : int
-        Number of independent estimates.
-    seed : int
-        Any integer in ``[0, 2**64)``. Trial ``t`` uses only the random numbers addressed by
-        ``(seed, t)``, so results are bit-identical for every ``nthreads`` and across calls.
+    *legacy
+        Deprecated: the former positional order ``(trials, seed, mode, nthreads)`` after
+        ``convention``, still accepted with a :class:`DeprecationWarning`. The options that change
+        the computation (``mode``, ``orthogonal``) now come before ``trials``, ``seed`` and
+        ``nthreads``, all keyword-only.
     mode : {"projected", "full"}
         ``"projected"`` uses the exact distributional shortcut ``ω·u ~ N(0, σ²‖u‖²)`` (one scalar
         normal per feature, a 2-D Gaussian for the random-phase estimator); ``"full"`` draws the
         d-dimensional ``ω`` (the frequencies of trial ``t`` are ``sample_omega(D, d, sigma, seed,
         index=t)``).
-    nthreads : int or None
-        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
     orthogonal : bool
         Orthogonal random features: blocks of d mutually orthogonal rows with independent χ_d
         norms. In full mode the rows come from a QR of a Gaussian matrix (``sample_omega``); in
         projected mode the projections of a block onto the pair's plane are drawn directly in
         O(d) per block — the image of a fixed unit vector under a Haar rotation is a uniform point
         z/‖z‖ of the sphere — with the same distribution (see ``rff.hpp``).
+    trials : int
+        Number of independent estimates.
+    seed : int
+        Any integer in ``[0, 2**64)``. Trial ``t`` uses only the random numbers addressed by
+        ``(seed, t)``, so results are bit-identical for every ``nthreads`` and across calls.
+    nthreads : int or None
+        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
 
     Returns
     -------
     ndarray, shape (trials,)
+
+    Raises
+    ------
+    TypeError
+        For more than 10 positional arguments, an option given both positionally (the former
+        order) and by keyword, or a mode name where the former order has ``trials``.
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``trials, seed, mode, nthreads`` (the former order); they are bound as before.
 
     Notes
     -----
@@ -267,6 +272,17 @@ def estimate(
     >>> bool(abs(est.mean() - np.exp(0.5)) < 5 * est.std() / np.sqrt(2000))
     True
     """
+    if legacy:
+        given = former_order(
+            "rff.estimate",
+            legacy,
+            ("trials", "seed", "mode", "nthreads"),
+            {"trials": (trials, 1), "seed": (seed, 0), "mode": (mode, "projected"), "nthreads": (nthreads, None)},
+            "rff.estimate(q, k, D, sigma, estimator, convention, mode=..., trials=..., seed=..., nthreads=...)",
+            leading=6,
+            looks_new=_estimate_looks_new,
+        )
+        trials, seed, mode, nthreads = given["trials"], given["seed"], given["mode"], given["nthreads"]
     return np.asarray(
         _core.rff.estimate(
             q=q,
@@ -275,13 +291,23 @@ def estimate(
             sigma=sigma,
             estimator=estimator,
             convention=convention,
-            trials=trials,
-            seed=seed,
             mode=mode,
             orthogonal=bool(orthogonal),
+            trials=trials,
+            seed=seed,
             nthreads=nthreads,
         )
     )
+
+
+def _estimate_looks_new(bound: dict[str, Any]) -> str | None:
+    """``estimate(q, k, D, sigma, est, conv, "full", ...)`` puts the mode where the former order has trials."""
+    if isinstance(bound["trials"], str):
+        return (
+            "positional arguments after convention are the deprecated order (trials, seed, mode, nthreads), "
+            f"got trials={bound['trials']!r}"
+        )
+    return None
 
 
 def sample_omega(

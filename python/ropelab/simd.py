@@ -16,9 +16,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import Any, Literal
 
 from ropelab._core_loader import core as _core
+from ropelab._validation import former_order, integer
 
 __all__ = ["isa", "available", "set_isa", "using", "default_threads", "primitive_rate"]
 
@@ -125,7 +126,9 @@ def default_threads() -> int:
     return int(_core.simd.default_threads())
 
 
-def primitive_rate(kind: Primitive, n: int = 2**24, nthreads: int | None = None, repeat: int = 3) -> float:
+def primitive_rate(
+    kind: Primitive, n: int = 2**24, *legacy: Any, repeat: int = 3, nthreads: int | None = None
+) -> float:
     """Throughput (values per second, best of ``repeat`` runs) of one primitive of the hot loops.
 
     ``"normal"``: standard normals from the counter-based streams (vectorised Philox4x32 +
@@ -140,23 +143,51 @@ def primitive_rate(kind: Primitive, n: int = 2**24, nthreads: int | None = None,
         The primitive.
     n : int
         Values per run.
-    nthreads : int or None
-        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    *legacy
+        Deprecated: the former positional order ``(nthreads, repeat)`` after ``n``, still accepted
+        with a :class:`DeprecationWarning`; ``repeat`` (how many runs) now comes before
+        ``nthreads``, both keyword-only.
     repeat : int
         Runs; the fastest one counts (at least one run).
+    nthreads : int or None
+        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
 
     Returns
     -------
     float
         Values per second.
 
+    Raises
+    ------
+    TypeError
+        For more than 4 positional arguments, one given both positionally and by keyword, or a
+        ``repeat`` that is not an integer.
+    ValueError
+        For a negative ``repeat`` (or an invalid ``kind``, ``n`` or ``nthreads``).
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``nthreads, repeat`` (the former order); they are bound as before.
+
     Examples
     --------
     >>> primitive_rate("cos", n=2**16, nthreads=1, repeat=1) > 0
     True
     """
+    if legacy:
+        given = former_order(
+            "simd.primitive_rate",
+            legacy,
+            ("nthreads", "repeat"),
+            {"repeat": (repeat, 3), "nthreads": (nthreads, None)},
+            "simd.primitive_rate(kind, n, repeat=..., nthreads=...)",
+            leading=2,
+        )
+        repeat, nthreads = given["repeat"], given["nthreads"]
+    runs = max(1, integer("simd.primitive_rate", "repeat", repeat, 0))
     best = float("inf")
-    for _ in range(max(1, repeat)):
+    for _ in range(runs):
         t = time.perf_counter()
         _core.simd.run_primitive(kind=kind, n=n, nthreads=nthreads)
         best = min(best, time.perf_counter() - t)

@@ -23,9 +23,17 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay, field_names
+from ropelab._display import ResultDisplay
 from ropelab._types import FloatArray
-from ropelab._validation import broadcast_shape, check_output_size, integer, real_number, scalar_or_array
+from ropelab._validation import (
+    broadcast_shape,
+    check_output_size,
+    former_order,
+    integer,
+    is_integer,
+    real_number,
+    scalar_or_array,
+)
 
 __all__ = [
     "paper_sigma",
@@ -119,24 +127,30 @@ def unbiased_sigma(xi: npt.ArrayLike, estimator: Estimator = "trig", convention:
 
 
 def mse(
-    sigma: npt.ArrayLike,
     xi: npt.ArrayLike,
-    D: npt.ArrayLike,
+    *legacy: Any,
+    D: npt.ArrayLike | None = None,
+    sigma: npt.ArrayLike | None = None,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
-    *,
     log: bool = False,
 ) -> Any:
-    """Closed-form MSE for unit-norm ``q, k`` with ``q·k = ξ``; broadcasts ``sigma``, ``xi``, ``D``.
+    """Closed-form MSE for unit-norm ``q, k`` with ``q·k = ξ``; broadcasts ``xi``, ``D``, ``sigma``.
 
     Parameters
     ----------
-    sigma : array_like
-        Temperatures σ ≥ 0.
     xi : array_like
         Cosines ``ξ ∈ [−1, 1]``.
+    *legacy
+        Deprecated: the former positional order ``mse(sigma, xi, D, estimator, convention)``,
+        still accepted with a :class:`DeprecationWarning`. Since the package orders ``xi`` before
+        ``D`` before ``sigma`` (as :func:`optimal_sigma`, :func:`mse_curve` and
+        :func:`ropelab.rff.mse` do), ``D`` and ``sigma`` are keyword-only here, so that a
+        positional call of the former order can never bind to the new one.
     D : array_like
-        Feature counts (positive integers).
+        Feature counts (positive integers; required).
+    sigma : array_like
+        Temperatures σ ≥ 0 (required).
     estimator, convention : str
         See :func:`ropelab.rff.moments`.
     log : bool
@@ -145,17 +159,60 @@ def mse(
     Returns
     -------
     float or ndarray
-        The MSE (or ``log MSE``) with the broadcast shape of ``sigma``, ``xi`` and ``D``; a float
+        The MSE (or ``log MSE``) with the broadcast shape of ``xi``, ``D`` and ``sigma``; a float
         when all three are scalars.
+
+    Raises
+    ------
+    TypeError
+        If ``D`` or ``sigma`` is missing, given both positionally and by keyword, or the three
+        positional values read like the new order (an integer ``xi`` and a non-integer ``D`` in
+        the former reading: pass ``D`` and ``sigma`` by keyword).
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``sigma, xi, D`` (the former order); they are bound as before.
 
     Examples
     --------
-    >>> bool(mse(1.0, 0.5, 16) < mse(paper_sigma(0.5), 0.5, 16))
+    >>> bool(mse(0.5, D=16, sigma=1.0) < mse(0.5, D=16, sigma=paper_sigma(0.5)))
     True
     """
-    broadcast_shape("temperature.mse", sigma=sigma, xi=xi, D=D)
-    out = _core.temperature.mse(sigma=sigma, xi=xi, D=D, estimator=estimator, convention=convention, log=bool(log))
+    if legacy:
+        given = former_order(
+            "temperature.mse",
+            (xi, *legacy),
+            ("sigma", "xi", "D", "estimator", "convention"),
+            {
+                "D": (D, None),
+                "sigma": (sigma, None),
+                "estimator": (estimator, "trig"),
+                "convention": (convention, "conjugate"),
+            },
+            "temperature.mse(xi, D=..., sigma=..., estimator=..., convention=...)",
+            leading=0,
+            required=3,
+            looks_new=_mse_looks_new,
+        )
+        xi, D, sigma = given["xi"], given["D"], given["sigma"]
+        estimator, convention = given["estimator"], given["convention"]
+    if D is None or sigma is None:
+        missing = " and ".join(n for n, v in (("D", D), ("sigma", sigma)) if v is None)
+        raise TypeError(f"temperature.mse: missing keyword argument {missing}; call mse(xi, D=..., sigma=...)")
+    broadcast_shape("temperature.mse", xi=xi, D=D, sigma=sigma)
+    out = _core.temperature.mse(xi=xi, D=D, sigma=sigma, estimator=estimator, convention=convention, log=bool(log))
     return float(out) if out.ndim == 0 else out
+
+
+def _mse_looks_new(bound: dict[str, Any]) -> str | None:
+    """``mse(0.5, 16, 1.0)`` reads like the new order (xi, D, sigma): refuse rather than guess."""
+    if is_integer(np.asarray(bound["xi"])) and not is_integer(np.asarray(bound["D"])):
+        return (
+            "positional arguments are the deprecated order (sigma, xi, D), got "
+            f"sigma={bound['sigma']!r}, xi={bound['xi']!r}, D={bound['D']!r}"
+        )
+    return None
 
 
 def optimal_sigma(
@@ -260,7 +317,7 @@ class Counterexample(ResultDisplay, _core.temperature.Counterexample):
         dict of str to float
             The fields by name (JSON-serialisable).
         """
-        return {k: float(getattr(self, k)) for k in field_names(type(self))}
+        return {k: float(v) for k, v in self._asdict().items()}
 
 
 def counterexample(xi: float = 0.5) -> Counterexample:
@@ -360,12 +417,13 @@ def mse_curve(
     xi: float,
     D: int,
     sigmas: npt.ArrayLike,
-    trials: int,
-    seed: int = 0,
+    *legacy: Any,
     d: int = 64,
     mode: rff.Mode = "projected",
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
+    trials: int | None = None,
+    seed: int = 0,
     nthreads: int | None = None,
 ) -> MSECurve:
     """Analytic and Monte-Carlo MSE against σ for unit vectors with ``q·k = ξ`` in ``R^d``.
@@ -381,16 +439,21 @@ def mse_curve(
         Features per estimate.
     sigmas : array_like, shape (m,)
         Temperatures σ ≥ 0 (a non-empty 1-D real array).
-    trials : int
-        Monte-Carlo estimates per σ.
-    seed : int
-        Seed of the random numbers (the same for every σ).
+    *legacy
+        Deprecated: the former positional order ``(trials, seed, d, mode, estimator, convention,
+        nthreads)`` after ``sigmas``, still accepted with a :class:`DeprecationWarning`. The
+        options that change the computation now come before ``trials``, ``seed`` and
+        ``nthreads``, all keyword-only.
     d : int
         Dimension of ``q`` and ``k``.
     mode : {"projected", "full"}
         Sampling mode (see :func:`ropelab.rff.estimate`).
     estimator, convention : str
         See :func:`ropelab.rff.moments`.
+    trials : int
+        Monte-Carlo estimates per σ (required).
+    seed : int
+        Seed of the random numbers (the same for every σ).
     nthreads : int or None
         Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
 
@@ -402,9 +465,16 @@ def mse_curve(
     Raises
     ------
     TypeError
-        If ``sigmas`` is not a real array.
+        If ``sigmas`` is not a real array, ``trials`` is missing, or an option is given both
+        positionally (the former order) and by keyword.
     ValueError
         If ``sigmas`` is not a non-empty 1-D array, or another argument is invalid.
+
+    Warns
+    -----
+    DeprecationWarning
+        For options after ``sigmas`` given positionally (the former order); they are bound as
+        before.
 
     Examples
     --------
@@ -412,6 +482,27 @@ def mse_curve(
     >>> bool(np.all(np.abs(c.empirical - c.analytic) < 5 * c.stderr))
     True
     """
+    if legacy:
+        given = former_order(
+            "temperature.mse_curve",
+            legacy,
+            ("trials", "seed", "d", "mode", "estimator", "convention", "nthreads"),
+            {
+                "d": (d, 64),
+                "mode": (mode, "projected"),
+                "estimator": (estimator, "trig"),
+                "convention": (convention, "conjugate"),
+                "trials": (trials, None),
+                "seed": (seed, 0),
+                "nthreads": (nthreads, None),
+            },
+            "temperature.mse_curve(xi, D, sigmas, trials=..., seed=..., d=..., mode=...)",
+            leading=3,
+        )
+        d, mode, estimator, convention = given["d"], given["mode"], given["estimator"], given["convention"]
+        trials, seed, nthreads = given["trials"], given["seed"], given["nthreads"]
+    if trials is None:
+        raise TypeError("mse_curve: missing keyword argument trials; call mse_curve(xi, D, sigmas, trials=...)")
     trials = integer("mse_curve", "trials", trials, 1)  # a Python int: no float16 from np.int8
     raw = np.atleast_1d(np.asarray(sigmas))
     if raw.dtype.kind not in "biuf":
@@ -421,11 +512,13 @@ def mse_curve(
         raise ValueError(f"mse_curve: sigmas must be a non-empty 1-D array, got shape {np.shape(sigmas)}")
     q, k = unit_pair(xi, d)
     target = float(np.exp(q @ k))
-    analytic = np.asarray(mse(s, xi, D, estimator, convention), dtype=np.float64)
+    analytic = np.asarray(mse(xi, D=D, sigma=s, estimator=estimator, convention=convention), dtype=np.float64)
     empirical = np.empty_like(s)
     stderr = np.empty_like(s)
     for i, sigma in enumerate(s):
-        est = rff.estimate(q, k, D, float(sigma), estimator, convention, trials, seed, mode, nthreads)
+        est = rff.estimate(
+            q, k, D, float(sigma), estimator, convention, mode=mode, trials=trials, seed=seed, nthreads=nthreads
+        )
         sq = (est - target) ** 2
         empirical[i] = sq.mean()
         stderr[i] = sq.std(ddof=1) / np.sqrt(trials) if trials > 1 else np.inf

@@ -2,6 +2,7 @@
 ropelab's compiled core (use the typed wrappers in ropelab.* instead)
 """
 from __future__ import annotations
+from . import result
 from . import rff
 from . import temperature
 from . import rotary
@@ -11,7 +12,7 @@ from . import spectra
 from . import simd
 from . import attention
 from . import selective
-__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
+__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
 def git_commit() -> str:
     """
     The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.

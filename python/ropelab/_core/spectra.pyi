@@ -2,28 +2,18 @@
 windows, FFTW/DTFT spectra, SSM closed forms, figures of merit
 """
 from __future__ import annotations
-import builtins
 import numpy
 import numpy.typing
+import ropelab._core.result
 import typing
 __all__: list[str] = ['FiguresOfMerit', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
-class FiguresOfMerit:
+class FiguresOfMerit(ropelab._core.result.Result):
     """
     Figures of merit of a window (Harris 1978); frequencies in bins (the documented class is ropelab.spectra.FiguresOfMerit).
     """
     __match_args__: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
     _field_types: typing.ClassVar[dict] = {'N': 'int', 'pad': 'int', 'coherent_gain': 'float', 'enbw_bins': 'float', 'scalloping_loss_db': 'float', 'worst_case_processing_loss_db': 'float', 'bandwidth_3db_bins': 'float', 'bandwidth_6db_bins': 'float', 'first_min_bins': 'float', 'first_min_db': 'float', 'first_min_is_null': 'bool', 'highest_sidelobe_db': 'float', 'highest_sidelobe_bins': 'float', 'sidelobe_falloff_db_per_octave': 'float', 'overlap_correlation_50': 'float', 'overlap_correlation_75': 'float', 'leakage_factor': 'float', 'is_causal_exponential': 'bool', 'decay_ratio': 'float | None', 'truncation_ripple_db': 'float | None'}
     _fields: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
-    def __eq__(self, other: builtins.object) -> bool:
-        """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
-        """
-    def __getstate__(self) -> tuple:
-        ...
-    def __hash__(self) -> int:
-        """
-        Hash of the fields.
-        """
     @typing.overload
     def __init__(self, other: FiguresOfMerit) -> None:
         """
@@ -34,12 +24,6 @@ class FiguresOfMerit:
         """
         Every field by name (or all in order); an optional field may be omitted (None).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def N(self) -> int:
         """

@@ -2,28 +2,18 @@
 temperature rules, optima and spectra
 """
 from __future__ import annotations
-import builtins
 import numpy
 import numpy.typing
+import ropelab._core.result
 import typing
 __all__: list[str] = ['Counterexample', 'counterexample', 'depressed_cubic_root', 'methods', 'mse', 'optimal_sigma', 'paper_sigma', 'spectrum', 'spectrum_kinds', 'unbiased_sigma']
-class Counterexample:
+class Counterexample(ropelab._core.result.Result):
     """
     The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the documented class is ropelab.temperature.Counterexample).
     """
     __match_args__: typing.ClassVar[tuple] = ('xi', 'sigma_paper', 'sigma_paper_sq', 'mean_paper', 'target', 'mean_sigma1', 'mean_paper_literal', 'target_literal')
     _field_types: typing.ClassVar[dict] = {'xi': 'float', 'sigma_paper': 'float', 'sigma_paper_sq': 'float', 'mean_paper': 'float', 'target': 'float', 'mean_sigma1': 'float', 'mean_paper_literal': 'float', 'target_literal': 'float'}
     _fields: typing.ClassVar[tuple] = ('xi', 'sigma_paper', 'sigma_paper_sq', 'mean_paper', 'target', 'mean_sigma1', 'mean_paper_literal', 'target_literal')
-    def __eq__(self, other: builtins.object) -> bool:
-        """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
-        """
-    def __getstate__(self) -> tuple:
-        ...
-    def __hash__(self) -> int:
-        """
-        Hash of the fields.
-        """
     @typing.overload
     def __init__(self, other: Counterexample) -> None:
         """
@@ -34,12 +24,6 @@ class Counterexample:
         """
         Every field by name (or all in order); an optional field may be omitted (None).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def mean_paper(self) -> float:
         """
@@ -88,7 +72,7 @@ def depressed_cubic_root(p: typing.SupportsFloat | typing.SupportsIndex, r: typi
     """
 def methods() -> list[str]:
     ...
-def mse(sigma: numpy.typing.ArrayLike, xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, estimator: str, convention: str, log: bool) -> numpy.typing.NDArray[numpy.float64]:
+def mse(xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, sigma: numpy.typing.ArrayLike, estimator: str, convention: str, log: bool) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def optimal_sigma(xi: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, estimator: str, convention: str, method: str) -> numpy.typing.NDArray[numpy.float64]:
     ...

@@ -2,28 +2,18 @@
 effective transitions, norms, Householder
 """
 from __future__ import annotations
-import builtins
 import numpy
 import numpy.typing
+import ropelab._core.result
 import typing
 __all__: list[str] = ['FactorDistribution', 'commutator_norm', 'effective', 'effective_sequence', 'eigenvalues', 'generalized_householder', 'householder', 'householder_product', 'norms', 'prf_factor_distribution', 'prf_transition_factor', 'singular_values', 'spectral_norm']
-class FactorDistribution:
+class FactorDistribution(ropelab._core.result.Result):
     """
     Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) (the documented class is ropelab.transition.FactorDistribution).
     """
     __match_args__: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
     _field_types: typing.ClassVar[dict] = {'mean': 'float', 'variance': 'float', 'median': 'float', 'prob_gt_one': 'float'}
     _fields: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
-    def __eq__(self, other: builtins.object) -> bool:
-        """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
-        """
-    def __getstate__(self) -> tuple:
-        ...
-    def __hash__(self) -> int:
-        """
-        Hash of the fields.
-        """
     @typing.overload
     def __init__(self, other: FactorDistribution) -> None:
         """
@@ -34,12 +24,6 @@ class FactorDistribution:
         """
         Every field by name (or all in order); an optional field may be omitted (None).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def mean(self) -> float:
         """

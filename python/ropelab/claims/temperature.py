@@ -55,7 +55,7 @@ def tan_rule() -> Evidence:
             grid.append({"xi": xi, "D": D, "sigma_star": s_star, "sigma_paper": s_paper, "same": same})
     xi, D = 0.5, 256
     s_star, s_paper = float(temperature.optimal_sigma(xi, D)), float(temperature.paper_sigma(xi))
-    mse_star, mse_paper = float(temperature.mse(s_star, xi, D)), float(temperature.mse(s_paper, xi, D))
+    mse_star, mse_paper = float(temperature.mse(xi, D=D, sigma=s_star)), float(temperature.mse(xi, D=D, sigma=s_paper))
     # corrected statement: σ* is the root of the cubic (Brent agrees), lowers the Monte-Carlo MSE
     # below the paper's σ by more than 5 standard errors, and tends to 1 as D grows.
     s_brent = float(temperature.optimal_sigma(xi, D, method="brent"))
@@ -254,8 +254,8 @@ def prf_sigma_one() -> Evidence:
         for D in (1, 16, 256):
             s_star = float(temperature.optimal_sigma(xi, D, "positive"))
             s_brent = float(temperature.optimal_sigma(xi, D, "positive", method="brent"))
-            m_star = float(temperature.mse(s_star, xi, D, "positive"))
-            m_one = float(temperature.mse(1.0, xi, D, "positive"))
+            m_star = float(temperature.mse(xi, D=D, sigma=s_star, estimator="positive"))
+            m_one = float(temperature.mse(xi, D=D, sigma=1.0, estimator="positive"))
             good = (
                 abs(mean1 / np.exp(xi) - 1) < 1e-13 and s_star < 1 and m_star < m_one and abs(s_star - s_brent) < 1e-8
             )
@@ -306,8 +306,8 @@ def d1_third() -> Evidence:
     for xi in D1_XI_GRID:
         s = float(temperature.optimal_sigma(xi, 1))
         s_b = float(temperature.optimal_sigma(xi, 1, method="brent"))
-        m_star = float(temperature.mse(s, xi, 1))
-        m_near = [float(temperature.mse(s * f, xi, 1)) for f in (0.98, 1.02)]
+        m_star = float(temperature.mse(xi, D=1, sigma=s))
+        m_near = [float(temperature.mse(xi, D=1, sigma=s * f)) for f in (0.98, 1.02)]
         good = abs(s * s - 1 / 3) < 1e-12 and abs(s_b * s_b - 1 / 3) < 1e-7 and all(m_star < m for m in m_near)
         ok &= good
         rows.append(

@@ -146,7 +146,7 @@ def _rff_mse_check(p: dict[str, Value]) -> None:
     d = _integer("d", p["d"], 2)
     _choice("mode", p["mode"], rff.MODES)
     temperature.unit_pair(_number("xi", p["xi"]), d)
-    temperature.mse(sigma, p["xi"], D, p["estimator"], p["convention"])  # type: ignore[arg-type]
+    temperature.mse(p["xi"], D=D, sigma=sigma, estimator=p["estimator"], convention=p["convention"])  # type: ignore[arg-type]
 
 
 def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
@@ -156,14 +156,15 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
     est, conv = str(p["estimator"]), str(p["convention"])
     q, k = temperature.unit_pair(xi, d)
     target = rff.kernel(q, k)
-    estimates = rff.estimate(q, k, D, sigma, est, conv, trials, seed, str(p["mode"]), nthreads)  # type: ignore[arg-type]
+    mode = str(p["mode"])
+    estimates = rff.estimate(q, k, D, sigma, est, conv, mode=mode, trials=trials, seed=seed, nthreads=nthreads)  # type: ignore[arg-type]
     err = estimates - target
     sq = err * err
     root = math.sqrt(trials)
     return {
         "sigma_used": sigma,
         "target": target,
-        "analytic_mse": float(temperature.mse(sigma, xi, D, est, conv)),  # type: ignore[arg-type]
+        "analytic_mse": float(temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv)),  # type: ignore[arg-type]
         "empirical_mse": float(sq.mean()),
         "stderr": float(sq.std(ddof=1)) / root if trials > 1 else math.inf,
         "bias": float(err.mean()),
