@@ -563,8 +563,7 @@ void register_figures_of_merit(py::module_& m) {
 void register_window_parameter(py::module_& m) {
   using P = windows::ParameterInfo;
   ResultClass<P>(m, "WindowParameter",
-                 "One parameter of a window (the documented class is "
-                 "ropelab.spectra.WindowParameter).")
+                 "One parameter of a window, an entry of WindowInfo.parameters.")
       .object_field("name", &P::name, "str", "The parameter's name (scipy's where scipy has it).")
       .object_field("alternatives", &P::alternatives, "list[str]",
                     "Other names accepted for it (Harris's, or earlier ones of ropelab).")
@@ -578,8 +577,8 @@ void register_window_parameter(py::module_& m) {
 void register_window_info(py::module_& m) {
   using I = WindowInfo;
   ResultClass<I>(m, "WindowInfo",
-                 "A window's parameters and symmetry (the documented class is "
-                 "ropelab.spectra.WindowInfo).")
+                 "A window's parameters and symmetry (spectra.window_info; the names of the "
+                 "parameters make ropelab.spectra.WINDOWS).")
       .object_field("name", &I::name, "str", "The canonical name of the window.")
       .object_field("parameters", &I::parameters, "list[WindowParameter]",
                     "Every parameter, the required ones first.")
