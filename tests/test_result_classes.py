@@ -404,6 +404,10 @@ def test_leakage_map_bad_fields() -> None:
         LM(**(fields | {"figures": (1.0, 2.0, 3.0)}))
     with pytest.raises(TypeError, match="LeakageMap: N must be an integer"):
         LM(**(fields | {"N": 32.5}))
+    # a pickled state is checked as the constructor's fields are
+    state = m.__getstate__()
+    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 1\)"):
+        LM.__new__(LM).__setstate__((state[0], state[1][:1], *state[2:]))
 
 
 def test_leakage_map_repr_hides_the_grids() -> None:

@@ -202,9 +202,11 @@ class ResultClass {
                }),
                "Every field by name (or all in order).");
     } else {
-      cls_.def(py::init([fields, type_name](const py::Args<FieldValue>& args,
-                                            const py::KWArgs<FieldValue>& kwargs) {
-                 return build(*fields, type_name, args, kwargs);
+      cls_.def(py::init([fields, type_name, check](const py::Args<FieldValue>& args,
+                                                   const py::KWArgs<FieldValue>& kwargs) {
+                 T t = build(*fields, type_name, args, kwargs);
+                 if (*check) (*check)(t);
+                 return t;
                }),
                "Every field by name (or all in order); an optional field may be omitted (None).");
     }
@@ -236,8 +238,10 @@ class ResultClass {
         },
         "The fields, by name.");
     cls_.def(py::pickle([fields](const py::object& self) { return state(*fields, self); },
-                        [fields, type_name](const py::tuple& s) {
-                          return build(*fields, type_name, s, py::dict());
+                        [fields, type_name, check](const py::tuple& s) {
+                          T t = build(*fields, type_name, s, py::dict());
+                          if (*check) (*check)(t);
+                          return t;
                         }));
     return cls_;
   }
