@@ -786,12 +786,6 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
         -------
         dict of str to object
             Field name to value (``figures``: :meth:`FiguresOfMerit.as_dict` of each).
-
-        Examples
-        --------
-        >>> d = leakage_map([0.0, 2.0], [0.0, 0.3], N=32, pad=4).as_dict()
-        >>> list(d)[:4], d["far_leakage_db"].shape, sorted(d["figures"][1])[:2]
-        (['alpha_n', 'omega', 'N', 'pad'], (2, 2), ['N', 'bandwidth_3db_bins'])
         """
         out: dict[str, Any] = {name: getattr(self, name) for name in field_names(type(self))}
         out["figures"] = [FiguresOfMerit(f).as_dict() for f in self.figures]
