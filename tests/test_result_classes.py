@@ -11,6 +11,7 @@ sections, the sweep task's outputs) are checked against the bound ones here.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import pickle
 from collections.abc import Callable
@@ -162,7 +163,7 @@ def test_figures_of_merit_fields_and_optional_ones() -> None:
 def test_leakage_map_holds_the_public_class() -> None:
     m = rl.spectra.leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8)
     assert all(type(f) is rl.spectra.FiguresOfMerit for f in m.figures)
-    assert "[2 × FiguresOfMerit]" not in repr(m)  # figures are not shown (field(repr=False))
+    assert "[2 × FiguresOfMerit]" not in repr(m)  # figures are not shown (_hidden_fields)
     assert m.enbw_bins.shape == (2,)
 
 
@@ -196,3 +197,282 @@ def test_field_helpers_reject_other_classes() -> None:
         field_names(dict)
     with pytest.raises(TypeError, match="field_types"):
         field_types(dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# LeakageMap, WindowInfo and WindowParameter: fields that are arrays, strings and lists
+# ---------------------------------------------------------------------------------------------
+
+#: leakage_map([0, 2, 8], [0, 0.3, 1.1], N=32, pad=8) as the former struct -> dict path returned
+#: it (the dict's "scalloping_db", "bin_leakage_factor", "far_leakage_db"; its "window" rows'
+#: highest_sidelobe_db, first_min_bins, enbw_bins), computed before the change.
+OLD_MAP = {
+    "tone_scalloping_loss_db": [
+        [-0.0, 3.4541759491643873, 2.3890055880219245],
+        [-0.0, 2.6966298961595574, 1.9027730618364447],
+        [-0.0, 0.550592077677057, 0.3969414967065172],
+    ],
+    "bin_leakage_factor": [
+        [0.0, 0.5485783279073939, 0.42310145822054646],
+        [0.2381579454187096, 0.5905489841486933, 0.5084274352810043],
+        [0.7488678184527833, 0.7787704369583666, 0.7708033742403695],
+    ],
+    "far_leakage_db": [
+        [-math.inf, -17.752301409782206, -17.914793891811662],
+        [-16.016362942554263, -15.438811272392899, -15.354805156079044],
+        [-5.344332583534909, -6.694031993742195, -6.4913030240072835],
+    ],
+}
+OLD_FIGURES = [
+    (-13.232886761813454, 1.0, 1.0),
+    (-10.766136841759637, 1.1511296530201904, 1.312608032054101),
+    (-math.inf, 16.0, 3.9819667628379394),
+]
+#: _core.spectra.window_info(name) as the former dict path returned it.
+OLD_INFO: dict[str, dict[str, Any]] = {
+    "kaiser": {
+        "name": "kaiser",
+        "parameters": [
+            {
+                "name": "beta",
+                "alternatives": ["alpha"],
+                "required": True,
+                "default": "",
+                "description": "shape beta in [0, 700]; alternative: Harris's alpha = beta/pi",
+            }
+        ],
+        "symmetry": "both",
+    },
+    "chebwin": {
+        "name": "chebyshev",
+        "parameters": [
+            {
+                "name": "at",
+                "alternatives": ["attenuation", "alpha"],
+                "required": True,
+                "default": "",
+                "description": "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
+                "Harris's alpha = at/20",
+            }
+        ],
+        "symmetry": "both",
+    },
+    "exponential": {
+        "name": "exponential",
+        "parameters": [
+            {
+                "name": "alpha",
+                "alternatives": ["tau"],
+                "required": True,
+                "default": "",
+                "description": "alpha: decay per sample of the causal SSM window exp(-alpha n) (>= 0, DFT-even "
+                "only); tau: scipy's decay length in samples (> 0), exp(-|n - center|/tau)",
+            },
+            {
+                "name": "center",
+                "alternatives": [],
+                "required": False,
+                "default": "None",
+                "description": "with tau only: the centre in samples (default L/2; needs sym=False)",
+            },
+        ],
+        "symmetry": "both",
+    },
+}
+
+
+def _leakage_map(alpha_n: list[float], omega: list[float], N: int, pad: int) -> Any:
+    """spectra.leakage_map by keyword: the decays per sample ``alpha`` where the function takes
+    them, else ``alpha_n`` (α·N); the values here make ``alpha_n / N`` exact, so both give the
+    same bits."""
+    if "alpha" in inspect.signature(rl.spectra.leakage_map).parameters:
+        return rl.spectra.leakage_map(alpha=[a / N for a in alpha_n], omega=omega, N=N, pad=pad)
+    return rl.spectra.leakage_map(alpha_n=alpha_n, omega=omega, N=N, pad=pad)
+
+
+def _map() -> Any:
+    return _leakage_map([0.0, 2.0, 8.0], [0.0, 0.3, 1.1], N=32, pad=8)
+
+
+def _info_dict(info: Any) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "parameters": [{f: getattr(p, f) for f in field_names(type(p))} for p in info.parameters],
+        "symmetry": info.symmetry,
+    }
+
+
+def test_leakage_map_values_are_those_of_the_dict_path() -> None:
+    m = _map()
+    for name, old in OLD_MAP.items():
+        a = getattr(m, name)
+        assert type(a) is np.ndarray and a.dtype == np.float64 and a.shape == (3, 3)
+        assert a.tolist() == old, name
+    assert [(f.highest_sidelobe_db, f.first_min_bins, f.enbw_bins) for f in m.figures] == OLD_FIGURES
+    assert m.alpha_n.tolist() == [0.0, 2.0, 8.0] and m.omega.tolist() == [0.0, 0.3, 1.1]
+    assert (m.N, m.pad) == (32, 8)
+    # the per-row properties read from the figures, as before
+    assert m.highest_sidelobe_db.tolist() == [f[0] for f in OLD_FIGURES]
+
+
+def test_leakage_map_is_a_bound_result_class() -> None:
+    m = _map()
+    public, bound = rl.spectra.LeakageMap, _core.spectra.LeakageMap
+    assert type(m) is public and isinstance(m, bound) and public.__name__ == bound.__name__
+    names = field_names(public)
+    assert names == (
+        "alpha_n",
+        "omega",
+        "N",
+        "pad",
+        "figures",
+        "tone_scalloping_loss_db",
+        "bin_leakage_factor",
+        "far_leakage_db",
+    )
+    assert names == bound.__match_args__  # type: ignore[attr-defined]
+    assert [n for n, v in vars(bound).items() if isinstance(v, property)] == list(names)
+    documented = [n.strip() for p in NumpyDocString(public.__doc__ or "")["Attributes"] for n in p.name.split(",")]
+    assert documented == list(names)
+    types = field_types(public)
+    assert types["alpha_n"] == "ndarray[float64, (A,)]" and types["omega"] == "ndarray[float64, (W,)]"
+    assert types["N"] == types["pad"] == "int" and types["figures"] == "tuple[FiguresOfMerit, ...]"
+    for n in ("tone_scalloping_loss_db", "bin_leakage_factor", "far_leakage_db"):
+        assert types[n] == "ndarray[float64, (A, W)]"
+        assert "float64, shape (A, W)" in (vars(bound)[n].__doc__ or "")
+    # read-only: no field can be set, no attribute added, no array written
+    for n in names:
+        with pytest.raises(AttributeError):
+            setattr(m, n, getattr(m, n))
+    with pytest.raises(AttributeError):
+        m.extra = 1
+    for n in ("alpha_n", "omega", "far_leakage_db"):
+        a = getattr(m, n)
+        assert not a.flags.writeable and a.flags.c_contiguous and a is getattr(m, n)
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 1.0
+    assert type(m.figures) is tuple and all(type(f) is rl.spectra.FiguresOfMerit for f in m.figures)
+    # the core returns the bound class (figures bound too); the wrapper makes them public
+    core = _core.spectra.leakage_map([0.0, 1.0 / 16, 0.25], [0.0, 0.3, 1.1], 32, 8)  # the types only
+    assert type(core) is bound and all(type(f) is _core.spectra.FiguresOfMerit for f in core.figures)
+
+
+def test_leakage_map_construction_equality_hash_pickling() -> None:
+    def make() -> Any:  # no NaN among the figures (alpha_n = 8 has highest_sidelobe_bins = nan)
+        return _leakage_map([0.0, 2.0, 4.0], [0.0, 0.3, 1.1], N=32, pad=8)
+
+    m = make()
+    fields = {n: getattr(m, n) for n in field_names(type(m))}
+    assert not any(isinstance(v, float) and math.isnan(v) for f in m.figures for v in _fields(f).values())
+    LM = rl.spectra.LeakageMap
+    for other in (LM(**fields), LM(*fields.values()), LM(m), copy.deepcopy(m), make()):
+        assert type(other) is LM and other == m and hash(other) == hash(m)
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(m, protocol=protocol))
+        assert type(back) is LM and back == m and type(back.figures[0]) is rl.spectra.FiguresOfMerit
+    # the constructor copies arrays (any real array-like) into new read-only float64 arrays
+    an = np.array([0, 2, 4])
+    built = LM(**(fields | {"alpha_n": an}))
+    assert built == m and built.alpha_n.dtype == np.float64 and not np.shares_memory(built.alpha_n, an)
+    an[0] = 5
+    assert built.alpha_n[0] == 0.0
+    assert LM(**(fields | {"omega": [0.0, 0.3, 1.1]})) == m
+    assert LM(**(fields | {"figures": list(m.figures)})) == m
+    # as for FiguresOfMerit, a NaN is unequal to itself: a map whose figures hold one is unequal
+    # to its copy (NaN in an array field likewise)
+    assert _map() != _map()
+    nan_grid = m.bin_leakage_factor.copy()
+    nan_grid[0, 0] = np.nan
+    assert LM(**(fields | {"bin_leakage_factor": nan_grid})) != LM(**(fields | {"bin_leakage_factor": nan_grid}))
+    # unequal: another class, one value changed
+    assert m != _core.spectra.LeakageMap(**fields) and m != fields
+    grid = m.bin_leakage_factor.copy()
+    grid[1, 1] += 1e-12
+    assert LM(**(fields | {"bin_leakage_factor": grid})) != m
+    assert LM(**(fields | {"pad": 9})) != m
+
+
+def test_leakage_map_bad_fields() -> None:
+    m = _map()
+    fields = {n: getattr(m, n) for n in field_names(type(m))}
+    LM = rl.spectra.LeakageMap
+    with pytest.raises(TypeError, match="missing field figures"):
+        LM(**{k: v for k, v in fields.items() if k != "figures"})
+    with pytest.raises(TypeError, match="unknown field bogus"):
+        LM(**fields, bogus=1)
+    with pytest.raises(TypeError, match=r"LeakageMap: alpha_n must be ndarray\[float64, \(A,\)\] \(real numbers\)"):
+        LM(**(fields | {"alpha_n": ["x", "y", "z"]}))
+    with pytest.raises(TypeError, match="LeakageMap: far_leakage_db must be"):
+        LM(**(fields | {"far_leakage_db": m.far_leakage_db + 0j}))
+    with pytest.raises(ValueError, match=r"LeakageMap: omega must have 1 dimension\(s\)"):
+        LM(**(fields | {"omega": 0.3}))
+    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 2\)"):
+        LM(**(fields | {"omega": [0.0, 0.3]}))
+    with pytest.raises(ValueError, match="figures must hold one result per alpha_n"):
+        LM(**(fields | {"figures": m.figures[:2]}))
+    with pytest.raises(TypeError, match=r"LeakageMap: figures must be tuple\[FiguresOfMerit, \.\.\.\]"):
+        LM(**(fields | {"figures": (1.0, 2.0, 3.0)}))
+    with pytest.raises(TypeError, match="LeakageMap: N must be an integer"):
+        LM(**(fields | {"N": 32.5}))
+    # a pickled state is checked as the constructor's fields are
+    state = m.__getstate__()
+    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 1\)"):
+        LM.__new__(LM).__setstate__((state[0], state[1][:1], *state[2:]))
+
+
+def test_leakage_map_repr_hides_the_grids() -> None:
+    m = _leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8)
+    assert repr(m) == (
+        "LeakageMap(\n"
+        "    alpha_n=array(shape=(2,), float64, min=0, max=2),\n"
+        "    omega=array(shape=(2,), float64, min=0, max=0.3),\n"
+        "    N=64,\n"
+        "    pad=8,\n"
+        ")"
+    )
+    html = m._repr_html_()
+    assert html.count("<tr>") == 4 and "far_leakage_db" not in html
+    assert set(type(m)._hidden_fields) <= set(field_names(type(m)))
+
+
+@pytest.mark.parametrize("name", sorted(OLD_INFO))
+def test_window_info_values_are_those_of_the_dict_path(name: str) -> None:
+    info = _core.spectra.window_info(name=name)
+    assert type(info) is _core.spectra.WindowInfo
+    assert _info_dict(info) == OLD_INFO[name]
+    assert all(type(p) is _core.spectra.WindowParameter for p in info.parameters)
+
+
+def test_window_info_classes() -> None:
+    WI, WP = _core.spectra.WindowInfo, _core.spectra.WindowParameter
+    assert field_names(WI) == ("name", "parameters", "symmetry")
+    assert field_names(WP) == ("name", "alternatives", "required", "default", "description")
+    assert field_types(WI) == {"name": "str", "parameters": "list[WindowParameter]", "symmetry": "str"}
+    assert field_types(WP)["alternatives"] == "list[str]" and field_types(WP)["required"] == "bool"
+    info = _core.spectra.window_info(name="exponential")
+    for obj in (info, info.parameters[0]):
+        for n in field_names(type(obj)):
+            with pytest.raises(AttributeError):
+                setattr(obj, n, getattr(obj, n))
+    # construction, equality, hashing (lists hashed as tuples), pickling
+    p = info.parameters[1]
+    assert WP(**{f: getattr(p, f) for f in field_names(WP)}) == p
+    again = WI(name=info.name, parameters=list(info.parameters), symmetry=info.symmetry)
+    assert again == info and hash(again) == hash(info)
+    assert pickle.loads(pickle.dumps(info)) == info
+    assert WI(name="x", parameters=[], symmetry="both") != info
+    with pytest.raises(TypeError, match=r"WindowInfo: parameters must be list\[WindowParameter\]"):
+        WI(name="x", parameters=[{"name": "a"}], symmetry="both")
+    with pytest.raises(TypeError, match="WindowParameter: name must be str, got 1"):
+        WP(**({f: getattr(p, f) for f in field_names(WP)} | {"name": 1}))
+    with pytest.raises(TypeError, match="WindowParameter: required must be a bool"):
+        WP(**({f: getattr(p, f) for f in field_names(WP)} | {"required": "yes"}))
+    with pytest.raises(ValueError, match="spectra.window: name must be one of"):
+        _core.spectra.window_info(name="nonesuch")
+
+
+def test_windows_table_is_read_from_window_info() -> None:
+    for name, params in rl.spectra.WINDOWS.items():
+        info = _core.spectra.window_info(name=name)
+        assert info.name == name
+        assert params == tuple(n for p in info.parameters for n in [p.name, *p.alternatives])

@@ -22,6 +22,24 @@ namespace {
 
 using cplx = std::complex<double>;
 
+}  // namespace
+
+/// A tuple of FiguresOfMerit (LeakageMap.figures), named so in the stubs.
+class __attribute__((visibility("hidden"))) FiguresTuple : public py::tuple {
+ public:
+  PYBIND11_OBJECT_DEFAULT(FiguresTuple, py::tuple, PyTuple_Check)
+};
+
+}  // namespace ropelab::bind
+
+namespace pybind11::detail {
+ROPELAB_ARGUMENT_TYPE_NAME(FiguresTuple, "tuple[FiguresOfMerit, ...]")
+}  // namespace pybind11::detail
+
+namespace ropelab::bind {
+
+namespace {
+
 // FFTW sizes and the DTFT's phase reduction (the core checks the same limit).
 constexpr auto max_length = static_cast<std::int64_t>(limits::kMaxSignalLength);
 
@@ -112,6 +130,47 @@ carray complex_like(const darray& like) {
   return carray(shape_of(like));
 }
 
+/// What spectra.window_info returns (bound as WindowInfo).
+struct WindowInfo {
+  std::string name;                                ///< the canonical name
+  std::vector<windows::ParameterInfo> parameters;  ///< every parameter, required ones first
+  std::string symmetry;                            ///< "both", "symmetric" or "dft-even"
+};
+
+/// What spectra.leakage_map returns (bound as LeakageMap): the core's map with NumPy arrays,
+/// the padding factor and the per-row figures as bound FiguresOfMerit objects.
+struct LeakageMapResult {
+  darray alpha_n, omega;  ///< (A,), (W,)
+  std::size_t N = 0, pad = 0;
+  FiguresTuple figures;                                                ///< A results
+  darray tone_scalloping_loss_db, bin_leakage_factor, far_leakage_db;  ///< (A, W)
+};
+
+/// A new read-only float64 array of `shape` holding `v`.
+darray read_only_array(const std::vector<double>& v, std::vector<py::ssize_t> shape) {
+  darray a(std::move(shape));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  a.attr("setflags")("write"_a = false);
+  return a;
+}
+
+LeakageMapResult leakage_map_result(const spectrum::LeakageMap& m, std::size_t pad) {
+  const auto A = static_cast<py::ssize_t>(m.alpha_n.size());
+  const auto W = static_cast<py::ssize_t>(m.omega.size());
+  LeakageMapResult r;
+  r.alpha_n = read_only_array(m.alpha_n, {A});
+  r.omega = read_only_array(m.omega, {W});
+  r.N = m.N;
+  r.pad = pad;
+  py::tuple figures(m.window.size());
+  for (std::size_t i = 0; i < m.window.size(); ++i) figures[i] = py::cast(m.window[i]);
+  r.figures = py::reinterpret_borrow<FiguresTuple>(figures);
+  r.tone_scalloping_loss_db = read_only_array(m.scalloping_db, {A, W});
+  r.bin_leakage_factor = read_only_array(m.bin_leakage_factor, {A, W});
+  r.far_leakage_db = read_only_array(m.far_leakage_db, {A, W});
+  return r;
+}
+
 const std::vector<std::string>& window_names() {
   return windows::names();
 }
@@ -128,32 +187,19 @@ py::list window_parameters(Choice name_o) {
   return out;
 }
 
-/// Every parameter of a window: a list of dicts (name, alternatives, required, default,
-/// description), plus the window's symmetry ("both", "symmetric", "dft-even").
-py::dict window_info(Choice name_o) {
+/// Every parameter of a window and its symmetry ("both", "symmetric", "dft-even").
+WindowInfo window_info(Choice name_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
-  py::dict d;
+  WindowInfo info;
   try {
-    py::list ps;
-    for (const windows::ParameterInfo& p : windows::parameter_info(name)) {
-      py::dict e;
-      e["name"] = p.name;
-      py::list alt;
-      for (const std::string& a : p.alternatives) alt.append(a);
-      e["alternatives"] = alt;
-      e["required"] = p.required;
-      e["default"] = p.default_value;
-      e["description"] = p.description;
-      ps.append(e);
-    }
-    d["name"] = windows::canonical_name(name);
-    d["parameters"] = ps;
-    d["symmetry"] = windows::symmetry(name);
+    info.parameters = windows::parameter_info(name);
+    info.name = windows::canonical_name(name);
+    info.symmetry = windows::symmetry(name);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
-  return d;
+  return info;
 }
 
 py::dict window_aliases() {
@@ -432,7 +478,7 @@ spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   return work->r;
 }
 
-py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
+LeakageMapResult leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
   const char* f = "spectra.leakage_map";
   const darray an = real_array_nd(an_o, f, "alpha_n", 1);
   require_each(an, f, "alpha_n", "must be >= 0", [](double a) { return a >= 0; });
@@ -461,20 +507,7 @@ py::dict leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
-  const spectrum::LeakageMap& m = work->m;
-  py::dict d;
-  py::list rows;
-  for (const auto& r : m.window) rows.append(py::cast(r));
-  d["window"] = rows;
-  auto grid = [&](const std::vector<double>& v) {
-    darray a({static_cast<py::ssize_t>(A), static_cast<py::ssize_t>(W)});
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-  };
-  d["scalloping_db"] = grid(m.scalloping_db);
-  d["bin_leakage_factor"] = grid(m.bin_leakage_factor);
-  d["far_leakage_db"] = grid(m.far_leakage_db);
-  return d;
+  return leakage_map_result(work->m, pad);
 }
 
 /// FiguresOfMerit as a class with read-only fields (registered before the functions returning
@@ -526,10 +559,85 @@ void register_figures_of_merit(py::module_& m) {
       .finish();
 }
 
+/// The per-parameter entry of WindowInfo.
+void register_window_parameter(py::module_& m) {
+  using P = windows::ParameterInfo;
+  ResultClass<P>(m, "WindowParameter",
+                 "One parameter of a window, an entry of WindowInfo.parameters.")
+      .object_field("name", &P::name, "str", "The parameter's name (scipy's where scipy has it).")
+      .object_field("alternatives", &P::alternatives, "list[str]",
+                    "Other names accepted for it (Harris's, or earlier ones of ropelab).")
+      .field("required", &P::required, "Whether the window needs it (no default).")
+      .object_field("default", &P::default_value, "str",
+                    "Its default value as text (empty when required).")
+      .object_field("description", &P::description, "str", "What it is, with its range.")
+      .finish();
+}
+
+void register_window_info(py::module_& m) {
+  using I = WindowInfo;
+  ResultClass<I>(m, "WindowInfo",
+                 "A window's parameters and symmetry (spectra.window_info; the names of the "
+                 "parameters make ropelab.spectra.WINDOWS).")
+      .object_field("name", &I::name, "str", "The canonical name of the window.")
+      .object_field("parameters", &I::parameters, "list[WindowParameter]",
+                    "Every parameter, the required ones first.")
+      .object_field("symmetry", &I::symmetry, "str",
+                    "\"both\", \"symmetric\" (sym=True only) or \"dft-even\" (sym=False only).")
+      .finish();
+}
+
+void check_leakage_map(const LeakageMapResult& r) {
+  const py::ssize_t A = r.alpha_n.size(), W = r.omega.size();
+  for (const darray* g : {&r.tone_scalloping_loss_db, &r.bin_leakage_factor, &r.far_leakage_db}) {
+    if (g->shape(0) != A || g->shape(1) != W) {
+      throw py::value_error(
+          "LeakageMap: the (A, W) arrays must have the shape (len(alpha_n), "
+          "len(omega)) = (" +
+          std::to_string(A) + ", " + std::to_string(W) + "), got (" + std::to_string(g->shape(0)) +
+          ", " + std::to_string(g->shape(1)) + ")");
+    }
+  }
+  if (static_cast<py::ssize_t>(r.figures.size()) != A) {
+    throw py::value_error("LeakageMap: figures must hold one result per alpha_n (" +
+                          std::to_string(A) + "), got " + std::to_string(r.figures.size()));
+  }
+}
+
+void register_leakage_map(py::module_& m) {
+  using L = LeakageMapResult;
+  ResultClass<L>(m, "LeakageMap",
+                 "Leakage of the causal exponential (SSM) window over alpha*N x omega grids (the "
+                 "documented class is ropelab.spectra.LeakageMap).")
+      .array_field("alpha_n", &L::alpha_n, 1, "ndarray[float64, (A,)]",
+                   "alpha*N values (decay over the window length); float64, shape (A,).")
+      .array_field("omega", &L::omega, 1, "ndarray[float64, (W,)]",
+                   "Rotations omega (rad/sample); float64, shape (W,).")
+      .field("N", &L::N, "Window length (samples).")
+      .field("pad", &L::pad, "FFT padding factor of the figures of merit.")
+      .results_field<spectrum::FiguresOfMerit>(
+          "figures", &L::figures, "tuple[FiguresOfMerit, ...]",
+          "Per alpha*N: the figures of merit of exp(-alpha n); A results.")
+      .array_field("tone_scalloping_loss_db", &L::tone_scalloping_loss_db, 2,
+                   "ndarray[float64, (A, W)]",
+                   "Loss (dB >= 0) of the tone at omega read at its nearest DFT bin; float64, "
+                   "shape (A, W).")
+      .array_field("bin_leakage_factor", &L::bin_leakage_factor, 2, "ndarray[float64, (A, W)]",
+                   "Fraction of the N-point DFT energy outside that bin; float64, shape (A, W).")
+      .array_field("far_leakage_db", &L::far_leakage_db, 2, "ndarray[float64, (A, W)]",
+                   "Largest DFT bin at least 2 bins from the tone, dB re the peak (<= 0; -inf "
+                   "below -240 dB); float64, shape (A, W).")
+      .check(&check_leakage_map)
+      .finish();
+}
+
 }  // namespace
 
 void register_spectra(py::module_& m) {
   register_figures_of_merit(m);
+  register_window_parameter(m);
+  register_window_info(m);
+  register_leakage_map(m);
   m.def("window_names", &window_names);
   m.def("window_parameters", &window_parameters, "name"_a);
   m.def("window_info", &window_info, "name"_a);

@@ -10,7 +10,10 @@
 /// and hashing, a `__repr__`, `_asdict()` and pickling (`__reduce__`: the class and the fields
 /// in order, rebuilt by the positional constructor). The Python layer derives its result
 /// classes from these (adding only its display and any derived properties), never listing the
-/// fields again.
+/// fields again. Besides numbers, a field may hold a string or a list (object_field), a read-only
+/// float64 NumPy array (array_field) or a tuple of other results (results_field); such a class's
+/// constructor takes builtins.object, and a class with a field compared through a key (lists,
+/// arrays) defines its own `__eq__`/`__hash__` over the keys.
 
 #include <cmath>
 #include <functional>
@@ -151,6 +154,102 @@ class ResultClass {
     return *this;
   }
 
+  /// A field of another type V (a str, a list of str, a list of bound results): read through
+  /// V's conversion, given to the constructor as exactly that type; `type` names it in
+  /// `_field_types` (e.g. "str", "list[str]"). Compared and hashed as a tuple when a list.
+  template <class V>
+  ResultClass& object_field(const char* name, V T::*member, const char* type, const char* doc) {
+    cls_.def_readonly(name, member, doc);
+    const std::string type_name = name_, type_str = type;
+    fields_->push_back({name, type, false,
+                        [member, name, type_name, type_str](T& t, py::handle v) {
+                          py::detail::make_caster<V> c;
+                          if (!c.load(v, false)) {
+                            throw py::type_error(type_name + ": " + name + " must be " + type_str +
+                                                 ", got " + py::repr(v).cast<std::string>());
+                          }
+                          t.*member = py::detail::cast_op<V>(c);
+                        },
+                        [](py::handle v) -> py::object {
+                          if (py::isinstance<py::list>(v))
+                            return py::tuple(py::reinterpret_borrow<py::object>(v));
+                          return py::reinterpret_borrow<py::object>(v);
+                        }});
+    non_numeric_ = true;
+    return *this;
+  }
+
+  /// A float64 NumPy array field with `ndim` dimensions (C-contiguous, read-only: the
+  /// constructor copies what it is given; the copy constructor shares it); `type` names it in
+  /// `_field_types` with its shape, e.g. "ndarray[float64, (A, W)]". Equal when same shape and
+  /// elementwise equal (NaN unequal, as for a float field).
+  ResultClass& array_field(const char* name, darray T::*member, int ndim, const char* type,
+                           const char* doc) {
+    cls_.def_readonly(name, member, doc);
+    const std::string type_name = name_, type_str = type;
+    fields_->push_back(
+        {name, type, false,
+         [member, name, ndim, type_name, type_str](T& t, py::handle v) {
+           const py::module_ np = py::module_::import("numpy");
+           py::object a;
+           try {
+             a = np.attr("asarray")(v);
+           } catch (py::error_already_set& e) {
+             if (e.matches(PyExc_MemoryError)) throw;
+           }
+           const std::string kind =
+               a ? a.attr("dtype").attr("kind").cast<std::string>() : std::string();
+           if (kind.size() != 1 || std::string("iuf").find(kind[0]) == std::string::npos) {
+             throw py::type_error(type_name + ": " + name + " must be " + type_str +
+                                  " (real numbers), got " + py::repr(v).cast<std::string>());
+           }
+           if (a.attr("ndim").cast<int>() != ndim) {
+             throw py::value_error(type_name + ": " + name + " must have " + std::to_string(ndim) +
+                                   " dimension(s) (" + type_str + "), got shape " +
+                                   py::repr(a.attr("shape")).cast<std::string>());
+           }
+           darray copy =
+               darray::ensure(np.attr("array")(a, "dtype"_a = "float64", "order"_a = "C"));
+           copy.attr("setflags")("write"_a = false);
+           t.*member = copy;
+         },
+         [](py::handle v) -> py::object {
+           return py::make_tuple(v.attr("shape"), py::tuple(v.attr("ravel")().attr("tolist")()));
+         }});
+    non_numeric_ = true;
+    return *this;
+  }
+
+  /// A tuple of results of the bound class E (or classes derived from it), kept as given (so a
+  /// derived class's instances stay what they are); TupleT is a py::tuple wrapper whose stub
+  /// name is `type` (e.g. "tuple[FiguresOfMerit, ...]").
+  template <class E, class TupleT>
+  ResultClass& results_field(const char* name, TupleT T::*member, const char* type,
+                             const char* doc) {
+    cls_.def_readonly(name, member, doc);
+    const std::string type_name = name_, type_str = type;
+    fields_->push_back({name, type, false, [member, name, type_name, type_str](T& t, py::handle v) {
+                          bool ok = py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v);
+                          if (ok) {
+                            for (py::handle e : v) ok = ok && py::isinstance<E>(e);
+                          }
+                          if (!ok) {
+                            throw py::type_error(type_name + ": " + name + " must be " + type_str +
+                                                 ", got " + py::repr(v).cast<std::string>());
+                          }
+                          t.*member = py::reinterpret_steal<TupleT>(PySequence_Tuple(v.ptr()));
+                        }});
+    non_numeric_ = true;
+    return *this;
+  }
+
+  /// A check of the whole result (e.g. that array shapes agree), run by the constructor after
+  /// the fields are read; it throws ValueError naming the fields.
+  ResultClass& check(void (*fn)(const T&)) {
+    *check_ = fn;
+    return *this;
+  }
+
   /// Adds everything derived from the field list; call once, after the last field.
   py::class_<T>& finish() {
     auto fields = fields_;
@@ -165,21 +264,64 @@ class ResultClass {
     cls_.attr("__match_args__") = py::tuple(names);
     const std::string type_name = name_;
     cls_.def(py::init<const T&>(), "other"_a, "A copy of another result of this type.");
-    cls_.def(py::init([fields, type_name](const py::Args<FieldValue>& args,
-                                          const py::KWArgs<FieldValue>& kwargs) {
-               return build(*fields, type_name, args, kwargs);
-             }),
-             "Every field by name (or all in order); an optional field may be omitted (None).");
+    auto check = check_;
+    if (non_numeric_) {
+      cls_.def(py::init([fields, type_name, check](const py::Args<AnyObject>& args,
+                                                   const py::KWArgs<AnyObject>& kwargs) {
+                 T t = build(*fields, type_name, args, kwargs);
+                 if (*check) (*check)(t);
+                 return t;
+               }),
+               "Every field by name (or all in order).");
+    } else {
+      cls_.def(py::init([fields, type_name, check](const py::Args<FieldValue>& args,
+                                                   const py::KWArgs<FieldValue>& kwargs) {
+                 T t = build(*fields, type_name, args, kwargs);
+                 if (*check) (*check)(t);
+                 return t;
+               }),
+               "Every field by name (or all in order); an optional field may be omitted (None).");
+    }
+    bool keyed = false;
+    for (const Field& f : *fields) keyed = keyed || static_cast<bool>(f.key);
+    if (keyed) {  // the base compares the values themselves; arrays and lists need their keys
+      cls_.def(
+          "__eq__",
+          [fields](const py::object& self, const AnyObject& other) -> bool {
+            if (!py::type::of(self).is(py::type::of(other))) return false;
+            return keys(*fields, self).equal(keys(*fields, other));
+          },
+          "other"_a,
+          "Same type and every field equal (arrays elementwise; NaN is unequal to itself).");
+      cls_.def(
+          "__hash__",
+          [fields](const py::object& self) -> py::ssize_t {
+            return py::hash(keys(*fields, self));
+          },
+          "Hash of the fields (arrays and lists through their keys).");
+    }
     return cls_;
   }
 
  private:
   struct Field {
     std::string name;
-    std::string type;  ///< "int", "float", "bool" or "float | None"
+    std::string type;  ///< "int", "float", "bool", "float | None" or the name given
     bool optional;
     std::function<void(T&, py::handle)> set;
+    /// What __eq__ and __hash__ compare instead of the value (none: the value itself).
+    std::function<py::object(py::handle)> key = nullptr;
   };
+
+  /// What is compared and hashed: each field's key, or its value.
+  static py::tuple keys(const std::vector<Field>& fields, const py::object& self) {
+    py::tuple s(fields.size());
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      py::object v = self.attr(fields[i].name.c_str());
+      s[i] = fields[i].key ? fields[i].key(v) : v;
+    }
+    return s;
+  }
 
   /// The value of a field, or TypeError naming the class, the field and the value.
   template <class V>
@@ -249,6 +391,8 @@ class ResultClass {
   py::class_<T> cls_;
   std::string name_;
   std::shared_ptr<std::vector<Field>> fields_;
+  bool non_numeric_ = false;  ///< a field that is not a number: the constructor takes objects
+  std::shared_ptr<void (*)(const T&)> check_ = std::make_shared<void (*)(const T&)>(nullptr);
 };
 
 }  // namespace ropelab::bind

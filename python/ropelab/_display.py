@@ -102,7 +102,10 @@ def field_types(cls: type) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Field name to ``"int"``, ``"float"``, ``"bool"`` or ``"float | None"``.
+        Field name to ``"int"``, ``"float"``, ``"bool"``, ``"float | None"``, or for the
+        fields that are not numbers the type as the stubs write it, e.g. ``"str"``,
+        ``"list[str]"``, ``"tuple[FiguresOfMerit, ...]"``, and for NumPy arrays the dtype and
+        shape, e.g. ``"ndarray[float64, (A, W)]"``.
 
     Raises
     ------
@@ -132,7 +135,8 @@ class ResultDisplay:
 
     A dataclass using it is declared with ``repr=False`` so that these methods are not replaced;
     fields declared with ``field(repr=False)`` are left out of both views. A result class bound
-    from C++ (``ropelab._core``; it lists its fields in ``_fields``) shows every field; the mixin
+    from C++ (``ropelab._core``; it lists its fields in ``_fields``) shows every field but those
+    named in its class attribute ``_hidden_fields`` (e.g. large arrays); the mixin
     comes first among its bases so that its ``repr`` is the one used; neither adds a
     ``__dict__`` (no ``__slots__`` entries here), so such a result takes no new attributes.
     """
@@ -141,7 +145,8 @@ class ResultDisplay:
 
     def _shown(self) -> list[tuple[str, Any]]:
         if not dataclasses.is_dataclass(self):
-            return [(name, getattr(self, name)) for name in field_names(type(self))]
+            hidden = getattr(type(self), "_hidden_fields", ())
+            return [(name, getattr(self, name)) for name in field_names(type(self)) if name not in hidden]
         return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.repr]
 
     def __repr__(self) -> str:

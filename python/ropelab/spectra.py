@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -99,7 +98,7 @@ def window_names(aliases: bool = False) -> list[str]:
 #: required ones first under scipy's name (where scipy has the window), each followed by its
 #: alternative names (Harris's convention, or ropelab's earlier one), then the optional ones.
 WINDOWS: dict[str, tuple[str, ...]] = {
-    name: tuple(n for p in _core.spectra.window_info(name=name)["parameters"] for n in [p["name"], *p["alternatives"]])
+    name: tuple(n for p in _core.spectra.window_info(name=name).parameters for n in [p.name, *p.alternatives])
     for name in _core.spectra.window_names()
 }
 
@@ -740,42 +739,57 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     return FiguresOfMerit(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
-@dataclass(frozen=True, repr=False)
-class LeakageMap(ResultDisplay):
+class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     """Leakage of the causal exponential (SSM) window over ``α·N`` × ``ω`` grids.
+
+    The fields are read-only and are those of the compiled result, in the order of ``_fields``;
+    the arrays are read-only float64 NumPy arrays (the constructor copies what it is given).
+    Instances compare equal when every field is equal (arrays elementwise, NaN unequal), hash,
+    pickle, and can be built from every field by name. The ``repr`` shows ``alpha_n``, ``omega``,
+    ``N`` and ``pad`` only.
 
     Attributes
     ----------
-    alpha_n : ndarray, shape (A,)
+    alpha_n : ndarray of float64, shape (A,)
         ``α·N`` values (decay over the window length).
-    omega : ndarray, shape (W,)
+    omega : ndarray of float64, shape (W,)
         Rotations ω (rad/sample).
     N, pad : int
-    figures : list of FiguresOfMerit
-        Per ``α·N``: the figures of merit of ``e^{−αn}``. They do not depend on ω (``|H|``
-        depends only on ``ω − Ω``); the per-``α·N`` arrays below are read from them.
-    highest_sidelobe_db, first_min_db, first_min_bins, enbw_bins, bandwidth_3db_bins,
-    scalloping_loss_db, leakage_factor, truncation_ripple_db : ndarray, shape (A,)
-    tone_scalloping_loss_db : ndarray, shape (A, W)
+        Window length and the FFT padding factor of :func:`figures_of_merit`.
+    figures : tuple of FiguresOfMerit
+        Per ``α·N``: the figures of merit of ``e^{−αn}`` (``A`` of them). They do not depend on
+        ω (``|H|`` depends only on ``ω − Ω``); the per-``α·N`` properties
+        (``highest_sidelobe_db``, ``first_min_db``, ``first_min_bins``, ``enbw_bins``,
+        ``bandwidth_3db_bins``, ``scalloping_loss_db``, ``leakage_factor``,
+        ``truncation_ripple_db``: float64 arrays of shape (A,)) are read from them.
+    tone_scalloping_loss_db : ndarray of float64, shape (A, W)
         Loss (≥ 0 dB) of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
         ``−20 log10 |H(k)|/|H(ωN/2π)|``. (Formerly ``tone_scalloping_db``; that name still works
         and emits a DeprecationWarning.)
-    bin_leakage_factor : ndarray, shape (A, W)
+    bin_leakage_factor : ndarray of float64, shape (A, W)
         Fraction of the N-point DFT energy of ``h`` outside that nearest bin.
-    far_leakage_db : ndarray, shape (A, W)
+    far_leakage_db : ndarray of float64, shape (A, W)
         Largest DFT bin at least 2 bins from the tone, dB re the peak (≤ 0); ``-inf`` when no
         such bin rises above −240 dB, the rounding floor of the closed form (e.g. ``α = 0`` with
         the tone on a bin, where every other DFT bin is exactly zero).
     """
 
-    alpha_n: FloatArray
-    omega: FloatArray
-    N: int
-    pad: int
-    figures: list[FiguresOfMerit] = field(repr=False)
-    tone_scalloping_loss_db: FloatArray = field(repr=False)
-    bin_leakage_factor: FloatArray = field(repr=False)
-    far_leakage_db: FloatArray = field(repr=False)
+    __slots__ = ()
+
+    #: Fields left out of ``repr`` and the HTML table (the per-row results and the grids).
+    _hidden_fields = ("figures", "tone_scalloping_loss_db", "bin_leakage_factor", "far_leakage_db")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict: the arrays as they are, ``figures`` as a list of their dicts.
+
+        Returns
+        -------
+        dict of str to object
+            Field name to value (``figures``: :meth:`FiguresOfMerit.as_dict` of each).
+        """
+        out: dict[str, Any] = {name: getattr(self, name) for name in field_names(type(self))}
+        out["figures"] = [FiguresOfMerit(f).as_dict() for f in self.figures]
+        return out
 
     @property
     def tone_scalloping_db(self) -> FloatArray:
@@ -926,17 +940,11 @@ def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 3
     """
     an = alpha_n if np.ndim(alpha_n) else np.atleast_1d(alpha_n)
     om = omega if np.ndim(omega) else np.atleast_1d(omega)
-    d = _core.spectra.leakage_map(alpha_n=an, omega=om, N=N, pad=pad)  # validates every argument
-    return LeakageMap(
-        alpha_n=np.array(an, dtype=float, copy=True),  # never a view of the caller's array
-        omega=np.array(om, dtype=float, copy=True),
-        N=int(N),
-        pad=int(pad),
-        figures=[FiguresOfMerit(r) for r in d["window"]],
-        tone_scalloping_loss_db=d["scalloping_db"],
-        bin_leakage_factor=d["bin_leakage_factor"],
-        far_leakage_db=d["far_leakage_db"],
-    )
+    m = _core.spectra.leakage_map(alpha_n=an, omega=om, N=N, pad=pad)  # validates every argument
+    # the same fields (new arrays, never views of the caller's), the figures as the public class
+    fields: dict[str, object] = {name: getattr(m, name) for name in field_names(LeakageMap)}
+    fields["figures"] = tuple(FiguresOfMerit(r) for r in m.figures)
+    return LeakageMap(**fields)
 
 
 def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArray, bool]:

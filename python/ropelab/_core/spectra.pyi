@@ -2,18 +2,28 @@
 windows, FFTW/DTFT spectra, SSM closed forms, figures of merit
 """
 from __future__ import annotations
+import builtins
 import numpy
 import numpy.typing
-import ropelab._core.result
 import typing
-__all__: list[str] = ['FiguresOfMerit', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
-class FiguresOfMerit(ropelab._core.result.Result):
+__all__: list[str] = ['FiguresOfMerit', 'LeakageMap', 'WindowInfo', 'WindowParameter', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
+class FiguresOfMerit:
     """
     Figures of merit of a window (Harris 1978); frequencies in bins (the documented class is ropelab.spectra.FiguresOfMerit).
     """
     __match_args__: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
     _field_types: typing.ClassVar[dict] = {'N': 'int', 'pad': 'int', 'coherent_gain': 'float', 'enbw_bins': 'float', 'scalloping_loss_db': 'float', 'worst_case_processing_loss_db': 'float', 'bandwidth_3db_bins': 'float', 'bandwidth_6db_bins': 'float', 'first_min_bins': 'float', 'first_min_db': 'float', 'first_min_is_null': 'bool', 'highest_sidelobe_db': 'float', 'highest_sidelobe_bins': 'float', 'sidelobe_falloff_db_per_octave': 'float', 'overlap_correlation_50': 'float', 'overlap_correlation_75': 'float', 'leakage_factor': 'float', 'is_causal_exponential': 'bool', 'decay_ratio': 'float | None', 'truncation_ripple_db': 'float | None'}
     _fields: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
+    def __eq__(self, other: builtins.object) -> bool:
+        """
+        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        """
+    def __getstate__(self) -> tuple:
+        ...
+    def __hash__(self) -> int:
+        """
+        Hash of the fields.
+        """
     @typing.overload
     def __init__(self, other: FiguresOfMerit) -> None:
         """
@@ -24,6 +34,12 @@ class FiguresOfMerit(ropelab._core.result.Result):
         """
         Every field by name (or all in order); an optional field may be omitted (None).
         """
+    def __repr__(self) -> str:
+        """
+        The fields, by name.
+        """
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
     @property
     def N(self) -> int:
         """
@@ -124,6 +140,185 @@ class FiguresOfMerit(ropelab._core.result.Result):
         """
         Scalloping loss + 10 log10 ENBW (dB).
         """
+class WindowParameter:
+    """
+    One parameter of a window, an entry of WindowInfo.parameters.
+    """
+    __match_args__: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description')
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'alternatives': 'list[str]', 'required': 'bool', 'default': 'str', 'description': 'str'}
+    _fields: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description')
+    def __eq__(self, other: builtins.object) -> bool:
+        """
+        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        """
+    def __getstate__(self) -> tuple:
+        ...
+    def __hash__(self) -> int:
+        """
+        Hash of the fields.
+        """
+    @typing.overload
+    def __init__(self, other: WindowParameter) -> None:
+        """
+        A copy of another result of this type.
+        """
+    @typing.overload
+    def __init__(self, *args: builtins.object, **kwargs: builtins.object) -> None:
+        """
+        Every field by name (or all in order).
+        """
+    def __repr__(self) -> str:
+        """
+        The fields, by name.
+        """
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    @property
+    def alternatives(self) -> list[str]:
+        """
+        Other names accepted for it (Harris's, or earlier ones of ropelab).
+        """
+    @property
+    def default(self) -> str:
+        """
+        Its default value as text (empty when required).
+        """
+    @property
+    def description(self) -> str:
+        """
+        What it is, with its range.
+        """
+    @property
+    def name(self) -> str:
+        """
+        The parameter's name (scipy's where scipy has it).
+        """
+    @property
+    def required(self) -> bool:
+        """
+        Whether the window needs it (no default).
+        """
+class WindowInfo:
+    """
+    A window's parameters and symmetry (spectra.window_info; the names of the parameters make ropelab.spectra.WINDOWS).
+    """
+    __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry')
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str'}
+    _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry')
+    def __eq__(self, other: builtins.object) -> bool:
+        """
+        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        """
+    def __getstate__(self) -> tuple:
+        ...
+    def __hash__(self) -> int:
+        """
+        Hash of the fields.
+        """
+    @typing.overload
+    def __init__(self, other: WindowInfo) -> None:
+        """
+        A copy of another result of this type.
+        """
+    @typing.overload
+    def __init__(self, *args: builtins.object, **kwargs: builtins.object) -> None:
+        """
+        Every field by name (or all in order).
+        """
+    def __repr__(self) -> str:
+        """
+        The fields, by name.
+        """
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    @property
+    def name(self) -> str:
+        """
+        The canonical name of the window.
+        """
+    @property
+    def parameters(self) -> list[WindowParameter]:
+        """
+        Every parameter, the required ones first.
+        """
+    @property
+    def symmetry(self) -> str:
+        """
+        "both", "symmetric" (sym=True only) or "dft-even" (sym=False only).
+        """
+class LeakageMap:
+    """
+    Leakage of the causal exponential (SSM) window over alpha*N x omega grids (the documented class is ropelab.spectra.LeakageMap).
+    """
+    __match_args__: typing.ClassVar[tuple] = ('alpha_n', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
+    _field_types: typing.ClassVar[dict] = {'alpha_n': 'ndarray[float64, (A,)]', 'omega': 'ndarray[float64, (W,)]', 'N': 'int', 'pad': 'int', 'figures': 'tuple[FiguresOfMerit, ...]', 'tone_scalloping_loss_db': 'ndarray[float64, (A, W)]', 'bin_leakage_factor': 'ndarray[float64, (A, W)]', 'far_leakage_db': 'ndarray[float64, (A, W)]'}
+    _fields: typing.ClassVar[tuple] = ('alpha_n', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
+    def __eq__(self, other: builtins.object) -> bool:
+        """
+        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        """
+    def __getstate__(self) -> tuple:
+        ...
+    def __hash__(self) -> int:
+        """
+        Hash of the fields.
+        """
+    @typing.overload
+    def __init__(self, other: LeakageMap) -> None:
+        """
+        A copy of another result of this type.
+        """
+    @typing.overload
+    def __init__(self, *args: builtins.object, **kwargs: builtins.object) -> None:
+        """
+        Every field by name (or all in order).
+        """
+    def __repr__(self) -> str:
+        """
+        The fields, by name.
+        """
+    def __setstate__(self, arg0: tuple) -> None:
+        ...
+    @property
+    def N(self) -> int:
+        """
+        Window length (samples).
+        """
+    @property
+    def alpha_n(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        alpha*N values (decay over the window length); float64, shape (A,).
+        """
+    @property
+    def bin_leakage_factor(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Fraction of the N-point DFT energy outside that bin; float64, shape (A, W).
+        """
+    @property
+    def far_leakage_db(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Largest DFT bin at least 2 bins from the tone, dB re the peak (<= 0; -inf below -240 dB); float64, shape (A, W).
+        """
+    @property
+    def figures(self) -> tuple[FiguresOfMerit, ...]:
+        """
+        Per alpha*N: the figures of merit of exp(-alpha n); A results.
+        """
+    @property
+    def omega(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Rotations omega (rad/sample); float64, shape (W,).
+        """
+    @property
+    def pad(self) -> int:
+        """
+        FFT padding factor of the figures of merit.
+        """
+    @property
+    def tone_scalloping_loss_db(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Loss (dB >= 0) of the tone at omega read at its nearest DFT bin; float64, shape (A, W).
+        """
 def cached_plan_count() -> int:
     ...
 def continuous_spectrum(alpha: typing.SupportsFloat, omega: typing.SupportsFloat, T: typing.SupportsFloat, freqs_bins: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.complex128]:
@@ -132,7 +327,7 @@ def dtft(x: numpy.typing.ArrayLike, freqs_bins: numpy.typing.ArrayLike) -> numpy
     ...
 def figures_of_merit(w: numpy.typing.ArrayLike, pad: typing.SupportsInt) -> FiguresOfMerit:
     ...
-def leakage_map(alpha_n: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, N: typing.SupportsInt, pad: typing.SupportsInt) -> dict:
+def leakage_map(alpha_n: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, N: typing.SupportsInt, pad: typing.SupportsInt) -> LeakageMap:
     ...
 def spectrum(x: numpy.typing.ArrayLike, pad: typing.SupportsInt) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
     ...
@@ -148,7 +343,7 @@ def window(name: str, N: typing.SupportsInt, sym: bool, params: dict) -> numpy.t
     ...
 def window_aliases() -> dict:
     ...
-def window_info(name: str) -> dict:
+def window_info(name: str) -> WindowInfo:
     ...
 def window_names() -> list[str]:
     ...
