@@ -34,7 +34,7 @@ CASES: list[tuple[type, type, Callable[[], Any]]] = [
     (
         rl.spectra.FiguresOfMerit,
         _core.spectra.FiguresOfMerit,
-        lambda: rl.spectra.figures_of_merit(rl.spectra.ssm_window(2.0, 256)),
+        lambda: rl.spectra.figures_of_merit(rl.spectra.ssm_window(alpha=2.0 / 256, N=256)),
     ),
     (rl.temperature.Counterexample, _core.temperature.Counterexample, lambda: rl.temperature.counterexample(0.5)),
     (
@@ -142,7 +142,7 @@ def test_figures_of_merit_fields_and_optional_ones() -> None:
     assert t["decay_ratio"] == t["truncation_ripple_db"] == "float | None"
     hann = rl.spectra.figures_of_merit(rl.spectra.window("hann", 256))
     assert hann.decay_ratio is None and hann.truncation_ripple_db is None
-    ssm = rl.spectra.figures_of_merit(rl.spectra.ssm_window(2.0, 256))
+    ssm = rl.spectra.figures_of_merit(rl.spectra.ssm_window(alpha=2.0 / 256, N=256))
     assert ssm.decay_ratio == pytest.approx(math.exp(-2.0 / 256), rel=1e-12)
     # an optional field may be omitted (None), a required one may not
     f = _fields(hann)
@@ -160,7 +160,7 @@ def test_figures_of_merit_fields_and_optional_ones() -> None:
 
 
 def test_leakage_map_holds_the_public_class() -> None:
-    m = rl.spectra.leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8)
+    m = rl.spectra.leakage_map(alpha=[0.0, 2.0 / 64], omega=[0.0, 0.3], N=64, pad=8)
     assert all(type(f) is rl.spectra.FiguresOfMerit for f in m.figures)
     assert "[2 × FiguresOfMerit]" not in repr(m)  # figures are not shown (field(repr=False))
     assert m.enbw_bins.shape == (2,)
