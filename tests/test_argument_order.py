@@ -4,7 +4,9 @@ The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi``
 ``D`` before ``sigma``; ``N`` before ``pad``; ``alpha`` before ``omega``; ``estimator`` before
 ``convention``; ``trials``, ``seed``, ``nthreads`` after the numerical settings. ``rff.mse`` (formerly ``q, k, sigma, D``),
 ``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``) and
-``attention.phase_precision`` (formerly ``omega, q, k``) changed order.
+``attention.phase_precision`` (formerly ``omega, q, k``) changed order; ``spectra.ssm_window`` and
+``spectra.leakage_map`` take the per-sample ``alpha`` by keyword (their former ``alpha_n`` first
+argument is tested in test_spectra_decay.py).
 """
 
 from __future__ import annotations
