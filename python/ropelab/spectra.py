@@ -19,7 +19,7 @@ Conventions
   :func:`ssm_kernel` and :func:`continuous_spectrum` take a decay per unit time). The window's *shape* depends only
   on the decay over the whole window, ``α·N`` (dimensionless), the one other form, always named
   ``alpha_n``: :func:`decay_per_sample` and :func:`decay_over_window` convert between the two,
-  and :attr:`LeakageMap.alpha_n` reports it. ``ssm_window`` and ``leakage_map`` took ``alpha_n``
+  and ``LeakageMap.alpha_n`` reports it. ``ssm_window`` and ``leakage_map`` took ``alpha_n``
   first up to ropelab 0.1.0; that form (positional, or ``alpha_n=``) still works with a
   :class:`DeprecationWarning` and the same results, and a positional decay keeps meaning ``α·N``
   (never ``α``) while it is deprecated.
@@ -712,7 +712,7 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     -------
     float or ndarray
         ``alpha * N``, the decay over the whole window (dimensionless), on which the window's
-        shape depends (:attr:`LeakageMap.alpha_n`).
+        shape depends (``LeakageMap.alpha_n``).
 
     Raises
     ------
@@ -865,7 +865,7 @@ class LeakageMap(ResultDisplay):
     ----------
     alpha_n : ndarray, shape (A,)
         The decays over the whole window, ``α·N`` (dimensionless; ``alpha * N`` for
-        ``leakage_map(alpha=...)``); the decays per sample are :attr:`alpha`.
+        ``leakage_map(alpha=...)``); the decays per sample are ``alpha``.
     omega : ndarray, shape (W,)
         Rotations ω (rad/sample).
     N, pad : int
