@@ -6,7 +6,9 @@ The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi``
 ``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``),
 ``attention.phase_precision`` (formerly ``omega, q, k``), ``temperature.mse`` (formerly
 ``sigma, xi, D``), ``rff.estimate`` and ``temperature.mse_curve`` (``mode`` formerly after ``seed``)
-and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``) changed order.
+and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``) changed order; ``spectra.ssm_window`` and
+``spectra.leakage_map`` take the per-sample ``alpha`` by keyword (their former ``alpha_n`` first
+argument is tested in test_spectra_decay.py).
 """
 
 from __future__ import annotations
@@ -367,7 +369,8 @@ def test_primitive_rate_refuses_what_it_cannot_bind_safely() -> None:
         (rl.spectra.harris_table, "N", "pad"),
         (rl.spectra.ssm_impulse, "alpha", "omega"),
         (rl.spectra.zoh, "alpha", "omega"),
-        (rl.spectra.leakage_map, "alpha_n", "omega"),
+        (rl.spectra.leakage_map, "alpha", "omega"),
+        (rl.spectra.ssm_window, "alpha", "N"),
         (rl.attention.phase_precision, "q", "omega"),
         (rl.attention.phase_precision, "k", "omega"),
         (rl.recurrence.rff_attention, "v", "omega"),

@@ -136,8 +136,8 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     # a pure rotation that secretly decays
     "ssm.window_rect": _wrap(spectra, "ssm_impulse", lambda o: lambda alpha, omega, N: o(alpha + 0.01, omega, N)),
     # a "decay" window with Hann's shape would always beat the rectangle
-    "ssm.decay_leakage": _wrap(spectra, "ssm_window", lambda o: lambda an, N: spectra.window("hann", N)),
-    "ssm.hann_vs_decay": _wrap(spectra, "ssm_window", lambda o: lambda an, N: spectra.window("hann", N)),
+    "ssm.decay_leakage": _wrap(spectra, "ssm_window", lambda o: lambda *, alpha, N: spectra.window("hann", N)),
+    "ssm.hann_vs_decay": _wrap(spectra, "ssm_window", lambda o: lambda *, alpha, N: spectra.window("hann", N)),
     # forgetting by the real part: |h[n]| = |Re a|^n
     "ssm.real_part": _wrap(
         spectra, "ssm_impulse", lambda o: lambda alpha, omega, N: (np.exp(-alpha) * np.cos(omega)) ** np.arange(N) + 0j

@@ -18,7 +18,7 @@ def _results() -> list[object]:
         rl.spectra.figures_of_merit(rl.spectra.window("hann", 64)),
         rl.temperature.counterexample(0.5),
         rl.temperature.mse_curve(0.5, 16, [0.5, 1.0], trials=50, seed=1),
-        rl.spectra.leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8),
+        rl.spectra.leakage_map(alpha=[0.0, 2.0 / 64], omega=[0.0, 0.3], N=64, pad=8),
         rl.transition.prf_factor_distribution(1.0),
         rl.claims.run(["tables.deltas"])[0],
     ]

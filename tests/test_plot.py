@@ -27,7 +27,7 @@ CASES: dict[str, str] = {
     "mse_vs_sigma": "plot.mse_vs_sigma(temperature.mse_curve(0.5, 4, [0.5, 1.0], trials=50), **kw)",
     "sigma_star_vs_D": "plot.sigma_star_vs_D((0.5,), Ds=[1, 16, 256], **kw)",
     "spectrum_db": "plot.spectrum_db({'Hann': spectra.window('hann', 32)}, pad=8, **kw)",
-    "leakage_map": "plot.leakage_map(spectra.leakage_map([0.0, 2.0], [0.5, 1.0], N=32, pad=8), **kw)",
+    "leakage_map": "plot.leakage_map(spectra.leakage_map(alpha=[0.0, 2.0 / 32], omega=[0.5, 1.0], N=32, pad=8), **kw)",
     "decay_bound_curve": "plot.decay_bound_curve(d=16, r_max=200, **kw)",
     "recurrence_error_vs_T": "plot.recurrence_error_vs_T(Ts=(8, 16), d=4, **kw)",
     "sweep_lines": "plot.sweep_lines(sweep.run('window_merit', {'window': ['hann', 'blackman'], 'N': [16, 32]}, "

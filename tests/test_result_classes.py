@@ -35,7 +35,7 @@ CASES: list[tuple[type, type, Callable[[], Any]]] = [
     (
         rl.spectra.FiguresOfMerit,
         _core.spectra.FiguresOfMerit,
-        lambda: rl.spectra.figures_of_merit(rl.spectra.ssm_window(2.0, 256)),
+        lambda: rl.spectra.figures_of_merit(rl.spectra.ssm_window(alpha=2.0 / 256, N=256)),
     ),
     (rl.temperature.Counterexample, _core.temperature.Counterexample, lambda: rl.temperature.counterexample(0.5)),
     (
@@ -143,7 +143,7 @@ def test_figures_of_merit_fields_and_optional_ones() -> None:
     assert t["decay_ratio"] == t["truncation_ripple_db"] == "float | None"
     hann = rl.spectra.figures_of_merit(rl.spectra.window("hann", 256))
     assert hann.decay_ratio is None and hann.truncation_ripple_db is None
-    ssm = rl.spectra.figures_of_merit(rl.spectra.ssm_window(2.0, 256))
+    ssm = rl.spectra.figures_of_merit(rl.spectra.ssm_window(alpha=2.0 / 256, N=256))
     assert ssm.decay_ratio == pytest.approx(math.exp(-2.0 / 256), rel=1e-12)
     # an optional field may be omitted (None), a required one may not
     f = _fields(hann)
@@ -161,7 +161,7 @@ def test_figures_of_merit_fields_and_optional_ones() -> None:
 
 
 def test_leakage_map_holds_the_public_class() -> None:
-    m = rl.spectra.leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8)
+    m = rl.spectra.leakage_map(alpha=[0.0, 2.0 / 64], omega=[0.0, 0.3], N=64, pad=8)
     assert all(type(f) is rl.spectra.FiguresOfMerit for f in m.figures)
     assert "[2 × FiguresOfMerit]" not in repr(m)  # figures are not shown (_hidden_fields)
     assert m.enbw_bins.shape == (2,)
@@ -414,10 +414,10 @@ def test_leakage_map_bad_fields() -> None:
         LM(**(fields | {"figures": (1.0, 2.0, 3.0)}))
     with pytest.raises(TypeError, match="LeakageMap: N must be an integer"):
         LM(**(fields | {"N": 32.5}))
-    # a pickled state is checked as the constructor's fields are
-    state = m.__getstate__()
+    # a pickled state is rebuilt by the constructor (the base's __reduce__), so it is checked too
+    cls, state = m.__reduce__()
     with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 1\)"):
-        LM.__new__(LM).__setstate__((state[0], state[1][:1], *state[2:]))
+        cls(*(state[0], state[1][:1], *state[2:]))
 
 
 def test_leakage_map_repr_hides_the_grids() -> None:

@@ -96,7 +96,7 @@ def test_window_formulas() -> None:
         (7938 - 9240 * np.cos(2 * np.pi * np.arange(N) / N) + 1430 * np.cos(4 * np.pi * np.arange(N) / N)) / 18608,
         atol=1e-15,
     )
-    assert_allclose(S.ssm_window(2.0, N), np.exp(-2.0 * np.arange(N) / N), rtol=1e-15)
+    assert_allclose(S.ssm_window(alpha=2.0 / N, N=N), np.exp(-2.0 * np.arange(N) / N), rtol=1e-15)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -393,7 +393,7 @@ def test_causal_exponential_enbw_and_ripple(alpha: float, N: int) -> None:
 
 
 def test_worked_example_alpha_n_2() -> None:
-    m = S.figures_of_merit(S.ssm_window(2.0, 1024))
+    m = S.figures_of_merit(S.ssm_window(alpha=S.decay_per_sample(2.0, 1024), N=1024))
     assert m.first_min_bins == pytest.approx(1.15, abs=0.005)
     assert m.first_min_db == pytest.approx(-10.9, abs=0.05)
     assert not m.first_min_is_null
@@ -499,10 +499,11 @@ def test_leakage_map() -> None:
     an = np.array([0.0, 1.0, 2.0, 6.0])
     N = 64
     omega = 2 * np.pi * np.array([5.0, 5.5, 5.25]) / N  # on a bin, half way, quarter way
-    m = S.leakage_map(an, omega, N=N, pad=16)
+    m = S.leakage_map(alpha=an / N, omega=omega, N=N, pad=16)
     assert m.tone_scalloping_loss_db.shape == (4, 3)
+    assert m.alpha_n.tolist() == an.tolist() and m.alpha.tolist() == (an / N).tolist()
     for i, a in enumerate(an):
-        ref = S.figures_of_merit(S.ssm_window(a, N), pad=16)
+        ref = S.figures_of_merit(S.ssm_window(alpha=a / N, N=N), pad=16)
         assert m.figures[i].as_dict() == ref.as_dict()
         assert m.highest_sidelobe_db[i] == ref.highest_sidelobe_db
     # α = 0, tone on a bin: no scalloping and no leakage into other bins.
@@ -564,10 +565,10 @@ def test_leakage_map() -> None:
         (lambda: S.continuous_spectrum(0.1, 0.0, 0.0, [0.0]), r"spectra.continuous_spectrum: T must be > 0, got 0"),
         (lambda: S.zoh(-1.0, 0.0, 0.1), r"spectra.zoh: alpha must be >= 0"),
         (lambda: S.zoh(1.0, 0.0, -0.1), r"spectra.zoh: dt must be > 0, got -0.1"),
-        (lambda: S.leakage_map([-1.0], [0.0]), r"spectra.leakage_map: alpha_n must be >= 0"),
-        (lambda: S.leakage_map([], [0.0]), r"spectra.leakage_map: alpha_n must not be empty"),
-        (lambda: S.leakage_map([1.0], [0.0], N=1), r"spectra.leakage_map: N must be >= 2"),
-        (lambda: S.ssm_window(-1.0, 8), r"ssm_window: alpha_n must be finite and >= 0, got -1.0"),
+        (lambda: S.leakage_map(alpha=[-1.0], omega=[0.0]), r"spectra.leakage_map: alpha must be >= 0"),
+        (lambda: S.leakage_map(alpha=[], omega=[0.0]), r"spectra.leakage_map: alpha must not be empty"),
+        (lambda: S.leakage_map(alpha=[1.0], omega=[0.0], N=1), r"spectra.leakage_map: N must be >= 2"),
+        (lambda: S.ssm_window(alpha=-1.0, N=8), r"ssm_window: alpha must be finite and >= 0, got -1.0"),
     ],
 )
 def test_bad_input_value_error(call, match) -> None:  # type: ignore[no-untyped-def]
@@ -636,10 +637,10 @@ def test_plot_helpers() -> None:
 
     from ropelab import plot
 
-    fig = plot.spectrum_db({"hann": S.window("hann", 64), "SSM αN=2": S.ssm_window(2.0, 64)}, pad=16)
+    fig = plot.spectrum_db({"hann": S.window("hann", 64), "SSM αN=2": S.ssm_window(alpha=2.0 / 64, N=64)}, pad=16)
     assert fig.axes[0].get_ylabel().endswith("(dB)")
     plt.close(fig)
-    m = S.leakage_map([0.0, 2.0, 4.0], np.linspace(0, 0.5, 4), N=32, pad=8)
+    m = S.leakage_map(alpha=np.array([0.0, 2.0, 4.0]) / 32, omega=np.linspace(0, 0.5, 4), N=32, pad=8)
     fig = plot.leakage_map(m)
     assert len(fig.axes) >= 2
     plt.close(fig)

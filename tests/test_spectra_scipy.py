@@ -74,7 +74,7 @@ FALLOFF = [  # (label, window, asymptotic slope dB/octave, N values where that s
     ("poisson 4", lambda N: S.window("poisson", N, alpha=4.0), -6, (16384, 65536)),
     ("kaiser 9", lambda N: S.window("kaiser", N, beta=9.0), -6, (1024, 4096)),
     ("gaussian 2.5", lambda N: S.window("gaussian", N, alpha=2.5), -6, (256, 1024, 4096)),
-    ("ssm exponential αN = 8", lambda N: S.ssm_window(8.0, N), -6, (1024, 4096)),
+    ("ssm exponential αN = 8", lambda N: S.ssm_window(alpha=S.decay_per_sample(8.0, N), N=N), -6, (1024, 4096)),
 ]
 
 
@@ -99,7 +99,7 @@ SMOOTHNESS = [  # (label, window of length N, order k of the first derivative th
     ("exact blackman", lambda N: S.window("exact_blackman", N), 0),
     ("gaussian 2.5", lambda N: S.window("gaussian", N, alpha=2.5), 0),
     ("cauchy 3", lambda N: S.window("cauchy", N, alpha=3.0), 0),
-    ("ssm exponential αN = 8", lambda N: S.ssm_window(8.0, N), 0),
+    ("ssm exponential αN = 8", lambda N: S.ssm_window(alpha=S.decay_per_sample(8.0, N), N=N), 0),
     ("triangle", lambda N: S.window("triangular", N), 1),
     ("bartlett (scipy)", lambda N: signal.windows.bartlett(N), 1),
     ("riesz", lambda N: S.window("riesz", N), 1),
@@ -316,8 +316,12 @@ def test_decay_helpers_round_trip() -> None:
     assert S.decay_per_sample(2.0, 1024) == 2.0 / 1024
     assert S.decay_over_window(S.decay_per_sample(3.0, 100), 100) == pytest.approx(3.0, rel=1e-15)
     assert_allclose(S.decay_per_sample([0.0, 4.0], 8), [0.0, 0.5])
-    assert_allclose(S.ssm_window(2.0, 64), S.window("exponential", 64, alpha=S.decay_per_sample(2.0, 64)), rtol=0)
-    m = S.leakage_map([0.0, 2.0], [0.1], N=32, pad=4)
+    assert_allclose(
+        S.ssm_window(alpha=S.decay_per_sample(2.0, 64), N=64),
+        S.window("exponential", 64, alpha=S.decay_per_sample(2.0, 64)),
+        rtol=0,
+    )
+    m = S.leakage_map(alpha=S.decay_per_sample([0.0, 2.0], 32), omega=[0.1], N=32, pad=4)
     assert_allclose(m.alpha, [0.0, 2.0 / 32])
     for f in (S.decay_per_sample, S.decay_over_window):
         with pytest.raises(ValueError, match="N must be an integer >= 1"):
@@ -325,7 +329,7 @@ def test_decay_helpers_round_trip() -> None:
 
 
 def test_tone_scalloping_db_is_deprecated() -> None:
-    m = S.leakage_map([0.0, 2.0], [0.0, 0.3], N=32, pad=4)
+    m = S.leakage_map(alpha=[0.0, 2.0 / 32], omega=[0.0, 0.3], N=32, pad=4)
     with pytest.warns(DeprecationWarning, match="tone_scalloping_loss_db"):
         old = m.tone_scalloping_db
     assert old is m.tone_scalloping_loss_db
@@ -338,7 +342,7 @@ def test_plot_field_old_name_is_deprecated() -> None:
 
     from ropelab import plot
 
-    m = S.leakage_map([0.0, 2.0], [0.2, 0.5], N=32, pad=4)
+    m = S.leakage_map(alpha=[0.0, 2.0 / 32], omega=[0.2, 0.5], N=32, pad=4)
     with pytest.warns(DeprecationWarning, match="tone_scalloping_loss_db"):
         fig = plot.leakage_map(m, field="tone_scalloping_db")
     plt.close(fig)
@@ -347,7 +351,7 @@ def test_plot_field_old_name_is_deprecated() -> None:
 def test_far_leakage_is_minus_inf_without_leakage() -> None:
     N = 64
     on_bin = 2 * np.pi * 5 / N
-    m = S.leakage_map([0.0, 2.0], [0.0, on_bin, 0.1], N=N, pad=4)
+    m = S.leakage_map(alpha=[0.0, 2.0 / N], omega=[0.0, on_bin, 0.1], N=N, pad=4)
     assert m.far_leakage_db[0, 0] == -math.inf and m.far_leakage_db[0, 1] == -math.inf  # was ≈ −304 dB
     assert np.all(np.isfinite(m.far_leakage_db[1]))  # decay leaks everywhere
     assert np.isfinite(m.far_leakage_db[0, 2])  # off-bin rotation leaks
@@ -359,8 +363,9 @@ def test_far_leakage_is_minus_inf_without_leakage() -> None:
 def test_no_deprecation_in_current_api() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = S.leakage_map([1.0], [0.2], N=16, pad=4)
+        m = S.leakage_map(alpha=[1.0 / 16], omega=[0.2], N=16, pad=4)
         _ = (m.tone_scalloping_loss_db, m.far_leakage_db, m.alpha, m.highest_sidelobe_db)
+        _ = S.ssm_window(alpha=0.1, N=8)
 
 
 def test_flat_top_passband_ripple_accepted_but_not_a_high_sidelobe() -> None:

@@ -130,7 +130,7 @@ def test_window_merit_matches_figures_of_merit() -> None:
     assert len(df) == 6
     for _, row in df.iterrows():
         if row.window == "ssm":
-            w = rl.spectra.ssm_window(2.0, int(row.N))
+            w = rl.spectra.ssm_window(alpha=rl.spectra.decay_per_sample(2.0, int(row.N)), N=int(row.N))
         elif row.window == "kaiser":
             w = rl.spectra.window("kaiser", int(row.N), beta=6.0)
         else:

@@ -478,15 +478,20 @@ spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   return work->r;
 }
 
-LeakageMapResult leakage_map(ArrayLike an_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
+/// The map over decays per sample `alpha` (the public function converts the deprecated α·N).
+LeakageMapResult leakage_map(ArrayLike alpha_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
   const char* f = "spectra.leakage_map";
-  const darray an = real_array_nd(an_o, f, "alpha_n", 1);
-  require_each(an, f, "alpha_n", "must be >= 0", [](double a) { return a >= 0; });
+  const darray an = real_array_nd(alpha_o, f, "alpha", 1);
+  require_each(an, f, "alpha", "must be >= 0 (a decay per sample)",
+               [](double a) { return a >= 0; });
   const darray om = real_array_nd(omega_o, f, "omega", 1);
-  if (an.size() == 0) value_error(f, "alpha_n", "must not be empty", an_o);
+  if (an.size() == 0) value_error(f, "alpha", "must not be empty", alpha_o);
   if (om.size() == 0) value_error(f, "omega", "must not be empty", omega_o);
   const std::size_t N = length_arg(N_o, f);
   if (N < 2) value_error(f, "N", "must be >= 2 for a leakage map", N_o);
+  const double Nd = static_cast<double>(N);
+  require_each(an, f, "alpha", "times N must be finite (the decay over the window, alpha*N)",
+               [Nd](double a) { return std::isfinite(a * Nd); });
   const std::size_t pad = pad_arg(pad_o, N, f);
   const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
   check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
@@ -653,7 +658,7 @@ void register_spectra(py::module_& m) {
   m.def("ssm_kernel", &ssm_kernel, "alpha"_a, "omega"_a, "dt"_a, "B_real"_a, "B_imag"_a, "C_real"_a,
         "C_imag"_a, "L"_a);
   m.def("figures_of_merit", &figures_of_merit, "w"_a, "pad"_a);
-  m.def("leakage_map", &leakage_map, "alpha_n"_a, "omega"_a, "N"_a, "pad"_a);
+  m.def("leakage_map", &leakage_map, "alpha"_a, "omega"_a, "N"_a, "pad"_a);
   m.def("cached_plan_count", &spectrum::cached_plan_count);
 }
 

@@ -40,11 +40,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // zero sum, or not a lowpass window: the documented refusals
   }
   if (mode & 2) {
-    const double alpha_n[2] = {static_cast<double>(mode >> 4), 0.5};
+    const std::size_t Nm = N < 2 ? 2 : N;
+    const double alpha[2] = {static_cast<double>(mode >> 4) / static_cast<double>(Nm),
+                             0.5 / static_cast<double>(Nm)};  // per sample: α·N = mode >> 4 and 0.5
     const double omega[2] = {w[0] / 16.0, 0.25};
     if (std::isfinite(omega[0]) && std::fabs(omega[0]) < 1e6) {
       try {
-        (void)spectrum::leakage_map(alpha_n, 2, omega, 2, N < 2 ? 2 : N, pad);
+        (void)spectrum::leakage_map(alpha, 2, omega, 2, Nm, pad);
       } catch (const std::invalid_argument&) {
       }
     }

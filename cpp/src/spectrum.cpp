@@ -1094,31 +1094,32 @@ FiguresOfMerit figures_of_merit(const double* w, std::size_t N, std::size_t pad,
   return figures_of_merit_impl(scaled.data(), N, pad, cancel);
 }
 
-LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
+LeakageMap leakage_map(const double* alpha, std::size_t A, const double* omega, std::size_t W,
                        std::size_t N, std::size_t pad, const std::atomic<bool>* cancel) {
   if (N < 1) throw std::invalid_argument("N must be >= 1, got " + std::to_string(N));
   LeakageMap m;
   m.N = N;
-  m.alpha_n.assign(alpha_n, alpha_n + A);
   m.omega.assign(omega, omega + W);
   m.window.resize(A);
   m.scalloping_db.resize(A * W);
   m.bin_leakage_factor.resize(A * W);
   m.far_leakage_db.resize(A * W);
   const double Nd = static_cast<double>(N);
+  m.alpha_n.resize(A);
+  for (std::size_t i = 0; i < A; ++i) m.alpha_n[i] = alpha[i] * Nd;
   std::vector<double> win(N);
   for (std::size_t i = 0; i < A; ++i) {
     if (cancel != nullptr && cancel->load()) throw mc::Cancelled();
-    const double alpha = alpha_n[i] / Nd;
-    for (std::size_t n = 0; n < N; ++n) win[n] = std::exp(-alpha * static_cast<double>(n));
+    const double a = alpha[i];
+    for (std::size_t n = 0; n < N; ++n) win[n] = std::exp(-a * static_cast<double>(n));
     m.window[i] = figures_of_merit(win.data(), N, pad, cancel);
     // Σ|h|² = (1 − r^{2N})/(1 − r²) = expm1(−2αN)/expm1(−2α) (N at α = 0).
-    const double energy = alpha > 0 ? std::expm1(-2.0 * alpha * Nd) / std::expm1(-2.0 * alpha) : Nd;
+    const double energy = a > 0 ? std::expm1(-2.0 * a * Nd) / std::expm1(-2.0 * a) : Nd;
     for (std::size_t j = 0; j < W; ++j) {
       const double fb = omega[j] * Nd / two_pi;  // the tone's frequency in bins
-      const double peak = std::abs(ssm_spectrum(alpha, omega[j], N, fb));
+      const double peak = std::abs(ssm_spectrum(a, omega[j], N, fb));
       const double k0 = std::nearbyint(fb);
-      const double at_bin = std::abs(ssm_spectrum(alpha, omega[j], N, k0));
+      const double at_bin = std::abs(ssm_spectrum(a, omega[j], N, k0));
       m.scalloping_db[i * W + j] = -db(at_bin / peak);
       m.bin_leakage_factor[i * W + j] = std::max(0.0, 1.0 - at_bin * at_bin / (Nd * energy));
       double far = 0;
@@ -1126,7 +1127,7 @@ LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega
         double dist = std::fmod(std::abs(static_cast<double>(kk) - fb), Nd);
         dist = std::min(dist, Nd - dist);  // circular distance in bins
         if (dist < 2.0) continue;
-        far = std::max(far, std::abs(ssm_spectrum(alpha, omega[j], N, static_cast<double>(kk))));
+        far = std::max(far, std::abs(ssm_spectrum(a, omega[j], N, static_cast<double>(kk))));
       }
       // Below −240 dB re the peak the closed form is rounding noise (e.g. α = 0 with the tone on a
       // bin, where every other bin is exactly 0): −inf, as for highest_sidelobe.

@@ -188,10 +188,25 @@ TEST(FiguresOfMerit, BadInput) {
 }
 
 TEST(LeakageMap, RectangleHalfBinScalloping) {
-  const double an[] = {0.0};
+  const double alpha[] = {0.0};
   const double om[] = {2 * pi * 3.5 / 64};
-  const auto m = sp::leakage_map(an, 1, om, 1, 64, 16);
+  const auto m = sp::leakage_map(alpha, 1, om, 1, 64, 16);
   EXPECT_NEAR(m.scalloping_db[0], 3.92, 0.01);
+}
+
+TEST(LeakageMap, DecayPerSampleAndOverTheWindow) {
+  // alpha is the decay per sample; the map records alpha·N, and row i is the window e^{−alpha n}.
+  const std::size_t N = 64;
+  const double alpha[] = {2.0 / 64, 0.5};
+  const double om[] = {0.3};
+  const auto m = sp::leakage_map(alpha, 2, om, 1, N, 8);
+  EXPECT_EQ(m.alpha_n[0], 2.0);
+  EXPECT_EQ(m.alpha_n[1], 32.0);
+  std::vector<double> w(N);
+  for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-alpha[0] * static_cast<double>(n));
+  const auto ref = sp::figures_of_merit(w.data(), N, 8);
+  EXPECT_EQ(m.window[0].highest_sidelobe_db, ref.highest_sidelobe_db);
+  EXPECT_EQ(m.window[0].enbw_bins, ref.enbw_bins);
 }
 
 TEST(PlanCache, BoundedLeastRecentlyUsed) {

@@ -273,9 +273,16 @@ def add_parser(sub: Any) -> None:
         nargs="+",
         default=None,
         metavar="AN",
-        help="exponential/ssm: decay over the window, alpha*N",
+        help="exponential/ssm: the decay over the whole window alpha*N (dimensionless; the axis alpha_n of "
+        "window 'ssm')",
     )
-    w.add_argument("--alpha", type=float, nargs="+", default=None, help="gaussian / poisson / exponential alpha")
+    w.add_argument(
+        "--alpha",
+        type=float,
+        nargs="+",
+        default=None,
+        help="exponential: the decay per sample (1/sample); gaussian / poisson: their parameter alpha",
+    )
     w.add_argument("--beta", type=float, nargs="+", default=None, help="kaiser beta")
     w.add_argument("--attenuation", type=float, nargs="+", default=None, help="chebyshev attenuation (dB)")
     _common(w)

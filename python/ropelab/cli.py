@@ -110,7 +110,7 @@ def _leakage_params(args: argparse.Namespace) -> tuple[str, dict[str, float]]:
             raise UsageError("give either --alpha-n or --alpha, not both")
         if args.N < 1:
             raise UsageError(f"--N must be >= 1, got {args.N}")
-        params["alpha"] = args.alpha_n / args.N
+        params["alpha"] = args.alpha_n / args.N  # decay per sample (spectra.decay_per_sample, same division)
     return window, params
 
 
@@ -408,9 +408,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="AN",
-        help="exponential/ssm: the decay over the window, alpha*N (sets alpha = AN/N)",
+        help="exponential/ssm: the decay over the whole window alpha*N (dimensionless); sets the decay per "
+        "sample --alpha to AN/N (ropelab.spectra.decay_per_sample)",
     )
-    lk.add_argument("--alpha", type=float, default=None, help="gaussian / poisson / exponential parameter alpha")
+    lk.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="exponential/ssm: the decay per sample (1/sample); gaussian / poisson: their parameter alpha",
+    )
     lk.add_argument("--beta", type=float, default=None, help="kaiser parameter beta")
     lk.add_argument("--attenuation", type=float, default=None, help="chebyshev sidelobe attenuation (dB)")
     lk.add_argument(

@@ -316,6 +316,9 @@ def spectrum_db(
 def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leakage_db") -> Figure:
     r"""The SSM leakage map: a per-(α·N, ω) quantity as an image plus the per-α·N window sidelobes.
 
+    The decay is shown as ``α·N`` (dimensionless, the field ``m.alpha_n``), on which the window's
+    shape depends; the sidelobe panel also has the decay per sample ``α`` on its top axis.
+
     Parameters
     ----------
     m : LeakageMap
@@ -341,7 +344,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     Examples
     --------
     >>> from ropelab import spectra
-    >>> fig = leakage_map(spectra.leakage_map([0.0, 2.0], [0.5, 1.0], N=64, pad=8))
+    >>> fig = leakage_map(spectra.leakage_map(alpha=[0.0, 2.0 / 64], omega=[0.5, 1.0], N=64, pad=8))
     >>> len(fig.axes) >= 2
     True
     """
@@ -388,7 +391,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
         extend="min" if finite.size and vmin > finite.min() else "neither",
     )
     ax.set_xlabel(r"SSM rotation $\omega$ (rad/sample)")
-    ax.set_ylabel(r"decay over the window $\alpha N$ (dimensionless)")
+    ax.set_ylabel(r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)")
     ax.set_title(f"Causal exponential window, $N = {m.N}$", fontsize=10)
     if ax2 is not None:
         ax2.plot(m.alpha_n, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)")
@@ -401,7 +404,17 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
             label="first-minimum depth\n($\\alpha > 0$: a dip, no true null;\nclipped at −120 dB)",
         )
         ax2.axhline(-13.26, color="k", ls=":", lw=1, label=r"rectangle ($\alpha = 0$): −13.26 dB")
-        ax2.set_xlabel(r"decay over the window $\alpha N$ (dimensionless)")
+        ax2.set_xlabel(r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)")
+        n = float(m.N)
+
+        def per_sample(an: Any) -> Any:
+            return np.asarray(an, dtype=float) / n
+
+        def over_window(a: Any) -> Any:
+            return np.asarray(a, dtype=float) * n
+
+        top = ax2.secondary_xaxis("top", functions=(per_sample, over_window))
+        top.set_xlabel(r"decay per sample $\alpha$ (1/sample)", fontsize=9)
         ax2.set_ylabel("level re main peak (dB)")
         ax2.set_title("Window sidelobes against the decay", fontsize=10)
         ax2.grid(True, alpha=0.3)
@@ -635,7 +648,7 @@ SWEEP_LABELS: dict[str, str] = {
     "analytic_mse": "MSE, closed form (dimensionless)",
     "bias": r"bias of the estimate of $\exp(\xi)$",
     "N": "window length $N$ (samples)",
-    "alpha_n": r"decay over the window $\alpha N$ (dimensionless)",
+    "alpha_n": r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)",
     "beta": r"Kaiser $\beta$",
     "alpha": r"window parameter $\alpha$",
     "attenuation": "Chebyshev attenuation (dB)",

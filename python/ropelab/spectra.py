@@ -13,12 +13,16 @@ Conventions
   unless a name says radians; the SSM rotation ``omega`` is in rad/sample.
 * The DTFT is ``X(f) = Σ_n x[n] e^{−2πi f n/N}``.
 * Windows are DFT-even (periodic) by default and exactly symmetric with ``sym=True``.
-* Decay of an SSM mode is **per sample** (``alpha``, ``a = e^{−α + iω}``) in every function that
-  takes a mode (:func:`ssm_impulse`, :func:`ssm_spectrum`, :func:`ssm_envelope`,
-  :func:`ssm_kernel`, the ``exponential`` window). The window's *shape* depends only on the decay
-  over the whole window, ``α·N``, which is the one other form and is always named ``alpha_n``
-  (:func:`ssm_window`, :func:`leakage_map`); :func:`decay_per_sample` and
-  :func:`decay_over_window` convert between the two.
+* Decay of an SSM mode is **per sample** (``alpha``, 1/sample, ``a = e^{−α + iω}``) in every
+  function that takes one (:func:`ssm_window`, :func:`ssm_impulse`, :func:`ssm_spectrum`,
+  :func:`ssm_envelope`, :func:`leakage_map`, the ``exponential`` window; :func:`zoh`,
+  :func:`ssm_kernel` and :func:`continuous_spectrum` take a decay per unit time). The window's *shape* depends only
+  on the decay over the whole window, ``α·N`` (dimensionless), the one other form, always named
+  ``alpha_n``: :func:`decay_per_sample` and :func:`decay_over_window` convert between the two,
+  and ``LeakageMap.alpha_n`` reports it. ``ssm_window`` and ``leakage_map`` took ``alpha_n``
+  first up to ropelab 0.1.0; that form (positional, or ``alpha_n=``) still works with a
+  :class:`DeprecationWarning` and the same results, and a positional decay keeps meaning ``α·N``
+  (never ``α``) while it is deprecated.
 * Units are in the names: ``*_bins`` (frequency or width in bins), ``*_db`` (a level in dB
   relative to the peak: ≤ 0), ``*_loss_db`` and ``*_ripple_db`` (a loss or a peak-to-peak ratio
   in dB: ≥ 0), ``*_db_per_octave``; quantities without a unit (coherent gain, correlations,
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -190,40 +194,74 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
     return _core.spectra.window(name=name, N=N, sym=bool(sym), params=given)
 
 
-def ssm_window(alpha_n: float, N: int) -> FloatArray:
-    """The causal exponential window ``e^{−αn}`` of an SSM with ``α·N = alpha_n``.
+def ssm_window(
+    *legacy: Any, alpha: float | None = None, N: int | None = None, alpha_n: float | None = None
+) -> FloatArray:
+    """The causal exponential window ``w[n] = e^{−αn}``, ``n = 0..N−1``, of an SSM decaying ``α`` per sample.
+
+    Call it as ``ssm_window(alpha=..., N=...)``. The decay is per sample, as in :func:`ssm_impulse`
+    and the ``exponential`` window (``ssm_window(alpha=a, N=n)`` equals
+    ``window("exponential", n, alpha=a)``); :func:`decay_per_sample` converts a decay over the
+    whole window ``α·N``.
 
     Parameters
     ----------
-    alpha_n : float
-        The decay over the whole window, ``α·N ≥ 0``.
+    *legacy
+        Deprecated: the former positional call ``ssm_window(alpha_n, N)`` with the decay over the
+        whole window ``alpha_n = α·N``. It is still read that way (never as a per-sample ``α``)
+        and emits a :class:`DeprecationWarning` naming the replacement. Positional decays will be
+        refused in a later release before a positional ``alpha`` is ever accepted.
+    alpha : float
+        Decay per sample, finite and ≥ 0 (keyword-only; required unless ``alpha_n`` is given).
     N : int
-        Length, ≥ 1.
+        Length, ≥ 1 (keyword-only, or positional after a legacy ``alpha_n``).
+    alpha_n : float, optional
+        Deprecated: the decay over the whole window, ``α·N``; use
+        ``alpha=decay_per_sample(alpha_n, N)``. Emits a :class:`DeprecationWarning`.
 
     Returns
     -------
     ndarray, shape (N,)
-        ``w[n] = e^{−α n}`` with ``α = alpha_n / N``.
+        ``w[n] = e^{−α n}``.
 
     Raises
     ------
     TypeError
-        If ``alpha_n`` is not a real number.
+        If the decay is not a real number, is missing, or is given twice (``alpha`` and
+        ``alpha_n``, or positionally and by keyword), ``N`` is missing or given twice, or more
+        than two positional arguments are given.
     ValueError
-        If ``N`` is not an integer ≥ 1 or ``alpha_n`` is negative or not finite.
+        If ``N`` is not an integer ≥ 1 or the decay is negative or not finite.
+
+    Warns
+    -----
+    DeprecationWarning
+        For the decay over the window ``alpha_n``, positional or by keyword; the result is that of
+        ``alpha=decay_per_sample(alpha_n, N)``, bit for bit.
 
     Examples
     --------
-    >>> bool(np.isclose(ssm_window(2.0, 8)[-1], np.exp(-2.0 * 7 / 8)))
+    >>> w = ssm_window(alpha=0.25, N=8)
+    >>> bool(np.isclose(w[-1], np.exp(-0.25 * 7)))
+    True
+    >>> w2 = ssm_window(alpha=decay_per_sample(2.0, 8), N=8)   # decay α·N = 2 over the window
+    >>> bool(np.array_equal(w, w2))
     True
     """
-    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 1:
-        raise ValueError(f"ssm_window: N must be an integer >= 1, got {N!r}")
-    if isinstance(alpha_n, bool) or not isinstance(alpha_n, (int, float, np.integer, np.floating)):
-        raise TypeError(f"ssm_window: alpha_n must be a real number, got {alpha_n!r}")
-    if not (math.isfinite(alpha_n) and alpha_n >= 0):
-        raise ValueError(f"ssm_window: alpha_n must be finite and >= 0, got {alpha_n!r}")
-    return window("exponential", int(N), alpha=float(alpha_n) / int(N))
+    func, call = "ssm_window", "ssm_window(alpha=..., N=...)"
+    positional = bool(legacy)
+    if legacy:
+        alpha_n, N = _legacy_decay(func, call, legacy, ("N",), alpha, alpha_n, {"N": N})
+    _one_decay(func, call, alpha, alpha_n)
+    if N is None:
+        raise TypeError(f"{func}: missing keyword argument N; call {call}")
+    n = _check_length(func, N)
+    if alpha_n is not None:
+        a = _real_decay(func, "alpha_n", alpha_n) / n
+        _warn_alpha_n(func, call, positional, stacklevel=2)
+    else:
+        a = _real_decay(func, "alpha", alpha)
+    return window("exponential", n, alpha=a)
 
 
 def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
@@ -550,6 +588,77 @@ def _decays(func: str, name: str, value: ArrayLike) -> FloatArray:
     return a
 
 
+def _legacy_decay(
+    func: str,
+    call: str,
+    legacy: tuple[Any, ...],
+    after: tuple[str, ...],
+    alpha: Any,
+    alpha_n: Any,
+    given: dict[str, Any],
+) -> tuple[Any, ...]:
+    """Bind a positional call of the former form ``func(alpha_n, *after)`` (the decay over the window first).
+
+    Positional arguments keep their former meaning: the first is ``alpha_n = α·N``, never the
+    per-sample ``alpha`` (which is keyword-only while the former form is deprecated).
+    """
+    most = 1 + len(after)
+    if len(legacy) > most:
+        raise TypeError(
+            f"{func}: at most {most} positional arguments (the deprecated form with alpha_n first), "
+            f"got {len(legacy)}; call {call}"
+        )
+    if alpha is not None:
+        raise TypeError(
+            f"{func}: a positional decay is the deprecated alpha_n (the decay over the window, α·N), "
+            f"so it cannot be combined with alpha= (the decay per sample); call {call}"
+        )
+    if alpha_n is not None:
+        raise TypeError(f"{func}: alpha_n given both positionally and by keyword; call {call}")
+    bound = dict(given)
+    for i, name in enumerate(after, start=1):
+        if len(legacy) > i:
+            if bound[name] is not None:
+                raise TypeError(f"{func}: {name} given both positionally and by keyword; call {call}")
+            bound[name] = legacy[i]
+    return (legacy[0], *(bound[name] for name in after))
+
+
+def _one_decay(func: str, call: str, alpha: Any, alpha_n: Any) -> None:
+    """Exactly one of ``alpha`` (per sample) and the deprecated ``alpha_n`` (α·N)."""
+    if alpha is not None and alpha_n is not None:
+        raise TypeError(
+            f"{func}: give either alpha (the decay per sample) or alpha_n (deprecated: the decay over the "
+            "window, α·N), not both"
+        )
+    if alpha is None and alpha_n is None:
+        raise TypeError(f"{func}: missing keyword argument alpha (the decay per sample); call {call}")
+
+
+def _real_decay(func: str, name: str, value: Any) -> float:
+    """A real scalar decay, finite and >= 0 (TypeError/ValueError naming the argument)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{func}: {name} must be a real number, got {value!r}")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{func}: {name} must be finite and >= 0, got {value!r}")
+    return float(value)
+
+
+def _warn_alpha_n(func: str, call: str, positional: bool, stacklevel: int) -> None:
+    how = (
+        f"a positional decay in {func} is the decay over the window alpha_n = α·N (still read that way in this "
+        "release) and is deprecated"
+        if positional
+        else f"{func}: alpha_n (the decay over the window, α·N) is deprecated"
+    )
+    warnings.warn(
+        f"{how}; give the decay per sample by keyword: {call} with alpha = alpha_n / N "
+        "(ropelab.spectra.decay_per_sample(alpha_n, N)); the results are the same",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     """The decay per sample ``α`` of an SSM window with decay ``α·N = alpha_n`` over ``N`` samples.
 
@@ -563,7 +672,8 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     Returns
     -------
     float or ndarray
-        ``alpha_n / N`` (the ``alpha`` of :func:`ssm_impulse` and of the ``exponential`` window).
+        ``alpha_n / N``, the decay per sample taken by :func:`ssm_window`, :func:`leakage_map`,
+        :func:`ssm_impulse`, :func:`ssm_spectrum` and the ``exponential`` window.
 
     Raises
     ------
@@ -576,7 +686,10 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     --------
     >>> decay_per_sample(2.0, 1024)
     0.001953125
-    >>> bool(np.allclose(ssm_window(2.0, 8), window("exponential", 8, alpha=decay_per_sample(2.0, 8))))
+    >>> decay_per_sample([0.0, 2.0, 8.0], 64)
+    array([0.     , 0.03125, 0.125  ])
+    >>> w = ssm_window(alpha=decay_per_sample(2.0, 8), N=8)   # the window with α·N = 2
+    >>> bool(np.array_equal(w, window("exponential", 8, alpha=0.25)))
     True
     """
     n = _check_length("decay_per_sample", N)
@@ -597,7 +710,8 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     Returns
     -------
     float or ndarray
-        ``alpha * N`` (the ``alpha_n`` of :func:`ssm_window` and :func:`leakage_map`).
+        ``alpha * N``, the decay over the whole window (dimensionless), on which the window's
+        shape depends (``LeakageMap.alpha_n``).
 
     Raises
     ------
@@ -610,6 +724,9 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     --------
     >>> decay_over_window(0.001953125, 1024)
     2.0
+    >>> m = leakage_map(alpha=[0.0, 0.03125], omega=[0.3], N=64, pad=4)
+    >>> bool(np.array_equal(decay_over_window(m.alpha, 64), m.alpha_n))
+    True
     """
     n = _check_length("decay_over_window", N)
     out = _decays("decay_over_window", "alpha", alpha) * n
@@ -732,7 +849,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     >>> m = figures_of_merit(window("hann", 1024))
     >>> round(m.enbw_bins, 3), round(m.highest_sidelobe_db, 1), round(m.scalloping_loss_db, 2)
     (1.5, -31.5, 1.42)
-    >>> e = figures_of_merit(ssm_window(2.0, 1024))   # the worked example of the theory page
+    >>> e = figures_of_merit(ssm_window(alpha=2.0 / 1024, N=1024))   # α·N = 2: the theory page's example
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """
@@ -740,7 +857,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
 
 
 class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
-    """Leakage of the causal exponential (SSM) window over ``α·N`` × ``ω`` grids.
+    """Leakage of the causal exponential (SSM) window over decay × ``ω`` grids (rows by decay).
 
     The fields are read-only and are those of the compiled result, in the order of ``_fields``;
     the arrays are read-only float64 NumPy arrays (the constructor copies what it is given).
@@ -751,7 +868,8 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     Attributes
     ----------
     alpha_n : ndarray of float64, shape (A,)
-        ``α·N`` values (decay over the window length).
+        The decays over the whole window, ``α·N`` (dimensionless; ``alpha * N`` for
+        ``leakage_map(alpha=...)``); the decays per sample are ``alpha``.
     omega : ndarray of float64, shape (W,)
         Rotations ω (rad/sample).
     N, pad : int
@@ -911,40 +1029,120 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
         return self._field("truncation_ripple_db")
 
 
-def leakage_map(alpha_n: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:
-    """Figures of merit of the SSM window ``e^{−αn}`` over ``α·N`` and ω grids (a map to plot).
+def leakage_map(
+    *legacy: Any,
+    alpha: ArrayLike | None = None,
+    omega: ArrayLike | None = None,
+    N: int | None = None,
+    pad: int | None = None,
+    alpha_n: ArrayLike | None = None,
+) -> LeakageMap:
+    """Figures of merit of the SSM window ``e^{−αn}`` over grids of decays α and rotations ω (a map to plot).
+
+    Call it as ``leakage_map(alpha=..., omega=..., N=..., pad=...)``. The decay is per sample, as
+    in :func:`ssm_impulse`; the window's shape depends only on ``α·N``, so a grid in ``α·N`` is
+    ``alpha=decay_per_sample(alpha_n, N)`` (the result keeps ``α·N`` in its field ``alpha_n``).
 
     Parameters
     ----------
-    alpha_n : array_like, shape (A,)
-        ``α·N ≥ 0``.
+    *legacy
+        Deprecated: the former positional call ``leakage_map(alpha_n, omega, N, pad)`` with the
+        decay over the whole window ``alpha_n = α·N`` first. It is still read that way (never as
+        a per-sample ``α``) and emits a :class:`DeprecationWarning` naming the replacement.
+        Positional decays will be refused in a later release before a positional ``alpha`` is
+        ever accepted.
+    alpha : array_like, shape (A,)
+        Decays per sample, finite, ≥ 0, with ``α·N`` finite (keyword-only; required unless
+        ``alpha_n`` is given).
     omega : array_like, shape (W,)
-        Rotations (rad/sample), finite.
-    N : int
+        Rotations (rad/sample), finite (keyword-only, or positional after a legacy ``alpha_n``).
+    N : int, default 256
         Window length ≥ 2.
-    pad : int
+    pad : int, default 32
         FFT padding factor for :func:`figures_of_merit`.
+    alpha_n : array_like, shape (A,), optional
+        Deprecated: the decays over the whole window, ``α·N ≥ 0``; use
+        ``alpha=decay_per_sample(alpha_n, N)``. Emits a :class:`DeprecationWarning`.
 
     Returns
     -------
     LeakageMap
-        The per-``α·N`` figures and the per-(``α·N``, ω) tone figures.
+        The per-decay figures and the per-(decay, ω) tone figures; its ``alpha_n`` holds ``α·N``
+        (``alpha * N``, or the given ``alpha_n``) and its ``alpha`` the decays per sample.
+
+    Raises
+    ------
+    TypeError
+        If the decay or ``omega`` is missing, the decay is given twice (``alpha`` and ``alpha_n``,
+        or positionally and by keyword), an argument is given both positionally and by keyword,
+        more than four positional arguments are given, or an argument is not real.
+    ValueError
+        If a decay is negative or not finite, ``alpha * N`` overflows, an array is empty or not
+        1-D, ``omega`` is not finite, ``N < 2`` or ``pad < 1``.
+
+    Warns
+    -----
+    DeprecationWarning
+        For the decay over the window ``alpha_n``, positional or by keyword; every figure is that
+        of ``alpha=decay_per_sample(alpha_n, N)``, bit for bit.
 
     Examples
     --------
-    >>> m = leakage_map([0.0, 2.0, 8.0], [0.0, 0.3], N=64)
+    >>> m = leakage_map(alpha=decay_per_sample([0.0, 2.0, 8.0], 64), omega=[0.0, 0.3], N=64)
     >>> m.tone_scalloping_loss_db.shape
     (3, 2)
+    >>> m.alpha_n.tolist()                  # the decays over the window, α·N
+    [0.0, 2.0, 8.0]
     >>> np.round(m.highest_sidelobe_db, 1)   # α·N = 2 is worse than the rectangle
     array([-13.3, -10.8, -24.1])
     """
-    an = alpha_n if np.ndim(alpha_n) else np.atleast_1d(alpha_n)
+    func, call = "spectra.leakage_map", "spectra.leakage_map(alpha=..., omega=..., N=..., pad=...)"
+    positional = bool(legacy)
+    if legacy:
+        alpha_n, omega, N, pad = _legacy_decay(
+            func, call, legacy, ("omega", "N", "pad"), alpha, alpha_n, {"omega": omega, "N": N, "pad": pad}
+        )
+    _one_decay(func, call, alpha, alpha_n)
+    if omega is None:
+        raise TypeError(f"{func}: missing keyword argument omega; call {call}")
+    N = 256 if N is None else N
+    pad = 32 if pad is None else pad
+    if alpha_n is not None:
+        n = _integral_length(func, N)
+        an = _decay_grid(func, "alpha_n", alpha_n)
+        _warn_alpha_n(func, call, positional, stacklevel=2)
+        a: Any = an / n  # the same division as decay_per_sample: bit-identical to alpha=
+    else:
+        given = cast("ArrayLike", alpha)  # not None: checked by _one_decay
+        a = given if np.ndim(given) else np.atleast_1d(given)
     om = omega if np.ndim(omega) else np.atleast_1d(omega)
-    m = _core.spectra.leakage_map(alpha_n=an, omega=om, N=N, pad=pad)  # validates every argument
+    m = _core.spectra.leakage_map(alpha=a, omega=om, N=N, pad=pad)  # validates every argument
     # the same fields (new arrays, never views of the caller's), the figures as the public class
     fields: dict[str, object] = {name: getattr(m, name) for name in field_names(LeakageMap)}
     fields["figures"] = tuple(FiguresOfMerit(r) for r in m.figures)
+    if alpha_n is not None:  # the deprecated form keeps the caller's α·N exactly
+        fields["alpha_n"] = an
     return LeakageMap(**fields)
+
+
+def _integral_length(func: str, N: Any) -> int:
+    """``N`` as an int for converting ``alpha_n`` (the core checks it again: ``N >= 2``, its maximum)."""
+    if isinstance(N, (bool, np.bool_)) or not isinstance(N, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{func}: N must be an integer >= 2, got {N!r}")
+    if not (math.isfinite(N) and float(N).is_integer() and N >= 1):
+        raise ValueError(f"{func}: N must be an integer >= 2, got {N!r}")
+    return int(N)
+
+
+def _decay_grid(func: str, name: str, value: ArrayLike) -> FloatArray:
+    """A 1-D float64 copy of a grid of decays (a scalar is one row), finite and >= 0."""
+    g = _decays(func, name, value)
+    g = np.atleast_1d(g)
+    if g.ndim != 1:
+        raise ValueError(f"{func}: {name} must be a 1-D array, has shape {g.shape}")
+    if g.size == 0:
+        raise ValueError(f"{func}: {name} must not be empty")
+    return g
 
 
 def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArray, bool]:

@@ -229,8 +229,8 @@ CausalExponential causal_exponential(const double* w, std::size_t N);
 /// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
 struct LeakageMap {
   std::size_t N = 0;
-  std::vector<double> alpha_n;             ///< A values of α·N
-  std::vector<double> omega;               ///< W values of ω (rad/sample)
+  std::vector<double> alpha_n;  ///< A values of α·N (alpha[i]·N: the decay over the window)
+  std::vector<double> omega;    ///< W values of ω (rad/sample)
   std::vector<FiguresOfMerit> window;      ///< A: figures of merit of e^{−αn}
   std::vector<double> scalloping_db;       ///< A×W: loss of a tone at ω read at its nearest bin
   std::vector<double> bin_leakage_factor;  ///< A×W: DFT energy outside the nearest bin / total
@@ -238,9 +238,9 @@ struct LeakageMap {
                                            ///< (−inf below −240 dB, the rounding floor)
 };
 
-/// Computes the map; α = alpha_n/N. `cancel` (may be null) is checked between rows (throws
-/// mc::Cancelled when set).
-LeakageMap leakage_map(const double* alpha_n, std::size_t A, const double* omega, std::size_t W,
+/// Computes the map for the A decays per sample `alpha` (the window of row i is e^{−alpha[i]·n});
+/// `cancel` (may be null) is checked between rows (throws mc::Cancelled when set).
+LeakageMap leakage_map(const double* alpha, std::size_t A, const double* omega, std::size_t W,
                        std::size_t N, std::size_t pad, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ropelab::spectrum

@@ -5,25 +5,16 @@ from __future__ import annotations
 import builtins
 import numpy
 import numpy.typing
+import ropelab._core.result
 import typing
 __all__: list[str] = ['FiguresOfMerit', 'LeakageMap', 'WindowInfo', 'WindowParameter', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
-class FiguresOfMerit:
+class FiguresOfMerit(ropelab._core.result.Result):
     """
     Figures of merit of a window (Harris 1978); frequencies in bins (the documented class is ropelab.spectra.FiguresOfMerit).
     """
     __match_args__: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
     _field_types: typing.ClassVar[dict] = {'N': 'int', 'pad': 'int', 'coherent_gain': 'float', 'enbw_bins': 'float', 'scalloping_loss_db': 'float', 'worst_case_processing_loss_db': 'float', 'bandwidth_3db_bins': 'float', 'bandwidth_6db_bins': 'float', 'first_min_bins': 'float', 'first_min_db': 'float', 'first_min_is_null': 'bool', 'highest_sidelobe_db': 'float', 'highest_sidelobe_bins': 'float', 'sidelobe_falloff_db_per_octave': 'float', 'overlap_correlation_50': 'float', 'overlap_correlation_75': 'float', 'leakage_factor': 'float', 'is_causal_exponential': 'bool', 'decay_ratio': 'float | None', 'truncation_ripple_db': 'float | None'}
     _fields: typing.ClassVar[tuple] = ('N', 'pad', 'coherent_gain', 'enbw_bins', 'scalloping_loss_db', 'worst_case_processing_loss_db', 'bandwidth_3db_bins', 'bandwidth_6db_bins', 'first_min_bins', 'first_min_db', 'first_min_is_null', 'highest_sidelobe_db', 'highest_sidelobe_bins', 'sidelobe_falloff_db_per_octave', 'overlap_correlation_50', 'overlap_correlation_75', 'leakage_factor', 'is_causal_exponential', 'decay_ratio', 'truncation_ripple_db')
-    def __eq__(self, other: builtins.object) -> bool:
-        """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
-        """
-    def __getstate__(self) -> tuple:
-        ...
-    def __hash__(self) -> int:
-        """
-        Hash of the fields.
-        """
     @typing.overload
     def __init__(self, other: FiguresOfMerit) -> None:
         """
@@ -34,12 +25,6 @@ class FiguresOfMerit:
         """
         Every field by name (or all in order); an optional field may be omitted (None).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def N(self) -> int:
         """
@@ -140,7 +125,7 @@ class FiguresOfMerit:
         """
         Scalloping loss + 10 log10 ENBW (dB).
         """
-class WindowParameter:
+class WindowParameter(ropelab._core.result.Result):
     """
     One parameter of a window, an entry of WindowInfo.parameters.
     """
@@ -149,13 +134,11 @@ class WindowParameter:
     _fields: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description')
     def __eq__(self, other: builtins.object) -> bool:
         """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        Same type and every field equal (arrays elementwise; NaN is unequal to itself).
         """
-    def __getstate__(self) -> tuple:
-        ...
     def __hash__(self) -> int:
         """
-        Hash of the fields.
+        Hash of the fields (arrays and lists through their keys).
         """
     @typing.overload
     def __init__(self, other: WindowParameter) -> None:
@@ -167,12 +150,6 @@ class WindowParameter:
         """
         Every field by name (or all in order).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def alternatives(self) -> list[str]:
         """
@@ -198,7 +175,7 @@ class WindowParameter:
         """
         Whether the window needs it (no default).
         """
-class WindowInfo:
+class WindowInfo(ropelab._core.result.Result):
     """
     A window's parameters and symmetry (spectra.window_info; the names of the parameters make ropelab.spectra.WINDOWS).
     """
@@ -207,13 +184,11 @@ class WindowInfo:
     _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry')
     def __eq__(self, other: builtins.object) -> bool:
         """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        Same type and every field equal (arrays elementwise; NaN is unequal to itself).
         """
-    def __getstate__(self) -> tuple:
-        ...
     def __hash__(self) -> int:
         """
-        Hash of the fields.
+        Hash of the fields (arrays and lists through their keys).
         """
     @typing.overload
     def __init__(self, other: WindowInfo) -> None:
@@ -225,12 +200,6 @@ class WindowInfo:
         """
         Every field by name (or all in order).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def name(self) -> str:
         """
@@ -246,7 +215,7 @@ class WindowInfo:
         """
         "both", "symmetric" (sym=True only) or "dft-even" (sym=False only).
         """
-class LeakageMap:
+class LeakageMap(ropelab._core.result.Result):
     """
     Leakage of the causal exponential (SSM) window over alpha*N x omega grids (the documented class is ropelab.spectra.LeakageMap).
     """
@@ -255,13 +224,11 @@ class LeakageMap:
     _fields: typing.ClassVar[tuple] = ('alpha_n', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
     def __eq__(self, other: builtins.object) -> bool:
         """
-        Same type and every field equal (NaN is unequal to itself, as in a dataclass).
+        Same type and every field equal (arrays elementwise; NaN is unequal to itself).
         """
-    def __getstate__(self) -> tuple:
-        ...
     def __hash__(self) -> int:
         """
-        Hash of the fields.
+        Hash of the fields (arrays and lists through their keys).
         """
     @typing.overload
     def __init__(self, other: LeakageMap) -> None:
@@ -273,12 +240,6 @@ class LeakageMap:
         """
         Every field by name (or all in order).
         """
-    def __repr__(self) -> str:
-        """
-        The fields, by name.
-        """
-    def __setstate__(self, arg0: tuple) -> None:
-        ...
     @property
     def N(self) -> int:
         """
@@ -327,7 +288,7 @@ def dtft(x: numpy.typing.ArrayLike, freqs_bins: numpy.typing.ArrayLike) -> numpy
     ...
 def figures_of_merit(w: numpy.typing.ArrayLike, pad: typing.SupportsInt) -> FiguresOfMerit:
     ...
-def leakage_map(alpha_n: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, N: typing.SupportsInt, pad: typing.SupportsInt) -> LeakageMap:
+def leakage_map(alpha: numpy.typing.ArrayLike, omega: numpy.typing.ArrayLike, N: typing.SupportsInt, pad: typing.SupportsInt) -> LeakageMap:
     ...
 def spectrum(x: numpy.typing.ArrayLike, pad: typing.SupportsInt) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:
     ...

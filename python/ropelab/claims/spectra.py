@@ -16,14 +16,19 @@ DB_TOL = 0.01
 ALPHA_N_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 
 
+def _ssm(alpha_n: float) -> FloatArray:
+    """The causal exponential window of N samples with the decay α·N = alpha_n over the window."""
+    return spectra.ssm_window(alpha=spectra.decay_per_sample(alpha_n, N), N=N)
+
+
 def _window_figure() -> Any:
     from ropelab import plot
 
     return plot.spectrum_db(
         {
             "rectangular (α = 0)": spectra.window("rectangular", N),
-            "causal exponential, αN = 2": spectra.ssm_window(2.0, N),
-            "causal exponential, αN = 8": spectra.ssm_window(8.0, N),
+            "causal exponential, αN = 2": _ssm(2.0),
+            "causal exponential, αN = 8": _ssm(8.0),
             "Hann": spectra.window("hann", N),
         },
         fmax=12,
@@ -85,7 +90,7 @@ def _crossing() -> float:
     lo, hi = 2.0, 3.0
     for _ in range(BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
-        if spectra.figures_of_merit(spectra.ssm_window(mid, N)).highest_sidelobe_db > rect:
+        if spectra.figures_of_merit(_ssm(mid)).highest_sidelobe_db > rect:
             lo = mid
         else:
             hi = mid
@@ -133,7 +138,7 @@ def decay_leakage() -> Evidence:
     rect_far, rect_env = _far_leakage(spectra.window("rectangular", N))
     rows = []
     for an in ALPHA_N_GRID:
-        m = spectra.figures_of_merit(spectra.ssm_window(an, N))
+        m = spectra.figures_of_merit(_ssm(an))
         rows.append(
             {
                 "alpha_N": an,
@@ -149,7 +154,7 @@ def decay_leakage() -> Evidence:
     # Continuous measures on a fine αN grid: they do not depend on where the first dip is.
     fine: list[dict[str, Any]] = []
     for an in FINE_ALPHA_N:
-        w = spectra.ssm_window(an, N) if an > 0 else spectra.window("rectangular", N)
+        w = _ssm(an) if an > 0 else spectra.window("rectangular", N)
         m = spectra.figures_of_merit(w)
         far, env = _far_leakage(w)
         ripple = m.truncation_ripple_db
@@ -276,7 +281,7 @@ def hann_vs_decay() -> Evidence:
     rows = []
     distinct = True
     for an in ALPHA_N_GRID:
-        w = spectra.ssm_window(an, N)
+        w = _ssm(an)
         dist = float(np.linalg.norm(w / np.linalg.norm(w) - hann / np.linalg.norm(hann)))
         m = spectra.figures_of_merit(w)
         differs = dist > 0.1 and (m.first_min_is_null != mh.first_min_is_null)

@@ -210,7 +210,8 @@ def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
     if name == "ssm":
         if "alpha_n" not in p:
             raise ValueError("sweep: window 'ssm' needs the axis 'alpha_n' (decay over the window, α·N)")
-        return spectra.ssm_window(_number("alpha_n", p["alpha_n"]), N)
+        # the axis is the decay over the window α·N (the window's shape); ssm_window takes it per sample
+        return spectra.ssm_window(alpha=spectra.decay_per_sample(_number("alpha_n", p["alpha_n"]), N), N=N)
     if not isinstance(name, str) or name not in spectra.WINDOWS:
         raise ValueError(f"sweep: window must be 'ssm' or one of {sorted(spectra.WINDOWS)}, got {name!r}")
     wanted = spectra.WINDOWS[name]
