@@ -295,9 +295,7 @@ class ResultClass {
           "Same type and every field equal (arrays elementwise; NaN is unequal to itself).");
       cls_.def(
           "__hash__",
-          [fields](const py::object& self) -> py::ssize_t {
-            return py::hash(keys(*fields, self));
-          },
+          [fields](const py::object& self) -> py::ssize_t { return py::hash(keys(*fields, self)); },
           "Hash of the fields (arrays and lists through their keys).");
     }
     return cls_;
