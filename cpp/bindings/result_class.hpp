@@ -262,25 +262,12 @@ class ResultClass {
     cls_.attr("_fields") = py::tuple(names);
     cls_.attr("_field_types") = types;
     cls_.attr("__match_args__") = py::tuple(names);
-    const std::string type_name = name_;
     cls_.def(py::init<const T&>(), "other"_a, "A copy of another result of this type.");
-    auto check = check_;
     if (non_numeric_) {
-      cls_.def(py::init([fields, type_name, check](const py::Args<AnyObject>& args,
-                                                   const py::KWArgs<AnyObject>& kwargs) {
-                 T t = build(*fields, type_name, args, kwargs);
-                 if (*check) (*check)(t);
-                 return t;
-               }),
-               "Every field by name (or all in order).");
+      def_constructor<AnyObject>("Every field by name (or all in order).");
     } else {
-      cls_.def(py::init([fields, type_name, check](const py::Args<FieldValue>& args,
-                                                   const py::KWArgs<FieldValue>& kwargs) {
-                 T t = build(*fields, type_name, args, kwargs);
-                 if (*check) (*check)(t);
-                 return t;
-               }),
-               "Every field by name (or all in order); an optional field may be omitted (None).");
+      def_constructor<FieldValue>(
+          "Every field by name (or all in order); an optional field may be omitted (None).");
     }
     bool keyed = false;
     for (const Field& f : *fields) keyed = keyed || static_cast<bool>(f.key);
@@ -302,6 +289,22 @@ class ResultClass {
   }
 
  private:
+  /// The constructor from every field by name (or all in order), each given as an Arg (the stub
+  /// type of its parameters), followed by the class's check.
+  template <class Arg>
+  void def_constructor(const char* doc) {
+    auto fields = fields_;
+    auto check = check_;
+    const std::string type_name = name_;
+    cls_.def(py::init([fields, type_name, check](const py::Args<Arg>& args,
+                                                 const py::KWArgs<Arg>& kwargs) {
+               T t = build(*fields, type_name, args, kwargs);
+               if (*check) (*check)(t);
+               return t;
+             }),
+             doc);
+  }
+
   struct Field {
     std::string name;
     std::string type;  ///< "int", "float", "bool", "float | None" or the name given
