@@ -381,8 +381,7 @@ def _sample_omega_looks_new(bound: dict[str, Any]) -> str | None:
     """``sample_omega(D, d, sigma, True)`` puts the orthogonal flag where the former order has seed."""
     if isinstance(bound["seed"], (bool, np.bool_)):
         return (
-            "positional arguments after sigma are the deprecated order (seed, orthogonal), "
-            f"got seed={bound['seed']!r}"
+            f"positional arguments after sigma are the deprecated order (seed, orthogonal), got seed={bound['seed']!r}"
         )
     return None
 
