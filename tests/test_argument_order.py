@@ -603,3 +603,9 @@ def test_rule_sigma_wrong_types_name_the_argument(rule: str, args: tuple, kwargs
         warnings.simplefilter("ignore", DeprecationWarning)
         with pytest.raises(TypeError, match=rf"\b{name}\b"):
             attention.rule_sigma(rule, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_rule_sigma_unknown_rule_still_raises_value_error() -> None:
+    for rule in ("cos", ["tan"], None):
+        with pytest.raises(ValueError, match=r"attention\.rule_sigma: rule must be one of"):
+            attention.rule_sigma(rule, xi=0.5, D=8, d=4)  # type: ignore[arg-type]

@@ -455,6 +455,10 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     return float(total / pairs)
 
 
+#: The numbers each rule uses (:func:`rule_sigma`).
+_RULE_NEEDS: dict[str, tuple[str, ...]] = {"tan": ("xi",), "optimal": ("xi", "D"), "rope": ("d",), "rfa": ("d",)}
+
+
 def rule_sigma(
     rule: Rule,
     *legacy: Any,
@@ -524,7 +528,7 @@ def rule_sigma(
             required=3,
         )
         xi, D, d = given["xi"], given["D"], given["d"]
-    needs = {"tan": ("xi",), "optimal": ("xi", "D"), "rope": ("d",), "rfa": ("d",)}.get(rule, ())
+    needs = _RULE_NEEDS.get(rule, ()) if isinstance(rule, str) else ()
     missing = [n for n, v in (("xi", xi), ("D", D), ("d", d)) if n in needs and v is None]
     if missing:
         raise TypeError(
