@@ -122,7 +122,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     q, k, v = 0.5 * rng.standard_normal((3, T, d))
     scale = 1 / np.sqrt(d)
-    omega = rl.rff.sample_omega(D, d, 1.0, 7)
+    omega = rl.rff.sample_omega(D, d, 1.0, seed=7)
     ncores = os.cpu_count() or 1
 
     ref = numpy_rff_causal(q, k, v, omega, scale)

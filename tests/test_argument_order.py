@@ -6,7 +6,9 @@ The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi``
 ``temperature.unbiased_sigma`` (formerly ``xi, convention, estimator``),
 ``attention.phase_precision`` (formerly ``omega, q, k``), ``temperature.mse`` (formerly
 ``sigma, xi, D``), ``rff.estimate`` and ``temperature.mse_curve`` (``mode`` formerly after ``seed``)
-and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``) changed order; ``spectra.ssm_window`` and
+and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``), ``rff.sample_omega`` (formerly
+``D, d, sigma, seed, orthogonal``) and ``attention.rule_sigma`` (formerly ``rule, D, d, xi``) changed
+order; ``spectra.ssm_window`` and
 ``spectra.leakage_map`` take the per-sample ``alpha`` by keyword (their former ``alpha_n`` first
 argument is tested in test_spectra_decay.py).
 """
@@ -20,7 +22,7 @@ import numpy as np
 import pytest
 
 import ropelab as rl
-from ropelab import rff, simd, temperature
+from ropelab import attention, rff, simd, temperature
 from ropelab._core_loader import core as _core
 
 Q = np.array([0.6, -0.2, 0.1])
@@ -124,6 +126,8 @@ def test_the_core_binds_the_public_order() -> None:
     doc = _core.rff.estimate.__doc__ or ""
     assert doc.index("mode:") < doc.index("orthogonal:") < doc.index("trials:") < doc.index("seed:"), doc
     assert doc.index("seed:") < doc.index("nthreads:"), doc
+    doc = _core.rff.sample_omega.__doc__ or ""
+    assert doc.index("sigma:") < doc.index("orthogonal:") < doc.index("index:") < doc.index("seed:"), doc
 
 
 # --- temperature.mse(xi, D=..., sigma=...), formerly mse(sigma, xi, D) ---------------------------
@@ -355,6 +359,10 @@ def test_primitive_rate_refuses_what_it_cannot_bind_safely() -> None:
         (rl.rff.estimate, "D", "sigma"),
         (rl.rff.mse, "D", "sigma"),
         (rl.rff.sample_omega, "D", "sigma"),
+        (rl.rff.sample_omega, "orthogonal", "seed"),
+        (rl.rff.sample_omega, "index", "seed"),
+        (rl.attention.rule_sigma, "xi", "D"),
+        (rl.attention.rule_sigma, "D", "d"),
         (rl.attention.random_feature, "D", "sigma"),
         (rl.temperature.mse_curve, "D", "sigmas"),
         (rl.temperature.optimal_sigma, "xi", "D"),
@@ -410,15 +418,9 @@ _COMPUTATION = ("estimator", "convention", "mode", "orthogonal", "method")
 _RUN = ("trials", "repeat", "seed", "nthreads")
 
 
-#: Kept (CONTRIBUTING.md, "Argument order"): ``sample_omega(D, d, sigma, seed, orthogonal)``.
-_KNOWN_EXCEPTIONS = {"sample_omega"}
-
-
 @pytest.mark.parametrize("fn", _public_functions(), ids=lambda f: f.__qualname__)
 def test_computation_options_before_run_options(fn: object) -> None:
     """Rule 5, for the parameters a call can give by position (the order of keyword-only ones binds nothing)."""
-    if fn.__qualname__ in _KNOWN_EXCEPTIONS:  # type: ignore[attr-defined]
-        pytest.skip("a documented exception")
     p = [
         n
         for n, q in inspect.signature(fn).parameters.items()  # type: ignore[arg-type]
@@ -431,9 +433,17 @@ def test_computation_options_before_run_options(fn: object) -> None:
     assert run == sorted(run), p
 
 
+@pytest.mark.parametrize("fn", _public_functions(), ids=lambda f: f.__qualname__)
+def test_xi_before_D_before_sigma(fn: object) -> None:
+    """Rules 1 and 2 for every public function, keyword-only parameters included."""
+    p = _params(fn)
+    present = [n for n in ("xi", "D", "sigma", "sigmas") if n in p]
+    assert [p.index(n) for n in present] == sorted(p.index(n) for n in present), p
+
+
 def test_the_changed_functions_list_every_option_in_the_rule_order() -> None:
     """Where the options became keyword-only, the signature still lists them in the rule's order."""
-    for fn in (rff.estimate, temperature.mse_curve, simd.primitive_rate):
+    for fn in (rff.estimate, temperature.mse_curve, simd.primitive_rate, rff.sample_omega):
         p = _params(fn)
         options = [p.index(n) for n in _COMPUTATION if n in p]
         run = [p.index(n) for n in _RUN if n in p]
@@ -448,8 +458,18 @@ def test_the_changed_functions_list_every_option_in_the_rule_order() -> None:
         lambda: temperature.mse(1.0, 0.5, 4),
         lambda: temperature.mse_curve(0.5, 4, [1.0], 3),
         lambda: simd.primitive_rate("cos", 64, 1, 1),
+        lambda: rff.sample_omega(4, 3, 1.0, 2),
+        lambda: attention.rule_sigma("tan", 64, 8, 0.5),
     ],
-    ids=["rff.mse", "rff.estimate", "temperature.mse", "temperature.mse_curve", "simd.primitive_rate"],
+    ids=[
+        "rff.mse",
+        "rff.estimate",
+        "temperature.mse",
+        "temperature.mse_curve",
+        "simd.primitive_rate",
+        "rff.sample_omega",
+        "attention.rule_sigma",
+    ],
 )
 def test_the_deprecation_warning_points_at_the_caller(former_call: object) -> None:
     with warnings.catch_warnings(record=True) as caught:
@@ -457,3 +477,135 @@ def test_the_deprecation_warning_points_at_the_caller(former_call: object) -> No
         former_call()  # type: ignore[operator]
     assert [w.category for w in caught] == [DeprecationWarning]
     assert caught[0].filename == __file__
+
+
+def test_sample_omega_new_order_by_keyword() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = rff.sample_omega(8, 4, 0.7, orthogonal=True, index=2, seed=5)
+        plain = rff.sample_omega(8, 4, 0.7, seed=5)
+    core = _core.rff.sample_omega(D=8, d=4, sigma=0.7, orthogonal=True, index=2, seed=5)
+    np.testing.assert_array_equal(w, core)
+    g = w[:4] @ w[:4].T
+    np.testing.assert_allclose(g - np.diag(np.diag(g)), 0, atol=1e-12)  # the orthogonal block
+    assert not np.array_equal(plain, w)
+
+
+@pytest.mark.parametrize(
+    ("legacy", "kwargs", "expected_kwargs"),
+    [
+        ((7,), {}, {"seed": 7}),
+        ((7, True), {}, {"seed": 7, "orthogonal": True}),
+        ((np.uint64(2**63), False), {"index": 3}, {"seed": np.uint64(2**63), "index": 3}),
+        ((11, True), {"index": 1}, {"seed": 11, "orthogonal": True, "index": 1}),
+    ],
+)
+def test_sample_omega_former_positional_order_warns_and_binds_as_before(
+    legacy: tuple, kwargs: dict, expected_kwargs: dict
+) -> None:
+    expected = rff.sample_omega(6, 3, 1.2, **expected_kwargs)
+    with pytest.warns(
+        DeprecationWarning, match=r"rff\.sample_omega\(D, d, sigma, orthogonal=\.\.\., index=\.\.\., seed="
+    ):
+        got = rff.sample_omega(6, 3, 1.2, *legacy, **kwargs)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        ((True,), {}, r"deprecated order \(seed, orthogonal\), got seed=True"),  # reads like (orthogonal,)
+        ((np.True_, 3), {}, r"deprecated order \(seed, orthogonal\)"),
+        ((3,), {"seed": 4}, "seed given both positionally and by keyword"),
+        ((3, True), {"orthogonal": True}, "orthogonal given both positionally and by keyword"),
+        ((3, True, 0), {}, "at most 5 positional"),
+    ],
+)
+def test_sample_omega_refuses_what_it_cannot_bind_safely(args: tuple, kwargs: dict, match: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=match):
+            rff.sample_omega(6, 3, 1.0, *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "name"),
+    [
+        ((), {"seed": "1"}, "seed"),
+        ((), {"seed": 1.5}, "seed"),
+        ((), {"index": "0"}, "index"),
+        (("1",), {}, "seed"),
+        ((), {"D": "8"}, "D"),
+        ((), {"sigma": "1"}, "sigma"),
+    ],
+)
+def test_sample_omega_wrong_types_name_the_argument(args: tuple, kwargs: dict, name: str) -> None:
+    call = {"D": 4, "d": 3, "sigma": 1.0} | kwargs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=rf"rff\.sample_omega: {name} "):
+            rff.sample_omega(call.pop("D"), call.pop("d"), call.pop("sigma"), *args, **call)
+
+
+def test_rule_sigma_new_order_by_keyword() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert attention.rule_sigma("one") == 1.0
+        assert attention.rule_sigma("tan", xi=0.5) == temperature.paper_sigma(0.5)
+        assert attention.rule_sigma("optimal", xi=0.3, D=64) == temperature.optimal_sigma(0.3, 64)
+        np.testing.assert_array_equal(
+            attention.rule_sigma("rfa", d=8, base=100.0), temperature.spectrum(8, "rfa", base=100.0)
+        )
+        assert attention.rule_sigma("optimal", xi=0.3, D=64, d=8) == temperature.optimal_sigma(0.3, 64)
+
+
+@pytest.mark.parametrize("rule", attention.RULES)
+def test_rule_sigma_former_positional_order_warns_and_binds_as_before(rule: str) -> None:
+    expected = attention.rule_sigma(rule, xi=0.4, D=32, d=6, base=500.0)  # type: ignore[arg-type]
+    with pytest.warns(DeprecationWarning, match=r"attention\.rule_sigma\(rule, xi=\.\.\., D=\.\.\., d=\.\.\.\)"):
+        got = attention.rule_sigma(rule, 32, 6, 0.4, base=500.0)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("rule", "args", "kwargs", "match"),
+    [
+        ("tan", (64, 8), {}, r"D, d, xi are keyword-only"),
+        ("tan", (0.5,), {}, r"keyword-only"),
+        ("tan", (64, 8, 0.5, 1.0), {}, "at most 4 positional"),
+        ("tan", (64, 8, 0.5), {"xi": 0.3}, "xi given both positionally and by keyword"),
+        ("optimal", (64, 8, 0.5), {"D": 32}, "D given both positionally and by keyword"),
+        ("tan", (), {"D": 64}, r"rule 'tan' needs xi"),
+        ("optimal", (), {"xi": 0.5}, r"rule 'optimal' needs D"),
+        ("optimal", (), {}, r"rule 'optimal' needs xi, D"),
+        ("rope", (), {"xi": 0.5, "D": 8}, r"rule 'rope' needs d"),
+    ],
+)
+def test_rule_sigma_refuses_what_it_cannot_bind_safely(rule: str, args: tuple, kwargs: dict, match: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=match):
+            attention.rule_sigma(rule, *args, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("rule", "args", "kwargs", "name"),
+    [
+        ("tan", (), {"xi": "0.5"}, "xi"),
+        ("optimal", (), {"xi": 0.5, "D": "64"}, "D"),
+        ("rope", (), {"d": "8"}, "d"),
+        ("tan", (64, 8, "0.5"), {}, "xi"),
+        ("optimal", ("64", 8, 0.5), {}, "D"),
+    ],
+)
+def test_rule_sigma_wrong_types_name_the_argument(rule: str, args: tuple, kwargs: dict, name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(TypeError, match=rf"\b{name}\b"):
+            attention.rule_sigma(rule, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_rule_sigma_unknown_rule_still_raises_value_error() -> None:
+    for rule in ("cos", ["tan"], None):
+        with pytest.raises(ValueError, match=r"attention\.rule_sigma: rule must be one of"):
+            attention.rule_sigma(rule, xi=0.5, D=8, d=4)  # type: ignore[arg-type]

@@ -142,7 +142,7 @@ def features_reference(x, omega, estimator, scale):
 def test_feature_map_definition_and_rff_convention(estimator):
     rng = np.random.default_rng(8)
     x = 0.4 * rng.standard_normal((5, 6))
-    w = rff.sample_omega(32, 6, 1.3, 2)
+    w = rff.sample_omega(32, 6, 1.3, seed=2)
     np.testing.assert_allclose(
         attention.feature_map(x, w, estimator, scale=0.5), features_reference(x, w, estimator, 0.5), rtol=1e-13
     )
@@ -169,7 +169,7 @@ def test_random_feature_equals_masked_quadratic_form(estimator, causal, orthogon
     T, d, dv = 1100, 6, 3
     q, k = 0.5 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, dv))
-    omega = rff.sample_omega(D, d, 0.8, 11, orthogonal, index=0)
+    omega = rff.sample_omega(D, d, 0.8, orthogonal=orthogonal, index=0, seed=11)
     ref, num_ref, den_ref = masked_reference(q, k, v, omega, estimator, 1 / np.sqrt(d), causal)
     raw = attention.random_feature(
         q,
@@ -200,7 +200,7 @@ def test_random_feature_per_pair_sigma_definition():
     q, k, v = 0.5 * rng.standard_normal((3, T, d))
     pair_sigma = np.array([0.5, 1.0, 1.5, 2.0])
     for layout, chan in (("interleaved", np.repeat(pair_sigma, 2)), ("half", np.tile(pair_sigma, 2))):
-        omega = rff.sample_omega(D, d, 1.0, 4) * chan
+        omega = rff.sample_omega(D, d, 1.0, seed=4) * chan
         ref = masked_reference(q, k, v, omega, "trig", 1 / np.sqrt(d), True)[0]
         out = attention.random_feature(q, k, v, D, sigma=pair_sigma, layout=layout, seed=4)
         np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
@@ -535,7 +535,7 @@ def test_error_definition_and_rules():
     exact = attention.softmax(q, k, v)
     for rule in r.rules:
         for D in (8, 64):
-            sig = attention.rule_sigma(rule, D, 8, r.xi)
+            sig = attention.rule_sigma(rule, xi=r.xi, D=D, d=8)
             est = attention.random_feature(q, k, v, D, sigma=sig, seed=4, trials=6)
             e = np.linalg.norm((est - exact).reshape(6, -1), axis=1) / np.linalg.norm(exact)
             assert r.at(rule, D) == pytest.approx((e.mean(), e.std(ddof=1) / np.sqrt(6)), rel=1e-12)
@@ -565,7 +565,7 @@ def test_random_feature_noncausal_rectangular(estimator):
     rng = np.random.default_rng(33)
     q, k = 0.5 * rng.standard_normal((70, 5)), 0.5 * rng.standard_normal((1300, 5))
     v = rng.standard_normal((1300, 2))
-    omega = rff.sample_omega(16, 5, 1.0, 3)
+    omega = rff.sample_omega(16, 5, 1.0, seed=3)
     ref = masked_reference(q, k, v, omega, estimator, 0.3, False)[0]
     out = attention.random_feature(q, k, v, 16, estimator=estimator, causal=False, seed=3, scale=0.3)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9 * np.abs(ref).max())

@@ -183,7 +183,7 @@ def test_estimate(
     index=SMALL_COUNTS,
 )
 def test_sample_omega_and_phase(D: Any, d: Any, sigma: Any, seed: Any, orthogonal: bool, index: Any) -> None:
-    out = call(rl.rff.sample_omega, D, d, sigma, seed, orthogonal, index=index)
+    out = call(rl.rff.sample_omega, D, d, sigma, orthogonal=orthogonal, index=index, seed=seed)
     if out is not None:
         assert out.shape == (int(D), int(d))
         assert_finite(out)

@@ -120,8 +120,8 @@ darray estimate(ArrayLike qo, ArrayLike ko, IntLike D_o, FloatLike sigma_o, Choi
   return out;
 }
 
-darray sample_omega(IntLike D_o, IntLike d_o, FloatLike sigma_o, IntLike seed_o, bool orthogonal,
-                    IntLike index_o) {
+darray sample_omega(IntLike D_o, IntLike d_o, FloatLike sigma_o, bool orthogonal, IntLike index_o,
+                    IntLike seed_o) {
   const char* f = "rff.sample_omega";
   const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
   const auto d = static_cast<std::size_t>(integer(d_o, f, "d", 1));
@@ -232,8 +232,8 @@ void register_rff(py::module_& m) {
   m.def("mse", &mse, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a, "log"_a);
   m.def("estimate", &estimate, "q"_a, "k"_a, "D"_a, "sigma"_a, "estimator"_a, "convention"_a,
         "mode"_a, "orthogonal"_a, "trials"_a, "seed"_a, "nthreads"_a);
-  m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "seed"_a, "orthogonal"_a,
-        "index"_a);
+  m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "orthogonal"_a, "index"_a,
+        "seed"_a);
   m.def("sample_phase", &sample_phase, "D"_a, "seed"_a, "index"_a);
   m.def("feature_map", &feature_map, "X"_a, "omega"_a, "estimator"_a, "phase"_a);
 }

@@ -51,6 +51,7 @@ import numpy.typing as npt
 from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
+from ropelab._validation import former_order
 
 __all__ = [
     "softmax",
@@ -255,7 +256,7 @@ def random_feature(
     (``j ≤ i`` when causal, accumulated as prefix sums over chunks of 64 rows: memory O(D·d_v) per
     sequence, never O(T·D·d_v)). ``φ`` is the feature map of ``estimator`` (module docstring)
     with ``D`` frequencies; trial ``t`` draws them as
-    ``ropelab.rff.sample_omega(D, d, sigma, seed, orthogonal=orthogonal, index=t)`` (scaled per
+    ``ropelab.rff.sample_omega(D, d, sigma, orthogonal=orthogonal, index=t, seed=seed)`` (scaled per
     channel for a per-pair ``sigma``), shared by every sequence of the batch.
 
     Parameters
@@ -454,7 +455,18 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     return float(total / pairs)
 
 
-def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) -> Any:
+#: The numbers each rule uses (:func:`rule_sigma`).
+_RULE_NEEDS: dict[str, tuple[str, ...]] = {"tan": ("xi",), "optimal": ("xi", "D"), "rope": ("d",), "rfa": ("d",)}
+
+
+def rule_sigma(
+    rule: Rule,
+    *legacy: Any,
+    xi: float | None = None,
+    D: int | None = None,
+    d: int | None = None,
+    base: float = 10000.0,
+) -> Any:
     """The temperature of a rule: a scalar σ or one σ per rotary pair (length ``d/2``).
 
     ``"one"``: σ = 1 (the conjugate trig and positive estimators are then unbiased).
@@ -468,12 +480,15 @@ def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) 
     ----------
     rule : {"one", "tan", "optimal", "rope", "rfa"}
         The rule.
-    D : int
-        Number of random features (used by ``"optimal"``).
-    d : int
-        Head dimension (the spectra have ``d/2`` entries).
-    xi : float
-        The cosine ``ξ`` (used by ``"tan"`` and ``"optimal"``).
+    *legacy
+        Deprecated: the former positional order ``(D, d, xi)``, still accepted with a
+        :class:`DeprecationWarning`. The cosine ``ξ`` now comes before ``D``, all keyword-only.
+    xi : float, optional
+        The cosine ``ξ`` (required by ``"tan"`` and ``"optimal"``).
+    D : int, optional
+        Number of random features (required by ``"optimal"``).
+    d : int, optional
+        Head dimension (required by ``"rope"`` and ``"rfa"``; the spectra have ``d/2`` entries).
     base : float
         RoPE base of the spectra.
 
@@ -486,22 +501,48 @@ def rule_sigma(rule: Rule, D: int, d: int, xi: float, *, base: float = 10000.0) 
     ------
     ValueError
         For an unknown rule (and the errors of the temperature functions it calls).
+    TypeError
+        For a number the rule needs and was not given, 1, 2 or more than 3 positional numbers (the
+        former order takes all three), or a number given both positionally and by keyword.
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``D, d, xi`` (the former order); they are bound as before.
 
     Examples
     --------
-    >>> rule_sigma("tan", 64, 8, 0.5) ** 2
+    >>> rule_sigma("tan", xi=0.5) ** 2
     0.3333333333333333
-    >>> rule_sigma("rope", 64, 8, 0.5)
+    >>> rule_sigma("rope", d=8)
     array([1.   , 0.1  , 0.01 , 0.001])
     """
+    if legacy:
+        given = former_order(
+            "attention.rule_sigma",
+            legacy,
+            ("D", "d", "xi"),
+            {"xi": (xi, None), "D": (D, None), "d": (d, None)},
+            "attention.rule_sigma(rule, xi=..., D=..., d=...)",
+            leading=1,
+            required=3,
+        )
+        xi, D, d = given["xi"], given["D"], given["d"]
+    needs = _RULE_NEEDS.get(rule, ()) if isinstance(rule, str) else ()
+    missing = [n for n, v in (("xi", xi), ("D", D), ("d", d)) if n in needs and v is None]
+    if missing:
+        raise TypeError(
+            f"attention.rule_sigma: rule {rule!r} needs {', '.join(missing)} "
+            "(call attention.rule_sigma(rule, xi=..., D=..., d=...))"
+        )
     if rule == "one":
         return 1.0
     if rule == "tan":
-        return float(temperature.paper_sigma(xi))
+        return float(temperature.paper_sigma(xi))  # type: ignore[arg-type]
     if rule == "optimal":
-        return float(temperature.optimal_sigma(xi, D))
+        return float(temperature.optimal_sigma(xi, D))  # type: ignore[arg-type]
     if rule in ("rope", "rfa"):
-        return np.asarray(temperature.spectrum(d, rule, base=base))
+        return np.asarray(temperature.spectrum(d, rule, base=base))  # type: ignore[arg-type]
     raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
 
 
@@ -652,7 +693,7 @@ def error(
     sigmas: dict[str, list[Any]] = {r: [] for r in rules}
     for i, rule in enumerate(rules):
         for j, Dj in enumerate(Ds.tolist()):
-            sig = rule_sigma(rule, Dj, d, xi, base=base)
+            sig = rule_sigma(rule, xi=xi, D=Dj, d=d, base=base)
             sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
             est = random_feature(
                 q,

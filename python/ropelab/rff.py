@@ -229,8 +229,8 @@ def estimate(
     mode : {"projected", "full"}
         ``"projected"`` uses the exact distributional shortcut ``ω·u ~ N(0, σ²‖u‖²)`` (one scalar
         normal per feature, a 2-D Gaussian for the random-phase estimator); ``"full"`` draws the
-        d-dimensional ``ω`` (the frequencies of trial ``t`` are ``sample_omega(D, d, sigma, seed,
-        index=t)``).
+        d-dimensional ``ω`` (the frequencies of trial ``t`` are ``sample_omega(D, d, sigma, index=t,
+        seed=seed)``).
     orthogonal : bool
         Orthogonal random features: blocks of d mutually orthogonal rows with independent χ_d
         norms. In full mode the rows come from a QR of a Gaussian matrix (``sample_omega``); in
@@ -311,7 +311,13 @@ def _estimate_looks_new(bound: dict[str, Any]) -> str | None:
 
 
 def sample_omega(
-    D: int, d: int, sigma: float = 1.0, seed: int = 0, orthogonal: bool = False, *, index: int = 0
+    D: int,
+    d: int,
+    sigma: float = 1.0,
+    *legacy: Any,
+    orthogonal: bool = False,
+    index: int = 0,
+    seed: int = 0,
 ) -> FloatArray:
     """Random frequencies ``ω`` (rows ~ ``N(0, σ² I_d)``), exactly those of full-mode trial ``index``.
 
@@ -321,16 +327,32 @@ def sample_omega(
         Number of rows (features) and dimension.
     sigma : float
         Temperature σ ≥ 0.
-    seed : int
+    *legacy
+        Deprecated: the former positional order ``(seed, orthogonal)`` after ``sigma``, still
+        accepted with a :class:`DeprecationWarning`. The option that changes the computation
+        (``orthogonal``) now comes before ``index`` and ``seed``, all keyword-only.
     orthogonal : bool
         Blocks of ``d`` mutually orthogonal rows (a Haar-random rotation) with independent χ_d
         lengths, the last block truncated (orthogonal random features).
     index : int
         The Monte-Carlo unit (trial) whose frequencies to return.
+    seed : int
+        Any integer in ``[0, 2**64)``.
 
     Returns
     -------
     ndarray, shape (D, d)
+
+    Raises
+    ------
+    TypeError
+        For more than 5 positional arguments, an option given both positionally (the former
+        order) and by keyword, or a bool where the former order has ``seed``.
+
+    Warns
+    -----
+    DeprecationWarning
+        For positional ``seed, orthogonal`` (the former order); they are bound as before.
 
     Examples
     --------
@@ -339,9 +361,29 @@ def sample_omega(
     >>> bool(np.allclose(g - np.diag(np.diag(g)), 0))
     True
     """
+    if legacy:
+        given = former_order(
+            "rff.sample_omega",
+            legacy,
+            ("seed", "orthogonal"),
+            {"seed": (seed, 0), "orthogonal": (orthogonal, False)},
+            "rff.sample_omega(D, d, sigma, orthogonal=..., index=..., seed=...)",
+            leading=3,
+            looks_new=_sample_omega_looks_new,
+        )
+        seed, orthogonal = given["seed"], given["orthogonal"]
     return np.asarray(
-        _core.rff.sample_omega(D=D, d=d, sigma=sigma, seed=seed, orthogonal=bool(orthogonal), index=index)
+        _core.rff.sample_omega(D=D, d=d, sigma=sigma, orthogonal=bool(orthogonal), index=index, seed=seed)
     )
+
+
+def _sample_omega_looks_new(bound: dict[str, Any]) -> str | None:
+    """``sample_omega(D, d, sigma, True)`` puts the orthogonal flag where the former order has seed."""
+    if isinstance(bound["seed"], (bool, np.bool_)):
+        return (
+            f"positional arguments after sigma are the deprecated order (seed, orthogonal), got seed={bound['seed']!r}"
+        )
+    return None
 
 
 def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
