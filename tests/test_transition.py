@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import doctest
+import math
 
 import numpy as np
 import pytest
@@ -229,6 +230,27 @@ def test_prf_transition_factor_distribution() -> None:
     )
     z = transition.prf_factor_distribution(0.0, 1.0)
     assert z.mean == 1.0 and z.variance == 0.0 and z.prob_gt_one == 0.0
+
+
+def test_prf_transition_factor_overflow_on_the_way_is_never_nan() -> None:
+    # ω·Δq whose differences or products overflow a double (inf − inf in the direct sum) is
+    # evaluated again at a power-of-two scale; checked against exact rational arithmetic
+    from fractions import Fraction
+
+    cases = [
+        ([[1e308, 1e308, 0.0], [0.0, 0.0, 0.0]], [[-2.0, 2.0, 2.0]]),  # found by hypothesis: 1
+        ([[0.0, 0.0, 0.0], [1e308, 1e308, 1.0]], [[2.0, -2.0, 1.0]]),  # the small term decides: e
+        ([[-1e308], [1e308]], [[1.0], [-1.0], [1e-300]]),  # Δ itself overflows: inf, 0, e^(2e8)=inf
+        ([[-1e308, 3.0], [1e308, 5.0]], [[1e-308, 0.5], [-1e-308, 0.25]]),  # e^(2 + 1), e^(-2 + 0.5)
+    ]
+    for q, omega in cases:
+        f = transition.prf_transition_factor(q, omega)
+        assert not np.isnan(f).any()
+        for j, w in enumerate(omega):
+            exact = sum(Fraction(wc) * (Fraction(a) - Fraction(b)) for wc, a, b in zip(w, q[1], q[0]))
+            s = float(exact) if abs(exact) < 1e300 else float("inf") * (1 if exact > 0 else -1)
+            expected = math.inf if s > 709.79 else (0.0 if s < -745.2 else math.exp(s))
+            assert_allclose(f[0, j], expected, rtol=16 * EPS)
 
 
 @pytest.mark.parametrize(

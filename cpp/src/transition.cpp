@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -161,13 +162,44 @@ void householder_product(const double* W, std::size_t m, std::size_t d, double* 
   }
 }
 
+namespace {
+
+/// The largest binary exponent of x[0..n) (ilogb; INT_MIN/2 when every entry is 0).
+int largest_exponent(const double* x, std::size_t n) {
+  int e = std::numeric_limits<int>::min() / 2;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (x[c] != 0) e = std::max(e, std::ilogb(x[c]));
+  }
+  return e;
+}
+
+/// ω·(a − b) of finite vectors whose direct evaluation overflowed (a difference or a product
+/// beyond a double, possibly inf − inf): ω is scaled by 2^−eω and a, b by 2^−(e_q + 1), powers
+/// of two with |ω'| < 2 and |a' − b'| < 2, so nothing overflows; the sum's exponent is restored at
+/// the end (±inf when the true value is beyond a double). Entries below 2^−1074 of the scaled
+/// range are lost: far below the rounding of the largest term.
+double scaled_difference_dot(const double* w, const double* a, const double* b, std::size_t d) {
+  const int ew = largest_exponent(w, d);
+  const int eq = std::max(largest_exponent(a, d), largest_exponent(b, d)) + 1;
+  double s = 0.0;
+  for (std::size_t c = 0; c < d; ++c) {
+    s += std::ldexp(w[c], -ew) * (std::ldexp(a[c], -eq) - std::ldexp(b[c], -eq));
+  }
+  return std::ldexp(s, ew + eq);
+}
+
+}  // namespace
+
 void prf_transition_factor(const double* q, std::size_t T, std::size_t d, const double* omega,
                            std::size_t D, double* out) {
   for (std::size_t t = 1; t < T; ++t) {
+    const double* a = q + t * d;
+    const double* b = q + (t - 1) * d;
     for (std::size_t j = 0; j < D; ++j) {
+      const double* w = omega + j * d;
       double s = 0.0;
-      for (std::size_t c = 0; c < d; ++c)
-        s += omega[j * d + c] * (q[t * d + c] - q[(t - 1) * d + c]);
+      for (std::size_t c = 0; c < d; ++c) s += w[c] * (a[c] - b[c]);
+      if (!std::isfinite(s)) s = scaled_difference_dot(w, a, b, d);  // overflow on the way
       out[(t - 1) * D + j] = std::exp(s);
     }
   }

@@ -58,7 +58,9 @@ void householder_product(const double* W, std::size_t m, std::size_t d, double* 
 void generalized_householder(const double* w, std::size_t d, double beta, double* out,
                              const std::atomic<bool>* cancel = nullptr);
 
-/// PRF transition factors out[t−1, j] = exp(ω_j·(q_t − q_{t−1})) for t = 1..T−1 (omega D×d).
+/// PRF transition factors out[t−1, j] = exp(ω_j·(q_t − q_{t−1})) for t = 1..T−1 (omega D×d). When
+/// a difference or product overflows a double on the way, the exponent is evaluated again at a
+/// power-of-two scale (never NaN for finite input); a factor beyond a double is inf, below one 0.
 void prf_transition_factor(const double* q, std::size_t T, std::size_t d, const double* omega,
                            std::size_t D, double* out);
 
