@@ -43,7 +43,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -537,12 +537,13 @@ def rule_sigma(
         )
     if rule == "one":
         return 1.0
+    # the numbers a rule needs are not None here (checked above)
     if rule == "tan":
-        return float(temperature.paper_sigma(xi))  # type: ignore[arg-type]
+        return float(temperature.paper_sigma(cast(float, xi)))
     if rule == "optimal":
-        return float(temperature.optimal_sigma(xi, D))  # type: ignore[arg-type]
+        return float(temperature.optimal_sigma(cast(float, xi), cast(int, D)))
     if rule in ("rope", "rfa"):
-        return np.asarray(temperature.spectrum(d, rule, base=base))  # type: ignore[arg-type]
+        return np.asarray(temperature.spectrum(cast(int, d), rule, base=base))
     raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
 
 
