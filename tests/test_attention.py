@@ -609,8 +609,5 @@ def test_phase_precision():
     assert p.phase_error[-1] > 100 * p.phase_error[99]
     with pytest.raises(ValueError, match="omega must be"):
         attention.phase_precision(q, k, omega[:, :1])
-    # the former order (omega, q, k), recognised from the shapes: the same numbers, with a warning
-    with pytest.warns(DeprecationWarning, match=r"order is now \(q, k, omega\)"):
-        old = attention.phase_precision(omega, q, k)
-    np.testing.assert_array_equal(old.score_error, p.score_error)
-    np.testing.assert_array_equal(old.phase_error, p.phase_error)
+    with pytest.raises(ValueError, match="omega must be"):  # (omega, q, k): refused, never swapped
+        attention.phase_precision(omega, q, k)

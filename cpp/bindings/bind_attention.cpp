@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "ropelab/attention.hpp"
 #include "ropelab/montecarlo.hpp"
+#include "ropelab/rng.hpp"
 
 namespace ropelab::bind {
 
@@ -212,7 +213,7 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
   {
     const double draws = static_cast<double>(opt.D) * static_cast<double>(s.d) +
                          static_cast<double>(s.d) * static_cast<double>(s.d);
-    if (draws >= 0x1.0p40) {
+    if (draws >= static_cast<double>(rng::kMaxDraws)) {
       value_error(f, "D", "times d exceeds the 2^40 random draws one trial may own", D_o);
     }
   }
@@ -268,7 +269,7 @@ darray feature_map(ArrayLike X_o, ArrayLike omega_o, Choice est_o, FloatLike sca
   const char* f = "attention.feature_map";
   const darray X = real_array_nd(X_o, f, "X", 2);
   const darray omega = real_array_nd(omega_o, f, "omega", 2);
-  const at::Estimator est = parse_choice(est_o, f, "estimator", at::parse_estimator);
+  const Estimator est = parse_choice(est_o, f, "estimator", at::parse_estimator);
   if (omega.shape(0) == 0) value_error(f, "omega", "must have at least one row", omega_o);
   if (X.shape(1) != omega.shape(1)) {
     value_error(f, "omega",
@@ -303,7 +304,7 @@ void register_attention(py::module_& m) {
   m.def("random_feature", &random_feature, "q"_a, "k"_a, "v"_a, "D"_a, "estimator"_a, "sigma"_a,
         "layout"_a, "orthogonal"_a, "causal"_a, "seed"_a, "trials"_a, "stabilize"_a, "scale"_a,
         "nthreads"_a, "parts"_a);
-  m.def("estimators", &at::estimator_names);
+  m.def("estimators", [] { return estimator_names(at::estimators()); });
   m.def("feature_map", &feature_map, "X"_a, "omega"_a, "estimator"_a, "scale"_a);
 }
 

@@ -12,7 +12,6 @@ namespace ropelab::bind {
 namespace {
 
 using rff::Convention;
-using rff::Estimator;
 
 /// q and k: 1-D, finite, same length ≥ 1.
 rff::Pair pair_arg(const darray& q, const darray& k, py::handle qo, py::handle ko,
@@ -81,7 +80,7 @@ darray mse(ArrayLike qo, ArrayLike ko, IntLike D_o, ArrayLike sigma_o, Choice es
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i)
-        po[i] = log ? rff::log_mse(p, s[i], D, est, conv) : rff::mse(p, s[i], D, est, conv);
+        po[i] = log ? rff::log_mse(p, D, s[i], est, conv) : rff::mse(p, D, s[i], est, conv);
     });
   });
   if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
@@ -136,21 +135,21 @@ darray sample_omega(IntLike D_o, IntLike d_o, FloatLike sigma_o, bool orthogonal
   // detached thread into its own buffer, so that Ctrl-C returns at once (see run_detached).
   auto buf = std::make_shared<std::vector<double>>(D * d);
   run_detached([buf, D, d, sigma, seed, orthogonal, index](const std::atomic<bool>* cancel) {
-    rff::sample_omega(D, d, sigma, seed, orthogonal, index, buf->data(), cancel);
+    rff::sample_omega(D, d, sigma, orthogonal, index, seed, buf->data(), cancel);
   });
   darray out({static_cast<py::ssize_t>(D), static_cast<py::ssize_t>(d)});
   std::copy(buf->begin(), buf->end(), out.mutable_data());
   return out;
 }
 
-darray sample_phase(IntLike D_o, IntLike seed_o, IntLike index_o) {
+darray sample_phase(IntLike D_o, IntLike index_o, IntLike seed_o) {
   const char* f = "rff.sample_phase";
   const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
   const std::uint64_t seed = seed_arg(seed_o, f);
   const auto index = static_cast<std::uint64_t>(integer(index_o, f, "index", 0));
   check_output_size(static_cast<double>(D), f);
   darray out(static_cast<py::ssize_t>(D));
-  rff::sample_phase(D, seed, index, out.mutable_data());
+  rff::sample_phase(D, index, seed, out.mutable_data());
   return out;
 }
 
@@ -224,7 +223,7 @@ double kernel(ArrayLike qo, ArrayLike ko) {
 }  // namespace
 
 void register_rff(py::module_& m) {
-  m.def("estimators", &rff::estimator_names);
+  m.def("estimators", [] { return estimator_names(rff::estimators()); });
   m.def("conventions", &rff::convention_names);
   m.def("modes", &rff::mode_names);
   m.def("kernel", &kernel, "q"_a, "k"_a);
@@ -234,7 +233,7 @@ void register_rff(py::module_& m) {
         "mode"_a, "orthogonal"_a, "trials"_a, "seed"_a, "nthreads"_a);
   m.def("sample_omega", &sample_omega, "D"_a, "d"_a, "sigma"_a, "orthogonal"_a, "index"_a,
         "seed"_a);
-  m.def("sample_phase", &sample_phase, "D"_a, "seed"_a, "index"_a);
+  m.def("sample_phase", &sample_phase, "D"_a, "index"_a, "seed"_a);
   m.def("feature_map", &feature_map, "X"_a, "omega"_a, "estimator"_a, "phase"_a);
 }
 

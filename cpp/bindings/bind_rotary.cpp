@@ -5,6 +5,7 @@
 
 #include "batch.hpp"
 #include "common.hpp"
+#include "ropelab/limits.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/rotary.hpp"
 
@@ -17,7 +18,9 @@ using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 std::size_t even_d(py::handle obj, const char* func) {
   const std::int64_t d = integer(obj, func, "d", 2);
   if (d % 2 != 0) value_error(func, "d", "must be even (channels are rotated in pairs)", obj);
-  if (d > (std::int64_t{1} << 40)) value_error(func, "d", "is too large", obj);
+  if (static_cast<std::size_t>(d) > limits::kMaxHeadDim) {
+    value_error(func, "d", "is too large (at most 2^40)", obj);
+  }
   return static_cast<std::size_t>(d);
 }
 

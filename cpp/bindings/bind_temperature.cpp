@@ -11,7 +11,6 @@ namespace ropelab::bind {
 namespace {
 
 using rff::Convention;
-using rff::Estimator;
 
 darray xi_arg(py::handle obj, const char* func) {
   darray xi = real_array(obj, func, "xi");
@@ -83,8 +82,8 @@ darray mse(ArrayLike xi_o, ArrayLike D_o, ArrayLike sigma_o, Choice est_o, Choic
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       bc.visit(b, e, [&](std::size_t i, const Broadcast<3>::Offsets& o) {
         const rff::Pair p = rff::make_unit_pair(px[o[0]]);
-        po[i] = log ? rff::log_mse(p, ps[o[2]], pd[o[1]], est, conv)
-                    : rff::mse(p, ps[o[2]], pd[o[1]], est, conv);
+        po[i] = log ? rff::log_mse(p, pd[o[1]], ps[o[2]], est, conv)
+                    : rff::mse(p, pd[o[1]], ps[o[2]], est, conv);
       });
     });
   });

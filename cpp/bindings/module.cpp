@@ -1,6 +1,9 @@
 // The extension module: one submodule per topic, each registered by its own bind_<topic>.cpp.
 #include "common.hpp"
 #include "result_class.hpp"
+#include "ropelab/estimator.hpp"
+#include "ropelab/limits.hpp"
+#include "ropelab/rng.hpp"
 
 #ifndef ROPELAB_VERSION
 #define ROPELAB_VERSION "dev"
@@ -25,6 +28,18 @@ PYBIND11_MODULE(_core, m) {
   // them. A submodule of its own, so that the stubs of the others import it without a cycle.
   auto result = m.def_submodule("result", "the common base of the result classes");
   ropelab::bind::register_result_base(result);
+  // The one enumeration of random-feature estimators; rff and attention each accept a subset.
+  m.def(
+      "estimators", [] { return ropelab::estimator_names(); },
+      "Every random-feature estimator name, in enum order (rff.estimators() and "
+      "attention.estimators() are subsets).");
+  // The size limits of the core (ropelab/limits.hpp, rng.hpp), read by the Python layer instead of
+  // being written again there.
+  auto limits = m.def_submodule("limits", "size limits of the core, each defined once");
+  limits.attr("max_signal_length") = ropelab::limits::kMaxSignalLength;
+  limits.attr("max_head_dim") = ropelab::limits::kMaxHeadDim;
+  limits.attr("max_task_tokens") = ropelab::limits::kMaxTaskTokens;
+  limits.attr("max_draws") = ropelab::rng::kMaxDraws;
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");

@@ -33,13 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!std::isfinite(sigma)) return 0;
 
-  const auto est = static_cast<rff::Estimator>(flags % 3);
+  const Estimator est = rff::estimators()[flags % rff::estimators().size()];
   const auto conv = static_cast<rff::Convention>((flags >> 2) % 2);
   const rff::Pair p = rff::make_pair(q.data(), k.data(), d);
   (void)rff::moments(p, sigma, est, conv);
   (void)rff::log_moments(p, sigma, est, conv);
-  (void)rff::mse(p, sigma, static_cast<double>(D), est, conv);
-  (void)rff::log_mse(p, sigma, static_cast<double>(D), est, conv);
+  (void)rff::mse(p, static_cast<double>(D), sigma, est, conv);
+  (void)rff::log_mse(p, static_cast<double>(D), sigma, est, conv);
 
   const double xi = std::tanh(q[0]);
   const rff::Pair u = rff::make_unit_pair(xi);
@@ -62,9 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // amplitude overflow: the documented error
   }
   std::vector<double> omega(D * d);
-  rff::sample_omega(D, d, sigma, flags, opt.orthogonal, 0, omega.data());
+  rff::sample_omega(D, d, sigma, opt.orthogonal, 0, flags, omega.data());
   std::vector<double> phase(D);
-  rff::sample_phase(D, flags, 0, phase.data());
+  rff::sample_phase(D, 0, flags, phase.data());
   std::vector<double> X(2 * d);
   std::copy(q.begin(), q.end(), X.begin());
   std::copy(k.begin(), k.end(), X.begin() + static_cast<std::ptrdiff_t>(d));

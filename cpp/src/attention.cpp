@@ -72,19 +72,28 @@ void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdi
   }
 }
 
+/// The estimators of rff only (random_phase) reach no switch below: parse_estimator refuses them.
+/// Thrown all the same, so that a switch is never left without a value.
+[[noreturn]] void not_in_attention(Estimator est) {
+  throw std::invalid_argument("attention: estimator '" +
+                              ropelab::estimator_names()[static_cast<std::size_t>(est)] +
+                              "' is not one of attention's");
+}
+
 std::ptrdiff_t sd(std::size_t n) {
   return static_cast<std::ptrdiff_t>(n);
 }
 
 }  // namespace
 
-const std::vector<std::string>& estimator_names() {
-  static const std::vector<std::string> names{"trig", "positive", "hyperbolic"};
-  return names;
+const std::vector<Estimator>& estimators() {
+  static const std::vector<Estimator> subset{Estimator::trig, Estimator::positive,
+                                             Estimator::hyperbolic};
+  return subset;
 }
 
 Estimator parse_estimator(const std::string& name) {
-  return names::parse<Estimator>(estimator_names(), name, "estimator");
+  return ropelab::parse_estimator(name, estimators(), "attention");
 }
 
 std::size_t feature_count(Estimator est, std::size_t D) {
@@ -176,7 +185,7 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
 
 void trial_omega(const RandomFeatureOptions& opt, std::size_t d, std::uint64_t trial, double* out) {
   const bool scalar = opt.sigma.size() == 1;
-  rff::sample_omega(opt.D, d, scalar ? opt.sigma[0] : 1.0, opt.seed, opt.orthogonal, trial, out);
+  rff::sample_omega(opt.D, d, scalar ? opt.sigma[0] : 1.0, opt.orthogonal, trial, opt.seed, out);
   if (!scalar) {
     for (std::size_t r = 0; r < opt.D; ++r) {
       for (std::size_t c = 0; c < d; ++c) out[r * d + c] *= opt.sigma[c];
@@ -214,6 +223,8 @@ class Featurizer {
   double log_max(const RowMatrix& p, const Vector& h, std::size_t i) const {
     const auto r = ix(i);
     switch (est_) {
+      case Estimator::random_phase:
+        not_in_attention(est_);
       case Estimator::trig:
         return h(r);
       case Estimator::positive:
@@ -256,6 +267,8 @@ class Featurizer {
       const double* pr = p.data() + i * DD;
       double* o = out.data() + i * ix(F_);
       switch (est_) {
+        case Estimator::random_phase:
+          not_in_attention(est_);
         case Estimator::trig: {
           const double amp = std::exp(h(i) - s) * inv_trig;
           const double* c = cos_.data() + i * DD;

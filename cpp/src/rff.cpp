@@ -48,9 +48,19 @@ real trig_norm2(const Pair& p, Estimator est, Convention conv) {
   return (est == Estimator::trig && conv == Convention::literal) ? p.a : p.b;
 }
 
+/// The estimators of attention only (hyperbolic) reach no switch below: parse_estimator refuses
+/// them. Thrown all the same, so that a switch is never left without a value.
+[[noreturn]] void not_in_rff(Estimator est) {
+  throw std::invalid_argument("rff: estimator '" +
+                              ropelab::estimator_names()[static_cast<std::size_t>(est)] +
+                              "' is not one of rff's");
+}
+
 /// Exponent e with E[X] − exp(q·k) = exp(q·k) · expm1(e).
 real bias_exponent(const Pair& p, real s2, Estimator est, Convention conv) {
   switch (est) {
+    case Estimator::hyperbolic:
+      not_in_rff(est);
     case Estimator::positive:
       return 0.5L * (s2 - 1) * p.a;
     case Estimator::random_phase:
@@ -66,6 +76,8 @@ void variance_parts(const Pair& p, real s2, Estimator est, Convention conv, real
                     real& factor) {
   const real n = p.n();
   switch (est) {
+    case Estimator::hyperbolic:
+      not_in_rff(est);
     case Estimator::positive:
       log_scale = s2 * p.a - n;
       factor = std::expm1(s2 * p.a);
@@ -91,7 +103,7 @@ real log_mean(const Pair& p, real s2, Estimator est, Convention conv) {
 }
 
 /// log MSE in extended precision.
-real log_mse_ext(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
+real log_mse_ext(const Pair& p, double D, double sigma, Estimator est, Convention conv) {
   const real s2 = static_cast<real>(sigma) * sigma;
   real log_scale = 0, factor = 0;
   variance_parts(p, s2, est, conv, log_scale, factor);
@@ -102,9 +114,10 @@ real log_mse_ext(const Pair& p, double sigma, double D, Estimator est, Conventio
 
 }  // namespace
 
-const std::vector<std::string>& estimator_names() {
-  static const std::vector<std::string> names{"trig", "random_phase", "positive"};
-  return names;
+const std::vector<Estimator>& estimators() {
+  static const std::vector<Estimator> subset{Estimator::trig, Estimator::random_phase,
+                                             Estimator::positive};
+  return subset;
 }
 
 const std::vector<std::string>& convention_names() {
@@ -113,7 +126,7 @@ const std::vector<std::string>& convention_names() {
 }
 
 Estimator parse_estimator(const std::string& name) {
-  return names::parse<Estimator>(estimator_names(), name, "estimator");
+  return ropelab::parse_estimator(name, estimators(), "rff");
 }
 
 Convention parse_convention(const std::string& name) {
@@ -184,13 +197,13 @@ Moments log_moments(const Pair& p, double sigma, Estimator est, Convention conv)
           static_cast<double>(log_scale + log_abs(factor))};
 }
 
-double mse(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
+double mse(const Pair& p, double D, double sigma, Estimator est, Convention conv) {
   // exp of the extended-precision log: relative error ~ |log MSE|·2⁻⁶⁴ before the final rounding.
-  return static_cast<double>(std::exp(log_mse_ext(p, sigma, D, est, conv)));
+  return static_cast<double>(std::exp(log_mse_ext(p, D, sigma, est, conv)));
 }
 
-double log_mse(const Pair& p, double sigma, double D, Estimator est, Convention conv) {
-  return static_cast<double>(log_mse_ext(p, sigma, D, est, conv));
+double log_mse(const Pair& p, double D, double sigma, Estimator est, Convention conv) {
+  return static_cast<double>(log_mse_ext(p, D, sigma, est, conv));
 }
 
 std::size_t feature_count(Estimator est, std::size_t D) {
@@ -261,8 +274,8 @@ void check_amplitude(const Pair& p, Estimator est) {
 
 }  // namespace
 
-void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed, bool orthogonal,
-                  std::uint64_t index, double* out, const std::atomic<bool>* cancel) {
+void sample_omega(std::size_t D, std::size_t d, double sigma, bool orthogonal, std::uint64_t index,
+                  std::uint64_t seed, double* out, const std::atomic<bool>* cancel) {
   OmegaRows gen(d, sigma, seed, orthogonal, index);
   RowMatrix rows;
   for (std::size_t j = 0; j < D; j += d) {
@@ -273,7 +286,7 @@ void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed
   }
 }
 
-void sample_phase(std::size_t D, std::uint64_t seed, std::uint64_t index, double* out) {
+void sample_phase(std::size_t D, std::uint64_t index, std::uint64_t seed, double* out) {
   rng::Stream s(seed, rng::StreamId::phase, index);
   for (std::size_t j = 0; j < D; ++j) out[j] = kTwoPi * s.uniform();
 }
@@ -293,6 +306,8 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
     for (Eigen::Index j = 0; j < DD; ++j) {
       const double z = proj(i, j);
       switch (est) {
+        case Estimator::hyperbolic:
+          not_in_rff(est);
         case Estimator::trig: {
           const double amp = scaled(half_norm2, inv_sqrt_D);
           row[j] = amp * std::cos(z);
@@ -393,6 +408,8 @@ namespace detail {
 double trial_estimate(const double* acc, Estimator est, double amp, double inv_D) {
   const double sum = simd::reduce8(acc);
   switch (est) {
+    case Estimator::hyperbolic:
+      not_in_rff(est);
     case Estimator::trig:
       return amp * sum * inv_D;
     case Estimator::random_phase:
@@ -430,6 +447,8 @@ void accumulate_full_terms(Estimator est, bool literal, double half_n, const dou
                            double* y, double* acc) {
   const simd::Kernels& kern = simd::kernels();
   switch (est) {
+    case Estimator::hyperbolic:
+      not_in_rff(est);
     case Estimator::trig:
       for (std::size_t i = 0; i < m; ++i) x[i] = literal ? pq[i] + pk[i] : pq[i] - pk[i];
       kern.sum_cos(x, m, acc);

@@ -15,7 +15,6 @@
 namespace ropelab::temperature {
 
 using rff::Convention;
-using rff::Estimator;
 
 double paper_sigma(double xi) {
   if (xi == -1.0) return std::numeric_limits<double>::infinity();

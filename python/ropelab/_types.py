@@ -12,3 +12,5 @@ FloatArray = npt.NDArray[np.float64]
 ComplexArray = npt.NDArray[np.complex128]
 #: Channel-pair layout of a rotation: pairs (2i, 2i+1) or (i, i + d/2).
 Layout = Literal["interleaved", "half"]
+#: A float for scalar input, an array (the broadcast shape) otherwise.
+FloatOrArray = float | FloatArray

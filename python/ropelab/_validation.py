@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ropelab._types import FloatOrArray
 
-def scalar_or_array(out: npt.NDArray[np.float64], like: Any) -> Any:
+
+def scalar_or_array(out: npt.NDArray[np.float64], like: Any) -> FloatOrArray:
     """Return a Python float when the user passed a scalar, else the array."""
     return float(out) if np.ndim(like) == 0 else out
 
@@ -130,77 +130,3 @@ def _is_default(value: Any, default: Any) -> bool:
     if value is default:
         return True
     return type(value) is type(default) and not isinstance(value, np.ndarray) and bool(value == default)
-
-
-def former_order(
-    func: str,
-    positional: tuple[Any, ...],
-    former: tuple[str, ...],
-    keywords: dict[str, tuple[Any, Any]],
-    call: str,
-    *,
-    leading: int,
-    required: int = 0,
-    looks_new: Callable[[dict[str, Any]], str | None] | None = None,
-) -> dict[str, Any]:
-    """Bind positional arguments given in a function's former (deprecated) order, with a warning.
-
-    The one deprecation path of the package's argument-order changes: the changed parameters are
-    keyword-only in the new signature and collected by ``*legacy``, so that a positional value can only
-    mean the former order; it is bound by its former name with a :class:`DeprecationWarning` naming
-    the new form. What cannot be bound safely raises TypeError naming the new form.
-
-    Parameters
-    ----------
-    func : str
-        The public name, e.g. ``"rff.mse"``.
-    positional : tuple
-        The positional values that follow the former order, in order.
-    former : tuple of str
-        Their names in the former order.
-    keywords : dict of str to (value, default)
-        For each name of ``former`` that is also a keyword parameter now: the value received and its
-        default. A name bound positionally whose keyword is not at its default was given twice (a
-        keyword equal to its default cannot be told from an omitted one; the positional value wins).
-    call : str
-        The new form, quoted in the messages.
-    leading : int
-        Positional parameters before ``positional`` (for the counts in the messages).
-    required : int
-        How many positional values the former order needs at least (the rest are then keyword-only).
-    looks_new : callable, optional
-        Given the bound values, an error message when they read like the new order, else None.
-
-    Returns
-    -------
-    dict of str to object
-        The value of every name of ``keywords``: the positional one where given, else the keyword one.
-    """
-    if len(positional) > len(former):
-        raise TypeError(
-            f"{func}: at most {leading + len(former)} positional arguments (the former order), "
-            f"got {leading + len(positional)}; call {call}"
-        )
-    moved = ", ".join(n for n in former if n in keywords)
-    if len(positional) < required:
-        raise TypeError(f"{func}: {moved} are keyword-only; call {call}")
-    bound = dict(zip(former, positional, strict=False))
-    for name in bound:
-        if name in keywords and not _is_default(*keywords[name]):
-            raise TypeError(
-                f"{func}: {name} given both positionally and by keyword (positional arguments follow the "
-                f"former order; {moved} are keyword-only); call {call}"
-            )
-    if looks_new is not None:
-        message = looks_new(bound)
-        if message is not None:
-            raise TypeError(f"{func}: {message}; call {call}")
-    shown = ("..., " if leading else "") + ", ".join(former[: len(positional)])
-    warnings.warn(
-        f"{func}({shown}) with positional {', '.join(bound)} (the former order) is deprecated; call {call}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return {name: bound.get(name, value) for name, (value, _) in keywords.items()} | {
-        n: v for n, v in bound.items() if n not in keywords
-    }

@@ -40,7 +40,6 @@ phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, cast
@@ -51,7 +50,6 @@ import numpy.typing as npt
 from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, Layout
-from ropelab._validation import former_order
 
 __all__ = [
     "softmax",
@@ -461,7 +459,7 @@ _RULE_NEEDS: dict[str, tuple[str, ...]] = {"tan": ("xi",), "optimal": ("xi", "D"
 
 def rule_sigma(
     rule: Rule,
-    *legacy: Any,
+    *,
     xi: float | None = None,
     D: int | None = None,
     d: int | None = None,
@@ -480,9 +478,6 @@ def rule_sigma(
     ----------
     rule : {"one", "tan", "optimal", "rope", "rfa"}
         The rule.
-    *legacy
-        Deprecated: the former positional order ``(D, d, xi)``, still accepted with a
-        :class:`DeprecationWarning`. The cosine ``ξ`` now comes before ``D``, all keyword-only.
     xi : float, optional
         The cosine ``ξ`` (required by ``"tan"`` and ``"optimal"``).
     D : int, optional
@@ -502,13 +497,7 @@ def rule_sigma(
     ValueError
         For an unknown rule (and the errors of the temperature functions it calls).
     TypeError
-        For a number the rule needs and was not given, 1, 2 or more than 3 positional numbers (the
-        former order takes all three), or a number given both positionally and by keyword.
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``D, d, xi`` (the former order); they are bound as before.
+        For a number the rule needs and was not given.
 
     Examples
     --------
@@ -517,17 +506,6 @@ def rule_sigma(
     >>> rule_sigma("rope", d=8)
     array([1.   , 0.1  , 0.01 , 0.001])
     """
-    if legacy:
-        given = former_order(
-            "attention.rule_sigma",
-            legacy,
-            ("D", "d", "xi"),
-            {"xi": (xi, None), "D": (D, None), "d": (d, None)},
-            "attention.rule_sigma(rule, xi=..., D=..., d=...)",
-            leading=1,
-            required=3,
-        )
-        xi, D, d = given["xi"], given["D"], given["d"]
     needs = _RULE_NEEDS.get(rule, ()) if isinstance(rule, str) else ()
     missing = [n for n, v in (("xi", xi), ("D", D), ("d", d)) if n in needs and v is None]
     if missing:
@@ -783,13 +761,6 @@ def phase_precision(
     ValueError
         Shapes that do not match, non-finite input.
 
-    Warns
-    -----
-    DeprecationWarning
-        For the former order ``phase_precision(omega, q, k)``, recognised from the shapes (``q``
-        and ``k`` have the same shape, ``omega`` half their width, so the two orders cannot be
-        confused) and computed as before.
-
     Examples
     --------
     >>> from ropelab import rotary
@@ -805,14 +776,6 @@ def phase_precision(
     """
     om = np.asarray(omega, dtype=np.float64)
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    if qa.ndim == 2 and ka.ndim == 2 and om.shape == ka.shape and ka.shape == (qa.shape[0], 2 * qa.shape[1]):
-        warnings.warn(
-            "attention.phase_precision(omega, q, k) is deprecated: the order is now (q, k, omega), "
-            "as in the rest of the package",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        qa, ka, om = ka, om, qa
     if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
         raise ValueError(
             f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "

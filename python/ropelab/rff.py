@@ -19,13 +19,13 @@ phase and positive estimators are unbiased for ``exp(q·k)``; the literal produc
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, FloatArray
-from ropelab._validation import former_order, is_integer, scalar_or_array
+from ropelab._types import ArrayLike, FloatArray, FloatOrArray
+from ropelab._validation import scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
 
@@ -77,7 +77,7 @@ def moments(
     convention: Convention = "conjugate",
     *,
     log: bool = False,
-) -> tuple[Any, Any]:
+) -> tuple[FloatOrArray, FloatOrArray]:
     """Closed-form mean and variance of one feature's term ``X``.
 
     Parameters
@@ -111,13 +111,13 @@ def moments(
 def mse(
     q: ArrayLike,
     k: ArrayLike,
-    *legacy: Any,
-    D: int | None = None,
-    sigma: ArrayLike | None = None,
+    D: int,
+    sigma: ArrayLike,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
+    *,
     log: bool = False,
-) -> Any:
+) -> FloatOrArray:
     """Closed-form mean squared error of the ``D``-feature estimate of ``exp(q·k)``.
 
     ``MSE = Var[X]/D + (E[X] − exp(q·k))²``, with every ``1 − e^{−x}`` evaluated by ``expm1``.
@@ -125,15 +125,10 @@ def mse(
     Parameters
     ----------
     q, k : array_like, shape (d,)
-    *legacy
-        Deprecated: the former positional order ``(sigma, D, estimator, convention)``, still
-        accepted with a :class:`DeprecationWarning`. Since the package orders ``D`` before
-        ``sigma`` (as :func:`estimate` does), ``D`` and ``sigma`` are keyword-only here, so that
-        a positional call of the former order can never bind to the new one.
     D : int
-        Number of random features, ≥ 1 (required).
+        Number of random features, ≥ 1.
     sigma : float or array_like
-        Temperature(s) σ ≥ 0 (required).
+        Temperature(s) σ ≥ 0.
     estimator, convention : str
         See :func:`moments`.
     log : bool
@@ -145,55 +140,14 @@ def mse(
     float or ndarray
         The MSE (or ``log MSE``) per σ, with the shape of ``sigma``.
 
-    Raises
-    ------
-    TypeError
-        If ``D`` or ``sigma`` is missing, given both positionally and by keyword, or the two
-        positional values read like the new order (an integer σ and a non-integer ``D``: pass
-        them by keyword).
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``sigma, D`` (the former order); they are bound as before.
-
     Examples
     --------
     >>> q = [1.0, 0.0]; k = [0.5, 0.5]
     >>> bool(np.isclose(mse(q, k, D=1, sigma=1.0), moments(q, k, 1.0)[1]))   # unbiased at σ = 1
     True
     """
-    if legacy:
-        given = former_order(
-            "rff.mse",
-            legacy,
-            ("sigma", "D", "estimator", "convention"),
-            {
-                "D": (D, None),
-                "sigma": (sigma, None),
-                "estimator": (estimator, "trig"),
-                "convention": (convention, "conjugate"),
-            },
-            "rff.mse(q, k, D=..., sigma=..., estimator=..., convention=...)",
-            leading=2,
-            required=2,
-            looks_new=_mse_looks_new,
-        )
-        D, sigma, estimator, convention = given["D"], given["sigma"], given["estimator"], given["convention"]
-    if D is None or sigma is None:
-        missing = " and ".join(n for n, v in (("D", D), ("sigma", sigma)) if v is None)
-        raise TypeError(f"rff.mse: missing keyword argument {missing}; call mse(q, k, D=..., sigma=...)")
     out = _core.rff.mse(q=q, k=k, D=D, sigma=sigma, estimator=estimator, convention=convention, log=bool(log))
     return scalar_or_array(out, sigma)
-
-
-def _mse_looks_new(bound: dict[str, Any]) -> str | None:
-    """``mse(q, k, 16, 1.0)`` reads like the new order (D, sigma): refuse rather than guess."""
-    if is_integer(bound["sigma"]) and not is_integer(bound["D"]):
-        return (
-            f"positional arguments are the deprecated order (sigma, D), got sigma={bound['sigma']!r}, D={bound['D']!r}"
-        )
-    return None
 
 
 def estimate(
@@ -203,7 +157,7 @@ def estimate(
     sigma: float = 1.0,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
-    *legacy: Any,
+    *,
     mode: Mode = "projected",
     orthogonal: bool = False,
     trials: int = 1,
@@ -221,11 +175,6 @@ def estimate(
         Temperature σ ≥ 0.
     estimator, convention : str
         See :func:`moments`.
-    *legacy
-        Deprecated: the former positional order ``(trials, seed, mode, nthreads)`` after
-        ``convention``, still accepted with a :class:`DeprecationWarning`. The options that change
-        the computation (``mode``, ``orthogonal``) now come before ``trials``, ``seed`` and
-        ``nthreads``, all keyword-only.
     mode : {"projected", "full"}
         ``"projected"`` uses the exact distributional shortcut ``ω·u ~ N(0, σ²‖u‖²)`` (one scalar
         normal per feature, a 2-D Gaussian for the random-phase estimator); ``"full"`` draws the
@@ -249,17 +198,6 @@ def estimate(
     -------
     ndarray, shape (trials,)
 
-    Raises
-    ------
-    TypeError
-        For more than 10 positional arguments, an option given both positionally (the former
-        order) and by keyword, or a mode name where the former order has ``trials``.
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``trials, seed, mode, nthreads`` (the former order); they are bound as before.
-
     Notes
     -----
     Memory does not grow with ``trials`` beyond the output; the GIL is released and Ctrl-C
@@ -272,17 +210,6 @@ def estimate(
     >>> bool(abs(est.mean() - np.exp(0.5)) < 5 * est.std() / np.sqrt(2000))
     True
     """
-    if legacy:
-        given = former_order(
-            "rff.estimate",
-            legacy,
-            ("trials", "seed", "mode", "nthreads"),
-            {"trials": (trials, 1), "seed": (seed, 0), "mode": (mode, "projected"), "nthreads": (nthreads, None)},
-            "rff.estimate(q, k, D, sigma, estimator, convention, mode=..., trials=..., seed=..., nthreads=...)",
-            leading=6,
-            looks_new=_estimate_looks_new,
-        )
-        trials, seed, mode, nthreads = given["trials"], given["seed"], given["mode"], given["nthreads"]
     return np.asarray(
         _core.rff.estimate(
             q=q,
@@ -300,21 +227,11 @@ def estimate(
     )
 
 
-def _estimate_looks_new(bound: dict[str, Any]) -> str | None:
-    """``estimate(q, k, D, sigma, est, conv, "full", ...)`` puts the mode where the former order has trials."""
-    if isinstance(bound["trials"], str):
-        return (
-            "positional arguments after convention are the deprecated order (trials, seed, mode, nthreads), "
-            f"got trials={bound['trials']!r}"
-        )
-    return None
-
-
 def sample_omega(
     D: int,
     d: int,
     sigma: float = 1.0,
-    *legacy: Any,
+    *,
     orthogonal: bool = False,
     index: int = 0,
     seed: int = 0,
@@ -327,10 +244,6 @@ def sample_omega(
         Number of rows (features) and dimension.
     sigma : float
         Temperature σ ≥ 0.
-    *legacy
-        Deprecated: the former positional order ``(seed, orthogonal)`` after ``sigma``, still
-        accepted with a :class:`DeprecationWarning`. The option that changes the computation
-        (``orthogonal``) now comes before ``index`` and ``seed``, all keyword-only.
     orthogonal : bool
         Blocks of ``d`` mutually orthogonal rows (a Haar-random rotation) with independent χ_d
         lengths, the last block truncated (orthogonal random features).
@@ -343,17 +256,6 @@ def sample_omega(
     -------
     ndarray, shape (D, d)
 
-    Raises
-    ------
-    TypeError
-        For more than 5 positional arguments, an option given both positionally (the former
-        order) and by keyword, or a bool where the former order has ``seed``.
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``seed, orthogonal`` (the former order); they are bound as before.
-
     Examples
     --------
     >>> w = sample_omega(4, 4, orthogonal=True, seed=3)
@@ -361,42 +263,22 @@ def sample_omega(
     >>> bool(np.allclose(g - np.diag(np.diag(g)), 0))
     True
     """
-    if legacy:
-        given = former_order(
-            "rff.sample_omega",
-            legacy,
-            ("seed", "orthogonal"),
-            {"seed": (seed, 0), "orthogonal": (orthogonal, False)},
-            "rff.sample_omega(D, d, sigma, orthogonal=..., index=..., seed=...)",
-            leading=3,
-            looks_new=_sample_omega_looks_new,
-        )
-        seed, orthogonal = given["seed"], given["orthogonal"]
     return np.asarray(
         _core.rff.sample_omega(D=D, d=d, sigma=sigma, orthogonal=bool(orthogonal), index=index, seed=seed)
     )
 
 
-def _sample_omega_looks_new(bound: dict[str, Any]) -> str | None:
-    """``sample_omega(D, d, sigma, True)`` puts the orthogonal flag where the former order has seed."""
-    if isinstance(bound["seed"], (bool, np.bool_)):
-        return (
-            f"positional arguments after sigma are the deprecated order (seed, orthogonal), got seed={bound['seed']!r}"
-        )
-    return None
-
-
-def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
+def sample_phase(D: int, *, index: int = 0, seed: int = 0) -> FloatArray:
     """Random phases ``β ∈ [0, 2π)`` of the random-phase estimator for trial ``index``.
 
     Parameters
     ----------
     D : int
         Number of features.
-    seed : int
-        Any integer in ``[0, 2**64)``.
     index : int
         The Monte-Carlo unit (trial) whose phases to return.
+    seed : int
+        Any integer in ``[0, 2**64)``.
 
     Returns
     -------
@@ -409,7 +291,7 @@ def sample_phase(D: int, seed: int = 0, *, index: int = 0) -> FloatArray:
     >>> bool(((b >= 0) & (b < 2 * np.pi)).all())
     True
     """
-    return np.asarray(_core.rff.sample_phase(D=D, seed=seed, index=index))
+    return np.asarray(_core.rff.sample_phase(D=D, index=index, seed=seed))
 
 
 def feature_map(

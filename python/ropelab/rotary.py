@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
+from ropelab._types import ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout
 from ropelab._validation import _PIECE, as_float64, check_output_size, scalar_or_array
 
 __all__ = [
@@ -316,7 +316,7 @@ def selective_phase(
     return cumulative_phase(y, theta, accumulate=accumulate)
 
 
-def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> Any:
+def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray:
     """RoFormer's relative upper bound ``B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}|``.
 
     The bound on ``|⟨R_m q, R_n k⟩|`` at relative distance ``r = n − m`` (RoFormer §3.3). It

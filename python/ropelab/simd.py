@@ -16,10 +16,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Literal
 
 from ropelab._core_loader import core as _core
-from ropelab._validation import former_order, integer
+from ropelab._validation import integer
 
 __all__ = ["isa", "available", "set_isa", "using", "default_threads", "primitive_rate"]
 
@@ -126,9 +126,7 @@ def default_threads() -> int:
     return int(_core.simd.default_threads())
 
 
-def primitive_rate(
-    kind: Primitive, n: int = 2**24, *legacy: Any, repeat: int = 3, nthreads: int | None = None
-) -> float:
+def primitive_rate(kind: Primitive, n: int = 2**24, *, repeat: int = 3, nthreads: int | None = None) -> float:
     """Throughput (values per second, best of ``repeat`` runs) of one primitive of the hot loops.
 
     ``"normal"``: standard normals from the counter-based streams (vectorised Philox4x32 +
@@ -143,10 +141,6 @@ def primitive_rate(
         The primitive.
     n : int
         Values per run.
-    *legacy
-        Deprecated: the former positional order ``(nthreads, repeat)`` after ``n``, still accepted
-        with a :class:`DeprecationWarning`; ``repeat`` (how many runs) now comes before
-        ``nthreads``, both keyword-only.
     repeat : int
         Runs; the fastest one counts (at least one run).
     nthreads : int or None
@@ -160,31 +154,15 @@ def primitive_rate(
     Raises
     ------
     TypeError
-        For more than 4 positional arguments, one given both positionally and by keyword, or a
-        ``repeat`` that is not an integer.
+        If ``repeat`` is not an integer.
     ValueError
         For a negative ``repeat`` (or an invalid ``kind``, ``n`` or ``nthreads``).
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``nthreads, repeat`` (the former order); they are bound as before.
 
     Examples
     --------
     >>> primitive_rate("cos", n=2**16, nthreads=1, repeat=1) > 0
     True
     """
-    if legacy:
-        given = former_order(
-            "simd.primitive_rate",
-            legacy,
-            ("nthreads", "repeat"),
-            {"repeat": (repeat, 3), "nthreads": (nthreads, None)},
-            "simd.primitive_rate(kind, n, repeat=..., nthreads=...)",
-            leading=2,
-        )
-        repeat, nthreads = given["repeat"], given["nthreads"]
     runs = max(1, integer("simd.primitive_rate", "repeat", repeat, 0))
     best = float("inf")
     for _ in range(runs):

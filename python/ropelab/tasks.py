@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
 
 __all__ = ["Group", "group", "StateTracking", "state_tracking", "MQAR", "mqar", "Copying", "copying"]
@@ -131,8 +132,11 @@ def _positive(func: str, name: str, value: object, minimum: int = 1, maximum: in
 
 
 def _check_size(func: str, *dims: int) -> None:
-    if float(np.prod([float(x) for x in dims])) > 2**31:
-        raise ValueError(f"{func}: the output would hold {np.prod([float(x) for x in dims]):.3g} tokens (> 2**31)")
+    tokens = float(np.prod([float(x) for x in dims]))
+    if tokens > _core.limits.max_task_tokens:
+        raise ValueError(
+            f"{func}: the output would hold {tokens:.3g} tokens (more than {_core.limits.max_task_tokens})"
+        )
 
 
 @dataclass(frozen=True, repr=False)

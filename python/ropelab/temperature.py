@@ -14,9 +14,8 @@ optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ�
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -24,13 +23,11 @@ import numpy.typing as npt
 from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
-from ropelab._types import FloatArray
+from ropelab._types import FloatArray, FloatOrArray
 from ropelab._validation import (
     broadcast_shape,
     check_output_size,
-    former_order,
     integer,
-    is_integer,
     real_number,
     scalar_or_array,
 )
@@ -52,7 +49,7 @@ Estimator = rff.Estimator
 Convention = rff.Convention
 
 
-def paper_sigma(xi: npt.ArrayLike) -> Any:
+def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray:
     """The paper's Theorem 1 rule ``σ = tan(½ arccos ξ) = √((1−ξ)/(1+ξ))``.
 
     Vectorised; ``+inf`` at ``ξ = −1``. ``ξ`` outside ``[−1, 1]`` raises ValueError.
@@ -80,7 +77,9 @@ def paper_sigma(xi: npt.ArrayLike) -> Any:
     return scalar_or_array(_core.temperature.paper_sigma(xi=xi), xi)
 
 
-def unbiased_sigma(xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate") -> Any:
+def unbiased_sigma(
+    xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate"
+) -> FloatOrArray:
     """The σ that makes the estimator unbiased for unit norms.
 
     ``1`` for the conjugate trig product (and random-phase and positive features), the paper's
@@ -100,57 +99,33 @@ def unbiased_sigma(xi: npt.ArrayLike, estimator: Estimator = "trig", convention:
     float or ndarray
         The bias-zeroing σ, with the shape of ``xi``.
 
-    Warns
-    -----
-    DeprecationWarning
-        For the former order ``unbiased_sigma(xi, convention, estimator)``, e.g.
-        ``unbiased_sigma(xi, "literal")``: the estimator and convention names are disjoint, so a
-        convention name in the ``estimator`` position (or an estimator name in the ``convention``
-        position) is recognised and bound as before.
-
     Examples
     --------
     >>> unbiased_sigma(0.5), round(unbiased_sigma(0.5, convention="literal"), 6)
     (1.0, 0.57735)
     """
-    if estimator in rff.CONVENTIONS or convention in rff.ESTIMATORS:
-        warnings.warn(
-            "temperature.unbiased_sigma(xi, convention, estimator) is deprecated: the order is now "
-            "(xi, estimator, convention), as in the rest of the package; pass them by keyword",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        old_convention, old_estimator = estimator, convention
-        estimator = old_estimator if old_estimator in rff.ESTIMATORS else "trig"  # type: ignore[assignment]
-        convention = old_convention  # type: ignore[assignment]
     return scalar_or_array(_core.temperature.unbiased_sigma(xi=xi, estimator=estimator, convention=convention), xi)
 
 
 def mse(
     xi: npt.ArrayLike,
-    *legacy: Any,
-    D: npt.ArrayLike | None = None,
-    sigma: npt.ArrayLike | None = None,
+    D: npt.ArrayLike,
+    sigma: npt.ArrayLike,
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
+    *,
     log: bool = False,
-) -> Any:
+) -> FloatOrArray:
     """Closed-form MSE for unit-norm ``q, k`` with ``q·k = ξ``; broadcasts ``xi``, ``D``, ``sigma``.
 
     Parameters
     ----------
     xi : array_like
         Cosines ``ξ ∈ [−1, 1]``.
-    *legacy
-        Deprecated: the former positional order ``mse(sigma, xi, D, estimator, convention)``,
-        still accepted with a :class:`DeprecationWarning`. Since the package orders ``xi`` before
-        ``D`` before ``sigma`` (as :func:`optimal_sigma`, :func:`mse_curve` and
-        :func:`ropelab.rff.mse` do), ``D`` and ``sigma`` are keyword-only here, so that a
-        positional call of the former order can never bind to the new one.
     D : array_like
-        Feature counts (positive integers; required).
+        Feature counts (positive integers).
     sigma : array_like
-        Temperatures σ ≥ 0 (required).
+        Temperatures σ ≥ 0.
     estimator, convention : str
         See :func:`ropelab.rff.moments`.
     log : bool
@@ -162,57 +137,14 @@ def mse(
         The MSE (or ``log MSE``) with the broadcast shape of ``xi``, ``D`` and ``sigma``; a float
         when all three are scalars.
 
-    Raises
-    ------
-    TypeError
-        If ``D`` or ``sigma`` is missing, given both positionally and by keyword, or the three
-        positional values read like the new order (an integer ``xi`` and a non-integer ``D`` in
-        the former reading: pass ``D`` and ``sigma`` by keyword).
-
-    Warns
-    -----
-    DeprecationWarning
-        For positional ``sigma, xi, D`` (the former order); they are bound as before.
-
     Examples
     --------
     >>> bool(mse(0.5, D=16, sigma=1.0) < mse(0.5, D=16, sigma=paper_sigma(0.5)))
     True
     """
-    if legacy:
-        given = former_order(
-            "temperature.mse",
-            (xi, *legacy),
-            ("sigma", "xi", "D", "estimator", "convention"),
-            {
-                "D": (D, None),
-                "sigma": (sigma, None),
-                "estimator": (estimator, "trig"),
-                "convention": (convention, "conjugate"),
-            },
-            "temperature.mse(xi, D=..., sigma=..., estimator=..., convention=...)",
-            leading=0,
-            required=3,
-            looks_new=_mse_looks_new,
-        )
-        xi, D, sigma = given["xi"], given["D"], given["sigma"]
-        estimator, convention = given["estimator"], given["convention"]
-    if D is None or sigma is None:
-        missing = " and ".join(n for n, v in (("D", D), ("sigma", sigma)) if v is None)
-        raise TypeError(f"temperature.mse: missing keyword argument {missing}; call mse(xi, D=..., sigma=...)")
     broadcast_shape("temperature.mse", xi=xi, D=D, sigma=sigma)
     out = _core.temperature.mse(xi=xi, D=D, sigma=sigma, estimator=estimator, convention=convention, log=bool(log))
     return float(out) if out.ndim == 0 else out
-
-
-def _mse_looks_new(bound: dict[str, Any]) -> str | None:
-    """``mse(0.5, 16, 1.0)`` reads like the new order (xi, D, sigma): refuse rather than guess."""
-    if is_integer(np.asarray(bound["xi"])) and not is_integer(np.asarray(bound["D"])):
-        return (
-            "positional arguments are the deprecated order (sigma, xi, D), got "
-            f"sigma={bound['sigma']!r}, xi={bound['xi']!r}, D={bound['D']!r}"
-        )
-    return None
 
 
 def optimal_sigma(
@@ -221,7 +153,7 @@ def optimal_sigma(
     estimator: Estimator = "trig",
     method: Literal["cubic", "brent"] = "cubic",
     convention: Convention = "conjugate",
-) -> Any:
+) -> FloatOrArray:
     """MSE-optimal temperature σ* for ``D`` features (unit norms, ``q·k = ξ``); broadcasts.
 
     ``method="cubic"`` solves the stationarity cubic in closed form (Cardano, polished by Newton);
@@ -417,12 +349,12 @@ def mse_curve(
     xi: float,
     D: int,
     sigmas: npt.ArrayLike,
-    *legacy: Any,
+    *,
     d: int = 64,
     mode: rff.Mode = "projected",
     estimator: Estimator = "trig",
     convention: Convention = "conjugate",
-    trials: int | None = None,
+    trials: int,
     seed: int = 0,
     nthreads: int | None = None,
 ) -> MSECurve:
@@ -439,11 +371,6 @@ def mse_curve(
         Features per estimate.
     sigmas : array_like, shape (m,)
         Temperatures σ ≥ 0 (a non-empty 1-D real array).
-    *legacy
-        Deprecated: the former positional order ``(trials, seed, d, mode, estimator, convention,
-        nthreads)`` after ``sigmas``, still accepted with a :class:`DeprecationWarning`. The
-        options that change the computation now come before ``trials``, ``seed`` and
-        ``nthreads``, all keyword-only.
     d : int
         Dimension of ``q`` and ``k``.
     mode : {"projected", "full"}
@@ -451,7 +378,7 @@ def mse_curve(
     estimator, convention : str
         See :func:`ropelab.rff.moments`.
     trials : int
-        Monte-Carlo estimates per σ (required).
+        Monte-Carlo estimates per σ, ≥ 1.
     seed : int
         Seed of the random numbers (the same for every σ).
     nthreads : int or None
@@ -465,16 +392,9 @@ def mse_curve(
     Raises
     ------
     TypeError
-        If ``sigmas`` is not a real array, ``trials`` is missing, or an option is given both
-        positionally (the former order) and by keyword.
+        If ``sigmas`` is not a real array.
     ValueError
         If ``sigmas`` is not a non-empty 1-D array, or another argument is invalid.
-
-    Warns
-    -----
-    DeprecationWarning
-        For options after ``sigmas`` given positionally (the former order); they are bound as
-        before.
 
     Examples
     --------
@@ -482,27 +402,6 @@ def mse_curve(
     >>> bool(np.all(np.abs(c.empirical - c.analytic) < 5 * c.stderr))
     True
     """
-    if legacy:
-        given = former_order(
-            "temperature.mse_curve",
-            legacy,
-            ("trials", "seed", "d", "mode", "estimator", "convention", "nthreads"),
-            {
-                "d": (d, 64),
-                "mode": (mode, "projected"),
-                "estimator": (estimator, "trig"),
-                "convention": (convention, "conjugate"),
-                "trials": (trials, None),
-                "seed": (seed, 0),
-                "nthreads": (nthreads, None),
-            },
-            "temperature.mse_curve(xi, D, sigmas, trials=..., seed=..., d=..., mode=...)",
-            leading=3,
-        )
-        d, mode, estimator, convention = given["d"], given["mode"], given["estimator"], given["convention"]
-        trials, seed, nthreads = given["trials"], given["seed"], given["nthreads"]
-    if trials is None:
-        raise TypeError("mse_curve: missing keyword argument trials; call mse_curve(xi, D, sigmas, trials=...)")
     trials = integer("mse_curve", "trials", trials, 1)  # a Python int: no float16 from np.int8
     raw = np.atleast_1d(np.asarray(sigmas))
     if raw.dtype.kind not in "biuf":

@@ -58,8 +58,8 @@
 /// then every chunk's block; then the rows are combined. The arithmetic of each sub-unit's chunk
 /// is the same in every schedule, in the same order.
 ///
-/// Reproducibility: the frequencies of trial t are rff::sample_omega(D, d, ·, seed, orthogonal,
-/// index = t) (shared by every batch element), and every (trial, sequence) is computed by the
+/// Reproducibility: the frequencies of trial t are rff::sample_omega(D, d, ·, orthogonal,
+/// index = t, seed) (shared by every batch element), and every (trial, sequence) is computed by the
 /// same operations in the same order whatever the schedule or the thread that runs it: results
 /// are bit-identical for every thread count.
 
@@ -69,6 +69,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "ropelab/estimator.hpp"
 
 namespace ropelab::attention {
 
@@ -84,12 +86,10 @@ constexpr std::size_t kGroupFrequencies = 128;
 constexpr std::size_t kQueryBlock = 64;
 constexpr std::size_t kKeyBlock = 256;
 
-enum class Estimator { trig, positive, hyperbolic };
-
-/// The estimator names in enum order: "trig", "positive", "hyperbolic"
+/// The estimators random-feature attention evaluates: trig, positive, hyperbolic, in enum order
 /// (_core.attention.estimators()).
-const std::vector<std::string>& estimator_names();
-/// The Estimator named `name` in estimator_names() (throws std::invalid_argument naming the
+const std::vector<Estimator>& estimators();
+/// The estimator named `name` among estimators() (throws std::invalid_argument naming the
 /// choices).
 Estimator parse_estimator(const std::string& name);
 /// Real feature columns: 2D for trig and hyperbolic, D for positive.
@@ -155,8 +155,9 @@ struct RandomFeatureOptions {
 /// frequencies [g·D/G, (g + 1)·D/G) (integer division) and its own stabilisation scales.
 std::size_t group_count(std::size_t D);
 
-/// Effective frequencies of trial t (D×d, row-major): rff::sample_omega(D, d, σ, seed,
-/// orthogonal, t) for a scalar σ, else sample_omega with σ = 1 and column c multiplied by σ_c.
+/// Effective frequencies of trial t (D×d, row-major): rff::sample_omega(D, d, σ,
+/// orthogonal, t, seed) for a scalar σ, else sample_omega with σ = 1 and column c multiplied by
+/// σ_c.
 void trial_omega(const RandomFeatureOptions& opt, std::size_t d, std::uint64_t trial, double* out);
 
 /// Features of the rows of X (n×d) under the effective frequencies omega (D×d) for logit scale

@@ -13,4 +13,12 @@ namespace ropelab::limits {
 /// spectra and their bindings all check against this one number.
 inline constexpr std::size_t kMaxSignalLength = (std::size_t{1} << 31) - 1;
 
+/// Largest head dimension d of a rotation (channels are rotated in d/2 pairs): 2^40, so that
+/// products of d with a sequence length or a batch stay far inside 64-bit sizes.
+inline constexpr std::size_t kMaxHeadDim = std::size_t{1} << 40;
+
+/// Most tokens a synthetic task (ropelab.tasks) generates in one call: 2^31, so that token
+/// indices fit a 32-bit int as the models that read them expect.
+inline constexpr std::size_t kMaxTaskTokens = std::size_t{1} << 31;
+
 }  // namespace ropelab::limits

@@ -10,18 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "ropelab/estimator.hpp"
+
 namespace ropelab::rff {
 
-/// Which per-feature term X is averaged (MATH.md §1 table).
-enum class Estimator { trig, random_phase, positive };
 /// For the trig estimator: Re φ(q)·conj φ(k) (conjugate, correct) or Re φ(q)φ(k) (Eq. 8 literal).
 enum class Convention { conjugate, literal };
 
-Estimator parse_estimator(const std::string& name);    ///< throws std::invalid_argument
+/// The estimators this module evaluates (trig, random_phase, positive), in enum order: the one
+/// list that Python's Literal types, sweep axes and command-line choices are checked against.
+const std::vector<Estimator>& estimators();
+/// The estimator named `name` among estimators(); throws std::invalid_argument otherwise.
+Estimator parse_estimator(const std::string& name);
 Convention parse_convention(const std::string& name);  ///< throws std::invalid_argument
-/// The estimator names parse_estimator accepts, in enum order (the one list: Python's Literal
-/// types, sweep axes and command-line choices are checked against it).
-const std::vector<std::string>& estimator_names();
 /// The convention names parse_convention accepts, in enum order.
 const std::vector<std::string>& convention_names();
 /// The Monte-Carlo modes of estimate(): "projected" (EstimateOptions::full = false), "full".
@@ -63,9 +64,9 @@ Moments moments(const Pair& p, double sigma, Estimator est, Convention conv);
 /// log E[X] and log Var[X] (−inf for a zero variance); finite for any finite input.
 Moments log_moments(const Pair& p, double sigma, Estimator est, Convention conv);
 /// MSE of the D-feature mean: Var[X]/D + (E[X] − exp(q·k))². +inf when it overflows.
-double mse(const Pair& p, double sigma, double D, Estimator est, Convention conv);
+double mse(const Pair& p, double D, double sigma, Estimator est, Convention conv);
 /// log of mse(), computed in the log domain (finite where mse() overflows).
-double log_mse(const Pair& p, double sigma, double D, Estimator est, Convention conv);
+double log_mse(const Pair& p, double D, double sigma, Estimator est, Convention conv);
 
 /// Number of real feature columns of feature_map: 2D for trig ([cos | sin]), D otherwise.
 std::size_t feature_count(Estimator est, std::size_t D);
@@ -74,10 +75,10 @@ std::size_t feature_count(Estimator est, std::size_t D);
 /// full-mode estimate() uses for trial `index`. Orthogonal: blocks of d mutually orthogonal rows
 /// (Haar-random rotation) with independent χ_d norms, the last block truncated.
 /// `cancel` (may be null) is checked between blocks (throws mc::Cancelled when set).
-void sample_omega(std::size_t D, std::size_t d, double sigma, std::uint64_t seed, bool orthogonal,
-                  std::uint64_t index, double* out, const std::atomic<bool>* cancel = nullptr);
+void sample_omega(std::size_t D, std::size_t d, double sigma, bool orthogonal, std::uint64_t index,
+                  std::uint64_t seed, double* out, const std::atomic<bool>* cancel = nullptr);
 /// Random phases β ∈ [0, 2π) of unit `index` (the random-phase estimator's β of that trial).
-void sample_phase(std::size_t D, std::uint64_t seed, std::uint64_t index, double* out);
+void sample_phase(std::size_t D, std::uint64_t index, std::uint64_t seed, double* out);
 
 /// Real feature maps of the rows of X (n×d) with ω (D×d), out n×feature_count(est, D):
 ///   trig:          exp(‖x‖²/2)/√D [cos(ω·x) | sin(ω·x)]   (dot product = conjugate estimate)

@@ -18,7 +18,7 @@ double paper_sigma(double xi);
 
 /// The σ that makes the trig estimator unbiased for unit norms: 1 for the conjugate product, the
 /// tan rule for the literal (unconjugated) one. Random-phase: 1; positive: 1.
-double unbiased_sigma(double xi, rff::Estimator est, rff::Convention conv);
+double unbiased_sigma(double xi, Estimator est, rff::Convention conv);
 
 /// Unique real root of the depressed cubic t³ + p t + r = 0 for p ≥ 0 (Cardano, hyperbolic form).
 double depressed_cubic_root(double p, double r);
@@ -26,11 +26,11 @@ double depressed_cubic_root(double p, double r);
 /// MSE-optimal σ for D features by the closed-form cubic (MATH.md §2), polished by Newton steps
 /// on the same equation. When every σ gives the same MSE (q = k for the conjugate trig and
 /// random-phase estimators, q = −k for the literal and positive ones) the result is 1.
-double optimal_sigma_cubic(const rff::Pair& p, double D, rff::Estimator est, rff::Convention conv);
+double optimal_sigma_cubic(const rff::Pair& p, double D, Estimator est, rff::Convention conv);
 
 /// The same optimum found without the cubic: Boost.Math brent_find_minima on the closed-form MSE,
 /// evaluated in long double so the minimiser resolves σ* to ~1e-10 relative.
-double optimal_sigma_brent(const rff::Pair& p, double D, rff::Estimator est, rff::Convention conv);
+double optimal_sigma_brent(const rff::Pair& p, double D, Estimator est, rff::Convention conv);
 
 /// The numbers of the paper's counterexample at ξ (unit norms, trig estimator).
 struct Counterexample {

@@ -3,6 +3,7 @@ ropelab's compiled core (use the typed wrappers in ropelab.* instead)
 """
 from __future__ import annotations
 from . import result
+from . import limits
 from . import rff
 from . import temperature
 from . import rotary
@@ -12,7 +13,11 @@ from . import spectra
 from . import simd
 from . import attention
 from . import selective
-__all__: list[str] = ['attention', 'git_commit', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
+__all__: list[str] = ['attention', 'estimators', 'git_commit', 'limits', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
+def estimators() -> list[str]:
+    """
+    Every random-feature estimator name, in enum order (rff.estimators() and attention.estimators() are subsets).
+    """
 def git_commit() -> str:
     """
     The git commit this build was made from (with '+dirty' for uncommitted changes); empty if none.
