@@ -5,12 +5,9 @@ transitions), checked on generated word problems at ten times the training lengt
 
 from __future__ import annotations
 
-from typing import get_args
-
 import numpy as np
 
-from ropelab import expressivity, recurrence, rotary, tasks
-from ropelab._types import Layout
+from ropelab import expressivity, tasks
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260116
@@ -182,47 +179,4 @@ def fixed_rope_parity() -> Evidence:
         },
         f"|accuracy − 1/2| < 5 binomial SE = {band:.3f} ({N_SEQUENCES} final states)",
         {"group": "S2", "sequences": N_SEQUENCES, "length": TEST_LENGTH, "seed": SEED},
-    )
-
-
-@claim(
-    "delta.effective_transition",
-    source="Selective RoPE §5, App. A (DeltaNet)",
-    statement="The gated delta rule with Selective RoPE pre-rotation is the linear recurrence "
-    "S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I − β_t k_t k_tᵀ), R_t the rotation by the "
-    "phase increment",
-    expected="holds",
-)
-def delta_effective_transition() -> Evidence:
-    """Check the claim ``delta.effective_transition``; expected verdict: holds.
-
-    Statement (Selective RoPE §5, App. A (DeltaNet)): The gated delta rule with Selective RoPE
-    pre-rotation is the linear recurrence S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I
-    − β_t k_t k_tᵀ), R_t the rotation by the phase increment.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
-    rng = np.random.default_rng(SEED + 5)
-    T, d, dv = 64, 8, 3
-    q, k = rng.standard_normal((2, T, d))
-    k /= np.linalg.norm(k, axis=-1, keepdims=True)
-    v = rng.standard_normal((T, dv))
-    beta = rng.uniform(0, 2, T)
-    alpha = rng.uniform(0.5, 1, T)
-    psi = rotary.cumulative_phase(rng.uniform(-1, 1, (T, d // 2)))
-    worst = 0.0
-    for layout in get_args(Layout):
-        delta = recurrence.delta_rule(q, k, v, beta, alpha, psi, layout=layout)
-        A = recurrence.delta_transitions(k, beta, alpha, psi, layout=layout)
-        direct = recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A)
-        worst = max(worst, float(np.max(np.abs(delta - direct)) / np.max(np.abs(direct))))
-    tol = 1e-12
-    return Evidence(
-        derive_verdict(worst < tol),
-        {"max_relative_difference": worst},
-        f"relative {tol:g} (two float64 routes of {T} steps)",
-        {"T": T, "d": d, "dv": dv, "beta": "U(0, 2)", "alpha": "U(0.5, 1)", "seed": SEED + 5},
     )
