@@ -35,16 +35,6 @@ def _chance_band(p: float, n: int) -> float:
     expected="holds",
 )
 def parity_rotation() -> Evidence:
-    """Check the claim ``expr.parity_rotation``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3, §4.2 (Fig. 7)): A phase ω_t = π b_t (one rotating channel
-    pair) tracks parity (S2) exactly, also at 10× the training length.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     data = _data("S2", 0)
     angles = np.array([0.0, PARITY_ANGLE])
     acc = expressivity.accuracy(expressivity.track_rotation("S2", data.tokens, angles), data.labels)
@@ -71,16 +61,6 @@ def parity_rotation() -> Evidence:
     expected="holds",
 )
 def cyclic_rotation() -> Evidence:
-    """Check the claim ``expr.cyclic_rotation``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.2 (A3 in Fig. 7)): Rotations by 2π/3 per generator track Z3 and
-    A3 exactly (and 2π/n tracks Z_n), also at 10× the training length.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     accs = {}
     for i, name in enumerate(("Z3", "A3", "Z5", "Z12")):
         data = _data(name, 1 + i)
@@ -102,17 +82,6 @@ def cyclic_rotation() -> Evidence:
     expected="holds",
 )
 def s3_householder() -> Evidence:
-    """Check the claim ``expr.s3_householder``; expected verdict: holds.
-
-    Statement (Selective RoPE §5, App. A (Householder transitions)): Products of commuting
-    rotations are order-invariant, so one rotation pair cannot track the non-abelian S3;
-    products of Householder reflections (the delta rule with β = 2) track it exactly.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     g = tasks.group("S3")
     data = _data("S3", 10)
     # order matters in S3: two words with the same letters, different products
@@ -148,16 +117,6 @@ def s3_householder() -> Evidence:
     expected="holds",
 )
 def fixed_rope_parity() -> Evidence:
-    """Check the claim ``expr.fixed_rope_parity``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3, §4.2): Fixed RoPE and positive gates cannot track parity:
-    their states do not flip with the input bits, so they stay at chance.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     data = _data("S2", 20)
     rope = expressivity.accuracy(expressivity.track_fixed_rope("S2", data.tokens), data.labels, last_only=True)
     gates = expressivity.accuracy(expressivity.track_positive_gates("S2", data.tokens), data.labels, last_only=True)

@@ -23,16 +23,6 @@ def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> FloatArray
     expected="holds",
 )
 def gate_effective() -> Evidence:
-    """Check the claim ``gate.effective``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3): Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ
-    Λ_t C_t.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     T, d = 48, 8
     q, k, v, psi = _common.srope_inputs(T, d, 13)
     g = _gates(_common.rng(14), T, d, shared=False)
@@ -56,15 +46,6 @@ def gate_effective() -> Evidence:
     expected="holds-if",
 )
 def gate_commute() -> Evidence:
-    """Check the claim ``gate.commute``; expected verdict: holds-if.
-
-    Statement (Selective RoPE §3.3): A^eff = Λ_t R_t for any diagonal gate Λ_t.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(15), 8
     psi_prev, psi_t = rng.uniform(-np.pi, np.pi, (2, d // 2))
     R = rotary.rotation_matrix(psi_t - psi_prev)
@@ -98,15 +79,6 @@ def gate_commute() -> Evidence:
 
 @claim("gate.norm", source="Selective RoPE §3.3", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
 def gate_norm() -> Evidence:
-    """Check the claim ``gate.norm``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3): ‖A^eff‖₂ = ‖Λ_t‖₂ for every gate.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(16), 8
     worst = 0.0
     for _ in range(50):
@@ -129,16 +101,6 @@ def gate_norm() -> Evidence:
     expected="holds",
 )
 def householder_rotation() -> Evidence:
-    """Check the claim ``householder.rotation``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.5): Two Householder reflections compose into a 2-D rotation by
-    twice the angle between them.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(17), 6
     worst = 0.0
     for _ in range(20):
@@ -176,16 +138,6 @@ def householder_rotation() -> Evidence:
     expected="fails",
 )
 def householder_delta() -> Evidence:
-    """Check the claim ``householder.delta``; expected verdict: fails.
-
-    Statement (Selective RoPE App. A.5): The generalised Householder I − β w wᵀ is norm-preserving
-    for general β.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(18), 6
     w = rng.standard_normal(d)
     w /= np.linalg.norm(w)
@@ -229,16 +181,6 @@ def householder_delta() -> Evidence:
     expected="holds",
 )
 def gate_positive_no_flip() -> Evidence:
-    """Check the claim ``gate.positive_no_flip``; expected verdict: holds.
-
-    Statement (Selective RoPE §1): Products of positive diagonal gates cannot realise a sign
-    flip, so they cannot track parity.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d, trials = _common.rng(105), 64, 4, 100
     min_gated = np.inf
     parity_negative = rot_mismatch = 0
@@ -281,16 +223,6 @@ def gate_positive_no_flip() -> Evidence:
     expected="holds",
 )
 def gate_direction() -> Evidence:
-    """Check the claim ``gate.direction``; expected verdict: holds.
-
-    Statement (Selective RoPE §1, Fig. 1): A per-channel diagonal scaling can change a vector's
-    direction.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(106), 8
 
     def angle(x: FloatArray, y: FloatArray) -> float:
@@ -339,17 +271,6 @@ DELTA_SEED = 20260116
     expected="holds",
 )
 def delta_effective_transition() -> Evidence:
-    """Check the claim ``delta.effective_transition``; expected verdict: holds.
-
-    Statement (Selective RoPE §5, App. A (DeltaNet)): The gated delta rule with Selective RoPE
-    pre-rotation is the linear recurrence S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I
-    − β_t k_t k_tᵀ), R_t the rotation by the phase increment.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng = np.random.default_rng(DELTA_SEED + 5)
     T, d, dv = 64, 8, 3
     q, k = rng.standard_normal((2, T, d))

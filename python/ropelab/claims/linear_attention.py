@@ -18,16 +18,6 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
     expected="fails",
 )
 def eq11_index() -> Evidence:
-    """Check the claim ``eq11.index``; expected verdict: fails.
-
-    Statement (Selective RoPE Eqs. (3), (11)): The unrolled product of Eq. (11) starts at τ: o_t =
-    Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(10), 24, 6
     q, k, v = rng.standard_normal((3, T, d))
     A = 0.9 * np.eye(d) + 0.05 * rng.standard_normal((T, d, d))
@@ -63,16 +53,6 @@ def eq11_index() -> Evidence:
     expected="holds",
 )
 def eq11_convention() -> Evidence:
-    """Check the claim ``eq11.convention``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3, Eq. (11)): Eq. (11) as printed (product from A_τ) is exact
-    for the write-then-transition recurrence S_t = (S_{t−1} + v_t k_tᵀ) A_t.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(107), 24, 6
     q, k, v = rng.standard_normal((3, T, d))
     A = 0.9 * np.eye(d) + 0.05 * rng.standard_normal((T, d, d))

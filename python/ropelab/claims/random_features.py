@@ -47,16 +47,6 @@ def _rff_inputs(T: int, d: int, D: int, offset: int, constant_norm: bool) -> tup
     expected="holds-if",
 )
 def eq9_norm() -> Evidence:
-    """Check the claim ``rff.eq9_norm``; expected verdict: holds-if.
-
-    Statement (Selective RoPE Eq. (9), App. A.2): The pure-rotation recurrence (Eq. 9 without the
-    amplitude factor) reproduces the RFF sum.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     T, d, D = 48, 8, 16
     tol = _common.tol(T * d)
     errs = {}
@@ -91,16 +81,6 @@ def eq9_norm() -> Evidence:
     expected="holds",
 )
 def telescoping() -> Evidence:
-    """Check the claim ``rff.telescoping``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.1, App. A.2): The rotation increments telescope: Π
-    e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d, D = _common.rng(8), 40, 8, 12
     q, w = rng.standard_normal((T, d)), rng.standard_normal((D, d))
     tau = 5
@@ -123,16 +103,6 @@ def telescoping() -> Evidence:
     expected="holds",
 )
 def softmax_no_position() -> Evidence:
-    """Check the claim ``rff.softmax_no_position``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.1): The RFF rotation alone carries no relative position: it depends
-    on the endpoints only.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d, D = _common.rng(9), 8, 12
     w = rng.standard_normal((D, d))
     start, end = rng.standard_normal((2, d))
@@ -191,16 +161,6 @@ def softmax_no_position() -> Evidence:
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
-    """Check the claim ``rff.gaussian_identity``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.1, App. A.2): e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω
-    ~ N(0, I).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rows = []
     ok = True
     for q, k in _pairs():
@@ -233,16 +193,6 @@ def gaussian_identity() -> Evidence:
     expected="fails",
 )
 def eq8_literal() -> Evidence:
-    """Check the claim ``rff.eq8_literal``; expected verdict: fails.
-
-    Statement (Selective RoPE Eq. (8), App. A.2): Eq. (8) as printed, Re φ(q)φ(k) without the
-    conjugate, estimates e^{q·k}.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rows = []
     literal_ok = True
     literal_is_exp_minus = True

@@ -29,16 +29,6 @@ def _rel_err(a: Any, b: Any) -> float:
     expected="holds",
 )
 def alibi_decay() -> Evidence:
-    """Check the claim ``alibi.decay``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.7): The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)};
-    FoX is a product of gates.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(19), 40, 6
     q, k, v = rng.standard_normal((3, T, d))
     m = 0.3
@@ -124,16 +114,6 @@ def alibi_decay() -> Evidence:
     expected="holds",
 )
 def cosformer_states() -> Evidence:
-    """Check the claim ``cosformer.states``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.6): The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-
-    state and a sin-state.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(20), 50, 6
     q, k, v = np.abs(rng.standard_normal((3, T, d)))
     direct = recurrence.cosformer_attention(q, k, v, mode="direct")
@@ -160,22 +140,9 @@ def cosformer_states() -> Evidence:
     expected="holds",
 )
 def softmax_decay() -> Evidence:
-    """Check the claim ``alibi.softmax_decay``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.7): ALiBi and FoX are softmax attention with a multiplicative
-    decay of the exponential kernel: their causal softmax forms equal the decayed, normalised
-    linear-kernel recurrence S_t = f_t S_{t−1} + φ(k_t) v_tᵀ, z_t = f_t z_{t−1} + φ(k_t),
-    o_t = φ(q_t)ᵀS_t / φ(q_t)ᵀz_t (f_t the forget gate; f = e^{−m_h} for ALiBi).
-
-    The exponential kernel ``exp(scale·q·k)`` has an exact finite feature map on binary vectors
-    (``2^n`` features), so both forms are computed independently — the softmax form by the online
-    softmax with the ALiBi/FoX logit bias, the recurrence in O(T) — and must agree to rounding.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
+    # The exponential kernel ``exp(scale·q·k)`` has an exact finite feature map on binary vectors (``2^n``
+    # features), so both forms are computed independently — the softmax form by the online softmax with the
+    # ALiBi/FoX logit bias, the recurrence in O(T) — and must agree to rounding.
     rng = np.random.default_rng(SEED)
     B, H, T, n, dv, scale = 2, 6, 96, 5, 3, 0.8
     q, k = rng.integers(0, 2, (2, B, H, T, n)).astype(float)

@@ -22,16 +22,6 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
     expected="holds",
 )
 def rope_relative() -> Evidence:
-    """Check the claim ``rope.relative``; expected verdict: holds.
-
-    Statement (RoFormer §3.2, Eq. (16)): ⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n
-    only.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(1), 64
     worst = 0.0
     for layout in _common.LAYOUTS:
@@ -65,16 +55,6 @@ def rope_relative() -> Evidence:
     expected="holds",
 )
 def rope_elementwise() -> Evidence:
-    """Check the claim ``rope.elementwise``; expected verdict: holds.
-
-    Statement (RoFormer §3.4.2, Eq. (34)): The element-wise cos/sin form equals the block-diagonal
-    rotation matrix; the half layout equals the interleaved one up to a permutation.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(2), 32
     x = rng.standard_normal((8, d))
     ang = rotary.rope_angles(np.arange(8), d)
@@ -111,16 +91,6 @@ def _decay_figure() -> Any:
     expected="holds-if",
 )
 def rope_decay() -> Evidence:
-    """Check the claim ``rope.decay``; expected verdict: holds-if.
-
-    Statement (RoFormer §3.3, §3.4.3, Fig. 2): The relative upper bound B(r) decays with the
-    relative distance r (d = 128, base 10⁴).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     r = np.arange(0, 20001)
     B = np.asarray(rotary.decay_bound(r, d=128, base=10000.0))
     monotone = bool(np.all(np.diff(B) <= 0))
@@ -168,16 +138,6 @@ def rope_decay() -> Evidence:
     expected="holds",
 )
 def rope_linear_attention() -> Evidence:
-    """Check the claim ``rope.linear_attention``; expected verdict: holds.
-
-    Statement (RoFormer §3.3, Eq. (19)): Rotations preserve norms, so RoPE composes with linear
-    attention.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d, D = _common.rng(4), 48, 8, 16
     q, k = 0.5 * rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, 3))
@@ -234,15 +194,6 @@ def rope_linear_attention() -> Evidence:
     "complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds"
 )
 def complex_realify() -> Evidence:
-    """Check the claim ``complex.realify``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.1): Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(5), 32
     worst = 0.0
     for layout in _common.LAYOUTS:
@@ -269,15 +220,6 @@ def complex_realify() -> Evidence:
     expected="holds",
 )
 def rope_trick() -> Evidence:
-    """Check the claim ``rope.trick``; expected verdict: holds.
-
-    Statement (Selective RoPE §2, Eqs. (5)–(7)): k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(6), 16
     R = rotary.rotation_matrix(rotary.frequencies(d))
     worst = 0.0
@@ -303,16 +245,6 @@ def rope_trick() -> Evidence:
     expected="fails",
 )
 def rope_dot_cos_only() -> Evidence:
-    """Check the claim ``rope.dot_cos_only``; expected verdict: fails.
-
-    Statement (RoFormer §3.2.1, Eq. (12)): In 2-D the rotated score ⟨R_m q, R_n k⟩ equals
-    (q·k)·cos((m−n)θ).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d = _common.rng(101), 2
     worst_cos = worst_full = worst_parallel = 0.0
     for _ in range(50):
@@ -362,16 +294,6 @@ def rope_dot_cos_only() -> Evidence:
     expected="fails",
 )
 def rope_expected_decay() -> Evidence:
-    """Check the claim ``rope.expected_decay``; expected verdict: fails.
-
-    Statement (RoFormer §3.3, §3.4.3): The expected magnitude of the RoPE score qᵀR_r k decays
-    as the relative distance r grows.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, d, n = _common.rng(102), 128, 4000
     r_grid = (0, 1, 4, 16, 64, 256, 1024, 4096, 16384)
     rows = []
@@ -437,16 +359,6 @@ def _positive_features(T: int, d: int, D: int, offset: int) -> tuple[FloatArray,
     expected="fails",
 )
 def rope_eq19_weights() -> Evidence:
-    """Check the claim ``rope.eq19_weights``; expected verdict: fails.
-
-    Statement (RoFormer §3.3, Eq. (19)): RoPE linear attention (Eq. 19: rotated numerator,
-    unrotated denominator) weights the values by non-negative weights that sum to 1.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     T, d, D = 32, 8, 16
     fq, fk = _positive_features(T, d, D, 103)
     ang = rotary.rope_angles(np.arange(T), D)
@@ -498,16 +410,6 @@ def rope_eq19_weights() -> Evidence:
     expected="holds-if",
 )
 def nope_permutation() -> Evidence:
-    """Check the claim ``nope.permutation``; expected verdict: holds-if.
-
-    Statement (RoFormer §1, §2.1): Without position encoding, shuffling the tokens leaves the
-    attention output unchanged.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(104), 12, 8
     q, k, v = rng.standard_normal((3, T, d))
     P = rng.permutation(T)

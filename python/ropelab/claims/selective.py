@@ -21,16 +21,6 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
     expected="holds",
 )
 def srope_prerotation() -> Evidence:
-    """Check the claim ``srope.prerotation``; expected verdict: holds.
-
-    Statement (Selective RoPE Eq. (13), §4.1): Pre-rotating q, k by C_t equals the recurrence with
-    rotating transitions (Eq. 13).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     T, d = 64, 16
     q, k, v, psi = _common.srope_inputs(T, d, 11)
     worst = 0.0
@@ -58,16 +48,6 @@ def srope_prerotation() -> Evidence:
     expected="holds",
 )
 def srope_parity() -> Evidence:
-    """Check the claim ``srope.parity``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.1–§4.2): ω_t = π b_t tracks the parity of the bits in the phase;
-    fixed RoPE cannot depend on b_t.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T = _common.rng(12), 100_000
     bits = rng.integers(0, 2, T)
     psi = rotary.cumulative_phase((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
@@ -139,16 +119,6 @@ PATH_KERNELS: dict[str, list[float]] = {
     expected="holds-if",
 )
 def srope_path_dependence() -> Evidence:
-    """Check the claim ``srope.path_dependence``; expected verdict: holds-if.
-
-    Statement (Selective RoPE §3.1, §4.1): The Selective RoPE phase difference ψ_t − ψ_τ depends
-    on the whole path of inputs, not only on the endpoints.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, c = _common.rng(108), 32, 4
     a, b = _path_pair(rng, T, c)
     mid = a.copy()
@@ -211,17 +181,6 @@ def srope_path_dependence() -> Evidence:
     expected="holds",
 )
 def srope_bias_only() -> Evidence:
-    """Check the claim ``srope.bias_only``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.1): With a zero projection the Selective RoPE phase path
-    reduces to RoPE: a constant angle increment per pair (Θ·e^{b}, times the phase gate's
-    constant value when a gate is used).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d = _common.rng(109), 64, 16
     theta = temperature.spectrum(d, "rope", base=10000.0)
     zero = np.zeros((T, d // 2))  # W_ω x_t = 0
@@ -267,16 +226,6 @@ def srope_bias_only() -> Evidence:
     expected="holds",
 )
 def srope_conv_causal() -> Evidence:
-    """Check the claim ``srope.conv_causal``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.1): A non-causal convolution in the angle path lets future
-    tokens change past phases.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, c = _common.rng(110), 32, 4
     kern = rng.standard_normal(4)
     lookahead = 2  # 'same' padding of a 4-tap kernel

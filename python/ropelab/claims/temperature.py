@@ -38,16 +38,6 @@ def _mse_figure(xi: float, Ds: tuple[int, ...] = (1, 16, 256)) -> Any:
     expected="holds",
 )
 def prf_transition_gt1() -> Evidence:
-    """Check the claim ``prf.transition_gt1``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.6): The positive-random-feature transition factor
-    e^{ω·(q_t−q_{t−1})} can exceed 1.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rng, T, d, D = _common.rng(21), 200, 8, 64
     q = 0.3 * rng.standard_normal((T, d))
     w = rng.standard_normal((D, d))
@@ -78,16 +68,6 @@ def prf_transition_gt1() -> Evidence:
     expected="fails",
 )
 def tan_rule() -> Evidence:
-    """Check the claim ``thm1.tan_rule``; expected verdict: fails.
-
-    Statement (Selective RoPE Theorem 1, App. A.3): The MSE-optimal temperature is σ = tan(½ arccos
-    ξ).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     grid = []
     matches = True
     for xi in XI_GRID:
@@ -139,16 +119,6 @@ def tan_rule() -> Evidence:
     expected="holds",
 )
 def counterexample() -> Evidence:
-    """Check the claim ``thm1.counterexample``; expected verdict: holds.
-
-    Statement (Selective RoPE Theorem 1, App. A.3): At ξ = ½ the paper's σ² = 1/3 gives E[K̂] =
-    e^{5/6} ≈ 2.301 ≠ e^{1/2}; σ = 1 is exact.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     c = temperature.counterexample(0.5)
     q, k = temperature.unit_pair(0.5, d=16)
     trials, D = 20000, 64
@@ -189,15 +159,6 @@ def counterexample() -> Evidence:
     expected="holds",
 )
 def literal_origin() -> Evidence:
-    """Check the claim ``thm1.literal_origin``; expected verdict: holds.
-
-    Statement (derived): The tan rule is the bias-zeroing σ of the unconjugated (literal) product.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rows = []
     ok = True
     for xi in XI_GRID:
@@ -234,16 +195,6 @@ def _sigma_star_figure() -> Any:
     expected="holds",
 )
 def finite_D() -> Evidence:
-    """Check the claim ``thm1.finite_D``; expected verdict: holds.
-
-    Statement (Selective RoPE Theorem 1, App. A.3): The finite-D MSE closed form matches Monte
-    Carlo, and the optimum depends on D.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     sig = np.array([0.3, 0.6, 1.0, 1.3])
     rows = []
     ok = True
@@ -280,16 +231,6 @@ def finite_D() -> Evidence:
     expected="holds",
 )
 def prf_sigma_one() -> Evidence:
-    """Check the claim ``prf.sigma_one``; expected verdict: holds.
-
-    Statement (Selective RoPE App. A.6): Positive random features: σ = 1 is unbiased but not the
-    finite-D MSE minimiser.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rows = []
     ok = True
     for xi in (-0.5, 0.0, 0.5, 0.9):
@@ -335,16 +276,6 @@ D1_XI_GRID = (-0.9, -0.5, 0.0, 0.3, 0.5, 0.8, 0.95)
     expected="holds",
 )
 def d1_third() -> Evidence:
-    """Check the claim ``thm1.d1_third``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.1, Thm. 1; App. A.3): At D = 1 the MSE-optimal σ² is 1/3 for
-    every ξ (so at ξ = ½ the tan rule is the D = 1 optimum).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rows: list[dict[str, Any]] = []
     ok = True
     for xi in D1_XI_GRID:
@@ -387,17 +318,6 @@ RFA_RTOL = 1e-3
     expected="fails",
 )
 def rfa_float32() -> Evidence:
-    """Check the claim ``temp.rfa_float32``; expected verdict: fails.
-
-    Statement (Selective RoPE §3.1, Fig. 2 (the authors' released code)): The float32 evaluation
-    of the 'rfa' temperature spectrum at θ_max = 0.9999 (base 10⁴) matches its formula
-    tan(φ_j/2), rescaled to max 1.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     d = 128
     rows: list[dict[str, float]] = []
     for tm in RFA_THETA_MAX:
@@ -495,17 +415,6 @@ def _attention_figure(r: attention.AttentionError) -> Any:
     expected="fails",
 )
 def attention_level() -> Evidence:
-    """Check the claim ``thm1.attention``; expected verdict: fails.
-
-    Statement (Selective RoPE Theorem 1, Eq. (8); Performer §2.2): Inside normalised
-    random-feature attention, Theorem 1's temperature σ = tan(½ arccos ξ) brings the output
-    closer to exact softmax attention than σ = 1, at every feature count D.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     q, k, v = _attention_inputs()
     r = attention.error(
         q,
