@@ -203,7 +203,7 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section: the module's that defines the check (:data:`SECTIONS`), for plugins :data:`USER_SECTION`."""
+        """The report section: that of the module defining the check (:data:`SECTIONS`); :data:`USER_SECTION` for plugins."""
         key = None if self.plugin is not None else _section_module(str(getattr(self.check, "__module__", "")))
         return USER_SECTION if key is None else SECTIONS[key]
 
