@@ -80,7 +80,7 @@ _BUILTIN_PACKAGE = "ropelab.claims"
 
 
 def _section_module(module: str) -> str | None:
-    """The key of :data:`SECTIONS` for a check defined in ``module``; ``None`` outside the section modules."""
+    """The key of :data:`ropelab.claims.SECTIONS` for a check defined in ``module``; ``None`` outside the section modules."""
     parts = module.split(".")
     if ".".join(parts[:2]) != _BUILTIN_PACKAGE or len(parts) < 3 or parts[2] not in SECTIONS:
         return None
@@ -203,7 +203,7 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section: that of the module defining the check (:data:`SECTIONS`); :data:`USER_SECTION` for plugins."""
+        """The report section: that of the module defining the check (:data:`ropelab.claims.SECTIONS`); :data:`ropelab.claims.USER_SECTION` for plugins."""
         key = None if self.plugin is not None else _section_module(str(getattr(self.check, "__module__", "")))
         return USER_SECTION if key is None else SECTIONS[key]
 
@@ -360,7 +360,7 @@ def claim(
     from ``id``, ``source``, ``statement`` and ``expected`` (a docstring the check has of its own
     is kept as the extended description). A check registered from a module outside ropelab is a
     user claim: it is reported in the section :data:`ropelab.claims.USER_SECTION`; ropelab's own
-    claims are reported in the section of the module that registers them (:data:`SECTIONS`).
+    claims are reported in the section of the module that registers them (:data:`ropelab.claims.SECTIONS`).
 
     Parameters
     ----------
