@@ -13,9 +13,10 @@ verdict silently changing to match a broken computation — is guarded here inst
   claims, in total and per expected verdict. Adding claims needs no edit here; removing one, or
   turning an expected ``fails``/``holds-if`` into ``holds`` (or back), makes a count fall below its
   bound unless the bound is lowered in the same change, which a reviewer sees.
-* the perturbation tests: every built-in claim must have one (tests/test_claims.py and
-  tests/test_claims_more.py) and every perturbation must name a registered claim, so removing a
-  claim also means deliberately removing its perturbation test.
+* the perturbation tests: every built-in claim must have one, in the file of its report section
+  (tests/test_claims_<section>.py, checked by tests/test_claims.py) and every perturbation must
+  name a claim of that section, so removing a claim also means deliberately removing its
+  perturbation test.
 """
 
 from __future__ import annotations

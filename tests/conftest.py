@@ -76,7 +76,6 @@ SLOW_TESTS = frozenset(
         ("test_sweep", "test_dask_backend_without_a_client"),
         ("test_sweep", "test_local_and_dask_give_identical_tables"),
         ("test_cli_sweep", "test_rff_mse_on_a_local_cluster"),
-        ("test_claims", "test_perturbation_flips_verdict"),
         ("test_attention", "test_memory_is_not_T_D_dv"),
         ("test_attention", "test_ctrl_c_interrupts"),
         ("test_rotary", "test_parity_phase_error_up_to_1e7"),
@@ -113,7 +112,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = mod.__name__.rsplit(".", 1)[-1] if mod is not None else ""
         function = getattr(getattr(item, "function", None), "__name__", "")
         hypothesis_test = getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
-        if module in SLOW_MODULES or (module, function) in SLOW_TESTS or hypothesis_test:
+        # every claim checked twice, before and after its perturbation (tests/test_claims_<section>.py)
+        perturbation = module.startswith("test_claims_") and function == "test_perturbation_flips_verdict"
+        if module in SLOW_MODULES or (module, function) in SLOW_TESTS or hypothesis_test or perturbation:
             item.add_marker(pytest.mark.slow)
 
 

@@ -1,22 +1,20 @@
 """The claim registry: every registered claim's computed verdict equals the expected verdict it was
 registered with (the single source: tests/claims_expected.py only derives from it and bounds the
-counts), and every check can fail — perturbing the computation it relies on flips its verdict."""
+counts); the layout (one module per report section); and every check can fail — perturbing the
+computation it relies on flips its verdict (tests/test_claims_<section>.py, one file per section)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import ropelab as rl
-from ropelab import claims, paper_tables, rff, temperature
+from ropelab import claims, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
-from tests.test_claims_expressivity import PERTURBATIONS as EXPRESSIVITY_PERTURBATIONS
-from tests.test_claims_more import EXTRA_PERTURBATIONS
-from tests.test_claims_more import PERTURBATIONS as MORE_PERTURBATIONS
-from tests.test_related_claims import PERTURBATIONS as RELATED_PERTURBATIONS
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +33,7 @@ def test_no_builtin_claim_silently_removed() -> None:
 
 def test_builtin_claims_have_a_section_and_a_source() -> None:
     for c in builtin_claims().values():
-        assert c.section != "Other", c.id
+        assert c.section in claims.SECTIONS.values(), c.id
         assert c.source and c.statement, c.id
 
 
@@ -73,113 +71,85 @@ def test_a_raising_check_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch)
     assert r.verdict is None and "broken core" in (r.error or "") and not r.matches
 
 
-# ---- perturbations: each flips the verdict of the claim that depends on it ----------------------
+# ---- the layout: one module per report section -------------------------------------------------
 
 
-def _literal_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def moments(
-        q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any
-    ) -> Any:
-        return orig(q, k, sigma, estimator, "literal" if estimator == "trig" else convention, **kw)
-
-    return moments
+def _section_key(c: claims.Claim) -> str:
+    package, module = c.check.__module__.split(".")[1:3]
+    assert package == "claims", c.id
+    return module
 
 
-def _conjugate_moments(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def moments(
-        q: Any, k: Any, sigma: Any = 1.0, estimator: str = "trig", convention: str = "conjugate", **kw: Any
-    ) -> Any:
-        return orig(q, k, sigma, estimator, "conjugate", **kw)
-
-    return moments
+def test_a_claims_section_is_the_module_that_registers_it() -> None:
+    for c in builtin_claims().values():
+        assert c.section == claims.SECTIONS[_section_key(c)], c.id
 
 
-def _conjugate_estimate(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def estimate(
-        q: Any,
-        k: Any,
-        D: int,
-        sigma: float = 1.0,
-        estimator: str = "trig",
-        convention: str = "conjugate",
-        *a: Any,
-        **kw: Any,
-    ) -> Any:
-        return orig(q, k, D, sigma, estimator, "conjugate", *a, **kw)
-
-    return estimate
+def test_every_id_prefix_belongs_to_one_module() -> None:
+    modules: dict[str, set[str]] = {}
+    for c in builtin_claims().values():
+        modules.setdefault(c.id.split(".")[0], set()).add(_section_key(c))
+    assert all(len(m) == 1 for m in modules.values()), modules
 
 
-PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
-    # an unconjugated feature product breaks the Gaussian identity
-    "rff.gaussian_identity": lambda m: m.setattr(rff, "moments", _literal_moments(rff.moments)),
-    # a "literal" product that secretly conjugates makes Eq. (8) look right
-    "rff.eq8_literal": lambda m: (
-        m.setattr(rff, "moments", _conjugate_moments(rff.moments)),
-        m.setattr(rff, "estimate", _conjugate_estimate(rff.estimate)),
-    ),
-    # an optimiser that returns the paper's rule makes Theorem 1 look right
-    "thm1.tan_rule": lambda m: m.setattr(
-        temperature, "optimal_sigma", lambda xi, D, *a, **k: temperature.paper_sigma(xi)
-    ),
-    # a counterexample computed with the literal product shows no bias
-    "thm1.counterexample": lambda m: m.setattr(
-        temperature,
-        "counterexample",
-        (
-            lambda orig: (
-                lambda xi=0.5: temperature.Counterexample(
-                    **(orig(xi).as_dict() | {"mean_paper": orig(xi).mean_paper_literal})
-                )
-            )
-        )(temperature.counterexample),
-    ),
-    # a bias-zeroing rule that ignores the convention
-    "thm1.literal_origin": lambda m: m.setattr(
-        temperature, "unbiased_sigma", lambda xi, *a, **k: np.ones_like(np.asarray(xi, float))
-    ),
-    # a closed form off by a factor no longer matches Monte Carlo
-    "thm1.finite_D": lambda m: m.setattr(
-        temperature, "mse", (lambda orig: lambda *a, **k: 1.5 * np.asarray(orig(*a, **k)))(temperature.mse)
-    ),
-    # a tan rule that returns σ = 1 makes the paper's temperature look harmless in attention
-    "thm1.attention": lambda m: m.setattr(temperature, "paper_sigma", lambda xi: 1.0),
-    # an optimiser stuck at σ = 1 for positive features
-    "prf.sigma_one": lambda m: m.setattr(temperature, "optimal_sigma", lambda xi, D, *a, **k: 1.0),
-    # a mis-transcribed table entry
-    "tables.avg_ppl": lambda m: m.setitem(paper_tables.TABLE2_GLA370M, "RoPE", (21.52, 46.5)),
-    "tables.deltas": lambda m: m.setitem(paper_tables.TABLE1_MAD_AVG, "NoPE", 66.3),
-}
+def test_registry_order_is_report_order() -> None:
+    sections = [c.section for c in builtin_claims().values()]
+    assert list(dict.fromkeys(sections)) == list(claims.SECTIONS.values())
+    assert sections == sorted(sections, key=list(claims.SECTIONS.values()).index)
 
 
-ALL_PERTURBATIONS = PERTURBATIONS | MORE_PERTURBATIONS | EXPRESSIVITY_PERTURBATIONS | RELATED_PERTURBATIONS
+def test_a_prefix_of_another_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    def check() -> claims.Evidence:
+        return claims.Evidence("holds", {}, "exact")
+
+    monkeypatch.setattr(check, "__module__", "ropelab.claims.tables")
+    with pytest.raises(ValueError, match=r"id prefix 'rope' belongs to ropelab\.claims\.rope"):
+        claims.claim("rope.misplaced", source="derived", statement="s", expected="holds")(check)
+    assert "rope.misplaced" not in claims.REGISTRY
 
 
-@pytest.mark.parametrize("cid", sorted(ALL_PERTURBATIONS))
-def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
-    (before,) = claims.run([cid])
-    assert before.matches
-    ALL_PERTURBATIONS[cid](monkeypatch)
-    (after,) = claims.run([cid])
-    assert after.error is None, after.error
-    assert after.verdict != before.verdict or not after.matches
+def test_claims_modules_stay_small() -> None:
+    package = Path(claims.__file__).parent
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.rglob("*.py")}
+    assert max(sizes.values()) <= 600, sizes
 
 
-def test_every_registered_claim_has_a_perturbation_test() -> None:
-    assert set(ALL_PERTURBATIONS) == set(EXPECTED), sorted(set(EXPECTED) ^ set(ALL_PERTURBATIONS))
+def test_the_decorator_writes_the_check_docstring() -> None:
+    for c in builtin_claims().values():
+        doc = c.check.__doc__ or ""
+        assert doc.startswith(f"Check the claim ``{c.id}``; expected verdict: {c.expected}.\n"), c.id
+        assert " ".join(c.statement.split()) in " ".join(doc.split()), c.id
+        assert f"Statement ({c.source}):" in doc and "\nReturns\n-------\nEvidence\n" in doc, c.id
 
 
-@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
-def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Second perturbations of the strengthened checks: each part of such a check can fail on its own."""
-    cid, perturb = EXTRA_PERTURBATIONS[name]
-    assert cid in EXPECTED
-    (before,) = claims.run([cid])
-    assert before.matches
-    perturb(monkeypatch)
-    (after,) = claims.run([cid])
-    assert after.error is None, after.error
-    assert after.verdict != before.verdict or not after.matches
+def test_a_checks_own_docstring_is_kept_as_its_description() -> None:
+    def check() -> claims.Evidence:
+        """Computed twice, by two routes."""
+        return claims.Evidence("holds", {}, "exact")
+
+    try:
+        claims.claim("mine.documented", source="derived", statement="x = x", expected="holds")(check)
+        doc = check.__doc__ or ""
+        assert doc.startswith("Check the claim ``mine.documented``; expected verdict: holds.\n")
+        assert (
+            doc.index("Statement (derived): x = x.")
+            < doc.index("Computed twice, by two routes.")
+            < doc.index("Returns")
+        )
+    finally:
+        claims.REGISTRY.pop("mine.documented", None)
+
+
+def test_every_builtin_claim_has_a_perturbation_test() -> None:
+    """Each section's perturbations live in tests/test_claims_<section>.py (see tests/claims_perturb.py)."""
+    covered: dict[str, str] = {}
+    for section in claims.SECTIONS:
+        module = importlib.import_module(f"tests.test_claims_{section}")
+        assert module.SECTION == section
+        for cid in module.PERTURBATIONS:
+            assert cid not in covered, (cid, covered.get(cid), section)
+            covered[cid] = section
+    assert set(covered) == set(EXPECTED), sorted(set(EXPECTED) ^ set(covered))
 
 
 def test_counterexample_values_in_report(results: dict[str, claims.ClaimResult]) -> None:

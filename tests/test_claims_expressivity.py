@@ -1,4 +1,5 @@
-"""Perturbations that flip the expressivity and delta-rule claims (collected by test_claims)."""
+"""Perturbations of the expressivity claims (``ropelab.claims.expressivity``): each replaces what a
+check relies on with a subtly wrong version, and the check's verdict must then flip."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from ropelab import expressivity, recurrence
+from ropelab import expressivity
 from ropelab.claims import expressivity as expr_claims
+from tests.claims_perturb import Perturbation, assert_flips, section_claims
+
+SECTION = "expressivity"
 
 
 def _drop_last_factor(orig: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return lambda Q, *a, **k: orig(Q, *a, **k)[:-1]
 
 
-PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+#: claim id -> a perturbation that flips its verdict (one for every claim of the section).
+PERTURBATIONS: dict[str, Perturbation] = {
     # a phase step of π/2 instead of π per 1-bit no longer flips the sign
     "expr.parity_rotation": lambda m: m.setattr(expr_claims, "PARITY_ANGLE", np.pi / 2),
     # angles off by 0.1 % drift away from the group over 1280 steps
@@ -30,12 +35,13 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "expr.fixed_rope_parity": lambda m: m.setattr(
         expressivity, "track_fixed_rope", lambda g, tokens, theta=1.0: expressivity.track_rotation(g, tokens)
     ),
-    # transitions without the rotation by the phase increment
-    "delta.effective_transition": lambda m: m.setattr(
-        recurrence,
-        "delta_transitions",
-        (lambda orig: lambda k, beta, alpha=None, psi=None, **kw: orig(k, beta, alpha, None, **kw))(
-            recurrence.delta_transitions
-        ),
-    ),
 }
+
+
+def test_every_claim_of_the_section_has_a_perturbation() -> None:
+    assert set(PERTURBATIONS) == section_claims(SECTION)
+
+
+@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
+def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])

@@ -108,3 +108,22 @@ def test_every_public_module_has_an_api_page() -> None:
         if hasattr(importlib.import_module(info.name), "__all__"):
             public.add(info.name)
     assert public == set(MODULES)
+
+
+def test_claims_page_has_one_heading_per_section_in_report_order(tmp_path: Path) -> None:
+    import sys
+
+    from ropelab import claims
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        from generate_claims import write_claims_page
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    page = tmp_path / "claims.md"
+    write_claims_page(page)
+    text = page.read_text(encoding="utf-8")
+    headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+    assert headings == list(claims.SECTIONS.values())
+    builtin = [cid for cid, c in claims.REGISTRY.items() if c.plugin is None]
+    assert re.findall(r"^\| `([^`]+)` \|", text, flags=re.M) == builtin

@@ -161,10 +161,11 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
 
 
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
-    order = list(dict.fromkeys(SECTIONS.values())) + ["Other", USER_SECTION]
     groups: dict[str, list[ClaimResult]] = {}
     for r in results:
         groups.setdefault(r.section, []).append(r)
+    order = [*SECTIONS.values(), USER_SECTION]
+    order += [s for s in groups if s not in order]  # a result from elsewhere: after the known sections
     return [(s, groups[s]) for s in order if s in groups]
 
 

@@ -1,5 +1,10 @@
 """The claims that ``ropelab verify`` checks (one registered check per claim id).
 
+Each report section is one module of this package (:data:`ropelab.claims.SECTIONS` lists them in report order:
+``rope``, ``random_features``, ``temperature``, ``linear_attention``, ``selective``, ``gates``,
+``spectra``, ``related``, ``expressivity``, ``tables``); a claim is reported in the section of the
+module that registers it.
+
 Use :func:`run` to evaluate them::
 
     >>> from ropelab import claims
@@ -8,6 +13,8 @@ Use :func:`run` to evaluate them::
 """
 
 from __future__ import annotations
+
+import importlib as _importlib
 
 from ropelab.claims._registry import (
     ENTRY_POINT_GROUP,
@@ -26,8 +33,10 @@ from ropelab.claims._registry import (
     run,
 )
 
-# Importing the topic modules registers their claims, in report order.
-from ropelab.claims import rotations, random_features, temperature, attention, spectra, tables, expressivity, related  # noqa: F401  isort: skip
+# Importing the section modules registers their claims, section by section in report order.
+for _section in SECTIONS:
+    _importlib.import_module(f"{__name__}.{_section}")
+del _section
 
 __all__ = [
     "REGISTRY",

@@ -18,7 +18,9 @@ the expected verdict as a regression.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
+import textwrap
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -49,24 +51,20 @@ __all__ = [
 Verdict = Literal["holds", "holds-if", "fails"]
 VERDICTS: tuple[Verdict, ...] = ("holds", "holds-if", "fails")
 
-#: Report sections, in order, keyed by the claim id's prefix.
+#: Report sections, in report order: the module of ``ropelab.claims`` that holds a section's claims
+#: (a module ``ropelab.claims.<name>``, or a package of that name for a large section) -> the
+#: section's title. A built-in claim's section is the module it is registered from; each id prefix
+#: (the part before the first dot) belongs to one such module.
 SECTIONS: dict[str, str] = {
     "rope": "RoPE (RoFormer)",
-    "complex": "RoPE (RoFormer)",
-    "nope": "RoPE (RoFormer)",
-    "rff": "Random features and the softmax kernel",
-    "thm1": "Temperature (Theorem 1)",
-    "prf": "Temperature (Theorem 1)",
-    "temp": "Temperature (Theorem 1)",
-    "eq11": "Linear attention and recurrences",
-    "srope": "Selective RoPE",
-    "gate": "Gated rotations and transitions",
-    "householder": "Gated rotations and transitions",
-    "ssm": "SSM windows and spectral leakage",
-    "alibi": "Related models",
-    "cosformer": "Related models",
-    "expr": "Expressivity and state tracking",
-    "delta": "Gated rotations and transitions",
+    "random_features": "Random features and the softmax kernel",
+    "temperature": "Temperature (Theorem 1)",
+    "linear_attention": "Linear attention and recurrences",
+    "selective": "Selective RoPE",
+    "gates": "Gated rotations and transitions",
+    "spectra": "SSM windows and spectral leakage",
+    "related": "Related models",
+    "expressivity": "Expressivity and state tracking",
     "tables": "Reported results",
 }
 
@@ -79,6 +77,29 @@ ENTRY_POINT_GROUP = "ropelab.claims"
 _ID = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
 #: The package whose modules register the built-in claims.
 _BUILTIN_PACKAGE = "ropelab.claims"
+
+
+def _section_module(module: str) -> str | None:
+    """The key of :data:`ropelab.claims.SECTIONS` for a check defined in ``module``; ``None`` outside the section modules."""
+    parts = module.split(".")
+    if ".".join(parts[:2]) != _BUILTIN_PACKAGE or len(parts) < 3 or parts[2] not in SECTIONS:
+        return None
+    return parts[2]
+
+
+def _docstring(id: str, source: str, statement: str, expected: Verdict, own: str | None) -> str:
+    """The check's docstring, written from the claim's fields (and the check's own text, if any)."""
+    stated = statement.strip()
+    if not stated.endswith((".", "?", "!")):
+        stated += "."
+    text = textwrap.fill(f"Statement ({source.strip()}): {stated}", 100, break_long_words=False, break_on_hyphens=False)
+    parts = [f"Check the claim ``{id}``; expected verdict: {expected}.", text]
+    if own and own.strip():
+        parts.append(inspect.cleandoc(own))
+    parts.append(
+        "Returns\n-------\nEvidence\n    The verdict derived from the computed values, with the tolerance and the inputs."
+    )
+    return "\n\n".join(parts) + "\n"
 
 
 class PluginError(ImportError):
@@ -160,7 +181,7 @@ class Claim:
     Attributes
     ----------
     id : str
-        Dotted identifier; the part before the first dot selects the report section.
+        Dotted identifier; its prefix (the part before the first dot) belongs to one section module.
     source : str
         Where the statement comes from: paper and equation, theorem, section or table.
     statement : str
@@ -182,10 +203,9 @@ class Claim:
 
     @property
     def section(self) -> str:
-        """The report section: :data:`ropelab.claims.USER_SECTION` for plugins, else by the id's prefix."""
-        if self.plugin is not None:
-            return USER_SECTION
-        return SECTIONS.get(self.id.split(".")[0], "Other")
+        """The report section: that of the module defining the check (:data:`ropelab.claims.SECTIONS`); :data:`ropelab.claims.USER_SECTION` for plugins."""
+        key = None if self.plugin is not None else _section_module(str(getattr(self.check, "__module__", "")))
+        return USER_SECTION if key is None else SECTIONS[key]
 
 
 @dataclass(repr=False)
@@ -336,8 +356,11 @@ def claim(
 
     The check takes no arguments and returns an :class:`Evidence` whose verdict it derives from
     numbers it computes (normally with :func:`derive_verdict`); ``ropelab verify`` reports a
-    verdict other than ``expected`` as a regression. A check registered from a module outside
-    ropelab is a user claim: it is reported in the section :data:`ropelab.claims.USER_SECTION`.
+    verdict other than ``expected`` as a regression. The decorator writes the check's docstring
+    from ``id``, ``source``, ``statement`` and ``expected`` (a docstring the check has of its own
+    is kept as the extended description). A check registered from a module outside ropelab is a
+    user claim: it is reported in the section :data:`ropelab.claims.USER_SECTION`; ropelab's own
+    claims are reported in the section of the module that registers them (:data:`ropelab.claims.SECTIONS`).
 
     Parameters
     ----------
@@ -353,14 +376,15 @@ def claim(
     Returns
     -------
     callable
-        The decorator; it returns the check unchanged.
+        The decorator; it returns the check, with its docstring written from the claim's fields.
 
     Raises
     ------
     TypeError
         If ``id``, ``source`` or ``statement`` is not a string, or the decorated object is not callable.
     ValueError
-        For a malformed or duplicate ``id``, an empty ``statement``/``source`` or an unknown ``expected``.
+        For a malformed or duplicate ``id``, an empty ``statement``/``source`` or an unknown ``expected``;
+        for a claim of ropelab's own whose id prefix belongs to another section module.
 
     Examples
     --------
@@ -369,6 +393,8 @@ def claim(
     ...     return Evidence(derive_verdict(2 + 2 == 4), {"sum": 2 + 2}, "exact")
     >>> run(["example.doc_identity"])[0].verdict
     'holds'
+    >>> print(_check.__doc__.splitlines()[0])
+    Check the claim ``example.doc_identity``; expected verdict: holds.
     >>> _ = REGISTRY.pop("example.doc_identity")
     """
     for name, value in (("id", id), ("source", source), ("statement", statement)):
@@ -387,8 +413,21 @@ def claim(
         if id in REGISTRY:
             raise ValueError(f"claim: duplicate claim id {id!r}")
         module = str(getattr(check, "__module__", None) or "")
-        builtin = module == _BUILTIN_PACKAGE or module.startswith(_BUILTIN_PACKAGE + ".")
-        REGISTRY[id] = Claim(id, source, statement, expected, check, None if builtin else module or "(unknown)")
+        section = _section_module(module)
+        if section is not None:
+            prefix = id.split(".")[0]
+            for other in REGISTRY.values():
+                theirs = None if other.plugin is not None else _section_module(other.check.__module__)
+                if theirs is not None and theirs != section and other.id.split(".")[0] == prefix:
+                    raise ValueError(
+                        f"claim {id!r}: the id prefix {prefix!r} belongs to {_BUILTIN_PACKAGE}.{theirs} "
+                        f"(claim {other.id!r}); register it there or choose another prefix"
+                    )
+        try:
+            check.__doc__ = _docstring(id, source, statement, expected, getattr(check, "__doc__", None))
+        except (AttributeError, TypeError):  # a callable whose docstring cannot be set keeps its own
+            pass
+        REGISTRY[id] = Claim(id, source, statement, expected, check, None if section else module or "(unknown)")
         return check
 
     return register

@@ -5,12 +5,9 @@ transitions), checked on generated word problems at ten times the training lengt
 
 from __future__ import annotations
 
-from typing import get_args
-
 import numpy as np
 
-from ropelab import expressivity, recurrence, rotary, tasks
-from ropelab._types import Layout
+from ropelab import expressivity, tasks
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 SEED = 20260116
@@ -38,16 +35,6 @@ def _chance_band(p: float, n: int) -> float:
     expected="holds",
 )
 def parity_rotation() -> Evidence:
-    """Check the claim ``expr.parity_rotation``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3, §4.2 (Fig. 7)): A phase ω_t = π b_t (one rotating channel
-    pair) tracks parity (S2) exactly, also at 10× the training length.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     data = _data("S2", 0)
     angles = np.array([0.0, PARITY_ANGLE])
     acc = expressivity.accuracy(expressivity.track_rotation("S2", data.tokens, angles), data.labels)
@@ -74,16 +61,6 @@ def parity_rotation() -> Evidence:
     expected="holds",
 )
 def cyclic_rotation() -> Evidence:
-    """Check the claim ``expr.cyclic_rotation``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.2 (A3 in Fig. 7)): Rotations by 2π/3 per generator track Z3 and
-    A3 exactly (and 2π/n tracks Z_n), also at 10× the training length.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     accs = {}
     for i, name in enumerate(("Z3", "A3", "Z5", "Z12")):
         data = _data(name, 1 + i)
@@ -105,17 +82,6 @@ def cyclic_rotation() -> Evidence:
     expected="holds",
 )
 def s3_householder() -> Evidence:
-    """Check the claim ``expr.s3_householder``; expected verdict: holds.
-
-    Statement (Selective RoPE §5, App. A (Householder transitions)): Products of commuting
-    rotations are order-invariant, so one rotation pair cannot track the non-abelian S3;
-    products of Householder reflections (the delta rule with β = 2) track it exactly.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     g = tasks.group("S3")
     data = _data("S3", 10)
     # order matters in S3: two words with the same letters, different products
@@ -151,16 +117,6 @@ def s3_householder() -> Evidence:
     expected="holds",
 )
 def fixed_rope_parity() -> Evidence:
-    """Check the claim ``expr.fixed_rope_parity``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.3, §4.2): Fixed RoPE and positive gates cannot track parity:
-    their states do not flip with the input bits, so they stay at chance.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     data = _data("S2", 20)
     rope = expressivity.accuracy(expressivity.track_fixed_rope("S2", data.tokens), data.labels, last_only=True)
     gates = expressivity.accuracy(expressivity.track_positive_gates("S2", data.tokens), data.labels, last_only=True)
@@ -182,47 +138,4 @@ def fixed_rope_parity() -> Evidence:
         },
         f"|accuracy − 1/2| < 5 binomial SE = {band:.3f} ({N_SEQUENCES} final states)",
         {"group": "S2", "sequences": N_SEQUENCES, "length": TEST_LENGTH, "seed": SEED},
-    )
-
-
-@claim(
-    "delta.effective_transition",
-    source="Selective RoPE §5, App. A (DeltaNet)",
-    statement="The gated delta rule with Selective RoPE pre-rotation is the linear recurrence "
-    "S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I − β_t k_t k_tᵀ), R_t the rotation by the "
-    "phase increment",
-    expected="holds",
-)
-def delta_effective_transition() -> Evidence:
-    """Check the claim ``delta.effective_transition``; expected verdict: holds.
-
-    Statement (Selective RoPE §5, App. A (DeltaNet)): The gated delta rule with Selective RoPE
-    pre-rotation is the linear recurrence S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I
-    − β_t k_t k_tᵀ), R_t the rotation by the phase increment.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
-    rng = np.random.default_rng(SEED + 5)
-    T, d, dv = 64, 8, 3
-    q, k = rng.standard_normal((2, T, d))
-    k /= np.linalg.norm(k, axis=-1, keepdims=True)
-    v = rng.standard_normal((T, dv))
-    beta = rng.uniform(0, 2, T)
-    alpha = rng.uniform(0.5, 1, T)
-    psi = rotary.cumulative_phase(rng.uniform(-1, 1, (T, d // 2)))
-    worst = 0.0
-    for layout in get_args(Layout):
-        delta = recurrence.delta_rule(q, k, v, beta, alpha, psi, layout=layout)
-        A = recurrence.delta_transitions(k, beta, alpha, psi, layout=layout)
-        direct = recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A)
-        worst = max(worst, float(np.max(np.abs(delta - direct)) / np.max(np.abs(direct))))
-    tol = 1e-12
-    return Evidence(
-        derive_verdict(worst < tol),
-        {"max_relative_difference": worst},
-        f"relative {tol:g} (two float64 routes of {T} steps)",
-        {"T": T, "d": d, "dv": dv, "beta": "U(0, 2)", "alpha": "U(0.5, 1)", "seed": SEED + 5},
     )

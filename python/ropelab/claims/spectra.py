@@ -42,16 +42,6 @@ def _window_figure() -> Any:
     expected="holds",
 )
 def window_rect() -> Evidence:
-    """Check the claim ``ssm.window_rect``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): α = 0 (a pure rotation) is a rectangular
-    window with Dirichlet sidelobes (−13.26 dB).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     omega = 0.7
     h = spectra.ssm_impulse(0.0, omega, N)
     rect_like = float(np.max(np.abs(np.abs(h) - 1.0)))
@@ -125,15 +115,6 @@ def _far_leakage(w: FloatArray) -> tuple[float, float]:
     expected="holds-if",
 )
 def decay_leakage() -> Evidence:
-    """Check the claim ``ssm.decay_leakage``; expected verdict: holds-if.
-
-    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): Adding decay (α > 0) controls the leakage.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     rect = spectra.figures_of_merit(spectra.window("rectangular", N))
     rect_far, rect_env = _far_leakage(spectra.window("rectangular", N))
     rows = []
@@ -266,16 +247,6 @@ def decay_leakage() -> Evidence:
     expected="holds",
 )
 def hann_vs_decay() -> Evidence:
-    """Check the claim ``ssm.hann_vs_decay``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): Hann and causal exponential decay are
-    different windows.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     hann = spectra.window("hann", N)
     mh = spectra.figures_of_merit(hann)
     rows = []
@@ -319,16 +290,6 @@ def hann_vs_decay() -> Evidence:
     expected="holds",
 )
 def real_part() -> Evidence:
-    """Check the claim ``ssm.real_part``; expected verdict: holds.
-
-    Statement (Selective RoPE §3.2, Fig. 3, App. A.4): The real part of the discrete transition
-    e^{−α+iω} is not the forgetting rate (e^{iπ} = −1 keeps the norm).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     h = spectra.ssm_impulse(0.0, np.pi, 64)
     keeps_norm = float(np.max(np.abs(np.abs(h) - 1.0)))
     worst = 0.0

@@ -21,16 +21,6 @@ HALF_ULP_1 = 0.05 + 1e-9
     expected="holds",
 )
 def avg_ppl() -> Evidence:
-    """Check the claim ``tables.avg_ppl``; expected verdict: holds.
-
-    Statement (Selective RoPE Tables 2 and 3): Table 2's Avg-PPL is the mean of Table 3's Wiki and
-    LAMBADA PPL (GLA 370M rows).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     pairs = {"NoPE": "NoPE", "RoPE": "RoPE", "+ phase gate": "Selective RoPE"}
     rows = []
     ok = True
@@ -67,16 +57,6 @@ def avg_ppl() -> Evidence:
     expected="holds",
 )
 def deltas() -> Evidence:
-    """Check the claim ``tables.deltas``; expected verdict: holds.
-
-    Statement (Selective RoPE Tables 1 and 3): Quoted differences: MAD +7.3 / +0.7; FoX Wiki PPL
-    +32.7 %; GLA 1.3B PPL −0.31 / −0.09.
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     mad = pt.TABLE1_MAD_AVG
     best = mad["+ phase gate and bias"]
     fox_nope, fox_sel = pt.TABLE3[("FoX 370M", "NoPE")][0], pt.TABLE3[("FoX 370M", "Selective RoPE")][0]
@@ -124,19 +104,6 @@ def deltas() -> Evidence:
     expected="holds",
 )
 def more_deltas() -> Evidence:
-    """Check the claim ``tables.more_deltas``; expected verdict: holds.
-
-    Statement (Selective RoPE §4.2–§4.3, Tables 1–3): GLA 370M: accuracy 46.8 → 47.1 (+0.3 over
-    NoPE, +0.6 over RoPE) but both PPLs worse than NoPE; GLA 1.3B: both PPLs best but accuracy
-    55.2 → 54.6; Gated DeltaNet +0.9 / +0.8; Table 2: the phase gate adds +1.3 over the
-    Selective RoPE baseline yet its Avg-PPL 21.16 > NoPE's 20.78; MAD: the basic Selective RoPE
-    (72.0) is below RoPE (72.5).
-
-    Returns
-    -------
-    Evidence
-        The verdict derived from the computed values, with the tolerance and the inputs.
-    """
     t3, t2, mad, tasks, acc = pt.TABLE3, pt.TABLE2_GLA370M, pt.TABLE1_MAD_AVG, pt.TABLE1_MAD_TASKS, pt.TABLE3_TASK_ACC
     gla, gla13, gdn = "GLA 370M", "GLA 1.3B", "Gated DeltaNet 400M"
     computed = {

@@ -1,0 +1,94 @@
+"""Perturbations of the RoPE claims (``ropelab.claims.rope``): each replaces what a check relies on
+with a subtly wrong version, and the check's verdict must then flip."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ropelab import recurrence, rotary
+from tests.claims_perturb import Perturbation, assert_flips, section_claims, wrap
+
+SECTION = "rope"
+
+
+def _damped_rotate(o: Callable[..., Any]) -> Callable[..., Any]:
+    """A "rotation" that also shrinks vectors the further they turn (e^{−10⁻³·max angle})."""
+
+    def rotate(x: Any, ang: Any, *a: Any, **k: Any) -> Any:
+        return o(x, ang, *a, **k) * np.exp(-1e-3 * np.abs(np.asarray(ang, float)).max(axis=-1, keepdims=True))
+
+    return rotate
+
+
+#: claim id -> a perturbation that flips its verdict (one for every claim of the section).
+PERTURBATIONS: dict[str, Perturbation] = {
+    # positions enter non-linearly: scores no longer depend on m − n only
+    "rope.relative": wrap(
+        rotary,
+        "rope_angles",
+        lambda o: (
+            lambda pos, d, *a, **k: (
+                o(pos, d, *a, **k) * (1 + 1e-3 * np.abs(np.asarray(pos, float)))[..., None]
+                if np.ndim(pos)
+                else o(pos, d, *a, **k) * (1 + 1e-3 * abs(float(pos)))
+            )
+        ),
+    ),
+    # a rotation by the opposite angle
+    "rope.elementwise": wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: o(x, -np.asarray(ang), *a, **k)),
+    # a bound that decays monotonically turns holds-if into holds
+    "rope.decay": wrap(
+        rotary, "decay_bound", lambda o: lambda r, *a, **k: np.minimum.accumulate(np.asarray(o(r, *a, **k)))
+    ),
+    # the recurrent route with doubled phases
+    "rope.linear_attention": wrap(
+        recurrence,
+        "selective_rope_attention",
+        lambda o: lambda q, k, v, psi, *a, **kw: o(q, k, v, 2 * np.asarray(psi), *a, **kw),
+    ),
+    # an unconjugated complex form
+    "complex.realify": wrap(rotary, "complexify", lambda o: lambda x, *a, **k: np.conj(o(x, *a, **k))),
+    # RoPE angles off by 1 %
+    "rope.trick": wrap(rotary, "rope_angles", lambda o: lambda *a, **k: 1.01 * o(*a, **k)),
+    # a RoPE that never rotates (all angles zero) makes the cos-only formula exact
+    "rope.dot_cos_only": wrap(rotary, "rope_angles", lambda o: lambda *a, **k: np.zeros_like(o(*a, **k))),
+    # rotations that shrink with the angle make the expected score decay
+    "rope.expected_decay": wrap(rotary, "rotate", _damped_rotate),
+    # no rotation at all: Eq. (19) becomes Eq. (18), a proper average
+    "rope.eq19_weights": wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: np.asarray(x, float)),
+    # an attention that ignores the causal mask is equivariant in both modes
+    "nope.permutation": wrap(
+        recurrence,
+        "softmax_attention",
+        lambda o: lambda q, k, v, psi=None, *, causal=True, **kw: o(q, k, v, psi, causal=False, **kw),
+    ),
+}
+
+#: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
+EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # rotations by the opposite angle: the toolkit's Eq. (19) no longer equals the equation term by term
+    "rope.linear_attention/eq19": (
+        "rope.linear_attention",
+        wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: o(x, -np.asarray(ang), *a, **k)),
+    ),
+}
+
+
+def test_every_claim_of_the_section_has_a_perturbation() -> None:
+    assert set(PERTURBATIONS) == section_claims(SECTION)
+    assert {cid for cid, _ in EXTRA_PERTURBATIONS.values()} <= section_claims(SECTION)
+
+
+@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
+def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
+def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    cid, perturb = EXTRA_PERTURBATIONS[name]
+    assert_flips(monkeypatch, cid, perturb)

@@ -1,0 +1,94 @@
+"""Perturbations of the Selective RoPE claims (``ropelab.claims.selective``): each replaces what a
+check relies on with a subtly wrong version, and the check's verdict must then flip."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ropelab import recurrence, rotary
+from tests.claims_perturb import Perturbation, assert_flips, mode_wrap, section_claims, wrap
+
+SECTION = "selective"
+
+
+def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
+    """The bias e^{b} added to the projection before the convolution instead of after it."""
+
+    def selective_phase(
+        x: Any,
+        kernel: Any,
+        theta: Any = 1.0,
+        activation: Any = None,
+        *,
+        accumulate: str = "float64",
+        bias: Any = None,
+        gate: Any = None,
+    ) -> Any:
+        shifted = np.asarray(x, float) + (0.0 if bias is None else np.exp(np.asarray(bias, float)))
+        return o(shifted, kernel, theta, activation, accumulate=accumulate, gate=gate)
+
+    return selective_phase
+
+
+#: claim id -> a perturbation that flips its verdict (one for every claim of the section).
+PERTURBATIONS: dict[str, Perturbation] = {
+    # the recurrent route off by a factor
+    "srope.prerotation": mode_wrap(recurrence, "selective_rope_attention", "recurrent", lambda out: 1.001 * out),
+    # float32 accumulation loses the parity
+    "srope.parity": wrap(
+        rotary, "cumulative_phase", lambda o: lambda om, th=1.0, accumulate="float64": o(om, th, accumulate="float32")
+    ),
+    # every kernel replaced by the first difference: no path dependence anywhere
+    "srope.path_dependence": wrap(
+        rotary, "selective_phase", lambda o: lambda x, kernel, *a, **k: o(x, [-1.0, 1.0], *a, **k)
+    ),
+    # the bias applied before the convolution: increments are no longer constant
+    "srope.bias_only": wrap(rotary, "selective_phase", _bias_before_conv),
+    # a "causal" convolution that peeks one step ahead
+    "srope.conv_causal": wrap(
+        rotary,
+        "short_conv",
+        lambda o: lambda x, kernel, *a, **k: o(np.roll(np.asarray(x, float), -1, axis=-2), kernel, *a, **k),
+    ),
+}
+
+#: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
+EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # rotations whose phase also accumulates the token contents (no longer a fixed RoPE): the
+    # scores of the two strings then differ
+    "srope.parity/rope": (
+        "srope.parity",
+        wrap(
+            rotary,
+            "rotate",
+            lambda o: (
+                lambda x, ang, *a, **k: o(
+                    x,
+                    np.asarray(ang) + (np.cumsum(np.asarray(x, float)[..., :1], axis=-2) if np.ndim(x) >= 2 else 0.0),
+                    *a,
+                    **k,
+                )
+            ),
+        ),
+    ),
+}
+
+
+def test_every_claim_of_the_section_has_a_perturbation() -> None:
+    assert set(PERTURBATIONS) == section_claims(SECTION)
+    assert {cid for cid, _ in EXTRA_PERTURBATIONS.values()} <= section_claims(SECTION)
+
+
+@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
+def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
+def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    cid, perturb = EXTRA_PERTURBATIONS[name]
+    assert_flips(monkeypatch, cid, perturb)

@@ -1,0 +1,51 @@
+"""Perturbations of the SSM-window claims (``ropelab.claims.spectra``): each replaces what a check
+relies on with a subtly wrong version, and the check's verdict must then flip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ropelab import spectra
+from tests.claims_perturb import Perturbation, assert_flips, section_claims, wrap
+
+SECTION = "spectra"
+
+
+#: claim id -> a perturbation that flips its verdict (one for every claim of the section).
+PERTURBATIONS: dict[str, Perturbation] = {
+    # a pure rotation that secretly decays
+    "ssm.window_rect": wrap(spectra, "ssm_impulse", lambda o: lambda alpha, omega, N: o(alpha + 0.01, omega, N)),
+    # a "decay" window with Hann's shape would always beat the rectangle
+    "ssm.decay_leakage": wrap(spectra, "ssm_window", lambda o: lambda *, alpha, N: spectra.window("hann", N)),
+    "ssm.hann_vs_decay": wrap(spectra, "ssm_window", lambda o: lambda *, alpha, N: spectra.window("hann", N)),
+    # forgetting by the real part: |h[n]| = |Re a|^n
+    "ssm.real_part": wrap(
+        spectra, "ssm_impulse", lambda o: lambda alpha, omega, N: (np.exp(-alpha) * np.cos(omega)) ** np.arange(N) + 0j
+    ),
+}
+
+#: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
+EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # a far-leakage measure that ignores the decay (the rectangle's spectrum for every window)
+    "ssm.decay_leakage/far": (
+        "ssm.decay_leakage",
+        wrap(spectra, "spectrum", lambda o: lambda x, pad=64: o(np.hanning(len(x)), pad)),
+    ),
+}
+
+
+def test_every_claim_of_the_section_has_a_perturbation() -> None:
+    assert set(PERTURBATIONS) == section_claims(SECTION)
+    assert {cid for cid, _ in EXTRA_PERTURBATIONS.values()} <= section_claims(SECTION)
+
+
+@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
+def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
+def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    cid, perturb = EXTRA_PERTURBATIONS[name]
+    assert_flips(monkeypatch, cid, perturb)
