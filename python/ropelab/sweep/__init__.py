@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -37,6 +37,10 @@ from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
 from ropelab.sweep._store import Store, read_text_nofollow
 from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 __all__ = ["run", "load", "to_xarray", "tasks", "register_task", "cell_seed", "Grid", "Task", "REQUIRED"]
 
@@ -59,7 +63,7 @@ def tasks() -> dict[str, Task]:
     return dict(TASKS)
 
 
-def _frame(task: Task, grid: Grid, rows: Rows) -> Any:
+def _frame(task: Task, grid: Grid, rows: Rows) -> pd.DataFrame:
     """The tidy table of ``rows``: a ``cell`` column, one column per axis, one per output."""
     import pandas as pd
 
@@ -70,7 +74,7 @@ def _frame(task: Task, grid: Grid, rows: Rows) -> Any:
         data[name] = grid.column(name, cells)
     for name, dtype in task.outputs:
         data[name] = np.asarray([out[name] for _, out in rows], dtype=dtype)
-    return pd.DataFrame(data)
+    return cast("pd.DataFrame", pd.DataFrame(data))
 
 
 def _attrs(grid: Grid, spec: dict[str, Any], digest: str) -> dict[str, Any]:
@@ -136,7 +140,7 @@ def run(
     batch_size: int | None = None,
     progress: bool = True,
     nthreads: int | None = None,
-) -> Any:
+) -> pd.DataFrame:
     """Run ``task`` on every cell of ``grid`` and return the tidy table.
 
     Parameters
@@ -253,12 +257,12 @@ def run(
                 run_dask(client, t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
         if opened is not None:
             opened.compact()
-    df = _frame(t, g, rows).set_index("cell")
+    df = cast("pd.DataFrame", _frame(t, g, rows).set_index("cell"))
     df.attrs.update(_attrs(g, spec, digest))
     return df
 
 
-def load(store: str | os.PathLike[str]) -> Any:
+def load(store: str | os.PathLike[str]) -> pd.DataFrame:
     """The cells finished so far in a sweep's store, as the table :func:`run` returns.
 
     ``df.attrs["complete"]`` tells whether every cell of the grid is there.
@@ -310,7 +314,7 @@ def load(store: str | os.PathLike[str]) -> Any:
             f"sweep.load: the store's {str(path / '_sweep.json')!r} is damaged ({type(exc).__name__}: {exc})"
         ) from None
     rows = _stored_rows(Store(path, digest, spec, where="sweep.load"), t, g)
-    df = _frame(t, g, rows).set_index("cell")
+    df = cast("pd.DataFrame", _frame(t, g, rows).set_index("cell"))
     df.attrs.update(_attrs(g, spec, meta["digest"]), complete=len(rows) == len(g))
     return df
 
@@ -322,7 +326,7 @@ def _unique(column: Any) -> Any:
     return pd.unique(column.to_numpy())
 
 
-def to_xarray(df: Any) -> Any:
+def to_xarray(df: pd.DataFrame) -> xr.Dataset:
     """The table of :func:`run` as an ``xarray.Dataset`` with one dimension per axis.
 
     Needs xarray (``pip install 'ropelab[xarray]'``).
@@ -354,7 +358,7 @@ def to_xarray(df: Any) -> Any:
     """
     import pandas as pd
 
-    xr = require("xarray", "to_xarray")
+    xarray = require("xarray", "to_xarray")
     if not isinstance(df, pd.DataFrame):
         raise TypeError(
             f"sweep.to_xarray: df must be a pandas.DataFrame returned by sweep.run or sweep.load, "
@@ -377,9 +381,13 @@ def to_xarray(df: Any) -> Any:
     outputs = [c for c in df.columns if c not in axes]
     if len(df) == int(np.prod(shape)) and df.index.is_monotonic_increasing:
         # a complete table in cell order is the grid in row-major order: keep the grid's value order
-        return xr.Dataset(
-            {c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs},
-            coords=coords,
-            attrs={k: v for k, v in df.attrs.items() if k != "axes"},
+        return cast(
+            "xr.Dataset",
+            xarray.Dataset(
+                {c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs},
+                coords=coords,
+                attrs={k: v for k, v in df.attrs.items() if k != "axes"},
+            ),
         )
-    return df.reset_index(drop=True).set_index(axes)[outputs].to_xarray()  # missing cells become NaN
+    # missing cells become NaN
+    return cast("xr.Dataset", df.reset_index(drop=True).set_index(axes)[outputs].to_xarray())
