@@ -59,3 +59,37 @@ def assert_flips(monkeypatch: pytest.MonkeyPatch, cid: str, perturb: Perturbatio
     (after,) = claims.run([cid])
     assert after.error is None, after.error
     assert after.verdict != before.verdict or not after.matches
+
+
+def add_section_tests(
+    namespace: dict[str, Any],
+    section: str,
+    perturbations: dict[str, Perturbation],
+    extra: dict[str, tuple[str, Perturbation]] | None = None,
+) -> None:
+    """Define the tests of one section's file in its module ``namespace`` (call it with ``globals()``):
+    every claim of ``section`` has a perturbation, each perturbation flips its claim's verdict, and
+    so does each of ``extra`` (when there are any).
+    """
+
+    def test_every_claim_of_the_section_has_a_perturbation() -> None:
+        assert set(perturbations) == section_claims(section)
+        assert {cid for cid, _ in (extra or {}).values()} <= section_claims(section)
+
+    @pytest.mark.parametrize("cid", sorted(perturbations))
+    def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
+        assert_flips(monkeypatch, cid, perturbations[cid])
+
+    namespace[test_every_claim_of_the_section_has_a_perturbation.__name__] = (
+        test_every_claim_of_the_section_has_a_perturbation
+    )
+    namespace[test_perturbation_flips_verdict.__name__] = test_perturbation_flips_verdict
+    if not extra:
+        return
+
+    @pytest.mark.parametrize("name", sorted(extra))
+    def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        cid, perturb = extra[name]
+        assert_flips(monkeypatch, cid, perturb)
+
+    namespace[test_extra_perturbation_flips_verdict.__name__] = test_extra_perturbation_flips_verdict

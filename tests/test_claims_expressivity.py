@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pytest
 
 from ropelab import expressivity
 from ropelab.claims import expressivity as expr_claims
-from tests.claims_perturb import Perturbation, assert_flips, section_claims
+from tests.claims_perturb import Perturbation, add_section_tests
 
 SECTION = "expressivity"
 
@@ -38,10 +37,4 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-def test_every_claim_of_the_section_has_a_perturbation() -> None:
-    assert set(PERTURBATIONS) == section_claims(SECTION)
-
-
-@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
-def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
-    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+add_section_tests(globals(), SECTION, PERTURBATIONS)

@@ -4,10 +4,9 @@ check relies on with a subtly wrong version, and the check's verdict must then f
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from ropelab import recurrence, rotary, transition
-from tests.claims_perturb import Perturbation, assert_flips, section_claims, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, wrap
 
 SECTION = "gates"
 
@@ -58,10 +57,4 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-def test_every_claim_of_the_section_has_a_perturbation() -> None:
-    assert set(PERTURBATIONS) == section_claims(SECTION)
-
-
-@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
-def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
-    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+add_section_tests(globals(), SECTION, PERTURBATIONS)

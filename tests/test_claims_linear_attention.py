@@ -4,10 +4,8 @@ flip."""
 
 from __future__ import annotations
 
-import pytest
-
 from ropelab import recurrence
-from tests.claims_perturb import Perturbation, assert_flips, section_claims, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, wrap
 
 SECTION = "linear_attention"
 
@@ -33,10 +31,4 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-def test_every_claim_of_the_section_has_a_perturbation() -> None:
-    assert set(PERTURBATIONS) == section_claims(SECTION)
-
-
-@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
-def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
-    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
+add_section_tests(globals(), SECTION, PERTURBATIONS)

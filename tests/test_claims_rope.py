@@ -7,10 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
 
 from ropelab import recurrence, rotary
-from tests.claims_perturb import Perturbation, assert_flips, section_claims, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, wrap
 
 SECTION = "rope"
 
@@ -78,17 +77,4 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
 }
 
 
-def test_every_claim_of_the_section_has_a_perturbation() -> None:
-    assert set(PERTURBATIONS) == section_claims(SECTION)
-    assert {cid for cid, _ in EXTRA_PERTURBATIONS.values()} <= section_claims(SECTION)
-
-
-@pytest.mark.parametrize("cid", sorted(PERTURBATIONS))
-def test_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, cid: str) -> None:
-    assert_flips(monkeypatch, cid, PERTURBATIONS[cid])
-
-
-@pytest.mark.parametrize("name", sorted(EXTRA_PERTURBATIONS))
-def test_extra_perturbation_flips_verdict(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    cid, perturb = EXTRA_PERTURBATIONS[name]
-    assert_flips(monkeypatch, cid, perturb)
+add_section_tests(globals(), SECTION, PERTURBATIONS, EXTRA_PERTURBATIONS)
