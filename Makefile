@@ -159,7 +159,9 @@ bench: install
 # environment, a fresh build directory of its own: never .venv's build/{wheel_tag}), linked for
 # glibc >= 2.31 (-DROPELAB_PORTABLE_GLIBC=ON: static libstdc++, older glibc symbol versions),
 # then repaired by auditwheel: libfftw3 and libsleef are copied into ropelab.libs/ and the
-# manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more).
+# manylinux_2_31 tag is checked (auditwheel refuses a wheel that needs more). .ci/wheel-licence.py
+# then sets the repaired wheel's License-Expression to the licences of what it contains (FFTW's
+# GPL-2.0-or-later, SLEEF's BSL-1.0, ...; the sdist's stays BSD-3-Clause: docs/install.md).
 WHEEL_PYTHON ?= $(abspath $(PY))
 WHEEL_PLAT := manylinux_2_31_x86_64
 DIST := dist
@@ -180,7 +182,7 @@ wheel: sysdeps sdist
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $$env/bin/python -m pip wheel -q --no-deps --no-cache-dir -w $$raw \
 	  -Cbuild-dir=$$bdir -Ccmake.define.ROPELAB_PORTABLE_GLIBC=ON $$(ls $(DIST)/ropelab-*.tar.gz); \
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/auditwheel repair --plat $(WHEEL_PLAT) -w $(DIST) $$raw/ropelab-*.whl; \
-	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(BIN)/auditwheel show $$whl; \
+	whl=$$(ls $(DIST)/ropelab-*-$$tag-$$tag-*.whl); $(PY) .ci/wheel-licence.py $$whl; $(BIN)/auditwheel show $$whl; \
 	echo "wheel: $$whl"
 
 # make test-wheel: the wheel as a user installs it. A new virtual environment in a temporary

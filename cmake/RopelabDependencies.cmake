@@ -6,14 +6,16 @@
 # Defines on success: the imported targets Eigen3::Eigen, Boost::headers, ropelab::fftw3,
 # ropelab::sleef, Threads::Threads, and RANDOM123_INCLUDE_DIR.
 #
-# tests/test_build_deps.py hides each dependency in turn with the standard switches
-# (CMAKE_DISABLE_FIND_PACKAGE_<Name>, PKG_CONFIG_LIBDIR, a RANDOM123_INCLUDE_DIR or
-# ROPELAB_BOOST_INCLUDE_DIR without the headers) and checks the message.
+# tests/test_build_deps.py hides each dependency in turn, and all of them at once, with the
+# standard switches (CMAKE_DISABLE_FIND_PACKAGE_<Name>, PKG_CONFIG_LIBDIR, and a folder without
+# the headers as RANDOM123_INCLUDE_DIR, ROPELAB_BOOST_INCLUDE_DIR, ROPELAB_FFTW3_INCLUDE_DIR or
+# ROPELAB_SLEEF_INCLUDE_DIR) and checks that the message lists exactly the hidden ones.
 
 set(_ropelab_missing "")
 
 # ropelab_dependency_missing(<id> <description> <apt> <dnf> <brew> <conda> [<note>])
-# Use "-" for a package manager that has no package; <note> is printed under the entry.
+# Where a package manager has no package, "!<command>" gives the shell command that installs the
+# dependency into its prefix instead; <note> is printed under the entry.
 function(ropelab_dependency_missing id description apt dnf brew conda)
   set(_ropelab_missing ${_ropelab_missing} ${id} PARENT_SCOPE)
   set(_ropelab_dep_${id}_description "${description}" PARENT_SCOPE)
@@ -77,60 +79,82 @@ endif()
 # --- Threads (part of the C/C++ toolchain) --------------------------------------------------------
 find_package(Threads REQUIRED)
 
-# --- pkg-config, then FFTW3 and SLEEF through it ------------------------------------------------------
-# FFTW's own CMake config is broken when FFTW is built with autotools (Debian's is): use pkg-config.
+# --- pkg-config, then FFTW3 and SLEEF through it ---------------------------------------------------
+# FFTW's own CMake config is broken when FFTW is built with autotools (Debian's is): the build takes
+# both libraries' flags from pkg-config. Each is also looked up by its header and library file
+# (find_path/find_library), so that whatever else is missing, pkg-config included, this one round
+# tells whether they are installed: a missing pkg-config never hides a missing FFTW3 or SLEEF.
 find_package(PkgConfig QUIET)
-set(_ropelab_fftw_ok FALSE)
-set(_ropelab_sleef_ok FALSE)
-set(_ropelab_pc_note "")
-if(PKG_CONFIG_FOUND)
-  pkg_check_modules(FFTW3 QUIET IMPORTED_TARGET fftw3)
-  pkg_check_modules(SLEEF QUIET IMPORTED_TARGET sleef)
-  if(FFTW3_FOUND AND TARGET PkgConfig::FFTW3)
-    set(_ropelab_fftw_ok TRUE)
-    add_library(ropelab::fftw3 ALIAS PkgConfig::FFTW3)
-  endif()
-  if(SLEEF_FOUND AND TARGET PkgConfig::SLEEF)
-    set(_ropelab_sleef_ok TRUE)
-    add_library(ropelab::sleef ALIAS PkgConfig::SLEEF)
-  endif()
-else()
+if(NOT PKG_CONFIG_FOUND)
   ropelab_dependency_missing(pkgconfig "pkg-config (finds FFTW3 and SLEEF)"
     pkg-config pkgconf-pkg-config pkgconf pkg-config)
-  # Without pkg-config, still tell whether FFTW3 and SLEEF are installed, so that the message
-  # lists everything at once; the build itself uses pkg-config's answer.
-  find_path(ROPELAB_FFTW3_INCLUDE_DIR fftw3.h)
-  find_library(ROPELAB_FFTW3_LIBRARY fftw3)
-  find_path(ROPELAB_SLEEF_INCLUDE_DIR sleef.h)
-  find_library(ROPELAB_SLEEF_LIBRARY sleef)
-  if(ROPELAB_FFTW3_INCLUDE_DIR AND ROPELAB_FFTW3_LIBRARY)
-    set(_ropelab_fftw_ok TRUE)
-  endif()
-  if(ROPELAB_SLEEF_INCLUDE_DIR AND ROPELAB_SLEEF_LIBRARY)
-    set(_ropelab_sleef_ok TRUE)
-  endif()
-  set(_ropelab_pc_note "(looked for without pkg-config)")
-endif()
-if(NOT _ropelab_fftw_ok)
-  ropelab_dependency_missing(fftw "FFTW3 (double precision, library + headers)"
-    libfftw3-dev fftw-devel fftw fftw ${_ropelab_pc_note})
-endif()
-if(NOT _ropelab_sleef_ok)
-  ropelab_dependency_missing(sleef "SLEEF (vectorised math library + headers)"
-    libsleef-dev sleef-devel sleef sleef ${_ropelab_pc_note})
 endif()
 
-# --- Random123 (headers only) ---------------------------------------------------------------------------
-find_path(RANDOM123_INCLUDE_DIR Random123/philox.h)
+# ropelab_find_pc_library(<id> <pkg-config module> <header> <library> <description> <apt> <dnf> <brew> <conda>)
+# Defines the target ropelab::<id> from pkg-config, or records <id> as missing. The cache variables
+# ROPELAB_<MODULE>_INCLUDE_DIR and ROPELAB_<MODULE>_LIBRARY hold the header/library look-up (a
+# folder without <header> given there counts as not installed: tests/test_build_deps.py).
+function(ropelab_find_pc_library id module header library description apt dnf brew conda)
+  string(TOUPPER "${module}" _up)
+  find_path(ROPELAB_${_up}_INCLUDE_DIR ${header})
+  find_library(ROPELAB_${_up}_LIBRARY ${library})
+  mark_as_advanced(ROPELAB_${_up}_INCLUDE_DIR ROPELAB_${_up}_LIBRARY)
+  set(_files FALSE)
+  if(ROPELAB_${_up}_INCLUDE_DIR AND EXISTS "${ROPELAB_${_up}_INCLUDE_DIR}/${header}" AND ROPELAB_${_up}_LIBRARY)
+    set(_files TRUE)
+  endif()
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(${_up} QUIET IMPORTED_TARGET ${module})
+    if(${_up}_FOUND AND TARGET PkgConfig::${_up})
+      add_library(ropelab::${id} ALIAS PkgConfig::${_up})
+      return()
+    endif()
+    if(_files)
+      set(_note "${header} (in ${ROPELAB_${_up}_INCLUDE_DIR}) and ${ROPELAB_${_up}_LIBRARY} are there, but "
+                "pkg-config finds no ${module}.pc: add the folder that holds it to PKG_CONFIG_PATH")
+      string(JOIN "" _note ${_note})
+      ropelab_dependency_missing(${id} "${description}" ${apt} ${dnf} ${brew} ${conda} "${_note}")
+    else()
+      ropelab_dependency_missing(${id} "${description}" ${apt} ${dnf} ${brew} ${conda})
+    endif()
+  elseif(NOT _files)
+    # (installed or not, the build stops for pkg-config, listed above)
+    ropelab_dependency_missing(${id} "${description}" ${apt} ${dnf} ${brew} ${conda})
+  endif()
+  set(_ropelab_missing ${_ropelab_missing} PARENT_SCOPE)
+  foreach(field description apt dnf brew conda note)
+    set(_ropelab_dep_${id}_${field} "${_ropelab_dep_${id}_${field}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+ropelab_find_pc_library(fftw3 fftw3 fftw3.h fftw3 "FFTW3 (double precision, library + headers)"
+  libfftw3-dev fftw-devel fftw fftw)
+ropelab_find_pc_library(sleef sleef sleef.h sleef "SLEEF (vectorised math library + headers)"
+  libsleef-dev sleef-devel sleef sleef)
+
+# --- Random123 (headers only, BSD-3-Clause) ---------------------------------------------------------
+# Debian/Ubuntu and Fedora package the headers; Homebrew and conda-forge do not, so their entries are
+# the commands that unpack Random123's release headers into the include folder of that prefix (which
+# CMake searches once the prefix's bin/ is on PATH, as `brew shellenv` and `conda activate` put it).
+# RANDOM123_INCLUDE_DIR, as a CMake variable or an environment variable, points elsewhere.
+find_path(RANDOM123_INCLUDE_DIR Random123/philox.h HINTS ENV RANDOM123_INCLUDE_DIR)
 if(NOT RANDOM123_INCLUDE_DIR OR NOT EXISTS "${RANDOM123_INCLUDE_DIR}/Random123/philox.h")
-  set(_note "Headers only: without a package, unpack a release of github.com/DEShawResearch/random123 "
-            "and pass -DRANDOM123_INCLUDE_DIR=<release>/include")
+  set(_r123 "curl -fsSL https://github.com/DEShawResearch/random123/archive/refs/tags/v1.14.0.tar.gz | "
+            "tar -xzf - --strip-components=2 -C")
+  string(JOIN "" _r123 ${_r123})
+  set(_r123_tail "random123-1.14.0/include/Random123")
+  set(_note "Elsewhere, unpack the same Random123/ folder into any <dir> and build with "
+            "-DRANDOM123_INCLUDE_DIR=<dir> (pip: -Ccmake.define.RANDOM123_INCLUDE_DIR=<dir>, or the "
+            "environment variable RANDOM123_INCLUDE_DIR=<dir>)")
   string(JOIN "" _note ${_note})
   if(RANDOM123_INCLUDE_DIR)
     set(_note "RANDOM123_INCLUDE_DIR=${RANDOM123_INCLUDE_DIR} has no Random123/philox.h. ${_note}")
   endif()
   ropelab_dependency_missing(random123 "Random123 (counter-based RNG headers)"
-    librandom123-dev Random123-devel - - "${_note}")
+    librandom123-dev Random123-devel
+    "!${_r123} \"$(brew --prefix)/include\" ${_r123_tail}"
+    "!${_r123} \"$CONDA_PREFIX/include\" ${_r123_tail}"
+    "${_note}")
 endif()
 
 # --- One message for all that is missing --------------------------------------------------------------
@@ -145,6 +169,7 @@ if(_ropelab_missing)
   string(APPEND _msg " Install the packages below, then build again.\n")
   foreach(pm apt dnf brew conda)
     set(_all_${pm} "")
+    set(_cmd_${pm} "")
   endforeach()
   foreach(id ${_ropelab_missing})
     string(APPEND _msg " \n   ${_ropelab_dep_${id}_description}\n")
@@ -159,8 +184,10 @@ if(_ropelab_missing)
       else()
         set(_label "conda-forge (conda):")
       endif()
-      if(_pkg STREQUAL "-")
-        string(APPEND _msg "     ${_label} no package (see the note)\n")
+      if(_pkg MATCHES "^!(.*)$")
+        string(APPEND _msg "     ${_label} no package; this puts the headers into its prefix:\n")
+        string(APPEND _msg "       ${CMAKE_MATCH_1}\n")
+        list(APPEND _cmd_${pm} "${CMAKE_MATCH_1}")
       else()
         string(APPEND _msg "     ${_label} ${_pkg}\n")
         string(APPEND _all_${pm} " ${_pkg}")
@@ -171,18 +198,29 @@ if(_ropelab_missing)
     endif()
   endforeach()
   string(APPEND _msg " \n All at once:\n")
-  if(_all_apt)
-    string(APPEND _msg "   Debian/Ubuntu:  sudo apt-get install${_all_apt}\n")
-  endif()
-  if(_all_dnf)
-    string(APPEND _msg "   Fedora/RHEL:    sudo dnf install${_all_dnf}\n")
-  endif()
-  if(_all_brew)
-    string(APPEND _msg "   Homebrew:       brew install${_all_brew}\n")
-  endif()
-  if(_all_conda)
-    string(APPEND _msg "   conda-forge:    conda install -c conda-forge${_all_conda}\n")
-  endif()
+  foreach(pm apt dnf brew conda)
+    if(pm STREQUAL "apt")
+      set(_line "   Debian/Ubuntu:  sudo apt-get install")
+    elseif(pm STREQUAL "dnf")
+      set(_line "   Fedora/RHEL:    sudo dnf install")
+    elseif(pm STREQUAL "brew")
+      set(_line "   Homebrew:       brew install")
+    else()
+      set(_line "   conda-forge:    conda install -c conda-forge")
+    endif()
+    if(_all_${pm})
+      string(APPEND _line "${_all_${pm}}")
+      if(_cmd_${pm})
+        string(APPEND _line " && ")
+      endif()
+    elseif(_cmd_${pm})
+      string(REGEX REPLACE "^(   [^:]+: +).*" "\\1" _line "${_line}")
+    endif()
+    if(_all_${pm} OR _cmd_${pm})
+      list(JOIN _cmd_${pm} " && " _cmds)
+      string(APPEND _msg "${_line}${_cmds}\n")
+    endif()
+  endforeach()
   string(APPEND _msg " (From a Debian/Ubuntu checkout, `make install` runs the apt-get line for you.)")
   message(FATAL_ERROR "${_msg}")
 endif()

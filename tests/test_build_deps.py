@@ -1,12 +1,15 @@
 """A user without the system dependencies gets ONE message, at configure time (before anything is
 compiled), listing every missing dependency with its package on Debian/Ubuntu, Fedora/RHEL,
-Homebrew and conda-forge (cmake/RopelabDependencies.cmake).
+Homebrew and conda-forge (cmake/RopelabDependencies.cmake), whatever is missing, pkg-config
+included: FFTW3 and SLEEF are also looked up by header and library, so a missing pkg-config never
+hides them.
 
 Each test configures the source tree's CMake project in a scratch directory with dependencies
 hidden through CMake's and pkg-config's own switches: ``CMAKE_DISABLE_FIND_PACKAGE_<Name>`` (Eigen,
-Boost, pkg-config), a ``PKG_CONFIG_LIBDIR`` holding only the other ``.pc`` files (FFTW3, SLEEF), an
-include directory without the headers (``RANDOM123_INCLUDE_DIR``, and ``ROPELAB_BOOST_INCLUDE_DIR``
-for Boost's plain-headers fallback). Configure only: a few seconds.
+Boost, pkg-config), a ``PKG_CONFIG_LIBDIR`` holding only the other ``.pc`` files together with an
+include directory without the header (FFTW3, SLEEF: ``ROPELAB_FFTW3_INCLUDE_DIR``,
+``ROPELAB_SLEEF_INCLUDE_DIR``), and the same for ``RANDOM123_INCLUDE_DIR`` and Boost's plain-headers
+fallback ``ROPELAB_BOOST_INCLUDE_DIR``. Configure only: a few seconds.
 """
 
 from __future__ import annotations
@@ -27,15 +30,25 @@ pytestmark = pytest.mark.skipif(
     reason="configures the source tree's CMake project; an installed wheel's tests have no source tree",
 )
 
-# id: (what the message calls it, apt, dnf, brew, conda-forge); "-" = no package (a note instead).
-# In the order of the message.
+# id: (what the message calls it, apt, dnf, brew, conda-forge); "!..." = no package, the entry gives
+# the command that unpacks the headers into that package manager's prefix. In the order of the message.
+R123 = (
+    "curl -fsSL https://github.com/DEShawResearch/random123/archive/refs/tags/v1.14.0.tar.gz"
+    " | tar -xzf - --strip-components=2 -C {prefix} random123-1.14.0/include/Random123"
+)
 PACKAGES = {
     "eigen": ("Eigen >= 3.3", "libeigen3-dev", "eigen3-devel", "eigen", "eigen"),
     "boost": ("Boost >= 1.71 with the Boost.Math headers", "libboost-dev", "boost-devel", "boost", "libboost-headers"),
     "pkgconfig": ("pkg-config", "pkg-config", "pkgconf-pkg-config", "pkgconf", "pkg-config"),
     "fftw": ("FFTW3", "libfftw3-dev", "fftw-devel", "fftw", "fftw"),
     "sleef": ("SLEEF", "libsleef-dev", "sleef-devel", "sleef", "sleef"),
-    "random123": ("Random123", "librandom123-dev", "Random123-devel", "-", "-"),
+    "random123": (
+        "Random123",
+        "librandom123-dev",
+        "Random123-devel",
+        "!" + R123.format(prefix='"$(brew --prefix)/include"'),
+        "!" + R123.format(prefix='"$CONDA_PREFIX/include"'),
+    ),
 }
 LABELS = ("Debian/Ubuntu (apt):", "Fedora/RHEL (dnf):", "Homebrew (brew):", "conda-forge (conda):")
 
@@ -92,13 +105,27 @@ def _hide(tmp_path: Path, ids: set[str]) -> tuple[list[str], dict[str, str]]:
     if "pkgconfig" in ids:
         args.append("-DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON")
     if ids & {"fftw", "sleef"}:
-        keep = [m for m, i in (("fftw3", "fftw"), ("sleef", "sleef")) if i not in ids]
-        env["PKG_CONFIG_LIBDIR"] = str(_pc_dir(tmp_path, keep))
+        # neither pkg-config's .pc file nor the header (looked for without pkg-config too)
+        pcs = (("fftw3", "fftw", "FFTW3"), ("sleef", "sleef", "SLEEF"))
+        env["PKG_CONFIG_LIBDIR"] = str(_pc_dir(tmp_path, [m for m, i, _ in pcs if i not in ids]))
+        for _, dep_id, var in pcs:
+            if dep_id in ids:
+                empty = tmp_path / f"no-{dep_id}"
+                empty.mkdir()
+                args.append(f"-DROPELAB_{var}_INCLUDE_DIR={empty}")
     if "random123" in ids:
         empty = tmp_path / "no-random123"
         empty.mkdir()
         args.append(f"-DRANDOM123_INCLUDE_DIR={empty}")
     return args, env
+
+
+def _entry(err: str, name: str) -> str | None:
+    """The entry of ``name`` in the message (its lines up to the next blank line), or None."""
+    block = re.split(rf"\n +{re.escape(name)}\b", err, maxsplit=1)
+    if len(block) != 2:
+        return None
+    return re.split(r"\n +\n", block[1], maxsplit=1)[0]
 
 
 def _check_message(r: subprocess.CompletedProcess[str], missing: set[str]) -> None:
@@ -110,19 +137,31 @@ def _check_message(r: subprocess.CompletedProcess[str], missing: set[str]) -> No
     n = len(missing)
     assert f"{n} dependenc{'y is' if n == 1 else 'ies are'} missing (nothing has been compiled)" in err, err
     for dep_id, (name, *pkgs) in PACKAGES.items():
+        entry = _entry(err, name)
         if dep_id not in missing:
-            assert f"   {name}" not in err, f"{name} is installed but listed:\n{err}"
+            assert entry is None, f"{name} is installed but listed:\n{err}"
             continue
-        block = err.split(f"   {name}", 1)
-        assert len(block) == 2, f"{name} not listed:\n{err}"
-        entry = block[1].split("\n \n", 1)[0].split("\n   \n", 1)[0]
+        assert entry is not None, f"{name} not listed:\n{err}"
         for label, pkg in zip(LABELS, pkgs):
-            expected = "no package (see the note)" if pkg == "-" else pkg
-            assert re.search(rf"{re.escape(label)} +{re.escape(expected)}\n", entry + "\n"), (
-                f"{label} {expected} not in the entry of {name}:\n{entry}"
-            )
-    apt = [p[1] for i, p in PACKAGES.items() if i in missing]
-    assert f"sudo apt-get install {' '.join(apt)}" in err, err
+            if pkg.startswith("!"):  # no package: the command that installs the headers, on the next line
+                expected = rf"{re.escape(label)} +no package; [^\n]*\n +{re.escape(pkg[1:])}\n"
+            else:
+                expected = rf"{re.escape(label)} +{re.escape(pkg)}\n"
+            assert re.search(expected, entry + "\n"), f"{label} {pkg} not in the entry of {name}:\n{entry}"
+    # the all-at-once lines: every package of the missing ones, in order, and nothing else
+    for i, (label, command) in enumerate(
+        (
+            ("Debian/Ubuntu:", "sudo apt-get install"),
+            ("Fedora/RHEL:", "sudo dnf install"),
+            ("Homebrew:", "brew install"),
+            ("conda-forge:", "conda install -c conda-forge"),
+        ),
+        start=1,
+    ):
+        pkgs = [p[i] for d, p in PACKAGES.items() if d in missing and not p[i].startswith("!")]
+        cmds = [p[i][1:] for d, p in PACKAGES.items() if d in missing and p[i].startswith("!")]
+        line = " && ".join(([f"{command} {' '.join(pkgs)}"] if pkgs else []) + cmds)
+        assert re.search(rf"\n +{re.escape(label)} +{re.escape(line)}\n", err), f"{label} {line}\n{err}"
 
 
 def test_nothing_missing_configures(tmp_path: Path) -> None:
@@ -140,7 +179,18 @@ def test_one_missing_dependency_is_named_with_its_packages(tmp_path: Path, dep: 
 def test_random123_note_tells_where_to_get_the_headers(tmp_path: Path) -> None:
     args, env = _hide(tmp_path, {"random123"})
     err = _configure(tmp_path, args, env).stderr
-    assert "has no Random123/philox.h" in err and "-DRANDOM123_INCLUDE_DIR=" in err, err
+    assert "has no Random123/philox.h" in err and "-DRANDOM123_INCLUDE_DIR=<dir>" in err, err
+
+
+def test_random123_from_the_environment_variable(tmp_path: Path) -> None:
+    # RANDOM123_INCLUDE_DIR in the environment (as pip passes it through) points to the headers
+    headers = tmp_path / "r123"
+    (headers / "Random123").mkdir(parents=True)
+    (headers / "Random123" / "philox.h").write_text("/* stand-in */\n")
+    r = _configure(tmp_path, [], {"RANDOM123_INCLUDE_DIR": str(headers)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    cache = (tmp_path / "build" / "CMakeCache.txt").read_text()
+    assert f"RANDOM123_INCLUDE_DIR:PATH={headers}" in cache
 
 
 def test_boost_from_plain_headers_configures(tmp_path: Path) -> None:
@@ -149,8 +199,22 @@ def test_boost_from_plain_headers_configures(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_every_missing_dependency_in_one_message(tmp_path: Path) -> None:
-    missing = {"eigen", "boost", "fftw", "sleef", "random123"}
+def test_nothing_installed_lists_all_six_in_one_message(tmp_path: Path) -> None:
+    missing = set(PACKAGES)
+    args, env = _hide(tmp_path, missing)
+    _check_message(_configure(tmp_path, args, env), missing)
+
+
+def test_every_missing_library_in_one_message(tmp_path: Path) -> None:
+    missing = set(PACKAGES) - {"pkgconfig"}
+    args, env = _hide(tmp_path, missing)
+    _check_message(_configure(tmp_path, args, env), missing)
+
+
+@pytest.mark.parametrize("dep", sorted(set(PACKAGES) - {"pkgconfig"}))
+def test_without_pkg_config_a_missing_dependency_is_still_reported(tmp_path: Path, dep: str) -> None:
+    # (FFTW3 and SLEEF in particular: looked up by header and library when pkg-config is missing)
+    missing = {"pkgconfig", dep}
     args, env = _hide(tmp_path, missing)
     _check_message(_configure(tmp_path, args, env), missing)
 
@@ -159,3 +223,11 @@ def test_without_pkg_config_the_others_are_still_reported(tmp_path: Path) -> Non
     missing = {"eigen", "boost", "pkgconfig", "random123"}
     args, env = _hide(tmp_path, missing)
     _check_message(_configure(tmp_path, args, env), missing)
+
+
+def test_library_installed_but_unseen_by_pkg_config_says_so(tmp_path: Path) -> None:
+    # FFTW3's header and library are there, its .pc file is not on pkg-config's path
+    env = {"PKG_CONFIG_LIBDIR": str(_pc_dir(tmp_path, ["sleef"]))}
+    r = _configure(tmp_path, [], env)
+    _check_message(r, {"fftw"})
+    assert "pkg-config finds no fftw3.pc: add the folder that holds it to PKG_CONFIG_PATH" in r.stderr, r.stderr

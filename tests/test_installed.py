@@ -42,6 +42,16 @@ LICENSE_FILES = [
 ]
 
 
+# The licence of each library a repaired wheel bundles (ropelab.libs/ on Linux, ropelab/.dylibs/ on
+# macOS), by file-name prefix, and of what every binary compiles in from headers: ropelab, Random123
+# and pybind11 (BSD-3-Clause), Eigen (MPL-2.0), Boost.Math (BSL-1.0). libstdc++, when the extension
+# links it statically (make wheel), adds its licence with the GCC runtime library exception.
+SOURCE_LICENCE = "BSD-3-Clause"
+BUNDLED_LICENCES = {"libfftw3": "GPL-2.0-or-later", "libsleef": "BSL-1.0"}
+COMPILED_IN_LICENCES = ("BSD-3-Clause", "MPL-2.0", "BSL-1.0")
+LIBSTDCXX_LICENCE = "GPL-3.0-or-later WITH GCC-exception-3.1"
+
+
 def _package_dir() -> Path:
     return Path(ropelab.__file__).resolve().parent
 
@@ -55,9 +65,55 @@ def test_version_is_single_sourced() -> None:
         assert ropelab.__version__ == m.group(1)
 
 
+def _bundled_libraries(dist: importlib.metadata.Distribution) -> list[Path]:
+    """The shared libraries the installed distribution carries (its RECORD), as files on disk."""
+    files = [f for f in dist.files or [] if str(f).startswith(("ropelab.libs/", "ropelab/.dylibs/"))]
+    paths = [Path(dist.locate_file(f)) for f in files]
+    for path in paths:
+        assert path.is_file(), f"{path} is in RECORD but not installed"
+    return paths
+
+
+def _links_libstdcxx_statically(dist: importlib.metadata.Distribution) -> bool:
+    (core,) = [Path(dist.locate_file(f)) for f in dist.files or [] if re.fullmatch(r"ropelab/_core[^/]*\.so", str(f))]
+    if core.read_bytes()[:4] != b"\x7fELF":
+        return False  # (macOS: the system's libc++, linked dynamically)
+    objdump = shutil.which("objdump")
+    assert objdump is not None, "objdump (binutils) is needed to read the extension's NEEDED entries"
+    out = subprocess.run([objdump, "-p", str(core)], capture_output=True, text=True, check=True).stdout
+    needed = re.findall(r"^\s*NEEDED\s+(\S+)", out, re.MULTILINE)
+    assert needed, out
+    return not any(n.startswith("libstdc++") for n in needed)
+
+
+def test_licence_expression_states_what_the_distribution_contains() -> None:
+    """The source, an sdist and a wheel built from it: ropelab's BSD-3-Clause. A repaired wheel (it
+    bundles libraries): the licences of those libraries and of what it compiles in, each once, derived
+    here from the files the installed wheel carries."""
+    dist = importlib.metadata.distribution("ropelab")
+    expression = dist.metadata["License-Expression"]
+    libs = _bundled_libraries(dist)
+    if WHEEL_TEST:
+        assert libs, "the repaired wheel bundles no library"
+    if not libs:
+        assert expression == SOURCE_LICENCE
+        return
+    expected = list(COMPILED_IN_LICENCES)
+    for lib in libs:
+        spdx = [v for k, v in BUNDLED_LICENCES.items() if re.match(rf"{re.escape(k)}[-.]", lib.name)]
+        assert len(spdx) == 1, f"{lib.name} is bundled, but its licence is not in BUNDLED_LICENCES"
+        expected.append(spdx[0])
+    if _links_libstdcxx_statically(dist):
+        expected.append(LIBSTDCXX_LICENCE)
+    terms = expression.split(" AND ")
+    assert len(terms) == len(set(terms)), expression
+    assert set(terms) == set(expected), f"{expression!r}: expected the terms {sorted(set(expected))}"
+    packaging_licenses = pytest.importorskip("packaging.licenses")
+    assert packaging_licenses.canonicalize_license_expression(expression) == expression
+
+
 def test_licences_are_in_the_distribution() -> None:
     dist = importlib.metadata.distribution("ropelab")
-    assert dist.metadata["License-Expression"] == "BSD-3-Clause"
     declared = set(dist.metadata.get_all("License-File") or [])
     assert declared == set(LICENSE_FILES)
     for name in LICENSE_FILES:
