@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ropelab._docstrings import shared
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -136,6 +138,7 @@ def _fine_sigmas(curves: Sequence[MSECurve], extra: Sequence[float], n: int = 40
     return out
 
 
+@shared
 def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, *, mark: bool = True) -> Figure:
     r"""MSE against the temperature σ: closed-form curves with Monte-Carlo points (±2 SE bars).
 
@@ -149,15 +152,13 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     ----------
     curves : MSECurve or sequence of MSECurve
         From :func:`ropelab.temperature.mse_curve` (one per D), all at the same ξ.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     mark : bool, default True
         Draw the vertical markers and the optima.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
@@ -237,6 +238,7 @@ def mse_vs_sigma(curves: Sequence[MSECurve] | MSECurve, ax: Axes | None = None, 
     return fig
 
 
+@shared
 def spectrum_db(
     windows: Mapping[str, npt.ArrayLike] | npt.ArrayLike,
     ax: Axes | None = None,
@@ -254,8 +256,7 @@ def spectrum_db(
     ----------
     windows : array_like or mapping of str to array_like
         One window, or labelled windows (each normalised to its own value at ``f = 0``).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     pad : int, default 64
         FFT padding factor (points per bin).
     fmax : float, optional
@@ -265,13 +266,11 @@ def spectrum_db(
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
-    TypeError
-        If ``ax`` is not an Axes.
+    {ax_error}
     ValueError
         If ``windows`` is empty, ``floor_db`` is not a finite negative number, or a window or
         ``pad`` is invalid (see :func:`ropelab.spectra.spectrum`).
@@ -313,6 +312,7 @@ def spectrum_db(
     return fig
 
 
+@shared
 def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leakage_db") -> Figure:
     r"""The SSM leakage map: a per-(α·N, ω) quantity as an image plus the per-α·N window sidelobes.
 
@@ -331,8 +331,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
@@ -422,6 +421,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     return fig
 
 
+@shared
 def sigma_star_vs_D(
     xis: Sequence[float] = (-0.5, 0.0, 0.5, 0.9),
     Ds: Sequence[float] | None = None,
@@ -440,22 +440,19 @@ def sigma_star_vs_D(
         Cosines ξ = q·k in [−1, 1].
     Ds : sequence of float, optional
         Feature counts (default: the distinct integers among 400 log-spaced values from 1 to 10⁶).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     estimator : {"trig", "positive"}, default "trig"
         The random-feature estimator.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
     ValueError
         If a ξ, a D or ``estimator`` is invalid (see :func:`ropelab.temperature.optimal_sigma`).
-    TypeError
-        If ``ax`` is not an Axes.
+    {ax_error}
 
     Examples
     --------
@@ -488,6 +485,7 @@ def sigma_star_vs_D(
     return fig
 
 
+@shared
 def decay_bound_curve(d: int = 128, base: float = 10000.0, r_max: int = 20000, ax: Axes | None = None) -> Figure:
     """RoFormer's relative upper bound B(r) (its Sec. 3.4.3) against the relative distance r.
 
@@ -501,20 +499,17 @@ def decay_bound_curve(d: int = 128, base: float = 10000.0, r_max: int = 20000, a
         RoPE base.
     r_max : int, default 20000
         Largest relative distance (≥ 1).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
     ValueError
         If ``r_max < 1`` or ``d``/``base`` are invalid (see :func:`ropelab.rotary.decay_bound`).
-    TypeError
-        If ``ax`` is not an Axes.
+    {ax_error}
 
     Examples
     --------
@@ -540,6 +535,7 @@ def decay_bound_curve(d: int = 128, base: float = 10000.0, r_max: int = 20000, a
     return fig
 
 
+@shared
 def recurrence_error_vs_T(
     Ts: Sequence[int] = (16, 64, 256, 1024, 4096),
     d: int = 16,
@@ -560,20 +556,17 @@ def recurrence_error_vs_T(
         Head dimension (even).
     seed : int
         Seed of the random inputs (``numpy.random.default_rng``).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------
     ValueError
         If ``Ts`` is empty or holds a length < 1, or ``d`` is not a positive even integer.
-    TypeError
-        If ``ax`` is not an Axes.
+    {ax_error}
 
     Examples
     --------
@@ -664,6 +657,7 @@ SWEEP_LABELS: dict[str, str] = {
 }
 
 
+@shared
 def sweep_lines(
     df: Any,
     x: str,
@@ -690,8 +684,7 @@ def sweep_lines(
         A standard-error column: points get ±2·err bars.
     ref : str, optional
         A reference column (e.g. ``analytic_mse``) drawn as a dashed line per group.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     logy : bool, default False
         Logarithmic vertical axis.
     max_lines : int, default 12
@@ -699,8 +692,7 @@ def sweep_lines(
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the axes.
+    {figure}
 
     Raises
     ------

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
@@ -97,13 +98,13 @@ def _provenance_lines(p: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+@shared
 def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     """Count the verdicts (``error`` for checks that raised) and of mismatches with the registry.
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
+    {results}
 
     Returns
     -------
@@ -129,15 +130,14 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     }
 
 
+@shared
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
     """One line: counts per verdict and whether every verdict is the expected one.
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
-    seconds : float or None
-        Wall time of the run, shown when given.
+    {results}
+    {seconds}
 
     Returns
     -------
@@ -174,13 +174,13 @@ def _short(x: Any, width: int = 160) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
+@shared
 def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 120) -> str:
     """A readable table grouped by section, with the verdict coloured when ``color``.
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
+    {results}
     color : bool
         Colour the verdicts with ANSI escape codes.
     width : int
@@ -231,6 +231,7 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
     return "\n".join(lines).lstrip("\n")
 
 
+@shared
 def to_json(
     results: Sequence[ClaimResult], seconds: float | None = None, provenance: Mapping[str, Any] | None = None
 ) -> str:
@@ -240,12 +241,9 @@ def to_json(
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
-    seconds : float or None
-        Wall time of the run, shown when given.
-    provenance : mapping, optional
-        The provenance record to include; ``None`` means :func:`claim_provenance` of ``results``.
+    {results}
+    {seconds}
+    {provenance}
 
     Returns
     -------
@@ -373,6 +371,7 @@ def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
+@shared
 def to_markdown(
     results: Sequence[ClaimResult],
     figures: Mapping[str, Path] | None = None,
@@ -386,16 +385,13 @@ def to_markdown(
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
+    {results}
     figures : mapping of str to pathlib.Path, optional
         Claim id to figure file (as returned by :func:`render_figures`).
     relative_to : str or path-like, optional
         Folder the figure links are made relative to; ``None`` keeps the paths as given.
-    seconds : float or None
-        Wall time of the run, shown when given.
-    provenance : mapping, optional
-        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
+    {seconds}
+    {provenance}
 
     Returns
     -------
@@ -457,6 +453,7 @@ img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margi
 """
 
 
+@shared
 def to_html(
     results: Sequence[ClaimResult],
     figures: Mapping[str, Path] | None = None,
@@ -469,14 +466,11 @@ def to_html(
 
     Parameters
     ----------
-    results : sequence of ClaimResult
-        The results of :func:`ropelab.claims.run`.
+    {results}
     figures : mapping of str to pathlib.Path, optional
         Claim id to PNG file (as returned by :func:`render_figures`), embedded in the page.
-    seconds : float or None
-        Wall time of the run, shown when given.
-    provenance : mapping, optional
-        The provenance record to show; ``None`` means :func:`claim_provenance` of ``results``.
+    {seconds}
+    {provenance}
 
     Returns
     -------

@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray, FloatOrArray
 from ropelab._validation import scalar_or_array
 
@@ -150,6 +151,7 @@ def mse(
     return scalar_or_array(out, sigma)
 
 
+@shared
 def estimate(
     q: ArrayLike,
     k: ArrayLike,
@@ -191,8 +193,7 @@ def estimate(
     seed : int
         Any integer in ``[0, 2**64)``. Trial ``t`` uses only the random numbers addressed by
         ``(seed, t)``, so results are bit-identical for every ``nthreads`` and across calls.
-    nthreads : int or None
-        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    {nthreads}
 
     Returns
     -------

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Literal
 
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 from ropelab._validation import integer
 
 __all__ = ["isa", "available", "set_isa", "using", "default_threads", "primitive_rate"]
@@ -126,6 +127,7 @@ def default_threads() -> int:
     return int(_core.simd.default_threads())
 
 
+@shared
 def primitive_rate(kind: Primitive, n: int = 2**24, *, repeat: int = 3, nthreads: int | None = None) -> float:
     """Throughput (values per second, best of ``repeat`` runs) of one primitive of the hot loops.
 
@@ -143,8 +145,7 @@ def primitive_rate(kind: Primitive, n: int = 2**24, *, repeat: int = 3, nthreads
         Values per run.
     repeat : int
         Runs; the fastest one counts (at least one run).
-    nthreads : int or None
-        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    {nthreads}
 
     Returns
     -------

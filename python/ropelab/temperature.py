@@ -23,6 +23,7 @@ import numpy.typing as npt
 from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
+from ropelab._docstrings import shared
 from ropelab._types import FloatArray, FloatOrArray
 from ropelab._validation import (
     broadcast_shape,
@@ -345,6 +346,7 @@ class MSECurve(ResultDisplay):
     convention: Convention
 
 
+@shared
 def mse_curve(
     xi: float,
     D: int,
@@ -381,8 +383,7 @@ def mse_curve(
         Monte-Carlo estimates per σ, ≥ 1.
     seed : int
         Seed of the random numbers (the same for every σ).
-    nthreads : int or None
-        Threads; ``None`` means all cores (or ``$ROPELAB_NUM_THREADS``).
+    {nthreads}
 
     Returns
     -------
