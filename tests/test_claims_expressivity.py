@@ -34,7 +34,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "delta.effective_transition": lambda m: m.setattr(
         recurrence,
         "delta_transitions",
-        (lambda orig: lambda k, beta, alpha=None, psi=None, **kw: orig(k, beta, alpha, None, **kw))(
+        (lambda orig: lambda k, beta, angles=None, gates=None, **kw: orig(k, beta, None, gates, **kw))(
             recurrence.delta_transitions
         ),
     ),

@@ -61,7 +61,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "rope.linear_attention": _wrap(
         recurrence,
         "selective_rope_attention",
-        lambda o: lambda q, k, v, psi, *a, **kw: o(q, k, v, 2 * np.asarray(psi), *a, **kw),
+        lambda o: lambda q, k, v, angles, *a, **kw: o(q, k, v, 2 * np.asarray(angles), *a, **kw),
     ),
     # an unconjugated complex form
     "complex.realify": _wrap(rotary, "complexify", lambda o: lambda x, *a, **k: np.conj(o(x, *a, **k))),
@@ -102,7 +102,7 @@ PERTURBATIONS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "gate.effective": _wrap(
         transition,
         "effective_sequence",
-        lambda o: lambda psi, gates=None, *a, **k: np.swapaxes(o(psi, gates, *a, **k), -1, -2),
+        lambda o: lambda angles, gates=None, *a, **k: np.swapaxes(o(angles, gates, *a, **k), -1, -2),
     ),
     # A^eff computed as Λ R regardless of the gate: the per-channel case then "agrees"
     "gate.commute": _wrap(
@@ -163,12 +163,12 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
         theta: Any = 1.0,
         activation: Any = None,
         *,
+        gates: Any = None,
         accumulate: str = "float64",
         bias: Any = None,
-        gate: Any = None,
     ) -> Any:
         shifted = np.asarray(x, float) + (0.0 if bias is None else np.exp(np.asarray(bias, float)))
-        return o(shifted, kernel, theta, activation, accumulate=accumulate, gate=gate)
+        return o(shifted, kernel, theta, activation, gates=gates, accumulate=accumulate)
 
     return selective_phase
 
@@ -185,11 +185,11 @@ PERTURBATIONS |= {
     "nope.permutation": _wrap(
         recurrence,
         "softmax_attention",
-        lambda o: lambda q, k, v, psi=None, *, causal=True, **kw: o(q, k, v, psi, causal=False, **kw),
+        lambda o: lambda q, k, v, angles=None, *, causal=True, **kw: o(q, k, v, angles, causal=False, **kw),
     ),
     # a gate that carries a sign flips the readout
     "gate.positive_no_flip": _wrap(
-        transition, "effective_sequence", lambda o: lambda psi, gates=None, *a, **k: -o(psi, gates, *a, **k)
+        transition, "effective_sequence", lambda o: lambda angles, gates=None, *a, **k: -o(angles, gates, *a, **k)
     ),
     # a per-channel gate silently replaced by its mean (a scalar gate) never turns a vector
     "gate.direction": _wrap(
@@ -258,7 +258,7 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]]
         _wrap(
             recurrence,
             "softmax_attention",
-            lambda o: lambda q, k, v, psi=None, *, scale=None, **kw: o(q, k, v, psi, **kw),
+            lambda o: lambda q, k, v, angles=None, *, scale=None, **kw: o(q, k, v, angles, **kw),
         ),
     ),
     # rotations whose phase also accumulates the token contents (no longer a fixed RoPE): the
