@@ -59,4 +59,6 @@ def test_batch_over_threads_matches_one_by_one() -> None:
     angles = np.cumsum(rng.uniform(-1, 1, (B, T, d // 2)), axis=1)
     batch = recurrence.delta_rule(q, k, v, beta, angles, gates, nthreads=2)
     for b in range(B):
-        assert np.array_equal(batch[b], recurrence.delta_rule(q[b], k[b], v[b], beta[b], angles[b], gates[b], nthreads=1))
+        assert np.array_equal(
+            batch[b], recurrence.delta_rule(q[b], k[b], v[b], beta[b], angles[b], gates[b], nthreads=1)
+        )

@@ -614,7 +614,5 @@ def delta_transitions(
         k = np.expand_dims(np.asarray(k), -2)
         beta = np.expand_dims(np.asarray(beta), -1)
     return np.asarray(
-        _core.recurrence.delta_transitions(
-            k=k, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads
-        )
+        _core.recurrence.delta_transitions(k=k, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads)
     )

@@ -126,9 +126,7 @@ def commutator_norm(
     >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
     0.5
     """
-    out = np.asarray(_core.transition.commutator_norm(
-        angles_prev=angles_prev, gates=gates, layout=layout, norm=norm
-    ))
+    out = np.asarray(_core.transition.commutator_norm(angles_prev=angles_prev, gates=gates, layout=layout, norm=norm))
     return float(out) if out.ndim == 0 else out
 
 
