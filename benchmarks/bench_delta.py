@@ -31,8 +31,8 @@ import ropelab as rl
 T, D, DV = 4096, 64, 64
 
 
-def numpy_delta(q, k, v, beta, alpha, psi):  # type: ignore[no-untyped-def]
-    c, s = np.cos(psi), np.sin(psi)
+def numpy_delta(q, k, v, beta, angles, gates):  # type: ignore[no-untyped-def]
+    c, s = np.cos(angles), np.sin(angles)
 
     def rot(x):  # type: ignore[no-untyped-def]
         out = np.empty_like(x)
@@ -45,17 +45,17 @@ def numpy_delta(q, k, v, beta, alpha, psi):  # type: ignore[no-untyped-def]
     S = np.zeros((v.shape[1], q.shape[1]))
     out = np.empty((q.shape[0], v.shape[1]))
     for t in range(q.shape[0]):
-        if alpha is not None:
-            S *= alpha[t]
+        if gates is not None:
+            S *= gates[t]
         u = beta[t] * (v[t] - S @ kr[t])
         S += np.outer(u, kr[t])
         out[t] = S @ qr[t]
     return out
 
 
-def numpy_delta_tuned(q, k, v, beta, alpha, psi):  # type: ignore[no-untyped-def]
+def numpy_delta_tuned(q, k, v, beta, angles, gates):  # type: ignore[no-untyped-def]
     """numpy_delta with preallocated buffers (``out=``) and the gates as Python floats."""
-    c, s = np.cos(psi), np.sin(psi)
+    c, s = np.cos(angles), np.sin(angles)
 
     def rot(x):  # type: ignore[no-untyped-def]
         out = np.empty_like(x)
@@ -68,7 +68,7 @@ def numpy_delta_tuned(q, k, v, beta, alpha, psi):  # type: ignore[no-untyped-def
     S = np.zeros((v.shape[1], q.shape[1]))
     out = np.empty((q.shape[0], v.shape[1]))
     u, outer = np.empty(v.shape[1]), np.empty_like(S)
-    al = alpha.tolist() if alpha is not None else None
+    al = gates.tolist() if gates is not None else None
     be = beta.tolist()
     for t in range(q.shape[0]):
         if al is not None:
@@ -105,19 +105,19 @@ def main() -> None:
     q, k = rng.standard_normal((2, T, D))
     k /= np.linalg.norm(k, axis=-1, keepdims=True)
     v = rng.standard_normal((T, DV))
-    beta, alpha = rng.uniform(0, 2, T), rng.uniform(0.9, 1, T)
-    psi = rl.rotary.cumulative_phase(rng.uniform(-0.1, 0.1, (T, D // 2)))
-    ours = rl.recurrence.delta_rule(q, k, v, beta, alpha, psi)
-    ref = numpy_delta(q, k, v, beta, alpha, psi)
+    beta, gates = rng.uniform(0, 2, T), rng.uniform(0.9, 1, T)
+    angles = rl.rotary.cumulative_phase(rng.uniform(-0.1, 0.1, (T, D // 2)))
+    ours = rl.recurrence.delta_rule(q, k, v, beta, angles, gates)
+    ref = numpy_delta(q, k, v, beta, angles, gates)
     err = float(np.abs(ours - ref).max() / np.abs(ref).max())
     assert err < 1e-10, err
-    assert np.array_equal(numpy_delta_tuned(q, k, v, beta, alpha, psi), ref)
-    assert np.array_equal(rl.recurrence.delta_rule(q, k, v, beta, alpha, psi, nthreads=1), ours)
+    assert np.array_equal(numpy_delta_tuned(q, k, v, beta, angles, gates), ref)
+    assert np.array_equal(rl.recurrence.delta_rule(q, k, v, beta, angles, gates, nthreads=1), ours)
     nthreads = int(os.environ.get("ROPELAB_NUM_THREADS") or os.cpu_count() or 1)
     print(f"gated delta rule + Selective RoPE, T={T}, d={D}, dv={DV} (one sequence, float64; agree to {err:.1e})")
     loops = {
-        "NumPy loop": lambda: numpy_delta(q, k, v, beta, alpha, psi),
-        "tuned loop": lambda: numpy_delta_tuned(q, k, v, beta, alpha, psi),
+        "NumPy loop": lambda: numpy_delta(q, k, v, beta, angles, gates),
+        "tuned loop": lambda: numpy_delta_tuned(q, k, v, beta, angles, gates),
     }
     base = {name: (best_of(fn, 3), best_cpu(fn, 3)) for name, fn in loops.items()}
     for name, (w, c) in base.items():
@@ -125,7 +125,7 @@ def main() -> None:
     # CPU time is summed over the threads: a ratio of CPU times compares work, not speed, so it is
     # printed for nthreads=1 only
     for label, nt in (("nthreads=1", 1), (f"default ({nthreads} threads)", None)):
-        fn = lambda nt=nt: rl.recurrence.delta_rule(q, k, v, beta, alpha, psi, nthreads=nt)  # noqa: E731
+        fn = lambda nt=nt: rl.recurrence.delta_rule(q, k, v, beta, angles, gates, nthreads=nt)  # noqa: E731
         w, c = best_of(fn, 20), best_cpu(fn, 20)
         ratios = "   ".join(
             f"vs {name}: wall {bw / w:5.1f}x" + (f"  CPU {bc / c:5.1f}x" if nt == 1 else "")
@@ -135,14 +135,14 @@ def main() -> None:
     t_np = base["NumPy loop"][0]
     for path in rl.simd.available():
         with rl.simd.using(path):  # type: ignore[arg-type]
-            t_path = best_of(lambda: rl.recurrence.delta_rule(q, k, v, beta, alpha, psi, nthreads=1), 10)
+            t_path = best_of(lambda: rl.recurrence.delta_rule(q, k, v, beta, angles, gates, nthreads=1), 10)
         print(f"    SIMD path {path:7s} (nthreads=1): {t_path * 1e3:8.2f} ms   ratio {t_np / t_path:6.1f}x")
     # a batch of 8 sequences: the core spreads them over the threads
     B = 8
     qb, kb = np.broadcast_to(q, (B, T, D)).copy(), np.broadcast_to(k, (B, T, D)).copy()
     vb, bb = np.broadcast_to(v, (B, T, DV)).copy(), np.broadcast_to(beta, (B, T)).copy()
-    t_batch = best_of(lambda: rl.recurrence.delta_rule(qb, kb, vb, bb, None, psi), 5)
-    t_np_batch = B * best_of(lambda: numpy_delta(q, k, v, beta, None, psi), 1)
+    t_batch = best_of(lambda: rl.recurrence.delta_rule(qb, kb, vb, bb, angles, None), 5)
+    t_np_batch = B * best_of(lambda: numpy_delta(q, k, v, beta, angles, None), 1)
     print(
         f"  batch of {B}: ropelab {t_batch * 1e3:8.2f} ms   NumPy loop (x{B}) {t_np_batch * 1e3:8.2f} ms   "
         f"ratio {t_np_batch / t_batch:6.1f}x"

@@ -48,10 +48,10 @@ def np_rotate(x: np.ndarray, angles: np.ndarray, layout: str) -> np.ndarray:
     return out
 
 
-def np_prerotated(q, k, v, psi, gates):
+def np_prerotated(q, k, v, angles, gates):
     """Pre-rotated gated linear attention as a masked score matrix (per-pair gates: products of
     decays as exp of cumulative log-decay differences)."""
-    qr, kr = np_rotate(q, psi, "interleaved"), np_rotate(k, psi, "interleaved")
+    qr, kr = np_rotate(q, angles, "interleaved"), np_rotate(k, angles, "interleaved")
     if gates is None:
         scores = np.tril(qr @ kr.T)
         return scores @ v
@@ -61,7 +61,7 @@ def np_prerotated(q, k, v, psi, gates):
     return np.tril(qs @ ks.T) @ v
 
 
-def np_recurrent(q, k, v, psi, gates):
+def np_recurrent(q, k, v, angles, gates):
     Tn, d = q.shape
     h = d // 2
     S = np.zeros((v.shape[1], d))
@@ -69,7 +69,7 @@ def np_recurrent(q, k, v, psi, gates):
     prev = np.zeros(h)
     for t in range(Tn):
         cp, sp = np.cos(prev), np.sin(prev)
-        c, s = np.cos(psi[t]), np.sin(psi[t])
+        c, s = np.cos(angles[t]), np.sin(angles[t])
         lam = np.ones(h) if gates is None else gates[t]
         b00 = cp * lam * c + sp * lam * s
         b01 = -cp * lam * s + sp * lam * c
@@ -80,7 +80,7 @@ def np_recurrent(q, k, v, psi, gates):
         S[:, 1::2] = x0 * b01 + x1 * b11
         S += np.outer(v[t], k[t])
         out[t] = S @ q[t]
-        prev = psi[t]
+        prev = angles[t]
     return out
 
 
@@ -93,25 +93,25 @@ def report(name: str, t_np: float, t_rl: float) -> None:
 def main() -> None:
     rng = np.random.default_rng(20251129)
     q, k, v = (rng.normal(size=(T, D)) / np.sqrt(D) for _ in range(3))
-    psi = np.cumsum(rng.normal(scale=0.1, size=(T, D // 2)), axis=0)
+    angles = np.cumsum(rng.normal(scale=0.1, size=(T, D // 2)), axis=0)
     gates = rng.uniform(0.97, 1.0, size=(T, D // 2))
     print(
         f"ropelab {rl.__version__}, numpy {np.__version__}; T={T}, d={D}, dv={DV}; best of 9 runs (2 for the NumPy Python loop)"
     )
 
     for label, g in (("no gates", None), ("per-pair gates", gates)):
-        ref = np_prerotated(q, k, v, psi, g)
-        ours = rl.recurrence.selective_rope_attention(q, k, v, psi, g, mode="prerotated")
+        ref = np_prerotated(q, k, v, angles, g)
+        ours = rl.recurrence.selective_rope_attention(q, k, v, angles, g, mode="prerotated")
         assert np.allclose(ours, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
-        t_np = best_time(lambda: np_prerotated(q, k, v, psi, g))
-        t_rl = best_time(lambda: rl.recurrence.selective_rope_attention(q, k, v, psi, g, mode="prerotated"))
+        t_np = best_time(lambda: np_prerotated(q, k, v, angles, g))
+        t_rl = best_time(lambda: rl.recurrence.selective_rope_attention(q, k, v, angles, g, mode="prerotated"))
         report(f"selective_rope_attention prerotated ({label})", t_np, t_rl)
 
-        ref = np_recurrent(q, k, v, psi, g)
-        ours = rl.recurrence.selective_rope_attention(q, k, v, psi, g, mode="recurrent")
+        ref = np_recurrent(q, k, v, angles, g)
+        ours = rl.recurrence.selective_rope_attention(q, k, v, angles, g, mode="recurrent")
         assert np.allclose(ours, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
-        t_np = best_time(lambda: np_recurrent(q, k, v, psi, g), repeat=2)
-        t_rl = best_time(lambda: rl.recurrence.selective_rope_attention(q, k, v, psi, g, mode="recurrent"))
+        t_np = best_time(lambda: np_recurrent(q, k, v, angles, g), repeat=2)
+        t_rl = best_time(lambda: rl.recurrence.selective_rope_attention(q, k, v, angles, g, mode="recurrent"))
         report(f"selective_rope_attention recurrent ({label})", t_np, t_rl)
 
     x64 = rng.normal(size=(8, T, D))

@@ -33,7 +33,7 @@ def fingerprint() -> dict[str, str]:
     k = rng.standard_normal(16) * 0.3
     T, d = 24, 8
     Q, K, V = (rng.standard_normal((T, d)) * 0.5 for _ in range(3))
-    psi = rng.standard_normal((T, d // 2)) * 0.2
+    angles = rng.standard_normal((T, d // 2)) * 0.2
     A = rng.standard_normal((6, 6))
 
     cases: dict[str, Callable[[], object]] = {
@@ -47,8 +47,8 @@ def fingerprint() -> dict[str, str]:
         "spectra.spectrum": lambda: np.concatenate(rl.spectra.spectrum(rl.spectra.window("hann", 48))),
         "spectra.ssm_spectrum": lambda: rl.spectra.ssm_spectrum(0.93, 0.4, 128, np.arange(64.0)),
         "transition.eigenvalues": lambda: rl.transition.eigenvalues(A),
-        "recurrence.selective_rope_attention": lambda: rl.recurrence.selective_rope_attention(Q, K, V, psi),
-        "rotary.rotate": lambda: rl.rotary.rotate(Q, psi),
+        "recurrence.selective_rope_attention": lambda: rl.recurrence.selective_rope_attention(Q, K, V, angles),
+        "rotary.rotate": lambda: rl.rotary.rotate(Q, angles),
     }
     out: dict[str, str] = {}
     for name, fn in cases.items():

@@ -3,7 +3,9 @@
 The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi`` before ``D``;
 ``D`` before ``sigma``; ``N`` before ``pad``; ``alpha`` before ``omega``; ``estimator`` before
 ``convention``; ``trials``, ``seed``, ``nthreads`` after the numerical settings; the core binds
-every function in its public order.
+every function in its public order. The end of the file checks one name and one place per
+concept (the table ``CONCEPTS``: rotary ``angles``, ``gates``) over every public signature and the
+``_core`` bindings.
 """
 
 from __future__ import annotations
@@ -309,3 +311,221 @@ def test_rule_sigma_unknown_rule_still_raises_value_error() -> None:
     for rule in ("cos", ["tan"], None):
         with pytest.raises(ValueError, match=r"attention\.rule_sigma: rule must be one of"):
             attention.rule_sigma(rule, xi=0.5, D=8, d=4)  # type: ignore[arg-type]
+
+
+# --- one name and one position per concept (CONTRIBUTING.md, "Argument order" rule 1) -----------------
+#
+# Every public parameter, _core binding argument and result field spells a concept one way. The table
+# maps a concept to the accepted name, the accepted qualified forms, the synonyms that must not appear
+# and, optionally, the public modules (and their _core submodules) where the synonyms are refused (None:
+# everywhere). A concept marked "derived" is an input derived alongside the data (per-step angles,
+# gates): it comes right after the data in the positional order (or first among the keyword-only
+# parameters), the derived concepts in the order of this table. Add a concept by adding a row.
+
+CONCEPT_MODULES = ("attention", "recurrence", "related", "selective", "rotary", "transition", "expressivity")
+
+CONCEPTS: dict[str, dict] = {
+    "rotary angles": {
+        "name": "angles",
+        "variants": ("angles_prev",),
+        "synonyms": ("psi", "psi_prev", "psi_t", "phases", "angle", "rotary_angles", "rotations"),
+        "modules": None,
+        "derived": True,
+    },
+    "gates": {
+        "name": "gates",
+        "variants": (),
+        "synonyms": ("gate", "forget", "forget_gates", "gate_values", "decays"),
+        "modules": None,
+        "derived": True,
+    },
+    # alpha is the SSM decay per sample in spectra; where gates are taken it must not name them
+    "gates (not alpha)": {
+        "name": "gates",
+        "variants": (),
+        "synonyms": ("alpha", "alphas", "lambda_"),
+        "modules": CONCEPT_MODULES,
+        "derived": True,
+    },
+}
+
+# The data a derived input may follow (positional-or-keyword parameters before the first derived one).
+DATA = frozenset({"q", "k", "v", "x", "X", "beta", "phi_q", "phi_k", "hidden", "g", "tokens"})
+
+
+def _public_signatures() -> dict[str, tuple[str, list[tuple[str, bool]]]]:
+    """qualified name -> (module, [(parameter, keyword-only)]) for the public functions, classes
+    (their fields) and methods of every public module."""
+    import importlib
+
+    out: dict[str, tuple[str, list[tuple[str, bool]]]] = {}
+    for mod_name in rl.__all__:
+        if mod_name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"ropelab.{mod_name}")
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name)
+            targets = []
+            if inspect.isfunction(obj):
+                targets.append((f"{mod_name}.{name}", obj))
+            elif inspect.isclass(obj):
+                targets.append((f"{mod_name}.{name}", obj))
+                for attr, raw in vars(obj).items():
+                    if not attr.startswith("_") and (
+                        inspect.isfunction(raw) or isinstance(raw, (classmethod, staticmethod))
+                    ):
+                        targets.append((f"{mod_name}.{name}.{attr}", getattr(obj, attr)))
+            for qual, fn in targets:
+                try:
+                    sig = inspect.signature(fn)
+                except (TypeError, ValueError):
+                    continue
+                params = [
+                    (p.name, p.kind is inspect.Parameter.KEYWORD_ONLY)
+                    for p in sig.parameters.values()
+                    if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                ]
+                out[qual] = (mod_name.split(".")[0], params)
+    return out
+
+
+def _def_params(line: str) -> list[tuple[str, bool]]:
+    import ast
+
+    fd = ast.parse(f"def {line}: ...").body[0]
+    assert isinstance(fd, ast.FunctionDef)
+    a = fd.args
+    return [(p.arg, False) for p in a.posonlyargs + a.args] + [(p.arg, True) for p in a.kwonlyargs]
+
+
+def _core_signatures() -> dict[str, tuple[str, list[tuple[str, bool]]]]:
+    """The _core bindings, from their docstrings (pybind11 writes the signature on the first line,
+    each overload on a line of its own) and, where the package ships them, from the stubs."""
+    import ast
+    import re
+    from pathlib import Path
+
+    out: dict[str, tuple[str, list[tuple[str, bool]]]] = {}
+    for sub in dir(_core):
+        smod = getattr(_core, sub)
+        if sub.startswith("_") or not inspect.ismodule(smod):
+            continue
+        for name in dir(smod):
+            fn = getattr(smod, name)
+            if name.startswith("_") or not callable(fn) or inspect.isclass(fn):
+                continue
+            lines = [ln for ln in (fn.__doc__ or "").splitlines() if re.match(rf"(\d+\. )?{name}\(", ln)]
+            for i, ln in enumerate(lines):
+                out[f"_core.{sub}.{name}" + (f"#{i}" if i else "")] = (sub, _def_params(re.sub(r"^\d+\. ", "", ln)))
+    stubs = Path(rl.__file__).parent / "_core"
+    for pyi in sorted(stubs.glob("*.pyi")):
+        tree = ast.parse(pyi.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                a = node.args
+                params = [(p.arg, False) for p in a.posonlyargs + a.args if p.arg not in ("self", "cls")]
+                params += [(p.arg, True) for p in a.kwonlyargs]
+                out[f"_core/{pyi.stem}.pyi:{node.name}:{node.lineno}"] = (pyi.stem, params)
+    return out
+
+
+def _concept_of(param: str) -> str | None:
+    for concept, row in CONCEPTS.items():
+        if row["derived"] and (param == row["name"] or param in row["variants"]):
+            return concept
+    return None
+
+
+def naming_problems(sigs: dict[str, tuple[str, list[tuple[str, bool]]]]) -> list[str]:
+    """Synonyms of a concept used as a parameter name, and derived inputs out of place."""
+    problems = []
+    order = [c for c, row in CONCEPTS.items() if row["derived"]]
+    for qual, (module, params) in sorted(sigs.items()):
+        names = [p for p, _ in params]
+        for concept, row in CONCEPTS.items():
+            if row["modules"] is not None and module not in row["modules"]:
+                continue
+            for bad in sorted(set(names) & set(row["synonyms"])):
+                problems.append(f"{qual}: {bad!r} spells the concept {concept!r}, whose name is {row['name']!r}")
+        derived = [(i, p, kw, _concept_of(p)) for i, (p, kw) in enumerate(params) if _concept_of(p)]
+        if not derived:
+            continue
+        ranks = [order.index(c) for _, _, _, c in derived]  # type: ignore[arg-type]
+        if ranks != sorted(ranks):
+            problems.append(
+                f"{qual}: {[p for _, p, _, _ in derived]} not in the order {[CONCEPTS[c]['name'] for c in order]}"
+            )
+        idx = [i for i, _, _, _ in derived]
+        if idx != list(range(idx[0], idx[0] + len(idx))):
+            problems.append(f"{qual}: {[p for _, p, _, _ in derived]} are not adjacent in {names}")
+        first, _, first_kw, _ = derived[0]
+        if first_kw:
+            before = [p for p, kw in params[:first] if kw]
+            if before:
+                problems.append(
+                    f"{qual}: keyword-only {derived[0][1]!r} must come first among the keyword-only, after {before}"
+                )
+        else:
+            before = [p for p, _ in params[:first] if p not in DATA]
+            if before:
+                problems.append(f"{qual}: {derived[0][1]!r} must follow the data directly, not {before}")
+    return problems
+
+
+def test_one_name_and_one_position_per_concept_in_the_python_api() -> None:
+    sigs = _public_signatures()
+    assert "recurrence.delta_rule" in sigs and "attention.softmax" in sigs and "transition.effective" in sigs
+    assert not naming_problems(sigs), "\n".join(naming_problems(sigs))
+
+
+def test_one_name_and_one_position_per_concept_in_the_core_bindings() -> None:
+    sigs = _core_signatures()
+    assert "_core.recurrence.delta_rule" in sigs and "_core.transition.effective" in sigs
+    assert not naming_problems(sigs), "\n".join(naming_problems(sigs))
+
+
+def test_angles_and_gates_sit_at_the_same_place_relative_to_the_data() -> None:
+    from ropelab import recurrence, related, transition
+
+    def pos(fn: object) -> list[str]:
+        return [p for p in _params(fn) if p in ("q", "k", "v", "beta", "angles", "gates")]
+
+    for fn in (recurrence.delta_rule, recurrence.delta_product):
+        assert pos(fn) == ["q", "k", "v", "beta", "angles", "gates"]
+    assert pos(recurrence.delta_transitions) == ["k", "beta", "angles", "gates"]
+    assert pos(recurrence.selective_rope_attention) == ["q", "k", "v", "angles", "gates"]
+    assert pos(recurrence.softmax_attention) == ["q", "k", "v", "angles"]
+    assert pos(recurrence.fox_attention) == pos(related.fox) == ["q", "k", "v", "gates"]
+    assert _params(transition.effective)[:3] == ["angles_prev", "angles", "gates"]
+    assert _params(transition.effective_sequence)[:2] == ["angles", "gates"]
+    for fn in (attention.softmax, attention.random_feature, attention.error):
+        sig = inspect.signature(fn)
+        kw = [p for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
+        assert kw[0].name == "angles", fn
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ([("q", False), ("k", False), ("v", False), ("phases", True)], "'phases' spells the concept 'rotary angles'"),
+        ([("x", False), ("psi", False)], "'psi' spells"),
+        ([("q", False), ("forget", False)], "'forget' spells the concept 'gates'"),
+        ([("angles", False), ("gate", False)], "'gate' spells"),
+        ([("q", False), ("k", False), ("v", False), ("beta", False), ("alpha", False)], "'alpha' spells"),
+        ([("q", False), ("k", False), ("v", False), ("gates", False), ("angles", False)], "not in the order"),
+        ([("q", False), ("angles", False), ("mode", False), ("gates", False)], "not adjacent"),
+        ([("q", False), ("k", False), ("mode", False), ("gates", False)], "must follow the data directly"),
+        (
+            [("q", False), ("k", False), ("D", False), ("causal", True), ("angles", True)],
+            "first among the keyword-only",
+        ),
+    ],
+)
+def test_the_naming_check_finds_each_kind_of_problem(params: list[tuple[str, bool]], match: str) -> None:
+    problems = naming_problems({"recurrence.example": ("recurrence", params)})
+    assert any(match in p for p in problems), problems
+
+
+def test_alpha_is_left_to_the_decay_outside_the_modules_that_take_gates() -> None:
+    ok = {"spectra.example": ("spectra", [("alpha", False), ("omega", False), ("N", False)])}
+    assert not naming_problems(ok)

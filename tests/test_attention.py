@@ -117,7 +117,7 @@ def test_softmax_bias_minus_inf_masks():
 def test_softmax_phases_compose_with_rotate():
     q, k, v = qkv(7, d=8, T=12)
     p = rotary.rope_angles(np.arange(12), 8)
-    out = attention.softmax(q, k, v, phases=p, layout="half")
+    out = attention.softmax(q, k, v, angles=p, layout="half")
     ref = attention.softmax(rotary.rotate(q, p, "half"), rotary.rotate(k, p, "half"), v)
     np.testing.assert_array_equal(out, ref)
 
@@ -209,7 +209,7 @@ def test_random_feature_per_pair_sigma_definition():
 def test_random_feature_phases_compose_with_rotate():
     q, k, v = qkv(12, d=8, T=40)
     p = rotary.rope_angles(np.arange(40), 8)
-    out = attention.random_feature(q, k, v, 32, phases=p, seed=1)
+    out = attention.random_feature(q, k, v, 32, angles=p, seed=1)
     ref = attention.random_feature(rotary.rotate(q, p), rotary.rotate(k, p), v, 32, seed=1)
     np.testing.assert_array_equal(out, ref)
 
@@ -435,8 +435,8 @@ def test_bad_shapes():
         attention.softmax(q, k, v, bias=np.zeros((4, 5)))
     with pytest.raises(ValueError, match=r"bias must be finite or -inf"):
         attention.softmax(q, k, v, bias=np.full((5, 5), np.nan))
-    with pytest.raises(ValueError, match=r"phases"):
-        attention.softmax(q, k, v, phases=np.zeros((5, 3)))
+    with pytest.raises(ValueError, match=r"angles"):
+        attention.softmax(q, k, v, angles=np.zeros((5, 3)))
 
 
 def test_bad_values():

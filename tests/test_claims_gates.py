@@ -17,7 +17,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "gate.effective": wrap(
         transition,
         "effective_sequence",
-        lambda o: lambda psi, gates=None, *a, **k: np.swapaxes(o(psi, gates, *a, **k), -1, -2),
+        lambda o: lambda angles, gates=None, *a, **k: np.swapaxes(o(angles, gates, *a, **k), -1, -2),
     ),
     # A^eff computed as Λ R regardless of the gate: the per-channel case then "agrees"
     "gate.commute": wrap(
@@ -40,7 +40,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "householder.delta": wrap(transition, "generalized_householder", lambda o: lambda w, beta: o(w, 2.0)),
     # a gate that carries a sign flips the readout
     "gate.positive_no_flip": wrap(
-        transition, "effective_sequence", lambda o: lambda psi, gates=None, *a, **k: -o(psi, gates, *a, **k)
+        transition, "effective_sequence", lambda o: lambda angles, gates=None, *a, **k: -o(angles, gates, *a, **k)
     ),
     # a per-channel gate silently replaced by its mean (a scalar gate) never turns a vector
     "gate.direction": wrap(
@@ -50,7 +50,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "delta.effective_transition": lambda m: m.setattr(
         recurrence,
         "delta_transitions",
-        (lambda orig: lambda k, beta, alpha=None, psi=None, **kw: orig(k, beta, alpha, None, **kw))(
+        (lambda orig: lambda k, beta, angles=None, gates=None, **kw: orig(k, beta, None, gates, **kw))(
             recurrence.delta_transitions
         ),
     ),

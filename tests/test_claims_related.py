@@ -35,7 +35,7 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
         wrap(
             recurrence,
             "softmax_attention",
-            lambda o: lambda q, k, v, psi=None, *, scale=None, **kw: o(q, k, v, psi, **kw),
+            lambda o: lambda q, k, v, angles=None, *, scale=None, **kw: o(q, k, v, angles, **kw),
         ),
     ),
     # ALiBi slopes off by 1 % in the softmax form only

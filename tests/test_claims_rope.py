@@ -47,7 +47,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "rope.linear_attention": wrap(
         recurrence,
         "selective_rope_attention",
-        lambda o: lambda q, k, v, psi, *a, **kw: o(q, k, v, 2 * np.asarray(psi), *a, **kw),
+        lambda o: lambda q, k, v, angles, *a, **kw: o(q, k, v, 2 * np.asarray(angles), *a, **kw),
     ),
     # an unconjugated complex form
     "complex.realify": wrap(rotary, "complexify", lambda o: lambda x, *a, **k: np.conj(o(x, *a, **k))),
@@ -63,7 +63,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "nope.permutation": wrap(
         recurrence,
         "softmax_attention",
-        lambda o: lambda q, k, v, psi=None, *, causal=True, **kw: o(q, k, v, psi, causal=False, **kw),
+        lambda o: lambda q, k, v, angles=None, *, causal=True, **kw: o(q, k, v, angles, causal=False, **kw),
     ),
 }
 

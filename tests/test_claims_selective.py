@@ -23,12 +23,12 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
         theta: Any = 1.0,
         activation: Any = None,
         *,
+        gates: Any = None,
         accumulate: str = "float64",
         bias: Any = None,
-        gate: Any = None,
     ) -> Any:
         shifted = np.asarray(x, float) + (0.0 if bias is None else np.exp(np.asarray(bias, float)))
-        return o(shifted, kernel, theta, activation, accumulate=accumulate, gate=gate)
+        return o(shifted, kernel, theta, activation, gates=gates, accumulate=accumulate)
 
     return selective_phase
 

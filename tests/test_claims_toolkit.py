@@ -18,7 +18,7 @@ def test_selective_phase_bias_and_gate_follow_the_released_order() -> None:
     theta = np.array([1.0, 0.5, 0.25])
     y = rotary.short_conv(x, kern, "silu")
     expected = theta * np.cumsum(g * (y + np.exp(b)), axis=0)
-    got = rotary.selective_phase(x, kern, theta, "silu", bias=b, gate=g)
+    got = rotary.selective_phase(x, kern, theta, "silu", bias=b, gates=g)
     np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
     # without bias and gate the compiled path is used and agrees with the composition
     np.testing.assert_allclose(
@@ -35,13 +35,13 @@ def test_selective_phase_bad_bias_and_gate() -> None:
         rotary.selective_phase(x, [1.0], bias=[0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match=r"selective_phase: bias must be .* got \[nan, 0.0\]"):
         rotary.selective_phase(x, [1.0], bias=[float("nan"), 0.0])
-    with pytest.raises(ValueError, match=r"selective_phase: gate must hold finite values in \[0, 1\], got 1.5"):
-        rotary.selective_phase(x, [1.0], gate=1.5)
-    with pytest.raises(ValueError, match=r"selective_phase: gate of shape \(3, 1\) does not broadcast"):
-        rotary.selective_phase(x, [1.0], gate=np.ones((3, 1)))
-    for gate in (0j, np.full((5, 2), 0.5 + 0j), "0.5", ["0.5"]):  # not real numbers: refused, not cast
-        with pytest.raises(TypeError, match=r"selective_phase: gate must be a real array, got dtype"):
-            rotary.selective_phase(x, [1.0], gate=gate)
+    with pytest.raises(ValueError, match=r"selective_phase: gates must hold finite values in \[0, 1\], got 1.5"):
+        rotary.selective_phase(x, [1.0], gates=1.5)
+    with pytest.raises(ValueError, match=r"selective_phase: gates of shape \(3, 1\) does not broadcast"):
+        rotary.selective_phase(x, [1.0], gates=np.ones((3, 1)))
+    for gates in (0j, np.full((5, 2), 0.5 + 0j), "0.5", ["0.5"]):  # not real numbers: refused, not cast
+        with pytest.raises(TypeError, match=r"selective_phase: gates must be a real array, got dtype"):
+            rotary.selective_phase(x, [1.0], gates=gates)
 
 
 def test_spectrum_float32() -> None:

@@ -12,20 +12,20 @@ from hypothesis import strategies as st
 from ropelab import recurrence, rotary
 
 
-def _rotation(psi: np.ndarray, d: int, layout: str) -> np.ndarray:
-    return rotary.rotation_matrix(psi, layout)  # (d, d)
+def _rotation(angles: np.ndarray, d: int, layout: str) -> np.ndarray:
+    return rotary.rotation_matrix(angles, layout)  # (d, d)
 
 
-def numpy_delta_product(q, k, v, beta, alpha=None, psi=None, layout="interleaved"):  # type: ignore[no-untyped-def]
+def numpy_delta_product(q, k, v, beta, angles=None, gates=None, layout="interleaved"):  # type: ignore[no-untyped-def]
     """Reference: the recurrence written out with dense matrices (O(T n_h d² dv))."""
     T, d = q.shape
     n_h, dv = k.shape[1], v.shape[2]
     S = np.zeros((dv, d))
     out = np.empty((T, dv))
     for t in range(T):
-        C = _rotation(psi[t], d, layout) if psi is not None else np.eye(d)
-        if alpha is not None:
-            S = alpha[t] * S
+        C = _rotation(angles[t], d, layout) if angles is not None else np.eye(d)
+        if gates is not None:
+            S = gates[t] * S
         for j in range(n_h):
             kk = C @ k[t, j]
             S = S @ (np.eye(d) - beta[t, j] * np.outer(kk, kk)) + beta[t, j] * np.outer(v[t, j], kk)
@@ -44,10 +44,10 @@ def test_delta_product_matches_numpy(layout: str, n_h: int, gated: bool, rotated
     k = rng.standard_normal((T, n_h, d))
     v = rng.standard_normal((T, n_h, dv))
     beta = rng.uniform(0, 2, (T, n_h))
-    alpha = rng.uniform(0.3, 1, T) if gated else None
-    psi = np.cumsum(rng.uniform(-1, 1, (T, d // 2)), axis=0) if rotated else None
-    got = recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout)  # type: ignore[arg-type]
-    want = numpy_delta_product(q, k, v, beta, alpha, psi, layout)
+    gates = rng.uniform(0.3, 1, T) if gated else None
+    angles = np.cumsum(rng.uniform(-1, 1, (T, d // 2)), axis=0) if rotated else None
+    got = recurrence.delta_product(q, k, v, beta, angles, gates, layout=layout)  # type: ignore[arg-type]
+    want = numpy_delta_product(q, k, v, beta, angles, gates, layout)
     # T·n_h rank-one updates of O(1) entries: float64 rounding, a generous 1e-12 relative
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
 
@@ -58,15 +58,15 @@ def test_delta_rule_is_linear_attention_with_effective_transitions(layout: str) 
     T, d, dv = 40, 8, 3
     q, k = rng.standard_normal((2, T, d))
     v = rng.standard_normal((T, dv))
-    beta, alpha = rng.uniform(0, 2, T), rng.uniform(0.2, 1, T)
-    psi = np.cumsum(rng.uniform(-2, 2, (T, d // 2)), axis=0)
-    o = recurrence.delta_rule(q, k, v, beta, alpha, psi, layout=layout)  # type: ignore[arg-type]
-    A = recurrence.delta_transitions(k, beta, alpha, psi, layout=layout)  # type: ignore[arg-type]
+    beta, gates = rng.uniform(0, 2, T), rng.uniform(0.2, 1, T)
+    angles = np.cumsum(rng.uniform(-2, 2, (T, d // 2)), axis=0)
+    o = recurrence.delta_rule(q, k, v, beta, angles, gates, layout=layout)  # type: ignore[arg-type]
+    A = recurrence.delta_transitions(k, beta, angles, gates, layout=layout)  # type: ignore[arg-type]
     # A_t = α_t R(ψ_t − ψ_{t−1}) (I − β_t k_t k_tᵀ), built here from its definition
-    prev = np.vstack([np.zeros((1, d // 2)), psi[:-1]])
+    prev = np.vstack([np.zeros((1, d // 2)), angles[:-1]])
     for t in (0, 1, T - 1):
-        R = rotary.rotation_matrix(psi[t] - prev[t], layout)  # type: ignore[arg-type]
-        want = alpha[t] * R @ (np.eye(d) - beta[t] * np.outer(k[t], k[t]))
+        R = rotary.rotation_matrix(angles[t] - prev[t], layout)  # type: ignore[arg-type]
+        want = gates[t] * R @ (np.eye(d) - beta[t] * np.outer(k[t], k[t]))
         np.testing.assert_allclose(A[t], want, rtol=0, atol=1e-14)
     np.testing.assert_allclose(
         o, recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A), rtol=1e-12, atol=1e-12
@@ -91,10 +91,10 @@ def test_batch_and_threads() -> None:
     q, k = rng.standard_normal((2, B, T, d))
     v = rng.standard_normal((B, T, dv))
     beta = rng.uniform(0, 1, (B, T))
-    psi = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)  # shared over the batch
-    ref = np.stack([recurrence.delta_rule(q[b], k[b], v[b], beta[b], None, psi) for b in range(B)])
+    angles = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)  # shared over the batch
+    ref = np.stack([recurrence.delta_rule(q[b], k[b], v[b], beta[b], angles) for b in range(B)])
     for nthreads in (1, 2, 3):
-        assert np.array_equal(recurrence.delta_rule(q, k, v, beta, None, psi, nthreads=nthreads), ref)
+        assert np.array_equal(recurrence.delta_rule(q, k, v, beta, angles, nthreads=nthreads), ref)
 
 
 @pytest.mark.parametrize("n_h", [1, 3])
@@ -108,11 +108,11 @@ def test_one_sequence_is_bit_identical_for_every_thread_count(n_h: int, layout: 
     k = rng.standard_normal((T, n_h, d)) / np.sqrt(d)
     v = rng.standard_normal((T, n_h, dv))
     beta = rng.uniform(0, 2, (T, n_h))
-    alpha = rng.uniform(0.5, 1, T)
-    psi = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)
+    gates = rng.uniform(0.5, 1, T)
+    angles = np.cumsum(rng.standard_normal((T, d // 2)), axis=0)
 
     def run(q, k, v, nthreads):  # type: ignore[no-untyped-def]
-        return recurrence.delta_product(q, k, v, beta, alpha, psi, layout=layout, nthreads=nthreads)  # type: ignore[arg-type]
+        return recurrence.delta_product(q, k, v, beta, angles, gates, layout=layout, nthreads=nthreads)  # type: ignore[arg-type]
 
     one = run(q, k, v, 1)
     assert np.all(np.isfinite(one)) and np.any(one)
@@ -138,8 +138,8 @@ def test_zero_beta_writes_nothing(T: int, d: int, dv: int, seed: int) -> None:
     ("kwargs", "message"),
     [
         ({"beta": np.ones(5)}, "beta"),
-        ({"alpha": np.full(6, 1.5)}, "alpha must be gates in \\[0, 1\\]"),
-        ({"psi": np.zeros((6, 3))}, "psi"),
+        ({"gates": np.full(6, 1.5)}, "gates must be in \\[0, 1\\]"),
+        ({"angles": np.zeros((6, 3))}, "angles"),
         ({"v": np.ones((7, 2))}, "v"),
         ({"k": np.full((6, 4), np.nan)}, "k"),
     ],
@@ -147,7 +147,7 @@ def test_zero_beta_writes_nothing(T: int, d: int, dv: int, seed: int) -> None:
 def test_bad_input_names_the_argument(kwargs: dict[str, np.ndarray], message: str) -> None:
     args = {"q": np.ones((6, 4)), "k": np.ones((6, 4)), "v": np.ones((6, 2)), "beta": np.ones(6)} | kwargs
     with pytest.raises(ValueError, match=message):
-        recurrence.delta_rule(args["q"], args["k"], args["v"], args["beta"], kwargs.get("alpha"), kwargs.get("psi"))
+        recurrence.delta_rule(args["q"], args["k"], args["v"], args["beta"], kwargs.get("angles"), kwargs.get("gates"))
 
 
 def test_strings_are_not_numbers() -> None:

@@ -35,7 +35,7 @@ CALLS = {
     "window": ("", "rl.spectra.window('kaiser', 2**27, beta=8.0)"),
     "window_chebyshev": ("", "rl.spectra.window('chebyshev', 2**26 + 1, attenuation=100.0)"),
     "ssm_impulse": ("", "rl.spectra.ssm_impulse(0.0, 0.3, 2**27)"),
-    "effective": ("p = np.ones((4, 8000))", "rl.transition.effective(p, p, gate=0.5)"),
+    "effective": ("p = np.ones((4, 8000))", "rl.transition.effective(p, p, gates=0.5)"),
     "effective_sequence": ("p = np.ones((3000, 256))", "rl.transition.effective_sequence(p)"),
     "commutator_norm": ("p = np.ones((2**23, 4)); g = np.full((2**23, 8), 0.5)", "rl.transition.commutator_norm(p, g)"),
     "rff.moments": ("s = np.ones(2**26); q = np.full(4, 0.1)", "rl.rff.moments(q, q, sigma=s)"),
@@ -66,7 +66,7 @@ CALLS = {
     "fox_bias": ("f = np.full((4, 8192), 0.9)", "rl.related.fox_bias(f)"),
     "selective_phase_gate": (
         "x = np.ones((2**24, 4)); w = np.ones(2); b = np.zeros(4); g = np.full((2**24, 4), 0.5)",
-        "rl.rotary.selective_phase(x, w, 0.1, bias=b, gate=g)",
+        "rl.rotary.selective_phase(x, w, 0.1, bias=b, gates=g)",
     ),
     "ssm_kernel_modes": ("A = np.full(2**25, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 1)"),
     "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),

@@ -1,5 +1,5 @@
 """ropelab.recurrence: Eq. (3), Eq. (11), Eq. (13), Eq. (9), gated Selective RoPE, ALiBi / FoX /
-cosFormer, softmax with rotary phases (MATH.md §4).
+cosFormer, softmax with rotary angles (MATH.md §4).
 
 Every identity is checked on random inputs with fixed seeds, several shapes and both layouts.
 Tolerances are float64 rounding (EPS) times the number of operations that feed one output
@@ -126,11 +126,11 @@ def test_selective_prerotated_equals_recurrent_and_eq3(layout: str, gate_kind: s
     dense A^eff_t = C_{t−1}ᵀ Λ_t C_t from transition.effective_sequence."""
     rng = np.random.default_rng(T * 7 + d)
     q, k, v = qkv(T + d, T, d, dv)
-    psi = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 3.0, size=d // 2))
+    angles = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 3.0, size=d // 2))
     g = gates_for(gate_kind, rng, T, d)
-    pre = recurrence.selective_rope_attention(q, k, v, psi, g, mode="prerotated", layout=layout)
-    rec = recurrence.selective_rope_attention(q, k, v, psi, g, mode="recurrent", layout=layout)
-    A = transition.effective_sequence(psi, g, layout)
+    pre = recurrence.selective_rope_attention(q, k, v, angles, g, mode="prerotated", layout=layout)
+    rec = recurrence.selective_rope_attention(q, k, v, angles, g, mode="recurrent", layout=layout)
+    A = transition.effective_sequence(angles, g, layout)
     unr = recurrence.linear_attention(q, k, v, A, mode="unrolled")
     budget = tol(T, d, np.abs(pre).max())
     assert_allclose(rec, pre, rtol=0, atol=budget)
@@ -141,9 +141,9 @@ def test_selective_prerotated_equals_recurrent_and_eq3(layout: str, gate_kind: s
 def test_eq13_prerotation_matches_numpy_rotated_linear_attention(layout: str) -> None:
     T, d, dv = 40, 8, 3
     q, k, v = qkv(5, T, d, dv)
-    psi = np.cumsum(np.random.default_rng(6).normal(size=(T, d // 2)), axis=0)
-    ref = np_causal_linear(rotary.rotate(q, psi, layout), rotary.rotate(k, psi, layout), v)
-    out = recurrence.selective_rope_attention(q, k, v, psi, layout=layout)
+    angles = np.cumsum(np.random.default_rng(6).normal(size=(T, d // 2)), axis=0)
+    ref = np_causal_linear(rotary.rotate(q, angles, layout), rotary.rotate(k, angles, layout), v)
+    out = recurrence.selective_rope_attention(q, k, v, angles, layout=layout)
     assert_allclose(out, ref, rtol=0, atol=tol(T, d, np.abs(ref).max()))
 
 
@@ -152,15 +152,15 @@ def test_selective_gated_matches_numpy_decay_weights() -> None:
     T, d, dv = 15, 4, 2
     rng = np.random.default_rng(7)
     q, k, v = qkv(8, T, d, dv)
-    psi = np.cumsum(rng.normal(size=(T, d // 2)), axis=0)
+    angles = np.cumsum(rng.normal(size=(T, d // 2)), axis=0)
     g = rng.uniform(0.5, 1.0, size=(T, d))
-    qr, kr = rotary.rotate(q, psi), rotary.rotate(k, psi)
+    qr, kr = rotary.rotate(q, angles), rotary.rotate(k, angles)
     ref = np.zeros((T, dv))
     for t in range(T):
         for tau in range(t + 1):
             decay = np.prod(g[tau + 1 : t + 1], axis=0)
             ref[t] += np.sum(qr[t] * kr[tau] * decay) * v[tau]
-    out = recurrence.selective_rope_attention(q, k, v, psi, g)
+    out = recurrence.selective_rope_attention(q, k, v, angles, g)
     assert_allclose(out, ref, rtol=0, atol=tol(T, d, np.abs(ref).max()))
 
 
@@ -171,12 +171,12 @@ def test_selective_batch_dims_and_broadcast() -> None:
     psi_shared = np.cumsum(rng.normal(size=(T, d // 2)), axis=0)
     psi_head = np.cumsum(rng.normal(size=(3, T, d // 2)), axis=1)
     g = rng.uniform(0.7, 1.0, size=(2, 3, T, d))
-    for psi in (psi_shared, psi_head):
+    for angles in (psi_shared, psi_head):
         for mode in ("prerotated", "recurrent"):
-            out = recurrence.selective_rope_attention(q, k, v, psi, g, mode=mode)
+            out = recurrence.selective_rope_attention(q, k, v, angles, g, mode=mode)
             assert out.shape == (2, 3, T, dv)
             for b, h in np.ndindex(2, 3):
-                p = psi if psi.ndim == 2 else psi[h]
+                p = angles if angles.ndim == 2 else angles[h]
                 assert_array_equal(
                     out[b, h], recurrence.selective_rope_attention(q[b, h], k[b, h], v[b, h], p, g[b, h], mode=mode)
                 )
@@ -346,10 +346,10 @@ def test_softmax_with_rope_and_selective_rope(layout: str) -> None:
     # rounding of angles of size ~1000 (EPS·1000 per logit).
     shifted = recurrence.softmax_attention(q, k, v, rotary.rope_angles(np.arange(T) + 1000.0, d), layout=layout)
     assert_allclose(shifted, out, rtol=0, atol=1e4 * EPS * 1000 * np.abs(v).max())
-    # Selective RoPE phases.
-    psi = rotary.cumulative_phase(np.random.default_rng(41).normal(size=(T, d // 2)))
-    ref = np_softmax_attention(rotary.rotate(q, psi, layout), rotary.rotate(k, psi, layout), v)
-    assert_allclose(recurrence.softmax_attention(q, k, v, psi, layout=layout), ref, rtol=0, atol=budget)
+    # Selective RoPE angles.
+    angles = rotary.cumulative_phase(np.random.default_rng(41).normal(size=(T, d // 2)))
+    ref = np_softmax_attention(rotary.rotate(q, angles, layout), rotary.rotate(k, angles, layout), v)
+    assert_allclose(recurrence.softmax_attention(q, k, v, angles, layout=layout), ref, rtol=0, atol=budget)
 
 
 def test_softmax_large_logits_do_not_overflow() -> None:
@@ -397,12 +397,12 @@ PSI = np.zeros((6, 2))
         (
             lambda: recurrence.selective_rope_attention(Q, K, V, PSI[:5]),
             ValueError,
-            r"psi must have shape \(\.\.\., T, d/2\) with T = 6.*\(5, 2\)",
+            r"angles must have shape \(\.\.\., T, d/2\) with T = 6.*\(5, 2\)",
         ),
         (
             lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((6, 3))),
             ValueError,
-            r"psi must have shape.*\(6, 3\)",
+            r"angles must have shape.*\(6, 3\)",
         ),
         (
             lambda: recurrence.selective_rope_attention(Q, K, V, PSI, np.ones((6, 3))),
@@ -439,7 +439,7 @@ PSI = np.zeros((6, 2))
         (
             lambda: recurrence.selective_rope_attention(Q, K, V, np.zeros((4, 6, 2))),
             ValueError,
-            r"psi leading .*\(4,\)",
+            r"angles leading .*\(4,\)",
         ),
         (lambda: recurrence.rff_attention(Q, K, V, np.ones((3, 5))), ValueError, r"omega must have shape \(D, d\)"),
         (
@@ -465,12 +465,12 @@ PSI = np.zeros((6, 2))
         (
             lambda: recurrence.fox_attention(Q, K, V, np.full(6, 2.0)),
             ValueError,
-            r"fox_attention: forget must be forget gates in \[0, 1\].*2\.0",
+            r"fox_attention: gates must be in \[0, 1\].*2\.0",
         ),
         (
             lambda: recurrence.fox_attention(Q, K, V, np.ones(5)),
             ValueError,
-            r"forget must have shape \(\.\.\., T\) with T = 6",
+            r"gates must have shape \(\.\.\., T\) with T = 6",
         ),
         (
             lambda: recurrence.cosformer_attention(Q, K, V, M=0.0),
@@ -535,10 +535,10 @@ def test_property_selective_modes_agree(T: int, h: int, dv: int, gate_kind: str,
     d = 2 * h
     rng = np.random.default_rng(seed)
     q, k, v = rng.normal(size=(T, d)), rng.normal(size=(T, d)), rng.normal(size=(T, dv))
-    psi = np.cumsum(rng.normal(scale=2, size=(T, h)), axis=0)
+    angles = np.cumsum(rng.normal(scale=2, size=(T, h)), axis=0)
     g = gates_for(gate_kind, rng, T, d)
-    pre = recurrence.selective_rope_attention(q, k, v, psi, g, layout=layout)
-    rec = recurrence.selective_rope_attention(q, k, v, psi, g, mode="recurrent", layout=layout)
+    pre = recurrence.selective_rope_attention(q, k, v, angles, g, layout=layout)
+    rec = recurrence.selective_rope_attention(q, k, v, angles, g, mode="recurrent", layout=layout)
     assert_allclose(rec, pre, rtol=0, atol=tol(T, d, max(np.abs(pre).max(), 1.0)))
 
 

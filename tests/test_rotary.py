@@ -199,14 +199,14 @@ def test_eq13_prerotation_identity(layout: str) -> None:
     """k_τᵀ R_{τ+1}⋯R_t q_t = (C_τ k_τ)ᵀ (C_t q_t) with R_t = C_{t−1}ᵀ C_t (Selective RoPE)."""
     rng = np.random.default_rng(9)
     T, d = 12, 8
-    psi = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 2, size=d // 2))
+    angles = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 2, size=d // 2))
     q, k = rng.normal(size=(2, T, d))
     for tau, t in [(0, 11), (3, 7), (5, 5)]:
         P = np.eye(d)
         for kap in range(tau + 1, t + 1):
-            P = P @ rl.transition.effective(psi[kap - 1], psi[kap], None, layout)
+            P = P @ rl.transition.effective(angles[kap - 1], angles[kap], None, layout)
         lhs = k[tau] @ P @ q[t]
-        rhs = rotary.rotate(k[tau], psi[tau], layout) @ rotary.rotate(q[t], psi[t], layout)
+        rhs = rotary.rotate(k[tau], angles[tau], layout) @ rotary.rotate(q[t], angles[t], layout)
         assert abs(lhs - rhs) < 32 * EPS * (1 + t - tau) * d * np.abs(q).max() * np.abs(k).max()
 
 
@@ -237,17 +237,17 @@ def test_cumulative_phase_accumulation_modes() -> None:
     rng = np.random.default_rng(11)
     omega = rng.normal(size=(2, 500, 4))
     theta = rng.uniform(0.5, 2.0, size=4)
-    psi = rotary.cumulative_phase(omega, theta)
-    assert psi.shape == omega.shape
+    angles = rotary.cumulative_phase(omega, theta)
+    assert angles.shape == omega.shape
     # Sequential double sums both ways; NumPy's cumsum is sequential too: equal to a few ulps·T.
-    assert_allclose(psi, np.cumsum(theta * omega, axis=-2), rtol=0, atol=8 * EPS * 500 * np.abs(psi).max())
+    assert_allclose(angles, np.cumsum(theta * omega, axis=-2), rtol=0, atol=8 * EPS * 500 * np.abs(angles).max())
     f32 = rotary.cumulative_phase(omega, theta, accumulate="float32")
     assert_array_equal(f32, np.cumsum((theta * omega).astype(np.float32), axis=-2, dtype=np.float32))
     w = rotary.cumulative_phase(omega, theta, accumulate="wrapped")
     assert np.all((w >= -np.pi) & (w < np.pi))
     # Same angle mod 2π: compare cos and sin (rounding of ≤ 500 reductions by 2π).
-    assert_allclose(np.cos(w), np.cos(psi), atol=1e-12)
-    assert_allclose(np.sin(w), np.sin(psi), atol=1e-12)
+    assert_allclose(np.cos(w), np.cos(angles), atol=1e-12)
+    assert_allclose(np.sin(w), np.sin(angles), atol=1e-12)
     assert_allclose(rotary.cumulative_phase([[1.0], [1.0]], 0.5), [[0.5], [1.0]])
 
 
@@ -267,8 +267,8 @@ def test_short_conv_and_selective_phase() -> None:
     shared = rotary.short_conv(x, w[:, 0])
     assert_allclose(shared, rotary.short_conv(x, np.repeat(w[:, :1], 3, axis=1)), rtol=0, atol=0)
     theta = np.array([1.0, 0.5, 0.25])
-    psi = rotary.selective_phase(x, w, theta, "silu")
-    assert_array_equal(psi, rotary.cumulative_phase(rotary.short_conv(x, w, "silu"), theta))
+    angles = rotary.selective_phase(x, w, theta, "silu")
+    assert_array_equal(angles, rotary.cumulative_phase(rotary.short_conv(x, w, "silu"), theta))
     # Causality: changing a future input never changes past angles.
     x2 = x.copy()
     x2[:, 20:] += 1.0
@@ -278,9 +278,9 @@ def test_short_conv_and_selective_phase() -> None:
 def test_parity_example_cos_sign() -> None:
     rng = np.random.default_rng(13)
     b = rng.integers(0, 2, size=2000)
-    psi = rotary.cumulative_phase((np.pi * b)[:, None], 1.0)[:, 0]
+    angles = rotary.cumulative_phase((np.pi * b)[:, None], 1.0)[:, 0]
     # ψ_t ≤ 2000π: accumulated rounding ≲ 2000 · ulp(6300) ≈ 2e-9.
-    assert_allclose(np.cos(psi), (-1.0) ** np.cumsum(b), atol=1e-8)
+    assert_allclose(np.cos(angles), (-1.0) ** np.cumsum(b), atol=1e-8)
 
 
 def test_parity_batch_rows_are_independent() -> None:

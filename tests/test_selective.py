@@ -152,10 +152,10 @@ def test_rotation_half_layout():
     x = rng.standard_normal((2, 9, 12))
     q, k = rng.standard_normal((2, 2, 9, 3, 8))
     ang, _, _ = ref_forward(x, sd, 3)
-    qr, kr, psi = apply(q, k, x, w)
+    qr, kr, angles = apply(q, k, x, w)
     np.testing.assert_allclose(qr, ref_rotate_half(q, ang), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kr, ref_rotate_half(k, ang), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(psi, ang, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(angles, ang, rtol=1e-12, atol=1e-14)
 
 
 def test_cache_layout_and_offset_match_authors_cache():

@@ -102,12 +102,12 @@ def test_effective_differs_from_lambda_R_for_per_channel_gate(layout: str, d: in
 
 def test_effective_sequence_shapes_and_first_step() -> None:
     rng = np.random.default_rng(60)
-    psi = rng.normal(size=(5, 3))
+    angles = rng.normal(size=(5, 3))
     g = rng.uniform(0.5, 1, size=(5, 6))
-    A = transition.effective_sequence(psi, g, "half")
+    A = transition.effective_sequence(angles, g, "half")
     assert A.shape == (5, 6, 6)
-    assert_allclose(A[0], transition.effective(np.zeros(3), psi[0], g[0], "half"), rtol=0, atol=0)
-    assert_allclose(A[3], transition.effective(psi[2], psi[3], g[3], "half"), rtol=0, atol=0)
+    assert_allclose(A[0], transition.effective(np.zeros(3), angles[0], g[0], "half"), rtol=0, atol=0)
+    assert_allclose(A[3], transition.effective(angles[2], angles[3], g[3], "half"), rtol=0, atol=0)
 
 
 def test_batched_transitions_keep_leading_shape() -> None:
@@ -259,18 +259,18 @@ def test_prf_transition_factor_overflow_on_the_way_is_never_nan() -> None:
         (
             lambda: transition.effective([0.0], [0.0, 1.0], 0.5),
             ValueError,
-            r"effective: psi_prev and psi_t must have the same shape.*\(1,\).*\(2,\)",
+            r"effective: angles_prev and angles must have the same shape.*\(1,\).*\(2,\)",
         ),
         (
             lambda: transition.effective([0.0], [1.0], [0.5, 0.5, 0.5]),
             ValueError,
-            r"gate must be a scalar or have shape \(\.\.\., 1\), \(\.\.\., d/2\) = \(\.\.\., 1\) or \(\.\.\., d\) = \(\.\.\., 2\).*\(3,\)",
+            r"gates must be a scalar or have shape \(\.\.\., 1\), \(\.\.\., d/2\) = \(\.\.\., 1\) or \(\.\.\., d\) = \(\.\.\., 2\).*\(3,\)",
         ),
-        (lambda: transition.effective([0.0], [1.0], 1.2), ValueError, r"gate must be decays in \[0, 1\].*1\.2"),
-        (lambda: transition.effective([0.0], [1.0], -0.2), ValueError, r"gate must be decays in \[0, 1\].*-0\.2"),
-        (lambda: transition.effective([0.0], [1.0], np.nan), ValueError, r"gate must be finite"),
+        (lambda: transition.effective([0.0], [1.0], 1.2), ValueError, r"gates must be decays in \[0, 1\].*1\.2"),
+        (lambda: transition.effective([0.0], [1.0], -0.2), ValueError, r"gates must be decays in \[0, 1\].*-0\.2"),
+        (lambda: transition.effective([0.0], [1.0], np.nan), ValueError, r"gates must be finite"),
         (lambda: transition.effective([0.0], [1.0], 0.5, "zigzag"), ValueError, r"layout.*'zigzag'"),
-        (lambda: transition.effective([], [], 0.5), ValueError, r"psi_prev must have at least one phase"),
+        (lambda: transition.effective([], [], 0.5), ValueError, r"angles_prev must have at least one angle"),
         (
             lambda: transition.effective_sequence(np.zeros((3, 2)), np.ones((2, 4))),
             ValueError,
@@ -303,7 +303,7 @@ def test_prf_transition_factor_overflow_on_the_way_is_never_nan() -> None:
         (
             lambda: transition.effective(np.zeros((2, 3)), np.zeros((2, 3)), np.full((4, 3), 0.5)),
             ValueError,
-            r"gate leading .*\(2,\).*\(4,\)",
+            r"gates leading .*\(2,\).*\(4,\)",
         ),
         (
             lambda: transition.householder(np.ones((2, 0))),

@@ -2,7 +2,7 @@
 /// \file batch.hpp
 /// Shape helpers shared by the rotary / recurrence / transition bindings: arrays of shape
 /// (..., T, d) whose leading "batch" dimensions are looped over, and the one broadcasting rule
-/// used for secondary arrays (angles, phases, gates): their batch shape must be a suffix of the
+/// used for secondary arrays (angles, gates): their batch shape must be a suffix of the
 /// primary one (leading 1s ignored), so batch element b uses their element b mod count.
 
 #include <string>

@@ -150,13 +150,13 @@ GateArgs gate_args(py::handle obj, const SeqArgs& s, const char* f) {
   return g;
 }
 
-darray selective_rope_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike psi_o,
+darray selective_rope_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike angles_o,
                                 OptionalArrayLike gates_o, Choice mode_o, Choice layout_o,
                                 OptionalInt nthreads_o) {
   const char* f = "recurrence.selective_rope_attention";
   const SeqArgs s = seq_args(q_o, k_o, v_o, f, true);
-  const StepArray psi =
-      step_array(psi_o, s, f, "psi", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
+  const StepArray angles =
+      step_array(angles_o, s, f, "angles", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
   const GateArgs gates = gate_args(gates_o, s, f);
   const auto mode = parse_choice(mode_o, f, "mode", recurrence::parse_selective_mode);
   const rotary::Layout layout = layout_arg(layout_o, f);
@@ -164,7 +164,7 @@ darray selective_rope_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Arr
   darray out = out_like_v(s);
   double* po = out.mutable_data();
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
-    recurrence::selective_rope_attention(s.at(b), psi.at(b), gates.at(b), layout, mode,
+    recurrence::selective_rope_attention(s.at(b), angles.at(b), gates.at(b), layout, mode,
                                          po + b * s.T * s.dv, cancel);
   });
   return out;
@@ -234,9 +234,8 @@ carray rff_increment_product(ArrayLike q_o, ArrayLike omega_o, IntLike tau_o) {
   return out;
 }
 
-darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Choice kind_o,
-                         FloatLike param_o, OptionalArrayLike forget_o, Choice mode_o,
-                         OptionalInt nthreads_o) {
+darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArrayLike gates_o,
+                         Choice kind_o, FloatLike param_o, Choice mode_o, OptionalInt nthreads_o) {
   const char* f = "recurrence.decayed_attention";
   const recurrence::Decay kind = parse_choice(kind_o, f, "kind", recurrence::parse_decay);
   const char* fn = kind == recurrence::Decay::alibi ? "recurrence.alibi_attention"
@@ -246,7 +245,7 @@ darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Choice kin
   const auto mode = parse_choice(mode_o, fn, "mode", recurrence::parse_decay_mode);
   const int nthreads = nthreads_arg(nthreads_o, fn);
   double param = 0.0;
-  StepArray forget;
+  StepArray gates;
   if (kind == recurrence::Decay::alibi) {
     param = real_scalar(param_o, fn, "slope");
     if (!(param >= 0)) value_error(fn, "slope", "must be >= 0", param_o);
@@ -254,30 +253,31 @@ darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Choice kin
     param = real_scalar(param_o, fn, "M");
     if (!(param > 0)) value_error(fn, "M", "must be > 0", param_o);
   } else {
-    forget = step_array(forget_o, s, fn, "forget", {}, "(..., T)");
-    require_each(forget.a, fn, "forget", "must be forget gates in [0, 1]",
+    gates = step_array(gates_o, s, fn, "gates", {}, "(..., T)");
+    require_each(gates.a, fn, "gates", "must be in [0, 1]",
                  [](double x) { return x >= 0.0 && x <= 1.0; });
   }
   darray out = out_like_v(s);
   double* po = out.mutable_data();
   const bool fox = kind == recurrence::Decay::fox;
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
-    recurrence::decayed_attention(s.at(b), kind, param, fox ? forget.at(b) : nullptr, mode,
+    recurrence::decayed_attention(s.at(b), kind, param, fox ? gates.at(b) : nullptr, mode,
                                   po + b * s.T * s.dv, cancel);
   });
   return out;
 }
 
-darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArrayLike psi_o,
+darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArrayLike angles_o,
                          Choice layout_o, OptionalFloat scale_o, bool causal,
                          OptionalInt nthreads_o) {
   const char* f = "recurrence.softmax_attention";
-  const SeqArgs s = seq_args(q_o, k_o, v_o, f, !psi_o.is_none());
+  const SeqArgs s = seq_args(q_o, k_o, v_o, f, !angles_o.is_none());
   const rotary::Layout layout = layout_arg(layout_o, f);
-  StepArray psi;
-  const bool has_psi = !psi_o.is_none();
-  if (has_psi) {
-    psi = step_array(psi_o, s, f, "psi", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
+  StepArray angles;
+  const bool has_angles = !angles_o.is_none();
+  if (has_angles) {
+    angles =
+        step_array(angles_o, s, f, "angles", {static_cast<py::ssize_t>(s.d / 2)}, "(..., T, d/2)");
   }
   double scale = 0.0;
   if (scale_o.is_none()) {
@@ -290,21 +290,21 @@ darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
   darray out = out_like_v(s);
   double* po = out.mutable_data();
   for_each_batch(s.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {
-    recurrence::softmax_attention(s.at(b), has_psi ? psi.at(b) : nullptr, layout, scale, causal,
-                                  po + b * s.T * s.dv, cancel);
+    recurrence::softmax_attention(s.at(b), has_angles ? angles.at(b) : nullptr, layout, scale,
+                                  causal, po + b * s.T * s.dv, cancel);
   });
   return out;
 }
 
 /// The delta-rule family: keys (..., T, n_h, d), values (..., T, n_h, dv), betas (..., T, n_h),
-/// gates (..., T) or None, phases (..., T, d/2) or None; all broadcast over q's batch dimensions
+/// angles (..., T, d/2) or None, gates (..., T) or None; all broadcast over q's batch dimensions
 /// by the suffix rule of batch.hpp.
 struct DeltaArgs {
   darray q;
-  StepArray k, v, beta, alpha, psi;
+  StepArray k, v, beta, angles, gates;
   std::vector<py::ssize_t> lead;
   std::size_t batch = 0, T = 0, n_h = 0, d = 0, dv = 0;
-  bool has_alpha = false, has_psi = false;
+  bool has_angles = false, has_gates = false;
   recurrence::DeltaSequence at(std::size_t b) const {
     // delta_transitions reads no q or v (q is empty there)
     const double* qb = q.size() > 0 ? q.data() + b * T * d : nullptr;
@@ -312,8 +312,8 @@ struct DeltaArgs {
                                      k.at(b),
                                      dv > 0 ? v.at(b) : nullptr,
                                      beta.at(b),
-                                     has_alpha ? alpha.at(b) : nullptr,
-                                     has_psi ? psi.at(b) : nullptr,
+                                     has_angles ? angles.at(b) : nullptr,
+                                     has_gates ? gates.at(b) : nullptr,
                                      T,
                                      n_h,
                                      d,
@@ -324,7 +324,7 @@ struct DeltaArgs {
 /// `ref` is the array whose shape fixes (batch..., T, ·, d): q (..., T, d) for delta_rule, k
 /// (..., T, n_h, d) for delta_transitions (then `ref_core` = 3 instead of 2).
 DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle v_o,
-                     py::handle beta_o, py::handle alpha_o, py::handle psi_o, const char* f,
+                     py::handle beta_o, py::handle angles_o, py::handle gates_o, const char* f,
                      bool need_v) {
   DeltaArgs a;
   a.lead = lead_shape(ref, ref_core);
@@ -349,29 +349,30 @@ DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle
                      "(..., T, n_h, dv) with the T of q and the n_h of k");
   }
   a.beta = step_array(beta_o, view, f, "beta", {nh}, "(..., T, n_h) with the n_h of k");
-  a.has_alpha = !alpha_o.is_none();
-  if (a.has_alpha) {
-    a.alpha = step_array(alpha_o, view, f, "alpha", {}, "(..., T)");
-    require_each(a.alpha.a, f, "alpha", "must be gates in [0, 1]",
-                 [](double x) { return x >= 0.0 && x <= 1.0; });
-  }
-  a.has_psi = !psi_o.is_none();
-  if (a.has_psi) {
+  a.has_angles = !angles_o.is_none();
+  if (a.has_angles) {
     if (a.d % 2 != 0) {
-      value_error(f, "psi", "needs an even d (channel pairs), got d = " + std::to_string(a.d),
-                  psi_o);
+      value_error(f, "angles", "needs an even d (channel pairs), got d = " + std::to_string(a.d),
+                  angles_o);
     }
-    a.psi = step_array(psi_o, view, f, "psi", {static_cast<py::ssize_t>(a.d / 2)}, "(..., T, d/2)");
+    a.angles = step_array(angles_o, view, f, "angles", {static_cast<py::ssize_t>(a.d / 2)},
+                          "(..., T, d/2)");
+  }
+  a.has_gates = !gates_o.is_none();
+  if (a.has_gates) {
+    a.gates = step_array(gates_o, view, f, "gates", {}, "(..., T)");
+    require_each(a.gates.a, f, "gates", "must be in [0, 1]",
+                 [](double x) { return x >= 0.0 && x <= 1.0; });
   }
   return a;
 }
 
 darray delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
-                  OptionalArrayLike alpha_o, OptionalArrayLike psi_o, Choice layout_o,
+                  OptionalArrayLike angles_o, OptionalArrayLike gates_o, Choice layout_o,
                   OptionalInt nthreads_o) {
   const char* f = "recurrence.delta_rule";
   const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
-  DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, alpha_o, psi_o, f, true);
+  DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, angles_o, gates_o, f, true);
   a.q = q;
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
@@ -400,11 +401,11 @@ darray delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
   return out;
 }
 
-darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike alpha_o,
-                         OptionalArrayLike psi_o, Choice layout_o, OptionalInt nthreads_o) {
+darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike angles_o,
+                         OptionalArrayLike gates_o, Choice layout_o, OptionalInt nthreads_o) {
   const char* f = "recurrence.delta_transitions";
   const darray k = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
-  const DeltaArgs a = delta_args(k, 3, k_o, py::none(), beta_o, alpha_o, psi_o, f, false);
+  const DeltaArgs a = delta_args(k, 3, k_o, py::none(), beta_o, angles_o, gates_o, f, false);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
   std::vector<py::ssize_t> shape = a.lead;
@@ -430,18 +431,18 @@ void register_recurrence(py::module_& m) {
   m.def("direct_modes", &recurrence::direct_recurrent_names);
   m.def("linear_attention", &linear_attention, "q"_a, "k"_a, "v"_a, "transitions"_a, "mode"_a,
         "product_start"_a, "nthreads"_a);
-  m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "psi"_a,
+  m.def("selective_rope_attention", &selective_rope_attention, "q"_a, "k"_a, "v"_a, "angles"_a,
         "gates"_a, "mode"_a, "layout"_a, "nthreads"_a);
   m.def("rff_attention", &rff_attention, "q"_a, "k"_a, "v"_a, "omega"_a, "mode"_a, "amplitude"_a,
         "nthreads"_a);
   m.def("rff_increment_product", &rff_increment_product, "q"_a, "omega"_a, "tau"_a);
-  m.def("decayed_attention", &decayed_attention, "q"_a, "k"_a, "v"_a, "kind"_a, "param"_a,
-        "forget"_a, "mode"_a, "nthreads"_a);
-  m.def("softmax_attention", &softmax_attention, "q"_a, "k"_a, "v"_a, "psi"_a, "layout"_a,
+  m.def("decayed_attention", &decayed_attention, "q"_a, "k"_a, "v"_a, "gates"_a, "kind"_a,
+        "param"_a, "mode"_a, "nthreads"_a);
+  m.def("softmax_attention", &softmax_attention, "q"_a, "k"_a, "v"_a, "angles"_a, "layout"_a,
         "scale"_a, "causal"_a, "nthreads"_a);
-  m.def("delta_rule", &delta_rule, "q"_a, "k"_a, "v"_a, "beta"_a, "alpha"_a, "psi"_a, "layout"_a,
+  m.def("delta_rule", &delta_rule, "q"_a, "k"_a, "v"_a, "beta"_a, "angles"_a, "gates"_a, "layout"_a,
         "nthreads"_a);
-  m.def("delta_transitions", &delta_transitions, "k"_a, "beta"_a, "alpha"_a, "psi"_a, "layout"_a,
+  m.def("delta_transitions", &delta_transitions, "k"_a, "beta"_a, "angles"_a, "gates"_a, "layout"_a,
         "nthreads"_a);
 }
 

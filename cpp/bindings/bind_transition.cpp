@@ -17,15 +17,15 @@ namespace ropelab::bind {
 
 namespace {
 
-/// ψ of shape (..., d/2) with d/2 ≥ 1 phases.
-darray psi_arg(py::handle obj, const char* f, const char* name) {
+/// ψ of shape (..., d/2) with d/2 ≥ 1 angles.
+darray angles_arg(py::handle obj, const char* f, const char* name) {
   const darray p = array_min_nd(obj, f, name, 1, "(..., d/2)");
   if (p.shape(p.ndim() - 1) == 0)
-    value_error(f, name, "must have at least one phase (d/2 >= 1)", obj);
+    value_error(f, name, "must have at least one angle (d/2 >= 1)", obj);
   return p;
 }
 
-/// Gates of one step for a batch of phases: None (Λ = I), a scalar, or (..., w) with w = 1,
+/// Gates of one step for a batch of angles: None (Λ = I), a scalar, or (..., w) with w = 1,
 /// d/2 (per pair) or d (per channel) whose leading dimensions broadcast over the batch (suffix
 /// rule); values in [0, 1].
 struct BatchGate {
@@ -41,34 +41,34 @@ BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::
   BatchGate r;
   r.d = d;
   if (obj.is_none()) return r;
-  r.values = real_array(obj, f, "gate");
+  r.values = real_array(obj, f, "gates");
   const std::size_t w =
-      gate_width(r.values, d, f, "gate",
+      gate_width(r.values, d, f, "gates",
                  "must be a scalar or have shape (..., 1), (..., d/2) = (..., " +
                      std::to_string(d / 2) + ") or (..., d) = (..., " + std::to_string(d) + ")",
                  obj);
   r.count = r.values.ndim() == 0
                 ? 1
-                : suffix_batch(lead, lead_shape(r.values, 1), f, "gate", "psi_prev", obj);
+                : suffix_batch(lead, lead_shape(r.values, 1), f, "gates", "angles_prev", obj);
   r.width = w;
   return r;
 }
 
-/// psi_prev (and psi_t) of one shape; returns d.
+/// angles_prev (and angles) of one shape; returns d.
 std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
   if (pt != nullptr && shape_of(pp) != shape_of(*pt)) {
-    mismatch(f, "psi_prev and psi_t must have the same shape (..., d/2)", "psi_prev", pp, "psi_t",
-             *pt);
+    mismatch(f, "angles_prev and angles must have the same shape (..., d/2)", "angles_prev", pp,
+             "angles", *pt);
   }
   return static_cast<std::size_t>(2 * pp.shape(pp.ndim() - 1));
 }
 
-darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gate_o, Choice layout_o) {
+darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gates_o, Choice layout_o) {
   const char* f = "transition.effective";
-  const darray pp = psi_arg(pp_o, f, "psi_prev"), pt = psi_arg(pt_o, f, "psi_t");
+  const darray pp = angles_arg(pp_o, f, "angles_prev"), pt = angles_arg(pt_o, f, "angles");
   const std::size_t d = phase_pair(pp, &pt, f), h = d / 2;
   const std::vector<py::ssize_t> lead = lead_shape(pp, 1);
-  const BatchGate g = batch_gate(gate_o, lead, d, f);
+  const BatchGate g = batch_gate(gates_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const std::size_t batch = product(lead);
   std::vector<py::ssize_t> shape = lead;
@@ -77,7 +77,7 @@ darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gate_o, Choic
   check_output_size(static_cast<double>(batch) * static_cast<double>(d * d), f);
   darray out(shape);
   double* po = out.mutable_data();
-  // Safe without the GIL: reads the phases and gates, writes out (run_polled: Ctrl-C).
+  // Safe without the GIL: reads the angles and gates, writes out (run_polled: Ctrl-C).
   run_polled(static_cast<double>(batch) * static_cast<double>(d * d),
              [&](const std::atomic<bool>* cancel) {
                for (std::size_t b = 0; b < batch; ++b) {
@@ -89,12 +89,12 @@ darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gate_o, Choic
   return out;
 }
 
-darray effective_sequence(ArrayLike psi_o, OptionalArrayLike gates_o, Choice layout_o) {
+darray effective_sequence(ArrayLike angles_o, OptionalArrayLike gates_o, Choice layout_o) {
   const char* f = "transition.effective_sequence";
-  const darray psi = real_array_nd(psi_o, f, "psi", 2);
-  const auto T = static_cast<std::size_t>(psi.shape(0));
-  const auto h = static_cast<std::size_t>(psi.shape(1));
-  if (h == 0) value_error(f, "psi", "must have d/2 >= 1 columns", psi_o);
+  const darray angles = real_array_nd(angles_o, f, "angles", 2);
+  const auto T = static_cast<std::size_t>(angles.shape(0));
+  const auto h = static_cast<std::size_t>(angles.shape(1));
+  if (h == 0) value_error(f, "angles", "must have d/2 >= 1 columns", angles_o);
   const std::size_t d = 2 * h;
   const rotary::Layout layout = layout_arg(layout_o, f);
   recurrence::Gates g;
@@ -113,30 +113,31 @@ darray effective_sequence(ArrayLike psi_o, OptionalArrayLike gates_o, Choice lay
   darray out(
       {static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
   double* po = out.mutable_data();
-  // Safe without the GIL: reads psi and the gates, writes out (run_polled: Ctrl-C).
+  // Safe without the GIL: reads angles and the gates, writes out (run_polled: Ctrl-C).
   run_polled(static_cast<double>(T) * static_cast<double>(d * d),
              [&](const std::atomic<bool>* cancel) {
-               transition::effective_sequence(psi.data(), T, g, d, layout, po, cancel);
+               transition::effective_sequence(angles.data(), T, g, d, layout, po, cancel);
              });
   return out;
 }
 
-darray commutator_norm(ArrayLike psi_o, OptionalArrayLike gate_o, Choice layout_o, Choice norm_o) {
+darray commutator_norm(ArrayLike angles_o, OptionalArrayLike gates_o, Choice layout_o,
+                       Choice norm_o) {
   const char* f = "transition.commutator_norm";
-  const darray psi = psi_arg(psi_o, f, "psi_prev");
-  const std::size_t d = phase_pair(psi, nullptr, f), h = d / 2;
-  const std::vector<py::ssize_t> lead = lead_shape(psi, 1);
-  const BatchGate g = batch_gate(gate_o, lead, d, f);
+  const darray angles = angles_arg(angles_o, f, "angles_prev");
+  const std::size_t d = phase_pair(angles, nullptr, f), h = d / 2;
+  const std::vector<py::ssize_t> lead = lead_shape(angles, 1);
+  const BatchGate g = batch_gate(gates_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const transition::Norm norm = parse_choice(norm_o, f, "norm", transition::parse_norm);
   const std::size_t batch = product(lead);
   darray out(lead);
   double* po = out.mutable_data();
-  // Safe without the GIL: reads the phases and gates, writes out (run_polled: Ctrl-C).
-  run_polled(10.0 * static_cast<double>(psi.size()), [&](const std::atomic<bool>* cancel) {
+  // Safe without the GIL: reads the angles and gates, writes out (run_polled: Ctrl-C).
+  run_polled(10.0 * static_cast<double>(angles.size()), [&](const std::atomic<bool>* cancel) {
     for_chunks(batch, 10.0 * static_cast<double>(h), cancel, [&](std::size_t b0, std::size_t e) {
       for (std::size_t b = b0; b < e; ++b) {
-        po[b] = transition::commutator_norm(psi.data() + b * h, g.at(b), d, layout, norm);
+        po[b] = transition::commutator_norm(angles.data() + b * h, g.at(b), d, layout, norm);
       }
     });
   });
@@ -391,9 +392,9 @@ void register_transition(py::module_& m) {
       .field("prob_gt_one", &D::prob_gt_one, "P(factor > 1): 1/2 for s > 0, 0 for s = 0.")
       .finish();
   m.def("norms", &transition::norm_names);
-  m.def("effective", &effective, "psi_prev"_a, "psi_t"_a, "gate"_a, "layout"_a);
-  m.def("effective_sequence", &effective_sequence, "psi"_a, "gates"_a, "layout"_a);
-  m.def("commutator_norm", &commutator_norm, "psi_prev"_a, "gate"_a, "layout"_a, "norm"_a);
+  m.def("effective", &effective, "angles_prev"_a, "angles"_a, "gates"_a, "layout"_a);
+  m.def("effective_sequence", &effective_sequence, "angles"_a, "gates"_a, "layout"_a);
+  m.def("commutator_norm", &commutator_norm, "angles_prev"_a, "gates"_a, "layout"_a, "norm"_a);
   m.def("singular_values", &singular_values, "A"_a);
   m.def("spectral_norm", &spectral_norm, "A"_a);
   m.def("eigenvalues", &eigenvalues, "A"_a);

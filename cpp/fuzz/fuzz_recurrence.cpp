@@ -43,8 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t gate_kind = b.take<std::uint8_t>() % 4;
   const bool raw = (flags & 1) != 0;
 
-  std::vector<double> q(T * d), k(T * d), v(T * dv), psi(T * d / 2), omega(D * d), A(T * d * d);
-  for (auto* vec : {&q, &k, &v, &psi, &omega}) {
+  std::vector<double> q(T * d), k(T * d), v(T * dv), angles(T * d / 2), omega(D * d), A(T * d * d);
+  for (auto* vec : {&q, &k, &v, &angles, &omega}) {
     for (double& x : *vec) {
       x = b.value(raw);
       if (!std::isfinite(x)) return 0;
@@ -60,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     g.width = width;
     g.per_channel = width == d && width != 1;
   }
-  std::vector<double> forget(T);
-  for (double& x : forget) x = static_cast<double>(b.take<std::uint8_t>()) / 255.0;
+  std::vector<double> gates(T);
+  for (double& x : gates) x = static_cast<double>(b.take<std::uint8_t>()) / 255.0;
   const double param = static_cast<double>(b.take<std::uint8_t>()) / 8.0 + 0.125;
 
   const Sequence s{q.data(), k.data(), v.data(), T, d, dv};
@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    (flags & 8) ? LinearMode::unrolled : LinearMode::recurrent,
                    (flags & 16) ? ProductStart::tau : ProductStart::tau_plus_1, out.data(),
                    &cancel);
-  selective_rope_attention(s, psi.data(), g, layout,
+  selective_rope_attention(s, angles.data(), g, layout,
                            (flags & 32) ? SelectiveMode::recurrent : SelectiveMode::prerotated,
                            out.data(), &cancel);
   rff_attention(s, omega.data(), D, (flags & 64) ? RffMode::recurrent : RffMode::direct,
@@ -83,10 +83,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   rff_increment_product(q.data(), T, d, omega.data(), D, flags % T, prod.data());
   for (const Decay kind : {Decay::alibi, Decay::fox, Decay::cosformer}) {
     for (const DecayMode mode : {DecayMode::direct, DecayMode::recurrent}) {
-      decayed_attention(s, kind, param, forget.data(), mode, out.data(), &cancel);
+      decayed_attention(s, kind, param, gates.data(), mode, out.data(), &cancel);
     }
   }
-  softmax_attention(s, (flags & 4) ? psi.data() : nullptr, layout, param, (flags & 8) != 0,
+  softmax_attention(s, (flags & 4) ? angles.data() : nullptr, layout, param, (flags & 8) != 0,
                     out.data(), &cancel);
 
   // cancellation: a set flag stops every recurrence with mc::Cancelled (and nothing else)

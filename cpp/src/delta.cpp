@@ -115,8 +115,8 @@ void prepare_frame(const DeltaSequence& s, rotary::Layout layout, SincosFn sinco
   const std::size_t d = s.d, nh = s.n_h, h = d / 2;
   const double* kt = s.k + t * nh * d;
   const double* qt = s.q + t * d;
-  if (s.psi != nullptr) {
-    sincos(s.psi + t * h, h, fr.cosines.data(), fr.sines.data());
+  if (s.angles != nullptr) {
+    sincos(s.angles + t * h, h, fr.cosines.data(), fr.sines.data());
     for (std::size_t j = 0; j < nh; ++j) {
       rotate_pairs(kt + j * d, fr.cosines.data(), fr.sines.data(), d, layout,
                    fr.keys.data() + j * d);
@@ -155,7 +155,7 @@ void delta_rule_rows(const DeltaSequence& s, rotary::Layout layout, std::size_t 
     if ((t & 63) == 0) poll_cancel(cancel);
     const bool last_token = t + 1 == s.T;
     if (!last_token) prepare_frame(s, layout, kern.sincos, t + 1, nxt);
-    const double a_next_token = s.alpha != nullptr && !last_token ? s.alpha[t + 1] : 1.0;
+    const double a_next_token = s.gates != nullptr && !last_token ? s.gates[t + 1] : 1.0;
     for (std::size_t j = 0; j < nh; ++j) {
       // u = β (v − (α S) k), with (α S) k left in y by the previous pass (0 before the first)
       const double* v = s.v + (t * nh + j) * dv + row_begin;
@@ -215,10 +215,10 @@ void delta_transitions(const DeltaSequence& s, rotary::Layout layout, double* ou
     poll_cancel(cancel);
     double* A = out + t * d * d;
     std::fill(A, A + d * d, 0.0);
-    const double a = s.alpha != nullptr ? s.alpha[t] : 1.0;
-    if (s.psi != nullptr) {  // α R(ψ_t − ψ_{t−1}), built column pair by column pair
+    const double a = s.gates != nullptr ? s.gates[t] : 1.0;
+    if (s.angles != nullptr) {  // α R(ψ_t − ψ_{t−1}), built column pair by column pair
       for (std::size_t i = 0; i < h; ++i) {
-        step[i] = s.psi[t * h + i] - (t > 0 ? s.psi[(t - 1) * h + i] : 0.0);
+        step[i] = s.angles[t * h + i] - (t > 0 ? s.angles[(t - 1) * h + i] : 0.0);
         std::size_t c0 = 0, c1 = 0;
         rotary::pair_channels(layout, d, i, c0, c1);
         const double c = std::cos(step[i]), sn = std::sin(step[i]);

@@ -264,7 +264,7 @@ struct SelectiveState {
 
 }  // namespace
 
-void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
+void selective_rope_attention(const Sequence& s, const double* angles, const Gates& gates,
                               rotary::Layout layout, SelectiveMode mode, double* out,
                               const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv, h = d / 2;
@@ -275,7 +275,7 @@ void selective_rope_attention(const Sequence& s, const double* psi, const Gates&
     const double* qt = s.q + t * d;
     const double* kt = s.k + t * d;
     const double* vt = s.v + t * dv;
-    st.load_step(psi + t * h, gates, t);
+    st.load_step(angles + t * h, gates, t);
     if (mode == SelectiveMode::prerotated) {
       st.prerotated_step(qt, kt, vt, gated, out + t * dv);
     } else {
@@ -347,7 +347,7 @@ void rff_increment_product(const double* q, std::size_t T, std::size_t d, const 
   }
 }
 
-void decayed_attention(const Sequence& s, Decay kind, double param, const double* forget,
+void decayed_attention(const Sequence& s, Decay kind, double param, const double* gates,
                        DecayMode mode, double* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   if (mode == DecayMode::direct) {
@@ -373,7 +373,7 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
         const double sc = w * dot(s.q + t * d, s.k + tau * d, d);
         const double* vtau = s.v + tau * dv;
         for (std::size_t r = 0; r < dv; ++r) ot[r] += sc * vtau[r];
-        if (kind == Decay::fox) fox_product *= forget[tau];
+        if (kind == Decay::fox) fox_product *= gates[tau];
       }
     }
     return;
@@ -387,7 +387,7 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
     const double* kt = s.k + t * d;
     const double* vt = s.v + t * dv;
     if (!cos_sin) {
-      const double g = kind == Decay::alibi ? alibi_decay : forget[t];
+      const double g = kind == Decay::alibi ? alibi_decay : gates[t];
       for (std::size_t r = 0; r < dv; ++r) {
         double* Sr = S.data() + r * d;
         double o = 0.0;
@@ -416,13 +416,13 @@ void decayed_attention(const Sequence& s, Decay kind, double param, const double
   }
 }
 
-void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layout, double scale,
+void softmax_attention(const Sequence& s, const double* angles, rotary::Layout layout, double scale,
                        bool causal, double* out, const std::atomic<bool>* cancel) {
   const std::size_t T = s.T, d = s.d, dv = s.dv;
   std::vector<double> qr(s.q, s.q + T * d), kr(s.k, s.k + T * d);
-  if (psi != nullptr) {
-    rotary::rotate(s.q, psi, T, T, d, layout, qr.data(), 1);
-    rotary::rotate(s.k, psi, T, T, d, layout, kr.data(), 1);
+  if (angles != nullptr) {
+    rotary::rotate(s.q, angles, T, T, d, layout, qr.data(), 1);
+    rotary::rotate(s.k, angles, T, T, d, layout, kr.data(), 1);
   }
   std::vector<double> logits(T);
   for (std::size_t t = 0; t < T; ++t) {

@@ -176,24 +176,24 @@ void bias_and_gate(const Config& cfg, const double* expb, const double* gates, s
 }
 
 double accumulate64(const double* phi, std::size_t stride, std::size_t T, double offset,
-                    double theta, double* psi) {
+                    double theta, double* angles) {
   double s = offset;
   for (std::size_t t = 0; t < T; ++t) {
     s = s + phi[t * stride];
-    psi[t * stride] = s * theta;
+    angles[t * stride] = s * theta;
   }
   return s;
 }
 
 double accumulate32(const double* phi, std::size_t stride, std::size_t T, double offset,
-                    double theta, double* psi) {
+                    double theta, double* angles) {
   const float th = static_cast<float>(theta);
   const float o = static_cast<float>(offset);
   float s = 0.0f, v = o;
   for (std::size_t t = 0; t < T; ++t) {
     s = s + static_cast<float>(phi[t * stride]);
     v = s + o;
-    psi[t * stride] = static_cast<double>(v * th);
+    angles[t * stride] = static_cast<double>(v * th);
   }
   return static_cast<double>(v);
 }

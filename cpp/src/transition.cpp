@@ -46,7 +46,7 @@ Norm parse_norm(const std::string& name) {
   return names::parse<Norm>(norm_names(), name, "norm");
 }
 
-void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,
+void effective(const double* angles_prev, const double* angles, const recurrence::Gates& gates,
                std::size_t d, rotary::Layout layout, double* out, const std::atomic<bool>* cancel) {
   zero_square(out, d, cancel);
   // Pair i (channels c0, c1): the block R(ψ_prev)ᵀ diag(λ_c0, λ_c1) R(ψ_t), in the order of the
@@ -54,10 +54,10 @@ void effective(const double* psi_prev, const double* psi_t, const recurrence::Ga
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     rotary::pair_channels(layout, d, i, c0, c1);
-    const double l0 = recurrence::gate_value(gate, 0, c0, i),
-                 l1 = recurrence::gate_value(gate, 0, c1, i);
-    const double cp = std::cos(psi_prev[i]), sp = std::sin(psi_prev[i]);
-    const double ct = std::cos(psi_t[i]), st = std::sin(psi_t[i]);
+    const double l0 = recurrence::gate_value(gates, 0, c0, i),
+                 l1 = recurrence::gate_value(gates, 0, c1, i);
+    const double cp = std::cos(angles_prev[i]), sp = std::sin(angles_prev[i]);
+    const double ct = std::cos(angles[i]), st = std::sin(angles[i]);
     const double a00 = cp * l0, a01 = sp * l1, a10 = -sp * l0, a11 = cp * l1;
     out[c0 * d + c0] = a00 * ct + a01 * st;
     out[c0 * d + c1] = a00 * -st + a01 * ct;
@@ -66,7 +66,7 @@ void effective(const double* psi_prev, const double* psi_t, const recurrence::Ga
   }
 }
 
-void effective_sequence(const double* psi, std::size_t T, const recurrence::Gates& gates,
+void effective_sequence(const double* angles, std::size_t T, const recurrence::Gates& gates,
                         std::size_t d, rotary::Layout layout, double* out,
                         const std::atomic<bool>* cancel) {
   const std::size_t h = d / 2;
@@ -74,12 +74,12 @@ void effective_sequence(const double* psi, std::size_t T, const recurrence::Gate
   for (std::size_t t = 0; t < T; ++t) {
     recurrence::Gates row = gates;
     if (gates.width != 0) row.values = gates.values + t * gates.width;
-    effective(t == 0 ? zero.data() : psi + (t - 1) * h, psi + t * h, row, d, layout,
+    effective(t == 0 ? zero.data() : angles + (t - 1) * h, angles + t * h, row, d, layout,
               out + t * d * d, cancel);
   }
 }
 
-double commutator_norm(const double* psi, const recurrence::Gates& gate, std::size_t d,
+double commutator_norm(const double* angles, const recurrence::Gates& gates, std::size_t d,
                        rotary::Layout layout, Norm norm) {
   // Block i of K = ΛC − CΛ is [[0, a_i], [b_i, 0]] with a_i = −(λ_c0 − λ_c1) sin ψ_i and
   // b_i = (λ_c1 − λ_c0) sin ψ_i (the diagonal cancels exactly); its singular values are |a_i| and
@@ -89,9 +89,9 @@ double commutator_norm(const double* psi, const recurrence::Gates& gate, std::si
   for (std::size_t i = 0; i < d / 2; ++i) {
     std::size_t c0 = 0, c1 = 0;
     rotary::pair_channels(layout, d, i, c0, c1);
-    const double l0 = recurrence::gate_value(gate, 0, c0, i),
-                 l1 = recurrence::gate_value(gate, 0, c1, i);
-    const double s = std::sin(psi[i]);
+    const double l0 = recurrence::gate_value(gates, 0, c0, i),
+                 l1 = recurrence::gate_value(gates, 0, c1, i);
+    const double s = std::sin(angles[i]);
     v[2 * i] = std::abs(l0 * -s - -s * l1);  // the entries of the dense product, in its order
     v[2 * i + 1] = std::abs(l1 * s - s * l0);
     big = std::max(big, std::max(v[2 * i], v[2 * i + 1]));

@@ -15,7 +15,7 @@ using namespace ropelab;
 namespace {
 
 struct Inputs {
-  std::vector<double> q, k, v, beta, alpha, psi;
+  std::vector<double> q, k, v, beta, angles, gates;
 };
 
 Inputs make_inputs(std::size_t T, std::size_t n_h, std::size_t d, std::size_t dv, unsigned seed) {
@@ -27,9 +27,9 @@ Inputs make_inputs(std::size_t T, std::size_t n_h, std::size_t d, std::size_t dv
   for (std::size_t i = 0; i < T * n_h * d; ++i) in.k.push_back(nd(gen) / std::sqrt(double(d)));
   for (std::size_t i = 0; i < T * n_h * dv; ++i) in.v.push_back(nd(gen));
   for (std::size_t i = 0; i < T * n_h; ++i) in.beta.push_back(2.0 * ud(gen));
-  for (std::size_t i = 0; i < T; ++i) in.alpha.push_back(0.5 + 0.5 * ud(gen));
+  for (std::size_t i = 0; i < T; ++i) in.gates.push_back(0.5 + 0.5 * ud(gen));
   double acc = 0;
-  for (std::size_t i = 0; i < T * d / 2; ++i) in.psi.push_back(acc += ud(gen) - 0.5);
+  for (std::size_t i = 0; i < T * d / 2; ++i) in.angles.push_back(acc += ud(gen) - 0.5);
   return in;
 }
 
@@ -41,13 +41,13 @@ std::vector<double> direct(const Inputs& in, std::size_t T, std::size_t n_h, std
   for (std::size_t t = 0; t < T; ++t) {
     auto rot = [&](const double* x, double* y) {
       for (std::size_t i = 0; i < d / 2; ++i) {
-        const double p = rotated ? in.psi[t * d / 2 + i] : 0.0, c = std::cos(p), s = std::sin(p);
+        const double p = rotated ? in.angles[t * d / 2 + i] : 0.0, c = std::cos(p), s = std::sin(p);
         y[2 * i] = c * x[2 * i] - s * x[2 * i + 1];
         y[2 * i + 1] = s * x[2 * i] + c * x[2 * i + 1];
       }
     };
     if (gated) {
-      for (auto& x : S) x *= in.alpha[t];
+      for (auto& x : S) x *= in.gates[t];
     }
     for (std::size_t j = 0; j < n_h; ++j) {
       rot(in.k.data() + (t * n_h + j) * d, kk.data());
@@ -84,8 +84,8 @@ TEST(Delta, EveryPathEqualsTheDirectOrderBitForBitWithoutRotation) {
           const simd::Isa before = simd::active_isa();
           simd::set_isa(isa);
           std::vector<double> got(T * dv);
-          recurrence::delta_rule({in.q.data(), in.k.data(), in.v.data(), in.beta.data(),
-                                  gated ? in.alpha.data() : nullptr, nullptr, T, n_h, d, dv},
+          recurrence::delta_rule({in.q.data(), in.k.data(), in.v.data(), in.beta.data(), nullptr,
+                                  gated ? in.gates.data() : nullptr, T, n_h, d, dv},
                                  rotary::Layout::interleaved, got.data());
           simd::set_isa(before);
           for (std::size_t i = 0; i < T * dv; ++i) {
@@ -109,8 +109,8 @@ TEST(Delta, RotatedPathsAgreeWithTheDirectOrder) {
     const simd::Isa before = simd::active_isa();
     simd::set_isa(isa);
     std::vector<double> got(T * dv);
-    recurrence::delta_rule({in.q.data(), in.k.data(), in.v.data(), in.beta.data(), in.alpha.data(),
-                            in.psi.data(), T, n_h, d, dv},
+    recurrence::delta_rule({in.q.data(), in.k.data(), in.v.data(), in.beta.data(), in.angles.data(),
+                            in.gates.data(), T, n_h, d, dv},
                            rotary::Layout::interleaved, got.data());
     simd::set_isa(before);
     for (std::size_t i = 0; i < T * dv; ++i) {
@@ -131,7 +131,7 @@ TEST(Delta, RowBlocksAndThreadCountsGiveTheSameBits) {
   const std::size_t T = 60, d = 6, dv = 21, n_h = 2;
   const Inputs in = make_inputs(T, n_h, d, dv, 16);
   const recurrence::DeltaSequence s{
-      in.q.data(), in.k.data(), in.v.data(), in.beta.data(), in.alpha.data(), in.psi.data(), T,
+      in.q.data(), in.k.data(), in.v.data(), in.beta.data(), in.angles.data(), in.gates.data(), T,
       n_h,         d,           dv};
   std::vector<double> whole(T * dv);
   recurrence::delta_rule(s, rotary::Layout::half, whole.data(), nullptr, 1);

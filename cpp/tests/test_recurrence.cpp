@@ -21,7 +21,7 @@ using ropelab::testing::normals;
 TEST(Recurrence, SelectivePrerotatedEqualsRecurrentWithPerChannelGates) {
   const std::size_t T = 40, d = 8, dv = 3;
   const auto q = normals(T * d, 1), k = normals(T * d, 2), v = normals(T * dv, 3);
-  const auto psi = normals(T * d / 2, 4, 3.0);
+  const auto angles = normals(T * d / 2, 4, 3.0);
   std::vector<double> g(T * d);
   std::mt19937_64 gen(5);
   std::uniform_real_distribution<double> u(0.5, 1.0);
@@ -30,11 +30,11 @@ TEST(Recurrence, SelectivePrerotatedEqualsRecurrentWithPerChannelGates) {
   const recurrence::Sequence s{q.data(), k.data(), v.data(), T, d, dv};
   std::vector<double> a(T * dv), b(T * dv), c(T * dv), A(T * d * d);
   for (auto layout : {rotary::Layout::interleaved, rotary::Layout::half}) {
-    recurrence::selective_rope_attention(s, psi.data(), gates, layout,
+    recurrence::selective_rope_attention(s, angles.data(), gates, layout,
                                          recurrence::SelectiveMode::prerotated, a.data());
-    recurrence::selective_rope_attention(s, psi.data(), gates, layout,
+    recurrence::selective_rope_attention(s, angles.data(), gates, layout,
                                          recurrence::SelectiveMode::recurrent, b.data());
-    transition::effective_sequence(psi.data(), T, gates, d, layout, A.data());
+    transition::effective_sequence(angles.data(), T, gates, d, layout, A.data());
     recurrence::linear_attention(s, A.data(), recurrence::LinearMode::unrolled,
                                  recurrence::ProductStart::tau_plus_1, c.data());
     // Sums of ≤ T·d terms of size O(1) through ≤ T rotations: rounding grows like eps·T·d.
@@ -84,16 +84,16 @@ const std::vector<std::size_t> kC0{0, 1}, kC1{2, 3};
 }  // namespace
 
 TEST(SelectivePieces, RotatePairsRotatesEachPlane) {
-  const std::vector<double> x{1.0, 2.0, 3.0, -1.0}, psi{0.3, -1.1};
+  const std::vector<double> x{1.0, 2.0, 3.0, -1.0}, angles{0.3, -1.1};
   std::vector<double> cs(2), sn(2), out(4);
   for (std::size_t i = 0; i < 2; ++i) {
-    cs[i] = std::cos(psi[i]);
-    sn[i] = std::sin(psi[i]);
+    cs[i] = std::cos(angles[i]);
+    sn[i] = std::sin(angles[i]);
   }
   recurrence::detail::rotate_pairs(x.data(), cs.data(), sn.data(), kC0.data(), kC1.data(), 2,
                                    out.data());
   for (std::size_t i = 0; i < 2; ++i) {
-    const std::complex<double> z(x[kC0[i]], x[kC1[i]]), r = z * std::polar(1.0, psi[i]);
+    const std::complex<double> z(x[kC0[i]], x[kC1[i]]), r = z * std::polar(1.0, angles[i]);
     EXPECT_NEAR(out[kC0[i]], r.real(), 1e-15);
     EXPECT_NEAR(out[kC1[i]], r.imag(), 1e-15);
   }

@@ -31,11 +31,11 @@ here what it means in :mod:`ropelab.rff` and :mod:`ropelab.temperature`: ``ω ~ 
 the amplitude ``e^{‖x‖²/2}`` unchanged, i.e. ``E[φ(q)·φ(k)] = e^{(‖q'‖² + ‖k'‖²)/2 −
 σ²‖q'−k'‖²/2}`` (trig) and ``e^{σ²‖q'+k'‖²/2 − (‖q'‖² + ‖k'‖²)/2}`` (positive, hyperbolic).
 
-Rotary phases. ``phases`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
-``k[..., t, :]`` by ``phases[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
-attention, which is RoPE for ``phases = rotary.rope_angles(...)`` and Selective RoPE for the
-cumulative phases of :func:`ropelab.rotary.selective_phase`; ``random_feature(q, k, v, D,
-phases=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
+Rotary angles. ``angles`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
+``k[..., t, :]`` by ``angles[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
+attention, which is RoPE for ``angles = rotary.rope_angles(...)`` and Selective RoPE for the
+cumulative angles of :func:`ropelab.rotary.selective_phase`; ``random_feature(q, k, v, D,
+angles=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 """
 
 from __future__ import annotations
@@ -97,18 +97,18 @@ def _all_float32(*xs: ArrayLike) -> bool:
     return all(isinstance(x, np.ndarray) and x.dtype == np.float32 for x in xs)
 
 
-def _rotate(q: ArrayLike, k: ArrayLike, phases: ArrayLike | None, layout: Layout, func: str) -> tuple[Any, Any]:
-    if phases is None:
+def _rotate(q: ArrayLike, k: ArrayLike, angles: ArrayLike | None, layout: Layout, func: str) -> tuple[Any, Any]:
+    if angles is None:
         return q, k
     qa, ka = np.asarray(q), np.asarray(k)
     if qa.ndim >= 2 and ka.ndim >= 2 and qa.shape[-2] != ka.shape[-2]:
         raise ValueError(
-            f"{func}: phases need as many queries as keys (T == S), got q.shape={qa.shape} and k.shape={ka.shape}"
+            f"{func}: angles need as many queries as keys (T == S), got q.shape={qa.shape} and k.shape={ka.shape}"
         )
     try:
-        return rotary.rotate(q, phases, layout), rotary.rotate(k, phases, layout)
+        return rotary.rotate(q, angles, layout), rotary.rotate(k, angles, layout)
     except (ValueError, TypeError) as e:
-        raise type(e)(f"{func}: phases: {e}") from None
+        raise type(e)(f"{func}: angles: {e}") from None
 
 
 def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, int, int]:
@@ -142,10 +142,10 @@ def softmax(
     k: ArrayLike,
     v: ArrayLike,
     *,
+    angles: ArrayLike | None = None,
     causal: bool = True,
     scale: float | None = None,
     bias: ArrayLike | None = None,
-    phases: ArrayLike | None = None,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
 ) -> npt.NDArray[Any]:
@@ -164,6 +164,8 @@ def softmax(
         Keys, with the same leading dimensions as ``q``.
     v : array_like, shape (..., S, d_v)
         Values.
+    angles : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (see the module docstring).
     causal : bool
         Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
     scale : float or None
@@ -174,10 +176,8 @@ def softmax(
         (shape ``(H, 1, T, S)`` against ``q`` of shape ``(B, H, T, d)``); the Forgetting
         Transformer's forget gate is ``bias_ij = Σ_{l=j+1}^{i} log f_l``. Entries may be ``-inf``
         (masked); NaN and ``+inf`` are rejected, and so is a row with every key masked.
-    phases : array_like or None, shape (..., T, d/2)
-        Rotary angles applied to ``q`` and ``k`` first (see the module docstring).
     layout : {"interleaved", "half"}
-        Channel pairing of ``phases``.
+        Channel pairing of ``angles``.
     nthreads : int or None
         Threads (``None``: all cores). The result does not depend on it.
 
@@ -207,7 +207,7 @@ def softmax(
     True
     """
     f32 = _all_float32(q, k, v)
-    q, k = _rotate(q, k, phases, layout, "attention.softmax")
+    q, k = _rotate(q, k, angles, layout, "attention.softmax")
     if bias is None:
         b, offsets, st, ss = None, None, 0, 0
     else:
@@ -235,6 +235,7 @@ def random_feature(
     v: ArrayLike,
     D: int,
     *,
+    angles: ArrayLike | None = None,
     estimator: Estimator = "trig",
     sigma: ArrayLike = 1.0,
     orthogonal: bool = False,
@@ -243,7 +244,6 @@ def random_feature(
     trials: int = 1,
     stabilize: bool = True,
     scale: float | None = None,
-    phases: ArrayLike | None = None,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
     return_parts: bool = False,
@@ -263,6 +263,8 @@ def random_feature(
         Queries, keys, values with the same leading dimensions.
     D : int
         Number of random frequencies (``≥ 1``).
+    angles : array_like or None, shape (..., T, d/2)
+        Rotary angles applied to ``q`` and ``k`` first (module docstring).
     estimator : {"trig", "positive", "hyperbolic"}
         Feature map (module docstring).
     sigma : float or array_like of shape (d/2,)
@@ -287,10 +289,8 @@ def random_feature(
     scale : float or None
         Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
         ``√scale`` before the feature map.
-    phases : array_like or None, shape (..., T, d/2)
-        Rotary angles applied to ``q`` and ``k`` first (module docstring).
     layout : {"interleaved", "half"}
-        Channel pairing of ``phases`` and of a per-pair ``sigma``.
+        Channel pairing of ``angles`` and of a per-pair ``sigma``.
     nthreads : int or None
         Threads (``None``: all cores). Results are bit-identical for every value.
     return_parts : bool
@@ -326,7 +326,7 @@ def random_feature(
     True
     """
     f32 = _all_float32(q, k, v)
-    q, k = _rotate(q, k, phases, layout, "attention.random_feature")
+    q, k = _rotate(q, k, angles, layout, "attention.random_feature")
     res = _core.attention.random_feature(
         q=q,
         k=k,
@@ -582,13 +582,13 @@ def error(
     v: ArrayLike,
     D: int | Sequence[int],
     *,
+    angles: ArrayLike | None = None,
     rules: Sequence[Rule] = RULES,
     estimator: Estimator = "trig",
     trials: int = 16,
     seed: int = 0,
     causal: bool = True,
     scale: float | None = None,
-    phases: ArrayLike | None = None,
     layout: Layout = "interleaved",
     orthogonal: bool = False,
     base: float = 10000.0,
@@ -602,10 +602,12 @@ def error(
     Parameters
     ----------
     q, k, v : array_like
-        As in :func:`softmax` (phases, if given, are applied first, to both the exact and the
+        As in :func:`softmax` (angles, if given, are applied first, to both the exact and the
         estimated attention).
     D : int or sequence of int
         Feature counts.
+    angles : array_like, shape (..., T, d/2), optional
+        Rotary angles applied to ``q`` and ``k`` first.
     rules : sequence of {"one", "tan", "optimal", "rope", "rfa"}
         Temperature rules (:func:`rule_sigma`); ``ξ`` is :func:`mean_cosine` of the rotated,
         ``√scale``-scaled ``q`` and ``k``.
@@ -619,8 +621,6 @@ def error(
         Causal attention.
     scale : float, optional
         Logit scale (default ``1/√d``).
-    phases : array_like, shape (..., T, d/2), optional
-        Rotary angles applied to ``q`` and ``k`` first.
     layout : {"interleaved", "half"}
         Channel pairs of the rotation and of per-pair temperatures.
     orthogonal : bool
@@ -659,7 +659,7 @@ def error(
     for r in rules:
         if r not in RULES:
             raise ValueError(f"attention.error: rules must be taken from {RULES}, got {r!r}")
-    q, k = _rotate(q, k, phases, layout, "attention.error")
+    q, k = _rotate(q, k, angles, layout, "attention.error")
     exact = softmax(q, k, v, causal=causal, scale=scale, nthreads=nthreads)
     qa = np.asarray(q, dtype=np.float64)
     d = qa.shape[-1]

@@ -6,7 +6,7 @@ Notation: ``q_t, k_t ∈ R^d``, ``v_t ∈ R^{dv}``, ``t = 0 … T−1``, state `
 ``S_{−1} = 0``. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape
 ``(..., T, dv)`` with any leading batch dimensions (the same for all three) and return
 ``(..., T, dv)`` (complex ``(..., T, D, dv)`` for :func:`rff_attention`). Per-step side inputs
-(transitions, phases, gates) may omit leading batch dimensions: their leading dimensions must
+(transitions, angles, gates) may omit leading batch dimensions: their leading dimensions must
 equal the trailing batch dimensions of ``q``.
 
 The computation runs in the compiled core (``ropelab._core.recurrence``) with the GIL released;
@@ -94,7 +94,7 @@ def selective_rope_attention(
     q: ArrayLike,
     k: ArrayLike,
     v: ArrayLike,
-    psi: ArrayLike,
+    angles: ArrayLike,
     gates: ArrayLike | None = None,
     mode: Literal["prerotated", "recurrent"] = "prerotated",
     *,
@@ -116,8 +116,8 @@ def selective_rope_attention(
     q, k : array_like, shape (..., T, d)
         d even.
     v : array_like, shape (..., T, dv)
-    psi : array_like, shape (..., T, d/2)
-        Cumulative phases ``ψ_t`` (see :func:`ropelab.rotary.cumulative_phase`).
+    angles : array_like, shape (..., T, d/2)
+        Cumulative rotation angles ``ψ_t`` (see :func:`ropelab.rotary.cumulative_phase`).
     gates : array_like, optional
         Decays in ``[0, 1]``: shape ``(..., T, 1)`` (one per step), ``(..., T, d/2)`` (shared by
         the two channels of each pair: commutes with the rotation) or ``(..., T, d)`` (one per
@@ -134,16 +134,16 @@ def selective_rope_attention(
     --------
     >>> rng = np.random.default_rng(1)
     >>> q, k, v = rng.normal(size=(3, 6, 4))
-    >>> psi = np.cumsum(rng.normal(size=(6, 2)), axis=0)
+    >>> angles = np.cumsum(rng.normal(size=(6, 2)), axis=0)
     >>> g = rng.uniform(0.5, 1.0, size=(6, 4))
-    >>> a = selective_rope_attention(q, k, v, psi, g, mode="prerotated")
-    >>> b = selective_rope_attention(q, k, v, psi, g, mode="recurrent")
+    >>> a = selective_rope_attention(q, k, v, angles, g, mode="prerotated")
+    >>> b = selective_rope_attention(q, k, v, angles, g, mode="recurrent")
     >>> bool(np.allclose(a, b))
     True
     """
     return np.asarray(
         _core.recurrence.selective_rope_attention(
-            q=q, k=k, v=v, psi=psi, gates=gates, mode=mode, layout=layout, nthreads=nthreads
+            q=q, k=k, v=v, angles=angles, gates=gates, mode=mode, layout=layout, nthreads=nthreads
         )
     )
 
@@ -265,18 +265,18 @@ def alibi_attention(
     """
     return np.asarray(
         _core.recurrence.decayed_attention(
-            q=q, k=k, v=v, kind="alibi", param=slope, forget=None, mode=mode, nthreads=nthreads
+            q=q, k=k, v=v, gates=None, kind="alibi", param=slope, mode=mode, nthreads=nthreads
         )
     )
 
 
 def fox_attention(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike, forget: ArrayLike, mode: Direct = "direct", *, nthreads: int | None = None
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, gates: ArrayLike, mode: Direct = "direct", *, nthreads: int | None = None
 ) -> FloatArray:
     """Forgetting-Transformer weighting ``o_t = Σ_{τ≤t} (Π_{κ=τ+1}^{t} f_κ) (q_t·k_τ) v_τ``.
 
-    ``forget`` has shape ``(..., T)`` with values in ``[0, 1]``; ``mode="recurrent"`` is
-    ``S_t = f_t S_{t−1} + v_t k_tᵀ``.
+    ``gates`` (the forget gates ``f_t``) has shape ``(..., T)`` with values in ``[0, 1]``;
+    ``mode="recurrent"`` is ``S_t = f_t S_{t−1} + v_t k_tᵀ``.
 
     Parameters
     ----------
@@ -284,7 +284,7 @@ def fox_attention(
         Queries and keys (the same leading dimensions as ``v``).
     v : array_like, shape (..., T, dv)
         Values.
-    forget : array_like, shape (..., T)
+    gates : array_like, shape (..., T)
         Forget gates ``f_t ∈ [0, 1]``.
     mode : {"direct", "recurrent"}
         Direct O(T² d) sum or the gated recurrence.
@@ -305,7 +305,7 @@ def fox_attention(
     """
     return np.asarray(
         _core.recurrence.decayed_attention(
-            q=q, k=k, v=v, kind="fox", param=0.0, forget=forget, mode=mode, nthreads=nthreads
+            q=q, k=k, v=v, gates=gates, kind="fox", param=0.0, mode=mode, nthreads=nthreads
         )
     )
 
@@ -354,7 +354,7 @@ def cosformer_attention(
         M = float(np.shape(q)[-2]) if np.ndim(q) >= 2 and np.shape(q)[-2] > 0 else 1.0
     return np.asarray(
         _core.recurrence.decayed_attention(
-            q=q, k=k, v=v, kind="cosformer", param=M, forget=None, mode=mode, nthreads=nthreads
+            q=q, k=k, v=v, gates=None, kind="cosformer", param=M, mode=mode, nthreads=nthreads
         )
     )
 
@@ -363,18 +363,18 @@ def softmax_attention(
     q: ArrayLike,
     k: ArrayLike,
     v: ArrayLike,
-    psi: ArrayLike | None = None,
+    angles: ArrayLike | None = None,
     *,
     layout: Layout = "interleaved",
     scale: float | None = None,
     causal: bool = True,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """Reference softmax attention with RoPE / Selective RoPE phases.
+    """Reference softmax attention with RoPE / Selective RoPE angles.
 
     ``o_t = Σ_τ softmax_τ(scale · (C_t q_t)·(C_τ k_τ)) v_τ`` over ``τ ≤ t`` (``causal``) or all
-    ``τ``, with ``C_t = blockdiag R(psi_t)``; ``psi`` is RoPE's ``rope_angles(arange(T), d)`` or
-    a Selective RoPE phase; ``None`` means no rotation. ``scale`` defaults to ``1/√d``.
+    ``τ``, with ``C_t = blockdiag R(ψ_t)``; ``angles`` is RoPE's ``rope_angles(arange(T), d)`` or
+    Selective RoPE's cumulative angles; ``None`` means no rotation. ``scale`` defaults to ``1/√d``.
 
     Parameters
     ----------
@@ -382,7 +382,7 @@ def softmax_attention(
         Queries and keys (the same leading dimensions as ``v``).
     v : array_like, shape (..., T, dv)
         Values.
-    psi : array_like, shape (..., T, d/2), optional
+    angles : array_like, shape (..., T, d/2), optional
         Rotation angles ``ψ_t`` of ``C_t``; ``None`` means no rotation.
     layout : {"interleaved", "half"}
         Which channels form a pair.
@@ -409,7 +409,7 @@ def softmax_attention(
     """
     return np.asarray(
         _core.recurrence.softmax_attention(
-            q=q, k=k, v=v, psi=psi, layout=layout, scale=scale, causal=bool(causal), nthreads=nthreads
+            q=q, k=k, v=v, angles=angles, layout=layout, scale=scale, causal=bool(causal), nthreads=nthreads
         )
     )
 
@@ -419,8 +419,8 @@ def delta_rule(
     k: ArrayLike,
     v: ArrayLike,
     beta: ArrayLike,
-    alpha: ArrayLike | None = None,
-    psi: ArrayLike | None = None,
+    angles: ArrayLike | None = None,
+    gates: ArrayLike | None = None,
     *,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
@@ -429,7 +429,7 @@ def delta_rule(
 
     ``S_t = S_{t−1} α_t (I − β_t k̃_t k̃_tᵀ) + β_t v_t k̃_tᵀ`` and ``o_t = S_t q̃_t`` with
     ``S_{−1} = 0``, where ``k̃_t = C_t k_t``, ``q̃_t = C_t q_t`` and ``C_t = blockdiag R(ψ_t)``
-    (identity without ``psi``). ``alpha = None`` is DeltaNet (Schlag et al. 2021; Yang et al.
+    (identity without ``angles``). ``gates = None`` is DeltaNet (Schlag et al. 2021; Yang et al.
     2024), gates in ``[0, 1]`` are Gated DeltaNet (Yang et al. 2025). In the unrotated frame the
     state obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ`` with the effective transition
     ``A_t = α_t R_t (I − β_t k_t k_tᵀ)``, ``R_t = C_{t−1}ᵀ C_t`` the rotation by the phase
@@ -444,11 +444,11 @@ def delta_rule(
         Values.
     beta : array_like, shape (..., T)
         Write strengths ``β_t``.
-    alpha : array_like, shape (..., T), optional
-        Gates ``α_t ∈ [0, 1]``.
-    psi : array_like, shape (..., T, d/2), optional
-        Selective RoPE phases (cumulative angles, e.g. from
+    angles : array_like, shape (..., T, d/2), optional
+        Selective RoPE angles ``ψ_t`` (cumulative, e.g. from
         :func:`ropelab.rotary.cumulative_phase`); needs even ``d``.
+    gates : array_like, shape (..., T), optional
+        Gates ``α_t ∈ [0, 1]``.
     layout : {"interleaved", "half"}
         Which channels form the rotated pairs.
     nthreads : int, optional
@@ -481,8 +481,8 @@ def delta_rule(
         np.expand_dims(np.asarray(k), -2),
         np.expand_dims(np.asarray(v), -2),
         np.expand_dims(np.asarray(beta), -1),
-        alpha,
-        psi,
+        angles,
+        gates,
         layout=layout,
         nthreads=nthreads,
     )
@@ -493,8 +493,8 @@ def delta_product(
     k: ArrayLike,
     v: ArrayLike,
     beta: ArrayLike,
-    alpha: ArrayLike | None = None,
-    psi: ArrayLike | None = None,
+    angles: ArrayLike | None = None,
+    gates: ArrayLike | None = None,
     *,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
@@ -518,10 +518,10 @@ def delta_product(
         ``n_h`` values per token.
     beta : array_like, shape (..., T, n_h)
         Write strengths.
-    alpha : array_like, shape (..., T), optional
+    angles : array_like, shape (..., T, d/2), optional
+        Selective RoPE angles ``ψ_t``.
+    gates : array_like, shape (..., T), optional
         Gates ``α_t ∈ [0, 1]``.
-    psi : array_like, shape (..., T, d/2), optional
-        Selective RoPE phases.
     layout : {"interleaved", "half"}
         Which channels form the rotated pairs.
     nthreads : int, optional
@@ -548,15 +548,17 @@ def delta_product(
     (5, 3)
     """
     return np.asarray(
-        _core.recurrence.delta_rule(q=q, k=k, v=v, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads)
+        _core.recurrence.delta_rule(
+            q=q, k=k, v=v, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads
+        )
     )
 
 
 def delta_transitions(
     k: ArrayLike,
     beta: ArrayLike,
-    alpha: ArrayLike | None = None,
-    psi: ArrayLike | None = None,
+    angles: ArrayLike | None = None,
+    gates: ArrayLike | None = None,
     *,
     layout: Layout = "interleaved",
     product: bool = False,
@@ -566,8 +568,8 @@ def delta_transitions(
 
     In the unrotated frame the state of :func:`delta_rule` obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ``
     (row convention: the state multiplies its transition from the left, ``o_t = S_t q_t``), so
-    ``delta_rule(q, k, v, beta, alpha, psi)`` equals ``linear_attention(q, k, beta·v,
-    transitions=delta_transitions(k, beta, alpha, psi))``. ``R_t = C_{t−1}ᵀ C_t`` rotates pair
+    ``delta_rule(q, k, v, beta, angles, gates)`` equals ``linear_attention(q, k, beta·v,
+    transitions=delta_transitions(k, beta, angles, gates))``. ``R_t = C_{t−1}ᵀ C_t`` rotates pair
     ``i`` by ``ψ_{t,i} − ψ_{t−1,i}`` (``ψ_{−1} = 0``).
 
     Parameters
@@ -576,10 +578,10 @@ def delta_transitions(
         Keys (unrotated).
     beta : array_like, shape (..., T), or (..., T, n_h) with ``product=True``
         Write strengths.
-    alpha : array_like, shape (..., T), optional
+    angles : array_like, shape (..., T, d/2), optional
+        Selective RoPE angles ``ψ_t``.
+    gates : array_like, shape (..., T), optional
         Gates ``α_t ∈ [0, 1]``.
-    psi : array_like, shape (..., T, d/2), optional
-        Selective RoPE phases.
     layout : {"interleaved", "half"}
         Which channels form the rotated pairs.
     product : bool
@@ -612,5 +614,5 @@ def delta_transitions(
         k = np.expand_dims(np.asarray(k), -2)
         beta = np.expand_dims(np.asarray(beta), -1)
     return np.asarray(
-        _core.recurrence.delta_transitions(k=k, beta=beta, alpha=alpha, psi=psi, layout=layout, nthreads=nthreads)
+        _core.recurrence.delta_transitions(k=k, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads)
     )

@@ -178,14 +178,14 @@ def alibi_bias(T: int, slopes: ArrayLike) -> FloatArray:
     return _causal_rows(f, m.shape, T, rows)
 
 
-def fox_bias(forget: ArrayLike) -> FloatArray:
+def fox_bias(gates: ArrayLike) -> FloatArray:
     """FoX's causal logit bias ``b_ts = Σ_{r=s+1}^{t} log f_r`` (``s ≤ t``; ``−inf`` for ``s > t``).
 
     Computed as ``L_t − L_s`` of the running sums ``L_t = Σ_{r≤t} log f_r``.
 
     Parameters
     ----------
-    forget : array_like, shape (..., T)
+    gates : array_like, shape (..., T)
         Forget gates ``f_t ∈ (0, 1]`` (FoX's ``σ(w_fᵀ x_t + b_f)``), per step along the last axis.
 
     Returns
@@ -197,9 +197,9 @@ def fox_bias(forget: ArrayLike) -> FloatArray:
     Raises
     ------
     TypeError
-        ``forget`` is not real.
+        ``gates`` is not real.
     ValueError
-        ``forget`` is 0-dimensional or empty along its last axis, or has an entry outside ``(0, 1]``.
+        ``gates`` is 0-dimensional or empty along its last axis, or has an entry outside ``(0, 1]``.
 
     Examples
     --------
@@ -210,12 +210,12 @@ def fox_bias(forget: ArrayLike) -> FloatArray:
     True
     """
     f = "related.fox_bias"
-    g = _real_array(forget, "forget", f)
+    g = _real_array(gates, "gates", f)
     if g.ndim == 0 or g.shape[-1] == 0:
-        raise ValueError(f"{f}: forget must have shape (..., T) with T >= 1, got shape {g.shape}")
+        raise ValueError(f"{f}: gates must have shape (..., T) with T >= 1, got shape {g.shape}")
     ok = (g > 0) & (g <= 1)
     if not np.all(ok):
-        raise ValueError(f"{f}: forget must be gates in (0, 1], got {g[~ok].ravel()[0]!r}")
+        raise ValueError(f"{f}: gates must be in (0, 1], got {g[~ok].ravel()[0]!r}")
     L = np.cumsum(np.log(g), axis=-1)
     T = g.shape[-1]
     t = np.arange(T)
@@ -299,7 +299,7 @@ def fox(
     q: ArrayLike,
     k: ArrayLike,
     v: ArrayLike,
-    forget: ArrayLike,
+    gates: ArrayLike,
     *,
     scale: float | None = None,
     nthreads: int | None = None,
@@ -316,7 +316,7 @@ def fox(
         Queries and keys (e.g. ``(B, H, T, d)``).
     v : array_like, shape (..., T, d_v)
         Values.
-    forget : array_like, shape (..., T)
+    gates : array_like, shape (..., T)
         Forget gates ``f_t ∈ (0, 1]`` per step (and head), broadcastable against the leading
         dimensions of ``q``.
     scale : float or None
@@ -332,7 +332,7 @@ def fox(
     Raises
     ------
     ValueError
-        ``forget`` whose last axis is not ``T`` or with gates outside ``(0, 1]``, or any error of
+        ``gates`` whose last axis is not ``T`` or with gates outside ``(0, 1]``, or any error of
         :func:`ropelab.attention.softmax`.
     TypeError
         Non-numeric input.
@@ -346,12 +346,12 @@ def fox(
     True
     """
     f = "related.fox"
-    qs, fs = np.shape(q), np.shape(forget)
+    qs, fs = np.shape(q), np.shape(gates)
     if len(qs) < 2:
         raise ValueError(f"{f}: q must have shape (..., T, d), got shape {qs}")
     if len(fs) == 0 or fs[-1] != qs[-2]:
-        raise ValueError(f"{f}: forget must have shape (..., T) with T = {qs[-2]} (q's), got shape {fs}")
-    bias = fox_bias(forget)
+        raise ValueError(f"{f}: gates must have shape (..., T) with T = {qs[-2]} (q's), got shape {fs}")
+    bias = fox_bias(gates)
     return np.asarray(
         attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads), dtype=np.float64
     )
@@ -361,7 +361,7 @@ def decayed_kernel_attention(
     phi_q: ArrayLike,
     phi_k: ArrayLike,
     v: ArrayLike,
-    forget: ArrayLike,
+    gates: ArrayLike,
     *,
     nthreads: int | None = None,
 ) -> FloatArray:
@@ -380,7 +380,7 @@ def decayed_kernel_attention(
         Features of the queries and keys.
     v : array_like, shape (..., T, d_v)
         Values.
-    forget : array_like, shape (..., T)
+    gates : array_like, shape (..., T)
         Gates ``f_t ∈ [0, 1]``.
     nthreads : int or None
         Threads (``None``: all cores); the result does not depend on it.
@@ -413,7 +413,7 @@ def decayed_kernel_attention(
         raise ValueError(f"{f}: v must have shape (..., T, d_v), got shape {vv.shape}")
     ext = np.concatenate([vv, np.ones(vv.shape[:-1] + (1,))], axis=-1)
     try:
-        both = recurrence.fox_attention(phi_q, phi_k, ext, forget, "recurrent", nthreads=nthreads)
+        both = recurrence.fox_attention(phi_q, phi_k, ext, gates, "recurrent", nthreads=nthreads)
     except (ValueError, TypeError) as e:
         msg = str(e).replace("recurrence.fox_attention", f)
         # the core names the features q and k

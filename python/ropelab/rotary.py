@@ -226,15 +226,15 @@ def selective_phase(
     theta: ArrayLike = 1.0,
     activation: Literal["silu"] | None = None,
     *,
+    gates: ArrayLike | None = None,
     accumulate: Accumulate = "float64",
     bias: ArrayLike | None = None,
-    gate: ArrayLike | None = None,
 ) -> FloatArray:
     """The temperature-scaled Selective RoPE angle path: ``ψ = Θ ⊙ cumsum_t(g_t ⊙ (conv(x)_t + e^{b}))``.
 
     ``x`` is the angle projection ``W_ω x_t`` (shape ``(..., T, d/2)``), ``kernel`` the causal
     short convolution (see :func:`short_conv`), ``theta`` the temperature spectrum ``Θ``.
-    The optional learnable ``bias`` ``b`` and phase ``gate`` ``g_t`` act in the order of the
+    The optional learnable ``bias`` ``b`` and phase gates ``gates`` (``g_t``) act in the order of the
     authors' released code: the increment ``conv(x)_t`` (after the activation) gets ``e^{b}``
     added, then is multiplied by the gate, then accumulated (Selective RoPE §4.1).
 
@@ -248,38 +248,38 @@ def selective_phase(
         Per-pair scale ``Θ``.
     activation : {None, "silu"}
         Activation after the convolution.
+    gates : array_like, optional
+        Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
+        ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
     accumulate : {"float64", "float32", "wrapped"}
         Arithmetic of the running sum (see :func:`cumulative_phase`).
     bias : array_like, shape (d/2,), optional
         Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
-    gate : array_like, optional
-        Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
-        ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
 
     Returns
     -------
     ndarray, shape x.shape
-        The phases ``ψ_t``.
+        The angles ``ψ_t``.
 
     Raises
     ------
     ValueError
-        For a bias or gate of the wrong shape or with values out of range (and the errors of
+        For a bias or gates of the wrong shape or with values out of range (and the errors of
         :func:`short_conv` and :func:`cumulative_phase`).
     TypeError
-        For a gate that is not a real array (complex, strings).
+        For gates that are not a real array (complex, strings).
 
     Examples
     --------
     >>> selective_phase([[1.0], [1.0]], kernel=[1.0], theta=2.0)
     array([[2.],
            [4.]])
-    >>> selective_phase([[0.0], [0.0], [0.0]], kernel=[1.0], bias=[0.0], gate=[[0.5]])  # constant steps
+    >>> selective_phase([[0.0], [0.0], [0.0]], kernel=[1.0], bias=[0.0], gates=[[0.5]])  # constant steps
     array([[0.5],
            [1. ],
            [1.5]])
     """
-    if bias is None and gate is None:
+    if bias is None and gates is None:
         return np.asarray(
             _core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate)
         )
@@ -294,22 +294,22 @@ def selective_phase(
         e = np.exp(b)
         for t in range(0, y.shape[-2], steps):
             y[..., t : t + steps, :] += e
-    if gate is not None:
-        g0 = np.asarray(gate)
+    if gates is not None:
+        g0 = np.asarray(gates)
         if g0.dtype.kind not in "biuf":
-            raise TypeError(f"selective_phase: gate must be a real array, got dtype {g0.dtype}: {gate!r}")
+            raise TypeError(f"selective_phase: gates must be a real array, got dtype {g0.dtype}: {gates!r}")
         g = as_float64(g0)
         flat = g.reshape(-1)
         for i in range(0, flat.size, _PIECE):
             piece = flat[i : i + _PIECE]
             if not (np.all(np.isfinite(piece)) and np.all(piece >= 0) and np.all(piece <= 1)):
-                raise ValueError(f"selective_phase: gate must hold finite values in [0, 1], got {gate!r}")
+                raise ValueError(f"selective_phase: gates must hold finite values in [0, 1], got {gates!r}")
         try:
             fits = np.broadcast_shapes(g.shape, y.shape) == y.shape
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"selective_phase: gate of shape {g.shape} does not broadcast to x of shape {y.shape}")
+            raise ValueError(f"selective_phase: gates of shape {g.shape} does not broadcast to x of shape {y.shape}")
         gb = np.broadcast_to(g, y.shape)  # a view
         for t in range(0, y.shape[-2], steps):
             y[..., t : t + steps, :] *= gb[..., t : t + steps, :]

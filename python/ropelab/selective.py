@@ -677,9 +677,9 @@ def apply(
     Returns
     -------
     q_rot, k_rot : ndarray
-        Rotated copies (float64; the rotation is computed in float64 from the phases).
-    psi : ndarray, shape (batch, T, H, R) or (T, H, R)
-        The phases used.
+        Rotated copies (float64; the rotation is computed in float64 from the angles).
+    angles : ndarray, shape (batch, T, H, R) or (T, H, R)
+        The rotation angles ``ψ_t`` used.
 
     Raises
     ------
@@ -690,7 +690,7 @@ def apply(
     --------
     >>> w = SelectiveWeights(np.eye(2), np.eye(2), [np.pi / 2], num_heads=2, conv_weight=[[[0.0, 1.0]]] * 2, eps=0.0)
     >>> q = np.array([[[1.0, 0.0], [1.0, 0.0]]])  # T = 1, H = 2, 2R = 2
-    >>> qr, kr, psi = apply(q, q, [[1.0, -1.0]], w)
+    >>> qr, kr, angles = apply(q, q, [[1.0, -1.0]], w)
     >>> qr.round(12) + 0.0  # head 0 turned by π/2, head 1 by −π/2
     array([[[ 0.,  1.],
             [ 0., -1.]]])
@@ -706,10 +706,10 @@ def apply(
             raise ValueError(f"apply: {name} must be finite, got non-finite values")
         arrays.append(a)
     if state is None:
-        psi = phases(hidden, weights, accumulate=accumulate)
+        angles = phases(hidden, weights, accumulate=accumulate)
     else:
         if state.weights is not weights:
             raise ValueError("apply: state was made for other weights")
-        psi = state.feed(hidden)
-    out = [rotary.rotate(a, np.asarray(psi, dtype=np.float64), layout="half") for a in arrays]
-    return out[0], out[1], psi
+        angles = state.feed(hidden)
+    out = [rotary.rotate(a, np.asarray(angles, dtype=np.float64), layout="half") for a in arrays]
+    return out[0], out[1], angles

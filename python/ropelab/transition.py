@@ -38,18 +38,19 @@ __all__ = [
 
 
 def effective(
-    psi_prev: ArrayLike, psi_t: ArrayLike, gate: ArrayLike | None = None, layout: Layout = "interleaved"
+    angles_prev: ArrayLike, angles: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved"
 ) -> FloatArray:
     """Effective transition ``A^eff = C_{t−1}ᵀ Λ_t C_t`` of gated Selective RoPE.
 
     Parameters
     ----------
-    psi_prev, psi_t : array_like, shape (..., d/2)
-        Cumulative phases ``ψ_{t−1}`` and ``ψ_t`` (same shape; leading dimensions are a batch).
-    gate : float or array_like, optional
+    angles_prev, angles : array_like, shape (..., d/2)
+        Cumulative rotation angles ``ψ_{t−1}`` and ``ψ_t`` (same shape; leading dimensions are a
+        batch).
+    gates : float or array_like, optional
         Diagonal of ``Λ_t`` (decays in ``[0, 1]``): a scalar, shape ``(..., 1)``, ``(..., d/2)``
         (shared within each pair) or ``(..., d)`` (per channel, in channel order); its leading
-        dimensions must equal the trailing batch dimensions of the phases (or be absent).
+        dimensions must equal the trailing batch dimensions of the angles (or be absent).
         ``None`` means ``Λ_t = I`` (then ``A^eff = R_t``, a rotation by ``ψ_t − ψ_{t−1}``).
     layout : {"interleaved", "half"}
 
@@ -59,18 +60,18 @@ def effective(
 
     Examples
     --------
-    >>> A = effective([0.3], [0.8], gate=[0.9])          # pair-shared gate: Λ R(0.5)
+    >>> A = effective([0.3], [0.8], gates=[0.9])         # pair-shared gate: Λ R(0.5)
     >>> from ropelab.rotary import rotation_matrix
     >>> bool(np.allclose(A, 0.9 * rotation_matrix([0.5])))
     True
-    >>> B = effective([0.3], [0.8], gate=[0.9, 0.5])     # per-channel gate: not Λ R
+    >>> B = effective([0.3], [0.8], gates=[0.9, 0.5])    # per-channel gates: not Λ R
     >>> bool(np.allclose(B, np.diag([0.9, 0.5]) @ rotation_matrix([0.5])))
     False
     """
-    return np.asarray(_core.transition.effective(psi_prev=psi_prev, psi_t=psi_t, gate=gate, layout=layout))
+    return np.asarray(_core.transition.effective(angles_prev=angles_prev, angles=angles, gates=gates, layout=layout))
 
 
-def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
+def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
     """``A^eff_t`` for every step (``ψ_{−1} = 0``).
 
     These are the transitions with which :func:`ropelab.recurrence.linear_attention` reproduces
@@ -78,7 +79,8 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
 
     Parameters
     ----------
-    psi : array_like, shape (T, d/2)
+    angles : array_like, shape (T, d/2)
+        Cumulative rotation angles ``ψ_t``.
     gates : array_like, shape (T, 1), (T, d/2) or (T, d), optional
     layout : {"interleaved", "half"}
         Which channels form a pair.
@@ -92,11 +94,11 @@ def effective_sequence(psi: ArrayLike, gates: ArrayLike | None = None, layout: L
     >>> effective_sequence([[0.0], [0.0]]).shape
     (2, 2, 2)
     """
-    return np.asarray(_core.transition.effective_sequence(psi=psi, gates=gates, layout=layout))
+    return np.asarray(_core.transition.effective_sequence(angles=angles, gates=gates, layout=layout))
 
 
 def commutator_norm(
-    psi_prev: ArrayLike, gate: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
+    angles_prev: ArrayLike, gates: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
 ) -> Any:
     """Norm of the commutator ``[Λ_t, C_{t−1}] = Λ_t C_{t−1} − C_{t−1} Λ_t``.
 
@@ -105,8 +107,9 @@ def commutator_norm(
 
     Parameters
     ----------
-    psi_prev : array_like, shape (..., d/2)
-    gate : float or array_like, shape (..., 1), (..., d/2) or (..., d)
+    angles_prev : array_like, shape (..., d/2)
+        The rotation angles ``ψ_{t−1}`` of ``C_{t−1}``.
+    gates : float or array_like, shape (..., 1), (..., d/2) or (..., d)
         As in :func:`effective`.
     layout : {"interleaved", "half"}
     norm : {"2", "fro"}
@@ -114,7 +117,7 @@ def commutator_norm(
 
     Returns
     -------
-    float, or ndarray of the leading shape of ``psi_prev``
+    float, or ndarray of the leading shape of ``angles_prev``
 
     Examples
     --------
@@ -123,7 +126,7 @@ def commutator_norm(
     >>> round(commutator_norm([np.pi / 2], [1.0, 0.5]), 12)
     0.5
     """
-    out = np.asarray(_core.transition.commutator_norm(psi_prev=psi_prev, gate=gate, layout=layout, norm=norm))
+    out = np.asarray(_core.transition.commutator_norm(angles_prev=angles_prev, gates=gates, layout=layout, norm=norm))
     return float(out) if out.ndim == 0 else out
 
 

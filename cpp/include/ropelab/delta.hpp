@@ -11,7 +11,7 @@
 ///                     α_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ) of n_h generalised Householder
 ///                     factors.
 ///
-/// With Selective RoPE pre-rotation (phases ψ, C_t = blockdiag R(ψ_t)) the keys and the query of
+/// With Selective RoPE pre-rotation (angles ψ, C_t = blockdiag R(ψ_t)) the keys and the query of
 /// step t are rotated by C_t before the update/read. In the unrotated frame S_t = Ŝ_t C_t obeys
 /// S_t = S_{t−1} A_t + Σ_j (write terms) with the effective transition
 ///   A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ),  R_t = C_{t−1}ᵀ C_t = blockdiag R(ψ_t −
@@ -27,12 +27,12 @@ namespace ropelab::recurrence {
 
 /// One sequence of the delta-rule family. Keys and values carry n_h rows per token.
 struct DeltaSequence {
-  const double* q;      ///< T×d
-  const double* k;      ///< T×n_h×d
-  const double* v;      ///< T×n_h×dv
-  const double* beta;   ///< T×n_h (write strengths; β = 2 with unit keys is a reflection)
-  const double* alpha;  ///< T gates, or null for α = 1
-  const double* psi;    ///< T×d/2 Selective RoPE phases, or null for none
+  const double* q;       ///< T×d
+  const double* k;       ///< T×n_h×d
+  const double* v;       ///< T×n_h×dv
+  const double* beta;    ///< T×n_h (write strengths; β = 2 with unit keys is a reflection)
+  const double* angles;  ///< T×d/2 Selective RoPE angles ψ_t, or null for none
+  const double* gates;   ///< T gates α_t, or null for α = 1
   std::size_t T, n_h, d, dv;
 };
 

@@ -66,11 +66,11 @@ inline double gate_value(const Gates& g, std::size_t t, std::size_t channel, std
   return g.values[t * g.width + pair];
 }
 
-/// Gated Selective RoPE with cumulative phases psi (T×d/2), C_t = blockdiag R(ψ_t):
+/// Gated Selective RoPE with cumulative angles (T×d/2), C_t = blockdiag R(ψ_t):
 ///   prerotated: Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ, o_t = Ŝ_t C_t q_t;
 ///   recurrent:  S_t = S_{t−1} C_{t−1}ᵀ Λ_t C_t + v_t k_tᵀ, o_t = S_t q_t (C_{−1} = I).
 /// The two agree exactly in exact arithmetic (S_t = Ŝ_t C_t). O(T d dv) either way.
-void selective_rope_attention(const Sequence& s, const double* psi, const Gates& gates,
+void selective_rope_attention(const Sequence& s, const double* angles, const Gates& gates,
                               rotary::Layout layout, SelectiveMode mode, double* out,
                               const std::atomic<bool>* cancel = nullptr);
 
@@ -122,7 +122,7 @@ void rff_increment_product(const double* q, std::size_t T, std::size_t d, const 
 /// Position-dependent weightings of linear attention o_t = Σ_{τ≤t} w(t, τ) (q_t·k_τ) v_τ.
 enum class Decay {
   alibi,  ///< w = e^{−m(t−τ)} (ALiBi's additive bias −m(t−τ) on the logit), m = `param` ≥ 0
-  fox,  ///< w = Π_{κ=τ+1}^{t} f_κ (Forgetting Transformer), f = `forget` (T values in [0,1])
+  fox,  ///< w = Π_{κ=τ+1}^{t} f_κ (Forgetting Transformer), f = `gates` (T values in [0,1])
   cosformer  ///< w = cos(π(t−τ)/(2M)), M = `param` > 0
 };
 Decay parse_decay(const std::string& name);     ///< "alibi" | "fox" | "cosformer"
@@ -135,12 +135,12 @@ DecayMode parse_decay_mode(const std::string& name);  ///< "direct" | "recurrent
 /// recurrent: S_t = e^{−m} S_{t−1} + v_t k_tᵀ (ALiBi), S_t = f_t S_{t−1} + v_t k_tᵀ (FoX), or the
 /// cos- and sin-states S^c_t = S^c_{t−1} + cos(πt/2M) v_t k_tᵀ, S^s_t likewise with sin, and
 /// o_t = cos(πt/2M) S^c_t q_t + sin(πt/2M) S^s_t q_t (cosFormer).
-void decayed_attention(const Sequence& s, Decay kind, double param, const double* forget,
+void decayed_attention(const Sequence& s, Decay kind, double param, const double* gates,
                        DecayMode mode, double* out, const std::atomic<bool>* cancel = nullptr);
 
-/// Reference softmax attention with rotary phases psi (T×d/2, or null for none):
+/// Reference softmax attention with rotary angles (T×d/2, or null for none):
 /// o_t = Σ_τ softmax_τ(scale · (C_t q_t)·(C_τ k_τ)) v_τ over τ ≤ t (causal) or all τ.
-void softmax_attention(const Sequence& s, const double* psi, rotary::Layout layout, double scale,
+void softmax_attention(const Sequence& s, const double* angles, rotary::Layout layout, double scale,
                        bool causal, double* out, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ropelab::recurrence

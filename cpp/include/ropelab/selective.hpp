@@ -118,13 +118,13 @@ void bias_and_gate(const Config& cfg, const double* expb, const double* gates, s
 /// Steps 6–7 for one channel in float64: s = offset, s ← s + φ_t, ψ_t = s·θ, each in order;
 /// returns the new offset s_{T−1}. φ and ψ have stride `stride`.
 double accumulate64(const double* phi, std::size_t stride, std::size_t T, double offset,
-                    double theta, double* psi);
+                    double theta, double* angles);
 
 /// Steps 6–7 for one channel in the released code's float32 order: s = Σ φ_t in float32 from 0,
 /// v = s + offset and ψ_t = v·θ in float32 (θ and offset rounded to float32); returns the new
 /// offset v_{T−1} (the old one, rounded to float32, when T = 0).
 double accumulate32(const double* phi, std::size_t stride, std::size_t T, double offset,
-                    double theta, double* psi);
+                    double theta, double* angles);
 
 }  // namespace steps
 

@@ -16,17 +16,17 @@
 
 namespace ropelab::transition {
 
-/// A^eff = C_{t−1}ᵀ Λ_t C_t (d×d) with C = blockdiag R(ψ) in `layout`; `gate` holds the diagonal of
-/// Λ_t as described by recurrence::Gates (row t = 0 is used). C is block diagonal, so is A^eff: it
-/// is computed block by block (O(d) products, O(d²) zeros), not as dense d×d products.
-/// `cancel` (here and below, may be null) is checked every ~2^16 steps (throws mc::Cancelled).
-void effective(const double* psi_prev, const double* psi_t, const recurrence::Gates& gate,
+/// A^eff = C_{t−1}ᵀ Λ_t C_t (d×d) with C = blockdiag R(ψ) in `layout`; `gates` holds the diagonal
+/// of Λ_t as described by recurrence::Gates (row t = 0 is used). C is block diagonal, so is A^eff:
+/// it is computed block by block (O(d) products, O(d²) zeros), not as dense d×d products. `cancel`
+/// (here and below, may be null) is checked every ~2^16 steps (throws mc::Cancelled).
+void effective(const double* angles_prev, const double* angles, const recurrence::Gates& gates,
                std::size_t d, rotary::Layout layout, double* out,
                const std::atomic<bool>* cancel = nullptr);
 
 /// A^eff_t for t = 0..T−1 (T×d×d) with ψ_{−1} = 0: the transitions that make linear_attention
 /// reproduce gated Selective RoPE.
-void effective_sequence(const double* psi, std::size_t T, const recurrence::Gates& gates,
+void effective_sequence(const double* angles, std::size_t T, const recurrence::Gates& gates,
                         std::size_t d, rotary::Layout layout, double* out,
                         const std::atomic<bool>* cancel = nullptr);
 
@@ -35,10 +35,10 @@ enum class Norm { spectral, frobenius };
 Norm parse_norm(const std::string& name);      ///< "2" | "fro"
 const std::vector<std::string>& norm_names();  ///< the Norm names, in enum order
 
-/// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gate row 0). The commutator
+/// ‖Λ C − C Λ‖ with C = blockdiag R(ψ) (ψ has d/2 entries), Λ = diag(gates row 0). The commutator
 /// is block diagonal with 2×2 blocks [[0, (λ_{c1} − λ_{c0}) sin ψ_i], [(λ_{c1} − λ_{c0}) sin ψ_i,
 /// 0]] up to signs: its norms are taken block by block in O(d).
-double commutator_norm(const double* psi, const recurrence::Gates& gate, std::size_t d,
+double commutator_norm(const double* angles, const recurrence::Gates& gates, std::size_t d,
                        rotary::Layout layout, Norm norm);
 
 /// Singular values of the m×n matrix A, in decreasing order (min(m, n) of them).

@@ -44,11 +44,11 @@ class FactorDistribution(ropelab._core.result.Result):
         """
         (exp(s^2) - 1) exp(s^2).
         """
-def commutator_norm(psi_prev: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str, norm: str) -> numpy.typing.NDArray[numpy.float64]:
+def commutator_norm(angles_prev: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str, norm: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def effective(psi_prev: numpy.typing.ArrayLike, psi_t: numpy.typing.ArrayLike, gate: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
+def effective(angles_prev: numpy.typing.ArrayLike, angles: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
-def effective_sequence(psi: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
+def effective_sequence(angles: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def eigenvalues(A: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.complex128]:
     ...

@@ -281,8 +281,8 @@ def delta_effective_transition() -> Evidence:
     psi = rotary.cumulative_phase(rng.uniform(-1, 1, (T, d // 2)))
     worst = 0.0
     for layout in _common.LAYOUTS:
-        delta = recurrence.delta_rule(q, k, v, beta, alpha, psi, layout=layout)
-        A = recurrence.delta_transitions(k, beta, alpha, psi, layout=layout)
+        delta = recurrence.delta_rule(q, k, v, beta, psi, alpha, layout=layout)
+        A = recurrence.delta_transitions(k, beta, psi, alpha, layout=layout)
         direct = recurrence.linear_attention(q, k, beta[:, None] * v, transitions=A)
         worst = max(worst, float(np.max(np.abs(delta - direct)) / np.max(np.abs(direct))))
     tol = 1e-12

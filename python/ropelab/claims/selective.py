@@ -190,7 +190,7 @@ def srope_bias_only() -> Evidence:
     t1 = np.arange(1, T + 1)[:, None]
     errs = {}
     for act in (None, "silu"):
-        psi = rotary.selective_phase(zero, kern, theta, act, bias=b, gate=np.full((T, 1), g))
+        psi = rotary.selective_phase(zero, kern, theta, act, bias=b, gates=np.full((T, 1), g))
         errs[f"gated_bias_{act}"] = _common.rel_err(psi, t1 * theta * np.exp(b) * g)
     psi0 = rotary.selective_phase(zero, kern, theta, bias=np.zeros(d // 2))
     errs["zero_bias_vs_rope_angles"] = _common.rel_err(psi0, rotary.rope_angles(np.arange(1, T + 1), d))
