@@ -12,5 +12,7 @@ FloatArray = npt.NDArray[np.float64]
 ComplexArray = npt.NDArray[np.complex128]
 #: Channel-pair layout of a rotation: pairs (2i, 2i+1) or (i, i + d/2).
 Layout = Literal["interleaved", "half"]
+#: A real array in the precision of the input: float32 for float32 input, float64 otherwise.
+RealArray = npt.NDArray[np.float32] | npt.NDArray[np.float64]
 #: A float for scalar input, an array (the broadcast shape) otherwise.
 FloatOrArray = float | FloatArray

@@ -42,14 +42,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, FloatArray, Layout
+from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout, RealArray
 
 __all__ = [
     "softmax",
@@ -148,7 +148,7 @@ def softmax(
     bias: ArrayLike | None = None,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
-) -> npt.NDArray[Any]:
+) -> RealArray:
     """Exact softmax attention, batched over the leading dimensions.
 
     ``o_i = Σ_j w_ij v_j / Σ_j w_ij`` with ``w_ij = exp(scale·q_i·k_j + bias_ij)`` (``j ≤ i``
@@ -229,6 +229,7 @@ def softmax(
     return out.astype(np.float32) if f32 else out
 
 
+@overload
 def random_feature(
     q: ArrayLike,
     k: ArrayLike,
@@ -240,14 +241,57 @@ def random_feature(
     sigma: ArrayLike = 1.0,
     orthogonal: bool = False,
     causal: bool = True,
-    seed: int = 0,
     trials: int = 1,
+    seed: int = 0,
+    stabilize: bool = True,
+    scale: float | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+    return_parts: Literal[False] = False,
+) -> RealArray: ...
+
+
+@overload
+def random_feature(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int,
+    *,
+    angles: ArrayLike | None = None,
+    estimator: Estimator = "trig",
+    sigma: ArrayLike = 1.0,
+    orthogonal: bool = False,
+    causal: bool = True,
+    trials: int = 1,
+    seed: int = 0,
+    stabilize: bool = True,
+    scale: float | None = None,
+    layout: Layout = "interleaved",
+    nthreads: int | None = None,
+    return_parts: Literal[True],
+) -> RandomFeatureParts: ...
+
+
+def random_feature(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    D: int,
+    *,
+    angles: ArrayLike | None = None,
+    estimator: Estimator = "trig",
+    sigma: ArrayLike = 1.0,
+    orthogonal: bool = False,
+    causal: bool = True,
+    trials: int = 1,
+    seed: int = 0,
     stabilize: bool = True,
     scale: float | None = None,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
     return_parts: bool = False,
-) -> Any:
+) -> RealArray | RandomFeatureParts:
     """Random-feature (Performer-style) estimate of softmax attention.
 
     ``o_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i`` with ``S_i = Σ_j φ(k_j) v_jᵀ`` and ``z_i = Σ_j φ(k_j)``
@@ -277,10 +321,10 @@ def random_feature(
         Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
     causal : bool
         Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
-    seed : int
-        Seed of the counter-based random streams; with ``trials`` it fixes every number.
     trials : int
         Independent repetitions (trial ``t`` uses the frequencies of index ``t``).
+    seed : int
+        Seed of the counter-based random streams; with ``trials`` it fixes every number.
     stabilize : bool
         Subtract the running maximum of the features' log-magnitudes before ``exp`` (per query
         row; over the keys seen so far, the partial sums being rescaled when it grows; within
@@ -464,7 +508,7 @@ def rule_sigma(
     D: int | None = None,
     d: int | None = None,
     base: float = 10000.0,
-) -> Any:
+) -> FloatOrArray:
     """The temperature of a rule: a scalar σ or one σ per rotary pair (length ``d/2``).
 
     ``"one"``: σ = 1 (the conjugate trig and positive estimators are then unbiased).

@@ -17,13 +17,13 @@ happens in the compiled core (``ropelab._core.rotary``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout
+from ropelab._types import ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout, RealArray
 from ropelab._validation import _PIECE, as_float64, check_output_size, scalar_or_array
 
 __all__ = [
@@ -100,7 +100,7 @@ def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: floa
 
 def rotate(
     x: ArrayLike, angles: ArrayLike, layout: Layout = "interleaved", *, nthreads: int | None = None
-) -> npt.NDArray[Any]:
+) -> RealArray:
     """Rotate channel pair ``i`` of ``x`` by ``angles[..., i]``: ``x ↦ blockdiag R(angles) x``.
 
     Parameters

@@ -47,14 +47,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from ropelab import rotary
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, FloatArray
+from ropelab._types import ArrayLike, FloatArray, RealArray
 from ropelab._validation import all_finite, as_float64
 
 __all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "phases", "apply", "load_safetensors"]
@@ -543,7 +542,7 @@ class SelectiveState:
         self.offset: FloatArray = np.zeros((self.batch, w.channels))
         self.steps = 0
 
-    def feed(self, hidden: ArrayLike) -> npt.NDArray[Any]:
+    def feed(self, hidden: ArrayLike) -> RealArray:
         """Continue the sequences with ``hidden`` and return the phases of these steps.
 
         Parameters
@@ -579,7 +578,7 @@ class SelectiveState:
             h, self.weights, self.accumulate, self.conv_cache, self.offset, diff_from_zero
         )
         self.steps += h.shape[1]
-        out: npt.NDArray[Any] = ang[0] if squeeze else ang
+        out: RealArray = ang[0] if squeeze else ang
         return out
 
     step = feed
@@ -614,7 +613,7 @@ def _run(
     return ang, np.asarray(cache2), np.asarray(off2)
 
 
-def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumulate = "float64") -> Any:
+def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumulate = "float64") -> RealArray:
     """The phases ``ψ_t`` of the released angle path for whole sequences (zero initial state).
 
     Parameters
@@ -659,7 +658,7 @@ def apply(
     *,
     accumulate: Accumulate = "float64",
     state: SelectiveState | None = None,
-) -> tuple[Any, Any, Any]:
+) -> tuple[FloatArray, FloatArray, RealArray]:
     """Rotate ``q`` and ``k`` by the Selective RoPE phases of ``hidden`` (the released forward).
 
     Parameters
@@ -711,5 +710,6 @@ def apply(
         if state.weights is not weights:
             raise ValueError("apply: state was made for other weights")
         angles = state.feed(hidden)
-    out = [rotary.rotate(a, np.asarray(angles, dtype=np.float64), layout="half") for a in arrays]
+    # float64 input: rotate returns float64
+    out = [cast(FloatArray, rotary.rotate(a, np.asarray(angles, dtype=np.float64), layout="half")) for a in arrays]
     return out[0], out[1], angles

@@ -12,14 +12,14 @@ The computation runs in the compiled core (``ropelab._core.transition``, Eigen).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
-from ropelab._types import ArrayLike, FloatArray, Layout
+from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout
 
 __all__ = [
     "effective",
@@ -99,7 +99,7 @@ def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout
 
 def commutator_norm(
     angles_prev: ArrayLike, gates: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
-) -> Any:
+) -> FloatOrArray:
     """Norm of the commutator ``[Λ_t, C_{t−1}] = Λ_t C_{t−1} − C_{t−1} Λ_t``.
 
     Zero exactly when ``A^eff = Λ_t R_t``. For one pair with decays ``(λ_a, λ_b)`` at phase ``ψ``
@@ -153,7 +153,7 @@ def singular_values(A: ArrayLike) -> FloatArray:
     return np.asarray(_core.transition.singular_values(A=A))
 
 
-def spectral_norm(A: ArrayLike) -> Any:
+def spectral_norm(A: ArrayLike) -> FloatOrArray:
     """``‖A‖₂`` (largest singular value) of each matrix in ``A`` (shape ``(..., m, n)``).
 
     Returns a float for a single matrix, else an array of the batch shape.

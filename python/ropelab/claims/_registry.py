@@ -25,9 +25,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ropelab._display import ResultDisplay
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Verdict",
@@ -279,7 +282,7 @@ class ClaimResults(list[ClaimResult]):
         The results, as for :class:`list`.
     """
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pd.DataFrame:
         """One row per claim, indexed by claim id.
 
         Returns
@@ -315,7 +318,7 @@ class ClaimResults(list[ClaimResult]):
             "counterexample",
         ]
         rows = [r.as_dict() for r in self]
-        df = pd.DataFrame(
+        df: pd.DataFrame = pd.DataFrame(
             [{c: row[c] for c in columns} for row in rows],
             columns=columns,
             index=pd.Index([row["id"] for row in rows], name="id"),
