@@ -9,8 +9,7 @@ The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi``
 and ``simd.primitive_rate`` (``repeat`` formerly after ``nthreads``), ``rff.sample_omega`` (formerly
 ``D, d, sigma, seed, orthogonal``) and ``attention.rule_sigma`` (formerly ``rule, D, d, xi``) changed
 order; ``spectra.ssm_window`` and
-``spectra.leakage_map`` take the per-sample ``alpha`` by keyword (their former ``alpha_n`` first
-argument is tested in test_spectra_decay.py).
+``spectra.leakage_map`` take the per-sample ``alpha`` by keyword only (test_spectra_decay.py).
 """
 
 from __future__ import annotations
