@@ -248,6 +248,8 @@ OLD_INFO: dict[str, dict[str, Any]] = {
         "falloff_order": 0,
         "scipy_name": "kaiser",
         "harris_name": "Kaiser-Bessel",
+        "aliases": ["kaiser_bessel"],
+        "definition": "I0(beta sqrt(1 - x^2))/I0(beta)",
     },
     "chebwin": {
         "name": "chebyshev",
@@ -267,6 +269,8 @@ OLD_INFO: dict[str, dict[str, Any]] = {
         "falloff_order": -1,
         "scipy_name": "chebwin",
         "harris_name": "Dolph-Chebyshev",
+        "aliases": ["chebwin", "dolph_chebyshev"],
+        "definition": "Dolph-Chebyshev, sidelobes at -at dB (scipy's construction)",
     },
     "exponential": {
         "name": "exponential",
@@ -294,6 +298,8 @@ OLD_INFO: dict[str, dict[str, Any]] = {
         "falloff_order": 0,
         "scipy_name": "exponential",
         "harris_name": "",
+        "aliases": [],
+        "definition": "scipy's exp(-|n - center|/tau), centre L/2 by default",
     },
     "ssm": {
         "name": "ssm",
@@ -313,6 +319,8 @@ OLD_INFO: dict[str, dict[str, Any]] = {
         "falloff_order": 0,
         "scipy_name": "",
         "harris_name": "",
+        "aliases": [],
+        "definition": "the causal SSM window exp(-alpha n) of a mode decaying alpha per sample",
     },
 }
 
@@ -334,6 +342,8 @@ def _info_dict(info: Any) -> dict[str, Any]:
         "falloff_order": info.falloff_order,
         "scipy_name": info.scipy_name,
         "harris_name": info.harris_name,
+        "aliases": info.aliases,
+        "definition": info.definition,
     }
 
 
@@ -481,7 +491,16 @@ def test_window_info_values_are_those_of_the_dict_path(name: str) -> None:
 
 def test_window_info_classes() -> None:
     WI, WP = _core.spectra.WindowInfo, _core.spectra.WindowParameter
-    assert field_names(WI) == ("name", "parameters", "symmetry", "falloff_order", "scipy_name", "harris_name")
+    assert field_names(WI) == (
+        "name",
+        "parameters",
+        "symmetry",
+        "falloff_order",
+        "scipy_name",
+        "harris_name",
+        "aliases",
+        "definition",
+    )
     assert field_names(WP) == (
         "name",
         "alternatives",
@@ -498,6 +517,8 @@ def test_window_info_classes() -> None:
         "falloff_order": "int",
         "scipy_name": "str",
         "harris_name": "str",
+        "aliases": "list[str]",
+        "definition": "str",
     }
     assert field_types(WP)["alternatives"] == "list[str]" and field_types(WP)["required"] == "bool"
     info = _core.spectra.window_info(name="exponential")
@@ -511,7 +532,7 @@ def test_window_info_classes() -> None:
     again = WI(**({f: getattr(info, f) for f in field_names(WI)} | {"parameters": list(info.parameters)}))
     assert again == info and hash(again) == hash(info)
     assert pickle.loads(pickle.dumps(info)) == info
-    rest = {"falloff_order": 0, "scipy_name": "", "harris_name": ""}
+    rest = {"falloff_order": 0, "scipy_name": "", "harris_name": "", "aliases": [], "definition": ""}
     assert WI(name="x", parameters=[], symmetry="both", **rest) != info
     with pytest.raises(TypeError, match=r"WindowInfo: parameters must be list\[WindowParameter\]"):
         WI(name="x", parameters=[{"name": "a"}], symmetry="both", **rest)

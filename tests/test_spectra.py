@@ -36,6 +36,31 @@ def test_doctests() -> None:
     assert result.failed == 0
 
 
+def test_docs_window_table_is_generated_from_the_core_table() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "areas" / "spectra.md").read_text(encoding="utf-8")
+    begin, end = "<!-- window-table:begin -->\n", "<!-- window-table:end -->"
+    table = page.split(begin, 1)[1].split(end, 1)[0]
+    assert table == S._windows_markdown(), (
+        "docs/areas/spectra.md's window table is out of date: replace it with spectra._windows_markdown()"
+    )
+    assert table.count("\n") == len(S.window_names()) + 2
+
+
+def test_window_info_is_the_table_row() -> None:
+    for name in S.window_names():
+        info = S.window_info(name)
+        assert info.name == name and info.symmetry in ("both", "symmetric", "dft-even")
+        assert all(len(p.alternatives) == len(p.alternative_ranges) for p in info.parameters)
+        assert S.WINDOWS[name] == tuple(n for p in info.parameters for n in (p.name, *p.alternatives))
+        for alias in info.aliases:
+            assert S.WINDOW_ALIASES[alias] == name and S.window_info(alias) == info
+    assert S.MAX_SIGNAL_LENGTH == 2**31 - 1
+    with pytest.raises(ValueError, match=f"N must be at most {S.MAX_SIGNAL_LENGTH}"):
+        S.window("hann", S.MAX_SIGNAL_LENGTH + 1)
+
+
 def test_window_list_matches_math_md() -> None:
     assert set(S.WINDOWS) >= set(SYMMETRIC_WINDOWS) | {"exponential", "ssm"}
     assert S.WINDOWS["ssm"] == ("alpha",) and S.WINDOWS["exponential"] == ("tau", "center")

@@ -149,6 +149,8 @@ struct WindowInfo {
   std::string symmetry;                     ///< "both", "symmetric" or "dft-even"
   int falloff_order = 0;                    ///< windows::WindowRow::falloff_order
   std::string scipy_name, harris_name;      ///< "" if none
+  std::vector<std::string> aliases;         ///< other names accepted for it
+  std::string definition;                   ///< one line: its formula or source
 };
 
 /// What spectra.leakage_map returns (bound as LeakageMap): the core's map with NumPy arrays,
@@ -219,6 +221,8 @@ WindowInfo window_info(Choice name_o) {
     info.falloff_order = row.falloff_order;
     info.scipy_name = row.scipy_name;
     info.harris_name = row.harris_name;
+    info.aliases = row.aliases;
+    info.definition = row.definition;
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
@@ -623,6 +627,10 @@ void register_window_info(py::module_& m) {
                     "The scipy.signal.windows twin (sample-equal), or \"\".")
       .object_field("harris_name", &I::harris_name, "str",
                     "The window's name in Harris 1978, Table 1, or \"\".")
+      .object_field("aliases", &I::aliases, "list[str]",
+                    "Other names accepted for it (scipy's, Harris's).")
+      .object_field("definition", &I::definition, "str",
+                    "One line: its formula on x = (2n - L)/L (span L) or its source.")
       .finish();
 }
 

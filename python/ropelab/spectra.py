@@ -139,6 +139,38 @@ def window_info(name: str) -> _core.spectra.WindowInfo:
     return _core.spectra.window_info(name=name)
 
 
+def _windows_markdown() -> str:
+    """The table of every window (docs/areas/spectra.md), one line per row of the core's window table."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def param(p: Any) -> str:
+        names = [f"`{p.name}` {p.range}"] + [f"`{a}` {r}" for a, r in zip(p.alternatives, p.alternative_ranges)]
+        return " or ".join(names) + ("" if p.required else f" (default {p.default})")
+
+    lines = [
+        "| Window (aliases) | Parameters: range (default) | Definition / source | Symmetry "
+        "| Fall-off (dB/octave) | scipy | Harris 1978 |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in window_names():
+        info = window_info(name)
+        aliases = f" ({', '.join(f'`{a}`' for a in info.aliases)})" if info.aliases else ""
+        falloff = f"{-20 * math.log10(2) * (info.falloff_order + 1):.0f}" if info.falloff_order >= 0 else "none"
+        row = [
+            f"`{name}`{aliases}",
+            "; ".join(param(p) for p in info.parameters),
+            info.definition,
+            info.symmetry,
+            falloff,
+            f"`{info.scipy_name}`" if info.scipy_name else "",
+            info.harris_name,
+        ]
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 #: Longest window or signal, in samples (the core's ``limits::kMaxSignalLength``, ``2**31 − 1``).
 MAX_SIGNAL_LENGTH: int = int(_core.spectra.MAX_SIGNAL_LENGTH)
 
@@ -1038,9 +1070,10 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
 
     Rows: each window with its parameter sets of Harris (1978), Table 1 where Harris has the
     window (e.g. Kaiser–Bessel α = 2.0 … 3.5 as ``beta = πα``, Dolph–Chebyshev α = 2.5 … 4.0 as
-    ``attenuation = 20α`` dB), the SSM's causal exponential at ``α·N`` = 2 and 8, and every other
-    window with its default parameters (a window that needs a parameter Harris does not give is
-    left out). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
+    ``attenuation = 20α`` dB), the SSM's causal exponential (``ssm``) at ``α·N`` = 2 and 8, and
+    every other window with its default parameters (a window that needs a parameter Harris does
+    not give is left out, and scipy's ``exponential``, which is Harris's Poisson window in another
+    parametrisation). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
     ``N``); each row also carries Harris's printed row, if any, and the entries where it differs
     from the computed value by more than half a unit of its last printed digit (the fall-off:
     more than 1 dB/octave), with the reason where it is known (e.g. the exact Blackman row, which
@@ -1097,6 +1130,8 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
                 (name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None)
                 for an in _TABLE_SSM_DECAYS_OVER_WINDOW
             ]
+        elif name == "exponential":
+            continue  # scipy's exponential with tau = (N/2)/α is Harris's Poisson window: its rows are poisson's
         elif name in _TABLE_HARRIS_PARAMETERS:
             specs += [(name, f"{name} α = {a:g}", {"alpha": a}, None) for a in _TABLE_HARRIS_PARAMETERS[name]]
         else:

@@ -136,6 +136,8 @@ struct WindowRow {
   std::map<std::string, double> reference;  ///< parameters of the fall-off row (Harris's if any)
   std::string scipy_name;                   ///< the scipy.signal.windows twin ("" if none)
   std::string harris_name;                  ///< its name in Harris 1978, Table 1 ("" if not there)
+  std::vector<std::string> aliases;         ///< other names accepted for it (scipy's, Harris's)
+  std::string definition;                   ///< one line: its formula or source
   /// Parameters of a scipy twin that are refused, with the reason.
   std::vector<std::pair<std::string, std::string>> refused = {};
 };
@@ -150,7 +152,7 @@ const WindowRow& row(const std::string& name);
 /// Canonical names accepted by make_window (aliases not included), in table() order.
 const std::vector<std::string>& names();
 
-/// (alias, canonical name) pairs (scipy's and Harris's names for the same window).
+/// (alias, canonical name) pairs (scipy's and Harris's names for the same window), from the rows.
 const std::vector<std::pair<std::string, std::string>>& aliases();
 
 /// The canonical name of `name` (itself, or the window it is an alias of); throws

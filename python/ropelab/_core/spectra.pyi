@@ -189,9 +189,9 @@ class WindowInfo(ropelab._core.result.Result):
     """
     A window's parameters and symmetry (spectra.window_info; the names of the parameters make ropelab.spectra.WINDOWS).
     """
-    __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name')
-    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str', 'falloff_order': 'int', 'scipy_name': 'str', 'harris_name': 'str'}
-    _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name')
+    __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str', 'falloff_order': 'int', 'scipy_name': 'str', 'harris_name': 'str', 'aliases': 'list[str]', 'definition': 'str'}
+    _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
     def __eq__(self, other: builtins.object) -> bool:
         """
         Same type and every field equal (arrays elementwise; NaN is unequal to itself).
@@ -209,6 +209,16 @@ class WindowInfo(ropelab._core.result.Result):
     def __init__(self, *args: builtins.object, **kwargs: builtins.object) -> None:
         """
         Every field by name (or all in order).
+        """
+    @property
+    def aliases(self) -> list[str]:
+        """
+        Other names accepted for it (scipy's, Harris's).
+        """
+    @property
+    def definition(self) -> str:
+        """
+        One line: its formula on x = (2n - L)/L (span L) or its source.
         """
     @property
     def falloff_order(self) -> int:
