@@ -429,9 +429,7 @@ def test_worked_example_alpha_n_2() -> None:
     assert S.figures_of_merit(np.hanning(1024)[:-1].copy()).truncation_ripple_db is None
 
 
-@pytest.mark.parametrize(
-    "name", ["rectangular", "hann", "blackman_harris_4", "kaiser", "poisson", "ssm", "chebyshev"]
-)
+@pytest.mark.parametrize("name", ["rectangular", "hann", "blackman_harris_4", "kaiser", "poisson", "ssm", "chebyshev"])
 def test_padding_independence(name: str) -> None:
     params = {
         "kaiser": {"beta": 9.0},
@@ -654,9 +652,7 @@ def test_cli_leakage_plot(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     from ropelab.cli import main
 
     out = tmp_path / "spec.png"
-    assert (
-        main(["leakage", "--window", "ssm", "--n", "128", "--param", "alpha=0.015625", "--plot", str(out)]) == 0
-    )
+    assert main(["leakage", "--window", "ssm", "--n", "128", "--param", "alpha=0.015625", "--plot", str(out)]) == 0
     assert out.stat().st_size > 1000
 
 

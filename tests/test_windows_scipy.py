@@ -406,7 +406,10 @@ def test_harris_rows_highest_sidelobe() -> None:
         (lambda: S.window("tukey", 8, alpha=1.5), r"parameter alpha must be in \[0, 1\], got 1.5"),
         (lambda: S.window("gaussian", 8, std=0.0), r"parameter std must be > 0, got 0"),
         (lambda: S.window("gaussian", 8, std=float("nan")), r"std"),
-        (lambda: S.window("kaiser", 8, beta=800.0), r"parameter beta must be in \[0, 700\] \(I0\(beta\) overflows above\), got 800"),
+        (
+            lambda: S.window("kaiser", 8, beta=800.0),
+            r"parameter beta must be in \[0, 700\] \(I0\(beta\) overflows above\), got 800",
+        ),
         (lambda: S.window("chebyshev", 8, at=-5.0), r"parameter at must be in \(0, 3000\] dB, got -5"),
         (lambda: S.window("taylor", 8, nbar=2.5), r"parameter nbar must be an integer"),
         (lambda: S.window("taylor", 8, sll=-3.0), r"parameter sll must be in"),

@@ -387,7 +387,9 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     ax.set_ylabel(r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)")
     ax.set_title(f"Causal exponential window, $N = {m.N}$", fontsize=10)
     if ax2 is not None:
-        ax2.plot(decay_over_window, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)")
+        ax2.plot(
+            decay_over_window, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)"
+        )
         depth = np.maximum(m.first_min_db, -120.0)  # true nulls (α = 0) would be −300 dB
         ax2.plot(
             decay_over_window,

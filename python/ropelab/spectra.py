@@ -105,6 +105,7 @@ WINDOWS: dict[str, tuple[str, ...]] = {
     for name in _core.spectra.window_names()
 }
 
+
 def window_info(name: str) -> _core.spectra.WindowInfo:
     """A window's row of the core's window table: its parameters, symmetry, fall-off, scipy and Harris names.
 

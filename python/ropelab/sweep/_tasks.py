@@ -221,9 +221,7 @@ def _merit_check(p: dict[str, Value]) -> None:
     N = _integer("N", p["N"], 1)
     # figures_of_merit transforms N·pad points (the core's longest signal: FFTW's int sizes)
     if N * pad > spectra.MAX_SIGNAL_LENGTH:
-        raise ValueError(
-            f"sweep: N·pad must be <= {spectra.MAX_SIGNAL_LENGTH} (the FFT size), got N={N}, pad={pad}"
-        )
+        raise ValueError(f"sweep: N·pad must be <= {spectra.MAX_SIGNAL_LENGTH} (the FFT size), got N={N}, pad={pad}")
     _window(p)
 
 
