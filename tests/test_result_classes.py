@@ -11,7 +11,6 @@ sections, the sweep task's outputs) are checked against the bound ones here.
 from __future__ import annotations
 
 import copy
-import inspect
 import math
 import pickle
 from collections.abc import Callable

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ropelab import rff, spectra
-from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_file, dumps
+from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_file, dumps
 
 __all__ = ["add_parser"]
 
