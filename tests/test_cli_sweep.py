@@ -82,9 +82,9 @@ def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         "window-merit",
         "--window",
         "ssm",
-        "--alpha-n",
+        "--alpha",
         "0",
-        "2",
+        str(2 / 256),
         "--N",
         "256",
         "--quiet",
@@ -100,7 +100,7 @@ def test_window_merit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     import json
 
     rows = pd.DataFrame(json.loads((tmp_path / "w.json").read_text())["rows"])
-    assert list(rows.alpha_n) == [0.0, 2.0] and (tmp_path / "w.png").stat().st_size > 1000
+    assert list(rows.alpha) == [0.0, 2 / 256] and (tmp_path / "w.png").stat().st_size > 1000
     # α·N = 0 is the rectangle (Harris: −13.26 dB); α·N = 2 is MATH.md §5's worked example (−10.79 dB)
     assert list(rows.highest_sidelobe_db.round(2)) == [-13.26, -10.79]
 

@@ -37,7 +37,7 @@ def test_every_window_has_a_row(rows: list[dict[str, object]]) -> None:
     names = {r["window"] for r in rows}
     for name in S.window_names():
         needs_params = bool(S.WINDOWS[name])
-        known = any(h.window == name for h in H.ROWS) or name == "exponential"
+        known = any(h.window == name for h in H.ROWS) or name == "ssm"
         if not needs_params or known:
             assert name in names, name
     labels = [r["label"] for r in rows]

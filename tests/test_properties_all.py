@@ -66,6 +66,7 @@ NAMES = st.sampled_from(
         "rectangular",
         "kaiser",
         "exponential",
+        "ssm",
         "gaussian",
         "chebyshev",
         "poisson",
@@ -125,7 +126,7 @@ def test_arbitrary_arguments(name: str, fn: Callable[..., Any]) -> None:
         kwargs.pop("nthreads", None)  # nthreads is covered by the thread tests; keep runs small
         try:
             with warnings.catch_warnings():
-                # deprecated forms (e.g. ssm_window's alpha_n) warn once and must still behave
+                # deprecated forms warn once and must still behave
                 warnings.simplefilter("ignore", DeprecationWarning)
                 out = fn(*args, **kwargs)
         except ALLOWED:

@@ -207,16 +207,11 @@ def test_leakage_map_does_not_alias_its_inputs() -> None:
     a = np.array([0.0, 0.125])
     om = np.array([0.0, 0.3])
     m = spectra.leakage_map(alpha=a, omega=om, N=16, pad=4)
-    assert not np.shares_memory(m.alpha_n, a) and not np.shares_memory(m.omega, om)
+    assert not np.shares_memory(m.alpha, a) and not np.shares_memory(m.omega, om)
     a[:] = 99
     om[:] = 99
-    assert m.alpha_n.tolist() == [0.0, 2.0] and m.alpha.tolist() == [0.0, 0.125] and m.omega.tolist() == [0.0, 0.3]
-    an = np.array([0.0, 2.0])  # the deprecated decay over the window
-    with pytest.warns(DeprecationWarning, match="alpha_n"):
-        old = spectra.leakage_map(alpha_n=an, omega=[0.3], N=16, pad=4)
-    assert not np.shares_memory(old.alpha_n, an)
-    an[:] = 99
-    assert old.alpha_n.tolist() == [0.0, 2.0]
+    assert m.alpha.tolist() == [0.0, 0.125] and m.decay_over_window.tolist() == [0.0, 2.0]
+    assert m.omega.tolist() == [0.0, 0.3]
 
 
 # ---------------------------------------------------------------------------------------------

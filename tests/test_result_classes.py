@@ -11,7 +11,6 @@ sections, the sweep task's outputs) are checked against the bound ones here.
 from __future__ import annotations
 
 import copy
-import inspect
 import math
 import pickle
 from collections.abc import Callable
@@ -228,7 +227,8 @@ OLD_FIGURES = [
     (-10.766136841759637, 1.1511296530201904, 1.312608032054101),
     (-math.inf, 16.0, 3.9819667628379394),
 ]
-#: _core.spectra.window_info(name) as the former dict path returned it.
+#: _core.spectra.window_info(name): the former dict path's values, with the fields of the window
+#: table (ranges, fall-off order, scipy and Harris names) added.
 OLD_INFO: dict[str, dict[str, Any]] = {
     "kaiser": {
         "name": "kaiser",
@@ -239,9 +239,16 @@ OLD_INFO: dict[str, dict[str, Any]] = {
                 "required": True,
                 "default": "",
                 "description": "shape beta in [0, 700]; alternative: Harris's alpha = beta/pi",
+                "range": "in [0, 700] (I0(beta) overflows above)",
+                "alternative_ranges": ["in [0, 700/pi] (I0(pi alpha) overflows above)"],
             }
         ],
         "symmetry": "both",
+        "falloff_order": 0,
+        "scipy_name": "kaiser",
+        "harris_name": "Kaiser-Bessel",
+        "aliases": ["kaiser_bessel"],
+        "definition": "I0(beta sqrt(1 - x^2))/I0(beta)",
     },
     "chebwin": {
         "name": "chebyshev",
@@ -253,41 +260,73 @@ OLD_INFO: dict[str, dict[str, Any]] = {
                 "default": "",
                 "description": "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
                 "Harris's alpha = at/20",
+                "range": "in (0, 3000] dB",
+                "alternative_ranges": ["in (0, 3000] dB", "in (0, 150]"],
             }
         ],
         "symmetry": "both",
+        "falloff_order": -1,
+        "scipy_name": "chebwin",
+        "harris_name": "Dolph-Chebyshev",
+        "aliases": ["chebwin", "dolph_chebyshev"],
+        "definition": "Dolph-Chebyshev, sidelobes at -at dB (scipy's construction)",
     },
     "exponential": {
         "name": "exponential",
         "parameters": [
             {
-                "name": "alpha",
-                "alternatives": ["tau"],
-                "required": True,
-                "default": "",
-                "description": "alpha: decay per sample of the causal SSM window exp(-alpha n) (>= 0, DFT-even "
-                "only); tau: scipy's decay length in samples (> 0), exp(-|n - center|/tau)",
+                "name": "tau",
+                "alternatives": [],
+                "required": False,
+                "default": "1.0",
+                "description": "decay length in samples (> 0): exp(-|n - center|/tau)",
+                "range": "> 0",
+                "alternative_ranges": [],
             },
             {
                 "name": "center",
                 "alternatives": [],
                 "required": False,
                 "default": "None",
-                "description": "with tau only: the centre in samples (default L/2; needs sym=False)",
+                "description": "the centre in samples (default L/2; needs sym=False)",
+                "range": "finite",
+                "alternative_ranges": [],
             },
         ],
         "symmetry": "both",
+        "falloff_order": 0,
+        "scipy_name": "exponential",
+        "harris_name": "",
+        "aliases": [],
+        "definition": "scipy's exp(-|n - center|/tau), centre L/2 by default",
+    },
+    "ssm": {
+        "name": "ssm",
+        "parameters": [
+            {
+                "name": "alpha",
+                "alternatives": [],
+                "required": True,
+                "default": "",
+                "description": "decay per sample of the causal SSM window exp(-alpha n) (>= 0; alpha*N is the "
+                "decay over the window)",
+                "range": ">= 0",
+                "alternative_ranges": [],
+            },
+        ],
+        "symmetry": "dft-even",
+        "falloff_order": 0,
+        "scipy_name": "",
+        "harris_name": "",
+        "aliases": [],
+        "definition": "the causal SSM window exp(-alpha n) of a mode decaying alpha per sample",
     },
 }
 
 
 def _leakage_map(alpha_n: list[float], omega: list[float], N: int, pad: int) -> Any:
-    """spectra.leakage_map by keyword: the decays per sample ``alpha`` where the function takes
-    them, else ``alpha_n`` (α·N); the values here make ``alpha_n / N`` exact, so both give the
-    same bits."""
-    if "alpha" in inspect.signature(rl.spectra.leakage_map).parameters:
-        return rl.spectra.leakage_map(alpha=[a / N for a in alpha_n], omega=omega, N=N, pad=pad)
-    return rl.spectra.leakage_map(alpha_n=alpha_n, omega=omega, N=N, pad=pad)
+    """spectra.leakage_map with the decays per sample ``alpha = alpha_n / N`` (exact for these values)."""
+    return rl.spectra.leakage_map(alpha=[a / N for a in alpha_n], omega=omega, N=N, pad=pad)
 
 
 def _map() -> Any:
@@ -299,6 +338,11 @@ def _info_dict(info: Any) -> dict[str, Any]:
         "name": info.name,
         "parameters": [{f: getattr(p, f) for f in field_names(type(p))} for p in info.parameters],
         "symmetry": info.symmetry,
+        "falloff_order": info.falloff_order,
+        "scipy_name": info.scipy_name,
+        "harris_name": info.harris_name,
+        "aliases": info.aliases,
+        "definition": info.definition,
     }
 
 
@@ -309,7 +353,8 @@ def test_leakage_map_values_are_those_of_the_dict_path() -> None:
         assert type(a) is np.ndarray and a.dtype == np.float64 and a.shape == (3, 3)
         assert a.tolist() == old, name
     assert [(f.highest_sidelobe_db, f.first_min_bins, f.enbw_bins) for f in m.figures] == OLD_FIGURES
-    assert m.alpha_n.tolist() == [0.0, 2.0, 8.0] and m.omega.tolist() == [0.0, 0.3, 1.1]
+    assert m.alpha.tolist() == [0.0, 2.0 / 32, 8.0 / 32] and m.omega.tolist() == [0.0, 0.3, 1.1]
+    assert m.decay_over_window.tolist() == [0.0, 2.0, 8.0]
     assert (m.N, m.pad) == (32, 8)
     # the per-row properties read from the figures, as before
     assert m.highest_sidelobe_db.tolist() == [f[0] for f in OLD_FIGURES]
@@ -321,7 +366,7 @@ def test_leakage_map_is_a_bound_result_class() -> None:
     assert type(m) is public and isinstance(m, bound) and public.__name__ == bound.__name__
     names = field_names(public)
     assert names == (
-        "alpha_n",
+        "alpha",
         "omega",
         "N",
         "pad",
@@ -335,7 +380,7 @@ def test_leakage_map_is_a_bound_result_class() -> None:
     documented = [n.strip() for p in NumpyDocString(public.__doc__ or "")["Attributes"] for n in p.name.split(",")]
     assert documented == list(names)
     types = field_types(public)
-    assert types["alpha_n"] == "ndarray[float64, (A,)]" and types["omega"] == "ndarray[float64, (W,)]"
+    assert types["alpha"] == "ndarray[float64, (A,)]" and types["omega"] == "ndarray[float64, (W,)]"
     assert types["N"] == types["pad"] == "int" and types["figures"] == "tuple[FiguresOfMerit, ...]"
     for n in ("tone_scalloping_loss_db", "bin_leakage_factor", "far_leakage_db"):
         assert types[n] == "ndarray[float64, (A, W)]"
@@ -346,7 +391,7 @@ def test_leakage_map_is_a_bound_result_class() -> None:
             setattr(m, n, getattr(m, n))
     with pytest.raises(AttributeError):
         m.extra = 1
-    for n in ("alpha_n", "omega", "far_leakage_db"):
+    for n in ("alpha", "omega", "far_leakage_db"):
         a = getattr(m, n)
         assert not a.flags.writeable and a.flags.c_contiguous and a is getattr(m, n)
         with pytest.raises(ValueError, match="read-only"):
@@ -358,7 +403,7 @@ def test_leakage_map_is_a_bound_result_class() -> None:
 
 
 def test_leakage_map_construction_equality_hash_pickling() -> None:
-    def make() -> Any:  # no NaN among the figures (alpha_n = 8 has highest_sidelobe_bins = nan)
+    def make() -> Any:  # no NaN among the figures (α·N = 8 has highest_sidelobe_bins = nan)
         return _leakage_map([0.0, 2.0, 4.0], [0.0, 0.3, 1.1], N=32, pad=8)
 
     m = make()
@@ -371,11 +416,11 @@ def test_leakage_map_construction_equality_hash_pickling() -> None:
         back = pickle.loads(pickle.dumps(m, protocol=protocol))
         assert type(back) is LM and back == m and type(back.figures[0]) is rl.spectra.FiguresOfMerit
     # the constructor copies arrays (any real array-like) into new read-only float64 arrays
-    an = np.array([0, 2, 4])
-    built = LM(**(fields | {"alpha_n": an}))
-    assert built == m and built.alpha_n.dtype == np.float64 and not np.shares_memory(built.alpha_n, an)
+    an = np.array([0, 2, 4]) / 32
+    built = LM(**(fields | {"alpha": an}))
+    assert built == m and built.alpha.dtype == np.float64 and not np.shares_memory(built.alpha, an)
     an[0] = 5
-    assert built.alpha_n[0] == 0.0
+    assert built.alpha[0] == 0.0
     assert LM(**(fields | {"omega": [0.0, 0.3, 1.1]})) == m
     assert LM(**(fields | {"figures": list(m.figures)})) == m
     # as for FiguresOfMerit, a NaN is unequal to itself: a map whose figures hold one is unequal
@@ -400,15 +445,15 @@ def test_leakage_map_bad_fields() -> None:
         LM(**{k: v for k, v in fields.items() if k != "figures"})
     with pytest.raises(TypeError, match="unknown field bogus"):
         LM(**fields, bogus=1)
-    with pytest.raises(TypeError, match=r"LeakageMap: alpha_n must be ndarray\[float64, \(A,\)\] \(real numbers\)"):
-        LM(**(fields | {"alpha_n": ["x", "y", "z"]}))
+    with pytest.raises(TypeError, match=r"LeakageMap: alpha must be ndarray\[float64, \(A,\)\] \(real numbers\)"):
+        LM(**(fields | {"alpha": ["x", "y", "z"]}))
     with pytest.raises(TypeError, match="LeakageMap: far_leakage_db must be"):
         LM(**(fields | {"far_leakage_db": m.far_leakage_db + 0j}))
     with pytest.raises(ValueError, match=r"LeakageMap: omega must have 1 dimension\(s\)"):
         LM(**(fields | {"omega": 0.3}))
-    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 2\)"):
+    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha\), len\(omega\)\) = \(3, 2\)"):
         LM(**(fields | {"omega": [0.0, 0.3]}))
-    with pytest.raises(ValueError, match="figures must hold one result per alpha_n"):
+    with pytest.raises(ValueError, match="figures must hold one result per alpha"):
         LM(**(fields | {"figures": m.figures[:2]}))
     with pytest.raises(TypeError, match=r"LeakageMap: figures must be tuple\[FiguresOfMerit, \.\.\.\]"):
         LM(**(fields | {"figures": (1.0, 2.0, 3.0)}))
@@ -416,7 +461,7 @@ def test_leakage_map_bad_fields() -> None:
         LM(**(fields | {"N": 32.5}))
     # a pickled state is rebuilt by the constructor (the base's __reduce__), so it is checked too
     cls, state = m.__reduce__()
-    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha_n\), len\(omega\)\) = \(3, 1\)"):
+    with pytest.raises(ValueError, match=r"must have the shape \(len\(alpha\), len\(omega\)\) = \(3, 1\)"):
         cls(*(state[0], state[1][:1], *state[2:]))
 
 
@@ -424,7 +469,7 @@ def test_leakage_map_repr_hides_the_grids() -> None:
     m = _leakage_map([0.0, 2.0], [0.0, 0.3], N=64, pad=8)
     assert repr(m) == (
         "LeakageMap(\n"
-        "    alpha_n=array(shape=(2,), float64, min=0, max=2),\n"
+        "    alpha=array(shape=(2,), float64, min=0, max=0.03125),\n"
         "    omega=array(shape=(2,), float64, min=0, max=0.3),\n"
         "    N=64,\n"
         "    pad=8,\n"
@@ -445,9 +490,35 @@ def test_window_info_values_are_those_of_the_dict_path(name: str) -> None:
 
 def test_window_info_classes() -> None:
     WI, WP = _core.spectra.WindowInfo, _core.spectra.WindowParameter
-    assert field_names(WI) == ("name", "parameters", "symmetry")
-    assert field_names(WP) == ("name", "alternatives", "required", "default", "description")
-    assert field_types(WI) == {"name": "str", "parameters": "list[WindowParameter]", "symmetry": "str"}
+    assert field_names(WI) == (
+        "name",
+        "parameters",
+        "symmetry",
+        "falloff_order",
+        "scipy_name",
+        "harris_name",
+        "aliases",
+        "definition",
+    )
+    assert field_names(WP) == (
+        "name",
+        "alternatives",
+        "required",
+        "default",
+        "description",
+        "range",
+        "alternative_ranges",
+    )
+    assert field_types(WI) == {
+        "name": "str",
+        "parameters": "list[WindowParameter]",
+        "symmetry": "str",
+        "falloff_order": "int",
+        "scipy_name": "str",
+        "harris_name": "str",
+        "aliases": "list[str]",
+        "definition": "str",
+    }
     assert field_types(WP)["alternatives"] == "list[str]" and field_types(WP)["required"] == "bool"
     info = _core.spectra.window_info(name="exponential")
     for obj in (info, info.parameters[0]):
@@ -457,12 +528,13 @@ def test_window_info_classes() -> None:
     # construction, equality, hashing (lists hashed as tuples), pickling
     p = info.parameters[1]
     assert WP(**{f: getattr(p, f) for f in field_names(WP)}) == p
-    again = WI(name=info.name, parameters=list(info.parameters), symmetry=info.symmetry)
+    again = WI(**({f: getattr(info, f) for f in field_names(WI)} | {"parameters": list(info.parameters)}))
     assert again == info and hash(again) == hash(info)
     assert pickle.loads(pickle.dumps(info)) == info
-    assert WI(name="x", parameters=[], symmetry="both") != info
+    rest = {"falloff_order": 0, "scipy_name": "", "harris_name": "", "aliases": [], "definition": ""}
+    assert WI(name="x", parameters=[], symmetry="both", **rest) != info
     with pytest.raises(TypeError, match=r"WindowInfo: parameters must be list\[WindowParameter\]"):
-        WI(name="x", parameters=[{"name": "a"}], symmetry="both")
+        WI(name="x", parameters=[{"name": "a"}], symmetry="both", **rest)
     with pytest.raises(TypeError, match="WindowParameter: name must be str, got 1"):
         WP(**({f: getattr(p, f) for f in field_names(WP)} | {"name": 1}))
     with pytest.raises(TypeError, match="WindowParameter: required must be a bool"):

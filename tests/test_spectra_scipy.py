@@ -308,7 +308,7 @@ def test_ssm_kernel_broadcasting_and_errors() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# Units, decay helpers, deprecated names, −inf leakage
+# Units, decay helpers, −inf leakage
 # ------------------------------------------------------------------------------------------------
 
 
@@ -318,34 +318,14 @@ def test_decay_helpers_round_trip() -> None:
     assert_allclose(S.decay_per_sample([0.0, 4.0], 8), [0.0, 0.5])
     assert_allclose(
         S.ssm_window(alpha=S.decay_per_sample(2.0, 64), N=64),
-        S.window("exponential", 64, alpha=S.decay_per_sample(2.0, 64)),
+        S.window("ssm", 64, alpha=S.decay_per_sample(2.0, 64)),
         rtol=0,
     )
     m = S.leakage_map(alpha=S.decay_per_sample([0.0, 2.0], 32), omega=[0.1], N=32, pad=4)
-    assert_allclose(m.alpha, [0.0, 2.0 / 32])
+    assert m.alpha.tolist() == [0.0, 2.0 / 32] and m.decay_over_window.tolist() == [0.0, 2.0]
     for f in (S.decay_per_sample, S.decay_over_window):
         with pytest.raises(ValueError, match="N must be an integer >= 1"):
             f(1.0, 0)
-
-
-def test_tone_scalloping_db_is_deprecated() -> None:
-    m = S.leakage_map(alpha=[0.0, 2.0 / 32], omega=[0.0, 0.3], N=32, pad=4)
-    with pytest.warns(DeprecationWarning, match="tone_scalloping_loss_db"):
-        old = m.tone_scalloping_db
-    assert old is m.tone_scalloping_loss_db
-    assert np.all(m.tone_scalloping_loss_db >= 0)  # a loss
-
-
-def test_plot_field_old_name_is_deprecated() -> None:
-    pytest.importorskip("matplotlib")
-    import matplotlib.pyplot as plt
-
-    from ropelab import plot
-
-    m = S.leakage_map(alpha=[0.0, 2.0 / 32], omega=[0.2, 0.5], N=32, pad=4)
-    with pytest.warns(DeprecationWarning, match="tone_scalloping_loss_db"):
-        fig = plot.leakage_map(m, field="tone_scalloping_db")
-    plt.close(fig)
 
 
 def test_far_leakage_is_minus_inf_without_leakage() -> None:

@@ -124,15 +124,15 @@ def test_cell_seeds_are_distinct_and_stable() -> None:
 def test_window_merit_matches_figures_of_merit() -> None:
     df = sweep.run(
         "window_merit",
-        {"window": ["hann", "kaiser", "ssm"], "N": [64, 256], "beta": [6.0], "alpha_n": [2.0]},
+        {"window": ["hann", "hann_poisson", "ssm"], "N": [64, 256], "alpha": [2.0 / 64]},
         progress=False,
     )
     assert len(df) == 6
     for _, row in df.iterrows():
-        if row.window == "ssm":
-            w = rl.spectra.ssm_window(alpha=rl.spectra.decay_per_sample(2.0, int(row.N)), N=int(row.N))
-        elif row.window == "kaiser":
-            w = rl.spectra.window("kaiser", int(row.N), beta=6.0)
+        if row.window == "ssm":  # alpha is the decay per sample: α·N = 2 at N = 64, 8 at N = 256
+            w = rl.spectra.ssm_window(alpha=2.0 / 64, N=int(row.N))
+        elif row.window == "hann_poisson":
+            w = rl.spectra.window("hann_poisson", int(row.N), alpha=2.0 / 64)
         else:
             w = rl.spectra.window("hann", int(row.N))
         m = rl.spectra.figures_of_merit(w)
@@ -478,7 +478,7 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         (
             {"task": "window_merit", "grid": {"window": "hann", "N": [64, 3_000_000], "pad": 1000}},
             ValueError,
-            r"N·pad must be <= 2\*\*31 - 1.*cell 1",
+            rf"N·pad must be <= {rl.spectra.MAX_SIGNAL_LENGTH}.*cell 1",
         ),
         ({"task": "rff_mse", "grid": {"xi": [float("nan")], "D": 4}}, ValueError, "non-finite"),
         ({"task": "rff_mse", "grid": {"xi": [1j], "D": 4}}, TypeError, "axis 'xi' values must be"),
@@ -503,8 +503,8 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         ({"task": "rff_mse", "grid": {"xi": 0.5, "D": 4}, "backend": object()}, TypeError, "backend must be"),
         ({"task": "window_merit", "grid": {"window": "hann"}, "trials": 10}, ValueError, "deterministic"),
         ({"task": "window_merit", "grid": {"window": "hann"}, "store": 3}, TypeError, "store must be a path"),
-        ({"task": "window_merit", "grid": {"window": "fancy"}}, ValueError, "window must be 'ssm' or one of"),
-        ({"task": "window_merit", "grid": {"window": "ssm"}}, ValueError, "needs the axis 'alpha_n'"),
+        ({"task": "window_merit", "grid": {"window": "fancy"}}, ValueError, "window must be one of"),
+        ({"task": "window_merit", "grid": {"window": "ssm"}}, ValueError, "window 'ssm' needs parameter alpha"),
         ({"task": "window_merit", "grid": {"window": "kaiser"}}, ValueError, "beta"),
         ({"task": "window_merit", "grid": {"window": "hann", "N": 0}}, ValueError, "N must be >= 1"),
         ({"task": "window_merit", "grid": {"window": "hann", "sym": 1}}, TypeError, "sym must be a bool"),
@@ -613,7 +613,6 @@ def test_arbitrary_arguments_raise_only_value_or_type_errors() -> None:
             "N",
             "pad",
             "sym",
-            "alpha_n",
             "beta",
             "alpha",
             "attenuation",
@@ -634,7 +633,7 @@ def test_arbitrary_arguments_raise_only_value_or_type_errors() -> None:
         {"window": st.sampled_from(["hann", "ssm", "kaiser", "chebyshev", "nope"])},
         optional={
             "N": st.one_of(st.integers(1, 300), some),
-            "alpha_n": some,
+            "alpha": some,
             "beta": some,
             "attenuation": some,
             "sym": some,
@@ -697,7 +696,7 @@ def test_valid_sweeps_run_and_give_finite_outputs() -> None:
             }
         ),
         st.fixed_dictionaries(
-            {"window": st.just("ssm"), "N": st.integers(8, 128), "alpha_n": st.lists(st.floats(0, 8), **unique)}
+            {"window": st.just("ssm"), "N": st.integers(8, 128), "alpha": st.lists(st.floats(0, 0.5), **unique)}
         ),
     )
 

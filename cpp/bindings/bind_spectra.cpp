@@ -1,11 +1,11 @@
 // ropelab._core.spectra: windows, FFT/DTFT spectra, SSM closed forms, figures of merit
 // (core: cpp/include/ropelab/windows.hpp, cpp/include/ropelab/spectrum.hpp).
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <complex>
 
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -42,6 +42,7 @@ namespace {
 
 // FFTW sizes and the DTFT's phase reduction (the core checks the same limit).
 constexpr auto max_length = static_cast<std::int64_t>(limits::kMaxSignalLength);
+const std::string max_length_text = std::to_string(limits::kMaxSignalLength);
 
 /// A 1-D, non-empty, finite real or complex signal.
 struct Signal {
@@ -76,7 +77,7 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   if (ndim != 1) value_error(func, name, "must be a 1-D array", obj);
   if (s.size() == 0) value_error(func, name, "must not be empty", obj);
   if (static_cast<std::int64_t>(s.size()) > max_length) {
-    value_error(func, name, "must have at most 2**31 - 1 samples", obj);
+    value_error(func, name, "must have at most " + max_length_text + " samples", obj);
   }
   return s;
 }
@@ -89,7 +90,7 @@ double alpha_arg(py::handle obj, const char* func, const char* name = "alpha") {
 
 std::size_t length_arg(py::handle obj, const char* func, const char* name = "N") {
   const std::int64_t n = integer(obj, func, name, 1);
-  if (n > max_length) value_error(func, name, "must be at most 2**31 - 1", obj);
+  if (n > max_length) value_error(func, name, "must be at most " + max_length_text, obj);
   return static_cast<std::size_t>(n);
 }
 
@@ -97,7 +98,8 @@ std::size_t pad_arg(py::handle obj, std::size_t N, const char* func) {
   const std::int64_t pad = integer(obj, func, "pad", 1);
   if (static_cast<double>(pad) * static_cast<double>(N) > static_cast<double>(max_length)) {
     value_error(func, "pad",
-                "times the length (" + std::to_string(N) + ") must be at most 2**31 - 1", obj);
+                "times the length (" + std::to_string(N) + ") must be at most " + max_length_text,
+                obj);
   }
   return static_cast<std::size_t>(pad);
 }
@@ -130,17 +132,31 @@ carray complex_like(const darray& like) {
   return carray(shape_of(like));
 }
 
-/// What spectra.window_info returns (bound as WindowInfo).
+/// One parameter of WindowInfo (bound as WindowParameter): windows::ParameterInfo with its
+/// ranges as text.
+struct WindowParameter {
+  std::string name;
+  std::vector<std::string> alternatives;
+  bool required = false;
+  std::string default_value, description, range;
+  std::vector<std::string> alternative_ranges;
+};
+
+/// What spectra.window_info returns (bound as WindowInfo): a row of windows::table().
 struct WindowInfo {
-  std::string name;                                ///< the canonical name
-  std::vector<windows::ParameterInfo> parameters;  ///< every parameter, required ones first
-  std::string symmetry;                            ///< "both", "symmetric" or "dft-even"
+  std::string name;                         ///< the canonical name
+  std::vector<WindowParameter> parameters;  ///< every parameter, required ones first
+  std::string symmetry;                     ///< "both", "symmetric" or "dft-even"
+  int falloff_order = 0;                    ///< windows::WindowRow::falloff_order
+  std::string scipy_name, harris_name;      ///< "" if none
+  std::vector<std::string> aliases;         ///< other names accepted for it
+  std::string definition;                   ///< one line: its formula or source
 };
 
 /// What spectra.leakage_map returns (bound as LeakageMap): the core's map with NumPy arrays,
 /// the padding factor and the per-row figures as bound FiguresOfMerit objects.
 struct LeakageMapResult {
-  darray alpha_n, omega;  ///< (A,), (W,)
+  darray alpha, omega;  ///< (A,), (W,)
   std::size_t N = 0, pad = 0;
   FiguresTuple figures;                                                ///< A results
   darray tone_scalloping_loss_db, bin_leakage_factor, far_leakage_db;  ///< (A, W)
@@ -155,10 +171,10 @@ darray read_only_array(const std::vector<double>& v, std::vector<py::ssize_t> sh
 }
 
 LeakageMapResult leakage_map_result(const spectrum::LeakageMap& m, std::size_t pad) {
-  const auto A = static_cast<py::ssize_t>(m.alpha_n.size());
+  const auto A = static_cast<py::ssize_t>(m.alpha.size());
   const auto W = static_cast<py::ssize_t>(m.omega.size());
   LeakageMapResult r;
-  r.alpha_n = read_only_array(m.alpha_n, {A});
+  r.alpha = read_only_array(m.alpha, {A});
   r.omega = read_only_array(m.omega, {W});
   r.N = m.N;
   r.pad = pad;
@@ -193,9 +209,20 @@ WindowInfo window_info(Choice name_o) {
   const std::string name = string_arg(name_o, f, "name");
   WindowInfo info;
   try {
-    info.parameters = windows::parameter_info(name);
-    info.name = windows::canonical_name(name);
+    const windows::WindowRow& row = windows::row(name);
+    for (const windows::ParameterInfo& p : row.parameters) {
+      WindowParameter q{p.name,        p.alternatives, p.required, p.default_value,
+                        p.description, p.range.text,   {}};
+      for (const windows::Range& r : p.alternative_ranges) q.alternative_ranges.push_back(r.text);
+      info.parameters.push_back(std::move(q));
+    }
+    info.name = row.name;
     info.symmetry = windows::symmetry(name);
+    info.falloff_order = row.falloff_order;
+    info.scipy_name = row.scipy_name;
+    info.harris_name = row.harris_name;
+    info.aliases = row.aliases;
+    info.definition = row.definition;
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
@@ -478,36 +505,36 @@ spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   return work->r;
 }
 
-/// The map over decays per sample `alpha` (the public function converts the deprecated α·N).
+/// The map over decays per sample `alpha`.
 LeakageMapResult leakage_map(ArrayLike alpha_o, ArrayLike omega_o, IntLike N_o, IntLike pad_o) {
   const char* f = "spectra.leakage_map";
-  const darray an = real_array_nd(alpha_o, f, "alpha", 1);
-  require_each(an, f, "alpha", "must be >= 0 (a decay per sample)",
+  const darray alpha = real_array_nd(alpha_o, f, "alpha", 1);
+  require_each(alpha, f, "alpha", "must be >= 0 (a decay per sample)",
                [](double a) { return a >= 0; });
   const darray om = real_array_nd(omega_o, f, "omega", 1);
-  if (an.size() == 0) value_error(f, "alpha", "must not be empty", alpha_o);
+  if (alpha.size() == 0) value_error(f, "alpha", "must not be empty", alpha_o);
   if (om.size() == 0) value_error(f, "omega", "must not be empty", omega_o);
   const std::size_t N = length_arg(N_o, f);
   if (N < 2) value_error(f, "N", "must be >= 2 for a leakage map", N_o);
   const double Nd = static_cast<double>(N);
-  require_each(an, f, "alpha", "times N must be finite (the decay over the window, alpha*N)",
+  require_each(alpha, f, "alpha", "times N must be finite (the decay over the window, alpha*N)",
                [Nd](double a) { return std::isfinite(a * Nd); });
   const std::size_t pad = pad_arg(pad_o, N, f);
-  const auto A = static_cast<std::size_t>(an.size()), W = static_cast<std::size_t>(om.size());
+  const auto A = static_cast<std::size_t>(alpha.size()), W = static_cast<std::size_t>(om.size());
   check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
   check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad),
                     f);  // one window's FFTs
   // Detached, like figures_of_merit (each window's FFT is one uninterruptible call).
   struct Work {
-    std::vector<double> an, om;
+    std::vector<double> alpha, om;
     spectrum::LeakageMap m;
   };
   auto work = std::make_shared<Work>();
-  work->an.assign(an.data(), an.data() + A);
+  work->alpha.assign(alpha.data(), alpha.data() + A);
   work->om.assign(om.data(), om.data() + W);
   try {
     run_detached([work, A, W, N, pad](const std::atomic<bool>* cancel) {
-      work->m = spectrum::leakage_map(work->an.data(), A, work->om.data(), W, N, pad, cancel);
+      work->m = spectrum::leakage_map(work->alpha.data(), A, work->om.data(), W, N, pad, cancel);
     });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
@@ -566,16 +593,20 @@ void register_figures_of_merit(py::module_& m) {
 
 /// The per-parameter entry of WindowInfo.
 void register_window_parameter(py::module_& m) {
-  using P = windows::ParameterInfo;
+  using P = WindowParameter;
   ResultClass<P>(m, "WindowParameter",
                  "One parameter of a window, an entry of WindowInfo.parameters.")
       .object_field("name", &P::name, "str", "The parameter's name (scipy's where scipy has it).")
       .object_field("alternatives", &P::alternatives, "list[str]",
-                    "Other names accepted for it (Harris's, or earlier ones of ropelab).")
+                    "Other names accepted for it (Harris's convention).")
       .field("required", &P::required, "Whether the window needs it (no default).")
       .object_field("default", &P::default_value, "str",
                     "Its default value as text (empty when required).")
       .object_field("description", &P::description, "str", "What it is, with its range.")
+      .object_field("range", &P::range, "str",
+                    "The values it may take, in words (\"> 0\", \"in [0, 1]\", ...).")
+      .object_field("alternative_ranges", &P::alternative_ranges, "list[str]",
+                    "The range of each alternative name, in the order of alternatives.")
       .finish();
 }
 
@@ -589,22 +620,33 @@ void register_window_info(py::module_& m) {
                     "Every parameter, the required ones first.")
       .object_field("symmetry", &I::symmetry, "str",
                     "\"both\", \"symmetric\" (sym=True only) or \"dft-even\" (sym=False only).")
+      .field("falloff_order", &I::falloff_order,
+             "Order p of the first derivative that jumps, at the window's reference parameters: "
+             "sidelobes fall off at -6.02(p + 1) dB/octave; -1: no such order (equiripple).")
+      .object_field("scipy_name", &I::scipy_name, "str",
+                    "The scipy.signal.windows twin (sample-equal), or \"\".")
+      .object_field("harris_name", &I::harris_name, "str",
+                    "The window's name in Harris 1978, Table 1, or \"\".")
+      .object_field("aliases", &I::aliases, "list[str]",
+                    "Other names accepted for it (scipy's, Harris's).")
+      .object_field("definition", &I::definition, "str",
+                    "One line: its formula on x = (2n - L)/L (span L) or its source.")
       .finish();
 }
 
 void check_leakage_map(const LeakageMapResult& r) {
-  const py::ssize_t A = r.alpha_n.size(), W = r.omega.size();
+  const py::ssize_t A = r.alpha.size(), W = r.omega.size();
   for (const darray* g : {&r.tone_scalloping_loss_db, &r.bin_leakage_factor, &r.far_leakage_db}) {
     if (g->shape(0) != A || g->shape(1) != W) {
       throw py::value_error(
-          "LeakageMap: the (A, W) arrays must have the shape (len(alpha_n), "
+          "LeakageMap: the (A, W) arrays must have the shape (len(alpha), "
           "len(omega)) = (" +
           std::to_string(A) + ", " + std::to_string(W) + "), got (" + std::to_string(g->shape(0)) +
           ", " + std::to_string(g->shape(1)) + ")");
     }
   }
   if (static_cast<py::ssize_t>(r.figures.size()) != A) {
-    throw py::value_error("LeakageMap: figures must hold one result per alpha_n (" +
+    throw py::value_error("LeakageMap: figures must hold one result per alpha (" +
                           std::to_string(A) + "), got " + std::to_string(r.figures.size()));
   }
 }
@@ -612,17 +654,18 @@ void check_leakage_map(const LeakageMapResult& r) {
 void register_leakage_map(py::module_& m) {
   using L = LeakageMapResult;
   ResultClass<L>(m, "LeakageMap",
-                 "Leakage of the causal exponential (SSM) window over alpha*N x omega grids (the "
+                 "Leakage of the causal exponential (SSM) window over alpha x omega grids (the "
                  "documented class is ropelab.spectra.LeakageMap).")
-      .array_field("alpha_n", &L::alpha_n, 1, "ndarray[float64, (A,)]",
-                   "alpha*N values (decay over the window length); float64, shape (A,).")
+      .array_field("alpha", &L::alpha, 1, "ndarray[float64, (A,)]",
+                   "Decays per sample alpha (row i: the window exp(-alpha[i] n)); float64, shape "
+                   "(A,).")
       .array_field("omega", &L::omega, 1, "ndarray[float64, (W,)]",
                    "Rotations omega (rad/sample); float64, shape (W,).")
       .field("N", &L::N, "Window length (samples).")
       .field("pad", &L::pad, "FFT padding factor of the figures of merit.")
       .results_field<spectrum::FiguresOfMerit>(
           "figures", &L::figures, "tuple[FiguresOfMerit, ...]",
-          "Per alpha*N: the figures of merit of exp(-alpha n); A results.")
+          "Per alpha: the figures of merit of exp(-alpha n); A results.")
       .array_field("tone_scalloping_loss_db", &L::tone_scalloping_loss_db, 2,
                    "ndarray[float64, (A, W)]",
                    "Loss (dB >= 0) of the tone at omega read at its nearest DFT bin; float64, "

@@ -1105,8 +1105,7 @@ LeakageMap leakage_map(const double* alpha, std::size_t A, const double* omega, 
   m.bin_leakage_factor.resize(A * W);
   m.far_leakage_db.resize(A * W);
   const double Nd = static_cast<double>(N);
-  m.alpha_n.resize(A);
-  for (std::size_t i = 0; i < A; ++i) m.alpha_n[i] = alpha[i] * Nd;
+  m.alpha.assign(alpha, alpha + A);
   std::vector<double> win(N);
   for (std::size_t i = 0; i < A; ++i) {
     if (cancel != nullptr && cancel->load()) throw mc::Cancelled();

@@ -38,101 +38,6 @@ void need(bool ok, const std::string& key, double v, const std::string& what) {
   if (!ok) bad("parameter " + key + " must be " + what + ", got " + fmt(v));
 }
 
-enum class Sym { both, symmetric, dft_even };
-
-struct Spec {
-  std::string name;
-  std::vector<ParameterInfo> params;
-  Sym sym;
-};
-
-ParameterInfo req(std::string n, std::vector<std::string> alt, std::string d) {
-  return {std::move(n), std::move(alt), true, "", std::move(d)};
-}
-ParameterInfo opt(std::string n, std::string def, std::string d) {
-  return {std::move(n), {}, false, std::move(def), std::move(d)};
-}
-
-const std::vector<Spec>& specs() {
-  static const std::vector<Spec> s = {
-      {"rectangular", {}, Sym::both},
-      {"triangular", {}, Sym::both},
-      {"hann", {}, Sym::both},
-      {"hamming", {}, Sym::both},
-      {"blackman", {}, Sym::both},
-      {"exact_blackman", {}, Sym::both},
-      {"blackman_harris_3", {}, Sym::both},
-      {"blackman_harris_4", {}, Sym::both},
-      {"gaussian",
-       {req("std", {"alpha"},
-            "standard deviation in samples (> 0); alternative: Harris's alpha = (L/2)/std (> 0)")},
-       Sym::both},
-      {"poisson",
-       {req("alpha", {"tau"},
-            "Harris's decay over the half-length, exp(-alpha|x|) (>= 0); alternative: scipy's "
-            "exponential tau = (L/2)/alpha in samples (> 0)")},
-       Sym::both},
-      {"kaiser",
-       {req("beta", {"alpha"}, "shape beta in [0, 700]; alternative: Harris's alpha = beta/pi")},
-       Sym::both},
-      {"chebyshev",
-       {req("at", {"attenuation", "alpha"},
-            "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
-            "Harris's alpha = at/20")},
-       Sym::both},
-      {"exponential",
-       {req("alpha", {"tau"},
-            "alpha: decay per sample of the causal SSM window exp(-alpha n) (>= 0, DFT-even only); "
-            "tau: scipy's decay length in samples (> 0), exp(-|n - center|/tau)"),
-        opt("center", "None",
-            "with tau only: the centre in samples (default L/2; needs sym=False)")},
-       Sym::both},
-      {"blackman_harris_3_61", {}, Sym::both},
-      {"blackman_harris_4_74", {}, Sym::both},
-      {"kaiser_bessel_4", {}, Sym::both},
-      {"nuttall", {}, Sym::both},
-      {"flattop", {}, Sym::both},
-      {"general_cosine",
-       {req("a", {}, "cosine-sum coefficients a_0, a_1, ... (a sequence)")},
-       Sym::both},
-      {"general_hamming",
-       {req("alpha", {}, "alpha - (1 - alpha) cos(2 pi n/L) (finite)")},
-       Sym::both},
-      {"general_gaussian",
-       {req("p", {}, "shape p (> 0; p = 1: gaussian)"), req("sig", {}, "width in samples (> 0)")},
-       Sym::both},
-      {"kaiser_bessel_derived", {req("beta", {}, "shape beta in [0, 700]")}, Sym::symmetric},
-      {"taylor",
-       {opt("nbar", "4",
-            "number of nearly constant sidelobes next to the main lobe (integer >= 1)"),
-        opt("sll", "30", "sidelobe suppression in dB (> 0)"),
-        opt("norm", "True", "scale so that the centre sample (of the symmetric window) is 1")},
-       Sym::both},
-      {"dpss",
-       {req("NW", {}, "time-half-bandwidth product (> 0, < N/2)"),
-        opt("norm", "approximate", "'approximate', 'subsample' or 2 (unit l2 norm)")},
-       Sym::both},
-      {"tukey",
-       {opt("alpha", "0.5", "taper fraction in [0, 1] (0: rectangular, 1: hann)")},
-       Sym::both},
-      {"barthann", {}, Sym::both},
-      {"bohman", {}, Sym::both},
-      {"cosine", {}, Sym::both},
-      {"lanczos", {}, Sym::both},
-      {"parzen", {}, Sym::both},
-      {"triang", {}, Sym::both},
-      {"cosine_power", {req("alpha", {}, "Harris's power alpha of cos^alpha (>= 0)")}, Sym::both},
-      {"riesz", {}, Sym::both},
-      {"de_la_vallee_poussin", {}, Sym::both},
-      {"hann_poisson", {req("alpha", {}, "Harris's decay alpha (>= 0)")}, Sym::both},
-      {"cauchy", {req("alpha", {}, "Harris's alpha (>= 0)")}, Sym::both},
-      {"barcilon_temes",
-       {req("alpha", {}, "Harris's alpha (> 0, <= 100): C = arccosh 10^alpha")},
-       Sym::both},
-  };
-  return s;
-}
-
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -146,30 +51,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
-}
-
-const Spec& find_spec(const std::string& name_in) {
-  const std::string name = canonical_name(name_in);
-  for (const Spec& s : specs()) {
-    if (s.name == name) return s;
-  }
-  bad("name: internal error, no window " + name);  // unreachable
-}
-
-/// Cosine-sum coefficients of the fixed cosine windows (empty for other windows).
-std::vector<double> cosine_coefficients(const std::string& name) {
-  if (name == "hann") return {0.5, 0.5};
-  if (name == "hamming") return {0.54, 0.46};
-  if (name == "blackman") return {0.42, 0.5, 0.08};
-  if (name == "exact_blackman") return {7938.0 / 18608.0, 9240.0 / 18608.0, 1430.0 / 18608.0};
-  if (name == "blackman_harris_3") return {0.42323, 0.49755, 0.07922};
-  if (name == "blackman_harris_4") return {0.35875, 0.48829, 0.14128, 0.01168};
-  if (name == "blackman_harris_3_61") return {0.44959, 0.49364, 0.05677};
-  if (name == "blackman_harris_4_74") return {0.40217, 0.49703, 0.09892, 0.00188};
-  if (name == "kaiser_bessel_4") return {0.40243, 0.49804, 0.09831, 0.00122};
-  if (name == "nuttall") return {0.3635819, 0.4891775, 0.1365995, 0.0106411};
-  if (name == "flattop") return {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368};
-  return {};
 }
 
 /// Generalised cosine window Σ_k (−1)^k a_k cos(2πkn/L).
@@ -449,26 +330,813 @@ double I0(double x) {
   return boost::math::cyl_bessel_i(0, x);
 }
 
+// ---- Samplers: each window's samples from its checked parameters (the rows of table() below)
+
+using detail::Resolved;
+
+/// The value of parameter `primary` under the name it was given, or `def` when not given.
+double value_or(const Resolved& r, const Params& params, const std::string& primary, double def) {
+  const std::string& key = r.used.at(primary);
+  return key.empty() ? def : detail::number(params, key);
+}
+
+/// A window on the centred coordinate x = (2n − L)/L, span L = N − 1 (sym) or N: f(n, L, x) for
+/// n ≤ L/2, mirrored exactly.
+template <class F>
+std::vector<double> centred(std::size_t N, bool sym, F f) {
+  const std::size_t L = sym ? N - 1 : N;
+  std::vector<double> w(N, 1.0);
+  if (L == 0) return w;
+  const double Ld = static_cast<double>(L);
+  for (std::size_t n = 0; 2 * n <= L; ++n) {
+    const double x = (2.0 * static_cast<double>(n) - Ld) / Ld;
+    const double v = f(n, L, x);
+    w[n] = v;
+    if (L - n < N) w[L - n] = v;
+  }
+  return w;
+}
+
+/// A window of scipy's sampled on its own grid of the symmetric length M: f(M, n) for
+/// n < (M + 1)/2, mirrored exactly, extended by one sample and truncated when DFT-even.
+template <class F>
+std::vector<double> scipy_grid(std::size_t N, bool sym, F f) {
+  return extended(
+      N, sym, [&](std::size_t M) { return mirrored(M, [&](std::size_t n) { return f(M, n); }); });
+}
+
+std::vector<double> finite_or_refused(std::vector<double> w, const std::string& key, double p,
+                                      std::size_t N) {
+  for (double v : w) {
+    if (!std::isfinite(v))
+      bad("parameter " + key + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
+  }
+  return w;
+}
+
+/// The sampler of a cosine sum Σ_k (−1)^k a_k cos(2πkn/L) with fixed coefficients.
+Sampler cosine_sum_window(std::vector<double> a) {
+  return [a](const Resolved&, const Params&, std::size_t N, bool sym) {
+    return centred(N, sym,
+                   [&](std::size_t n, std::size_t L, double) { return cosine_sum(a, n, L); });
+  };
+}
+
+std::vector<double> general_cosine(const Resolved&, const Params& params, std::size_t N, bool sym) {
+  const std::vector<double> a = detail::parse_general_cosine(params);
+  return centred(N, sym, [&](std::size_t n, std::size_t L, double) { return cosine_sum(a, n, L); });
+}
+
+void general_cosine_check(const Resolved&, const Params& params, std::size_t, bool) {
+  detail::parse_general_cosine(params);
+}
+
+std::vector<double> general_hamming(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const std::vector<double> a = {r.p, 1.0 - r.p};
+  return centred(N, sym, [&](std::size_t n, std::size_t L, double) { return cosine_sum(a, n, L); });
+}
+
+std::vector<double> rectangular(const Resolved&, const Params&, std::size_t N, bool) {
+  return std::vector<double>(N, 1.0);
+}
+
+std::vector<double> triangular(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return centred(N, sym, [](std::size_t, std::size_t, double x) { return 1.0 - std::abs(x); });
+}
+
+std::vector<double> gaussian(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  const bool by_std = r.pkey == "std";
+  return centred(N, sym, [&](std::size_t n, std::size_t L, double x) {
+    if (by_std) {
+      const double m = static_cast<double>(n) - static_cast<double>(L) / 2.0;
+      return std::exp(-m * m / (2 * p * p));
+    }
+    return std::exp(-0.5 * (p * x) * (p * x));
+  });
+}
+
+std::vector<double> poisson(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  const bool by_tau = r.pkey == "tau";
+  return centred(N, sym, [&](std::size_t n, std::size_t L, double x) {
+    return by_tau ? std::exp(-std::abs(static_cast<double>(n) - static_cast<double>(L) / 2.0) / p)
+                  : std::exp(-p * std::abs(x));
+  });
+}
+
+std::vector<double> kaiser(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double beta = r.pkey == "alpha" ? pi * r.p : r.p;
+  const double I0p = I0(beta);
+  return centred(N, sym, [&](std::size_t, std::size_t, double x) {
+    const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));
+    return I0(arg) / I0p;
+  });
+}
+
+std::vector<double> bohman(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return centred(N, sym, [](std::size_t n, std::size_t, double x) {
+    const double ax = std::abs(x);
+    return n == 0 ? 0.0 : (1 - ax) * std::cos(pi * ax) + std::sin(pi * ax) / pi;
+  });
+}
+
+std::vector<double> cosine_power(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  return centred(N, sym, [&](std::size_t n, std::size_t L, double) {
+    // sin(πn/L) with n ≤ L/2: no cancellation near the ends.
+    return p == 0 ? 1.0
+                  : std::pow(std::sin(pi * static_cast<double>(n) / static_cast<double>(L)), p);
+  });
+}
+
+std::vector<double> riesz(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return centred(N, sym, [](std::size_t, std::size_t, double x) { return 1 - x * x; });
+}
+
+std::vector<double> de_la_vallee_poussin(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return centred(N, sym, [](std::size_t, std::size_t, double x) {
+    const double ax = std::abs(x);
+    return ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
+  });
+}
+
+std::vector<double> hann_poisson(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  return centred(N, sym, [&](std::size_t n, std::size_t, double x) {
+    return n == 0 ? 0.0 : 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * std::abs(x));
+  });
+}
+
+std::vector<double> cauchy(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  return centred(
+      N, sym, [&](std::size_t, std::size_t, double x) { return 1.0 / (1.0 + (p * x) * (p * x)); });
+}
+
+std::vector<double> chebyshev(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double at = r.pkey == "alpha" ? 20 * r.p : r.p;
+  return finite_or_refused(
+      extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); }), r.pkey, r.p, N);
+}
+
+std::vector<double> barcilon_temes(const Resolved& r, const Params&, std::size_t N, bool sym) {
+  const double p = r.p;
+  return finite_or_refused(
+      extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); }), "alpha", p,
+      N);
+}
+
+std::vector<double> taylor(const Resolved& r, const Params& params, std::size_t N, bool sym) {
+  const detail::TaylorOptions t = detail::parse_taylor(r, params);
+  return extended(N, sym,
+                  [&](std::size_t M) { return taylor_symmetric(M, t.nbar, t.sll, t.norm); });
+}
+
+void dpss_check(const Resolved& r, const Params& params, std::size_t N, bool) {
+  if (N > 1)
+    need(r.p < static_cast<double>(N) / 2.0, "NW", r.p,
+         "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
+  detail::parse_dpss_norm(r, params);
+}
+
+std::vector<double> dpss(const Resolved& r, const Params& params, std::size_t N, bool sym) {
+  const std::string dnorm = detail::parse_dpss_norm(r, params);
+  return extended(N, sym, [&](std::size_t M) { return dpss_symmetric(M, r.p, dnorm); });
+}
+
+void kaiser_bessel_derived_check(const Resolved&, const Params&, std::size_t N, bool) {
+  if (N % 2 != 0) {
+    bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " +
+        std::to_string(N));
+  }
+}
+
+std::vector<double> kaiser_bessel_derived(const Resolved& r, const Params&, std::size_t N, bool) {
+  const std::size_t H = N / 2 + 1;
+  std::vector<double> k =
+      make_window("kaiser", H, true, std::map<std::string, double>{{"beta", r.p}});
+  std::vector<double> csum(H);
+  double sum = 0;
+  for (std::size_t i = 0; i < H; ++i) csum[i] = (sum += k[i]);
+  std::vector<double> w(N);
+  for (std::size_t i = 0; i + 1 < H; ++i) {
+    w[i] = std::sqrt(csum[i] / csum[H - 1]);
+    w[N - 1 - i] = w[i];
+  }
+  return w;
+}
+
+std::vector<double> tukey(const Resolved& r, const Params& params, std::size_t N, bool sym) {
+  const double ta = value_or(r, params, "alpha", 0.5);
+  if (ta <= 0) return std::vector<double>(N, 1.0);
+  if (ta >= 1) return make_window("hann", N, sym, std::map<std::string, double>{});
+  return extended(N, sym, [&](std::size_t M) {
+    const double Mm1 = static_cast<double>(M - 1);
+    const auto width = static_cast<std::size_t>(std::floor(ta * Mm1 / 2.0));
+    return mirrored(M, [&](std::size_t n) {
+      if (n > width) return 1.0;
+      return 0.5 * (1 + std::cos(pi * (-1 + 2.0 * static_cast<double>(n) / ta / Mm1)));
+    });
+  });
+}
+
+std::vector<double> triang(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return scipy_grid(N, sym, [](std::size_t M, std::size_t i) {
+    const double Md = static_cast<double>(M), n = static_cast<double>(i + 1);
+    return M % 2 == 0 ? (2 * n - 1.0) / Md : 2 * n / (Md + 1.0);
+  });
+}
+
+std::vector<double> parzen(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return scipy_grid(N, sym, [](std::size_t M, std::size_t i) {
+    const double Md = static_cast<double>(M);
+    const double n = std::abs(-(Md - 1) / 2.0 + static_cast<double>(i));
+    const double r = n / (Md / 2.0);
+    if (n <= (Md - 1) / 4.0) return 1 - 6 * r * r + 6 * r * r * r;
+    const double t = 1 - r;
+    return 2 * t * t * t;
+  });
+}
+
+std::vector<double> barthann(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return scipy_grid(N, sym, [](std::size_t M, std::size_t n) {
+    const double fac = std::abs(static_cast<double>(n) / (static_cast<double>(M) - 1.0) - 0.5);
+    return 0.62 - 0.48 * fac + 0.38 * std::cos(2 * pi * fac);
+  });
+}
+
+std::vector<double> cosine(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return scipy_grid(N, sym, [](std::size_t M, std::size_t n) {
+    return std::sin(pi / static_cast<double>(M) * (static_cast<double>(n) + 0.5));
+  });
+}
+
+std::vector<double> lanczos(const Resolved&, const Params&, std::size_t N, bool sym) {
+  return scipy_grid(N, sym, [](std::size_t M, std::size_t n) {
+    const double x = 2.0 * static_cast<double>(M - 1 - n) / (static_cast<double>(M) - 1) -
+                     1.0;  // right half, mirrored
+    if (x == 0) return 1.0;
+    const double y = pi * x;
+    return std::sin(y) / y;
+  });
+}
+
+std::vector<double> general_gaussian(const Resolved& r, const Params& params, std::size_t N,
+                                     bool sym) {
+  const double p = r.p, sig = detail::number(params, r.used.at("sig"));
+  return scipy_grid(N, sym, [p, sig](std::size_t M, std::size_t n) {
+    const double x = static_cast<double>(n) - (static_cast<double>(M) - 1.0) / 2.0;
+    return std::exp(-0.5 * std::pow(std::abs(x / sig), 2 * p));
+  });
+}
+
+void exponential_check(const Resolved& r, const Params&, std::size_t, bool sym) {
+  if (!r.used.at("center").empty() && sym) {
+    bad("sym must be False for window 'exponential' with a center (as in scipy), got True");
+  }
+}
+
+/// scipy's exponential: exp(−|n − center|/tau), centre L/2 unless given.
+std::vector<double> exponential(const Resolved& r, const Params& params, std::size_t N, bool sym) {
+  const double tau = value_or(r, params, "tau", 1.0);
+  const std::string& ckey = r.used.at("center");
+  if (ckey.empty()) {
+    const double center = static_cast<double>(sym ? N - 1 : N) / 2.0;
+    return extended(N, sym, [&](std::size_t M) {
+      return mirrored(M, [&](std::size_t n) {
+        return std::exp(-std::abs(static_cast<double>(n) - center) / tau);
+      });
+    });
+  }
+  const double center = detail::number(params, ckey);
+  std::vector<double> w(N);
+  for (std::size_t n = 0; n < N; ++n)
+    w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / tau);
+  return w;
+}
+
+/// The causal window e^{−αn} of a diagonal SSM mode decaying α per sample.
+std::vector<double> ssm(const Resolved& r, const Params&, std::size_t N, bool) {
+  std::vector<double> w(N);
+  for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-r.p * static_cast<double>(n));
+  return w;
+}
+
+// ---- Parameter ranges and the table
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+Range range(double lo, double hi, bool lo_open, bool hi_open, std::string text,
+            bool integer = false) {
+  Range r;
+  r.lo = lo;
+  r.hi = hi;
+  r.lo_open = lo_open;
+  r.hi_open = hi_open;
+  r.integer = integer;
+  r.text = std::move(text);
+  return r;
+}
+const Range kFinite{};
+const Range kNonNegative = range(0, inf, false, false, ">= 0");
+const Range kPositive = range(0, inf, true, false, "> 0");
+
+/// A required parameter: name and range, then (alternative, range) pairs.
+ParameterInfo req(std::string n, Range r, std::string d,
+                  std::vector<std::pair<std::string, Range>> alt = {}) {
+  ParameterInfo p{std::move(n), {}, true, "", std::move(d), std::move(r), {}};
+  for (auto& a : alt) {
+    p.alternatives.push_back(std::move(a.first));
+    p.alternative_ranges.push_back(std::move(a.second));
+  }
+  return p;
+}
+ParameterInfo opt(std::string n, std::string def, Range r, std::string d) {
+  return {std::move(n), {}, false, std::move(def), std::move(d), std::move(r), {}};
+}
+
+constexpr const char* kDpssOneTaper =
+    "returns one taper, the first (scipy's dpss with Kmax=None); several tapers (Kmax) and their "
+    "concentration ratios (return_ratios) are not supported";
+
+const std::vector<WindowRow>& rows() {
+  using S = Symmetry;
+  const Range kaiser_beta = range(0, 700, false, false, "in [0, 700] (I0(beta) overflows above)");
+  const Range kaiser_alpha =
+      range(0, 700 / pi, false, false, "in [0, 700/pi] (I0(pi alpha) overflows above)");
+  const Range cheb_db = range(0, 3000, true, false, "in (0, 3000] dB");
+  // name, parameters, symmetry, sampler, check, fall-off order, reference parameters, scipy twin,
+  // Harris 1978 Table 1 name, aliases, definition (on x = (2n - L)/L, span L; "cosine sum a_k":
+  // sum_k (-1)^k a_k cos(2 pi k n/L)), [refused scipy parameters]
+  static const std::vector<WindowRow> t = {
+      {"rectangular",
+       {},
+       S::both,
+       rectangular,
+       nullptr,
+       0,
+       {},
+       "boxcar",
+       "Rectangle",
+       {"boxcar", "rect"},
+       "1"},
+      {"triangular",
+       {},
+       S::both,
+       triangular,
+       nullptr,
+       1,
+       {},
+       "bartlett",
+       "Triangle",
+       {"bartlett"},
+       "1 - |x|"},
+      {"hann",
+       {},
+       S::both,
+       cosine_sum_window({0.5, 0.5}),
+       nullptr,
+       2,
+       {},
+       "hann",
+       "cos^2 (Hanning)",
+       {},
+       "cosine sum 0.5, 0.5 (= sin^2(pi n/L))"},
+      {"hamming",
+       {},
+       S::both,
+       cosine_sum_window({0.54, 0.46}),
+       nullptr,
+       0,
+       {},
+       "hamming",
+       "Hamming",
+       {},
+       "cosine sum 0.54, 0.46"},
+      {"blackman",
+       {},
+       S::both,
+       cosine_sum_window({0.42, 0.5, 0.08}),
+       nullptr,
+       2,
+       {},
+       "blackman",
+       "Blackman",
+       {},
+       "cosine sum 0.42, 0.5, 0.08"},
+      {"exact_blackman",
+       {},
+       S::both,
+       cosine_sum_window({7938.0 / 18608.0, 9240.0 / 18608.0, 1430.0 / 18608.0}),
+       nullptr,
+       0,
+       {},
+       "",
+       "Exact Blackman",
+       {},
+       "cosine sum 7938, 9240, 1430 (/18608)"},
+      {"blackman_harris_3",
+       {},
+       S::both,
+       cosine_sum_window({0.42323, 0.49755, 0.07922}),
+       nullptr,
+       0,
+       {},
+       "",
+       "Minimum 3-term Blackman-Harris",
+       {},
+       "Harris's 3-term \"-67 dB\" cosine sum (true -70.8 dB)"},
+      {"blackman_harris_4",
+       {},
+       S::both,
+       cosine_sum_window({0.35875, 0.48829, 0.14128, 0.01168}),
+       nullptr,
+       0,
+       {},
+       "blackmanharris",
+       "Minimum 4-term Blackman-Harris",
+       {"blackmanharris"},
+       "Harris's 4-term -92 dB cosine sum"},
+      {"gaussian",
+       {req("std", kPositive,
+            "standard deviation in samples (> 0); alternative: Harris's alpha = (L/2)/std (> 0)",
+            {{"alpha", kPositive}})},
+       S::both,
+       gaussian,
+       nullptr,
+       0,
+       {{"alpha", 3.0}},
+       "gaussian",
+       "Gaussian",
+       {},
+       "exp(-(n - L/2)^2/(2 std^2)) = exp(-(alpha x)^2/2)"},
+      {"poisson",
+       {req("alpha", kNonNegative,
+            "Harris's decay over the half-length, exp(-alpha|x|) (>= 0); alternative: scipy's "
+            "exponential tau = (L/2)/alpha in samples (> 0)",
+            {{"tau", kPositive}})},
+       S::both,
+       poisson,
+       nullptr,
+       0,
+       {{"alpha", 3.0}},
+       "",
+       "Poisson",
+       {},
+       "exp(-alpha |x|) (scipy's centred exponential with tau = (L/2)/alpha)"},
+      {"kaiser",
+       {req("beta", kaiser_beta, "shape beta in [0, 700]; alternative: Harris's alpha = beta/pi",
+            {{"alpha", kaiser_alpha}})},
+       S::both,
+       kaiser,
+       nullptr,
+       0,
+       {{"alpha", 3.0}},
+       "kaiser",
+       "Kaiser-Bessel",
+       {"kaiser_bessel"},
+       "I0(beta sqrt(1 - x^2))/I0(beta)"},
+      {"chebyshev",
+       {req("at", cheb_db,
+            "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
+            "Harris's alpha = at/20",
+            {{"attenuation", cheb_db}, {"alpha", range(0, 150, true, false, "in (0, 150]")}})},
+       S::both,
+       chebyshev,
+       nullptr,
+       -1,
+       {{"alpha", 3.0}},
+       "chebwin",
+       "Dolph-Chebyshev",
+       {"chebwin", "dolph_chebyshev"},
+       "Dolph-Chebyshev, sidelobes at -at dB (scipy's construction)"},
+      {"exponential",
+       {opt("tau", "1.0", kPositive, "decay length in samples (> 0): exp(-|n - center|/tau)"),
+        opt("center", "None", kFinite, "the centre in samples (default L/2; needs sym=False)")},
+       S::both,
+       exponential,
+       exponential_check,
+       0,
+       {{"tau", 1024.0}},
+       "exponential",
+       "",
+       {},
+       "scipy's exp(-|n - center|/tau), centre L/2 by default"},
+      {"ssm",
+       {req("alpha", kNonNegative,
+            "decay per sample of the causal SSM window exp(-alpha n) (>= 0; alpha*N is the decay "
+            "over the window)")},
+       S::dft_even,
+       ssm,
+       nullptr,
+       0,
+       {{"alpha", 8.0 / 4096.0}},
+       "",
+       "",
+       {},
+       "the causal SSM window exp(-alpha n) of a mode decaying alpha per sample"},
+      {"blackman_harris_3_61",
+       {},
+       S::both,
+       cosine_sum_window({0.44959, 0.49364, 0.05677}),
+       nullptr,
+       0,
+       {},
+       "",
+       "61-dB 3-term Blackman-Harris",
+       {},
+       "Harris's 3-term -61 dB cosine sum"},
+      {"blackman_harris_4_74",
+       {},
+       S::both,
+       cosine_sum_window({0.40217, 0.49703, 0.09892, 0.00188}),
+       nullptr,
+       0,
+       {},
+       "",
+       "74-dB 4-term Blackman-Harris",
+       {},
+       "Harris's 4-term -74 dB cosine sum"},
+      {"kaiser_bessel_4",
+       {},
+       S::both,
+       cosine_sum_window({0.40243, 0.49804, 0.09831, 0.00122}),
+       nullptr,
+       0,
+       {},
+       "",
+       "4-sample Kaiser-Bessel (alpha = 3.0)",
+       {},
+       "Harris's 4-term Kaiser-Bessel cosine sum (alpha = 3)"},
+      {"nuttall",
+       {},
+       S::both,
+       cosine_sum_window({0.3635819, 0.4891775, 0.1365995, 0.0106411}),
+       nullptr,
+       0,
+       {},
+       "nuttall",
+       "",
+       {},
+       "scipy's 4-term cosine sum (Nuttall 1981)"},
+      {"flattop",
+       {},
+       S::both,
+       cosine_sum_window({0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368}),
+       nullptr,
+       0,
+       {},
+       "flattop",
+       "",
+       {},
+       "scipy's 5-term flat-top cosine sum"},
+      {"general_cosine",
+       {req("a", kFinite, "cosine-sum coefficients a_0, a_1, ... (a sequence)")},
+       S::both,
+       general_cosine,
+       general_cosine_check,
+       0,
+       {{"a", 1.0}},
+       "general_cosine",
+       "",
+       {},
+       "cosine sum a_0, a_1, ..."},
+      {"general_hamming",
+       {req("alpha", kFinite, "alpha - (1 - alpha) cos(2 pi n/L) (finite)")},
+       S::both,
+       general_hamming,
+       nullptr,
+       0,
+       {{"alpha", 0.54}},
+       "general_hamming",
+       "",
+       {},
+       "alpha - (1 - alpha) cos(2 pi n/L)"},
+      {"general_gaussian",
+       {req("p", kPositive, "shape p (> 0; p = 1: gaussian)"),
+        req("sig", kPositive, "width in samples (> 0)")},
+       S::both,
+       general_gaussian,
+       nullptr,
+       3,
+       {{"p", 1.5}, {"sig", 512.0}},
+       "general_gaussian",
+       "",
+       {},
+       "exp(-|(n - L/2)/sig|^(2p)/2)"},
+      {"kaiser_bessel_derived",
+       {req("beta", kaiser_beta, "shape beta in [0, 700]")},
+       S::symmetric,
+       kaiser_bessel_derived,
+       kaiser_bessel_derived_check,
+       0,
+       {{"beta", 10.0}},
+       "kaiser_bessel_derived",
+       "",
+       {"kbd"},
+       "scipy's KBD window (symmetric, even N)"},
+      {"taylor",
+       {opt("nbar", "4", range(1, 10000, false, false, "an integer in [1, 10000]", true),
+            "number of nearly constant sidelobes next to the main lobe (integer >= 1)"),
+        opt("sll", "30", range(0, 3000, true, false, "in (0, 3000] dB"),
+            "sidelobe suppression in dB (> 0)"),
+        opt("norm", "True", range(0, 1, false, false, "a bool", true),
+            "scale so that the centre sample (of the symmetric window) is 1")},
+       S::both,
+       taylor,
+       nullptr,
+       0,
+       {},
+       "taylor",
+       "",
+       {},
+       "scipy's Taylor window"},
+      {"dpss",
+       {req("NW", kPositive, "time-half-bandwidth product (> 0, < N/2)"),
+        opt("norm", "approximate", kFinite, "'approximate', 'subsample' or 2 (unit l2 norm)")},
+       S::both,
+       dpss,
+       dpss_check,
+       0,
+       {{"NW", 3.0}},
+       "dpss",
+       "",
+       {"slepian"},
+       "first discrete prolate spheroidal sequence (scipy's dpss, Kmax=None)",
+       {{"Kmax", kDpssOneTaper}, {"return_ratios", kDpssOneTaper}}},
+      {"tukey",
+       {opt("alpha", "0.5", range(0, 1, false, false, "in [0, 1]"),
+            "taper fraction in [0, 1] (0: rectangular, 1: hann)")},
+       S::both,
+       tukey,
+       nullptr,
+       2,
+       {{"alpha", 0.5}},
+       "tukey",
+       "Tukey",
+       {"tukey_hann"},
+       "cosine taper over the fraction alpha (0: rectangular, 1: hann)"},
+      {"barthann",
+       {},
+       S::both,
+       barthann,
+       nullptr,
+       1,
+       {},
+       "barthann",
+       "",
+       {},
+       "scipy's Bartlett-Hann"},
+      {"bohman",
+       {},
+       S::both,
+       bohman,
+       nullptr,
+       3,
+       {},
+       "bohman",
+       "Bohman",
+       {},
+       "(1 - |x|) cos(pi x) + sin(pi |x|)/pi"},
+      {"cosine",
+       {},
+       S::both,
+       cosine,
+       nullptr,
+       1,
+       {},
+       "cosine",
+       "cos (alpha = 1)",
+       {},
+       "scipy's sin(pi (n + 1/2)/M)"},
+      {"lanczos",
+       {},
+       S::both,
+       lanczos,
+       nullptr,
+       1,
+       {},
+       "lanczos",
+       "Riemann",
+       {"riemann", "sinc"},
+       "sin(pi x)/(pi x)"},
+      {"parzen",
+       {},
+       S::both,
+       parzen,
+       nullptr,
+       3,
+       {},
+       "parzen",
+       "",
+       {},
+       "scipy's Parzen (de la Vallee-Poussin sampled with scale M/2)"},
+      {"triang",
+       {},
+       S::both,
+       triang,
+       nullptr,
+       1,
+       {},
+       "triang",
+       "",
+       {},
+       "scipy's triangle without zero ends"},
+      {"cosine_power",
+       {req("alpha", kNonNegative, "Harris's power alpha of cos^alpha (>= 0)")},
+       S::both,
+       cosine_power,
+       nullptr,
+       3,
+       {{"alpha", 3.0}},
+       "",
+       "cos^alpha",
+       {},
+       "cos^alpha(pi x/2) (alpha = 2: hann)"},
+      {"riesz", {}, S::both, riesz, nullptr, 1, {}, "", "Riesz", {}, "1 - x^2"},
+      {"de_la_vallee_poussin",
+       {},
+       S::both,
+       de_la_vallee_poussin,
+       nullptr,
+       3,
+       {},
+       "",
+       "de la Vallee-Poussin",
+       {},
+       "1 - 6x^2(1 - |x|) for |x| <= 1/2, 2(1 - |x|)^3 beyond"},
+      {"hann_poisson",
+       {req("alpha", kNonNegative, "Harris's decay alpha (>= 0)")},
+       S::both,
+       hann_poisson,
+       nullptr,
+       1,
+       {{"alpha", 1.0}},
+       "",
+       "Hanning-Poisson",
+       {},
+       "(1 + cos(pi x))/2 exp(-alpha |x|)"},
+      {"cauchy",
+       {req("alpha", kNonNegative, "Harris's alpha (>= 0)")},
+       S::both,
+       cauchy,
+       nullptr,
+       0,
+       {{"alpha", 4.0}},
+       "",
+       "Cauchy",
+       {},
+       "1/(1 + (alpha x)^2)"},
+      {"barcilon_temes",
+       {req("alpha", range(0, 100, true, false, "in (0, 100]"),
+            "Harris's alpha (> 0, <= 100): C = arccosh 10^alpha")},
+       S::both,
+       barcilon_temes,
+       nullptr,
+       -1,
+       {{"alpha", 3.0}},
+       "",
+       "Barcilon-Temes",
+       {},
+       "Harris's Barcilon-Temes transform, inverted like Dolph-Chebyshev"},
+  };
+  return t;
+}
+
 }  // namespace
 
+bool Range::contains(double v) const {
+  if (lo_open ? !(v > lo) : !(v >= lo)) return false;
+  if (hi_open ? !(v < hi) : !(v <= hi)) return false;
+  return !integer || v == std::floor(v);
+}
+
+const std::vector<WindowRow>& table() {
+  return rows();
+}
+
 const std::vector<std::pair<std::string, std::string>>& aliases() {
-  static const std::vector<std::pair<std::string, std::string>> a = {
-      {"boxcar", "rectangular"},   {"rect", "rectangular"},
-      {"bartlett", "triangular"},  {"blackmanharris", "blackman_harris_4"},
-      {"chebwin", "chebyshev"},    {"dolph_chebyshev", "chebyshev"},
-      {"riemann", "lanczos"},      {"sinc", "lanczos"},
-      {"kaiser_bessel", "kaiser"}, {"kbd", "kaiser_bessel_derived"},
-      {"slepian", "dpss"},         {"tukey_hann", "tukey"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> a = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const WindowRow& r : table()) {
+      for (const std::string& alias : r.aliases) out.emplace_back(alias, r.name);
+    }
+    return out;
+  }();
   return a;
 }
 
 std::string canonical_name(const std::string& name) {
-  for (const Spec& s : specs()) {
-    if (s.name == name) return name;
+  return row(name).name;
+}
+
+const WindowRow& row(const std::string& name) {
+  for (const WindowRow& s : table()) {
+    if (s.name == name) return s;
   }
   for (const auto& a : aliases()) {
-    if (a.first == name) return a.second;
+    if (a.first == name) return row(a.second);
   }
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
@@ -479,10 +1147,10 @@ std::string canonical_name(const std::string& name) {
       best = cand;
     }
   };
-  for (const Spec& s : specs()) consider(s.name);
+  for (const WindowRow& s : table()) consider(s.name);
   for (const auto& a : aliases()) consider(a.first);
   std::string known;
-  for (const Spec& s : specs()) known += (known.empty() ? "" : ", ") + s.name;
+  for (const WindowRow& s : table()) known += (known.empty() ? "" : ", ") + s.name;
   std::string hint;
   if (best_d <= std::max<std::size_t>(2, name.size() / 3)) hint = " (did you mean '" + best + "'?)";
   bad("name must be one of " + known +
@@ -494,7 +1162,7 @@ std::string canonical_name(const std::string& name) {
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n = [] {
     std::vector<std::string> out;
-    for (const Spec& s : specs()) out.push_back(s.name);
+    for (const WindowRow& s : table()) out.push_back(s.name);
     return out;
   }();
   return n;
@@ -502,21 +1170,21 @@ const std::vector<std::string>& names() {
 
 std::vector<std::string> parameters(const std::string& name) {
   std::vector<std::string> out;
-  for (const ParameterInfo& p : find_spec(name).params) {
+  for (const ParameterInfo& p : row(name).parameters) {
     if (p.required) out.push_back(p.name);
   }
   return out;
 }
 
 std::vector<ParameterInfo> parameter_info(const std::string& name) {
-  return find_spec(name).params;
+  return row(name).parameters;
 }
 
 std::string symmetry(const std::string& name) {
-  switch (find_spec(name).sym) {
-    case Sym::symmetric:
+  switch (row(name).symmetry) {
+    case Symmetry::symmetric:
       return "symmetric";
-    case Sym::dft_even:
+    case Symmetry::dft_even:
       return "dft-even";
     default:
       return "both";
@@ -534,25 +1202,26 @@ namespace detail {
 
 namespace {
 
-std::string accepted_list(const Spec& spec) {
+std::string accepted_list(const WindowRow& spec) {
   std::string s;
-  for (const ParameterInfo& pi : spec.params) {
+  for (const ParameterInfo& pi : spec.parameters) {
     s += (s.empty() ? "" : ", ") + pi.name;
     for (const std::string& a : pi.alternatives) s += " (or " + a + ")";
   }
   return s.empty() ? std::string("no parameters") : "parameters " + s;
 }
 
-void check_known(const Spec& spec, const std::string& k, const std::string& shown) {
-  if (spec.name == "dpss" && (k == "Kmax" || k == "return_ratios")) {
-    bad("window 'dpss' returns one taper, the first (scipy's dpss with Kmax=None); several tapers "
-        "(Kmax) and their concentration ratios (return_ratios) are not supported, got " +
-        k + "=" + shown);
+/// The range of parameter name `k` (primary or alternative); throws for an unknown name.
+const Range& known_range(const WindowRow& spec, const std::string& k, const std::string& shown) {
+  for (const auto& refused : spec.refused) {
+    if (refused.first == k) {
+      bad("window '" + spec.name + "' " + refused.second + ", got " + k + "=" + shown);
+    }
   }
-  for (const ParameterInfo& pi : spec.params) {
-    if (pi.name == k) return;
-    for (const std::string& a : pi.alternatives) {
-      if (a == k) return;
+  for (const ParameterInfo& pi : spec.parameters) {
+    if (pi.name == k) return pi.range;
+    for (std::size_t i = 0; i < pi.alternatives.size(); ++i) {
+      if (pi.alternatives[i] == k) return pi.alternative_ranges[i];
     }
   }
   bad("window '" + spec.name + "' takes " + accepted_list(spec) + ", got parameter " + k + "=" +
@@ -568,22 +1237,23 @@ double number(const Params& params, const std::string& key) {
 }
 
 Resolved resolve_parameters(const std::string& name_in, const Params& params) {
-  const Spec& spec = find_spec(name_in);
+  const WindowRow& spec = row(name_in);
   Resolved r;
   r.name = spec.name;
-  // Every given parameter must be known; at most one name per parameter.
+  // Every given parameter must be known, finite and in its range; at most one name per parameter.
   for (const auto& kv : params.values) {
-    check_known(spec, kv.first, fmt(kv.second));
+    const Range& range = known_range(spec, kv.first, fmt(kv.second));
     if (!std::isfinite(kv.second)) {
       bad("parameter " + kv.first + " must be finite, got " + fmt(kv.second));
     }
+    need(range.contains(kv.second), kv.first, kv.second, range.text);
   }
-  for (const auto& kv : params.arrays) check_known(spec, kv.first, "<array>");
-  for (const auto& kv : params.options) check_known(spec, kv.first, "'" + kv.second + "'");
+  for (const auto& kv : params.arrays) known_range(spec, kv.first, "<array>");
+  for (const auto& kv : params.options) known_range(spec, kv.first, "'" + kv.second + "'");
   auto given = [&](const std::string& k) {
     return params.values.count(k) + params.arrays.count(k) + params.options.count(k) > 0;
   };
-  for (const ParameterInfo& pi : spec.params) {
+  for (const ParameterInfo& pi : spec.parameters) {
     std::vector<std::string> names_given;
     if (given(pi.name)) names_given.push_back(pi.name);
     for (const std::string& a : pi.alternatives) {
@@ -605,29 +1275,18 @@ Resolved resolve_parameters(const std::string& name_in, const Params& params) {
 }
 
 void read_main_parameter(Resolved& r, const Params& params) {
-  const Spec& spec = find_spec(r.name);
-  if (!spec.params.empty() && spec.params[0].required && spec.params[0].name != "a") {
-    r.pkey = r.used[spec.params[0].name];
+  const WindowRow& spec = row(r.name);
+  if (!spec.parameters.empty() && spec.parameters[0].required && spec.parameters[0].name != "a") {
+    r.pkey = r.used[spec.parameters[0].name];
     r.p = number(params, r.pkey);
   }
 }
 
 TaylorOptions parse_taylor(const Resolved& r, const Params& params) {
-  TaylorOptions t;
-  if (!r.used.at("nbar").empty()) {
-    const double v = number(params, "nbar");
-    need(v >= 1 && v <= 10000 && v == std::floor(v), "nbar", v, "an integer in [1, 10000]");
-    t.nbar = static_cast<int>(v);
-  }
-  if (!r.used.at("sll").empty()) {
-    t.sll = number(params, "sll");
-    need(t.sll > 0 && t.sll <= 3000, "sll", t.sll, "in (0, 3000] dB");
-  }
-  if (!r.used.at("norm").empty()) {
-    const double v = number(params, "norm");
-    need(v == 0 || v == 1, "norm", v, "a bool");
-    t.norm = v != 0;
-  }
+  TaylorOptions t;  // the ranges are checked by resolve_parameters
+  if (!r.used.at("nbar").empty()) t.nbar = static_cast<int>(number(params, "nbar"));
+  if (!r.used.at("sll").empty()) t.sll = number(params, "sll");
+  if (!r.used.at("norm").empty()) t.norm = number(params, "norm") != 0;
   return t;
 }
 
@@ -667,311 +1326,27 @@ std::vector<double> parse_general_cosine(const Params& params) {
 
 }  // namespace detail
 
-namespace {
-
-using detail::Resolved;
-
-/// The parameters of a window after validation, in the window's own convention.
-struct Shape {
-  Resolved r;
-  std::string dnorm = "approximate";
-  double tukey_alpha = 0.5;
-  detail::TaylorOptions taylor;
-  std::vector<double> gc;
-};
-
-/// exponential: the causal SSM window exp(−αn) (alpha) or scipy's exp(−|n − center|/tau).
-std::vector<double> exponential_window(const Resolved& r, const Params& params, std::size_t N,
-                                       bool sym) {
-  const double p = r.p;
-  const std::string& pkey = r.pkey;
-  const double Ld = static_cast<double>(sym ? N - 1 : N);
-  const std::string ckey = r.used.at("center");
-  if (pkey == "alpha") {
-    need(p >= 0, pkey, p, ">= 0");
-    if (!ckey.empty()) {
-      bad("window 'exponential' takes center only with tau (alpha means the causal window "
-          "exp(-alpha n), centre 0), got center=" +
-          fmt(detail::number(params, ckey)));
-    }
-    if (sym) {
-      bad("sym must be False for the causal exponential window (it is one-sided), got True");
-    }
-    std::vector<double> w(N);
-    for (std::size_t n = 0; n < N; ++n) w[n] = std::exp(-p * static_cast<double>(n));
-    return w;
-  }
-  need(p > 0, pkey, p, "> 0");
-  if (!ckey.empty() && sym) {
-    bad("sym must be False for window 'exponential' with a center (as in scipy), got True");
-  }
-  if (N == 1) return {1.0};
-  const double center = ckey.empty() ? Ld / 2.0 : detail::number(params, ckey);
-  std::vector<double> w(N);
-  if (ckey.empty()) {
-    return extended(N, sym, [&](std::size_t M) {
-      return mirrored(M, [&](std::size_t n) {
-        return std::exp(-std::abs(static_cast<double>(n) - center) / p);
-      });
-    });
-  }
-  for (std::size_t n = 0; n < N; ++n)
-    w[n] = std::exp(-std::abs(static_cast<double>(n) - center) / p);
-  return w;
-}
-
-/// Range checks of the main parameter (and general_gaussian's sig, dpss's NW against N).
-void validate_main_parameter(const Resolved& r, const Params& params, std::size_t N) {
-  const std::string& name = r.name;
-  const std::string& pkey = r.pkey;
-  const double p = r.p;
-  if (name == "gaussian") need(p > 0, pkey, p, "> 0");
-  if (name == "poisson")
-    need(pkey == "tau" ? p > 0 : p >= 0, pkey, p, pkey == "tau" ? "> 0" : ">= 0");
-  if (name == "kaiser" || name == "kaiser_bessel_derived") {
-    const double beta = pkey == "alpha" ? pi * p : p;
-    need(p >= 0, pkey, p, ">= 0");
-    need(beta <= 700, pkey, p,
-         pkey == "alpha" ? "<= 700/pi (I0 overflows)" : "<= 700 (I0(beta) overflows)");
-  }
-  if (name == "chebyshev") {
-    need(p > 0, pkey, p, "> 0");
-    need((pkey == "alpha" ? 20 * p : p) <= 3000, pkey, p,
-         pkey == "alpha" ? "<= 150" : "<= 3000 dB");
-  }
-  if (name == "general_gaussian") {
-    need(p > 0, "p", p, "> 0");
-    const double sig = detail::number(params, r.used.at("sig"));
-    need(sig > 0, "sig", sig, "> 0");
-  }
-  if (name == "cosine_power" || name == "hann_poisson" || name == "cauchy") {
-    need(p >= 0, pkey, p, ">= 0");
-  }
-  if (name == "barcilon_temes") need(p > 0 && p <= 100, pkey, p, "in (0, 100]");
-  if (name == "dpss") {
-    need(p > 0, "NW", p, "> 0");
-    if (N > 1)
-      need(p < static_cast<double>(N) / 2.0, "NW", p,
-           "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
-  }
-}
-
-/// Every parameter of a non-exponential window, validated in a fixed order.
-Shape parse_shape(Resolved r, const Params& params, std::size_t N) {
-  validate_main_parameter(r, params, N);
-  Shape s;
-  if (r.name == "dpss") s.dnorm = detail::parse_dpss_norm(r, params);
-  if (r.name == "tukey" && !r.used.at("alpha").empty()) {
-    s.tukey_alpha = detail::number(params, "alpha");
-    need(s.tukey_alpha >= 0 && s.tukey_alpha <= 1, "alpha", s.tukey_alpha, "in [0, 1]");
-  }
-  if (r.name == "taylor") s.taylor = detail::parse_taylor(r, params);
-  if (r.name == "general_cosine") s.gc = detail::parse_general_cosine(params);
-  if (r.name == "kaiser_bessel_derived" && N % 2 != 0) {
-    bad("N must be even for window 'kaiser_bessel_derived' (as in scipy), got " +
-        std::to_string(N));
-  }
-  s.r = std::move(r);
-  return s;
-}
-
-std::vector<double> finite_or_refused(std::vector<double> w, const std::string& key, double p,
-                                      std::size_t N) {
-  for (double v : w) {
-    if (!std::isfinite(v))
-      bad("parameter " + key + " too large for N = " + std::to_string(N) + ", got " + fmt(p));
-  }
-  return w;
-}
-
-/// Parametric windows built from a symmetric window of (extended) length M, as scipy does; empty
-/// when `name` is not one of them.
-std::vector<double> parametric_from_symmetric(const Shape& s, std::size_t N, bool sym) {
-  const std::string& name = s.r.name;
-  const double p = s.r.p;
-  if (name == "chebyshev") {
-    const double at = s.r.pkey == "alpha" ? 20 * p : p;
-    return finite_or_refused(
-        extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); }), s.r.pkey, p,
-        N);
-  }
-  if (name == "barcilon_temes") {
-    return finite_or_refused(
-        extended(N, sym, [&](std::size_t M) { return barcilon_temes_symmetric(M, p); }), "alpha", p,
-        N);
-  }
-  if (name == "taylor") {
-    const detail::TaylorOptions& t = s.taylor;
-    return extended(N, sym,
-                    [&](std::size_t M) { return taylor_symmetric(M, t.nbar, t.sll, t.norm); });
-  }
-  if (name == "dpss") {
-    return extended(N, sym, [&](std::size_t M) { return dpss_symmetric(M, p, s.dnorm); });
-  }
-  if (name == "kaiser_bessel_derived") {
-    const std::size_t H = N / 2 + 1;
-    std::vector<double> k =
-        make_window("kaiser", H, true, std::map<std::string, double>{{"beta", p}});
-    std::vector<double> csum(H);
-    double sum = 0;
-    for (std::size_t i = 0; i < H; ++i) csum[i] = (sum += k[i]);
-    std::vector<double> w(N);
-    for (std::size_t i = 0; i + 1 < H; ++i) {
-      w[i] = std::sqrt(csum[i] / csum[H - 1]);
-      w[N - 1 - i] = w[i];
-    }
-    return w;
-  }
-  if (name == "tukey") {
-    const double ta = s.tukey_alpha;
-    if (ta <= 0) return std::vector<double>(N, 1.0);
-    if (ta >= 1) return make_window("hann", N, sym, std::map<std::string, double>{});
-    return extended(N, sym, [&](std::size_t M) {
-      const double Mm1 = static_cast<double>(M - 1);
-      const auto width = static_cast<std::size_t>(std::floor(ta * Mm1 / 2.0));
-      return mirrored(M, [&](std::size_t n) {
-        if (n > width) return 1.0;
-        return 0.5 * (1 + std::cos(pi * (-1 + 2.0 * static_cast<double>(n) / ta / Mm1)));
-      });
-    });
-  }
-  return {};
-}
-
-/// scipy's windows sampled on its own grid of the symmetric length M (mirrored halves); empty
-/// when `name` is not one of them.
-std::vector<double> scipy_grid_window(const Shape& s, const Params& params, std::size_t N,
-                                      bool sym) {
-  const std::string& name = s.r.name;
-  std::function<double(std::size_t, std::size_t)> f;  // (M, n) → w[n], n < (M + 1)/2
-  if (name == "triang") {
-    f = [](std::size_t M, std::size_t i) {
-      const double Md = static_cast<double>(M), n = static_cast<double>(i + 1);
-      return M % 2 == 0 ? (2 * n - 1.0) / Md : 2 * n / (Md + 1.0);
-    };
-  } else if (name == "parzen") {
-    f = [](std::size_t M, std::size_t i) {
-      const double Md = static_cast<double>(M);
-      const double n = std::abs(-(Md - 1) / 2.0 + static_cast<double>(i));
-      const double r = n / (Md / 2.0);
-      if (n <= (Md - 1) / 4.0) return 1 - 6 * r * r + 6 * r * r * r;
-      const double t = 1 - r;
-      return 2 * t * t * t;
-    };
-  } else if (name == "barthann") {
-    f = [](std::size_t M, std::size_t n) {
-      const double fac = std::abs(static_cast<double>(n) / (static_cast<double>(M) - 1.0) - 0.5);
-      return 0.62 - 0.48 * fac + 0.38 * std::cos(2 * pi * fac);
-    };
-  } else if (name == "cosine") {
-    f = [](std::size_t M, std::size_t n) {
-      return std::sin(pi / static_cast<double>(M) * (static_cast<double>(n) + 0.5));
-    };
-  } else if (name == "lanczos") {
-    f = [](std::size_t M, std::size_t n) {
-      const double x = 2.0 * static_cast<double>(M - 1 - n) / (static_cast<double>(M) - 1) -
-                       1.0;  // right half, mirrored
-      if (x == 0) return 1.0;
-      const double y = pi * x;
-      return std::sin(y) / y;
-    };
-  } else if (name == "general_gaussian") {
-    const double p = s.r.p, sig = detail::number(params, s.r.used.at("sig"));
-    f = [p, sig](std::size_t M, std::size_t n) {
-      const double x = static_cast<double>(n) - (static_cast<double>(M) - 1.0) / 2.0;
-      return std::exp(-0.5 * std::pow(std::abs(x / sig), 2 * p));
-    };
-  } else {
-    return {};
-  }
-  return extended(
-      N, sym, [&](std::size_t M) { return mirrored(M, [&](std::size_t n) { return f(M, n); }); });
-}
-
-}  // namespace
-
-namespace detail {
-
-double centred_value(const std::string& name, const std::string& pkey, double p,
-                     const std::vector<double>& a, std::size_t n, std::size_t L, double I0p) {
-  const double Ld = static_cast<double>(L);
-  const double x = (2.0 * static_cast<double>(n) - Ld) / Ld;
-  const double ax = std::abs(x);
-  if (!a.empty()) return cosine_sum(a, n, L);
-  if (name == "triangular") return 1.0 - ax;
-  if (name == "gaussian") {
-    if (pkey == "std") {
-      const double m = static_cast<double>(n) - Ld / 2.0;
-      return std::exp(-m * m / (2 * p * p));
-    }
-    return std::exp(-0.5 * (p * x) * (p * x));
-  }
-  if (name == "poisson") {
-    return pkey == "tau" ? std::exp(-std::abs(static_cast<double>(n) - Ld / 2.0) / p)
-                         : std::exp(-p * ax);
-  }
-  if (name == "kaiser") {
-    const double beta = pkey == "alpha" ? pi * p : p;
-    const double arg = beta * std::sqrt(std::max(0.0, 1.0 - x * x));
-    return I0(arg) / I0p;
-  }
-  if (name == "bohman") return n == 0 ? 0.0 : (1 - ax) * std::cos(pi * ax) + std::sin(pi * ax) / pi;
-  if (name == "cosine_power") {
-    // sin(πn/L) with n ≤ L/2: no cancellation near the ends.
-    return p == 0 ? 1.0 : std::pow(std::sin(pi * static_cast<double>(n) / Ld), p);
-  }
-  if (name == "riesz") return 1 - x * x;
-  if (name == "de_la_vallee_poussin") {
-    return ax <= 0.5 ? 1 - 6 * x * x * (1 - ax) : 2 * (1 - ax) * (1 - ax) * (1 - ax);
-  }
-  if (name == "hann_poisson")
-    return n == 0 ? 0.0 : 0.5 * (1 + std::cos(pi * x)) * std::exp(-p * ax);
-  if (name == "cauchy") return 1.0 / (1.0 + (p * x) * (p * x));
-  return 1.0;
-}
-
-}  // namespace detail
-
-namespace {
-
-/// Windows on the centred coordinate x = (n − L/2)/(L/2), span L (mirrored exactly).
-std::vector<double> centred_window(const Shape& s, std::size_t N, bool sym) {
-  const std::string& name = s.r.name;
-  std::vector<double> a = cosine_coefficients(name);
-  if (name == "general_cosine") a = s.gc;
-  if (name == "general_hamming") a = {s.r.p, 1.0 - s.r.p};
-  const std::size_t L = sym ? N - 1 : N;  // span of the x-windows
-  std::vector<double> w(N, 1.0);
-  if (L == 0) return w;
-  const double I0p = (name == "kaiser") ? I0(s.r.pkey == "alpha" ? pi * s.r.p : s.r.p) : 1.0;
-  for (std::size_t n = 0; 2 * n <= L; ++n) {
-    const double v = detail::centred_value(name, s.r.pkey, s.r.p, a, n, L, I0p);
-    w[n] = v;
-    if (L - n < N) w[L - n] = v;
-  }
-  return w;
-}
-
-}  // namespace
-
 std::vector<double> make_window_params(const std::string& name_in, std::size_t N, bool sym,
                                        const Params& params) {
-  const std::string name = find_spec(name_in).name;
+  const WindowRow& spec = row(name_in);
   if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
-  if (N > limits::kMaxSignalLength) bad("N must be at most 2**31 - 1, got " + std::to_string(N));
-  Resolved r = detail::resolve_parameters(name, params);
-  if (find_spec(r.name).sym == Sym::symmetric && !sym) {
+  if (N > limits::kMaxSignalLength) {
+    bad("N must be at most " + std::to_string(limits::kMaxSignalLength) + ", got " +
+        std::to_string(N));
+  }
+  detail::Resolved r = detail::resolve_parameters(spec.name, params);
+  if (spec.symmetry == Symmetry::symmetric && !sym) {
     bad("sym must be True for window '" + r.name +
         "' (it is only defined symmetric, as in scipy; pass sym=True), got False");
   }
+  if (spec.symmetry == Symmetry::dft_even && sym) {
+    bad("sym must be False for window '" + r.name +
+        "' (it is only defined DFT-even: one-sided; pass sym=False), got True");
+  }
   detail::read_main_parameter(r, params);
-  if (r.name == "exponential") return exponential_window(r, params, N, sym);
-  const Shape s = parse_shape(std::move(r), params, N);
+  if (spec.check) spec.check(r, params, N, sym);
   if (N == 1) return {1.0};  // degenerate: every window is {1}
-  std::vector<double> w = parametric_from_symmetric(s, N, sym);
-  if (w.empty()) w = scipy_grid_window(s, params, N, sym);
-  if (w.empty()) w = centred_window(s, N, sym);
-  return w;
+  return spec.sampler(r, params, N, sym);
 }
 
 }  // namespace ropelab::windows

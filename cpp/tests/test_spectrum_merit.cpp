@@ -152,7 +152,7 @@ TEST(Merit, MainLobeWidthClosedForms) {
   const auto H = merit::spectrum_grid(hann.data(), 64, 16);
   EXPECT_NEAR(merit::main_lobe_width_bins(hann.data(), 64, H, 0.5, 2.0), 2.0, 1e-12);
   // The causal exponential with αN = 2 dips to −10.9 dB only: it never falls to −20 dB.
-  const auto e = win::make_window("exponential", 1024, false, {{"alpha", 2.0 / 1024}});
+  const auto e = win::make_window("ssm", 1024, false, {{"alpha", 2.0 / 1024}});
   const auto E = merit::spectrum_grid(e.data(), 1024, 16);
   const double fm = merit::first_minimum_bins(e.data(), 1024, E);
   EXPECT_NEAR(fm, 1.15, 0.005);

@@ -95,28 +95,39 @@ TEST(WindowParams, Parsers) {
   EXPECT_EQ(detail::parse_general_cosine(s), (std::vector<double>{1.0}));
 }
 
-TEST(WindowParams, CentredValueClosedForms) {
-  const std::size_t L = 16;
-  for (std::size_t n = 0; 2 * n <= L; ++n) {
+TEST(WindowParams, CentredClosedForms) {
+  // The windows on x = (2n − L)/L, DFT-even (span L = N = 16), against their closed forms.
+  const std::size_t N = 16;
+  const auto tri = win::make_window("triangular", N, false, {});
+  const auto riesz = win::make_window("riesz", N, false, {});
+  const auto cauchy = win::make_window("cauchy", N, false, {{"alpha", 3.0}});
+  const auto poisson = win::make_window("poisson", N, false, {{"alpha", 2.0}});
+  const auto hann = win::make_window("hann", N, false, {});
+  for (std::size_t n = 0; n < N; ++n) {
     const double x = (2.0 * static_cast<double>(n) - 16.0) / 16.0;
-    EXPECT_DOUBLE_EQ(detail::centred_value("triangular", "", 0, {}, n, L, 1), 1 - std::abs(x));
-    EXPECT_DOUBLE_EQ(detail::centred_value("riesz", "", 0, {}, n, L, 1), 1 - x * x);
-    EXPECT_DOUBLE_EQ(detail::centred_value("cauchy", "alpha", 3, {}, n, L, 1), 1 / (1 + 9 * x * x));
-    EXPECT_NEAR(detail::centred_value("poisson", "alpha", 2, {}, n, L, 1),
-                std::exp(-2 * std::abs(x)), 1e-15);
-    EXPECT_NEAR(detail::centred_value("", "", 0, {0.5, 0.5}, n, L, 1),
-                0.5 - 0.5 * std::cos(2 * pi * static_cast<double>(n) / 16.0), 1e-15);
+    EXPECT_DOUBLE_EQ(tri[n], 1 - std::abs(x));
+    EXPECT_DOUBLE_EQ(riesz[n], 1 - x * x);
+    EXPECT_DOUBLE_EQ(cauchy[n], 1 / (1 + 9 * x * x));
+    EXPECT_NEAR(poisson[n], std::exp(-2 * std::abs(x)), 1e-15);
+    EXPECT_NEAR(hann[n], 0.5 - 0.5 * std::cos(2 * pi * static_cast<double>(n) / 16.0), 1e-15);
   }
-  EXPECT_EQ(detail::centred_value("hann_poisson", "alpha", 2, {}, 0, L, 1), 0.0);
+  EXPECT_EQ(win::make_window("hann_poisson", N, false, {{"alpha", 2.0}})[0], 0.0);
 }
 
-TEST(WindowParams, MakeWindowUsesThePieces) {
-  // The assembled window equals its pieces (DFT-even: span L = N).
-  const auto w = win::make_window("cauchy", 16, false, {{"alpha", 3.0}});
-  for (std::size_t n = 0; n < 16; ++n) {
-    const std::size_t m = n <= 8 ? n : 16 - n;
-    EXPECT_EQ(w[n], detail::centred_value("cauchy", "alpha", 3, {}, m, 16, 1)) << n;
+TEST(WindowParams, RangesAreChecked) {
+  win::Params p;
+  p.values["alpha"] = 1.5;
+  try {
+    detail::resolve_parameters("tukey", p);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter alpha must be in [0, 1], got 1.5"),
+              std::string::npos)
+        << e.what();
   }
+  EXPECT_TRUE(win::row("kaiser").parameters[0].range.contains(700.0));
+  EXPECT_FALSE(win::row("kaiser").parameters[0].range.contains(700.5));
+  EXPECT_FALSE(win::row("taylor").parameters[0].range.contains(2.5));  // nbar: an integer
 }
 
 // ---- smoothness order: a jump in the p-th derivative falls off at −6.02(p + 1) dB/octave

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ropelab import rff
-from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_file, dumps
+from ropelab import rff, spectra
+from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_file, dumps
 
 __all__ = ["add_parser"]
 
@@ -101,18 +101,6 @@ def _plot(df: Any, path: Path, y: str | None) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def _windows(args: argparse.Namespace) -> list[str]:
-    """Window names of the grid: ``exponential`` with --alpha-n is the SSM window (``ssm``)."""
-    names = []
-    for name in args.window:
-        if name == "exponential" and args.alpha_n is not None:
-            if args.alpha is not None:
-                raise UsageError("--window exponential: give either --alpha-n or --alpha, not both")
-            name = "ssm"
-        names.append(name)
-    return names
-
-
 def _cmd_sweep(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -135,8 +123,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         }
         trials = args.trials
     else:
-        grid = {"window": _windows(args), "N": args.N, "pad": args.pad, "sym": [args.sym]}
-        for name in ("alpha_n", "alpha", "beta", "attenuation"):
+        grid = {"window": args.window, "N": args.N, "pad": args.pad, "sym": [args.sym]}
+        for name in ("alpha", "beta", "attenuation"):
             if getattr(args, name) is not None:
                 grid[name] = getattr(args, name)
         trials = None
@@ -254,34 +242,29 @@ def add_parser(sub: Any) -> None:
     w = tasks.add_parser(
         "window-merit",
         help="figures of merit of windows / SSM decay windows over a grid",
-        description="Figures of merit over a grid of windows. The SSM window is --window "
-        "exponential (alias: ssm) with --alpha-n; --n is an alias of --N.",
+        description="Figures of merit over a grid of windows. The SSM window is --window ssm with "
+        "--alpha, the decay per sample (alpha*N is the decay over the window); --n is an alias of --N.",
         formatter_class=Formatter,
     )
     w.add_argument(
         "--window",
         nargs="+",
         required=True,
-        help="window names; exponential (alias ssm) with --alpha-n is the SSM window",
+        choices=spectra.window_names(aliases=True),
+        metavar="NAME",
+        help="window names or aliases (ropelab.spectra.window_names(aliases=True)): "
+        + ", ".join(spectra.window_names())
+        + "; ssm is the SSM window",
     )
     w.add_argument("--N", "--n", dest="N", type=int, nargs="+", default=[64], help="window lengths (--n is an alias)")
     w.add_argument("--pad", type=int, nargs="+", default=[64], help="FFT padding factors")
     w.add_argument("--sym", action="store_true", help="symmetric windows instead of DFT-even")
     w.add_argument(
-        "--alpha-n",
-        type=float,
-        nargs="+",
-        default=None,
-        metavar="AN",
-        help="exponential/ssm: the decay over the whole window alpha*N (dimensionless; the axis alpha_n of "
-        "window 'ssm')",
-    )
-    w.add_argument(
         "--alpha",
         type=float,
         nargs="+",
         default=None,
-        help="exponential: the decay per sample (1/sample); gaussian / poisson: their parameter alpha",
+        help="ssm: the decay per sample (1/sample; the axis alpha); other windows: their parameter alpha",
     )
     w.add_argument("--beta", type=float, nargs="+", default=None, help="kaiser beta")
     w.add_argument("--attenuation", type=float, nargs="+", default=None, help="chebyshev attenuation (dB)")

@@ -94,8 +94,8 @@ _PARAM_OPTIONS = ("alpha", "beta", "attenuation")
 
 
 def _leakage_params(args: argparse.Namespace) -> tuple[str, dict[str, float]]:
-    """The core window name and its parameters from the options (``ssm`` is ``exponential``)."""
-    window = "exponential" if args.window == "ssm" else args.window
+    """The window name and its parameters from the options."""
+    window = args.window
     params = _parse_params(args.param)
     for name in _PARAM_OPTIONS:
         value = getattr(args, name)
@@ -103,14 +103,6 @@ def _leakage_params(args: argparse.Namespace) -> tuple[str, dict[str, float]]:
             if name in params:
                 raise UsageError(f"give either --{name.replace('_', '-')} or --param {name}=..., not both")
             params[name] = value
-    if args.alpha_n is not None:
-        if window != "exponential":
-            raise UsageError(f"--alpha-n is only for --window exponential (the SSM window), got --window {args.window}")
-        if "alpha" in params:
-            raise UsageError("give either --alpha-n or --alpha, not both")
-        if args.N < 1:
-            raise UsageError(f"--N must be >= 1, got {args.N}")
-        params["alpha"] = args.alpha_n / args.N  # decay per sample (spectra.decay_per_sample, same division)
     return window, params
 
 
@@ -118,7 +110,7 @@ def _leakage_table(args: argparse.Namespace) -> int:
     """``ropelab leakage --table``: Harris 1978, Table 1 regenerated for every window."""
     from ropelab import _harris1978, spectra
 
-    for opt in ("window", "alpha_n", "alpha", "beta", "attenuation", "plot"):
+    for opt in ("window", "alpha", "beta", "attenuation", "plot"):
         if getattr(args, opt) not in (None, []):
             raise UsageError(f"--table covers every window; --{opt.replace('_', '-')} does not apply")
     if args.param or args.sym:
@@ -289,6 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The parser; every option has a help text, and non-trivial defaults are shown by ``--help``.
     """
+    from ropelab import spectra
+
     p = argparse.ArgumentParser(
         prog="ropelab",
         description="Checks of the mathematics of Selective RoPE and RoPE.",
@@ -374,14 +368,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="figures of merit (Harris 1978) of a window or SSM decay window",
         description="Figures of merit (Harris 1978) of a window, or with --table of every "
         "window (Harris's Table 1 regenerated). The SSM's causal exponential "
-        "window is --window exponential (alias: ssm) with --alpha-n or --alpha. "
+        "window is --window ssm with --alpha, the decay per sample (alpha*N is the decay over the "
+        "window); --window exponential is scipy's centred exponential (--param tau=...). "
         "--n is an alias of --N; --param NAME=VALUE sets any window parameter.",
         formatter_class=Formatter,
     )
     lk.add_argument(
         "--window",
         default=None,
-        help="window name (see ropelab.spectra.window_names()); exponential (alias ssm) is the SSM window",
+        choices=spectra.window_names(aliases=True),
+        metavar="NAME",
+        help="window name or alias (ropelab.spectra.window_names(aliases=True)): "
+        + ", ".join(spectra.window_names())
+        + "; ssm is the SSM window",
     )
     lk.add_argument(
         "--N",
@@ -404,18 +403,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="output format of --table (--json is the same as --format json)",
     )
     lk.add_argument(
-        "--alpha-n",
-        type=float,
-        default=None,
-        metavar="AN",
-        help="exponential/ssm: the decay over the whole window alpha*N (dimensionless); sets the decay per "
-        "sample --alpha to AN/N (ropelab.spectra.decay_per_sample)",
-    )
-    lk.add_argument(
         "--alpha",
         type=float,
         default=None,
-        help="exponential/ssm: the decay per sample (1/sample); gaussian / poisson: their parameter alpha",
+        help="ssm: the decay per sample (1/sample; alpha*N is the decay over the window); other windows: "
+        "their parameter alpha (ropelab.spectra.window_info)",
     )
     lk.add_argument("--beta", type=float, default=None, help="kaiser parameter beta")
     lk.add_argument("--attenuation", type=float, default=None, help="chebyshev sidelobe attenuation (dB)")

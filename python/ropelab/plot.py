@@ -316,8 +316,9 @@ def spectrum_db(
 def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leakage_db") -> Figure:
     r"""The SSM leakage map: a per-(α·N, ω) quantity as an image plus the per-α·N window sidelobes.
 
-    The decay is shown as ``α·N`` (dimensionless, the field ``m.alpha_n``), on which the window's
-    shape depends; the sidelobe panel also has the decay per sample ``α`` on its top axis.
+    The decay is shown as ``α·N`` (dimensionless, ``m.decay_over_window``; the map's field
+    ``m.alpha`` is the decay per sample), on which the window's shape depends; the sidelobe panel
+    also has the decay per sample ``α`` on its top axis.
 
     Parameters
     ----------
@@ -327,7 +328,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
         Axes for the image; a second panel (highest sidelobe and first-minimum depth against α·N)
         is added next to it when ``ax`` is None.
     field : {"far_leakage_db", "tone_scalloping_loss_db", "bin_leakage_factor"}, default "far_leakage_db"
-        The quantity shown as the image (``"tone_scalloping_db"``, the former name, is deprecated).
+        The quantity shown as the image.
 
     Returns
     -------
@@ -354,20 +355,12 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     }
     from ropelab.spectra import LeakageMap
 
-    if field == "tone_scalloping_db":
-        import warnings
-
-        warnings.warn(
-            "plot.leakage_map: field 'tone_scalloping_db' is deprecated; use 'tone_scalloping_loss_db'",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        field = "tone_scalloping_loss_db"
     if not isinstance(m, LeakageMap):
         raise TypeError(f"leakage_map: m must be a ropelab.spectra.LeakageMap (from spectra.leakage_map), got {m!r}")
     if field not in labels:
         raise ValueError(f"leakage_map: field must be one of {sorted(labels)}, got {field!r}")
     data = np.asarray(getattr(m, field), dtype=float)
+    decay_over_window = m.decay_over_window
     ax2: Axes | None
     if ax is None:
         fig = _new_figure((12.0, 4.4))
@@ -381,7 +374,7 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
         low = float(np.percentile(finite, 1.0))
         vmin = low if vmin < low - 10.0 else vmin
     img = ax.pcolormesh(
-        m.omega, m.alpha_n, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis", vmin=vmin
+        m.omega, decay_over_window, np.where(np.isfinite(data), data, vmin), shading="auto", cmap="viridis", vmin=vmin
     )
     fig.colorbar(
         img,
@@ -393,10 +386,12 @@ def leakage_map(m: LeakageMap, ax: Axes | None = None, *, field: str = "far_leak
     ax.set_ylabel(r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)")
     ax.set_title(f"Causal exponential window, $N = {m.N}$", fontsize=10)
     if ax2 is not None:
-        ax2.plot(m.alpha_n, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)")
+        ax2.plot(
+            decay_over_window, m.highest_sidelobe_db, "o-", ms=3, label="highest sidelobe\n(beyond the first minimum)"
+        )
         depth = np.maximum(m.first_min_db, -120.0)  # true nulls (α = 0) would be −300 dB
         ax2.plot(
-            m.alpha_n,
+            decay_over_window,
             depth,
             "s--",
             ms=3,
@@ -641,9 +636,8 @@ SWEEP_LABELS: dict[str, str] = {
     "analytic_mse": "MSE, closed form (dimensionless)",
     "bias": r"bias of the estimate of $\exp(\xi)$",
     "N": "window length $N$ (samples)",
-    "alpha_n": r"decay over the window $\alpha N$ ($\alpha$ in 1/sample; dimensionless)",
     "beta": r"Kaiser $\beta$",
-    "alpha": r"window parameter $\alpha$",
+    "alpha": r"window parameter $\alpha$ (ssm: decay per sample, 1/sample)",
     "attenuation": "Chebyshev attenuation (dB)",
     "pad": "padding factor",
     "enbw_bins": "ENBW (bins)",

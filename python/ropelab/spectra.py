@@ -15,14 +15,11 @@ Conventions
 * Windows are DFT-even (periodic) by default and exactly symmetric with ``sym=True``.
 * Decay of an SSM mode is **per sample** (``alpha``, 1/sample, ``a = e^{−α + iω}``) in every
   function that takes one (:func:`ssm_window`, :func:`ssm_impulse`, :func:`ssm_spectrum`,
-  :func:`ssm_envelope`, :func:`leakage_map`, the ``exponential`` window; :func:`zoh`,
-  :func:`ssm_kernel` and :func:`continuous_spectrum` take a decay per unit time). The window's *shape* depends only
-  on the decay over the whole window, ``α·N`` (dimensionless), the one other form, always named
-  ``alpha_n``: :func:`decay_per_sample` and :func:`decay_over_window` convert between the two,
-  and ``LeakageMap.alpha_n`` reports it. ``ssm_window`` and ``leakage_map`` took ``alpha_n``
-  first up to ropelab 0.1.0; that form (positional, or ``alpha_n=``) still works with a
-  :class:`DeprecationWarning` and the same results, and a positional decay keeps meaning ``α·N``
-  (never ``α``) while it is deprecated.
+  :func:`ssm_envelope`, :func:`leakage_map`, the ``ssm`` window; :func:`zoh`, :func:`ssm_kernel`
+  and :func:`continuous_spectrum` take a decay per unit time). The window's *shape* depends only
+  on the decay over the whole window, ``α·N`` (dimensionless), a derived value:
+  :func:`decay_per_sample` and :func:`decay_over_window` convert between the two, and
+  ``LeakageMap.decay_over_window`` reports it.
 * Units are in the names: ``*_bins`` (frequency or width in bins), ``*_db`` (a level in dB
   relative to the peak: ≤ 0), ``*_loss_db`` and ``*_ripple_db`` (a loss or a peak-to-peak ratio
   in dB: ≥ 0), ``*_db_per_octave``; quantities without a unit (coherent gain, correlations,
@@ -36,8 +33,7 @@ padding factor beyond its role in locating peaks.
 from __future__ import annotations
 
 import math
-import warnings
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +46,9 @@ from ropelab._validation import negated
 __all__ = [
     "WINDOWS",
     "WINDOW_ALIASES",
+    "MAX_SIGNAL_LENGTH",
     "window_names",
+    "window_info",
     "window",
     "ssm_window",
     "ssm_impulse",
@@ -87,7 +85,7 @@ def window_names(aliases: bool = False) -> list[str]:
 
     Examples
     --------
-    >>> "hann" in window_names() and "exponential" in window_names()
+    >>> "hann" in window_names() and "ssm" in window_names()
     True
     >>> "chebwin" in window_names(aliases=True) and "chebwin" not in window_names()
     True
@@ -98,13 +96,84 @@ def window_names(aliases: bool = False) -> list[str]:
     return names
 
 
-#: Every window :func:`window` knows, mapped to the names of every parameter it accepts: the
-#: required ones first under scipy's name (where scipy has the window), each followed by its
-#: alternative names (Harris's convention, or ropelab's earlier one), then the optional ones.
+#: Every window :func:`window` knows (one row each of the core's window table, in its order),
+#: mapped to the names of every parameter it accepts: the required ones first under scipy's name
+#: (where scipy has the window), each followed by its alternative names (Harris's convention),
+#: then the optional ones. :func:`window_info` gives each parameter's range and default.
 WINDOWS: dict[str, tuple[str, ...]] = {
     name: tuple(n for p in _core.spectra.window_info(name=name).parameters for n in [p.name, *p.alternatives])
     for name in _core.spectra.window_names()
 }
+
+
+def window_info(name: str) -> _core.spectra.WindowInfo:
+    """A window's row of the core's window table: its parameters, symmetry, fall-off, scipy and Harris names.
+
+    Parameters
+    ----------
+    name : str
+        A canonical name (:func:`window_names`) or an alias (:data:`WINDOW_ALIASES`).
+
+    Returns
+    -------
+    WindowInfo
+        ``name`` (canonical), ``parameters`` (each a ``WindowParameter``: ``name``,
+        ``alternatives``, ``required``, ``default``, ``description``, ``range``,
+        ``alternative_ranges``), ``symmetry`` (``"both"``, ``"symmetric"`` or ``"dft-even"``),
+        ``falloff_order`` (the order ``p`` of the first derivative that jumps, at the window's
+        reference parameters: sidelobes fall off at ``−6.02(p + 1)`` dB/octave; ``−1``: none),
+        ``scipy_name`` and ``harris_name`` (``""`` where the window is not there).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (with the closest known one).
+
+    Examples
+    --------
+    >>> info = window_info("ssm")
+    >>> info.symmetry, [p.name for p in info.parameters], info.parameters[0].range
+    ('dft-even', ['alpha'], '>= 0')
+    >>> window_info("chebwin").scipy_name, window_info("hann").falloff_order
+    ('chebwin', 2)
+    """
+    return _core.spectra.window_info(name=name)
+
+
+def _windows_markdown() -> str:
+    """The table of every window (docs/areas/spectra.md), one line per row of the core's window table."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def param(p: Any) -> str:
+        names = [f"`{p.name}` {p.range}"] + [f"`{a}` {r}" for a, r in zip(p.alternatives, p.alternative_ranges)]
+        return " or ".join(names) + ("" if p.required else f" (default {p.default})")
+
+    lines = [
+        "| Window (aliases) | Parameters: range (default) | Definition / source | Symmetry "
+        "| Fall-off (dB/octave) | scipy | Harris 1978 |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in window_names():
+        info = window_info(name)
+        aliases = f" ({', '.join(f'`{a}`' for a in info.aliases)})" if info.aliases else ""
+        falloff = f"{-20 * math.log10(2) * (info.falloff_order + 1):.0f}" if info.falloff_order >= 0 else "none"
+        row = [
+            f"`{name}`{aliases}",
+            "; ".join(param(p) for p in info.parameters),
+            info.definition,
+            info.symmetry,
+            falloff,
+            f"`{info.scipy_name}`" if info.scipy_name else "",
+            info.harris_name,
+        ]
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+#: Longest window or signal, in samples (the core's ``limits::kMaxSignalLength``, ``2**31 − 1``).
+MAX_SIGNAL_LENGTH: int = int(_core.limits.max_signal_length)
 
 #: Other names of the windows (scipy's ``boxcar``, ``bartlett``, ``blackmanharris``, ``chebwin``;
 #: Harris's ``riemann``, ...), mapped to the canonical name.
@@ -141,9 +210,10 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
         * ``poisson`` (Harris's ``alpha``: ``exp(−α|x|)``; or ``tau = (L/2)/α`` samples, scipy's
           ``exponential`` with its default centre), ``hann_poisson`` (``alpha``:
           ``½(1 + cos πx) e^{−α|x|}``), ``cauchy`` (``alpha``: ``1/(1 + (αx)²)``);
-        * ``exponential``: with ``alpha ≥ 0`` the causal SSM window ``e^{−αn}`` (DFT-even only);
-          with ``tau`` (and optionally ``center``, which needs ``sym=False``) scipy's
-          ``exp(−|n − center|/tau)``;
+        * ``exponential`` (scipy's: ``tau = 1`` samples, ``center``, which needs ``sym=False``):
+          ``exp(−|n − center|/tau)``, centred at ``L/2`` by default;
+        * ``ssm`` (``alpha ≥ 0``, the decay per sample): the causal SSM window ``e^{−αn}``
+          (DFT-even only; :func:`ssm_window`);
         * ``kaiser`` (``beta``; or Harris's ``alpha = β/π``), ``kaiser_bessel_derived``
           (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
           dB, or ``attenuation`` dB, or Harris's ``alpha = at/20``), ``taylor`` (``nbar = 4``,
@@ -151,7 +221,7 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
           ``"subsample"`` or ``2``; the first taper only, scipy's ``Kmax=None``: ``Kmax`` and
           ``return_ratios`` are refused), ``barcilon_temes`` (Harris's ``alpha``).
     N : int
-        Length, 1 ≤ N ≤ 2**31.
+        Length, 1 ≤ N ≤ :data:`MAX_SIGNAL_LENGTH` (``2**31 − 1``).
     sym : bool
         ``False`` (default): DFT-even, Harris's convention for spectral analysis (the symmetric
         window of length ``N + 1`` without its last sample; scipy's ``sym=False``). ``True``:
@@ -194,30 +264,19 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
     return _core.spectra.window(name=name, N=N, sym=bool(sym), params=given)
 
 
-def ssm_window(
-    *legacy: Any, alpha: float | None = None, N: int | None = None, alpha_n: float | None = None
-) -> FloatArray:
+def ssm_window(*, alpha: float, N: int) -> FloatArray:
     """The causal exponential window ``w[n] = e^{−αn}``, ``n = 0..N−1``, of an SSM decaying ``α`` per sample.
 
-    Call it as ``ssm_window(alpha=..., N=...)``. The decay is per sample, as in :func:`ssm_impulse`
-    and the ``exponential`` window (``ssm_window(alpha=a, N=n)`` equals
-    ``window("exponential", n, alpha=a)``); :func:`decay_per_sample` converts a decay over the
-    whole window ``α·N``.
+    The decay is per sample, as in :func:`ssm_impulse`; ``ssm_window(alpha=a, N=n)`` equals
+    ``window("ssm", n, alpha=a)``. :func:`decay_per_sample` converts a decay over the whole window
+    ``α·N``.
 
     Parameters
     ----------
-    *legacy
-        Deprecated: the former positional call ``ssm_window(alpha_n, N)`` with the decay over the
-        whole window ``alpha_n = α·N``. It is still read that way (never as a per-sample ``α``)
-        and emits a :class:`DeprecationWarning` naming the replacement. Positional decays will be
-        refused in a later release before a positional ``alpha`` is ever accepted.
     alpha : float
-        Decay per sample, finite and ≥ 0 (keyword-only; required unless ``alpha_n`` is given).
+        Decay per sample, finite and ≥ 0 (keyword-only).
     N : int
-        Length, ≥ 1 (keyword-only, or positional after a legacy ``alpha_n``).
-    alpha_n : float, optional
-        Deprecated: the decay over the whole window, ``α·N``; use
-        ``alpha=decay_per_sample(alpha_n, N)``. Emits a :class:`DeprecationWarning`.
+        Length, 1 ≤ N ≤ :data:`MAX_SIGNAL_LENGTH` (keyword-only).
 
     Returns
     -------
@@ -227,17 +286,9 @@ def ssm_window(
     Raises
     ------
     TypeError
-        If the decay is not a real number, is missing, or is given twice (``alpha`` and
-        ``alpha_n``, or positionally and by keyword), ``N`` is missing or given twice, or more
-        than two positional arguments are given.
+        If ``alpha`` is not a real number.
     ValueError
-        If ``N`` is not an integer ≥ 1 or the decay is negative or not finite.
-
-    Warns
-    -----
-    DeprecationWarning
-        For the decay over the window ``alpha_n``, positional or by keyword; the result is that of
-        ``alpha=decay_per_sample(alpha_n, N)``, bit for bit.
+        If ``N`` is not an integer ≥ 1 or ``alpha`` is negative or not finite.
 
     Examples
     --------
@@ -248,20 +299,9 @@ def ssm_window(
     >>> bool(np.array_equal(w, w2))
     True
     """
-    func, call = "ssm_window", "ssm_window(alpha=..., N=...)"
-    positional = bool(legacy)
-    if legacy:
-        alpha_n, N = _legacy_decay(func, call, legacy, ("N",), alpha, alpha_n, {"N": N})
-    _one_decay(func, call, alpha, alpha_n)
-    if N is None:
-        raise TypeError(f"{func}: missing keyword argument N; call {call}")
+    func = "ssm_window"
     n = _check_length(func, N)
-    if alpha_n is not None:
-        a = _real_decay(func, "alpha_n", alpha_n) / n
-        _warn_alpha_n(func, call, positional, stacklevel=2)
-    else:
-        a = _real_decay(func, "alpha", alpha)
-    return window("exponential", n, alpha=a)
+    return window("ssm", n, alpha=_real_decay(func, "alpha", alpha))
 
 
 def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
@@ -588,53 +628,6 @@ def _decays(func: str, name: str, value: ArrayLike) -> FloatArray:
     return a
 
 
-def _legacy_decay(
-    func: str,
-    call: str,
-    legacy: tuple[Any, ...],
-    after: tuple[str, ...],
-    alpha: Any,
-    alpha_n: Any,
-    given: dict[str, Any],
-) -> tuple[Any, ...]:
-    """Bind a positional call of the former form ``func(alpha_n, *after)`` (the decay over the window first).
-
-    Positional arguments keep their former meaning: the first is ``alpha_n = α·N``, never the
-    per-sample ``alpha`` (which is keyword-only while the former form is deprecated).
-    """
-    most = 1 + len(after)
-    if len(legacy) > most:
-        raise TypeError(
-            f"{func}: at most {most} positional arguments (the deprecated form with alpha_n first), "
-            f"got {len(legacy)}; call {call}"
-        )
-    if alpha is not None:
-        raise TypeError(
-            f"{func}: a positional decay is the deprecated alpha_n (the decay over the window, α·N), "
-            f"so it cannot be combined with alpha= (the decay per sample); call {call}"
-        )
-    if alpha_n is not None:
-        raise TypeError(f"{func}: alpha_n given both positionally and by keyword; call {call}")
-    bound = dict(given)
-    for i, name in enumerate(after, start=1):
-        if len(legacy) > i:
-            if bound[name] is not None:
-                raise TypeError(f"{func}: {name} given both positionally and by keyword; call {call}")
-            bound[name] = legacy[i]
-    return (legacy[0], *(bound[name] for name in after))
-
-
-def _one_decay(func: str, call: str, alpha: Any, alpha_n: Any) -> None:
-    """Exactly one of ``alpha`` (per sample) and the deprecated ``alpha_n`` (α·N)."""
-    if alpha is not None and alpha_n is not None:
-        raise TypeError(
-            f"{func}: give either alpha (the decay per sample) or alpha_n (deprecated: the decay over the "
-            "window, α·N), not both"
-        )
-    if alpha is None and alpha_n is None:
-        raise TypeError(f"{func}: missing keyword argument alpha (the decay per sample); call {call}")
-
-
 def _real_decay(func: str, name: str, value: Any) -> float:
     """A real scalar decay, finite and >= 0 (TypeError/ValueError naming the argument)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -642,21 +635,6 @@ def _real_decay(func: str, name: str, value: Any) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise ValueError(f"{func}: {name} must be finite and >= 0, got {value!r}")
     return float(value)
-
-
-def _warn_alpha_n(func: str, call: str, positional: bool, stacklevel: int) -> None:
-    how = (
-        f"a positional decay in {func} is the decay over the window alpha_n = α·N (still read that way in this "
-        "release) and is deprecated"
-        if positional
-        else f"{func}: alpha_n (the decay over the window, α·N) is deprecated"
-    )
-    warnings.warn(
-        f"{how}; give the decay per sample by keyword: {call} with alpha = alpha_n / N "
-        "(ropelab.spectra.decay_per_sample(alpha_n, N)); the results are the same",
-        DeprecationWarning,
-        stacklevel=stacklevel + 1,
-    )
 
 
 def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
@@ -673,7 +651,7 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     -------
     float or ndarray
         ``alpha_n / N``, the decay per sample taken by :func:`ssm_window`, :func:`leakage_map`,
-        :func:`ssm_impulse`, :func:`ssm_spectrum` and the ``exponential`` window.
+        :func:`ssm_impulse`, :func:`ssm_spectrum` and the ``ssm`` window.
 
     Raises
     ------
@@ -689,7 +667,7 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     >>> decay_per_sample([0.0, 2.0, 8.0], 64)
     array([0.     , 0.03125, 0.125  ])
     >>> w = ssm_window(alpha=decay_per_sample(2.0, 8), N=8)   # the window with α·N = 2
-    >>> bool(np.array_equal(w, window("exponential", 8, alpha=0.25)))
+    >>> bool(np.array_equal(w, window("ssm", 8, alpha=0.25)))
     True
     """
     n = _check_length("decay_per_sample", N)
@@ -711,7 +689,7 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     -------
     float or ndarray
         ``alpha * N``, the decay over the whole window (dimensionless), on which the window's
-        shape depends (``LeakageMap.alpha_n``).
+        shape depends (``LeakageMap.decay_over_window``).
 
     Raises
     ------
@@ -725,8 +703,8 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     >>> decay_over_window(0.001953125, 1024)
     2.0
     >>> m = leakage_map(alpha=[0.0, 0.03125], omega=[0.3], N=64, pad=4)
-    >>> bool(np.array_equal(decay_over_window(m.alpha, 64), m.alpha_n))
-    True
+    >>> decay_over_window(m.alpha, 64).tolist()
+    [0.0, 2.0]
     """
     n = _check_length("decay_over_window", N)
     out = _decays("decay_over_window", "alpha", alpha) * n
@@ -862,28 +840,27 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     The fields are read-only and are those of the compiled result, in the order of ``_fields``;
     the arrays are read-only float64 NumPy arrays (the constructor copies what it is given).
     Instances compare equal when every field is equal (arrays elementwise, NaN unequal), hash,
-    pickle, and can be built from every field by name. The ``repr`` shows ``alpha_n``, ``omega``,
+    pickle, and can be built from every field by name. The ``repr`` shows ``alpha``, ``omega``,
     ``N`` and ``pad`` only.
 
     Attributes
     ----------
-    alpha_n : ndarray of float64, shape (A,)
-        The decays over the whole window, ``α·N`` (dimensionless; ``alpha * N`` for
-        ``leakage_map(alpha=...)``); the decays per sample are ``alpha``.
+    alpha : ndarray of float64, shape (A,)
+        The decays per sample ``α`` (row ``i``: the window ``e^{−alpha[i] n}``), as given; the
+        decays over the whole window ``α·N`` are ``decay_over_window``.
     omega : ndarray of float64, shape (W,)
         Rotations ω (rad/sample).
     N, pad : int
         Window length and the FFT padding factor of :func:`figures_of_merit`.
     figures : tuple of FiguresOfMerit
-        Per ``α·N``: the figures of merit of ``e^{−αn}`` (``A`` of them). They do not depend on
-        ω (``|H|`` depends only on ``ω − Ω``); the per-``α·N`` properties
+        Per ``α``: the figures of merit of ``e^{−αn}`` (``A`` of them). They do not depend on
+        ω (``|H|`` depends only on ``ω − Ω``); the per-``α`` properties
         (``highest_sidelobe_db``, ``first_min_db``, ``first_min_bins``, ``enbw_bins``,
         ``bandwidth_3db_bins``, ``scalloping_loss_db``, ``leakage_factor``,
         ``truncation_ripple_db``: float64 arrays of shape (A,)) are read from them.
     tone_scalloping_loss_db : ndarray of float64, shape (A, W)
         Loss (≥ 0 dB) of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
-        ``−20 log10 |H(k)|/|H(ωN/2π)|``. (Formerly ``tone_scalloping_db``; that name still works
-        and emits a DeprecationWarning.)
+        ``−20 log10 |H(k)|/|H(ωN/2π)|``.
     bin_leakage_factor : ndarray of float64, shape (A, W)
         Fraction of the N-point DFT energy of ``h`` outside that nearest bin.
     far_leakage_db : ndarray of float64, shape (A, W)
@@ -910,239 +887,157 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
         return out
 
     @property
-    def tone_scalloping_db(self) -> FloatArray:
-        """Deprecated name of ``tone_scalloping_loss_db`` (emits a DeprecationWarning).
-
-        Returns
-        -------
-        ndarray, shape (A, W)
-            The same array as ``tone_scalloping_loss_db``.
-        """
-        warnings.warn(
-            "LeakageMap.tone_scalloping_db is deprecated; use tone_scalloping_loss_db (the same values, "
-            "a loss in dB >= 0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.tone_scalloping_loss_db
-
-    @property
-    def alpha(self) -> FloatArray:
-        """The decay per sample ``α = alpha_n / N`` of each row (see :func:`decay_per_sample`).
+    def decay_over_window(self) -> FloatArray:
+        """The decay over the whole window ``α·N`` of each row (see :func:`decay_over_window`).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            ``alpha * N``, one value per ``α``.
         """
-        return np.asarray(decay_per_sample(self.alpha_n, self.N), dtype=float)
+        return np.asarray(decay_over_window(self.alpha, self.N), dtype=float)
 
     def _field(self, name: str) -> FloatArray:
         return np.array([np.nan if getattr(f, name) is None else getattr(f, name) for f in self.figures], dtype=float)
 
     @property
     def highest_sidelobe_db(self) -> FloatArray:
-        """Highest sidelobe level per ``α·N`` (dB re the peak).
+        """Highest sidelobe level per ``α`` (dB re the peak).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("highest_sidelobe_db")
 
     @property
     def first_min_db(self) -> FloatArray:
-        """Level of the first minimum beyond the main peak per ``α·N`` (dB re the peak).
+        """Level of the first minimum beyond the main peak per ``α`` (dB re the peak).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("first_min_db")
 
     @property
     def first_min_bins(self) -> FloatArray:
-        """Position of that first minimum per ``α·N`` (bins).
+        """Position of that first minimum per ``α`` (bins).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("first_min_bins")
 
     @property
     def enbw_bins(self) -> FloatArray:
-        """Equivalent noise bandwidth per ``α·N`` (bins).
+        """Equivalent noise bandwidth per ``α`` (bins).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("enbw_bins")
 
     @property
     def bandwidth_3db_bins(self) -> FloatArray:
-        """Full 3-dB main-lobe width per ``α·N`` (bins).
+        """Full 3-dB main-lobe width per ``α`` (bins).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("bandwidth_3db_bins")
 
     @property
     def scalloping_loss_db(self) -> FloatArray:
-        """Scalloping loss per ``α·N`` (dB).
+        """Scalloping loss per ``α`` (dB).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("scalloping_loss_db")
 
     @property
     def leakage_factor(self) -> FloatArray:
-        """Energy outside the main lobe over the total, per ``α·N``.
+        """Energy outside the main lobe over the total, per ``α``.
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("leakage_factor")
 
     @property
     def truncation_ripple_db(self) -> FloatArray:
-        """Ripple against the ``N → ∞`` envelope per ``α·N`` (dB; ``inf`` at ``α·N = 0``).
+        """Ripple against the ``N → ∞`` envelope per ``α`` (dB; ``inf`` at ``α = 0``).
 
         Returns
         -------
         ndarray, shape (A,)
-            One value per ``α·N``.
+            One value per ``α``.
         """
         return self._field("truncation_ripple_db")
 
 
-def leakage_map(
-    *legacy: Any,
-    alpha: ArrayLike | None = None,
-    omega: ArrayLike | None = None,
-    N: int | None = None,
-    pad: int | None = None,
-    alpha_n: ArrayLike | None = None,
-) -> LeakageMap:
+def leakage_map(*, alpha: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:
     """Figures of merit of the SSM window ``e^{−αn}`` over grids of decays α and rotations ω (a map to plot).
 
-    Call it as ``leakage_map(alpha=..., omega=..., N=..., pad=...)``. The decay is per sample, as
-    in :func:`ssm_impulse`; the window's shape depends only on ``α·N``, so a grid in ``α·N`` is
-    ``alpha=decay_per_sample(alpha_n, N)`` (the result keeps ``α·N`` in its field ``alpha_n``).
+    The decay is per sample, as in :func:`ssm_impulse`; the window's shape depends only on
+    ``α·N``, so a grid in ``α·N`` is ``alpha=decay_per_sample(alpha_n, N)`` (the result's
+    ``decay_over_window`` gives ``α·N`` back).
 
     Parameters
     ----------
-    *legacy
-        Deprecated: the former positional call ``leakage_map(alpha_n, omega, N, pad)`` with the
-        decay over the whole window ``alpha_n = α·N`` first. It is still read that way (never as
-        a per-sample ``α``) and emits a :class:`DeprecationWarning` naming the replacement.
-        Positional decays will be refused in a later release before a positional ``alpha`` is
-        ever accepted.
     alpha : array_like, shape (A,)
-        Decays per sample, finite, ≥ 0, with ``α·N`` finite (keyword-only; required unless
-        ``alpha_n`` is given).
+        Decays per sample, finite, ≥ 0, with ``α·N`` finite (keyword-only; a scalar is one row).
     omega : array_like, shape (W,)
-        Rotations (rad/sample), finite (keyword-only, or positional after a legacy ``alpha_n``).
+        Rotations (rad/sample), finite (keyword-only; a scalar is one column).
     N : int, default 256
-        Window length ≥ 2.
+        Window length, 2 ≤ N ≤ :data:`MAX_SIGNAL_LENGTH`.
     pad : int, default 32
         FFT padding factor for :func:`figures_of_merit`.
-    alpha_n : array_like, shape (A,), optional
-        Deprecated: the decays over the whole window, ``α·N ≥ 0``; use
-        ``alpha=decay_per_sample(alpha_n, N)``. Emits a :class:`DeprecationWarning`.
 
     Returns
     -------
     LeakageMap
-        The per-decay figures and the per-(decay, ω) tone figures; its ``alpha_n`` holds ``α·N``
-        (``alpha * N``, or the given ``alpha_n``) and its ``alpha`` the decays per sample.
+        The per-decay figures and the per-(decay, ω) tone figures; its ``alpha`` holds the decays
+        per sample as given.
 
     Raises
     ------
     TypeError
-        If the decay or ``omega`` is missing, the decay is given twice (``alpha`` and ``alpha_n``,
-        or positionally and by keyword), an argument is given both positionally and by keyword,
-        more than four positional arguments are given, or an argument is not real.
+        If an argument is not real.
     ValueError
         If a decay is negative or not finite, ``alpha * N`` overflows, an array is empty or not
         1-D, ``omega`` is not finite, ``N < 2`` or ``pad < 1``.
-
-    Warns
-    -----
-    DeprecationWarning
-        For the decay over the window ``alpha_n``, positional or by keyword; every figure is that
-        of ``alpha=decay_per_sample(alpha_n, N)``, bit for bit.
 
     Examples
     --------
     >>> m = leakage_map(alpha=decay_per_sample([0.0, 2.0, 8.0], 64), omega=[0.0, 0.3], N=64)
     >>> m.tone_scalloping_loss_db.shape
     (3, 2)
-    >>> m.alpha_n.tolist()                  # the decays over the window, α·N
+    >>> m.decay_over_window.tolist()         # the decays over the window, α·N
     [0.0, 2.0, 8.0]
     >>> np.round(m.highest_sidelobe_db, 1)   # α·N = 2 is worse than the rectangle
     array([-13.3, -10.8, -24.1])
     """
-    func, call = "spectra.leakage_map", "spectra.leakage_map(alpha=..., omega=..., N=..., pad=...)"
-    positional = bool(legacy)
-    if legacy:
-        alpha_n, omega, N, pad = _legacy_decay(
-            func, call, legacy, ("omega", "N", "pad"), alpha, alpha_n, {"omega": omega, "N": N, "pad": pad}
-        )
-    _one_decay(func, call, alpha, alpha_n)
-    if omega is None:
-        raise TypeError(f"{func}: missing keyword argument omega; call {call}")
-    N = 256 if N is None else N
-    pad = 32 if pad is None else pad
-    if alpha_n is not None:
-        n = _integral_length(func, N)
-        an = _decay_grid(func, "alpha_n", alpha_n)
-        _warn_alpha_n(func, call, positional, stacklevel=2)
-        a: Any = an / n  # the same division as decay_per_sample: bit-identical to alpha=
-    else:
-        given = cast("ArrayLike", alpha)  # not None: checked by _one_decay
-        a = given if np.ndim(given) else np.atleast_1d(given)
+    a = alpha if np.ndim(alpha) else np.atleast_1d(alpha)
     om = omega if np.ndim(omega) else np.atleast_1d(omega)
     m = _core.spectra.leakage_map(alpha=a, omega=om, N=N, pad=pad)  # validates every argument
     # the same fields (new arrays, never views of the caller's), the figures as the public class
     fields: dict[str, object] = {name: getattr(m, name) for name in field_names(LeakageMap)}
     fields["figures"] = tuple(FiguresOfMerit(r) for r in m.figures)
-    if alpha_n is not None:  # the deprecated form keeps the caller's α·N exactly
-        fields["alpha_n"] = an
     return LeakageMap(**fields)
-
-
-def _integral_length(func: str, N: Any) -> int:
-    """``N`` as an int for converting ``alpha_n`` (the core checks it again: ``N >= 2``, its maximum)."""
-    if isinstance(N, (bool, np.bool_)) or not isinstance(N, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{func}: N must be an integer >= 2, got {N!r}")
-    if not (math.isfinite(N) and float(N).is_integer() and N >= 1):
-        raise ValueError(f"{func}: N must be an integer >= 2, got {N!r}")
-    return int(N)
-
-
-def _decay_grid(func: str, name: str, value: ArrayLike) -> FloatArray:
-    """A 1-D float64 copy of a grid of decays (a scalar is one row), finite and >= 0."""
-    g = _decays(func, name, value)
-    g = np.atleast_1d(g)
-    if g.ndim != 1:
-        raise ValueError(f"{func}: {name} must be a 1-D array, has shape {g.shape}")
-    if g.size == 0:
-        raise ValueError(f"{func}: {name} must not be empty")
-    return g
 
 
 def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArray, bool]:
@@ -1153,8 +1048,8 @@ def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArr
         return window(name, N, sym=True, **params), True
 
 
-#: SSM decays ``α·N`` shown in :func:`harris_table` for the ``exponential`` window.
-_TABLE_ALPHA_N = (2.0, 8.0)
+#: SSM decays over the window ``α·N`` shown in :func:`harris_table` for the ``ssm`` window.
+_TABLE_SSM_DECAYS_OVER_WINDOW = (2.0, 8.0)
 
 #: The parameter values of Harris (1978), Table 1's rows (Harris's ``α`` in each window's own
 #: definition), for the windows whose printed numbers are not in ``_harris1978.ROWS``: their rows
@@ -1176,9 +1071,10 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
 
     Rows: each window with its parameter sets of Harris (1978), Table 1 where Harris has the
     window (e.g. Kaiser–Bessel α = 2.0 … 3.5 as ``beta = πα``, Dolph–Chebyshev α = 2.5 … 4.0 as
-    ``attenuation = 20α`` dB), the SSM's causal exponential at ``α·N`` = 2 and 8, and every other
-    window with its default parameters (a window that needs a parameter Harris does not give is
-    left out). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
+    ``attenuation = 20α`` dB), the SSM's causal exponential (``ssm``) at ``α·N`` = 2 and 8, and
+    every other window with its default parameters (a window that needs a parameter Harris does
+    not give is left out, and scipy's ``exponential``, which is Harris's Poisson window in another
+    parametrisation). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
     ``N``); each row also carries Harris's printed row, if any, and the entries where it differs
     from the computed value by more than half a unit of its last printed digit (the fall-off:
     more than 1 dB/octave), with the reason where it is known (e.g. the exact Blackman row, which
@@ -1230,8 +1126,13 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     for name in window_names():
         if name in by_window:
             specs += [(name, r.label, dict(r.params), r) for r in by_window[name]]
+        elif name == "ssm":
+            specs += [
+                (name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None)
+                for an in _TABLE_SSM_DECAYS_OVER_WINDOW
+            ]
         elif name == "exponential":
-            specs += [(name, f"SSM causal exponential αN = {an:g}", {"alpha": an / N}, None) for an in _TABLE_ALPHA_N]
+            continue  # scipy's exponential with tau = (N/2)/α is Harris's Poisson window: its rows are poisson's
         elif name in _TABLE_HARRIS_PARAMETERS:
             specs += [(name, f"{name} α = {a:g}", {"alpha": a}, None) for a in _TABLE_HARRIS_PARAMETERS[name]]
         else:

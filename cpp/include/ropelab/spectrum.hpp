@@ -226,11 +226,11 @@ CausalExponential causal_exponential(const double* w, std::size_t N);
 
 }  // namespace merit
 
-/// Leakage of the causal exponential (SSM) window over αN × ω grids (MATH.md §5).
+/// Leakage of the causal exponential (SSM) window over α × ω grids (α per sample).
 struct LeakageMap {
   std::size_t N = 0;
-  std::vector<double> alpha_n;  ///< A values of α·N (alpha[i]·N: the decay over the window)
-  std::vector<double> omega;    ///< W values of ω (rad/sample)
+  std::vector<double> alpha;  ///< A decays per sample (row i: the window e^{−alpha[i]·n})
+  std::vector<double> omega;  ///< W values of ω (rad/sample)
   std::vector<FiguresOfMerit> window;      ///< A: figures of merit of e^{−αn}
   std::vector<double> scalloping_db;       ///< A×W: loss of a tone at ω read at its nearest bin
   std::vector<double> bin_leakage_factor;  ///< A×W: DFT energy outside the nearest bin / total

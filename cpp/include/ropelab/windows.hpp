@@ -9,8 +9,12 @@
 /// Windows written below with a span L and a centred coordinate x = (n − L/2)/(L/2) ∈ [−1, 1]
 /// use L = N − 1 (symmetric) or L = N (DFT-even). N = 1 gives {1} for every window (as scipy).
 /// Windows that are only defined one way refuse the other with std::invalid_argument:
-/// kaiser_bessel_derived is symmetric only (and N even), the causal exponential (alpha) and an
+/// kaiser_bessel_derived is symmetric only (and N even), the causal SSM window (ssm) and an
 /// exponential with an explicit centre are DFT-even only. Nothing is silently ignored.
+///
+/// Every window is one row of table() (a WindowRow: name, parameters with their ranges and
+/// defaults, symmetry, sampler, fall-off order, scipy twin, Harris 1978 row); make_window_params,
+/// names(), parameter_info() and the Python/CLI/docs lists are all read from it.
 ///
 /// Windows (aliases in brackets; parameter alternatives after "|"):
 ///   * rectangular [boxcar]: 1.  triangular [bartlett]: 1 − |x|.
@@ -25,9 +29,10 @@
 ///   * gaussian(std | alpha): exp(−(n − L/2)²/(2 std²)); Harris's α = (L/2)/std: exp(−½(αx)²).
 ///   * general_gaussian(p, sig): exp(−½ |(n − L/2)/sig|^{2p}).
 ///   * poisson(alpha | tau): exp(−α|x|); scipy's exponential with centre L/2 and tau = (L/2)/α.
-///   * exponential(alpha | tau, center): alpha: the causal SSM window e^{−αn} (DFT-even only);
-///     tau: scipy's exp(−|n − center|/tau), center = L/2 by default (a given center needs
-///     sym = false, as in scipy).
+///   * exponential(tau = 1, center): scipy's exp(−|n − center|/tau), center = L/2 by default (a
+///     given center needs sym = false, as in scipy).
+///   * ssm(alpha): the causal window e^{−αn} of a diagonal SSM mode decaying α per sample
+///     (DFT-even only; not in scipy or Harris).
 ///   * kaiser(beta | alpha): I0(β√(1 − x²))/I0(β); Harris's α = β/π.
 ///   * kaiser_bessel_derived(beta): scipy's KBD window (symmetric only, N even).
 ///   * chebyshev [chebwin](at | attenuation | alpha): Dolph–Chebyshev with sidelobes at −at dB
@@ -50,6 +55,8 @@
 ///     A = sinh C, B = cosh C, y = (M − 1) arccos(β cos(πk/M)), inverted like chebyshev.
 
 #include <cstddef>
+#include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -65,21 +72,87 @@ struct Params {
   std::map<std::string, std::string> options;
 };
 
+/// The values a numeric parameter may take: lo ≤ v ≤ hi (strict where open), an integer where
+/// `integer`; `text` says so in words ("> 0", "in [0, 700]", ...) for the error message.
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false, hi_open = false, integer = false;
+  std::string text = "finite";
+  bool contains(double v) const;
+};
+
 /// One parameter of a window: its name (scipy's where scipy has one), the alternative names that
-/// may be given instead (Harris's or ropelab's), whether it is required, its default and a
-/// one-line description.
+/// may be given instead (Harris's convention), whether it is required, its default, a one-line
+/// description, and the range of each name (`range` for `name`, `alternative_ranges[i]` for
+/// `alternatives[i]`; checked for numeric values).
 struct ParameterInfo {
   std::string name;
   std::vector<std::string> alternatives;
   bool required;
   std::string default_value;  ///< "" when required
   std::string description;
+  Range range;
+  std::vector<Range> alternative_ranges;
 };
 
-/// Canonical names accepted by make_window (aliases not included).
+/// The symmetry conventions a window has.
+enum class Symmetry { both, symmetric, dft_even };
+
+/// Pieces of make_window_params, exposed for their tests and for the samplers.
+namespace detail {
+
+/// The parameters of a call checked against the window's specification.
+struct Resolved {
+  std::string name;                         ///< canonical window name
+  std::map<std::string, std::string> used;  ///< primary name → the name given ("" if none)
+  double p = 0;                             ///< the main (first required) parameter as given
+  std::string pkey;                         ///< the name it was given under
+};
+
+}  // namespace detail
+
+/// A window's sampler: the window of length N ≥ 2 (DFT-even unless sym) from its checked
+/// parameters.
+using Sampler = std::function<std::vector<double>(const detail::Resolved& r, const Params& params,
+                                                  std::size_t N, bool sym)>;
+/// Checks of a window's parameters against N, sym or each other (beyond each one's Range); run
+/// before N = 1 gives {1}, so that N = 1 refuses what larger N refuse.
+using Check =
+    std::function<void(const detail::Resolved& r, const Params& params, std::size_t N, bool sym)>;
+
+/// One window: a row of table().
+struct WindowRow {
+  std::string name;                       ///< canonical name
+  std::vector<ParameterInfo> parameters;  ///< required ones first
+  Symmetry symmetry;
+  Sampler sampler;
+  Check check;  ///< empty: no check beyond the ranges
+  /// The order p of the lowest derivative of the zero-extended window that jumps, at the
+  /// `reference` parameters: its sidelobes fall off at −6.02(p + 1) dB/octave (as
+  /// spectrum::merit::smoothness_order measures it, N = 4096); −1 when it has no such order
+  /// (equiripple or smoother than double precision resolves).
+  int falloff_order;
+  std::map<std::string, double> reference;  ///< parameters of the fall-off row (Harris's if any)
+  std::string scipy_name;                   ///< the scipy.signal.windows twin ("" if none)
+  std::string harris_name;                  ///< its name in Harris 1978, Table 1 ("" if not there)
+  std::vector<std::string> aliases;         ///< other names accepted for it (scipy's, Harris's)
+  std::string definition;                   ///< one line: its formula or source
+  /// Parameters of a scipy twin that are refused, with the reason.
+  std::vector<std::pair<std::string, std::string>> refused = {};
+};
+
+/// Every window, one row each, in a fixed order.
+const std::vector<WindowRow>& table();
+
+/// The row of `name` (a canonical name or an alias); throws std::invalid_argument for an unknown
+/// name, suggesting the closest known one.
+const WindowRow& row(const std::string& name);
+
+/// Canonical names accepted by make_window (aliases not included), in table() order.
 const std::vector<std::string>& names();
 
-/// (alias, canonical name) pairs (scipy's and Harris's names for the same window).
+/// (alias, canonical name) pairs (scipy's and Harris's names for the same window), from the rows.
 const std::vector<std::pair<std::string, std::string>>& aliases();
 
 /// The canonical name of `name` (itself, or the window it is an alias of); throws
@@ -92,13 +165,13 @@ std::vector<std::string> parameters(const std::string& name);
 /// Every parameter a window accepts.
 std::vector<ParameterInfo> parameter_info(const std::string& name);
 
-/// "both", "symmetric" (sym = true only) or "dft-even" (sym = false only; for exponential this
-/// holds when alpha or center is given).
+/// "both", "symmetric" (sym = true only) or "dft-even" (sym = false only).
 std::string symmetry(const std::string& name);
 
 /// The window `name` of length N ≥ 1 (DFT-even unless sym). Throws std::invalid_argument (with a
 /// message naming the argument and value) for an unknown name, a missing, unknown, duplicated or
-/// out-of-range parameter, N < 1 or N > 2**31, or a `sym` the window does not have.
+/// out-of-range parameter, N < 1 or N > limits::kMaxSignalLength, or a `sym` the window does not
+/// have.
 std::vector<double> make_window_params(const std::string& name, std::size_t N, bool sym,
                                        const Params& params);
 
@@ -106,20 +179,11 @@ std::vector<double> make_window_params(const std::string& name, std::size_t N, b
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params);
 
-/// Pieces of make_window_params, exposed for their tests.
 namespace detail {
 
-/// The parameters of a call checked against the window's specification.
-struct Resolved {
-  std::string name;                         ///< canonical window name
-  std::map<std::string, std::string> used;  ///< primary name → the name given ("" if none)
-  double p = 0;                             ///< the main (first required) parameter as given
-  std::string pkey;                         ///< the name it was given under
-};
-
-/// Checks that every given parameter is known and finite, given under one name only, and that the
-/// required ones are present (std::invalid_argument otherwise). `name` must be canonical or an
-/// alias.
+/// Checks that every given parameter is known, finite and in its range, given under one name
+/// only, and that the required ones are present (std::invalid_argument otherwise). `name` must be
+/// canonical or an alias.
 Resolved resolve_parameters(const std::string& name, const Params& params);
 
 /// Sets r.p and r.pkey from the first required parameter (not general_cosine's array a).
@@ -128,7 +192,7 @@ void read_main_parameter(Resolved& r, const Params& params);
 /// The numeric value of a parameter given under `key` (not an array or an option).
 double number(const Params& params, const std::string& key);
 
-/// taylor's options with their defaults (nbar = 4, sll = 30 dB, norm = true), range-checked.
+/// taylor's options with their defaults (nbar = 4, sll = 30 dB, norm = true).
 struct TaylorOptions {
   int nbar = 4;
   double sll = 30;
@@ -141,12 +205,6 @@ std::string parse_dpss_norm(const Resolved& r, const Params& params);
 
 /// general_cosine's coefficients a (1 to 1000 finite numbers; a scalar is one coefficient).
 std::vector<double> parse_general_cosine(const Params& params);
-
-/// Sample n ≤ L/2 of a window defined on x = (2n − L)/L (cosine sums when `a` is not empty,
-/// triangular, gaussian, poisson, kaiser, bohman, cosine_power, riesz, de_la_vallee_poussin,
-/// hann_poisson, cauchy; rectangular otherwise); I0p = I0(β) for kaiser.
-double centred_value(const std::string& name, const std::string& pkey, double p,
-                     const std::vector<double>& a, std::size_t n, std::size_t L, double I0p);
 
 }  // namespace detail
 

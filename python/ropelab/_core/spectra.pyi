@@ -129,9 +129,9 @@ class WindowParameter(ropelab._core.result.Result):
     """
     One parameter of a window, an entry of WindowInfo.parameters.
     """
-    __match_args__: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description')
-    _field_types: typing.ClassVar[dict] = {'name': 'str', 'alternatives': 'list[str]', 'required': 'bool', 'default': 'str', 'description': 'str'}
-    _fields: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description')
+    __match_args__: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description', 'range', 'alternative_ranges')
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'alternatives': 'list[str]', 'required': 'bool', 'default': 'str', 'description': 'str', 'range': 'str', 'alternative_ranges': 'list[str]'}
+    _fields: typing.ClassVar[tuple] = ('name', 'alternatives', 'required', 'default', 'description', 'range', 'alternative_ranges')
     def __eq__(self, other: builtins.object) -> bool:
         """
         Same type and every field equal (arrays elementwise; NaN is unequal to itself).
@@ -151,9 +151,14 @@ class WindowParameter(ropelab._core.result.Result):
         Every field by name (or all in order).
         """
     @property
+    def alternative_ranges(self) -> list[str]:
+        """
+        The range of each alternative name, in the order of alternatives.
+        """
+    @property
     def alternatives(self) -> list[str]:
         """
-        Other names accepted for it (Harris's, or earlier ones of ropelab).
+        Other names accepted for it (Harris's convention).
         """
     @property
     def default(self) -> str:
@@ -171,6 +176,11 @@ class WindowParameter(ropelab._core.result.Result):
         The parameter's name (scipy's where scipy has it).
         """
     @property
+    def range(self) -> str:
+        """
+        The values it may take, in words ("> 0", "in [0, 1]", ...).
+        """
+    @property
     def required(self) -> bool:
         """
         Whether the window needs it (no default).
@@ -179,9 +189,9 @@ class WindowInfo(ropelab._core.result.Result):
     """
     A window's parameters and symmetry (spectra.window_info; the names of the parameters make ropelab.spectra.WINDOWS).
     """
-    __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry')
-    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str'}
-    _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry')
+    __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str', 'falloff_order': 'int', 'scipy_name': 'str', 'harris_name': 'str', 'aliases': 'list[str]', 'definition': 'str'}
+    _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
     def __eq__(self, other: builtins.object) -> bool:
         """
         Same type and every field equal (arrays elementwise; NaN is unequal to itself).
@@ -201,6 +211,26 @@ class WindowInfo(ropelab._core.result.Result):
         Every field by name (or all in order).
         """
     @property
+    def aliases(self) -> list[str]:
+        """
+        Other names accepted for it (scipy's, Harris's).
+        """
+    @property
+    def definition(self) -> str:
+        """
+        One line: its formula on x = (2n - L)/L (span L) or its source.
+        """
+    @property
+    def falloff_order(self) -> int:
+        """
+        Order p of the first derivative that jumps, at the window's reference parameters: sidelobes fall off at -6.02(p + 1) dB/octave; -1: no such order (equiripple).
+        """
+    @property
+    def harris_name(self) -> str:
+        """
+        The window's name in Harris 1978, Table 1, or "".
+        """
+    @property
     def name(self) -> str:
         """
         The canonical name of the window.
@@ -211,17 +241,22 @@ class WindowInfo(ropelab._core.result.Result):
         Every parameter, the required ones first.
         """
     @property
+    def scipy_name(self) -> str:
+        """
+        The scipy.signal.windows twin (sample-equal), or "".
+        """
+    @property
     def symmetry(self) -> str:
         """
         "both", "symmetric" (sym=True only) or "dft-even" (sym=False only).
         """
 class LeakageMap(ropelab._core.result.Result):
     """
-    Leakage of the causal exponential (SSM) window over alpha*N x omega grids (the documented class is ropelab.spectra.LeakageMap).
+    Leakage of the causal exponential (SSM) window over alpha x omega grids (the documented class is ropelab.spectra.LeakageMap).
     """
-    __match_args__: typing.ClassVar[tuple] = ('alpha_n', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
-    _field_types: typing.ClassVar[dict] = {'alpha_n': 'ndarray[float64, (A,)]', 'omega': 'ndarray[float64, (W,)]', 'N': 'int', 'pad': 'int', 'figures': 'tuple[FiguresOfMerit, ...]', 'tone_scalloping_loss_db': 'ndarray[float64, (A, W)]', 'bin_leakage_factor': 'ndarray[float64, (A, W)]', 'far_leakage_db': 'ndarray[float64, (A, W)]'}
-    _fields: typing.ClassVar[tuple] = ('alpha_n', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
+    __match_args__: typing.ClassVar[tuple] = ('alpha', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
+    _field_types: typing.ClassVar[dict] = {'alpha': 'ndarray[float64, (A,)]', 'omega': 'ndarray[float64, (W,)]', 'N': 'int', 'pad': 'int', 'figures': 'tuple[FiguresOfMerit, ...]', 'tone_scalloping_loss_db': 'ndarray[float64, (A, W)]', 'bin_leakage_factor': 'ndarray[float64, (A, W)]', 'far_leakage_db': 'ndarray[float64, (A, W)]'}
+    _fields: typing.ClassVar[tuple] = ('alpha', 'omega', 'N', 'pad', 'figures', 'tone_scalloping_loss_db', 'bin_leakage_factor', 'far_leakage_db')
     def __eq__(self, other: builtins.object) -> bool:
         """
         Same type and every field equal (arrays elementwise; NaN is unequal to itself).
@@ -246,9 +281,9 @@ class LeakageMap(ropelab._core.result.Result):
         Window length (samples).
         """
     @property
-    def alpha_n(self) -> numpy.typing.NDArray[numpy.float64]:
+    def alpha(self) -> numpy.typing.NDArray[numpy.float64]:
         """
-        alpha*N values (decay over the window length); float64, shape (A,).
+        Decays per sample alpha (row i: the window exp(-alpha[i] n)); float64, shape (A,).
         """
     @property
     def bin_leakage_factor(self) -> numpy.typing.NDArray[numpy.float64]:
@@ -263,7 +298,7 @@ class LeakageMap(ropelab._core.result.Result):
     @property
     def figures(self) -> tuple[FiguresOfMerit, ...]:
         """
-        Per alpha*N: the figures of merit of exp(-alpha n); A results.
+        Per alpha: the figures of merit of exp(-alpha n); A results.
         """
     @property
     def omega(self) -> numpy.typing.NDArray[numpy.float64]:

@@ -10,11 +10,11 @@ last axis varies fastest). A *task* says what one cell computes:
     form), ``empirical_mse`` over ``trials`` estimates of ``D`` features each, its ``stderr``, the
     empirical ``bias`` and ``bias_stderr``.
 ``window_merit``
-    Axes ``window`` (a name of :data:`ropelab.spectra.WINDOWS`, or ``"ssm"`` with the axis
-    ``alpha_n`` = α·N, the decay over the whole window, dimensionless), ``N`` (default 64),
-    ``pad`` (default 64), ``sym`` and the windows' parameters (``alpha``, ``beta``,
-    ``attenuation``; for ``"exponential"``, ``alpha`` is the decay per sample). A parameter axis is passed only to the
-    windows that take it. Outputs: the fields of :class:`ropelab.spectra.FiguresOfMerit` (NaN
+    Axes ``window`` (a name of :data:`ropelab.spectra.WINDOWS`; ``"ssm"`` is the causal SSM
+    window), ``N`` (default 64), ``pad`` (default 64), ``sym`` and the windows' parameters
+    (``alpha``, ``beta``, ``attenuation``, ...; for ``"ssm"``, ``alpha`` is the decay per sample,
+    so that its shape, set by ``α·N``, changes along ``N``). A parameter axis is passed only to
+    the windows that take it. Outputs: the fields of :class:`ropelab.spectra.FiguresOfMerit` (NaN
     where a field does not apply: ``decay_ratio`` and ``truncation_ripple_db`` of a window that is
     not a causal exponential).
 

@@ -200,20 +200,15 @@ RFF_MSE = Task(
 
 # ---------------------------------------------------------------------------------- window_merit
 
-_WINDOW_PARAMS = sorted({p for ps in spectra.WINDOWS.values() for p in ps} | {"alpha_n"})
+_WINDOW_PARAMS = sorted({p for ps in spectra.WINDOWS.values() for p in ps})
 _MERIT_FIELDS = tuple((f, t) for f, t in field_types(spectra.FiguresOfMerit).items() if f not in ("N", "pad"))
 
 
 def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
     name = p["window"]
     N = _integer("N", p["N"], 1)
-    if name == "ssm":
-        if "alpha_n" not in p:
-            raise ValueError("sweep: window 'ssm' needs the axis 'alpha_n' (decay over the window, α·N)")
-        # the axis is the decay over the window α·N (the window's shape); ssm_window takes it per sample
-        return spectra.ssm_window(alpha=spectra.decay_per_sample(_number("alpha_n", p["alpha_n"]), N), N=N)
     if not isinstance(name, str) or name not in spectra.WINDOWS:
-        raise ValueError(f"sweep: window must be 'ssm' or one of {sorted(spectra.WINDOWS)}, got {name!r}")
+        raise ValueError(f"sweep: window must be one of {sorted(spectra.WINDOWS)}, got {name!r}")
     wanted = spectra.WINDOWS[name]
     params = {k: _number(k, p[k]) for k in wanted if k in p}
     if not isinstance(p["sym"], bool):
@@ -221,15 +216,12 @@ def _window(p: Mapping[str, Value]) -> np.ndarray[Any, Any]:
     return spectra.window(name, N, p["sym"], **params)
 
 
-#: figures_of_merit transforms N·pad points (FFTW's int sizes).
-_MAX_TRANSFORM = 2**31 - 1
-
-
 def _merit_check(p: dict[str, Value]) -> None:
     pad = _integer("pad", p["pad"], 1)
     N = _integer("N", p["N"], 1)
-    if N * pad > _MAX_TRANSFORM:
-        raise ValueError(f"sweep: N·pad must be <= 2**31 - 1 (the FFT size), got N={N}, pad={pad}")
+    # figures_of_merit transforms N·pad points (the core's longest signal: FFTW's int sizes)
+    if N * pad > spectra.MAX_SIGNAL_LENGTH:
+        raise ValueError(f"sweep: N·pad must be <= {spectra.MAX_SIGNAL_LENGTH} (the FFT size), got N={N}, pad={pad}")
     _window(p)
 
 
