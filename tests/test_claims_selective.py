@@ -57,6 +57,11 @@ PERTURBATIONS: dict[str, Perturbation] = {
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # a causal convolution with slightly wrong taps: still causal, but no longer numpy.convolve's
+    "srope.conv_causal/numpy": (
+        "srope.conv_causal",
+        wrap(rotary, "short_conv", lambda o: lambda x, kernel, *a, **k: 1.001 * o(x, kernel, *a, **k)),
+    ),
     # rotations whose phase also accumulates the token contents (no longer a fixed RoPE): the
     # scores of the two strings then differ
     "srope.parity/rope": (

@@ -87,24 +87,23 @@ def s3_householder() -> Evidence:
     # order matters in S3: two words with the same letters, different products
     a, b = 1, 2  # two transpositions
     non_commuting = int(g.table[a, b]) != int(g.table[b, a])
-    # any assignment of rotation angles gives both words the same phase, so one of the two is wrong
-    angles = expressivity.element_angles(g)
-    same_phase = bool(np.isclose((angles[a] + angles[b]) % (2 * np.pi), (angles[b] + angles[a]) % (2 * np.pi)))
+    # (that any assignment of rotation angles gives ab and ba the same phase is true by construction,
+    # since addition commutes: it is not part of the verdict; the rotation tracker's accuracy is)
     rot = expressivity.accuracy(expressivity.track_rotation(g, data.tokens), data.labels, last_only=True)
     house = expressivity.accuracy(expressivity.track_householder(g, data.tokens), data.labels)
     # the rotation tracker knows only the sign of the permutation: 2 of the 6 states are reachable per phase
     band = _chance_band(1 / 3, N_SEQUENCES)
-    holds = non_commuting and same_phase and house == 1.0 and rot < 1 / 3 + band
+    holds = non_commuting and house == 1.0 and rot < 1 / 3 + band
     return Evidence(
         derive_verdict(holds),
         {
             "householder_accuracy": house,
             "rotation_accuracy_final_state": rot,
             "ab_differs_from_ba": non_commuting,
-            "rotation_phase_of_ab_equals_ba": same_phase,
         },
         f"Householder: exact; rotation: at most 1/3 + 5 binomial SE ({band:.3f}) at the final state "
-        "(the phase fixes only the sign of the permutation)",
+        "(the phase fixes only the sign of the permutation); that ab and ba get the same rotation phase holds by "
+        "construction (angles add commutatively) and is not tested",
         {"group": "S3", "sequences": N_SEQUENCES, "length": TEST_LENGTH, "seed": SEED},
     )
 
