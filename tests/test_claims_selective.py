@@ -79,8 +79,8 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
         "srope.conv_causal",
         wrap(rotary, "short_conv", lambda o: lambda x, kernel, *a, **k: 1.001 * o(x, kernel, *a, **k)),
     ),
-    # rotations whose phase also accumulates the token contents (no longer a fixed RoPE): the
-    # scores of the two strings then differ
+    # rotations whose phase also accumulates π per token whose content has a second channel (the
+    # 1-bit's embedding): no longer a fixed RoPE, so RoPE's scores then carry the parity
     "srope.parity/rope": (
         "srope.parity",
         wrap(
@@ -89,7 +89,8 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
             lambda o: (
                 lambda x, ang, *a, **k: o(
                     x,
-                    np.asarray(ang) + (np.cumsum(np.asarray(x, float)[..., :1], axis=-2) if np.ndim(x) >= 2 else 0.0),
+                    np.asarray(ang)
+                    + (np.pi * np.cumsum(np.asarray(x, float)[..., 1:2] > 1e-12, axis=-2) if np.ndim(x) >= 2 else 0.0),
                     *a,
                     **k,
                 )

@@ -78,3 +78,18 @@ def np_gate_matrix(gates: Any, d: int, layout: Layout = "interleaved") -> FloatA
     elif g.shape[-1] == d // 2:
         g = np.repeat(g, 2, axis=-1) if layout == "interleaved" else np.concatenate([g, g], axis=-1)
     return np.einsum("ti,ij->tij", g, np.eye(d))
+
+
+def readout_accuracy(features: Any, labels: Any) -> tuple[float, float]:
+    """Accuracy of the best linear readout of binary ``labels`` (n, T) from ``features`` (n, T, f).
+
+    The readout is fitted by least squares (target ±1, sign decides) on the first half of the n
+    sequences and scored on every state of the other half. The standard error is that of the mean
+    of the per-sequence accuracies (the sequences are independent; the states of one are not).
+    """
+    f, y = np.asarray(features, float), 2.0 * np.asarray(labels, float) - 1.0
+    half = f.shape[0] // 2
+    w = np.linalg.lstsq(f[:half].reshape(-1, f.shape[-1]), y[:half].ravel(), rcond=None)[0]
+    correct = np.sign(f[half:] @ w) == y[half:]
+    per_seq = correct.mean(axis=1)
+    return float(per_seq.mean()), float(per_seq.std(ddof=1) / np.sqrt(per_seq.size))

@@ -202,6 +202,7 @@ def gate_positive_no_flip() -> Evidence:
     rng, T, d, trials = _common.rng(105), 64, 4, 100
     min_gated = np.inf
     parity_negative = rot_mismatch = 0
+    feats, feats_rot, labels = [], [], []
     for _ in range(trials):
         bits = rng.integers(0, 2, T)
         g0, g1 = rng.uniform(0.2, 1.0, (2, d))  # any positive, bit-dependent gate
@@ -220,16 +221,33 @@ def gate_positive_no_flip() -> Evidence:
         psi = rotary.cumulative_phase((np.pi * bits)[:, None] * np.ones((1, d // 2)), 1.0, accumulate="wrapped")
         o_rot = recurrence.selective_rope_attention(q, k, v, psi)[:, 0]
         rot_mismatch += int(np.sum(np.sign(o_rot) != parity))
-    ok = min_gated > 0 and parity_negative > 0 and rot_mismatch == 0
+        ones = np.ones(T)
+        feats.append(np.stack([ones, o, np.log(np.abs(o) + np.finfo(float).tiny)], axis=-1))
+        feats_rot.append(np.stack([ones, o_rot], axis=-1))
+        labels.append(parity < 0)
+    # the best linear readout (least squares on half of the trials, scored on the other half) of the
+    # gated readouts o_t and log o_t: at chance; the same readout of the rotation's o_t: tracks parity
+    acc_g, se_g = _common.readout_accuracy(np.array(feats), np.array(labels))
+    acc_r, se_r = _common.readout_accuracy(np.array(feats_rot), np.array(labels))
+    at_chance = abs(acc_g - 0.5) < _common.MC_SIGMAS * se_g
+    control = acc_r - 0.5 > _common.MC_SIGMAS * max(se_r, se_g)
+    ok = min_gated > 0 and parity_negative > 0 and rot_mismatch == 0 and at_chance and control
     return Evidence(
         derive_verdict(ok),
         {
             "min_readout_positive_gates": min_gated,
             "steps_with_odd_parity": parity_negative,
             "rotation_sign_mismatches": rot_mismatch,
+            "linear_readout_accuracy_positive_gates": acc_g,
+            "linear_readout_se_positive_gates": se_g,
+            "linear_readout_accuracy_rotation": acc_r,
+            "linear_readout_se_rotation": se_r,
         },
         "exact signs: every positively gated readout x₀ᵀΛ₁⋯Λ_t x₀ > 0, while (−1)^{Σb} < 0 at the counted "
-        "steps; the π·b rotation's readout has the sign of the parity at every step",
+        "steps; the π·b rotation's readout has the sign of the parity at every step. A least-squares linear "
+        f"readout of parity from (1, o_t, log o_t) of the gates stays within {_common.MC_SIGMAS:g} standard errors "
+        "(of the mean per-trial accuracy over the held-out half) of 1/2, and from (1, o_t) of the rotation exceeds "
+        f"1/2 by more than {_common.MC_SIGMAS:g} of them",
         {"T": T, "d": d, "trials": trials, "gates": "bit-dependent, U(0.2, 1) per channel", "seed": _common.SEED + 105},
     )
 
