@@ -77,7 +77,7 @@ def np_gate_matrix(gates: Any, d: int, layout: Layout = "interleaved") -> FloatA
         g = np.repeat(g, d, axis=-1)
     elif g.shape[-1] == d // 2:
         g = np.repeat(g, 2, axis=-1) if layout == "interleaved" else np.concatenate([g, g], axis=-1)
-    return np.einsum("ti,ij->tij", g, np.eye(d))
+    return np.asarray(np.einsum("ti,ij->tij", g, np.eye(d)), dtype=float)
 
 
 def readout_accuracy(features: Any, labels: Any) -> tuple[float, float]:

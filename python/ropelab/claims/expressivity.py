@@ -44,7 +44,7 @@ def _decode_from_scores(tokens: npt.ArrayLike, angles: npt.ArrayLike, offset: in
     k_sin = rotary.rotate(x, np.full((tok.shape[0], 1, 1), np.pi / 2))
     phi = np.arctan2(np.sum(q * k_sin, -1), np.sum(q * x, -1))
     gap = np.abs(np.angle(np.exp(1j * (phi[..., None] - a))))
-    return np.argmin(gap, axis=-1)
+    return np.asarray(np.argmin(gap, axis=-1), dtype=np.intp)
 
 
 @claim(
