@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ropelab import expressivity
+from ropelab import expressivity, rotary
 from ropelab.claims import expressivity as expr_claims
-from tests.claims_perturb import Perturbation, add_section_tests
+from tests.claims_perturb import Perturbation, add_section_tests, wrap
 
 SECTION = "expressivity"
 
@@ -37,4 +37,30 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-add_section_tests(globals(), SECTION, PERTURBATIONS)
+#: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
+EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # a rotation that ignores its angles: the tracker (which reads the phase) is unaffected, the
+    # scores of the rotated queries no longer carry the state
+    "expr.parity_rotation/scores": (
+        "expr.parity_rotation",
+        wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: np.asarray(x, float).copy()),
+    ),
+    # a rotation by 1.2 times its angle: the tracker is unaffected, the states decoded from the
+    # scores of Z12 (30° apart) are not
+    "expr.cyclic_rotation/scores": (
+        "expr.cyclic_rotation",
+        wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: o(x, 1.2 * np.asarray(ang), *a, **k)),
+    ),
+    # positive "gates" whose tracker secretly reads the bits: the linear readout finds the parity
+    "expr.fixed_rope_parity/gates": (
+        "expr.fixed_rope_parity",
+        wrap(
+            expressivity,
+            "track_positive_gates",
+            lambda o: lambda g, tokens, gates=None: expressivity.track_rotation(g, tokens),
+        ),
+    ),
+}
+
+
+add_section_tests(globals(), SECTION, PERTURBATIONS, EXTRA_PERTURBATIONS)

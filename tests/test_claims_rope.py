@@ -23,6 +23,18 @@ def _damped_rotate(o: Callable[..., Any]) -> Callable[..., Any]:
     return rotate
 
 
+def _sparse_scaled_rotate(o: Callable[..., Any]) -> Callable[..., Any]:
+    """Each rotated vector multiplied by an independent c with c² = 10 w.p. 1/10, else 0 (E[c²] = 1)."""
+    gen = np.random.default_rng(0)
+
+    def rotate(x: Any, ang: Any, *a: Any, **k: Any) -> Any:
+        out = np.asarray(o(x, ang, *a, **k))
+        c = np.sqrt(10.0) * (gen.random(out.shape[:-1]) < 0.1)
+        return out * c[..., None]
+
+    return rotate
+
+
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
 PERTURBATIONS: dict[str, Perturbation] = {
     # positions enter non-linearly: scores no longer depend on m − n only
@@ -69,6 +81,9 @@ PERTURBATIONS: dict[str, Perturbation] = {
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # rotated vectors scaled by √10 with probability 1/10, else 0: the mean square is unchanged but
+    # its Monte Carlo ten times noisier, too weak to detect even the aligned score's decay
+    "rope.expected_decay/power": ("rope.expected_decay", wrap(rotary, "rotate", _sparse_scaled_rotate)),
     # rotations by the opposite angle: the toolkit's Eq. (19) no longer equals the equation term by term
     "rope.linear_attention/eq19": (
         "rope.linear_attention",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 from ropelab import recurrence, rotary
 from tests.claims_perturb import Perturbation, add_section_tests, mode_wrap, wrap
@@ -33,6 +34,17 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
     return selective_phase
 
 
+def _scaled(mod: Any, *names: str) -> Perturbation:
+    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
+    routes still agree with each other, only an independent route sees it."""
+
+    def apply(m: pytest.MonkeyPatch) -> None:
+        for name in names:
+            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
+
+    return apply
+
+
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
 PERTURBATIONS: dict[str, Perturbation] = {
     # the recurrent route off by a factor
@@ -57,8 +69,18 @@ PERTURBATIONS: dict[str, Perturbation] = {
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
-    # rotations whose phase also accumulates the token contents (no longer a fixed RoPE): the
-    # scores of the two strings then differ
+    # both modes and the unrolled route scaled alike: only the NumPy route sees it
+    "srope.prerotation/numpy": (
+        "srope.prerotation",
+        _scaled(recurrence, "selective_rope_attention", "linear_attention"),
+    ),
+    # a causal convolution with slightly wrong taps: still causal, but no longer numpy.convolve's
+    "srope.conv_causal/numpy": (
+        "srope.conv_causal",
+        wrap(rotary, "short_conv", lambda o: lambda x, kernel, *a, **k: 1.001 * o(x, kernel, *a, **k)),
+    ),
+    # rotations whose phase also accumulates π per token whose content has a second channel (the
+    # 1-bit's embedding): no longer a fixed RoPE, so RoPE's scores then carry the parity
     "srope.parity/rope": (
         "srope.parity",
         wrap(
@@ -67,7 +89,8 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
             lambda o: (
                 lambda x, ang, *a, **k: o(
                     x,
-                    np.asarray(ang) + (np.cumsum(np.asarray(x, float)[..., :1], axis=-2) if np.ndim(x) >= 2 else 0.0),
+                    np.asarray(ang)
+                    + (np.pi * np.cumsum(np.asarray(x, float)[..., 1:2] > 1e-12, axis=-2) if np.ndim(x) >= 2 else 0.0),
                     *a,
                     **k,
                 )

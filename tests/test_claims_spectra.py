@@ -26,6 +26,16 @@ PERTURBATIONS: dict[str, Perturbation] = {
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # a mode that decays at the right rate but does not rotate: its real part is the forgetting rate
+    "ssm.real_part/rate": (
+        "ssm.real_part",
+        wrap(spectra, "ssm_impulse", lambda o: lambda alpha, omega, N: np.exp(-alpha * np.arange(N)) + 0j),
+    ),
+    # the symmetric Hann window where the DFT-even one is asked for (its sidelobe barely moves)
+    "ssm.hann_vs_decay/hann": (
+        "ssm.hann_vs_decay",
+        wrap(spectra, "window", lambda o: lambda name, N, sym=False, **p: o(name, N, sym or name == "hann", **p)),
+    ),
     # a far-leakage measure that ignores the decay (the rectangle's spectrum for every window)
     "ssm.decay_leakage/far": (
         "ssm.decay_leakage",

@@ -4,9 +4,10 @@ check relies on with a subtly wrong version, and the check's verdict must then f
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from ropelab import temperature, transition
-from tests.claims_perturb import Perturbation, add_section_tests, wrap
+from ropelab import rff, temperature, transition
+from tests.claims_perturb import Perturbation, add_section_tests, mode_wrap, wrap
 
 SECTION = "temperature"
 
@@ -52,4 +53,42 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-add_section_tests(globals(), SECTION, PERTURBATIONS)
+def _rule_and_unbiased_off(m: pytest.MonkeyPatch) -> None:
+    """paper_sigma and unbiased_sigma both 0.1% high (consistent with each other)."""
+    wrap(temperature, "paper_sigma", lambda o: lambda xi: 1.001 * np.asarray(o(xi)))(m)
+    wrap(temperature, "unbiased_sigma", lambda o: lambda xi, *a, **k: 1.001 * np.asarray(o(xi, *a, **k)))(m)
+
+
+#: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
+EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
+    # the rule and the bias-zeroing σ wrong in the same way (each computed from the other): only the
+    # comparison with NumPy's tan(½ arccos ξ) sees it
+    "thm1.literal_origin/rule": ("thm1.literal_origin", _rule_and_unbiased_off),
+    # a literal-mean closed form off by a factor (against the NumPy literal mean)
+    "thm1.literal_origin/literal_mean": (
+        "thm1.literal_origin",
+        mode_wrap(rff, "moments", "literal", lambda out: (1.001 * out[0], out[1])),
+    ),
+    # a factor law with the wrong temperature: its mean is no longer the lognormal e^{‖Δ‖²/2}
+    "prf.transition_gt1/law": (
+        "prf.transition_gt1",
+        wrap(transition, "prf_factor_distribution", lambda o: lambda delta_norm, sigma=1.0: o(delta_norm, 1.5 * sigma)),
+    ),
+    # factors shrunk by 0.8: some still exceed 1, but P(f > 1) and E[f] no longer match the law
+    "prf.transition_gt1/monte_carlo": (
+        "prf.transition_gt1",
+        wrap(transition, "prf_transition_factor", lambda o: lambda q, w: 0.8 * o(q, w)),
+    ),
+    # a positive-feature MSE closed form 10% low everywhere (its optimum unchanged): Monte Carlo disagrees
+    "prf.sigma_one/monte_carlo": (
+        "prf.sigma_one",
+        wrap(
+            temperature,
+            "mse",
+            lambda o: lambda *a, **k: (0.9 if k.get("estimator") == "positive" else 1.0) * np.asarray(o(*a, **k)),
+        ),
+    ),
+}
+
+
+add_section_tests(globals(), SECTION, PERTURBATIONS, EXTRA_PERTURBATIONS)

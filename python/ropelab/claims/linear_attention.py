@@ -29,19 +29,38 @@ def eq11_index() -> Evidence:
     id_tau = recurrence.linear_attention(q, k, v, ident, mode="unrolled", product_start="tau")
     tol = _common.tol(T * d * d)
     e_tau, e_tau1, e_id = _common.rel_err(at_tau, rec), _common.rel_err(at_tau1, rec), _common.rel_err(id_tau, id_rec)
+    # independent route (NumPy): the recurrence and both unrolled sums written out
+    rec_np = _common.np_linear_attention(q, k, v, A)
+    unrolled_np = {"tau": np.zeros_like(rec_np), "tau+1": np.zeros_like(rec_np)}
+    for t in range(T):
+        P = np.eye(d)  # A_{τ+1} ⋯ A_t, built from τ = t down
+        for tau in range(t, -1, -1):
+            unrolled_np["tau+1"][t] += v[tau] * (k[tau] @ P @ q[t])
+            unrolled_np["tau"][t] += v[tau] * (k[tau] @ A[tau] @ P @ q[t])
+            P = A[tau] @ P
+    np_errs = {
+        "numpy_start_tau_vs_numpy_recurrence": _common.rel_err(unrolled_np["tau"], rec_np),
+        "numpy_start_tau_plus_1_vs_numpy_recurrence": _common.rel_err(unrolled_np["tau+1"], rec_np),
+        "core_vs_numpy_recurrence": _common.rel_err(rec, rec_np),
+        "core_vs_numpy_start_tau": _common.rel_err(at_tau, unrolled_np["tau"]),
+        "core_vs_numpy_start_tau_plus_1": _common.rel_err(at_tau1, unrolled_np["tau+1"]),
+    }
+    routes_agree = all(v < tol for n, v in np_errs.items() if n.startswith("core"))
     return Evidence(
-        verdict=derive_verdict(e_tau < tol),
+        verdict=derive_verdict(e_tau < tol and np_errs["numpy_start_tau_vs_numpy_recurrence"] < tol),
         values={
             "start_tau_vs_recurrence": e_tau,
             "start_tau_plus_1_vs_recurrence": e_tau1,
             "start_tau_with_identity": e_id,
-        },
-        tolerance=f"relative {tol:.1e} (T·d² accumulated roundings)",
+        }
+        | np_errs,
+        tolerance=f"relative {tol:.1e} (T·d² accumulated roundings); the recurrence and both unrolled sums are "
+        "also evaluated in NumPy, and the core's three routes must equal them",
         inputs={"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": _common.SEED + 10},
         counterexample={"relative_difference_start_tau": e_tau, "agrees_when_all_A_are_I": e_id < tol},
         corrected="o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{τ+1} ⋯ A_t) q_t: the product starts at τ+1 (the key enters after A_τ "
         "is applied).",
-        corrected_holds=e_tau1 < tol,
+        corrected_holds=e_tau1 < tol and np_errs["numpy_start_tau_plus_1_vs_numpy_recurrence"] < tol and routes_agree,
     )
 
 

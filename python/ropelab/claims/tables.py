@@ -125,12 +125,10 @@ def more_deltas() -> Evidence:
     agree = {k: abs(computed[k] - quoted[k]) <= HALF_ULP_1 for k in computed}
     sel, nope = t3[(gla, "Selective RoPE")], t3[(gla, "NoPE")]
     directions = {
-        "gla370_accuracy_46.8_to_47.1": (nope[2], sel[2]) == (46.8, 47.1),
         "gla370_wiki_ppl_worse_than_nope": sel[0] > nope[0],
         "gla370_lambada_ppl_worse_than_nope": sel[1] > nope[1],
         "gla370_arc_c_up_lambada_acc_down": acc[(gla, "Selective RoPE")]["ARC-c"] > acc[(gla, "NoPE")]["ARC-c"]
         and acc[(gla, "Selective RoPE")]["LAMBADA"] < acc[(gla, "NoPE")]["LAMBADA"],
-        "gla13_accuracy_55.2_to_54.6": (t3[(gla13, "NoPE")][2], t3[(gla13, "Selective RoPE")][2]) == (55.2, 54.6),
         "gla13_both_ppl_best": all(
             t3[(gla13, "Selective RoPE")][i] < min(t3[(gla13, p)][i] for p in ("NoPE", "RoPE")) for i in (0, 1)
         ),
@@ -139,8 +137,7 @@ def more_deltas() -> Evidence:
         ),
         "gdn_wiki_ppl_worse_lambada_ppl_best": t3[(gdn, "Selective RoPE")][0] > t3[(gdn, "NoPE")][0]
         and t3[(gdn, "Selective RoPE")][1] < min(t3[(gdn, p)][1] for p in ("NoPE", "RoPE")),
-        "table2_phase_gate_avg_ppl_21.16_above_nope_20.78": t2["+ phase gate"][0] > t2["NoPE"][0]
-        and (t2["+ phase gate"][0], t2["NoPE"][0]) == (21.16, 20.78),
+        "table2_phase_gate_avg_ppl_above_nope": t2["+ phase gate"][0] > t2["NoPE"][0],
         "table2_baseline_acc_below_both_baselines": t2["Selective RoPE Baseline"][1]
         < min(t2["NoPE"][1], t2["RoPE"][1]),
         "table2_matches_table3_avg_acc": all(
@@ -152,11 +149,25 @@ def more_deltas() -> Evidence:
         "mad_in_context_recall_best_is_phase_gate": max(tasks, key=lambda r: tasks[r]["In-context Recall"])
         == "+ phase gate",
     }
+    # the endpoints the statement quotes (46.8 → 47.1, 55.2 → 54.6, 21.16 vs 20.78) are the table
+    # entries themselves: they are shown, not compared with the same transcribed literals
+    endpoints = {
+        "gla370_accuracy_nope_to_selective": [nope[2], sel[2]],
+        "gla13_accuracy_nope_to_selective": [t3[(gla13, "NoPE")][2], t3[(gla13, "Selective RoPE")][2]],
+        "table2_avg_ppl_phase_gate_and_nope": [t2["+ phase gate"][0], t2["NoPE"][0]],
+    }
     ok = all(agree.values()) and all(directions.values())
     return Evidence(
         verdict=derive_verdict(ok),
-        values={"computed": computed, "quoted": quoted, "agrees": agree, "directions": directions},
-        tolerance="differences: half a unit in the last quoted place (0.05); directions and quoted values: exact "
-        "comparisons of the printed numbers",
+        values={
+            "computed": computed,
+            "quoted": quoted,
+            "agrees": agree,
+            "directions": directions,
+            "quoted_endpoints": endpoints,
+        },
+        tolerance="differences computed from the tables against the differences the text quotes: half a unit in the "
+        "last quoted place (0.05); directions: exact comparisons of the printed numbers. The quoted endpoints are "
+        "the table entries themselves and are reported, not tested",
         inputs={"source": "Table 1 (PDF p. 7), Table 2 (PDF p. 8), Table 3 (PDF p. 9)"},
     )
