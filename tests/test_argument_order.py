@@ -339,6 +339,15 @@ CONCEPTS: dict[str, dict] = {
         "modules": None,
         "derived": True,
     },
+    # the SSM decay per sample is alpha everywhere (αN, the decay over a window of N samples, is the
+    # derived value alpha_n, the input of spectra.decay_per_sample only)
+    "decay per sample": {
+        "name": "alpha",
+        "variants": (),
+        "synonyms": ("an", "decay", "decay_rate", "alpha_per_sample", "alpha_N", "alphaN"),
+        "modules": None,
+        "derived": False,
+    },
     # alpha is the SSM decay per sample in spectra; where gates are taken it must not name them
     "gates (not alpha)": {
         "name": "gates",
@@ -470,6 +479,36 @@ def naming_problems(sigs: dict[str, tuple[str, list[tuple[str, bool]]]]) -> list
             if before:
                 problems.append(f"{qual}: {derived[0][1]!r} must follow the data directly, not {before}")
     return problems
+
+
+#: One name, one meaning: a parameter name listed here appears only where it has that meaning
+#: (qualified names of the functions allowed; a module name allows the whole module).
+MEANINGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "alpha": ("the SSM decay per sample α", ("spectra",)),
+    "alpha_n": ("the decay over the window, αN", ("spectra.decay_per_sample",)),
+}
+
+
+def meaning_problems(sigs: dict[str, tuple[str, list[tuple[str, bool]]]]) -> list[str]:
+    """Names of MEANINGS used outside the functions where they have their one meaning."""
+    problems = []
+    for qual, (module, params) in sorted(sigs.items()):
+        for name, _ in params:
+            if name not in MEANINGS:
+                continue
+            meaning, where = MEANINGS[name]
+            if module not in where and not any(qual == w or qual.startswith(w + ".") for w in where):
+                problems.append(f"{qual}: {name!r} means {meaning} and is used only in {where}")
+    return problems
+
+
+def test_one_name_one_meaning() -> None:
+    sigs = _public_signatures()
+    assert not meaning_problems(sigs), "\n".join(meaning_problems(sigs))
+    # the checker itself: a gate called alpha in recurrence, alpha_n outside decay_per_sample
+    assert meaning_problems({"recurrence.x": ("recurrence", [("alpha", False)])})
+    assert meaning_problems({"spectra.ssm_window": ("spectra", [("alpha_n", True)])})
+    assert not meaning_problems({"spectra.decay_per_sample": ("spectra", [("alpha_n", False)])})
 
 
 def test_one_name_and_one_position_per_concept_in_the_python_api() -> None:
