@@ -129,8 +129,8 @@ def softmax_no_position() -> Evidence:
     # through a causal short convolution) does depend on the middle
     proj = rng.standard_normal((d, 2))
     kern = [0.3, -0.2, 0.5, 0.9]
-    dpsi_a = rotary.selective_phase(path_a @ proj, kern)
-    dpsi_b = rotary.selective_phase(path_b @ proj, kern)
+    dpsi_a = rotary.selective_angles(path_a @ proj, kern)
+    dpsi_b = rotary.selective_angles(path_b @ proj, kern)
     srope_diff = float(np.max(np.abs((dpsi_a[-1] - dpsi_a[0]) - (dpsi_b[-1] - dpsi_b[0]))))
     # and the RoPE factor between the same endpoints depends on t − τ
     rope_short = rotary.rope_angles(4, d)

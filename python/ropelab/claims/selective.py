@@ -50,7 +50,7 @@ def srope_prerotation() -> Evidence:
 def srope_parity() -> Evidence:
     rng, T = _common.rng(12), 100_000
     bits = rng.integers(0, 2, T)
-    psi = rotary.cumulative_phase((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
+    psi = rotary.cumulative_angles((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
     parity = (-1.0) ** np.cumsum(bits)
     err = float(np.max(np.abs(np.cos(psi) - parity)))
     # Pairs of bit strings with equal first and last bits and opposite parity in between (one
@@ -70,7 +70,7 @@ def srope_parity() -> Evidence:
         for name, s in (("a", a), ("b", b)):
             x = emb[s]
             xr = rotary.rotate(x, rope_ang)
-            ph = rotary.cumulative_phase((np.pi * s)[:, None], 1.0, accumulate="wrapped")
+            ph = rotary.cumulative_angles((np.pi * s)[:, None], 1.0, accumulate="wrapped")
             xs = rotary.rotate(x, ph)
             scores[name] = (xr @ xr.T, xs @ xs.T)
         (ra, sa), (rb, sb) = scores["a"], scores["b"]
@@ -125,13 +125,13 @@ def srope_path_dependence() -> Evidence:
     mid[4 : T - 4] = rng.standard_normal((T - 8, c))  # changes only far from both ends
     rows: dict[str, dict[str, Any]] = {}
     for name, kern in PATH_KERNELS.items():
-        pa, pb, pm = (rotary.selective_phase(x, kern) for x in (a, b, mid))
+        pa, pb, pm = (rotary.selective_angles(x, kern) for x in (a, b, mid))
         rows[name] = {
             "endpoint_paths_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pb[-1] - pb[0])))),
             "middle_only_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pm[-1] - pm[0])))),
             "tap_sum": float(np.sum(kern)),
         }
-    silu = [rotary.selective_phase(x, PATH_KERNELS["first difference"], activation="silu") for x in (a, b)]
+    silu = [rotary.selective_angles(x, PATH_KERNELS["first difference"], activation="silu") for x in (a, b)]
     rows["first difference + SiLU"] = {
         "endpoint_paths_difference": float(np.max(np.abs((silu[0][-1] - silu[0][0]) - (silu[1][-1] - silu[1][0])))),
         "middle_only_difference": None,
@@ -144,7 +144,7 @@ def srope_path_dependence() -> Evidence:
     zero_sum_window = (
         rows["zero-sum 4-tap"]["middle_only_difference"] < tol and rows["random 4-tap"]["middle_only_difference"] > 1e-6
     )
-    fd = rotary.selective_phase(a, PATH_KERNELS["first difference"])
+    fd = rotary.selective_angles(a, PATH_KERNELS["first difference"])
     closed = _common.rel_err(fd[-1] - fd[0], a[-1] - a[0])
     return Evidence(
         verdict=derive_verdict(all(depends.values()), all(v for n, v in depends.items() if n not in first_diff)),
@@ -190,15 +190,15 @@ def srope_bias_only() -> Evidence:
     t1 = np.arange(1, T + 1)[:, None]
     errs = {}
     for act in (None, "silu"):
-        psi = rotary.selective_phase(zero, kern, theta, act, bias=b, gates=np.full((T, 1), g))
+        psi = rotary.selective_angles(zero, kern, theta, act, bias=b, gates=np.full((T, 1), g))
         errs[f"gated_bias_{act}"] = _common.rel_err(psi, t1 * theta * np.exp(b) * g)
-    psi0 = rotary.selective_phase(zero, kern, theta, bias=np.zeros(d // 2))
+    psi0 = rotary.selective_angles(zero, kern, theta, bias=np.zeros(d // 2))
     errs["zero_bias_vs_rope_angles"] = _common.rel_err(psi0, rotary.rope_angles(np.arange(1, T + 1), d))
-    inc = np.diff(rotary.selective_phase(zero, kern, theta, bias=b), axis=0)
+    inc = np.diff(rotary.selective_angles(zero, kern, theta, bias=b), axis=0)
     errs["increment_spread"] = float(np.max(np.abs(inc - inc[0])) / np.max(np.abs(inc[0])))
     # contrast: a non-zero projection makes the increments input-dependent
     x = rng.standard_normal((T, d // 2))
-    inc_x = np.diff(rotary.selective_phase(x, kern, theta, bias=b), axis=0)
+    inc_x = np.diff(rotary.selective_angles(x, kern, theta, bias=b), axis=0)
     spread_x = float(np.max(np.abs(inc_x - inc_x[0])) / np.max(np.abs(inc_x[0])))
     tol = _common.tol(T)
     ok = max(errs.values()) < tol and spread_x > 1e-3
@@ -235,17 +235,17 @@ def srope_conv_causal() -> Evidence:
     x2[t0] += rng.standard_normal(c)  # change one future token
 
     def causal(z: FloatArray) -> FloatArray:
-        return rotary.cumulative_phase(rotary.short_conv(z, kern))
+        return rotary.cumulative_angles(rotary.short_conv(z, kern))
 
     def centred(z: FloatArray) -> FloatArray:
         # y[t] = Σ_j h_j z[t − 1 + j]: the causal convolution of z advanced by two steps
         ext = np.vstack([z, np.zeros((lookahead, c))])
-        return rotary.cumulative_phase(rotary.short_conv(ext, kern)[lookahead:])
+        return rotary.cumulative_angles(rotary.short_conv(ext, kern)[lookahead:])
 
     causal_leak = float(np.max(np.abs(causal(x2)[:t0] - causal(x)[:t0])))
     centred_leak = float(np.max(np.abs(centred(x2)[:t0] - centred(x)[:t0])))
     first_changed = int(np.argmax(np.any(np.abs(centred(x2) - centred(x)) > 0, axis=1)))
-    via_selective = _common.rel_err(rotary.selective_phase(x, kern), causal(x))
+    via_selective = _common.rel_err(rotary.selective_angles(x, kern), causal(x))
     tol = _common.tol(T)
     ok = causal_leak == 0.0 and centred_leak > 1e-6 and via_selective < tol
     return Evidence(
@@ -254,9 +254,9 @@ def srope_conv_causal() -> Evidence:
             "causal_change_before_t0": causal_leak,
             "centred_change_before_t0": centred_leak,
             "centred_first_changed_step": first_changed,
-            "selective_phase_vs_conv_cumsum": via_selective,
+            "selective_angles_vs_conv_cumsum": via_selective,
         },
         f"causal: no change at all before t0 (exact zero); centred: a change above 1e-6 rad; "
-        f"selective_phase equals cumsum(short_conv) to {tol:.1e}",
+        f"selective_angles equals cumsum(short_conv) to {tol:.1e}",
         {"T": T, "pairs": c, "t0": t0, "kernel": kern.tolist(), "lookahead": lookahead, "seed": _common.SEED + 110},
     )
