@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ropelab import rotary
-from ropelab.selective import SelectiveState, SelectiveWeights, apply, load_safetensors, angles, rotary_temperature
+from ropelab.selective import SelectiveState, SelectiveWeights, angles, apply, load_safetensors, rotary_temperature
 
 # ----------------------------------------------------------------------------------------------
 # Independent reference: the authors' forward in NumPy (float64 unless noted).
