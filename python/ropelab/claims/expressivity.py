@@ -101,7 +101,7 @@ def s3_householder() -> Evidence:
             "householder_accuracy": house,
             "rotation_accuracy_final_state": rot,
             "ab_differs_from_ba": non_commuting,
-            "rotation_phase_of_ab_equals_ba": same_phase,
+            "rotation_angle_of_ab_equals_ba": same_phase,
         },
         f"Householder: exact; rotation: at most 1/3 + 5 binomial SE ({band:.3f}) at the final state "
         "(the phase fixes only the sign of the permutation)",

@@ -145,8 +145,8 @@ def softmax_no_position() -> Evidence:
             "rff_score_path_a": score_a,
             "rff_score_path_b": score_b,
             "max_difference_of_the_middles": middles_differ,
-            "selective_rope_phase_difference_same_paths": srope_diff,
-            "rope_phase_difference": float(np.max(np.abs(rope_long - rope_short))),
+            "selective_rope_angle_difference_same_paths": srope_diff,
+            "rope_angle_difference": float(np.max(np.abs(rope_long - rope_short))),
         },
         f"{tol:.1e} relative for equal products and scores; the Selective RoPE contrast must differ by "
         "more than 1e-3 rad",

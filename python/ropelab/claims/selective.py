@@ -162,7 +162,7 @@ def srope_path_dependence() -> Evidence:
         counterexample={
             "kernel": "first difference [−1, 1]",
             "paths": "equal at t = 0 and t = T−1, different between",
-            "gap_between_the_two_phase_differences": rows["first difference"]["endpoint_paths_difference"],
+            "gap_between_the_two_angle_differences": rows["first difference"]["endpoint_paths_difference"],
         },
         corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
         "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
