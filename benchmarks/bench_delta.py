@@ -106,7 +106,7 @@ def main() -> None:
     k /= np.linalg.norm(k, axis=-1, keepdims=True)
     v = rng.standard_normal((T, DV))
     beta, gates = rng.uniform(0, 2, T), rng.uniform(0.9, 1, T)
-    angles = rl.rotary.cumulative_phase(rng.uniform(-0.1, 0.1, (T, D // 2)))
+    angles = rl.rotary.cumulative_angles(rng.uniform(-0.1, 0.1, (T, D // 2)))
     ours = rl.recurrence.delta_rule(q, k, v, beta, angles, gates)
     ref = numpy_delta(q, k, v, beta, angles, gates)
     err = float(np.abs(ours - ref).max() / np.abs(ref).max())

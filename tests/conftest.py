@@ -78,7 +78,7 @@ SLOW_TESTS = frozenset(
         ("test_cli_sweep", "test_rff_mse_on_a_local_cluster"),
         ("test_attention", "test_memory_is_not_T_D_dv"),
         ("test_attention", "test_ctrl_c_interrupts"),
-        ("test_rotary", "test_parity_phase_error_up_to_1e7"),
+        ("test_rotary", "test_parity_angle_error_up_to_1e7"),
         ("test_recurrence", "test_long_call_answers_ctrl_c"),
         ("test_simd", "test_environment_variable_selects_the_path"),
         ("test_cli", "test_mse_curve_writes_png"),

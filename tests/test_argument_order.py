@@ -5,7 +5,8 @@ The rule (CONTRIBUTING.md, "Argument order"): the data ``q, k, v`` first; ``xi``
 ``convention``; ``trials``, ``seed``, ``nthreads`` after the numerical settings; the core binds
 every function in its public order. The end of the file checks one name and one place per
 concept (the table ``CONCEPTS``: rotary ``angles``, ``gates``) over every public signature and the
-``_core`` bindings.
+``_core`` bindings, and that no public function, result field, parameter, CLI option or sweep axis
+calls the rotary angles "phase(s)" (the random-phase estimator of ``rff`` keeps its names).
 """
 
 from __future__ import annotations
@@ -179,8 +180,8 @@ class _Recorder:
         (rl.spectra.zoh, "alpha", "omega"),
         (rl.spectra.leakage_map, "alpha", "omega"),
         (rl.spectra.ssm_window, "alpha", "N"),
-        (rl.attention.phase_precision, "q", "omega"),
-        (rl.attention.phase_precision, "k", "omega"),
+        (rl.attention.angle_precision, "q", "omega"),
+        (rl.attention.angle_precision, "k", "omega"),
         (rl.recurrence.rff_attention, "v", "omega"),
         (rl.recurrence.rff_increment_product, "q", "omega"),
         (rl.transition.prf_transition_factor, "q", "omega"),
@@ -331,6 +332,12 @@ CONCEPTS: dict[str, dict] = {
         "synonyms": ("psi", "psi_prev", "psi_t", "phases", "angle", "rotary_angles", "rotations"),
         "modules": None,
         "derived": True,
+        # words that must not appear inside a public function, class, result-field, parameter, CLI
+        # option or sweep axis name for this concept ("cumulative_phase", "PhasePrecision.phase_error")
+        "words": ("phase", "phases"),
+        # per module: the names where the word means another concept (the random phase β of the
+        # random-phase estimator of random Fourier features), allowed there only
+        "allow": {"rff": ("phase", "sample_phase", "random_phase")},
     },
     "gates": {
         "name": "gates",
@@ -509,6 +516,105 @@ def test_one_name_one_meaning() -> None:
     assert meaning_problems({"recurrence.x": ("recurrence", [("alpha", False)])})
     assert meaning_problems({"spectra.ssm_window": ("spectra", [("alpha_n", True)])})
     assert not meaning_problems({"spectra.decay_per_sample": ("spectra", [("alpha_n", False)])})
+
+
+def _words(identifier: str) -> list[str]:
+    """The lower-case words of a snake_case, CamelCase or --kebab-case identifier."""
+    import re
+
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", identifier)
+    return [w.lower() for w in re.split(r"[_\-]+", spaced) if w]
+
+
+def _identifiers(qual: str) -> list[str]:
+    """The identifiers of a qualified name ("attention.AnglePrecision", "_core.rotary.f",
+    "_core/rotary.pyi:f:12", "cli.verify --only")."""
+    import re
+
+    return [t for t in re.split(r"[./:# ]", qual) if t and not t.isdigit() and t not in ("_core", "pyi", "cli")]
+
+
+def word_problems(sigs: dict[str, tuple[str, list[tuple[str, bool]]]]) -> list[str]:
+    """A concept's refused words inside a public name (function, class, field, parameter, option)."""
+    problems = []
+    for qual, (module, params) in sorted(sigs.items()):
+        for concept, row in CONCEPTS.items():
+            words = set(row.get("words", ()))
+            if not words:
+                continue
+            allowed = set(row.get("allow", {}).get(module, ()))
+            for ident in dict.fromkeys(_identifiers(qual) + [p for p, _ in params]):
+                bad = sorted(words & set(_words(ident.lstrip("-"))))
+                if bad and ident.lstrip("-").replace("-", "_") not in allowed:
+                    problems.append(
+                        f"{qual}: {ident!r} uses {bad[0]!r} for the concept {concept!r}, whose name is {row['name']!r}"
+                    )
+    return problems
+
+
+def _cli_and_sweep_names() -> dict[str, tuple[str, list[tuple[str, bool]]]]:
+    """The ``ropelab`` command's options (per subcommand) and every sweep task's axes and outputs."""
+    import argparse
+
+    from ropelab import cli
+    from ropelab.sweep import _tasks
+
+    out: dict[str, tuple[str, list[tuple[str, bool]]]] = {}
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        opts = []
+        for action in parser._actions:
+            opts += [(o, True) for o in action.option_strings]
+            if action.dest not in (argparse.SUPPRESS, "help"):
+                opts.append((action.dest, False))
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subparser in action.choices.items():
+                    walk(subparser, f"{name} {sub}")
+        out[name] = ("cli", opts)
+
+    walk(cli.build_parser(), "cli")
+    for tname, task in _tasks.TASKS.items():
+        names = [(a, False) for a in task.axes] + [(o, False) for o, _ in task.outputs]
+        out[f"sweep.{tname}"] = ("sweep", names)
+    return out
+
+
+def test_no_public_name_spells_the_rotary_angles_phase() -> None:
+    names = {**_public_signatures(), **_core_signatures(), **_cli_and_sweep_names()}
+    for qual in ("rotary.cumulative_angles", "attention.AnglePrecision", "_core.selective.angles", "cli verify"):
+        assert qual in names, qual
+    assert "angle_error" in [p for p, _ in names["attention.AnglePrecision"][1]]
+    assert not word_problems(names), "\n".join(word_problems(names))
+
+
+@pytest.mark.parametrize(
+    ("qual", "module", "params", "match"),
+    [
+        ("rotary.cumulative_phase", "rotary", [("omega", False)], "'cumulative_phase' uses 'phase'"),
+        ("attention.PhasePrecision", "attention", [("phase_error", False)], "'PhasePrecision' uses 'phase'"),
+        ("attention.AnglePrecision", "attention", [("phase_max", False)], "'phase_max' uses 'phase'"),
+        ("_core/selective.pyi:phases:9", "selective", [("hidden", False)], "'phases' uses 'phases'"),
+        ("cli sweep", "cli", [("--phase-step", True)], "'--phase-step' uses 'phase'"),
+        ("sweep.example", "sweep", [("phase", False)], "'phase' uses 'phase'"),
+        # the random-phase estimator's names are another concept, allowed in rff only
+        ("attention.sample_phase", "attention", [], "'sample_phase' uses 'phase'"),
+    ],
+)
+def test_the_word_check_finds_phase_for_the_rotary_angles(
+    qual: str, module: str, params: list[tuple[str, bool]], match: str
+) -> None:
+    problems = word_problems({qual: (module, params)})
+    assert any(match in p for p in problems), problems
+
+
+def test_the_random_phase_estimator_keeps_its_names_in_rff() -> None:
+    ok = {
+        "rff.sample_phase": ("rff", [("D", False), ("index", False), ("seed", False)]),
+        "rff.feature_map": ("rff", [("X", False), ("omega", False), ("estimator", False), ("phase", False)]),
+        "_core/rff.pyi:sample_phase:27": ("rff", [("D", False)]),
+    }
+    assert not word_problems(ok)
+    assert "sample_phase" in dir(rl.rff) and "phase" in _params(rl.rff.feature_map)
 
 
 def test_one_name_and_one_position_per_concept_in_the_python_api() -> None:

@@ -593,21 +593,21 @@ def test_doctests_and_examples():
             assert "Examples\n--------" in doc and ">>>" in doc, name
 
 
-def test_phase_precision():
+def test_angle_precision():
     T, d = 3000, 4
     rng = np.random.default_rng(40)
     q, k = rng.standard_normal((2, T, d))
     # integer steps: the float32 running sum is exact below 2^24, only the float32 products err
-    p = attention.phase_precision(q, k, np.ones((T, d // 2)))
-    assert (p.phase_error == 0).all() and p.phase_max[-1] == T
+    p = attention.angle_precision(q, k, np.ones((T, d // 2)))
+    assert (p.angle_error == 0).all() and p.angle_max[-1] == T
     assert p.score_error.max() < 20 * np.finfo(np.float32).eps
     # RoPE frequencies: float32 rounding of the running sum grows with t (≈ t·ulp(ψ_t))
     omega = np.tile(rotary.frequencies(d), (T, 1))
-    p = attention.phase_precision(q, k, omega)
-    ref = np.abs(rotary.cumulative_phase(omega, accumulate="float32") - rotary.cumulative_phase(omega)).max(1)
-    np.testing.assert_array_equal(p.phase_error, ref)
-    assert p.phase_error[-1] > 100 * p.phase_error[99]
+    p = attention.angle_precision(q, k, omega)
+    ref = np.abs(rotary.cumulative_angles(omega, accumulate="float32") - rotary.cumulative_angles(omega)).max(1)
+    np.testing.assert_array_equal(p.angle_error, ref)
+    assert p.angle_error[-1] > 100 * p.angle_error[99]
     with pytest.raises(ValueError, match="omega must be"):
-        attention.phase_precision(q, k, omega[:, :1])
+        attention.angle_precision(q, k, omega[:, :1])
     with pytest.raises(ValueError, match="omega must be"):  # (omega, q, k): refused, never swapped
-        attention.phase_precision(omega, q, k)
+        attention.angle_precision(omega, q, k)

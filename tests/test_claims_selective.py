@@ -18,7 +18,7 @@ SECTION = "selective"
 def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
     """The bias e^{b} added to the projection before the convolution instead of after it."""
 
-    def selective_phase(
+    def selective_angles(
         x: Any,
         kernel: Any,
         theta: Any = 1.0,
@@ -31,7 +31,7 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
         shifted = np.asarray(x, float) + (0.0 if bias is None else np.exp(np.asarray(bias, float)))
         return o(shifted, kernel, theta, activation, gates=gates, accumulate=accumulate)
 
-    return selective_phase
+    return selective_angles
 
 
 def _scaled(mod: Any, *names: str) -> Perturbation:
@@ -51,14 +51,14 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "srope.prerotation": mode_wrap(recurrence, "selective_rope_attention", "recurrent", lambda out: 1.001 * out),
     # float32 accumulation loses the parity
     "srope.parity": wrap(
-        rotary, "cumulative_phase", lambda o: lambda om, th=1.0, accumulate="float64": o(om, th, accumulate="float32")
+        rotary, "cumulative_angles", lambda o: lambda om, th=1.0, accumulate="float64": o(om, th, accumulate="float32")
     ),
     # every kernel replaced by the first difference: no path dependence anywhere
     "srope.path_dependence": wrap(
-        rotary, "selective_phase", lambda o: lambda x, kernel, *a, **k: o(x, [-1.0, 1.0], *a, **k)
+        rotary, "selective_angles", lambda o: lambda x, kernel, *a, **k: o(x, [-1.0, 1.0], *a, **k)
     ),
     # the bias applied before the convolution: increments are no longer constant
-    "srope.bias_only": wrap(rotary, "selective_phase", _bias_before_conv),
+    "srope.bias_only": wrap(rotary, "selective_angles", _bias_before_conv),
     # a "causal" convolution that peeks one step ahead
     "srope.conv_causal": wrap(
         rotary,

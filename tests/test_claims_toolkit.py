@@ -1,5 +1,5 @@
 """The small toolkit additions the second-wave claims use: the Selective RoPE bias and phase gate
-in :func:`ropelab.rotary.selective_phase`, and the float32 evaluation of the temperature spectrum."""
+in :func:`ropelab.rotary.selective_angles`, and the float32 evaluation of the temperature spectrum."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from ropelab import rotary, temperature
 
 
-def test_selective_phase_bias_and_gate_follow_the_released_order() -> None:
+def test_selective_angles_bias_and_gate_follow_the_released_order() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=(12, 3))
     kern = rng.normal(size=4)
@@ -18,30 +18,30 @@ def test_selective_phase_bias_and_gate_follow_the_released_order() -> None:
     theta = np.array([1.0, 0.5, 0.25])
     y = rotary.short_conv(x, kern, "silu")
     expected = theta * np.cumsum(g * (y + np.exp(b)), axis=0)
-    got = rotary.selective_phase(x, kern, theta, "silu", bias=b, gates=g)
+    got = rotary.selective_angles(x, kern, theta, "silu", bias=b, gates=g)
     np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
     # without bias and gate the compiled path is used and agrees with the composition
     np.testing.assert_allclose(
-        rotary.selective_phase(x, kern, theta),
+        rotary.selective_angles(x, kern, theta),
         theta * np.cumsum(rotary.short_conv(x, kern), axis=0),
         rtol=1e-13,
         atol=1e-13,
     )
 
 
-def test_selective_phase_bad_bias_and_gate() -> None:
+def test_selective_angles_bad_bias_and_gate() -> None:
     x = np.zeros((5, 2))
-    with pytest.raises(ValueError, match=r"selective_phase: bias must be a finite array of shape \(2,\), got"):
-        rotary.selective_phase(x, [1.0], bias=[0.0, 0.0, 0.0])
-    with pytest.raises(ValueError, match=r"selective_phase: bias must be .* got \[nan, 0.0\]"):
-        rotary.selective_phase(x, [1.0], bias=[float("nan"), 0.0])
-    with pytest.raises(ValueError, match=r"selective_phase: gates must hold finite values in \[0, 1\], got 1.5"):
-        rotary.selective_phase(x, [1.0], gates=1.5)
-    with pytest.raises(ValueError, match=r"selective_phase: gates of shape \(3, 1\) does not broadcast"):
-        rotary.selective_phase(x, [1.0], gates=np.ones((3, 1)))
+    with pytest.raises(ValueError, match=r"selective_angles: bias must be a finite array of shape \(2,\), got"):
+        rotary.selective_angles(x, [1.0], bias=[0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"selective_angles: bias must be .* got \[nan, 0.0\]"):
+        rotary.selective_angles(x, [1.0], bias=[float("nan"), 0.0])
+    with pytest.raises(ValueError, match=r"selective_angles: gates must hold finite values in \[0, 1\], got 1.5"):
+        rotary.selective_angles(x, [1.0], gates=1.5)
+    with pytest.raises(ValueError, match=r"selective_angles: gates of shape \(3, 1\) does not broadcast"):
+        rotary.selective_angles(x, [1.0], gates=np.ones((3, 1)))
     for gates in (0j, np.full((5, 2), 0.5 + 0j), "0.5", ["0.5"]):  # not real numbers: refused, not cast
-        with pytest.raises(TypeError, match=r"selective_phase: gates must be a real array, got dtype"):
-            rotary.selective_phase(x, [1.0], gates=gates)
+        with pytest.raises(TypeError, match=r"selective_angles: gates must be a real array, got dtype"):
+            rotary.selective_angles(x, [1.0], gates=gates)
 
 
 def test_spectrum_float32() -> None:

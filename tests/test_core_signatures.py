@@ -75,7 +75,7 @@ def test_wrappers_call_the_core_by_keyword() -> None:
                     positional.append(
                         f"{path.relative_to(PACKAGE)}:{call.lineno}: {name} ({len(call.args)} positional)"
                     )
-    # the scan sees the wrappers' calls (rff.estimate, attention.random_feature, selective.phases, ...)
+    # the scan sees the wrappers' calls (rff.estimate, attention.random_feature, selective.angles, ...)
     assert seen >= 30, seen
     assert not positional, "calls into _core with positional arguments:\n" + "\n".join(positional)
 

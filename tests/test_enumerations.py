@@ -125,7 +125,7 @@ def test_attention_simd_rotary_temperature_names_are_the_core_names() -> None:
     assert simd.available() == [i for i in simd.ISAS if i in simd.available()]
     # rotary activations: None in Python is the core's "none"
     assert tuple(_core.rotary.activations()) == ("none", "silu")
-    for func in (rotary.short_conv, rotary.selective_phase):
+    for func in (rotary.short_conv, rotary.selective_angles):
         hints = typing.get_type_hints(func)
         assert {a if a is not type(None) else "none" for a in _literal_values(hints["activation"])} == set(
             _core.rotary.activations()

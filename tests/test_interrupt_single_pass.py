@@ -23,9 +23,9 @@ CALLS = {
         "x = np.ones((2**27, 2), np.float32); a = np.full((2**27, 1), 0.5)",
         "rl.rotary.rotate(x, a, nthreads=1)",
     ),
-    "cumulative_phase": ("w = np.ones((2**27, 1))", "rl.rotary.cumulative_phase(w, 0.5, accumulate='wrapped')"),
+    "cumulative_angles": ("w = np.ones((2**27, 1))", "rl.rotary.cumulative_angles(w, 0.5, accumulate='wrapped')"),
     "short_conv": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.short_conv(x, w)"),
-    "selective_phase": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.selective_phase(x, w, 0.1)"),
+    "selective_angles": ("x = np.ones((10**6, 1)); w = np.ones(10**5)", "rl.rotary.selective_angles(x, w, 0.1)"),
     "rope_angles": ("p = np.arange(2.0**24)", "rl.rotary.rope_angles(p, 64)"),
     "frequencies": ("", "rl.rotary.frequencies(2**28)"),
     "rotation_matrix": ("a = np.ones((3, 8000))", "rl.rotary.rotation_matrix(a)"),
@@ -61,12 +61,12 @@ CALLS = {
     "convert_strided": ("x = np.full(2**28, 0.5)[::2]", "rl.temperature.paper_sigma(x)"),
     # NumPy passes inside Python wrappers, made in blocks of ~2^20 values (Python checks for
     # signals between two NumPy calls): the T x T biases of ALiBi and FoX (2^28 values), the bias
-    # and gate of selective_phase, and ssm_kernel's modes (converted in pieces by the core)
+    # and gate of selective_angles, and ssm_kernel's modes (converted in pieces by the core)
     "alibi_bias": ("", "rl.related.alibi_bias(8192, np.full(4, 0.5))"),
     "fox_bias": ("f = np.full((4, 8192), 0.9)", "rl.related.fox_bias(f)"),
-    "selective_phase_gate": (
+    "selective_angles_gate": (
         "x = np.ones((2**24, 4)); w = np.ones(2); b = np.zeros(4); g = np.full((2**24, 4), 0.5)",
-        "rl.rotary.selective_phase(x, w, 0.1, bias=b, gates=g)",
+        "rl.rotary.selective_angles(x, w, 0.1, bias=b, gates=g)",
     ),
     "ssm_kernel_modes": ("A = np.full(2**25, -0.01 + 0.3j)", "rl.spectra.ssm_kernel(A, 1.0, 1.0, 0.1, 1)"),
     "householder": ("w = np.ones((3, 8000))", "rl.transition.householder(w)"),

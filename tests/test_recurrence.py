@@ -126,7 +126,7 @@ def test_selective_prerotated_equals_recurrent_and_eq3(layout: str, gate_kind: s
     dense A^eff_t = C_{t−1}ᵀ Λ_t C_t from transition.effective_sequence."""
     rng = np.random.default_rng(T * 7 + d)
     q, k, v = qkv(T + d, T, d, dv)
-    angles = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 3.0, size=d // 2))
+    angles = rotary.cumulative_angles(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 3.0, size=d // 2))
     g = gates_for(gate_kind, rng, T, d)
     pre = recurrence.selective_rope_attention(q, k, v, angles, g, mode="prerotated", layout=layout)
     rec = recurrence.selective_rope_attention(q, k, v, angles, g, mode="recurrent", layout=layout)
@@ -347,7 +347,7 @@ def test_softmax_with_rope_and_selective_rope(layout: str) -> None:
     shifted = recurrence.softmax_attention(q, k, v, rotary.rope_angles(np.arange(T) + 1000.0, d), layout=layout)
     assert_allclose(shifted, out, rtol=0, atol=1e4 * EPS * 1000 * np.abs(v).max())
     # Selective RoPE angles.
-    angles = rotary.cumulative_phase(np.random.default_rng(41).normal(size=(T, d // 2)))
+    angles = rotary.cumulative_angles(np.random.default_rng(41).normal(size=(T, d // 2)))
     ref = np_softmax_attention(rotary.rotate(q, angles, layout), rotary.rotate(k, angles, layout), v)
     assert_allclose(recurrence.softmax_attention(q, k, v, angles, layout=layout), ref, rtol=0, atol=budget)
 

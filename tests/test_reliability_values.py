@@ -78,9 +78,9 @@ def test_inputs_once_accepted_are_refused_with_the_argument_named(call, exc, mat
         call()
 
 
-def test_the_bits_of_parity_phase_error_may_still_be_bool() -> None:
+def test_the_bits_of_parity_angle_error_may_still_be_bool() -> None:
     bits = np.array([True, False, True, True])
-    np.testing.assert_array_equal(rl.rotary.parity_phase_error(bits), rl.rotary.parity_phase_error(bits.astype(int)))
+    np.testing.assert_array_equal(rl.rotary.parity_angle_error(bits), rl.rotary.parity_angle_error(bits.astype(int)))
 
 
 def test_to_xarray_with_bad_attrs_is_a_value_error() -> None:

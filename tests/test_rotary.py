@@ -199,7 +199,7 @@ def test_eq13_prerotation_identity(layout: str) -> None:
     """k_τᵀ R_{τ+1}⋯R_t q_t = (C_τ k_τ)ᵀ (C_t q_t) with R_t = C_{t−1}ᵀ C_t (Selective RoPE)."""
     rng = np.random.default_rng(9)
     T, d = 12, 8
-    angles = rotary.cumulative_phase(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 2, size=d // 2))
+    angles = rotary.cumulative_angles(rng.normal(size=(T, d // 2)), rng.uniform(0.1, 2, size=d // 2))
     q, k = rng.normal(size=(2, T, d))
     for tau, t in [(0, 11), (3, 7), (5, 5)]:
         P = np.eye(d)
@@ -233,25 +233,25 @@ def test_decay_bound_not_monotone() -> None:
     assert np.any(np.diff(b) > 0), "B(r) must have local increases (RoFormer's bound is not monotone)"
 
 
-def test_cumulative_phase_accumulation_modes() -> None:
+def test_cumulative_angles_accumulation_modes() -> None:
     rng = np.random.default_rng(11)
     omega = rng.normal(size=(2, 500, 4))
     theta = rng.uniform(0.5, 2.0, size=4)
-    angles = rotary.cumulative_phase(omega, theta)
+    angles = rotary.cumulative_angles(omega, theta)
     assert angles.shape == omega.shape
     # Sequential double sums both ways; NumPy's cumsum is sequential too: equal to a few ulps·T.
     assert_allclose(angles, np.cumsum(theta * omega, axis=-2), rtol=0, atol=8 * EPS * 500 * np.abs(angles).max())
-    f32 = rotary.cumulative_phase(omega, theta, accumulate="float32")
+    f32 = rotary.cumulative_angles(omega, theta, accumulate="float32")
     assert_array_equal(f32, np.cumsum((theta * omega).astype(np.float32), axis=-2, dtype=np.float32))
-    w = rotary.cumulative_phase(omega, theta, accumulate="wrapped")
+    w = rotary.cumulative_angles(omega, theta, accumulate="wrapped")
     assert np.all((w >= -np.pi) & (w < np.pi))
     # Same angle mod 2π: compare cos and sin (rounding of ≤ 500 reductions by 2π).
     assert_allclose(np.cos(w), np.cos(angles), atol=1e-12)
     assert_allclose(np.sin(w), np.sin(angles), atol=1e-12)
-    assert_allclose(rotary.cumulative_phase([[1.0], [1.0]], 0.5), [[0.5], [1.0]])
+    assert_allclose(rotary.cumulative_angles([[1.0], [1.0]], 0.5), [[0.5], [1.0]])
 
 
-def test_short_conv_and_selective_phase() -> None:
+def test_short_conv_and_selective_angles() -> None:
     rng = np.random.default_rng(12)
     x = rng.normal(size=(2, 30, 3))
     w = rng.normal(size=(4, 3))
@@ -267,40 +267,40 @@ def test_short_conv_and_selective_phase() -> None:
     shared = rotary.short_conv(x, w[:, 0])
     assert_allclose(shared, rotary.short_conv(x, np.repeat(w[:, :1], 3, axis=1)), rtol=0, atol=0)
     theta = np.array([1.0, 0.5, 0.25])
-    angles = rotary.selective_phase(x, w, theta, "silu")
-    assert_array_equal(angles, rotary.cumulative_phase(rotary.short_conv(x, w, "silu"), theta))
+    angles = rotary.selective_angles(x, w, theta, "silu")
+    assert_array_equal(angles, rotary.cumulative_angles(rotary.short_conv(x, w, "silu"), theta))
     # Causality: changing a future input never changes past angles.
     x2 = x.copy()
     x2[:, 20:] += 1.0
-    assert_array_equal(rotary.selective_phase(x2, w, theta)[:, :20], rotary.selective_phase(x, w, theta)[:, :20])
+    assert_array_equal(rotary.selective_angles(x2, w, theta)[:, :20], rotary.selective_angles(x, w, theta)[:, :20])
 
 
 def test_parity_example_cos_sign() -> None:
     rng = np.random.default_rng(13)
     b = rng.integers(0, 2, size=2000)
-    angles = rotary.cumulative_phase((np.pi * b)[:, None], 1.0)[:, 0]
+    angles = rotary.cumulative_angles((np.pi * b)[:, None], 1.0)[:, 0]
     # ψ_t ≤ 2000π: accumulated rounding ≲ 2000 · ulp(6300) ≈ 2e-9.
     assert_allclose(np.cos(angles), (-1.0) ** np.cumsum(b), atol=1e-8)
 
 
 def test_parity_batch_rows_are_independent() -> None:
     bits = np.random.default_rng(16).integers(0, 2, size=(3, 5000))
-    e = rotary.parity_phase_error(bits, "float32")
+    e = rotary.parity_angle_error(bits, "float32")
     assert e.shape == bits.shape
-    assert_array_equal(e[2], rotary.parity_phase_error(bits[2], "float32"))
+    assert_array_equal(e[2], rotary.parity_angle_error(bits[2], "float32"))
 
 
-def test_parity_phase_error_up_to_1e7() -> None:
+def test_parity_angle_error_up_to_1e7() -> None:
     """ω_t = π b_t on random bits, T = 10^7: float64 drifts slowly, float32 loses the parity,
     wrapped accumulation stays exact."""
     T = 10**7
     bits = np.random.default_rng(14).integers(0, 2, size=T, dtype=np.int8)
-    ew = rotary.parity_phase_error(bits, "wrapped")
+    ew = rotary.parity_angle_error(bits, "wrapped")
     assert ew.shape == (T,)
     # Wrapped: ψ ∈ {−π_double, 0} exactly; the only error is π − π_double ≈ 1.2e-16.
     assert np.abs(ew).max() < 4 * EPS
     del ew
-    e64 = rotary.parity_phase_error(bits, "float64")
+    e64 = rotary.parity_angle_error(bits, "float64")
     # float64: each of the n additions rounds by ≤ ulp(πn)/2, plus n·(π − fl(π)): a strict bound
     # (checked on every 7th step to keep the test's memory small).
     n = np.cumsum(bits, dtype=np.int64)[::7].astype(np.float64)
@@ -308,7 +308,7 @@ def test_parity_phase_error_up_to_1e7() -> None:
     assert np.abs(e64).max() < 1e-2
     late64 = np.abs(e64[-T // 10 :]).max()
     del e64, n
-    e32 = rotary.parity_phase_error(bits, "float32")
+    e32 = rotary.parity_angle_error(bits, "float32")
     # float32: the parity (sign of cos ψ) is wrong somewhere long before T = 10^7 ...
     assert np.any(np.abs(e32) > np.pi / 2)
     # ... while for short sequences the float32 phase still gives the right sign.
@@ -336,13 +336,13 @@ def test_parity_phase_error_up_to_1e7() -> None:
         (lambda: rotary.decay_bound(np.nan), ValueError, r"decay_bound: r must be finite"),
         (lambda: rotary.rope_angles([1.0], 8, scale=0.0), ValueError, r"scale must be > 0"),
         (
-            lambda: rotary.cumulative_phase(np.ones((3, 2)), np.ones(3)),
+            lambda: rotary.cumulative_angles(np.ones((3, 2)), np.ones(3)),
             ValueError,
             r"theta must be a scalar or have shape \(d/2,\) = \(2,\)",
         ),
-        (lambda: rotary.cumulative_phase(np.ones(3), 1.0), ValueError, r"omega must have shape \(\.\.\., T, d/2\)"),
+        (lambda: rotary.cumulative_angles(np.ones(3), 1.0), ValueError, r"omega must have shape \(\.\.\., T, d/2\)"),
         (
-            lambda: rotary.cumulative_phase(np.ones((3, 2)), 1.0, accumulate="float16"),
+            lambda: rotary.cumulative_angles(np.ones((3, 2)), 1.0, accumulate="float16"),
             ValueError,
             r"accumulate.*'float16'",
         ),
@@ -352,7 +352,7 @@ def test_parity_phase_error_up_to_1e7() -> None:
             r"kernel must have shape \(K,\) or \(K, channels\) = \(K, 3\)",
         ),
         (lambda: rotary.short_conv(np.ones((4, 3)), np.ones(2), "relu"), ValueError, r"activation.*'relu'"),
-        (lambda: rotary.parity_phase_error([0, 1, 2]), ValueError, r"bits must contain only 0 and 1.*2\.0"),
+        (lambda: rotary.parity_angle_error([0, 1, 2]), ValueError, r"bits must contain only 0 and 1.*2\.0"),
         (lambda: rotary.complexify(np.ones(3)), ValueError, r"complexify: x .*even"),
         (lambda: rotary.realify([np.nan + 0j]), ValueError, r"realify: z must be finite"),
         (

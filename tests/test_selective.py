@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ropelab import rotary
-from ropelab.selective import SelectiveState, SelectiveWeights, apply, load_safetensors, phases, rotary_temperature
+from ropelab.selective import SelectiveState, SelectiveWeights, angles, apply, load_safetensors, rotary_temperature
 
 # ----------------------------------------------------------------------------------------------
 # Independent reference: the authors' forward in NumPy (float64 unless noted).
@@ -113,7 +113,7 @@ def test_matches_reference_float64(cfg, act):
     w = SelectiveWeights.from_state_dict(sd, 3, conv_activation=act)
     x = rng.standard_normal((2, 37, 12))
     ref, _, _ = ref_forward(x, sd, 3, conv_act=act)
-    got = phases(x, w)
+    got = angles(x, w)
     assert got.shape == (2, 37, 3, 4) and got.dtype == np.float64
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(ref)))
 
@@ -125,7 +125,7 @@ def test_matches_reference_float32_order():
     x = rng.standard_normal((1, 3000, 12))
     ref32, _, _ = ref_forward(x, sd, 3, float32=True)
     ref64, _, _ = ref_forward(x, sd, 3)
-    got = phases(x, w, accumulate="float32")
+    got = angles(x, w, accumulate="float32")
     assert got.dtype == np.float32
     # the same float32 operations on increments that agree to ~1e-15 before rounding to float32:
     # equal up to a few float32 ulps of the largest phase (a rare increment rounds the other way)
@@ -142,7 +142,7 @@ def test_float32_exact_on_representable_increments():
     w = SelectiveWeights(np.eye(1), np.eye(1), [0.3], conv_weight=np.ones((1, 1, 1)), eps=0.0)
     x = np.ones((5000, 1))
     s = np.cumsum(np.ones(5000, np.float32), dtype=np.float32) * np.float32(0.3)
-    np.testing.assert_array_equal(phases(x, w, accumulate="float32")[:, 0, 0], s)
+    np.testing.assert_array_equal(angles(x, w, accumulate="float32")[:, 0, 0], s)
 
 
 def test_rotation_half_layout():
@@ -152,10 +152,10 @@ def test_rotation_half_layout():
     x = rng.standard_normal((2, 9, 12))
     q, k = rng.standard_normal((2, 2, 9, 3, 8))
     ang, _, _ = ref_forward(x, sd, 3)
-    qr, kr, angles = apply(q, k, x, w)
+    qr, kr, psi = apply(q, k, x, w)
     np.testing.assert_allclose(qr, ref_rotate_half(q, ang), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kr, ref_rotate_half(k, ang), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(angles, ang, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(psi, ang, rtol=1e-12, atol=1e-14)
 
 
 def test_cache_layout_and_offset_match_authors_cache():
@@ -183,7 +183,7 @@ def test_streaming_equals_one_call(cuts, cfg, seed):
     w = SelectiveWeights.from_state_dict(sd, 3)
     T = 40
     x = rng.standard_normal((2, T, 12))
-    whole = phases(x, w)
+    whole = angles(x, w)
     st_ = SelectiveState(w, batch=2)
     bounds = sorted(set([0, T] + cuts))
     parts = [st_.feed(x[:, a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
@@ -204,7 +204,7 @@ def test_skip_conv_authors_generation_restarts_difference():
     ref_a, _, off = ref_forward(x[:, :4], sd, 3)
     ref_b, _, _ = ref_forward(x[:, 4:], sd, 3, cache=(None, off))
     np.testing.assert_allclose(np.concatenate([a, b], 1), np.concatenate([ref_a, ref_b], 1), rtol=1e-12, atol=1e-13)
-    assert not np.allclose(np.concatenate([a, b], 1), phases(x, w))
+    assert not np.allclose(np.concatenate([a, b], 1), angles(x, w))
 
 
 def test_float32_streaming_is_authors_generation_order():
@@ -234,8 +234,8 @@ def test_conv_weight_layouts_agree():
         gate_bias=sd["phase_gate_proj.bias"],
     )
     x = rng.standard_normal((6, 12))
-    np.testing.assert_array_equal(phases(x, w1), phases(x, w2))
-    assert phases(x, w1).shape == (6, 3, 4)
+    np.testing.assert_array_equal(angles(x, w1), angles(x, w2))
+    assert angles(x, w1).shape == (6, 3, 4)
 
 
 def test_rotary_temperature_matches_formulas():
@@ -260,7 +260,7 @@ def test_safetensors_roundtrip(tmp_path):
     w = load_safetensors(path, 3, prefix="layer.0.")
     w_ref = SelectiveWeights.from_state_dict(sd, 3, prefix="layer.0.")
     x = rng.standard_normal((5, 12))
-    np.testing.assert_array_equal(phases(x, w), phases(x, w_ref))
+    np.testing.assert_array_equal(angles(x, w), angles(x, w_ref))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -318,17 +318,17 @@ def test_bad_hidden_and_state():
     rng = np.random.default_rng(0)
     w = SelectiveWeights(**base(rng))
     with pytest.raises(ValueError, match="hidden"):
-        phases(np.ones((5, 11)), w)
+        angles(np.ones((5, 11)), w)
     with pytest.raises(ValueError, match="hidden"):
-        phases(np.ones((1, 1, 5, 12)), w)
+        angles(np.ones((1, 1, 5, 12)), w)
     x = np.ones((5, 12))
     x[2, 3] = np.nan
     with pytest.raises(ValueError, match="hidden"):
-        phases(x, w)
+        angles(x, w)
     with pytest.raises(TypeError, match="hidden"):
-        phases(np.ones((5, 12), dtype=complex), w)
+        angles(np.ones((5, 12), dtype=complex), w)
     with pytest.raises(ValueError, match="accumulate"):
-        phases(np.ones((5, 12)), w, accumulate="float16")  # type: ignore[arg-type]
+        angles(np.ones((5, 12)), w, accumulate="float16")  # type: ignore[arg-type]
     st_ = SelectiveState(w, batch=2)
     with pytest.raises(ValueError, match="batch"):
         st_.feed(np.ones((3, 5, 12)))
@@ -344,10 +344,10 @@ def test_overflow_is_an_error():
     rng = np.random.default_rng(0)
     w = SelectiveWeights(**base(rng, bias=np.full(12, 710.0)))
     with pytest.raises(ValueError, match="bias"):
-        phases(np.ones((3, 12)), w)
+        angles(np.ones((3, 12)), w)
     w = SelectiveWeights(**base(rng, bias=np.full(12, 708.0)))  # e^708 finite, the sum overflows
     with pytest.raises(ValueError, match="not finite"):
-        phases(np.ones((10, 12)), w)
+        angles(np.ones((10, 12)), w)
 
 
 def test_empty_chunk_keeps_state():
@@ -361,14 +361,14 @@ def test_empty_chunk_keeps_state():
     np.testing.assert_array_equal(st_.offset, off)
 
 
-def test_same_as_rotary_selective_phase_for_identity_path():
+def test_same_as_rotary_selective_angles_for_identity_path():
     # one head, identity projection, no normalisation effect on a unit-norm hidden state: the
-    # angle path reduces to rotary.selective_phase on u
+    # angle path reduces to rotary.selective_angles on u
     rng = np.random.default_rng(2)
     R = 3
     x = rng.standard_normal((20, R))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     kern = rng.standard_normal((4, R))
     w = SelectiveWeights(np.eye(R), np.eye(R), np.full(R, 0.7), conv_weight=kern, bias=np.zeros(R), eps=0.0)
-    ref = rotary.selective_phase(x, kern, theta=np.full(R, 0.7), bias=np.zeros(R))
-    np.testing.assert_allclose(phases(x, w)[:, 0, :], ref, rtol=1e-12, atol=1e-13)
+    ref = rotary.selective_angles(x, kern, theta=np.full(R, 0.7), bias=np.zeros(R))
+    np.testing.assert_allclose(angles(x, w)[:, 0, :], ref, rtol=1e-12, atol=1e-13)

@@ -17,7 +17,7 @@ RNG = np.random.default_rng(77)
 Q, K = 0.4 * RNG.standard_normal((2, 8))
 T, D = 24, 8
 QS, KS, VS = RNG.standard_normal((3, T, D))
-PSI = rl.rotary.cumulative_phase(RNG.standard_normal((T, D // 2)))
+PSI = rl.rotary.cumulative_angles(RNG.standard_normal((T, D // 2)))
 GATES = RNG.uniform(0.3, 1.0, (T, D))
 OMEGA = RNG.standard_normal((6, D))
 W = rl.spectra.window("hann", 64)
@@ -37,7 +37,7 @@ CALLS: list[tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = [
     ),
     ("temperature.optimal_sigma", rl.temperature.optimal_sigma, (np.array([0.1, 0.6]), np.array([4.0, 16.0])), {}),
     ("rotary.rotate", rl.rotary.rotate, (QS, PSI), {}),
-    ("rotary.cumulative_phase", rl.rotary.cumulative_phase, (PSI,), {}),
+    ("rotary.cumulative_angles", rl.rotary.cumulative_angles, (PSI,), {}),
     ("rotary.decay_bound", rl.rotary.decay_bound, (np.arange(0, 200.0),), {}),
     ("recurrence.linear_attention", rl.recurrence.linear_attention, (QS, KS, VS), {}),
     ("recurrence.selective_rope_attention", rl.recurrence.selective_rope_attention, (QS, KS, VS, PSI, GATES), {}),

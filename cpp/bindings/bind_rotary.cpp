@@ -140,8 +140,8 @@ std::vector<double> theta_arg(py::handle obj, std::size_t h, const char* f) {
   return std::vector<double>(th.data(), th.data() + h);
 }
 
-darray cumulative_phase(ArrayLike omega_o, ArrayLike theta_o, Choice acc_o) {
-  const char* f = "rotary.cumulative_phase";
+darray cumulative_angles(ArrayLike omega_o, ArrayLike theta_o, Choice acc_o) {
+  const char* f = "rotary.cumulative_angles";
   const darray omega = array_min_nd(omega_o, f, "omega", 2, "(..., T, d/2)");
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
   const auto T = static_cast<std::size_t>(omega.shape(omega.ndim() - 2));
@@ -153,7 +153,7 @@ darray cumulative_phase(ArrayLike omega_o, ArrayLike theta_o, Choice acc_o) {
   double* po = out.mutable_data();
   // Safe without the GIL: only omega, theta and out (owned here) are touched.
   run_polled(static_cast<double>(omega.size()), [&](const std::atomic<bool>* cancel) {
-    rotary::cumulative_phase(pw, batch, T, h, theta.data(), acc, po, cancel);
+    rotary::cumulative_angles(pw, batch, T, h, theta.data(), acc, po, cancel);
   });
   return out;
 }
@@ -203,9 +203,9 @@ darray short_conv(ArrayLike x_o, ArrayLike w_o, OptionalChoice act_o) {
   return out;
 }
 
-darray selective_phase(ArrayLike x_o, ArrayLike w_o, ArrayLike theta_o, OptionalChoice act_o,
-                       Choice acc_o) {
-  const char* f = "rotary.selective_phase";
+darray selective_angles(ArrayLike x_o, ArrayLike w_o, ArrayLike theta_o, OptionalChoice act_o,
+                        Choice acc_o) {
+  const char* f = "rotary.selective_angles";
   const ConvArgs a = conv_args(x_o, w_o, act_o, f);
   const std::vector<double> theta = theta_arg(theta_o, a.c, f);
   const rotary::Accumulate acc = parse_choice(acc_o, f, "accumulate", rotary::parse_accumulate);
@@ -217,7 +217,7 @@ darray selective_phase(ArrayLike x_o, ArrayLike w_o, ArrayLike theta_o, Optional
              [&](const std::atomic<bool>* cancel) {
                rotary::short_conv(a.x.data(), a.batch, a.T, a.c, a.w.data(), a.K, a.kc, a.act, pw,
                                   cancel);
-               rotary::cumulative_phase(pw, a.batch, a.T, a.c, theta.data(), acc, po, cancel);
+               rotary::cumulative_angles(pw, a.batch, a.T, a.c, theta.data(), acc, po, cancel);
              });
   return out;
 }
@@ -351,8 +351,8 @@ darray realify_diagonal(ArrayLike lam_o, Choice layout_o) {
   return out;
 }
 
-darray parity_phase_error(ArrayLike bits_o, Choice acc_o) {
-  const char* f = "rotary.parity_phase_error";
+darray parity_angle_error(ArrayLike bits_o, Choice acc_o) {
+  const char* f = "rotary.parity_angle_error";
   // bits may be bool (the one argument where True/False are the natural values)
   py::object bits_obj = py::reinterpret_borrow<py::object>(bits_o);
   if (py::isinstance<py::array>(bits_o) &&
@@ -372,7 +372,7 @@ darray parity_phase_error(ArrayLike bits_o, Choice acc_o) {
   double* po = out.mutable_data();
   run_interruptible([&](const std::atomic<bool>* cancel) {
     for (std::size_t r = 0; r < rows; ++r) {
-      rotary::parity_phase_error(bits.data() + r * T, T, acc, po + r * T, cancel);
+      rotary::parity_angle_error(bits.data() + r * T, T, acc, po + r * T, cancel);
     }
   });
   return out;
@@ -387,16 +387,16 @@ void register_rotary(py::module_& m) {
   m.def("frequencies", &frequencies, "d"_a, "base"_a);
   m.def("rope_angles", &rope_angles, "positions"_a, "d"_a, "base"_a, "scale"_a);
   m.def("rotate", &rotate, "x"_a, "angles"_a, "layout"_a, "nthreads"_a);
-  m.def("cumulative_phase", &cumulative_phase, "omega"_a, "theta"_a, "accumulate"_a);
+  m.def("cumulative_angles", &cumulative_angles, "omega"_a, "theta"_a, "accumulate"_a);
   m.def("short_conv", &short_conv, "x"_a, "kernel"_a, "activation"_a);
-  m.def("selective_phase", &selective_phase, "x"_a, "kernel"_a, "theta"_a, "activation"_a,
+  m.def("selective_angles", &selective_angles, "x"_a, "kernel"_a, "theta"_a, "activation"_a,
         "accumulate"_a);
   m.def("decay_bound", &decay_bound, "r"_a, "d"_a, "base"_a);
   m.def("rotation_matrix", &rotation_matrix, "angles"_a, "layout"_a);
   m.def("realify", &realify, "z"_a, "layout"_a);
   m.def("complexify", &complexify, "x"_a, "layout"_a);
   m.def("realify_diagonal", &realify_diagonal, "lam"_a, "layout"_a);
-  m.def("parity_phase_error", &parity_phase_error, "bits"_a, "accumulate"_a);
+  m.def("parity_angle_error", &parity_angle_error, "bits"_a, "accumulate"_a);
 }
 
 }  // namespace ropelab::bind

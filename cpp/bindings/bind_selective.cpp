@@ -17,19 +17,19 @@ namespace {
 namespace sl = ropelab::selective;
 
 void need(bool ok, const char* name, const std::string& what, py::handle obj) {
-  if (!ok) value_error("selective.phases", name, what, obj);
+  if (!ok) value_error("selective.angles", name, what, obj);
 }
 
 std::size_t dim(const darray& a, int i) {
   return static_cast<std::size_t>(a.shape(i));
 }
 
-std::tuple<darray, darray, darray> phases(
+std::tuple<darray, darray, darray> angles(
     ArrayLike hidden_o, ArrayLike down_o, ArrayLike up_o, OptionalArrayLike conv_o, bool silu,
     OptionalArrayLike bias_o, OptionalArrayLike gate_down_o, OptionalArrayLike gate_up_o,
     OptionalArrayLike gate_bias_o, ArrayLike theta_o, std::size_t heads, double eps, bool float32,
     ArrayLike cache_o, ArrayLike offset_o, bool diff_from_zero) {
-  const char* f = "selective.phases";
+  const char* f = "selective.angles";
   const darray hidden = real_array_nd(hidden_o, f, "hidden", 3);
   const darray down = real_array_nd(down_o, f, "proj_down", 2);
   const darray up = real_array_nd(up_o, f, "proj_up", 2);
@@ -104,20 +104,20 @@ std::tuple<darray, darray, darray> phases(
     std::copy(o_in.data(), o_in.data() + o_in.size(), offset.mutable_data());
   }
   check_output_size(static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(C), f);
-  darray angles(std::vector<py::ssize_t>{static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(T),
-                                         static_cast<py::ssize_t>(C)});
+  darray psi(std::vector<py::ssize_t>{static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(T),
+                                      static_cast<py::ssize_t>(C)});
   const double* ph = hidden.data();
-  double *pc = cache.mutable_data(), *po = offset.mutable_data(), *pa = angles.mutable_data();
+  double *pc = cache.mutable_data(), *po = offset.mutable_data(), *pa = psi.mutable_data();
   run_interruptible([&](const std::atomic<bool>* cancel) {
-    sl::phases(cfg, w, ph, B, T, pc, po, diff_from_zero, pa, cancel);
+    sl::angles(cfg, w, ph, B, T, pc, po, diff_from_zero, pa, cancel);
   });
-  return {angles, cache, offset};
+  return {psi, cache, offset};
 }
 
 }  // namespace
 
 void register_selective(py::module_& m) {
-  m.def("phases", &phases, "hidden"_a, "proj_down"_a, "proj_up"_a, "conv_weight"_a, "silu"_a,
+  m.def("angles", &angles, "hidden"_a, "proj_down"_a, "proj_up"_a, "conv_weight"_a, "silu"_a,
         "bias"_a, "gate_down"_a, "gate_up"_a, "gate_bias"_a, "temperature"_a, "num_heads"_a,
         "eps"_a, "float32"_a, "conv_cache"_a, "offset"_a, "diff_from_zero"_a);
 }

@@ -55,7 +55,7 @@ BatchGate batch_gate(py::handle obj, const std::vector<py::ssize_t>& lead, std::
 }
 
 /// angles_prev (and angles) of one shape; returns d.
-std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
+std::size_t angle_pair(const darray& pp, const darray* pt, const char* f) {
   if (pt != nullptr && shape_of(pp) != shape_of(*pt)) {
     mismatch(f, "angles_prev and angles must have the same shape (..., d/2)", "angles_prev", pp,
              "angles", *pt);
@@ -66,7 +66,7 @@ std::size_t phase_pair(const darray& pp, const darray* pt, const char* f) {
 darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gates_o, Choice layout_o) {
   const char* f = "transition.effective";
   const darray pp = angles_arg(pp_o, f, "angles_prev"), pt = angles_arg(pt_o, f, "angles");
-  const std::size_t d = phase_pair(pp, &pt, f), h = d / 2;
+  const std::size_t d = angle_pair(pp, &pt, f), h = d / 2;
   const std::vector<py::ssize_t> lead = lead_shape(pp, 1);
   const BatchGate g = batch_gate(gates_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);
@@ -125,7 +125,7 @@ darray commutator_norm(ArrayLike angles_o, OptionalArrayLike gates_o, Choice lay
                        Choice norm_o) {
   const char* f = "transition.commutator_norm";
   const darray angles = angles_arg(angles_o, f, "angles_prev");
-  const std::size_t d = phase_pair(angles, nullptr, f), h = d / 2;
+  const std::size_t d = angle_pair(angles, nullptr, f), h = d / 2;
   const std::vector<py::ssize_t> lead = lead_shape(angles, 1);
   const BatchGate g = batch_gate(gates_o, lead, d, f);
   const rotary::Layout layout = layout_arg(layout_o, f);

@@ -45,7 +45,7 @@ PYBIND11_MODULE(_core, m) {
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");
   ropelab::bind::register_temperature(temperature);
   auto rotary =
-      m.def_submodule("rotary", "rotations of channel pairs: RoPE, Selective RoPE phases");
+      m.def_submodule("rotary", "rotations of channel pairs: RoPE, Selective RoPE angles");
   ropelab::bind::register_rotary(rotary);
   auto recurrence = m.def_submodule("recurrence", "linear-attention recurrences and direct forms");
   ropelab::bind::register_recurrence(recurrence);

@@ -200,9 +200,9 @@ double wrap_pi(double x) {
 }
 }  // namespace
 
-void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std::size_t h,
-                      const double* theta, Accumulate acc, double* out,
-                      const std::atomic<bool>* cancel) {
+void cumulative_angles(const double* omega, std::size_t batch, std::size_t T, std::size_t h,
+                       const double* theta, Accumulate acc, double* out,
+                       const std::atomic<bool>* cancel) {
   for (std::size_t b = 0; b < batch; ++b) {
     const double* w = omega + b * T * h;
     double* o = out + b * T * h;
@@ -344,7 +344,7 @@ void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout 
   }
 }
 
-void parity_phase_error(const std::uint8_t* bits, std::size_t T, Accumulate acc, double* out,
+void parity_angle_error(const std::uint8_t* bits, std::size_t T, Accumulate acc, double* out,
                         const std::atomic<bool>* cancel) {
   double s64 = 0.0;
   float s32 = 0.0f;

@@ -56,7 +56,7 @@ void convolve_sequence(const Config& cfg, const Weights& w, const double* u, std
   }
 }
 
-/// Steps 6–7 for every channel of sequence b (offset: C, updated); throws when a running phase
+/// Steps 6–7 for every channel of sequence b (offset: C, updated); throws when a running sum
 /// overflows.
 void accumulate_sequence(const Config& cfg, const Weights& w, const double* phi, std::size_t T,
                          std::size_t b, double* offset, double* angles) {
@@ -66,7 +66,7 @@ void accumulate_sequence(const Config& cfg, const Weights& w, const double* phi,
     offset[c] = cfg.float32 ? steps::accumulate32(phi + c, C, T, offset[c], theta, angles + c)
                             : steps::accumulate64(phi + c, C, T, offset[c], theta, angles + c);
     if (!std::isfinite(offset[c])) {
-      throw std::invalid_argument("selective.phases: the running phase of sequence " +
+      throw std::invalid_argument("selective.angles: the running sum of sequence " +
                                   std::to_string(b) + ", channel " + std::to_string(c) +
                                   " is not finite (overflow)");
     }
@@ -80,10 +80,10 @@ namespace steps {
 void check_config(const Config& cfg) {
   const std::size_t n = cfg.model_dim, H = cfg.heads, C = cfg.channels(), G = cfg.gate_out;
   if (H == 0 || n == 0 || cfg.pairs == 0 || cfg.rank == 0 || n % H != 0) {
-    throw std::invalid_argument("selective.phases: inconsistent sizes");
+    throw std::invalid_argument("selective.angles: inconsistent sizes");
   }
   if (G != 0 && G != H && G != C)
-    throw std::invalid_argument("selective.phases: gate_out must be H or H*R");
+    throw std::invalid_argument("selective.angles: gate_out must be H or H*R");
 }
 
 std::vector<double> exp_bias(const Config& cfg, const Weights& w) {
@@ -91,7 +91,7 @@ std::vector<double> exp_bias(const Config& cfg, const Weights& w) {
   for (std::size_t c = 0; c < expb.size(); ++c) {
     expb[c] = std::exp(w.bias[c]);
     if (!std::isfinite(expb[c])) {
-      throw std::invalid_argument("selective.phases: exp(bias) overflows for channel " +
+      throw std::invalid_argument("selective.angles: exp(bias) overflows for channel " +
                                   std::to_string(c) + " (bias = " + std::to_string(w.bias[c]) +
                                   ")");
     }
@@ -200,7 +200,7 @@ double accumulate32(const double* phi, std::size_t stride, std::size_t T, double
 
 }  // namespace steps
 
-void phases(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
+void angles(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
             std::size_t T, double* cache, double* offset, bool diff_from_zero, double* angles,
             const std::atomic<bool>* cancel) {
   steps::check_config(cfg);

@@ -90,9 +90,9 @@ TEST(Rotary, ParityWrappedIsExactFloat32Drifts) {
   const std::size_t T = 1u << 22;
   std::vector<std::uint8_t> bits(T, 1);
   std::vector<double> e64(T), e32(T), ew(T);
-  parity_phase_error(bits.data(), T, Accumulate::wrapped, ew.data());
-  parity_phase_error(bits.data(), T, Accumulate::float64, e64.data());
-  parity_phase_error(bits.data(), T, Accumulate::float32, e32.data());
+  parity_angle_error(bits.data(), T, Accumulate::wrapped, ew.data());
+  parity_angle_error(bits.data(), T, Accumulate::float64, e64.data());
+  parity_angle_error(bits.data(), T, Accumulate::float32, e32.data());
   EXPECT_LT(std::abs(ew[T - 1]), 1e-15);
   EXPECT_LT(std::abs(e64[T - 1]), 1e-3);  // float64 drift stays small at 4M steps
   EXPECT_GT(std::abs(e32[T - 1]), 1e-2);  // float32 has lost the phase

@@ -56,13 +56,13 @@ TEST(Selective, ChunksEqualOneCallBitForBit) {
     const std::size_t T = 29, B = 2, C = p.cfg.channels(), W = p.cfg.cache_width();
     const std::vector<double> x = normals(B * T * 8, 7);
     std::vector<double> cache(B * C * W, 0.0), off(B * C, 0.0), whole(B * T * C);
-    selective::phases(p.cfg, p.w(), x.data(), B, T, cache.data(), off.data(), false, whole.data());
+    selective::angles(p.cfg, p.w(), x.data(), B, T, cache.data(), off.data(), false, whole.data());
     // one sequence at a time, in chunks 5, 1, 0, 23
     for (std::size_t b = 0; b < B; ++b) {
       std::vector<double> c2(C * W, 0.0), o2(C, 0.0), got(T * C);
       std::size_t t0 = 0;
       for (std::size_t len : {std::size_t{5}, std::size_t{1}, std::size_t{0}, std::size_t{23}}) {
-        selective::phases(p.cfg, p.w(), x.data() + (b * T + t0) * 8, 1, len, c2.data(), o2.data(),
+        selective::angles(p.cfg, p.w(), x.data() + (b * T + t0) * 8, 1, len, c2.data(), o2.data(),
                           false, got.data() + t0 * C);
         t0 += len;
       }
@@ -79,6 +79,6 @@ TEST(Selective, OverflowThrows) {
   for (double& b : p.bias) b = 710.0;
   std::vector<double> x = normals(3 * 8, 1), cache(6 * 4, 0.0), off(6, 0.0), out(3 * 6);
   EXPECT_THROW(
-      selective::phases(p.cfg, p.w(), x.data(), 1, 3, cache.data(), off.data(), false, out.data()),
+      selective::angles(p.cfg, p.w(), x.data(), 1, 3, cache.data(), off.data(), false, out.data()),
       std::invalid_argument);
 }

@@ -1,4 +1,4 @@
-// GoogleTest: the stages of selective::phases (cpp/include/ropelab/selective.hpp, namespace steps),
+// GoogleTest: the stages of selective::angles (cpp/include/ropelab/selective.hpp, namespace steps),
 // each against a closed form or an independent computation.
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@ rff
 temperature
     The paper's temperature rule (Theorem 1), its counterexample and the finite-D optimum.
 rotary
-    Rotations of channel pairs: RoPE, Selective RoPE phases, decay bound, realification.
+    Rotations of channel pairs: RoPE, Selective RoPE angles, decay bound, realification.
 recurrence
     Linear-attention recurrences (Eq. 3, Eq. 9, gated Selective RoPE, ALiBi, FoX, cosFormer)
     and their direct forms.
@@ -38,7 +38,7 @@ plot
     matplotlib helpers (needs the ``plot`` extra); they take and return Axes/Figures.
 attention
     Exact softmax attention and its random-feature (Performer-style) estimate, with RoPE or
-    Selective RoPE phases and per-pair temperatures.
+    Selective RoPE angles and per-pair temperatures.
 selective
     The released Selective RoPE angle path (normalised input, low-rank projection, short conv,
     bias, phase gate, float32/float64 sums) and its streaming state.

@@ -34,7 +34,7 @@ the amplitude ``e^{‖x‖²/2}`` unchanged, i.e. ``E[φ(q)·φ(k)] = e^{(‖q'�
 Rotary angles. ``angles`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
 ``k[..., t, :]`` by ``angles[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
 attention, which is RoPE for ``angles = rotary.rope_angles(...)`` and Selective RoPE for the
-cumulative angles of :func:`ropelab.rotary.selective_phase`; ``random_feature(q, k, v, D,
+cumulative angles of :func:`ropelab.rotary.selective_angles`; ``random_feature(q, k, v, D,
 angles=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 """
 
@@ -60,8 +60,8 @@ __all__ = [
     "error",
     "mean_cosine",
     "rule_sigma",
-    "PhasePrecision",
-    "phase_precision",
+    "AnglePrecision",
+    "angle_precision",
 ]
 
 # The names are defined once, in the C++ core (``_core.attention.estimators()``); the ``Literal``
@@ -751,32 +751,32 @@ def error(
 
 
 @dataclass(frozen=True)
-class PhasePrecision:
-    """Float32 against float64 along a sequence (see :func:`phase_precision`).
+class AnglePrecision:
+    """Float32 against float64 along a sequence (see :func:`angle_precision`).
 
     Attributes
     ----------
-    phase_error : ndarray, shape (T,)
+    angle_error : ndarray, shape (T,)
         ``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).
     score_error : ndarray, shape (T,)
         ``|s32_t − s64_t| / (‖q_t‖ ‖k_0‖)`` with ``s_t = (R(ψ_t) q_t)·(R(ψ_0) k_0)`` — the rotated
         score between position ``t`` and position 0.
-    phase_max : ndarray, shape (T,)
+    angle_max : ndarray, shape (T,)
         ``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.
     """
 
-    phase_error: FloatArray
+    angle_error: FloatArray
     score_error: FloatArray
-    phase_max: FloatArray
+    angle_max: FloatArray
 
 
-def phase_precision(
+def angle_precision(
     q: ArrayLike, k: ArrayLike, omega: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
-) -> PhasePrecision:
-    """How far a float32 model's rotary phases and rotated scores drift from float64 over ``T``.
+) -> AnglePrecision:
+    """How far a float32 model's rotary angles and rotated scores drift from float64 over ``T``.
 
     The float32 path accumulates ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` in single precision
-    (:func:`ropelab.rotary.cumulative_phase` with ``accumulate="float32"``: the running sum is
+    (:func:`ropelab.rotary.cumulative_angles` with ``accumulate="float32"``: the running sum is
     rounded to float32 at every step, so its error grows with ``t`` and with ``|ψ|``, whose float32
     spacing is ``|ψ|·2⁻²³``), rotates float32 ``q``, ``k`` with those angles
     (:func:`ropelab.rotary.rotate`, products rounded to float32) and forms the score in float32;
@@ -798,7 +798,7 @@ def phase_precision(
 
     Returns
     -------
-    PhasePrecision
+    AnglePrecision
 
     Raises
     ------
@@ -812,8 +812,8 @@ def phase_precision(
     >>> omega = np.tile(rotary.frequencies(d), (T, 1))          # RoPE: ψ_t = (t+1)·θ_i
     >>> rng = np.random.default_rng(0)
     >>> q, k = rng.standard_normal((2, T, d))
-    >>> p = phase_precision(q, k, omega)
-    >>> bool(p.phase_error[-1] > 1e-3 > 1e-6 > p.phase_error[9])  # float32 drift grows with t
+    >>> p = angle_precision(q, k, omega)
+    >>> bool(p.angle_error[-1] > 1e-3 > 1e-6 > p.angle_error[9])  # float32 drift grows with t
     True
     >>> bool(p.score_error[:100].max() < 1e-5 < p.score_error[-100:].max())
     True
@@ -822,19 +822,19 @@ def phase_precision(
     qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
         raise ValueError(
-            f"attention.phase_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
+            f"attention.angle_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
             f"q {qa.shape}, k {ka.shape}"
         )
-    psi64 = rotary.cumulative_phase(om, theta, accumulate="float64")
-    psi32 = rotary.cumulative_phase(om, theta, accumulate="float32")
+    psi64 = rotary.cumulative_angles(om, theta, accumulate="float64")
+    psi32 = rotary.cumulative_angles(om, theta, accumulate="float32")
     r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
     r32q = rotary.rotate(qa.astype(np.float32), psi32, layout)
     r32k = rotary.rotate(ka[:1].astype(np.float32), psi32[:1], layout)
     s64 = r64q @ r64k[0]
     s32 = (r32q @ r32k[0]).astype(np.float64)  # float32 products and sums
     norms = np.linalg.norm(qa, axis=1) * np.linalg.norm(ka[0])
-    return PhasePrecision(
-        phase_error=np.abs(psi32 - psi64).max(axis=1),
+    return AnglePrecision(
+        angle_error=np.abs(psi32 - psi64).max(axis=1),
         score_error=np.abs(s32 - s64) / norms,
-        phase_max=np.abs(psi64).max(axis=1),
+        angle_max=np.abs(psi64).max(axis=1),
     )

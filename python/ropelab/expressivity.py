@@ -8,7 +8,7 @@ DeltaProduct) realise non-abelian ones. Each tracker here runs one of these mech
 token sequences of :func:`ropelab.tasks.state_tracking` and decodes a predicted state per step:
 
 * :func:`track_rotation` — one rotating channel pair: phase ``φ_t = Σ_{τ≤t} angle(g_τ)``
-  (the cumulative phase of Selective RoPE, :func:`ropelab.rotary.cumulative_phase`), decoded as
+  (the cumulative angles of Selective RoPE, :func:`ropelab.rotary.cumulative_angles`), decoded as
   the element whose own angle is nearest on the circle;
 * :func:`track_householder` — the delta-rule recurrence of the core
   (:func:`ropelab.recurrence.delta_product`) with unit keys and ``β = 2``: each token's
@@ -134,7 +134,7 @@ def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike 
     if a.shape != (g.order,):
         raise ValueError(f"track_rotation: angles must have shape ({g.order},), got {a.shape}")
     omega = a[t][..., None]  # (n, T, 1): one pair
-    phi = rotary.cumulative_phase(omega)[..., 0]
+    phi = rotary.cumulative_angles(omega)[..., 0]
     return _circular_nearest(phi, a)
 
 

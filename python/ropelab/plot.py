@@ -590,7 +590,7 @@ def recurrence_error_vs_T(
 
     for T in Ts:
         q, k, v = rng.standard_normal((3, T, d))
-        psi = rotary.cumulative_phase(rng.standard_normal((T, d // 2)))
+        psi = rotary.cumulative_angles(rng.standard_normal((T, d // 2)))
         rows["Selective RoPE: pre-rotated vs recurrent"].append(
             rel(
                 recurrence.selective_rope_attention(q, k, v, psi, mode="recurrent"),

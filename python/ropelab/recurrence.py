@@ -117,7 +117,7 @@ def selective_rope_attention(
         d even.
     v : array_like, shape (..., T, dv)
     angles : array_like, shape (..., T, d/2)
-        Cumulative rotation angles ``ψ_t`` (see :func:`ropelab.rotary.cumulative_phase`).
+        Cumulative rotation angles ``ψ_t`` (see :func:`ropelab.rotary.cumulative_angles`).
     gates : array_like, optional
         Decays in ``[0, 1]``: shape ``(..., T, 1)`` (one per step), ``(..., T, d/2)`` (shared by
         the two channels of each pair: commutes with the rotation) or ``(..., T, d)`` (one per
@@ -446,7 +446,7 @@ def delta_rule(
         Write strengths ``β_t``.
     angles : array_like, shape (..., T, d/2), optional
         Selective RoPE angles ``ψ_t`` (cumulative, e.g. from
-        :func:`ropelab.rotary.cumulative_phase`); needs even ``d``.
+        :func:`ropelab.rotary.cumulative_angles`); needs even ``d``.
     gates : array_like, shape (..., T), optional
         Gates ``α_t ∈ [0, 1]``.
     layout : {"interleaved", "half"}

@@ -1,4 +1,4 @@
-"""Rotations of channel pairs: RoPE, Selective RoPE phases and RoFormer's decay bound.
+"""Rotations of channel pairs: RoPE, Selective RoPE angles and RoFormer's decay bound.
 
 Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE Eqs. (5)–(7), (13), App. A.1.
 
@@ -8,7 +8,7 @@ Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE 
 * ``"half"`` pairs channels ``(i, i + d/2)`` (GPT-NeoX, the authors' released code).
 
 They agree up to the channel permutation returned by :func:`layout_permutation`. RoPE uses the
-angles ``m θ_i`` with ``θ_i = base^{−2i/d}``; Selective RoPE uses the cumulative phase
+angles ``m θ_i`` with ``θ_i = base^{−2i/d}``; Selective RoPE uses the cumulative angles
 ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` of input-dependent per-step angles ``ω_t``.
 
 Every function takes NumPy arrays with any leading batch dimensions and keeps them. Computation
@@ -31,15 +31,15 @@ __all__ = [
     "rope_angles",
     "rotate",
     "layout_permutation",
-    "cumulative_phase",
+    "cumulative_angles",
     "short_conv",
-    "selective_phase",
+    "selective_angles",
     "decay_bound",
     "rotation_matrix",
     "realify",
     "complexify",
     "realify_diagonal",
-    "parity_phase_error",
+    "parity_angle_error",
 ]
 
 Accumulate = Literal["float64", "float32", "wrapped"]
@@ -165,8 +165,8 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
     return perm
 
 
-def cumulative_phase(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Accumulate = "float64") -> FloatArray:
-    """Selective RoPE phase ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ``.
+def cumulative_angles(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Accumulate = "float64") -> FloatArray:
+    """Selective RoPE angles ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ``.
 
     Parameters
     ----------
@@ -184,12 +184,12 @@ def cumulative_phase(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Ac
 
     Examples
     --------
-    >>> cumulative_phase([[1.0], [2.0], [3.0]], theta=0.5)
+    >>> cumulative_angles([[1.0], [2.0], [3.0]], theta=0.5)
     array([[0.5],
            [1.5],
            [3. ]])
     """
-    return np.asarray(_core.rotary.cumulative_phase(omega=omega, theta=theta, accumulate=accumulate))
+    return np.asarray(_core.rotary.cumulative_angles(omega=omega, theta=theta, accumulate=accumulate))
 
 
 def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | None = None) -> FloatArray:
@@ -220,7 +220,7 @@ def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | No
     return np.asarray(_core.rotary.short_conv(x=x, kernel=kernel, activation=activation))
 
 
-def selective_phase(
+def selective_angles(
     x: ArrayLike,
     kernel: ArrayLike,
     theta: ArrayLike = 1.0,
@@ -252,7 +252,7 @@ def selective_phase(
         Phase gate values in ``[0, 1]`` (e.g. a sigmoid), broadcastable to ``x``: shape
         ``(..., T, 1)`` (one per step) or ``(..., T, d/2)``.
     accumulate : {"float64", "float32", "wrapped"}
-        Arithmetic of the running sum (see :func:`cumulative_phase`).
+        Arithmetic of the running sum (see :func:`cumulative_angles`).
     bias : array_like, shape (d/2,), optional
         Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
 
@@ -265,23 +265,23 @@ def selective_phase(
     ------
     ValueError
         For a bias or gates of the wrong shape or with values out of range (and the errors of
-        :func:`short_conv` and :func:`cumulative_phase`).
+        :func:`short_conv` and :func:`cumulative_angles`).
     TypeError
         For gates that are not a real array (complex, strings).
 
     Examples
     --------
-    >>> selective_phase([[1.0], [1.0]], kernel=[1.0], theta=2.0)
+    >>> selective_angles([[1.0], [1.0]], kernel=[1.0], theta=2.0)
     array([[2.],
            [4.]])
-    >>> selective_phase([[0.0], [0.0], [0.0]], kernel=[1.0], bias=[0.0], gates=[[0.5]])  # constant steps
+    >>> selective_angles([[0.0], [0.0], [0.0]], kernel=[1.0], bias=[0.0], gates=[[0.5]])  # constant steps
     array([[0.5],
            [1. ],
            [1.5]])
     """
     if bias is None and gates is None:
         return np.asarray(
-            _core.rotary.selective_phase(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate)
+            _core.rotary.selective_angles(x=x, kernel=kernel, theta=theta, activation=activation, accumulate=accumulate)
         )
     y = short_conv(x, kernel, activation)  # a new array: the bias and the gate are applied in place
     # Both are applied to blocks of steps of about 2^20 values, so that Ctrl-C is answered between
@@ -290,30 +290,30 @@ def selective_phase(
     if bias is not None:
         b = np.asarray(bias, dtype=float)
         if b.ndim != 1 or b.shape[0] != y.shape[-1] or not np.all(np.isfinite(b)):
-            raise ValueError(f"selective_phase: bias must be a finite array of shape ({y.shape[-1]},), got {bias!r}")
+            raise ValueError(f"selective_angles: bias must be a finite array of shape ({y.shape[-1]},), got {bias!r}")
         e = np.exp(b)
         for t in range(0, y.shape[-2], steps):
             y[..., t : t + steps, :] += e
     if gates is not None:
         g0 = np.asarray(gates)
         if g0.dtype.kind not in "biuf":
-            raise TypeError(f"selective_phase: gates must be a real array, got dtype {g0.dtype}: {gates!r}")
+            raise TypeError(f"selective_angles: gates must be a real array, got dtype {g0.dtype}: {gates!r}")
         g = as_float64(g0)
         flat = g.reshape(-1)
         for i in range(0, flat.size, _PIECE):
             piece = flat[i : i + _PIECE]
             if not (np.all(np.isfinite(piece)) and np.all(piece >= 0) and np.all(piece <= 1)):
-                raise ValueError(f"selective_phase: gates must hold finite values in [0, 1], got {gates!r}")
+                raise ValueError(f"selective_angles: gates must hold finite values in [0, 1], got {gates!r}")
         try:
             fits = np.broadcast_shapes(g.shape, y.shape) == y.shape
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"selective_phase: gates of shape {g.shape} does not broadcast to x of shape {y.shape}")
+            raise ValueError(f"selective_angles: gates of shape {g.shape} does not broadcast to x of shape {y.shape}")
         gb = np.broadcast_to(g, y.shape)  # a view
         for t in range(0, y.shape[-2], steps):
             y[..., t : t + steps, :] *= gb[..., t : t + steps, :]
-    return cumulative_phase(y, theta, accumulate=accumulate)
+    return cumulative_angles(y, theta, accumulate=accumulate)
 
 
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray:
@@ -442,8 +442,8 @@ def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArr
     return np.asarray(_core.rotary.realify_diagonal(lam=lam, layout=layout))
 
 
-def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> FloatArray:
-    """Phase error of the parity example ``ω_t = π b_t`` (``Θ = 1``) as the sequence grows.
+def parity_angle_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> FloatArray:
+    """Angle error of the parity example ``ω_t = π b_t`` (``Θ = 1``) as the sequence grows.
 
     Exactly, ``ψ_t = π Σ_{κ≤t} b_κ`` and ``cos ψ_t = (−1)^{Σ b}``. The returned error is
     ``ψ_t − π Σ b`` reduced to ``[−π, π)``, where ``ψ_t`` is accumulated in float64, float32 or
@@ -463,7 +463,7 @@ def parity_phase_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> F
     Examples
     --------
     >>> bits = np.random.default_rng(0).integers(0, 2, 1000)
-    >>> bool(np.abs(parity_phase_error(bits, "wrapped")).max() < 1e-12)
+    >>> bool(np.abs(parity_angle_error(bits, "wrapped")).max() < 1e-12)
     True
     """
-    return np.asarray(_core.rotary.parity_phase_error(bits=bits, accumulate=accumulate))
+    return np.asarray(_core.rotary.parity_angle_error(bits=bits, accumulate=accumulate))

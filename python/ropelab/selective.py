@@ -1,7 +1,7 @@
 """The Selective RoPE angle path as the released implementation runs it, and its streaming form.
 
 Selective RoPE (Movahedi et al., "Selective Rotary Position Embedding", arXiv:2511.17388, §4.1)
-rotates queries and keys by input-dependent phases. The released module computes them from the
+rotates queries and keys by input-dependent angles. The released module computes them from the
 hidden states ``x_t`` (``model_dim`` channels, ``H`` heads of ``model_dim/H`` channels) as
 
 1. ``x̂_t = x_t / sqrt(Σ x_t² + ε)`` per head chunk (the l2 normalisation of the hidden states,
@@ -13,7 +13,7 @@ hidden states ``x_t`` (``model_dim`` channels, ``H`` heads of ``model_dim/H`` ch
 4. ``φ_t ← φ_t + e^{b}`` (optional bias);
 5. ``φ_t ← φ_t · sigmoid(g(x̂_t))`` (optional phase gate: one per head, or one per channel in the
    "gla" parametrisation);
-6. ``s_t = Σ_{τ≤t} φ_τ + s_offset``: the running phase (the offset carries it across calls);
+6. ``s_t = Σ_{τ≤t} φ_τ + s_offset``: the running sum (the offset carries it across calls);
 7. ``ψ_t = Θ ⊙ s_t``: the temperature ``Θ`` (one per pair, :func:`rotary_temperature`) applied
    *after* the sum;
 
@@ -32,7 +32,7 @@ Accumulation (``accumulate``):
     The released code's arithmetic: ``φ`` rounded to float32, its float32 running sum over the
     call (started from 0, added in time order), then ``+ offset`` in float32, then ``× Θ`` in float32
     (Θ rounded to float32). The float32 sum drifts with ``T`` (its rounding error grows with the
-    magnitude of ``s``); :func:`ropelab.attention.phase_precision` measures the effect. A GPU scan
+    magnitude of ``s``); :func:`ropelab.attention.angle_precision` measures the effect. A GPU scan
     (``torch.cumsum`` on CUDA, the Triton kernel's tiles of 64–128 steps) adds in a tree order
     inside each tile, so its last bits differ from the time-order sum; PyTorch's CPU ``cumsum``
     accumulates float32 input in float64. In this mode a chunked run matches the released
@@ -56,7 +56,7 @@ from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, FloatArray, RealArray
 from ropelab._validation import all_finite, as_float64
 
-__all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "phases", "apply", "load_safetensors"]
+__all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "angles", "apply", "load_safetensors"]
 
 Accumulate = Literal["float64", "float32"]
 
@@ -467,10 +467,10 @@ def _check_accumulate(accumulate: str, func: str) -> None:
 
 
 class SelectiveState:
-    """Streaming form of the angle path: the conv cache and the phase offset of a batch.
+    """Streaming form of the angle path: the conv cache and the angle offset of a batch.
 
     ``feed(chunk)`` continues the sequences: feeding ``hidden[:, :t1]``, ``hidden[:, t1:t2]``, …
-    gives, in float64, exactly the phases of one :func:`phases` call on the whole of ``hidden``.
+    gives, in float64, exactly the angles of one :func:`angles` call on the whole of ``hidden``.
 
     Parameters
     ----------
@@ -491,7 +491,7 @@ class SelectiveState:
         The last ``K`` inputs of the convolution, the newest last (the released code's cache
         layout), zeros at the start; for ``skip_conv`` the last projection.
     offset : ndarray, shape (batch, C)
-        The running phase ``s`` (before the temperature) after the last step fed.
+        The running sum ``s`` (before the temperature) after the last step fed.
     steps : int
         Steps fed so far.
 
@@ -504,7 +504,7 @@ class SelectiveState:
     >>> x = rng.standard_normal((10, 8))
     >>> st = SelectiveState(w)
     >>> parts = [st.feed(x[:3]), st.feed(x[3:4]), st.feed(x[4:])]
-    >>> bool(np.array_equal(np.concatenate(parts), phases(x, w)))
+    >>> bool(np.array_equal(np.concatenate(parts), angles(x, w)))
     True
     """
 
@@ -543,7 +543,7 @@ class SelectiveState:
         self.steps = 0
 
     def feed(self, hidden: ArrayLike) -> RealArray:
-        """Continue the sequences with ``hidden`` and return the phases of these steps.
+        """Continue the sequences with ``hidden`` and return the angles of these steps.
 
         Parameters
         ----------
@@ -559,7 +559,7 @@ class SelectiveState:
         ------
         ValueError
             For a wrong shape, a batch other than the state's, non-finite input, or an overflow of
-            the running phase.
+            the running sum.
 
         Examples
         --------
@@ -587,7 +587,7 @@ class SelectiveState:
 def _run(
     h: FloatArray, w: SelectiveWeights, accumulate: str, cache: FloatArray, offset: FloatArray, diff_from_zero: bool
 ) -> tuple[Any, FloatArray, FloatArray]:
-    ang, cache2, off2 = _core.selective.phases(
+    ang, cache2, off2 = _core.selective.angles(
         hidden=h,
         proj_down=w.proj_down,
         proj_up=w.proj_up,
@@ -609,12 +609,12 @@ def _run(
     if accumulate == "float32":
         ang = ang.astype(np.float32)
     if not np.all(np.isfinite(ang)):
-        raise ValueError("selective: the phases overflowed (non-finite); check the bias and the temperature")
+        raise ValueError("selective: the angles overflowed (non-finite); check the bias and the temperature")
     return ang, np.asarray(cache2), np.asarray(off2)
 
 
-def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumulate = "float64") -> RealArray:
-    """The phases ``ψ_t`` of the released angle path for whole sequences (zero initial state).
+def angles(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumulate = "float64") -> RealArray:
+    """The angles ``ψ_t`` of the released angle path for whole sequences (zero initial state).
 
     Parameters
     ----------
@@ -639,13 +639,13 @@ def phases(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumula
     Examples
     --------
     >>> w = SelectiveWeights(np.eye(2), np.eye(2), [0.5], num_heads=2, conv_weight=[[[0.0, 1.0]]] * 2, eps=0.0)
-    >>> phases([[1.0, 2.0], [1.0, 2.0]], w, accumulate="float64")[:, :, 0]  # ψ = Θ·cumsum(x/|x|)
+    >>> angles([[1.0, 2.0], [1.0, 2.0]], w, accumulate="float64")[:, :, 0]  # ψ = Θ·cumsum(x/|x|)
     array([[0.5, 0.5],
            [1. , 1. ]])
     """
     if not isinstance(weights, SelectiveWeights):
-        raise TypeError(f"phases: weights must be SelectiveWeights, got {type(weights).__name__}")
-    _check_accumulate(accumulate, "phases")
+        raise TypeError(f"angles: weights must be SelectiveWeights, got {type(weights).__name__}")
+    _check_accumulate(accumulate, "angles")
     st = SelectiveState(weights, batch=np.shape(hidden)[0] if np.ndim(hidden) == 3 else 1, accumulate=accumulate)
     return st.feed(hidden)
 
@@ -659,7 +659,7 @@ def apply(
     accumulate: Accumulate = "float64",
     state: SelectiveState | None = None,
 ) -> tuple[FloatArray, FloatArray, RealArray]:
-    """Rotate ``q`` and ``k`` by the Selective RoPE phases of ``hidden`` (the released forward).
+    """Rotate ``q`` and ``k`` by the Selective RoPE angles of ``hidden`` (the released forward).
 
     Parameters
     ----------
@@ -705,11 +705,11 @@ def apply(
             raise ValueError(f"apply: {name} must be finite, got non-finite values")
         arrays.append(a)
     if state is None:
-        angles = phases(hidden, weights, accumulate=accumulate)
+        psi = angles(hidden, weights, accumulate=accumulate)
     else:
         if state.weights is not weights:
             raise ValueError("apply: state was made for other weights")
-        angles = state.feed(hidden)
+        psi = state.feed(hidden)
     # float64 input: rotate returns float64
-    out = [cast(FloatArray, rotary.rotate(a, np.asarray(angles, dtype=np.float64), layout="half")) for a in arrays]
-    return out[0], out[1], angles
+    out = [cast(FloatArray, rotary.rotate(a, np.asarray(psi, dtype=np.float64), layout="half")) for a in arrays]
+    return out[0], out[1], psi

@@ -2,9 +2,9 @@
 /// \file rotary.hpp
 /// Rotations of channel pairs (MATH.md §3): RoPE frequencies and angles (with position
 /// interpolation), the rotation itself in the interleaved and half layouts, cumulative Selective
-/// RoPE phases (with float32 / float64 / wrapped accumulation), the causal short convolution that
+/// RoPE angles (with float32 / float64 / wrapped accumulation), the causal short convolution that
 /// produces per-step angles, RoFormer's relative decay bound, block-diagonal rotation matrices,
-/// realification and the parity phase-error study.
+/// realification and the parity angle-error study.
 ///
 /// Every array is row-major. A "pair layout" maps pair i of a d-vector to two channels:
 /// interleaved → (2i, 2i+1) (RoFormer), half → (i, i + d/2) (GPT-NeoX).
@@ -59,7 +59,7 @@ template <class T>
 bool rotate(const T* x, const double* angles, std::size_t n, std::size_t na, std::size_t d,
             Layout layout, T* out, int nthreads = 1, const std::atomic<bool>* cancel = nullptr);
 
-/// How the cumulative phase is accumulated.
+/// How the cumulative angles are accumulated.
 enum class Accumulate {
   float64,  ///< running double sum of θ_i ω_{t,i}
   float32,  ///< running float sum (the precision a float32 model would use)
@@ -68,11 +68,11 @@ enum class Accumulate {
 Accumulate parse_accumulate(const std::string& name);  ///< throws std::invalid_argument
 const std::vector<std::string>& accumulate_names();    ///< the Accumulate names, in enum order
 
-/// Selective RoPE phase ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ for `batch` independent (T × h) blocks of ω
+/// Selective RoPE angles ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ for `batch` independent (T × h) blocks of ω
 /// (h = d/2 pairs); theta has h entries. out has the shape of omega.
-void cumulative_phase(const double* omega, std::size_t batch, std::size_t T, std::size_t h,
-                      const double* theta, Accumulate acc, double* out,
-                      const std::atomic<bool>* cancel = nullptr);
+void cumulative_angles(const double* omega, std::size_t batch, std::size_t T, std::size_t h,
+                       const double* theta, Accumulate acc, double* out,
+                       const std::atomic<bool>* cancel = nullptr);
 
 /// Activation applied after the short convolution.
 enum class Activation { none, silu };
@@ -110,7 +110,7 @@ void realify_diagonal(const std::complex<double>* lambda, std::size_t h, Layout 
 /// Parity example ω_t = π b_t, Θ = 1: out[t] = ψ_t − π Σ_{κ≤t} b_κ reduced to [−π, π), where ψ_t is
 /// accumulated as `acc` says. The reference is evaluated in double-double (π = π_hi + π_lo,
 /// products by fma), so the reported error is that of the accumulation alone, not of the check.
-void parity_phase_error(const std::uint8_t* bits, std::size_t T, Accumulate acc, double* out,
+void parity_angle_error(const std::uint8_t* bits, std::size_t T, Accumulate acc, double* out,
                         const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ropelab::rotary

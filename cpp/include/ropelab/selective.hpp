@@ -12,7 +12,7 @@
 ///   4. φ_t  += exp(b)                                  (optional bias, one per channel)
 ///   5. φ_t  *= sigmoid(gate(x̂_t))                      (optional: one gate per head, or per
 ///   channel)
-///   6. s_t   = Σ_{τ≤t} φ_τ + offset                    (the running phase)
+///   6. s_t   = Σ_{τ≤t} φ_τ + offset                    (the running sum)
 ///   7. ψ_t   = Θ ⊙ s_t                                 (temperature applied after the sum)
 /// The rotation of q, k (half layout: channel i pairs with channel i + R) uses cos ψ, sin ψ.
 ///
@@ -64,17 +64,17 @@ struct Weights {
 ///   cache   batch × C × cache_width(), in/out: the last inputs of the convolution (the newest in
 ///           the last column; zeros at the start), or for skip_conv the previous projection u
 ///           (zeros at the start). Updated to the state after the call.
-///   offset  batch × C, in/out: the running phase before the call; updated to s_{T−1}.
+///   offset  batch × C, in/out: the running sum before the call; updated to s_{T−1}.
 ///   angles  batch × T × C, out: ψ_t (heads major, then pairs).
 /// If `diff_from_zero` (skip_conv only), the first difference of this call starts from 0 instead of
 /// the cached u (the released code keeps no cache for skip_conv).
 /// Throws std::invalid_argument for a non-finite result (overflow of exp(b) or of the sum).
-void phases(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
+void angles(const Config& cfg, const Weights& w, const double* hidden, std::size_t batch,
             std::size_t T, double* cache, double* offset, bool diff_from_zero, double* angles,
             const std::atomic<bool>* cancel = nullptr);
 
-/// The stages of `phases`, one function per step of the file comment (each with its GoogleTest).
-/// `phases` is exactly their composition, so each computes with the operations and in the order
+/// The stages of `angles`, one function per step of the file comment (each with its GoogleTest).
+/// `angles` is exactly their composition, so each computes with the operations and in the order
 /// stated there (bit-identical results).
 namespace steps {
 

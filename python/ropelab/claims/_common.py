@@ -35,10 +35,10 @@ def tol(work: float) -> float:
 
 
 def srope_inputs(T: int, d: int, offset: int) -> tuple[FloatArray, ...]:
-    """Queries, keys, values of shape (T, d) and a cumulative phase of shape (T, d/2)."""
+    """Queries, keys, values of shape (T, d) and cumulative angles of shape (T, d/2)."""
     gen = rng(offset)
     q, k, v = gen.standard_normal((3, T, d))
-    psi = rotary.cumulative_phase(gen.standard_normal((T, d // 2)))
+    psi = rotary.cumulative_angles(gen.standard_normal((T, d // 2)))
     return q, k, v, psi
 
 

@@ -33,12 +33,12 @@ def _decode_from_scores(tokens: npt.ArrayLike, angles: npt.ArrayLike, offset: in
     """The states decoded from attention scores of the Selective RoPE path on random content.
 
     Each word gets one random content vector x (one channel pair); its query at step t is x rotated
-    by the cumulative phase ψ_t = Σ_{τ≤t} ω(b_τ) (``rotary.cumulative_phase``, wrapped, then
+    by the cumulative angles ψ_t = Σ_{τ≤t} ω(b_τ) (``rotary.cumulative_angles``, wrapped, then
     ``rotary.rotate``). Its scores against the unrotated keys x and x rotated by π/2 are
     |x|² cos ψ_t and |x|² sin ψ_t; the state is the element whose angle is nearest to their atan2.
     """
     tok, a = np.asarray(tokens), np.asarray(angles, float)
-    psi = rotary.cumulative_phase(a[tok][..., None], accumulate="wrapped")
+    psi = rotary.cumulative_angles(a[tok][..., None], accumulate="wrapped")
     x = np.random.default_rng(SEED + offset).standard_normal((tok.shape[0], 1, 2))
     q = rotary.rotate(np.broadcast_to(x, (*tok.shape, 2)), psi)
     k_sin = rotary.rotate(x, np.full((tok.shape[0], 1, 1), np.pi / 2))

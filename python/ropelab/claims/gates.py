@@ -218,7 +218,7 @@ def gate_positive_no_flip() -> Evidence:
         parity = (-1.0) ** np.cumsum(np.r_[0, bits[1:]])
         min_gated = min(min_gated, float(np.min(o)))
         parity_negative += int(np.sum(parity < 0))
-        psi = rotary.cumulative_phase((np.pi * bits)[:, None] * np.ones((1, d // 2)), 1.0, accumulate="wrapped")
+        psi = rotary.cumulative_angles((np.pi * bits)[:, None] * np.ones((1, d // 2)), 1.0, accumulate="wrapped")
         o_rot = recurrence.selective_rope_attention(q, k, v, psi)[:, 0]
         rot_mismatch += int(np.sum(np.sign(o_rot) != parity))
         ones = np.ones(T)
@@ -314,7 +314,7 @@ def delta_effective_transition() -> Evidence:
     v = rng.standard_normal((T, dv))
     beta = rng.uniform(0, 2, T)
     alpha = rng.uniform(0.5, 1, T)
-    psi = rotary.cumulative_phase(rng.uniform(-1, 1, (T, d // 2)))
+    psi = rotary.cumulative_angles(rng.uniform(-1, 1, (T, d // 2)))
     worst = numpy_worst = 0.0
     eye = np.eye(d)
     for layout in _common.LAYOUTS:

@@ -140,8 +140,8 @@ def softmax_no_position() -> Evidence:
     # through a causal short convolution) does depend on the middle
     proj = rng.standard_normal((d, 2))
     kern = [0.3, -0.2, 0.5, 0.9]
-    dpsi_a = rotary.selective_phase(path_a @ proj, kern)
-    dpsi_b = rotary.selective_phase(path_b @ proj, kern)
+    dpsi_a = rotary.selective_angles(path_a @ proj, kern)
+    dpsi_b = rotary.selective_angles(path_b @ proj, kern)
     srope_diff = float(np.max(np.abs((dpsi_a[-1] - dpsi_a[0]) - (dpsi_b[-1] - dpsi_b[0]))))
     # and the RoPE factor between the same endpoints depends on t − τ
     rope_short = rotary.rope_angles(4, d)
@@ -156,8 +156,8 @@ def softmax_no_position() -> Evidence:
             "rff_score_path_a": score_a,
             "rff_score_path_b": score_b,
             "max_difference_of_the_middles": middles_differ,
-            "selective_rope_phase_difference_same_paths": srope_diff,
-            "rope_phase_difference": float(np.max(np.abs(rope_long - rope_short))),
+            "selective_rope_angle_difference_same_paths": srope_diff,
+            "rope_angle_difference": float(np.max(np.abs(rope_long - rope_short))),
         },
         f"{tol:.1e} relative for equal products and scores; the Selective RoPE contrast must differ by "
         "more than 1e-3 rad",

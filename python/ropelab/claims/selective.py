@@ -56,7 +56,7 @@ def srope_prerotation() -> Evidence:
 def srope_parity() -> Evidence:
     rng, T = _common.rng(12), 100_000
     bits = rng.integers(0, 2, T)
-    psi = rotary.cumulative_phase((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
+    psi = rotary.cumulative_angles((np.pi * bits)[:, None], 1.0, accumulate="wrapped")[:, 0]
     parity = (-1.0) ** np.cumsum(bits)
     err = float(np.max(np.abs(np.cos(psi) - parity)))
     # Decoding from attention scores on random content: word w has tokens x_t = r_w e(b_t) with
@@ -78,7 +78,7 @@ def srope_parity() -> Evidence:
         return np.stack([np.ones(wb.shape), np.sum(qr * k0, -1), np.sum(qr * k1, -1)], axis=-1)
 
     rope_acc, rope_se = _common.readout_accuracy(features(rotary.rope_angles(np.arange(L), 2)), labels)
-    sel_ph = rotary.cumulative_phase((np.pi * wb)[..., None], 1.0, accumulate="wrapped")
+    sel_ph = rotary.cumulative_angles((np.pi * wb)[..., None], 1.0, accumulate="wrapped")
     sel_acc, sel_se = _common.readout_accuracy(features(sel_ph), labels)
     tol = 1e-12
     rope_chance = abs(rope_acc - 0.5) < _common.MC_SIGMAS * rope_se
@@ -129,13 +129,13 @@ def srope_path_dependence() -> Evidence:
     mid[4 : T - 4] = rng.standard_normal((T - 8, c))  # changes only far from both ends
     rows: dict[str, dict[str, Any]] = {}
     for name, kern in PATH_KERNELS.items():
-        pa, pb, pm = (rotary.selective_phase(x, kern) for x in (a, b, mid))
+        pa, pb, pm = (rotary.selective_angles(x, kern) for x in (a, b, mid))
         rows[name] = {
             "endpoint_paths_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pb[-1] - pb[0])))),
             "middle_only_difference": float(np.max(np.abs((pa[-1] - pa[0]) - (pm[-1] - pm[0])))),
             "tap_sum": float(np.sum(kern)),
         }
-    silu = [rotary.selective_phase(x, PATH_KERNELS["first difference"], activation="silu") for x in (a, b)]
+    silu = [rotary.selective_angles(x, PATH_KERNELS["first difference"], activation="silu") for x in (a, b)]
     rows["first difference + SiLU"] = {
         "endpoint_paths_difference": float(np.max(np.abs((silu[0][-1] - silu[0][0]) - (silu[1][-1] - silu[1][0])))),
         "middle_only_difference": None,
@@ -148,7 +148,7 @@ def srope_path_dependence() -> Evidence:
     zero_sum_window = (
         rows["zero-sum 4-tap"]["middle_only_difference"] < tol and rows["random 4-tap"]["middle_only_difference"] > 1e-6
     )
-    fd = rotary.selective_phase(a, PATH_KERNELS["first difference"])
+    fd = rotary.selective_angles(a, PATH_KERNELS["first difference"])
     closed = _common.rel_err(fd[-1] - fd[0], a[-1] - a[0])
     return Evidence(
         verdict=derive_verdict(all(depends.values()), all(v for n, v in depends.items() if n not in first_diff)),
@@ -166,7 +166,7 @@ def srope_path_dependence() -> Evidence:
         counterexample={
             "kernel": "first difference [−1, 1]",
             "paths": "equal at t = 0 and t = T−1, different between",
-            "gap_between_the_two_phase_differences": rows["first difference"]["endpoint_paths_difference"],
+            "gap_between_the_two_angle_differences": rows["first difference"]["endpoint_paths_difference"],
         },
         corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
         "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
@@ -194,15 +194,15 @@ def srope_bias_only() -> Evidence:
     t1 = np.arange(1, T + 1)[:, None]
     errs = {}
     for act in (None, "silu"):
-        psi = rotary.selective_phase(zero, kern, theta, act, bias=b, gates=np.full((T, 1), g))
+        psi = rotary.selective_angles(zero, kern, theta, act, bias=b, gates=np.full((T, 1), g))
         errs[f"gated_bias_{act}"] = _common.rel_err(psi, t1 * theta * np.exp(b) * g)
-    psi0 = rotary.selective_phase(zero, kern, theta, bias=np.zeros(d // 2))
+    psi0 = rotary.selective_angles(zero, kern, theta, bias=np.zeros(d // 2))
     errs["zero_bias_vs_rope_angles"] = _common.rel_err(psi0, rotary.rope_angles(np.arange(1, T + 1), d))
-    inc = np.diff(rotary.selective_phase(zero, kern, theta, bias=b), axis=0)
+    inc = np.diff(rotary.selective_angles(zero, kern, theta, bias=b), axis=0)
     errs["increment_spread"] = float(np.max(np.abs(inc - inc[0])) / np.max(np.abs(inc[0])))
     # contrast: a non-zero projection makes the increments input-dependent
     x = rng.standard_normal((T, d // 2))
-    inc_x = np.diff(rotary.selective_phase(x, kern, theta, bias=b), axis=0)
+    inc_x = np.diff(rotary.selective_angles(x, kern, theta, bias=b), axis=0)
     spread_x = float(np.max(np.abs(inc_x - inc_x[0])) / np.max(np.abs(inc_x[0])))
     tol = _common.tol(T)
     ok = max(errs.values()) < tol and spread_x > 1e-3
@@ -250,7 +250,7 @@ def srope_conv_causal() -> Evidence:
         return full(z)[lookahead : lookahead + T]
 
     conv_vs_numpy = _common.rel_err(rotary.short_conv(x, kern), causal_np(x))
-    phase = {name: rotary.selective_phase(z, kern) for name, z in (("x", x), ("x2", x2))}
+    phase = {name: rotary.selective_angles(z, kern) for name, z in (("x", x), ("x2", x2))}
     causal_leak = float(np.max(np.abs(phase["x2"][:t0] - phase["x"][:t0])))
     phase_vs_numpy = _common.rel_err(phase["x"], np.cumsum(causal_np(x), axis=0))
     cd, cd2 = np.cumsum(centred_np(x), axis=0), np.cumsum(centred_np(x2), axis=0)
@@ -262,12 +262,12 @@ def srope_conv_causal() -> Evidence:
         derive_verdict(ok),
         {
             "short_conv_vs_numpy_convolve": conv_vs_numpy,
-            "selective_phase_vs_numpy_cumsum": phase_vs_numpy,
+            "selective_angles_vs_numpy_cumsum": phase_vs_numpy,
             "causal_change_before_t0": causal_leak,
             "centred_change_before_t0": centred_leak,
             "centred_first_changed_step": first_changed,
         },
-        f"short_conv equals numpy.convolve (first T outputs) and selective_phase its cumulative sum to {tol:.1e}; "
+        f"short_conv equals numpy.convolve (first T outputs) and selective_angles its cumulative sum to {tol:.1e}; "
         "causal: no change at all before t0 (exact zero); centred (numpy.convolve, outputs shifted by the "
         "lookahead): a change above 1e-6 rad",
         {"T": T, "pairs": c, "t0": t0, "kernel": kern.tolist(), "lookahead": lookahead, "seed": _common.SEED + 110},
