@@ -30,6 +30,17 @@ def wrap(mod: Any, name: str, make: Callable[[Callable[..., Any]], Callable[...,
     return apply
 
 
+def scaled(mod: Any, *names: str) -> Perturbation:
+    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
+    routes still agree with each other, only an independent route sees it."""
+
+    def apply(m: pytest.MonkeyPatch) -> None:
+        for name in names:
+            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
+
+    return apply
+
+
 def mode_wrap(mod: Any, name: str, bad_mode: str, change: Callable[[Any], Any]) -> Perturbation:
     """Perturb only the calls made with mode=bad_mode (the other route stays correct)."""
 

@@ -3,26 +3,12 @@ check relies on with a subtly wrong version, and the check's verdict must then f
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-import pytest
 
 from ropelab import recurrence, rotary, transition
-from tests.claims_perturb import Perturbation, add_section_tests, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, scaled, wrap
 
 SECTION = "gates"
-
-
-def _scaled(mod: Any, *names: str) -> Perturbation:
-    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
-    routes still agree with each other, only an independent route sees it."""
-
-    def apply(m: pytest.MonkeyPatch) -> None:
-        for name in names:
-            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
-
-    return apply
 
 
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
@@ -74,10 +60,10 @@ PERTURBATIONS: dict[str, Perturbation] = {
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
     # the core's routes scaled alike: only the NumPy routes see it
-    "gate.effective/numpy": ("gate.effective", _scaled(recurrence, "selective_rope_attention", "linear_attention")),
+    "gate.effective/numpy": ("gate.effective", scaled(recurrence, "selective_rope_attention", "linear_attention")),
     "delta.effective_transition/numpy": (
         "delta.effective_transition",
-        _scaled(recurrence, "delta_rule", "linear_attention"),
+        scaled(recurrence, "delta_rule", "linear_attention"),
     ),
 }
 

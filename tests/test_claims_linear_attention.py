@@ -4,25 +4,10 @@ flip."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
 from ropelab import recurrence
-from tests.claims_perturb import Perturbation, add_section_tests, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, scaled, wrap
 
 SECTION = "linear_attention"
-
-
-def _scaled(mod: Any, *names: str) -> Perturbation:
-    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
-    routes still agree with each other, only an independent route sees it."""
-
-    def apply(m: pytest.MonkeyPatch) -> None:
-        for name in names:
-            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
-
-    return apply
 
 
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
@@ -49,7 +34,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
     # every mode of the core scaled alike: only the NumPy routes see it
-    "eq11.index/numpy": ("eq11.index", _scaled(recurrence, "linear_attention")),
+    "eq11.index/numpy": ("eq11.index", scaled(recurrence, "linear_attention")),
 }
 
 

@@ -7,10 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
 
 from ropelab import recurrence, rff
-from tests.claims_perturb import Perturbation, add_section_tests, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, scaled, wrap
 
 SECTION = "random_features"
 
@@ -62,17 +61,6 @@ def _path_length_phase(o: Callable[..., Any]) -> Callable[..., Any]:
     return rff_attention
 
 
-def _scaled(mod: Any, *names: str) -> Perturbation:
-    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
-    routes still agree with each other, only an independent route sees it."""
-
-    def apply(m: pytest.MonkeyPatch) -> None:
-        for name in names:
-            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
-
-    return apply
-
-
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
 PERTURBATIONS: dict[str, Perturbation] = {
     # an unconjugated feature product breaks the Gaussian identity
@@ -104,7 +92,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.
 EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
     # both the direct sum and the recurrence scaled alike: only the NumPy direct sum sees it
-    "rff.eq9_norm/numpy": ("rff.eq9_norm", _scaled(recurrence, "rff_attention")),
+    "rff.eq9_norm/numpy": ("rff.eq9_norm", scaled(recurrence, "rff_attention")),
     # a recurrence that also turns the state by the length of the path travelled (no telescoping)
     "rff.softmax_no_position/paths": (
         "rff.softmax_no_position",

@@ -7,10 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
 
 from ropelab import recurrence, rotary
-from tests.claims_perturb import Perturbation, add_section_tests, mode_wrap, wrap
+from tests.claims_perturb import Perturbation, add_section_tests, mode_wrap, scaled, wrap
 
 SECTION = "selective"
 
@@ -32,17 +31,6 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
         return o(shifted, kernel, theta, activation, gates=gates, accumulate=accumulate)
 
     return selective_angles
-
-
-def _scaled(mod: Any, *names: str) -> Perturbation:
-    """Every call of ``mod.<name>`` for each of ``names`` returns 1.001 × the true result: the core's
-    routes still agree with each other, only an independent route sees it."""
-
-    def apply(m: pytest.MonkeyPatch) -> None:
-        for name in names:
-            wrap(mod, name, lambda o: lambda *a, **k: 1.001 * o(*a, **k))(m)
-
-    return apply
 
 
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
@@ -72,7 +60,7 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
     # both modes and the unrolled route scaled alike: only the NumPy route sees it
     "srope.prerotation/numpy": (
         "srope.prerotation",
-        _scaled(recurrence, "selective_rope_attention", "linear_attention"),
+        scaled(recurrence, "selective_rope_attention", "linear_attention"),
     ),
     # a causal convolution with slightly wrong taps: still causal, but no longer numpy.convolve's
     "srope.conv_causal/numpy": (
