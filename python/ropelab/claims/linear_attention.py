@@ -119,9 +119,7 @@ def linear_relative_impossible() -> Evidence:
     rel = np.arange(T)[None, :] - np.arange(T)[:, None]
     R = _common.np_rotation(rel[..., None] * theta)
     rope_np = (np.einsum("mi,mnij,nj->mn", q, R, k) * causal) @ v
-    shifted = recurrence.selective_rope_attention(
-        q, k, v, rotary.rope_angles(np.arange(T) + 500, d), mode="recurrent"
-    )
+    shifted = recurrence.selective_rope_attention(q, k, v, rotary.rope_angles(np.arange(T) + 500, d), mode="recurrent")
     # ALiBi's bias −m(t−τ) and FoX's gates as decays of the linear-attention state
     slope, gates = 0.2, rng.uniform(0.7, 1.0, T)
     alibi_np = (np.exp(-slope * np.maximum(-rel, 0)) * (q @ k.T) * causal) @ v

@@ -120,9 +120,7 @@ def attn_sqrt_d() -> Evidence:
     rows, mc_ok = [], True
     for law in ("normal", "rademacher"):
         for d in (16, 64, 256):
-            q, k = (
-                rng.standard_normal((2, n, 1, d)) if law == "normal" else rng.choice([-1.0, 1.0], (2, n, 1, d))
-            )
+            q, k = rng.standard_normal((2, n, 1, d)) if law == "normal" else rng.choice([-1.0, 1.0], (2, n, 1, d))
             # q·k per sample: the toolkit's linear attention of one token with value 1
             dots = np.asarray(recurrence.linear_attention(q, k, np.ones((n, 1, 1))))[:, 0, 0]
             var = float(dots.var(ddof=1))

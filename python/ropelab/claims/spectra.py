@@ -356,7 +356,7 @@ def zoh_continuous() -> Evidence:
         a, b = (complex(x) for x in spectra.zoh(alpha, omega, dt))
         # the input weight as the integral ∫_0^Δ e^{λs} ds (mpmath quadrature, 30 digits)
         with mpmath.workdps(30):
-            quad = complex(mpmath.quad(lambda s: mpmath.exp(lam * s), [0, dt]))
+            quad = complex(mpmath.quad(lambda s, lam=lam: mpmath.exp(lam * s), [0, dt]))
         e_a = abs(a - np.exp(lam * dt))
         e_b = abs(b - quad) / abs(quad)
         # the continuous system with a piecewise-constant input, integrated step by step (scipy)
@@ -364,7 +364,7 @@ def zoh_continuous() -> Evidence:
         x, ode = 0j, np.empty(L, complex)
         for n in range(L):
             sol = solve_ivp(
-                lambda t, y, un=u[n]: [-alpha * y[0] - omega * y[1] + un, omega * y[0] - alpha * y[1]],
+                lambda t, y, un=u[n], al=alpha, om=omega: [-al * y[0] - om * y[1] + un, om * y[0] - al * y[1]],
                 (0.0, dt),
                 [x.real, x.imag],
                 method="DOP853",
@@ -390,7 +390,8 @@ def zoh_continuous() -> Evidence:
 
 def _closed_form_magnitude(weights: tuple[float, ...], f: float) -> float:
     """|W(f)|/|W(0)| (N → ∞) of the cosine-sum window Σ_k c_k cos(2πkn/N): centred, its terms alternate in
-    sign, so the transform is Σ_k (−1)^k c_k [sinc(f − k) + sinc(f + k)]/2 with sinc(0) counted once."""
+    sign, so the transform is Σ_k (−1)^k c_k [sinc(f − k) + sinc(f + k)]/2 with sinc(0) counted once.
+    """
     w = weights[0] * float(np.sinc(f))
     w += sum((-1) ** k * c / 2 * float(np.sinc(f - k) + np.sinc(f + k)) for k, c in enumerate(weights) if k)
     return abs(w) / weights[0]
@@ -471,7 +472,13 @@ def fft_fixed_modes() -> Evidence:
         values=out,
         tolerance=f"a spectrum agrees with the fixed-mode prediction to relative {tol:.1e} (rounding of phases up to "
         "~250 rad); a disagreement above 0.1 refutes it; toolkit phases and DTFT against NumPy's cumsum and FFT",
-        inputs={"N": N, "centre_bins": centre, "spread_bins": spread, "grid": f"1/{over} bin", "seed": _common.SEED + 242},
+        inputs={
+            "N": N,
+            "centre_bins": centre,
+            "spread_bins": spread,
+            "grid": f"1/{over} bin",
+            "seed": _common.SEED + 242,
+        },
         condition="constant ω: the line is the window's transform centred at ω",
         counterexample={
             "omega_t": f"ω₀ + U[−1, 1]·2π·{spread:g}/N",

@@ -75,7 +75,8 @@ def rope_theta_index() -> Evidence:
 
 def _pseudocode(x: FloatArray, ang: FloatArray) -> FloatArray:
     """The note's pseudocode: x·cos + rotate_half(x)·sin, one θ per adjacent pair, rotate_half
-    (x1, x2, x3, x4, …) → (−x2, x1, −x4, x3, …)."""
+    (x1, x2, x3, x4, …) → (−x2, x1, −x4, x3, …).
+    """
     cos, sin = np.repeat(np.cos(ang), 2, axis=-1), np.repeat(np.sin(ang), 2, axis=-1)
     swapped = np.empty_like(x)
     swapped[..., 0::2], swapped[..., 1::2] = -x[..., 1::2], x[..., 0::2]
@@ -106,6 +107,7 @@ def rope_pseudocode_layout() -> Evidence:
     gptj = _common.rel_err(note, rotary.rotate(x, ang, "interleaved"))
     cos_h, sin_h = (np.concatenate([f(ang), f(ang)], axis=-1) for f in (np.cos, np.sin))
     hf = _common.rel_err(x * cos_h + _hf_rotate_half(x) * sin_h, hf_toolkit)
+
     # mixing the two: HF's rotate_half with the note's pair-repeated cos/sin
     def mixed(v: FloatArray, a: FloatArray) -> FloatArray:
         c, s = np.repeat(np.cos(a), 2, axis=-1), np.repeat(np.sin(a), 2, axis=-1)
@@ -128,7 +130,11 @@ def rope_pseudocode_layout() -> Evidence:
         },
         tolerance=f"relative {tol:.1e} (angles up to 15 rad); norm change and shift dependence count above 1e-3",
         inputs={"T": T, "d": d, "seed": _common.SEED + 201},
-        counterexample={"position": 1, "pseudocode": note[1, :4].tolist(), "hf_half_layout": hf_toolkit[1, :4].tolist()},
+        counterexample={
+            "position": 1,
+            "pseudocode": note[1, :4].tolist(),
+            "hf_half_layout": hf_toolkit[1, :4].tolist(),
+        },
         corrected="The pseudocode is GPT-J's every-two swap (pairs (2i, 2i+1), the interleaved layout); Hugging Face's "
         "rotate_half (x_a, x_b) → (−x_b, x_a) pairs (i, i + d/2) and needs cos/sin laid out half by half. The two "
         "differ by a channel permutation; mixing them (HF's rotate_half with pair-repeated cos/sin) is not a rotation "
