@@ -5,6 +5,8 @@ interpolation against direct extrapolation (RoFormer §4, with Chen et al.'s int
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ropelab import extrapolation, recurrence, rotary
@@ -13,7 +15,7 @@ from ropelab.claims import _common
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 
-def _sinusoidal(positions: FloatArray, d: int) -> FloatArray:
+def _sinusoidal(positions: Any, d: int) -> FloatArray:
     """Vaswani's encodings p_{m,2t} = sin(m ω_t), p_{m,2t+1} = cos(m ω_t), from the toolkit's angles m ω_t."""
     ang = np.asarray(rotary.rope_angles(positions, d))
     p = np.empty((*ang.shape[:-1], d))
@@ -91,7 +93,9 @@ def pe_additive_absolute() -> Evidence:
 
     S0, Ss = scores(0), scores(s)
     t0, ts = four_terms(0), four_terms(s)
-    identity = max(_common.rel_err(S0[causal], sum(t0)[causal]), _common.rel_err(Ss[causal], sum(ts)[causal]))
+    identity = max(
+        _common.rel_err(S0[causal], np.sum(t0, axis=0)[causal]), _common.rel_err(Ss[causal], np.sum(ts, axis=0)[causal])
+    )
     shift = float(np.max(np.abs(Ss - S0)[causal]) / np.max(np.abs(S0)))
     cross = float(np.max(np.abs((ts[1] + ts[2]) - (t0[1] + t0[2]))[causal]) / np.max(np.abs(S0)))
     tol = _common.tol(T * d * d)
