@@ -71,6 +71,16 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "rope.expected_decay": wrap(rotary, "rotate", _damped_rotate),
     # no rotation at all: Eq. (19) becomes Eq. (18), a proper average
     "rope.eq19_weights": wrap(rotary, "rotate", lambda o: lambda x, ang, *a, **k: np.asarray(x, float)),
+    # the index of §3.4.3 (θ_i = base^{−2i/d}): the two schedules coincide
+    "rope.theta_index": wrap(rotary, "frequencies", lambda o: lambda d, base=10000.0: o(d, base) * base ** (-2.0 / d)),
+    # a rotate that ignores the layout: the pseudocode then matches the "half" call
+    "rope.pseudocode_layout": wrap(
+        rotary, "rotate", lambda o: lambda x, ang, layout="interleaved", **k: o(x, ang, "interleaved", **k)
+    ),
+    # a bound that decays monotonically for every base
+    "rope.base_dependence": wrap(
+        rotary, "decay_bound", lambda o: lambda r, *a, **k: np.minimum.accumulate(np.asarray(o(r, *a, **k)))
+    ),
     # an attention that ignores the causal mask is equivariant in both modes
     "nope.permutation": wrap(
         recurrence,
@@ -84,6 +94,16 @@ EXTRA_PERTURBATIONS: dict[str, tuple[str, Perturbation]] = {
     # rotated vectors scaled by √10 with probability 1/10, else 0: the mean square is unchanged but
     # its Monte Carlo ten times noisier, too weak to detect even the aligned score's decay
     "rope.expected_decay/power": ("rope.expected_decay", wrap(rotary, "rotate", _sparse_scaled_rotate)),
+    # a bound 1 % off: the toolkit's B(r) no longer equals its definition evaluated in NumPy
+    "rope.theta_index/bound": (
+        "rope.theta_index",
+        wrap(rotary, "decay_bound", lambda o: lambda *a, **k: 1.01 * np.asarray(o(*a, **k))),
+    ),
+    # a bound 1 % off for base 2: the shape is the same, but it no longer equals the NumPy route
+    "rope.base_dependence/route": (
+        "rope.base_dependence",
+        wrap(rotary, "decay_bound", lambda o: lambda r, d=128, base=1e4: (1.01 if base < 10 else 1.0) * o(r, d, base)),
+    ),
     # rotations by the opposite angle: the toolkit's Eq. (19) no longer equals the equation term by term
     "rope.linear_attention/eq19": (
         "rope.linear_attention",

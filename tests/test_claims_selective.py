@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ropelab import recurrence, rotary
+from ropelab import recurrence, rotary, selective
 from tests.claims_perturb import Perturbation, add_section_tests, mode_wrap, scaled, wrap
 
 SECTION = "selective"
@@ -33,6 +33,17 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
     return selective_angles
 
 
+def _forget_offset(feed: Callable[..., Any]) -> Callable[..., Any]:
+    """``SelectiveState.feed`` that zeroes the running phase after each chunk (the cache is kept)."""
+
+    def forgetful(self: selective.SelectiveState, hidden: Any) -> Any:
+        out = feed(self, hidden)
+        self.offset = np.zeros_like(self.offset)
+        return out
+
+    return forgetful
+
+
 #: claim id -> a perturbation that flips its verdict (one for every claim of the section).
 PERTURBATIONS: dict[str, Perturbation] = {
     # the recurrent route off by a factor
@@ -53,6 +64,8 @@ PERTURBATIONS: dict[str, Perturbation] = {
         "short_conv",
         lambda o: lambda x, kernel, *a, **k: o(np.roll(np.asarray(x, float), -1, axis=-2), kernel, *a, **k),
     ),
+    # a generation state that forgets its running phase after every chunk
+    "srope.streaming": wrap(selective.SelectiveState, "feed", lambda o: _forget_offset(o)),
 }
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.

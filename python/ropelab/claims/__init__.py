@@ -1,9 +1,9 @@
 """The claims that ``ropelab verify`` checks (one registered check per claim id).
 
 Each report section is one module of this package (:data:`ropelab.claims.SECTIONS` lists them in report order:
-``rope``, ``random_features``, ``temperature``, ``linear_attention``, ``selective``, ``gates``,
-``spectra``, ``related``, ``expressivity``, ``tables``); a claim is reported in the section of the
-module that registers it.
+``rope``, ``positions``, ``random_features``, ``temperature``, ``linear_attention``, ``selective``,
+``gates``, ``spectra``, ``related``, ``expressivity``, ``tables``), or a package of modules for a
+large section (``rope``); a claim is reported in the section of the module that registers it.
 
 Use :func:`run` to evaluate them::
 

@@ -60,6 +60,7 @@ VERDICTS: tuple[Verdict, ...] = ("holds", "holds-if", "fails")
 #: (the part before the first dot) belongs to one such module.
 SECTIONS: dict[str, str] = {
     "rope": "RoPE (RoFormer)",
+    "positions": "Position encodings, attention scale and extrapolation",
     "random_features": "Random features and the softmax kernel",
     "temperature": "Temperature (Theorem 1)",
     "linear_attention": "Linear attention and recurrences",

@@ -1,12 +1,13 @@
 """Claims of the linear-attention section: the unrolled recurrence of Selective RoPE Eq. (11) and
-the recurrence it is exact for.
+the recurrence it is exact for; relative positions inside linear attention (RoFormer §2, §3.4.3)
+and the size of the recurrent state (Selective RoPE §1).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ropelab import recurrence
+from ropelab import recurrence, rotary
 from ropelab.claims import _common
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
@@ -97,4 +98,103 @@ def eq11_convention() -> Evidence:
         errs,
         f"relative {tol:.1e} (T·d² accumulated roundings); the Eq. (3) recurrence is shown for contrast",
         {"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": _common.SEED + 107},
+    )
+
+
+@claim(
+    "linear.relative_impossible",
+    source="RoFormer §2",
+    statement="Relative position encodings cannot be used with linear attention",
+    expected="fails",
+)
+def linear_relative_impossible() -> Evidence:
+    rng, T, d = _common.rng(221), 40, 8
+    q, k, v = 0.5 * rng.standard_normal((3, T, d))
+    causal = np.tril(np.ones((T, T)))
+    # RoPE inside linear attention (RoFormer §3.4.3): a recurrence with a d × d state ...
+    ang = rotary.rope_angles(np.arange(T), d)
+    rope_rec = recurrence.selective_rope_attention(q, k, v, ang, mode="recurrent")
+    # ... against the O(T²) relative form Σ_{n≤m} (q_mᵀ R_{n−m} k_n) v_n (NumPy)
+    theta = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
+    rel = np.arange(T)[None, :] - np.arange(T)[:, None]
+    R = _common.np_rotation(rel[..., None] * theta)
+    rope_np = (np.einsum("mi,mnij,nj->mn", q, R, k) * causal) @ v
+    shifted = recurrence.selective_rope_attention(q, k, v, rotary.rope_angles(np.arange(T) + 500, d), mode="recurrent")
+    # ALiBi's bias −m(t−τ) and FoX's gates as decays of the linear-attention state
+    slope, gates = 0.2, rng.uniform(0.7, 1.0, T)
+    alibi_np = (np.exp(-slope * np.maximum(-rel, 0)) * (q @ k.T) * causal) @ v
+    logf = np.concatenate([[0.0], np.cumsum(np.log(gates[1:]))])
+    fox_np = (np.exp(np.minimum(logf[:, None] - logf[None, :], 0.0)) * (q @ k.T) * causal) @ v
+    errs = {
+        "rope_recurrent_vs_relative_form": _common.rel_err(rope_rec, rope_np),
+        "rope_shift_by_500": _common.rel_err(shifted, rope_rec),
+        "alibi_recurrent_vs_direct": _common.rel_err(
+            recurrence.alibi_attention(q, k, v, slope, mode="recurrent"), alibi_np
+        ),
+        "fox_recurrent_vs_direct": _common.rel_err(recurrence.fox_attention(q, k, v, gates, mode="recurrent"), fox_np),
+    }
+    tol, tol_shift = _common.tol(T * d * d), _common.tol(T * d * d) * 1024  # angles up to ~540 rad
+    rope_ok = errs["rope_recurrent_vs_relative_form"] < tol and errs["rope_shift_by_500"] < tol_shift
+    return Evidence(
+        verdict=derive_verdict(not rope_ok),
+        values=errs,
+        tolerance=f"relative {tol:.1e} (T·d² accumulated roundings); the shifted run {tol_shift:.1e} (angles up to "
+        "~540 rad)",
+        inputs={"T": T, "d": d, "alibi_slope": slope, "fox_gates": "U[0.7, 1]", "seed": _common.SEED + 221},
+        counterexample={
+            "encoding": "RoPE inside causal linear attention, as a recurrence with a d × d state",
+            "recurrent_vs_relative_form": errs["rope_recurrent_vs_relative_form"],
+            "output_change_when_positions_shift_by_500": errs["rope_shift_by_500"],
+        },
+        corrected="Relative encodings that factor into per-token operations on the state can: RoPE (rotations of q "
+        "and k, RoFormer §3.4.3) and ALiBi's or FoX's decays (S_t = f_t S_{t−1} + v_t k_tᵀ) are linear recurrences "
+        "whose outputs equal the O(T²) relative forms. An arbitrary bias table b(m − n) need not factor this way.",
+        corrected_holds=rope_ok and errs["alibi_recurrent_vs_direct"] < tol and errs["fox_recurrent_vs_direct"] < tol,
+    )
+
+
+@claim(
+    "linear.state_constant",
+    source="Selective RoPE §1",
+    statement="A linear-attention (SSM) state has a size independent of the context length; softmax attention's "
+    "KV cache grows linearly with it",
+    expected="holds",
+)
+def linear_state_constant() -> Evidence:
+    rng, d, P = _common.rng(222), 8, 16
+    resumed = {}
+    for T in (16, 256, 2048):
+        q, k, v = 0.5 * rng.standard_normal((3, T + P, d))
+        full = recurrence.linear_attention(q, k, v)
+        # read the d × d state S_T out of the toolkit: probe it with the queries e_j (key and value 0)
+        probe_q = np.broadcast_to(q[:T], (d, T, d)).copy()
+        probe_q = np.concatenate([probe_q, np.eye(d)[:, None, :]], axis=1)
+        probe_kv = np.concatenate([np.broadcast_to(k[:T], (d, T, d)), np.zeros((d, 1, d))], axis=1)
+        probe_v = np.concatenate([np.broadcast_to(v[:T], (d, T, d)), np.zeros((d, 1, d))], axis=1)
+        S = np.asarray(recurrence.linear_attention(probe_q, probe_kv, probe_v))[:, T, :].T
+        # the rest of the sequence from S alone
+        cont = q[T:] @ S.T + recurrence.linear_attention(q[T:], k[T:], v[T:])
+        resumed[str(T)] = _common.rel_err(cont, full[T:])
+    # softmax: the weights of N probe queries on T past keys form a matrix of rank T (no fixed-size summary
+    # reproduces them); linear attention's have rank ≤ d
+    N, ranks = 160, []
+    for T in (8, 16, 32, 64, 128):
+        K, Q = rng.standard_normal((2, max(T, N), 2 * d))
+        K, Q = K[:T], Q[:N]
+        qs = np.concatenate([np.zeros((T, 2 * d)), Q])
+        ks = np.concatenate([K, np.zeros((N, 2 * d))])
+        vs = np.concatenate([np.eye(T), np.zeros((N, T))])
+        rank = []
+        for out in (recurrence.softmax_attention(qs, ks, vs), recurrence.linear_attention(qs, ks, vs)):
+            sv = np.linalg.svd(np.asarray(out)[T:], compute_uv=False)
+            rank.append(int(np.sum(sv > 1e-10 * sv[0])))
+        ranks.append({"T": T, "softmax_rank": rank[0], "linear_rank": rank[1]})
+    tol = _common.tol(2048 * d * d)
+    ok = max(resumed.values()) < tol and all(r["softmax_rank"] == r["T"] and r["linear_rank"] <= 2 * d for r in ranks)
+    return Evidence(
+        verdict=derive_verdict(ok),
+        values={"state_floats": d * d, "resumed_from_state_error": resumed, "probe_weight_ranks": ranks},
+        tolerance=f"outputs resumed from the d × d state equal the full run to relative {tol:.1e}; numerical rank: "
+        "singular values above 1e-10 of the largest",
+        inputs={"d": d, "resumed_after": [16, 256, 2048], "probes": N, "rank_d": 2 * d, "seed": _common.SEED + 222},
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ropelab import recurrence, rotary, temperature, transition
+from ropelab import recurrence, rotary, selective, temperature, transition
 from ropelab._types import FloatArray
 from ropelab.claims import _common
 from ropelab.claims._registry import Evidence, claim, derive_verdict
@@ -271,4 +271,50 @@ def srope_conv_causal() -> Evidence:
         "causal: no change at all before t0 (exact zero); centred (numpy.convolve, outputs shifted by the "
         "lookahead): a change above 1e-6 rad",
         {"T": T, "pairs": c, "t0": t0, "kernel": kern.tolist(), "lookahead": lookahead, "seed": _common.SEED + 110},
+    )
+
+
+@claim(
+    "srope.streaming",
+    source="Selective RoPE §3.5",
+    statement="Selective RoPE at generation time (running phase and convolution cache) equals the batch "
+    "computation, with constant extra state",
+    expected="holds",
+)
+def srope_streaming() -> Evidence:
+    rng, H, R, model = _common.rng(231), 2, 2, 8
+    w = selective.SelectiveWeights(
+        rng.standard_normal((16, model)),
+        rng.standard_normal((H * R, 16)),
+        selective.rotary_temperature("rope", 10000.0, 2 * R),
+        num_heads=H,
+        conv_weight=rng.standard_normal((H * R, 4)),
+    )
+    errs, sizes = {}, {}
+    for T in (10, 100, 1000):
+        hidden = rng.standard_normal((T, model))
+        q, k = rng.standard_normal((2, T, H, 2 * R))
+        qr, kr, ang = selective.apply(q, k, hidden, w)
+        state = selective.SelectiveState(w)
+        cuts = np.unique(np.concatenate([[0, T], rng.integers(1, T, 3), np.arange(min(T, 5))]))  # 1-token steps too
+        parts = [selective.apply(q[a:b], k[a:b], hidden[a:b], w, state=state) for a, b in zip(cuts[:-1], cuts[1:])]
+        sq, sk, sa = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        # independent route: the half-layout rotation of each head by the batch angles (NumPy)
+        C = _common.np_rotation(ang, "half")
+        ref_q, ref_k = np.einsum("thij,thj->thi", C, q), np.einsum("thij,thj->thi", C, k)
+        errs[str(T)] = {
+            "angles_streamed_vs_batch": _common.rel_err(sa, ang),
+            "q_streamed_vs_batch": _common.rel_err(sq, qr),
+            "k_streamed_vs_batch": _common.rel_err(sk, kr),
+            "batch_rotation_vs_numpy": max(_common.rel_err(qr, ref_q), _common.rel_err(kr, ref_k)),
+        }
+        sizes[str(T)] = int(state.conv_cache.size + state.offset.size)
+    tol = _common.tol(1000 * 16)
+    ok = all(v < tol for e in errs.values() for v in e.values()) and len(set(sizes.values())) == 1
+    return Evidence(
+        verdict=derive_verdict(ok),
+        values={"errors": errs, "extra_state_floats": sizes},
+        tolerance=f"relative {tol:.1e} (1000 accumulated phase steps); the extra state (convolution cache and running "
+        "phase) must have the same size after 10, 100 and 1000 steps",
+        inputs={"heads": H, "pairs_per_head": R, "model_dim": model, "conv_taps": 4, "seed": _common.SEED + 231},
     )

@@ -435,32 +435,32 @@ def rfa_float32() -> Evidence:
         )
     at = next(r for r in rows if r["theta_max"] == 0.9999)
     holds = at["float32_max_rel_error"] < RFA_RTOL
+    # the direction: the released code's float32 largest temperature (NumPy) against tan(φ_max/2)
+    c32 = np.cos(np.float32(0.9999 * np.pi))
+    largest = float(np.sqrt((1 - c32) / (1 + c32))) / float(np.tan(0.9999 * np.pi / 2))
+    others = (f32[nz] / exact[nz])[:-1]  # the toolkit at the last θ_max, 0.9999, but its largest channel
+    direction_ok = largest < 1 and float(np.max(np.abs(others * largest - 1))) < 1e-3
     corrected_ok = (
         all(r["float64_max_rel_error"] < 1e-12 for r in rows)
         and all(r["float32_max_rel_error"] < RFA_RTOL for r in rows if r["theta_max"] <= 0.99)
         and at["one_plus_cos_in_float32_spacings"] < 1.0
+        and direction_ok
     )
     return Evidence(
         verdict=derive_verdict(holds),
-        values={"by_theta_max": rows},
+        values={"by_theta_max": rows, "largest_temperature_float32_over_exact": largest}
+        | {"other_channels_float32_over_exact_min_max": [float(others.min()), float(others.max())]},
         tolerance=f"relative {RFA_RTOL:g} on every channel (≈ 8000 float32 ulps: far above the rounding of a "
         "well-conditioned evaluation); float64 against the independently evaluated formula to 1e-12",
-        inputs={
-            "d": d,
-            "kind": "rfa",
-            "temp_max": 1.0,
-            "float32_form": "sqrt((1 − cos φ)/(1 + cos φ)), every step in float32, as in the released code",
-        },
-        counterexample={
-            "theta_max": 0.9999,
-            "float32_max_rel_error": at["float32_max_rel_error"],
-            "one_plus_cos_phi_max": at["one_plus_cos_phi_max"],
-            "float32_spacing_near_minus_1": 2.0**-24,
-        },
+        inputs={"d": d, "kind": "rfa", "temp_max": 1.0}
+        | {"float32_form": "sqrt((1 − cos φ)/(1 + cos φ)), every step in float32, as in the released code"},
+        counterexample={"theta_max": 0.9999, "float32_spacing_near_minus_1": 2.0**-24}
+        | {k: at[k] for k in ("float32_max_rel_error", "one_plus_cos_phi_max")},
         corrected="In float64 the spectrum matches tan(φ_j/2) to 1e-12. In float32, 1 + cos φ_max ≈ (π(1−θ_max))²/2 "
-        "= 4.9·10⁻⁸ at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ ≈ 6·10⁻⁸ near −1: the largest "
-        "temperature comes out too large, so after rescaling to max 1 the other channels are off by up to "
-        f"{at['float32_max_rel_error']:.1%}; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
+        f"= {at['one_plus_cos_phi_max']:.3g} at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ near −1 and is "
+        f"rounded up to {float(1 + c32):.3g}: the largest temperature comes out {largest:.3f}× the exact value "
+        f"(too small), so after rescaling to max 1 the other channels are up to {at['float32_max_rel_error']:.1%} "
+        f"too large; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
         corrected_holds=bool(corrected_ok),
     )
 

@@ -1,6 +1,6 @@
-"""Claims of the RoPE section: rotary position embedding as RoFormer states it (RoFormer §3,
-Eqs. (12)–(19), §3.4), the complex form (Selective RoPE App. A.1), the RoPE trick, and attention
-without position encoding.
+"""Claims of the RoPE section, first part: rotary position embedding as RoFormer states it
+(RoFormer §3, Eqs. (12)–(19), §3.4), the complex form (Selective RoPE App. A.1), the RoPE trick, and
+attention without position encoding.
 """
 
 from __future__ import annotations
