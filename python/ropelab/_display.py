@@ -258,6 +258,26 @@ def document_fields(cls: _C) -> _C:
     TypeError
         If a field has no doc, or the docstring already has an Attributes section (the fields
         are described by their declarations only).
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass, field
+    >>> @document_fields
+    ... @dataclass(frozen=True)
+    ... class Pair:
+    ...     "Two numbers."
+    ...     a: int = field(metadata=field_doc("The first."))
+    ...     b: float = field(metadata=field_doc("The second, ``>= a``.", type="float >= a"))
+    >>> print(Pair.__doc__)
+    Two numbers.
+    <BLANKLINE>
+    Attributes
+    ----------
+    a : int
+        The first.
+    b : float >= a
+        The second, ``>= a``.
+    <BLANKLINE>
     """
     doc = inspect.cleandoc(cls.__doc__ or "")
     lines = doc.splitlines()
