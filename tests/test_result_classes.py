@@ -4,8 +4,9 @@ Each result's fields are listed once, by its binding (``ropelab._core``); the pu
 (``ropelab.spectra.FiguresOfMerit``, ``ropelab.temperature.Counterexample``,
 ``ropelab.transition.FactorDistribution``) derive from the bound ones and keep what their
 dataclasses offered: every attribute, keyword construction, equality, hashing, pickling and the
-package's compact repr. The field lists still written in Python (the docstrings' Attributes
-sections, the sweep task's outputs) are checked against the bound ones here.
+package's compact repr. Each field is described once, by the binding (``_field_docs``) or, for a
+Python dataclass result, next to the field (``field_doc``); every result class's Attributes
+section is generated from that, which is checked here together with ``help()`` and the stubs.
 """
 
 from __future__ import annotations
@@ -740,3 +741,27 @@ def test_html_rows_carry_the_field_docs_as_titles() -> None:
     assert "<th style='text-align:left' title='1.'>median</th>" in html
     scaling = rl.extrapolation.scaled_frequencies(8)
     assert "title='The rule.'>rule</th>" in scaling._repr_html_()
+
+
+def test_leakage_map_per_alpha_properties_read_the_figures() -> None:
+    m = _map()
+    per_alpha = [n for n, v in vars(rl.spectra.LeakageMap).items() if isinstance(v, property)]
+    assert per_alpha == [
+        "decay_over_window",
+        "highest_sidelobe_db",
+        "first_min_db",
+        "first_min_bins",
+        "enbw_bins",
+        "bandwidth_3db_bins",
+        "scalloping_loss_db",
+        "leakage_factor",
+        "truncation_ripple_db",
+    ]
+    for name in per_alpha[1:]:
+        assert name in field_names(rl.spectra.FiguresOfMerit)
+        doc = vars(rl.spectra.LeakageMap)[name].__doc__ or ""
+        assert f":attr:`FiguresOfMerit.{name}`" in doc and "Returns" in doc
+        values = getattr(m, name)
+        assert type(values) is np.ndarray and values.dtype == np.float64 and values.shape == (3,)
+        expected = [math.nan if getattr(f, name) is None else getattr(f, name) for f in m.figures]
+        np.testing.assert_array_equal(values, expected)

@@ -268,16 +268,11 @@ def document_fields(cls: _C) -> _C:
     ...     "Two numbers."
     ...     a: int = field(metadata=field_doc("The first."))
     ...     b: float = field(metadata=field_doc("The second, ``>= a``.", type="float >= a"))
-    >>> print(Pair.__doc__)
-    Two numbers.
-    <BLANKLINE>
-    Attributes
-    ----------
-    a : int
-        The first.
-    b : float >= a
-        The second, ``>= a``.
-    <BLANKLINE>
+    >>> lines = Pair.__doc__.splitlines()
+    >>> lines[:5]
+    ['Two numbers.', '', 'Attributes', '----------', 'a : int']
+    >>> lines[5:]
+    ['    The first.', 'b : float >= a', '    The second, ``>= a``.']
     """
     doc = inspect.cleandoc(cls.__doc__ or "")
     lines = doc.splitlines()

@@ -770,6 +770,26 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     return FiguresOfMerit(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
+def _per_alpha(name: str) -> Any:
+    """A read-only property of :class:`LeakageMap`: the field ``name`` of each row's figures of merit."""
+
+    def get(self: LeakageMap) -> FloatArray:
+        return np.array([np.nan if (v := getattr(f, name)) is None else v for f in self.figures], dtype=float)
+
+    get.__name__ = name
+    get.__qualname__ = f"LeakageMap.{name}"
+    get.__doc__ = f"""Per ``alpha``: ``figures[i].{name}`` of each row ``i`` (None as nan).
+
+    The values of :attr:`FiguresOfMerit.{name}` (described there), one per decay.
+
+    Returns
+    -------
+    ndarray, shape (A,)
+        One value per ``alpha``.
+    """
+    return property(get)
+
+
 @document_fields
 class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     """Leakage of the causal exponential (SSM) window over decay × ``ω`` grids (rows by decay).
@@ -809,96 +829,15 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
         """
         return np.asarray(decay_over_window(self.alpha, self.N), dtype=float)
 
-    def _field(self, name: str) -> FloatArray:
-        return np.array([np.nan if getattr(f, name) is None else getattr(f, name) for f in self.figures], dtype=float)
-
-    @property
-    def highest_sidelobe_db(self) -> FloatArray:
-        """Highest sidelobe level per ``α`` (dB re the peak).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("highest_sidelobe_db")
-
-    @property
-    def first_min_db(self) -> FloatArray:
-        """Level of the first minimum beyond the main peak per ``α`` (dB re the peak).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("first_min_db")
-
-    @property
-    def first_min_bins(self) -> FloatArray:
-        """Position of that first minimum per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("first_min_bins")
-
-    @property
-    def enbw_bins(self) -> FloatArray:
-        """Equivalent noise bandwidth per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("enbw_bins")
-
-    @property
-    def bandwidth_3db_bins(self) -> FloatArray:
-        """Full 3-dB main-lobe width per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("bandwidth_3db_bins")
-
-    @property
-    def scalloping_loss_db(self) -> FloatArray:
-        """Scalloping loss per ``α`` (dB).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("scalloping_loss_db")
-
-    @property
-    def leakage_factor(self) -> FloatArray:
-        """Energy outside the main lobe over the total, per ``α``.
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("leakage_factor")
-
-    @property
-    def truncation_ripple_db(self) -> FloatArray:
-        """Ripple against the ``N → ∞`` envelope per ``α`` (dB; ``inf`` at ``α = 0``).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("truncation_ripple_db")
+    # the per-alpha figures, each a FiguresOfMerit field read from every row (described there)
+    highest_sidelobe_db: FloatArray = _per_alpha("highest_sidelobe_db")
+    first_min_db: FloatArray = _per_alpha("first_min_db")
+    first_min_bins: FloatArray = _per_alpha("first_min_bins")
+    enbw_bins: FloatArray = _per_alpha("enbw_bins")
+    bandwidth_3db_bins: FloatArray = _per_alpha("bandwidth_3db_bins")
+    scalloping_loss_db: FloatArray = _per_alpha("scalloping_loss_db")
+    leakage_factor: FloatArray = _per_alpha("leakage_factor")
+    truncation_ripple_db: FloatArray = _per_alpha("truncation_ripple_db")
 
 
 def leakage_map(*, alpha: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:
