@@ -4,8 +4,9 @@ Each result's fields are listed once, by its binding (``ropelab._core``); the pu
 (``ropelab.spectra.FiguresOfMerit``, ``ropelab.temperature.Counterexample``,
 ``ropelab.transition.FactorDistribution``) derive from the bound ones and keep what their
 dataclasses offered: every attribute, keyword construction, equality, hashing, pickling and the
-package's compact repr. The field lists still written in Python (the docstrings' Attributes
-sections, the sweep task's outputs) are checked against the bound ones here.
+package's compact repr. Each field is described once, by the binding (``_field_docs``) or, for a
+Python dataclass result, next to the field (``field_doc``); every result class's Attributes
+section is generated from that, which is checked here together with ``help()`` and the stubs.
 """
 
 from __future__ import annotations
@@ -548,3 +549,219 @@ def test_windows_table_is_read_from_window_info() -> None:
         info = _core.spectra.window_info(name=name)
         assert info.name == name
         assert params == tuple(n for p in info.parameters for n in [p.name, *p.alternatives])
+
+
+# -- each result described once: the Attributes sections are generated ---------------------------
+
+#: Every public result class whose Attributes section is written from its field declarations:
+#: the classes bound from C++ (their binding documents each field) and the Python dataclasses
+#: (``field(metadata=field_doc(...))``).
+DOCUMENTED: list[type] = [
+    rl.spectra.FiguresOfMerit,
+    rl.spectra.LeakageMap,
+    rl.temperature.Counterexample,
+    rl.transition.FactorDistribution,
+    rl.temperature.MSECurve,
+    rl.attention.AttentionError,
+    rl.tasks.Group,
+    rl.tasks.StateTracking,
+    rl.tasks.MQAR,
+    rl.tasks.Copying,
+    rl.extrapolation.Scaling,
+    rl.extrapolation.UnseenAngles,
+]
+#: Result classes outside this scheme, each with the reason (checked to be exactly those found).
+NOT_DOCUMENTED: dict[str, str] = {
+    "ropelab.claims.ClaimResult": "the claims package's record; its fields repeat Claim and Evidence",
+}
+
+
+def _public_result_classes() -> dict[str, type]:
+    """Every public class of the package that is a result: bound from C++ or showing itself as one."""
+    import importlib
+    import pkgutil
+
+    from ropelab._display import ResultDisplay
+
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(rl.__path__, "ropelab."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        mod = importlib.import_module(info.name)
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name)
+            if isinstance(obj, type) and issubclass(obj, (ResultDisplay, _core.result.Result)):
+                found.setdefault(f"{obj.__module__.rsplit('._', 1)[0]}.{obj.__name__}", obj)
+    found["ropelab.attention.AttentionError"] = rl.attention.AttentionError  # a dataclass, repr of its own
+    return found
+
+
+def _described(cls: type) -> dict[str, tuple[str, str]]:
+    """name -> (type, doc) from the class's declarations (binding or dataclass fields)."""
+    import dataclasses
+
+    from ropelab._display import field_docs
+
+    if dataclasses.is_dataclass(cls):
+        return {f.name: (str(f.metadata.get("type", f.type)), f.metadata["doc"]) for f in dataclasses.fields(cls)}
+    return {n: (field_types(cls)[n], field_docs(cls)[n]) for n in field_names(cls)}
+
+
+def test_every_public_result_class_is_documented_from_its_fields() -> None:
+    found = _public_result_classes()
+    documented = {f"{c.__module__}.{c.__name__}" for c in DOCUMENTED}
+    assert set(found) == documented | set(NOT_DOCUMENTED)
+
+
+@pytest.mark.parametrize("cls", DOCUMENTED, ids=lambda c: c.__name__)
+def test_attributes_section_is_generated_once_per_field(cls: type) -> None:
+    import inspect
+
+    described = _described(cls)
+    section = NumpyDocString(cls.__doc__ or "")["Attributes"]
+    # one entry per field, in order, each naming one field (no grouped "a, b : float")
+    assert [p.name for p in section] == list(described)
+    for p in section:
+        doc = described[p.name][1]
+        assert " ".join(doc.split()) and " ".join(p.desc) == " ".join(doc.split()), p.name
+        assert p.type, p.name
+    # exactly one Attributes section, none written by hand in the source
+    assert (cls.__doc__ or "").count("\nAttributes\n") == 1
+    source = inspect.getsource(cls)
+    assert "Attributes\n" not in source.split('"""')[1]
+    # the section comes before Notes/Examples, where a class has them
+    text = cls.__doc__ or ""
+    for later in ("\nNotes\n", "\nExamples\n"):
+        if later in text:
+            assert text.index("\nAttributes\n") < text.index(later)
+
+
+@pytest.mark.parametrize("cls", DOCUMENTED, ids=lambda c: c.__name__)
+def test_help_shows_every_field_doc(cls: type) -> None:
+    import pydoc
+
+    text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+    page = " ".join(" ".join(line.lstrip(" |") for line in text.splitlines()).split())  # no "|" margin
+    for name, (_, doc) in _described(cls).items():
+        assert f"{name} : " in page and " ".join(doc.split()) in page, name
+
+
+def test_the_bound_field_docs_are_those_of_the_properties_and_the_stubs() -> None:
+    import ast
+    from pathlib import Path
+
+    from ropelab._display import field_docs
+
+    stubs = Path(rl.__file__).parent / "_core"
+    for bound in (
+        _core.spectra.FiguresOfMerit,
+        _core.spectra.LeakageMap,
+        _core.spectra.WindowInfo,
+        _core.spectra.WindowParameter,
+        _core.temperature.Counterexample,
+        _core.transition.FactorDistribution,
+    ):
+        docs = field_docs(bound)
+        assert list(docs) == list(field_names(bound)) and all(d.strip() for d in docs.values())
+        for n, d in docs.items():
+            assert vars(bound)[n].__doc__ == d
+        module = bound.__module__.rsplit(".", 1)[1]
+        tree = ast.parse((stubs / f"{module}.pyi").read_text(encoding="utf-8"))
+        cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == bound.__name__)
+        in_stub = {
+            f.name: " ".join((ast.get_docstring(f) or "").split())
+            for f in cls.body
+            if isinstance(f, ast.FunctionDef) and any(getattr(d, "id", "") == "property" for d in f.decorator_list)
+        }
+        assert in_stub == {n: " ".join(d.split()) for n, d in docs.items()}, bound.__name__
+
+
+def test_document_fields_refuses_hand_written_or_missing_docs() -> None:
+    from dataclasses import dataclass, field
+
+    from ropelab._display import document_fields, field_doc
+
+    @dataclass(frozen=True)
+    class HandWritten:
+        """A result.
+
+        Attributes
+        ----------
+        x : int
+            By hand.
+        """
+
+        x: int = field(metadata=field_doc("The x."))
+
+    with pytest.raises(TypeError, match="Attributes section by hand"):
+        document_fields(HandWritten)
+
+    @dataclass(frozen=True)
+    class Missing:
+        """A result."""
+
+        x: int = field(metadata=field_doc("The x."))
+        y: int = 0
+
+    with pytest.raises(TypeError, match="Missing.y: no doc"):
+        document_fields(Missing)
+
+    @document_fields
+    @dataclass(frozen=True)
+    class Good:
+        """A result.
+
+        Examples
+        --------
+        >>> Good(1).x
+        1
+        """
+
+        x: int = field(metadata=field_doc("The x.", type="int >= 0"))
+
+    assert (Good.__doc__ or "").split("\n") == [
+        "A result.",
+        "",
+        "Attributes",
+        "----------",
+        "x : int >= 0",
+        "    The x.",
+        "",
+        "Examples",
+        "--------",
+        ">>> Good(1).x",
+        "1",
+        "",
+    ]
+
+
+def test_html_rows_carry_the_field_docs_as_titles() -> None:
+    r = rl.transition.prf_factor_distribution(1.0, 0.5)
+    html = r._repr_html_()
+    assert "<th style='text-align:left' title='1.'>median</th>" in html
+    scaling = rl.extrapolation.scaled_frequencies(8)
+    assert "title='The rule.'>rule</th>" in scaling._repr_html_()
+
+
+def test_leakage_map_per_alpha_properties_read_the_figures() -> None:
+    m = _map()
+    per_alpha = [n for n, v in vars(rl.spectra.LeakageMap).items() if isinstance(v, property)]
+    assert per_alpha == [
+        "decay_over_window",
+        "highest_sidelobe_db",
+        "first_min_db",
+        "first_min_bins",
+        "enbw_bins",
+        "bandwidth_3db_bins",
+        "scalloping_loss_db",
+        "leakage_factor",
+        "truncation_ripple_db",
+    ]
+    for name in per_alpha[1:]:
+        assert name in field_names(rl.spectra.FiguresOfMerit)
+        doc = vars(rl.spectra.LeakageMap)[name].__doc__ or ""
+        assert f":attr:`FiguresOfMerit.{name}`" in doc and "Returns" in doc
+        values = getattr(m, name)
+        assert type(values) is np.ndarray and values.dtype == np.float64 and values.shape == (3,)
+        expected = [math.nan if getattr(f, name) is None else getattr(f, name) for f in m.figures]
+        np.testing.assert_array_equal(values, expected)

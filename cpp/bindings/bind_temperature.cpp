@@ -160,17 +160,21 @@ void register_temperature(py::module_& m) {
   ResultClass<C>(m, "Counterexample",
                  "The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the "
                  "documented class is ropelab.temperature.Counterexample).")
-      .field("xi", &C::xi, "The cosine q.k of the unit-norm pair.")
-      .field("sigma_paper", &C::sigma_paper, "The paper's temperature tan(arccos(xi)/2).")
-      .field("sigma_paper_sq", &C::sigma_paper_sq, "Its square (1 - xi)/(1 + xi).")
+      .field("xi", &C::xi, "The cosine ``q.k`` of the unit-norm pair.")
+      .field("sigma_paper", &C::sigma_paper, "The paper's temperature ``tan(arccos(xi)/2)``.")
+      .field("sigma_paper_sq", &C::sigma_paper_sq, "Its square ``(1 - xi)/(1 + xi)``.")
       .field("mean_paper", &C::mean_paper,
-             "E[K] of the conjugate product at the paper's sigma: exp(1 - sigma^2 (1 - xi)).")
-      .field("target", &C::target, "The kernel value exp(xi).")
-      .field("mean_sigma1", &C::mean_sigma1, "E[K] of the conjugate product at sigma = 1.")
+             "``E[K]`` of the conjugate product at the paper's sigma: "
+             "``exp(1 - sigma^2 (1 - xi))``.")
+      .field("target", &C::target, "The kernel value ``exp(xi)``.")
+      .field("mean_sigma1", &C::mean_sigma1,
+             "``E[K]`` of the conjugate product at ``sigma = 1`` (equals the target).")
       .field("mean_paper_literal", &C::mean_paper_literal,
-             "E[K] of the literal product at the paper's sigma: exp(1 - sigma^2 (1 + xi)).")
+             "``E[K]`` of the literal product at the paper's sigma, ``exp(1 - sigma^2 (1 + xi))`` "
+             "(equals the target: the tan rule is the bias-zeroing sigma of the unconjugated "
+             "product).")
       .field("target_literal", &C::target_literal,
-             "What the literal product estimates at sigma = 1: exp(-xi).")
+             "What the literal product estimates at ``sigma = 1``: ``exp(-xi)``.")
       .finish();
   m.def("paper_sigma", &paper_sigma, "xi"_a);
   m.def("unbiased_sigma", &unbiased_sigma, "xi"_a, "estimator"_a, "convention"_a);

@@ -386,10 +386,12 @@ void register_transition(py::module_& m) {
       m, "FactorDistribution",
       "Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) "
       "(the documented class is ropelab.transition.FactorDistribution).")
-      .field("mean", &D::mean, "exp(s^2/2) (>= 1).")
-      .field("variance", &D::variance, "(exp(s^2) - 1) exp(s^2).")
+      .field("mean", &D::mean, "``exp(s^2/2)`` (>= 1).")
+      .field("variance", &D::variance, "``(exp(s^2) - 1) exp(s^2)``.")
       .field("median", &D::median, "1.")
-      .field("prob_gt_one", &D::prob_gt_one, "P(factor > 1): 1/2 for s > 0, 0 for s = 0.")
+      .field("prob_gt_one", &D::prob_gt_one,
+             "``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly "
+             "1).")
       .finish();
   m.def("norms", &transition::norm_names);
   m.def("effective", &effective, "angles_prev"_a, "angles"_a, "gates"_a, "layout"_a);

@@ -2,9 +2,11 @@
 /// \file result_class.hpp
 /// A C++ result struct bound as a Python class with read-only fields, each field named ONCE
 /// (here, by the binding that registers it): the class gets `_fields` (the names in order, as
-/// a namedtuple has), `_field_types` (name to "int", "float", "bool" or "float | None") and
-/// `__match_args__`, a keyword (or positional) constructor taking every field and a copy
-/// constructor — all from that one list. Every such class derives from one bound base,
+/// a namedtuple has), `_field_types` (name to "int", "float", "bool" or "float | None"),
+/// `_field_docs` (name to the field's docstring, the only place a field is described: the Python
+/// layer writes its classes' Attributes sections from it) and `__match_args__`, a keyword (or
+/// positional) constructor taking every field and a copy constructor — all from that one list.
+/// Every such class derives from one bound base,
 /// `_core.result.Result` (register_result_base, called once by module.cpp before any result class),
 /// which defines ONCE, from the instance's `_fields`, what the classes share: value equality
 /// and hashing, a `__repr__`, `_asdict()` and pickling (`__reduce__`: the class and the fields
@@ -76,6 +78,7 @@ inline void register_result_base(py::module_& m) {
                              "hashing, repr, _asdict and pickling from the class's _fields.");
   cls.attr("_fields") = py::tuple();  // a result class sets its own (register_result_base: none)
   cls.attr("_field_types") = py::dict();
+  cls.attr("_field_docs") = py::dict();
   cls.def(
          "__eq__",
          [](const py::object& self, const AnyObject& other) -> bool {
@@ -129,7 +132,7 @@ class ResultClass {
     cls_.def_readonly(name, member, doc);
     const std::string type_name = name_;
     const char* type = std::is_same_v<V, bool> ? "bool" : std::is_integral_v<V> ? "int" : "float";
-    fields_->push_back({name, type, false, [member, name, type_name](T& t, py::handle v) {
+    fields_->push_back({name, type, doc, false, [member, name, type_name](T& t, py::handle v) {
                           t.*member = load<V>(v, type_name, name);
                         }});
     return *this;
@@ -147,10 +150,11 @@ class ResultClass {
         },
         doc);
     const std::string type_name = name_;
-    fields_->push_back({name, "float | None", true, [member, name, type_name](T& t, py::handle v) {
-                          t.*member = v.is_none() ? std::numeric_limits<double>::quiet_NaN()
-                                                  : load<double>(v, type_name, name);
-                        }});
+    fields_->push_back(
+        {name, "float | None", doc, true, [member, name, type_name](T& t, py::handle v) {
+           t.*member = v.is_none() ? std::numeric_limits<double>::quiet_NaN()
+                                   : load<double>(v, type_name, name);
+         }});
     return *this;
   }
 
@@ -161,7 +165,7 @@ class ResultClass {
   ResultClass& object_field(const char* name, V T::*member, const char* type, const char* doc) {
     cls_.def_readonly(name, member, doc);
     const std::string type_name = name_, type_str = type;
-    fields_->push_back({name, type, false,
+    fields_->push_back({name, type, doc, false,
                         [member, name, type_name, type_str](T& t, py::handle v) {
                           py::detail::make_caster<V> c;
                           if (!c.load(v, false)) {
@@ -188,7 +192,7 @@ class ResultClass {
     cls_.def_readonly(name, member, doc);
     const std::string type_name = name_, type_str = type;
     fields_->push_back(
-        {name, type, false,
+        {name, type, doc, false,
          [member, name, ndim, type_name, type_str](T& t, py::handle v) {
            const py::module_ np = py::module_::import("numpy");
            py::object a;
@@ -228,17 +232,18 @@ class ResultClass {
                              const char* doc) {
     cls_.def_readonly(name, member, doc);
     const std::string type_name = name_, type_str = type;
-    fields_->push_back({name, type, false, [member, name, type_name, type_str](T& t, py::handle v) {
-                          bool ok = py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v);
-                          if (ok) {
-                            for (py::handle e : v) ok = ok && py::isinstance<E>(e);
-                          }
-                          if (!ok) {
-                            throw py::type_error(type_name + ": " + name + " must be " + type_str +
-                                                 ", got " + py::repr(v).cast<std::string>());
-                          }
-                          t.*member = py::reinterpret_steal<TupleT>(PySequence_Tuple(v.ptr()));
-                        }});
+    fields_->push_back(
+        {name, type, doc, false, [member, name, type_name, type_str](T& t, py::handle v) {
+           bool ok = py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v);
+           if (ok) {
+             for (py::handle e : v) ok = ok && py::isinstance<E>(e);
+           }
+           if (!ok) {
+             throw py::type_error(type_name + ": " + name + " must be " + type_str + ", got " +
+                                  py::repr(v).cast<std::string>());
+           }
+           t.*member = py::reinterpret_steal<TupleT>(PySequence_Tuple(v.ptr()));
+         }});
     non_numeric_ = true;
     return *this;
   }
@@ -254,13 +259,15 @@ class ResultClass {
   py::class_<T>& finish() {
     auto fields = fields_;
     py::list names;
-    py::dict types;
+    py::dict types, docs;
     for (const Field& f : *fields) {
       names.append(f.name);
       types[py::str(f.name)] = f.type;
+      docs[py::str(f.name)] = f.doc;
     }
     cls_.attr("_fields") = py::tuple(names);
     cls_.attr("_field_types") = types;
+    cls_.attr("_field_docs") = docs;
     cls_.attr("__match_args__") = py::tuple(names);
     cls_.def(py::init<const T&>(), "other"_a, "A copy of another result of this type.");
     if (non_numeric_) {
@@ -308,6 +315,7 @@ class ResultClass {
   struct Field {
     std::string name;
     std::string type;  ///< "int", "float", "bool", "float | None" or the name given
+    std::string doc;   ///< the field's docstring (that of its property)
     bool optional;
     std::function<void(T&, py::handle)> set;
     /// What __eq__ and __hash__ compare instead of the value (none: the value itself).

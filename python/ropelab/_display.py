@@ -1,18 +1,31 @@
-"""How result objects show themselves: a compact ``repr`` and an HTML table for Jupyter."""
+"""How result objects describe and show themselves.
+
+A result's fields are described once: a class bound from C++ (``ropelab._core``) by its binding,
+which names each field with its type and docstring (``_fields``, ``_field_types``,
+``_field_docs``); a Python dataclass next to each field, ``x: T = field(metadata=field_doc(...))``.
+:func:`document_fields` writes the class docstring's Attributes section from that description,
+and :class:`ResultDisplay` gives the compact ``repr`` and the HTML table for Jupyter (each row's
+title: the field's docstring).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import html
+import inspect
 import math
+import re
+import textwrap
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ropelab._core_loader import core as _core
 
-__all__ = ["ResultDisplay", "field_names", "field_types", "short_value"]
+__all__ = ["ResultDisplay", "document_fields", "field_doc", "field_docs", "field_names", "field_types", "short_value"]
+
+_C = TypeVar("_C", bound=type)
 
 #: ``repr`` stays on one line up to this width, else one field per line.
 _ONE_LINE = 100
@@ -122,12 +135,174 @@ def field_types(cls: type) -> dict[str, str]:
     return _bound_fields("field_types", cls)
 
 
-def _bound_fields(func: str, cls: type) -> dict[str, str]:
-    """The fields of a result class bound from C++ (a subclass of ``_core.result.Result``) and their types, in order."""
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring of each field of a result class bound from C++ (its ``_field_docs``), in order.
+
+    Parameters
+    ----------
+    cls : type
+        A result class of ``ropelab._core`` or a class derived from one.
+
+    Returns
+    -------
+    dict of str to str
+        Field name to its docstring, as the binding gives it (the only place it is written).
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not such a class.
+
+    Examples
+    --------
+    >>> from ropelab.transition import FactorDistribution
+    >>> field_docs(FactorDistribution)["median"]
+    '1.'
+    """
+    return _bound_fields("field_docs", cls, "_field_docs")
+
+
+def _bound_fields(func: str, cls: type, attr: str = "_field_types") -> dict[str, str]:
+    """One of the per-field dicts of a result class bound from C++ (a subclass of ``_core.result.Result``), in order."""
     if not (isinstance(cls, type) and issubclass(cls, _core.result.Result)):
         raise TypeError(f"{func}: {cls!r} is not a result class bound from C++")
-    types = cls._field_types
-    return {name: str(types[name]) for name in cls._fields}
+    values = getattr(cls, attr)
+    return {name: str(values[name]) for name in cls._fields}
+
+
+def field_doc(doc: str, *, type: str | None = None) -> dict[str, str]:
+    """The metadata that describes one field of a result dataclass: ``field(metadata=field_doc(...))``.
+
+    Parameters
+    ----------
+    doc : str
+        What the field holds (one paragraph; the Attributes section wraps it).
+    type : str, optional
+        Its type as the docs write it (e.g. ``"ndarray of int, shape (n, T)"``); by default the
+        field's annotation.
+
+    Returns
+    -------
+    dict of str to str
+        ``{"doc": doc}``, with ``"type"`` when given.
+
+    Examples
+    --------
+    >>> field_doc("The seed.")
+    {'doc': 'The seed.'}
+    """
+    return {"doc": doc} if type is None else {"doc": doc, "type": type}
+
+
+def _numpydoc_type(t: str) -> str:
+    """A type of ``_field_types`` as numpydoc writes it (``ndarray[float64, (A,)]``: ``ndarray of float64, shape (A,)``)."""
+    if m := re.fullmatch(r"ndarray\[(\w+), (\(.*\))\]", t):
+        return f"ndarray of {m[1]}, shape {m[2]}"
+    if m := re.fullmatch(r"tuple\[(.+), \.\.\.\]", t):
+        return f"tuple of {_numpydoc_type(m[1])}"
+    if m := re.fullmatch(r"list\[(.+)\]", t):
+        return f"list of {_numpydoc_type(m[1])}"
+    return " or ".join(part.strip() for part in t.split("|"))
+
+
+def _described_fields(cls: type) -> list[tuple[str, str, str]]:
+    """(name, type as numpydoc writes it, doc) of each field of a result class, in order."""
+    if dataclasses.is_dataclass(cls):
+        out = []
+        for f in dataclasses.fields(cls):
+            if "doc" not in f.metadata:
+                raise TypeError(f"{cls.__qualname__}.{f.name}: no doc (declare it with field(metadata=field_doc(...)))")
+            t = f.metadata.get("type") or (
+                f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+            )
+            out.append((f.name, str(t), str(f.metadata["doc"])))
+        return out
+    names = field_names(cls)
+    types, docs = field_types(cls), field_docs(cls)
+    for name in names:
+        if not docs[name].strip():
+            raise TypeError(f"{cls.__qualname__}.{name}: the binding gives no doc")
+    return [(name, _numpydoc_type(types[name]), docs[name]) for name in names]
+
+
+def _title(doc: str) -> str:
+    """The ``title`` attribute (a tooltip) of an HTML table row: the field's doc on one line."""
+    return f" title='{html.escape(' '.join(doc.split()))}'" if doc.strip() else ""
+
+
+#: Sections that follow Attributes in a numpydoc docstring (the generated section goes before them).
+_LATER_SECTIONS = ("Methods", "See Also", "Notes", "References", "Examples")
+
+
+def document_fields(cls: _C) -> _C:
+    """Class decorator: writes the Attributes section of a result class's docstring from its fields.
+
+    A class bound from C++ (or derived from one) takes each field's type and docstring from the
+    binding (:func:`field_types`, :func:`field_docs`); a dataclass (decorate it after
+    ``@dataclass``) from each field's ``metadata=field_doc(...)``. The section goes before any
+    Notes, References or Examples section, so that ``help()`` and the API docs list every field
+    with its text, written in one place.
+
+    Parameters
+    ----------
+    cls : type
+        The result class.
+
+    Returns
+    -------
+    type
+        ``cls``, its ``__doc__`` completed.
+
+    Raises
+    ------
+    TypeError
+        If a field has no doc, or the docstring already has an Attributes section (the fields
+        are described by their declarations only).
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass, field
+    >>> @document_fields
+    ... @dataclass(frozen=True)
+    ... class Pair:
+    ...     "Two numbers."
+    ...     a: int = field(metadata=field_doc("The first."))
+    ...     b: float = field(metadata=field_doc("The second, ``>= a``.", type="float >= a"))
+    >>> lines = Pair.__doc__.splitlines()
+    >>> lines[:5]
+    ['Two numbers.', '', 'Attributes', '----------', 'a : int']
+    >>> lines[5:]
+    ['    The first.', 'b : float >= a', '    The second, ``>= a``.']
+    """
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    lines = doc.splitlines()
+    if any(a.strip() == "Attributes" and b.strip().startswith("---") for a, b in zip(lines, lines[1:])):
+        raise TypeError(f"{cls.__qualname__}: the docstring writes an Attributes section by hand")
+    entries = ["Attributes", "----------"]
+    for name, type_text, text in _described_fields(cls):
+        entries.append(f"{name} : {type_text}")
+        entries.extend(textwrap.wrap(" ".join(text.split()), 92, initial_indent="    ", subsequent_indent="    "))
+    cut = next(
+        (
+            i
+            for i, (a, b) in enumerate(zip(lines, lines[1:]))
+            if a.strip() in _LATER_SECTIONS and b.strip().startswith("---")
+        ),
+        len(lines),
+    )
+    head, tail = lines[:cut], lines[cut:]
+    while head and not head[-1].strip():
+        head.pop()
+    cls.__doc__ = "\n".join([*head, "", *entries, *([""] + tail if tail else [])]) + "\n"
+    return cls
+
+
+def _field_titles(cls: type) -> dict[str, str]:
+    """Field name to its doc, for the HTML table's row titles (empty when the class has none)."""
+    try:
+        return {name: doc for name, _, doc in _described_fields(cls)}
+    except TypeError:
+        return {}
 
 
 class ResultDisplay:
@@ -158,9 +333,10 @@ class ResultDisplay:
 
     def _repr_html_(self) -> str:
         e = html.escape
+        titles = _field_titles(type(self))
         rows = "".join(
-            f"<tr><th style='text-align:left'>{e(name)}</th><td style='text-align:left'>"
-            f"{e(short_value(value, 120))}</td></tr>"
+            f"<tr><th style='text-align:left'{_title(titles.get(name, ''))}>{e(name)}</th>"
+            f"<td style='text-align:left'>{e(short_value(value, 120))}</td></tr>"
             for name, value in self._shown()
         )
         return f"<table><caption style='text-align:left'><b>{e(type(self).__name__)}</b></caption>{rows}</table>"

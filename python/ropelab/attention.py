@@ -41,7 +41,7 @@ angles=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast, overload
 
 import numpy as np
@@ -49,6 +49,7 @@ import numpy.typing as npt
 
 from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
+from ropelab._display import document_fields, field_doc
 from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout, RealArray
 
 __all__ = [
@@ -569,6 +570,7 @@ def rule_sigma(
     raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
 
 
+@document_fields
 @dataclass(frozen=True)
 class AttentionError:
     """Relative error of random-feature attention against exact softmax attention.
@@ -577,29 +579,33 @@ class AttentionError:
     over every sequence, row and value channel; ``O`` = :func:`softmax`, ``Ô_t`` =
     :func:`random_feature` trial ``t``). ``mean`` is the mean of ``e_t`` over the trials and
     ``stderr`` its standard error (sample standard deviation / √trials).
-
-    Attributes
-    ----------
-    D : ndarray of int, shape (n_D,)
-    rules : tuple of str
-    mean, stderr : ndarray, shape (n_rules, n_D)
-    sigma : dict
-        rule -> list (one entry per D) of the σ used (a float or a list of d/2 floats).
-    xi : float
-        The mean cosine :func:`mean_cosine` used by the ``"tan"`` and ``"optimal"`` rules.
-    estimator, trials, seed
-        The inputs.
     """
 
-    D: npt.NDArray[np.int64]
-    rules: tuple[str, ...]
-    mean: FloatArray
-    stderr: FloatArray
-    sigma: dict[str, list[Any]]
-    xi: float
-    estimator: str
-    trials: int
-    seed: int
+    D: npt.NDArray[np.int64] = field(
+        metadata=field_doc("The feature counts, in the order given.", type="ndarray of int, shape (n_D,)")
+    )
+    rules: tuple[str, ...] = field(
+        metadata=field_doc("The temperature rules (:func:`rule_sigma`), as given.", type="tuple of str")
+    )
+    mean: FloatArray = field(
+        metadata=field_doc("Mean relative error per rule and D.", type="ndarray, shape (n_rules, n_D)")
+    )
+    stderr: FloatArray = field(
+        metadata=field_doc("Its standard error per rule and D.", type="ndarray, shape (n_rules, n_D)")
+    )
+    sigma: dict[str, list[Any]] = field(
+        metadata=field_doc(
+            "rule -> list (one entry per D) of the σ used (a float or a list of d/2 floats).", type="dict"
+        )
+    )
+    xi: float = field(
+        metadata=field_doc('The mean cosine :func:`mean_cosine` used by the ``"tan"`` and ``"optimal"`` rules.')
+    )
+    estimator: str = field(
+        metadata=field_doc('The random features, ``"trig"``, ``"positive"`` or ``"hyperbolic"`` (input).')
+    )
+    trials: int = field(metadata=field_doc("Monte-Carlo trials per (rule, D) (input)."))
+    seed: int = field(metadata=field_doc("Seed of the random features, the same for every rule and D (input)."))
 
     def at(self, rule: str, D: int) -> tuple[float, float]:
         """``(mean, stderr)`` of one rule at one D.

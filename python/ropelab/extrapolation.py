@@ -32,14 +32,14 @@ The formulas follow the ``rope_init_fn`` functions of Hugging Face ``transformer
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab import rotary
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._types import FloatArray
 
 __all__ = ["RULES", "Scaling", "scaled_frequencies", "UnseenAngles", "unseen_angles"]
@@ -49,23 +49,18 @@ Rule = Literal["default", "linear", "ntk", "dynamic", "yarn", "llama3"]
 RULES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class Scaling(ResultDisplay):
-    """Frequencies of a scaled RoPE.
+    """Frequencies of a scaled RoPE."""
 
-    Attributes
-    ----------
-    inv_freq : ndarray, shape (d/2,)
-        The scaled ``θ_i`` (radians per position).
-    attention_factor : float
-        Factor applied to the cos/sin tables (so the logits scale by its square); 1 except YaRN.
-    rule : str
-        The rule.
-    """
-
-    inv_freq: FloatArray
-    attention_factor: float
-    rule: str
+    inv_freq: FloatArray = field(
+        metadata=field_doc("The scaled ``θ_i`` (radians per position).", type="ndarray, shape (d/2,)")
+    )
+    attention_factor: float = field(
+        metadata=field_doc("Factor applied to the cos/sin tables (so the logits scale by its square); 1 except YaRN.")
+    )
+    rule: str = field(metadata=field_doc("The rule."))
 
 
 def _real(func: str, name: str, value: object, *, low: float, inclusive: bool = True) -> float:
@@ -213,38 +208,41 @@ def scaled_frequencies(
     return Scaling(np.asarray(theta, dtype=np.float64), float(att), rule)
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class UnseenAngles(ResultDisplay):
-    """Which channel pairs meet angles at test time that training never showed them.
+    """Which channel pairs meet angles at test time that training never showed them."""
 
-    Attributes
-    ----------
-    inv_freq : ndarray, shape (d/2,)
-        ``θ_i``.
-    wavelength : ndarray, shape (d/2,)
-        ``2π/θ_i`` in positions.
-    train_max_angle, test_max_angle : ndarray, shape (d/2,)
-        ``θ_i (L − 1)`` and ``θ_i (L' − 1)``.
-    full_turn : ndarray of bool, shape (d/2,)
-        Training covered a whole turn (``θ_i (L − 1) ≥ 2π``): every angle (mod 2π) was seen.
-    unseen : ndarray of bool, shape (d/2,)
-        The test length shows angles (mod 2π) outside the trained range: not ``full_turn`` and
-        ``θ_i (L' − 1) > θ_i (L − 1)``.
-    unseen_fraction : ndarray, shape (d/2,)
-        Share of the circle first met at test time: ``min(θ_i (L'−1), 2π) − θ_i (L−1)`` over
-        ``2π`` (0 for seen pairs).
-    train_length, test_length : int
-    """
-
-    inv_freq: FloatArray
-    wavelength: FloatArray
-    train_max_angle: FloatArray
-    test_max_angle: FloatArray
-    full_turn: npt.NDArray[np.bool_]
-    unseen: npt.NDArray[np.bool_]
-    unseen_fraction: FloatArray
-    train_length: int
-    test_length: int
+    inv_freq: FloatArray = field(metadata=field_doc("``θ_i``.", type="ndarray, shape (d/2,)"))
+    wavelength: FloatArray = field(metadata=field_doc("``2π/θ_i`` in positions.", type="ndarray, shape (d/2,)"))
+    train_max_angle: FloatArray = field(
+        metadata=field_doc("``θ_i (L − 1)``, the largest angle seen in training.", type="ndarray, shape (d/2,)")
+    )
+    test_max_angle: FloatArray = field(
+        metadata=field_doc("``θ_i (L' − 1)``, the largest angle met at test time.", type="ndarray, shape (d/2,)")
+    )
+    full_turn: npt.NDArray[np.bool_] = field(
+        metadata=field_doc(
+            "Training covered a whole turn (``θ_i (L − 1) ≥ 2π``): every angle (mod 2π) was seen.",
+            type="ndarray of bool, shape (d/2,)",
+        )
+    )
+    unseen: npt.NDArray[np.bool_] = field(
+        metadata=field_doc(
+            "The test length shows angles (mod 2π) outside the trained range: not ``full_turn`` and "
+            "``θ_i (L' − 1) > θ_i (L − 1)``.",
+            type="ndarray of bool, shape (d/2,)",
+        )
+    )
+    unseen_fraction: FloatArray = field(
+        metadata=field_doc(
+            "Share of the circle first met at test time: ``min(θ_i (L'−1), 2π) − θ_i (L−1)`` over ``2π`` "
+            "(0 for seen pairs).",
+            type="ndarray, shape (d/2,)",
+        )
+    )
+    train_length: int = field(metadata=field_doc("The training length ``L``."))
+    test_length: int = field(metadata=field_doc("The test length ``L'``."))
 
     @property
     def n_unseen(self) -> int:

@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay, field_names
+from ropelab._display import ResultDisplay, document_fields, field_names
 from ropelab._types import ArrayLike, ComplexArray, FloatArray
 from ropelab._validation import negated
 
@@ -711,77 +711,13 @@ def decay_over_window(alpha: ArrayLike, N: int) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
+@document_fields
 class FiguresOfMerit(ResultDisplay, _core.spectra.FiguresOfMerit):
     """Figures of merit of a window (Harris 1978, Proc. IEEE 66(1)). Frequencies in bins.
 
     The fields are read-only and are those of the compiled result, in the order of ``_fields``.
     Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
     be built from every field by name.
-
-    Attributes
-    ----------
-    N, pad : int
-        Window length and the FFT padding factor used to locate extrema.
-    coherent_gain : float
-        ``Σw / (N max|w|)``.
-    enbw_bins : float
-        Equivalent noise bandwidth ``N Σw² / (Σw)²``.
-    scalloping_loss_db : float
-        ``−20 log10 |W(½)| / |W(0)|``.
-    worst_case_processing_loss_db : float
-        Scalloping loss + ``10 log10 ENBW``.
-    bandwidth_3db_bins, bandwidth_6db_bins : float
-        Full main-lobe widths at half power and half amplitude (Harris's "3.0 dB" and "6.0 dB");
-        ``nan`` if the main lobe never falls that far.
-    first_min_bins, first_min_db : float
-        The first local minimum of ``|W|`` beyond the main peak and its level re ``|W(0)|``
-        (a true null is far below −200 dB; a dip, as for the Poisson and causal exponential
-        windows, is not). ``N/2`` if ``|W|`` decreases all the way to Nyquist.
-    first_min_is_null : bool
-        Whether that minimum is a zero of the DTFT (below −200 dB).
-    highest_sidelobe_db, highest_sidelobe_bins : float
-        The largest local maximum of ``|W|`` beyond the first minimum (Harris's practice);
-        ``-inf`` and ``nan`` when there is none, or when it is below −240 dB (the rounding floor
-        of a double-precision DTFT, reached e.g. by a Gaussian window with ``alpha ≥ 8``; the
-        first minimum of such a window is then rounding noise as well).
-    sidelobe_falloff_db_per_octave : float
-        The asymptotic fall-off of the sidelobes, ``−20 log10(2)·(k + 1) ≈ −6.02 (k + 1)``
-        dB/octave when the k-th derivative of the window (extended by zeros) is the first to jump
-        anywhere — rectangle, Hamming, exact Blackman, Blackman–Harris, Nuttall, flat-top,
-        Kaiser, Gaussian, Poisson, Cauchy −6; triangle, Riesz, Riemann, Hann–Poisson (its cusp at
-        the centre) −12; Hann, Blackman, Tukey −18; Parzen, Bohman, ``cos³`` −24; ``cos⁴`` and
-        Nuttall's 4-term window with a continuous third derivative −30 (Harris 1978, Sec. IV;
-        Nuttall 1981). The order k is *measured from the samples*, not looked up: polynomials of
-        degree 10 (and 9, for their error) are fitted by least squares to the first ``M + 1``
-        samples at each end (``M = N/8`` clamped to ``[14, 256]`` and ``≤ N/4``) and compared
-        with zero at a point up to one sample beyond the end (DFT-even windows and windows
-        sampled at half-integers end there); inside the window, polynomials fitted on either
-        side of each of the ≤ 8 largest peaks of the fourth difference are compared. A Taylor
-        coefficient counts as zero within four times its fit error, or when its term in ``|W|``
-        at ``f = N/32`` would be below −240 dB. This gives the asymptote at every ``N ≥ 56``,
-        also where the spectrum reaches it only at large ``N`` (4-term Blackman–Harris: jump
-        ``6·10⁻⁵``, visible as −6 only from ``N ≈ 4096``; Poisson α = 4 from ``N ≈ 16384``).
-        Where no jump is measured the value is the least-squares slope of the far sidelobe
-        peaks (on a 1/8-bin grid, parabolic interpolation in dB) against ``log2 sin(πf/N)``,
-        with a ``sin²(πf/N)`` term for the periodicity of the DTFT, over
-        ``f ∈ [max(4 first_min_bins, N/32), min(max(N/8, 2 f_lo), 3N/8)]`` (the slope of
-        ``|W|`` itself when there are no distinct peaks): samples that are not those of a
-        piecewise smooth function (Dolph–Chebyshev's end impulses: about 0, equiripple; noise),
-        ``N < 56``, or windows smoother than double precision resolves (``-inf`` when ``|W|`` is
-        below the −240 dB floor throughout the band, e.g. a Gaussian with ``alpha ≥ 8``);
-        ``nan`` only when ``N`` is too small for that band (about ``N < 16·first_min_bins``).
-        Where the fitted band is asymptotic the two agree within 0.5 dB/octave (tested).
-    overlap_correlation_50, overlap_correlation_75 : float
-        ``Σ w[n] w[n + shift] / Σ w²`` for shifts ``N/2`` and ``N/4`` (fractions, not %).
-    leakage_factor : float
-        Energy outside the main lobe ``|f| < first_min_bins`` over the total.
-    is_causal_exponential : bool
-        ``w[n] = w[0] rⁿ`` with ``0 < r ≤ 1`` (``r = 1``: the rectangle, the ``α = 0`` SSM).
-    decay_ratio : float or None
-        ``r = e^{−α}`` for the causal exponential, else None.
-    truncation_ripple_db : float or None
-        Causal exponential only: peak-to-peak ripple of ``|W|`` against the ``N → ∞`` envelope,
-        ``20 log10 ((1 + rᴺ)/(1 − rᴺ))`` (``inf`` for the rectangle); None otherwise.
     """
 
     __slots__ = ()
@@ -834,6 +770,27 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     return FiguresOfMerit(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
+def _per_alpha(name: str) -> Any:
+    """A read-only property of :class:`LeakageMap`: the field ``name`` of each row's figures of merit."""
+
+    def get(self: LeakageMap) -> FloatArray:
+        return np.array([np.nan if (v := getattr(f, name)) is None else v for f in self.figures], dtype=float)
+
+    get.__name__ = name
+    get.__qualname__ = f"LeakageMap.{name}"
+    get.__doc__ = f"""Per ``alpha``: ``figures[i].{name}`` of each row ``i`` (None as nan).
+
+    The values of :attr:`FiguresOfMerit.{name}` (described there), one per decay.
+
+    Returns
+    -------
+    ndarray, shape (A,)
+        One value per ``alpha``.
+    """
+    return property(get)
+
+
+@document_fields
 class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     """Leakage of the causal exponential (SSM) window over decay × ``ω`` grids (rows by decay).
 
@@ -842,31 +799,6 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     Instances compare equal when every field is equal (arrays elementwise, NaN unequal), hash,
     pickle, and can be built from every field by name. The ``repr`` shows ``alpha``, ``omega``,
     ``N`` and ``pad`` only.
-
-    Attributes
-    ----------
-    alpha : ndarray of float64, shape (A,)
-        The decays per sample ``α`` (row ``i``: the window ``e^{−alpha[i] n}``), as given; the
-        decays over the whole window ``α·N`` are ``decay_over_window``.
-    omega : ndarray of float64, shape (W,)
-        Rotations ω (rad/sample).
-    N, pad : int
-        Window length and the FFT padding factor of :func:`figures_of_merit`.
-    figures : tuple of FiguresOfMerit
-        Per ``α``: the figures of merit of ``e^{−αn}`` (``A`` of them). They do not depend on
-        ω (``|H|`` depends only on ``ω − Ω``); the per-``α`` properties
-        (``highest_sidelobe_db``, ``first_min_db``, ``first_min_bins``, ``enbw_bins``,
-        ``bandwidth_3db_bins``, ``scalloping_loss_db``, ``leakage_factor``,
-        ``truncation_ripple_db``: float64 arrays of shape (A,)) are read from them.
-    tone_scalloping_loss_db : ndarray of float64, shape (A, W)
-        Loss (≥ 0 dB) of the tone at ω read at its nearest DFT bin ``k = round(ωN/2π)``:
-        ``−20 log10 |H(k)|/|H(ωN/2π)|``.
-    bin_leakage_factor : ndarray of float64, shape (A, W)
-        Fraction of the N-point DFT energy of ``h`` outside that nearest bin.
-    far_leakage_db : ndarray of float64, shape (A, W)
-        Largest DFT bin at least 2 bins from the tone, dB re the peak (≤ 0); ``-inf`` when no
-        such bin rises above −240 dB, the rounding floor of the closed form (e.g. ``α = 0`` with
-        the tone on a bin, where every other DFT bin is exactly zero).
     """
 
     __slots__ = ()
@@ -897,96 +829,15 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
         """
         return np.asarray(decay_over_window(self.alpha, self.N), dtype=float)
 
-    def _field(self, name: str) -> FloatArray:
-        return np.array([np.nan if getattr(f, name) is None else getattr(f, name) for f in self.figures], dtype=float)
-
-    @property
-    def highest_sidelobe_db(self) -> FloatArray:
-        """Highest sidelobe level per ``α`` (dB re the peak).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("highest_sidelobe_db")
-
-    @property
-    def first_min_db(self) -> FloatArray:
-        """Level of the first minimum beyond the main peak per ``α`` (dB re the peak).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("first_min_db")
-
-    @property
-    def first_min_bins(self) -> FloatArray:
-        """Position of that first minimum per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("first_min_bins")
-
-    @property
-    def enbw_bins(self) -> FloatArray:
-        """Equivalent noise bandwidth per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("enbw_bins")
-
-    @property
-    def bandwidth_3db_bins(self) -> FloatArray:
-        """Full 3-dB main-lobe width per ``α`` (bins).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("bandwidth_3db_bins")
-
-    @property
-    def scalloping_loss_db(self) -> FloatArray:
-        """Scalloping loss per ``α`` (dB).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("scalloping_loss_db")
-
-    @property
-    def leakage_factor(self) -> FloatArray:
-        """Energy outside the main lobe over the total, per ``α``.
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("leakage_factor")
-
-    @property
-    def truncation_ripple_db(self) -> FloatArray:
-        """Ripple against the ``N → ∞`` envelope per ``α`` (dB; ``inf`` at ``α = 0``).
-
-        Returns
-        -------
-        ndarray, shape (A,)
-            One value per ``α``.
-        """
-        return self._field("truncation_ripple_db")
+    # the per-alpha figures, each a FiguresOfMerit field read from every row (described there)
+    highest_sidelobe_db: FloatArray = _per_alpha("highest_sidelobe_db")
+    first_min_db: FloatArray = _per_alpha("first_min_db")
+    first_min_bins: FloatArray = _per_alpha("first_min_bins")
+    enbw_bins: FloatArray = _per_alpha("enbw_bins")
+    bandwidth_3db_bins: FloatArray = _per_alpha("bandwidth_3db_bins")
+    scalloping_loss_db: FloatArray = _per_alpha("scalloping_loss_db")
+    leakage_factor: FloatArray = _per_alpha("leakage_factor")
+    truncation_ripple_db: FloatArray = _per_alpha("truncation_ripple_db")
 
 
 def leakage_map(*, alpha: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:

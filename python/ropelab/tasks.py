@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, document_fields, field_doc
 
 __all__ = ["Group", "group", "StateTracking", "state_tracking", "MQAR", "mqar", "Copying", "copying"]
 
@@ -30,29 +30,27 @@ IntArray = npt.NDArray[np.int64]
 IGNORE = -1
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class Group(ResultDisplay):
-    """A finite group given by permutations.
+    """A finite group given by permutations."""
 
-    Attributes
-    ----------
-    name : str
-        ``"S2"``, ``"Z5"``, ``"A3"``, ``"S3"``, ...
-    elements : tuple of tuple of int
-        The elements as permutations (tuples of images); ``elements[identity]`` is the identity.
-    table : ndarray, shape (n, n)
-        ``table[a, b]`` is the index of ``a · b`` (apply ``a``, then ``b``).
-    identity : int
-        Index of the identity.
-    abelian : bool
-        Whether every two elements commute.
-    """
-
-    name: str
-    elements: tuple[tuple[int, ...], ...] = field(repr=False)
-    table: IntArray = field(repr=False)
-    identity: int
-    abelian: bool
+    name: str = field(metadata=field_doc('``"S2"``, ``"Z5"``, ``"A3"``, ``"S3"``, ...'))
+    elements: tuple[tuple[int, ...], ...] = field(
+        repr=False,
+        metadata=field_doc(
+            "The elements as permutations (tuples of images); ``elements[identity]`` is the identity.",
+            type="tuple of tuple of int",
+        ),
+    )
+    table: IntArray = field(
+        repr=False,
+        metadata=field_doc(
+            "``table[a, b]`` is the index of ``a · b`` (apply ``a``, then ``b``).", type="ndarray, shape (n, n)"
+        ),
+    )
+    identity: int = field(metadata=field_doc("Index of the identity."))
+    abelian: bool = field(metadata=field_doc("Whether every two elements commute."))
 
     @property
     def order(self) -> int:
@@ -139,26 +137,21 @@ def _check_size(func: str, *dims: int) -> None:
         )
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class StateTracking(ResultDisplay):
-    """A state-tracking data set.
+    """A state-tracking data set."""
 
-    Attributes
-    ----------
-    group : Group
-        The group.
-    tokens : ndarray of int, shape (n, T)
-        Element indices ``g_t`` (into ``group.elements``).
-    labels : ndarray of int, shape (n, T)
-        Prefix products ``s_t = g_1 ⋯ g_t`` (element indices).
-    seed : int
-        The seed the set was drawn from.
-    """
-
-    group: Group
-    tokens: IntArray
-    labels: IntArray
-    seed: int
+    group: Group = field(metadata=field_doc("The group."))
+    tokens: IntArray = field(
+        metadata=field_doc("Element indices ``g_t`` (into ``group.elements``).", type="ndarray of int, shape (n, T)")
+    )
+    labels: IntArray = field(
+        metadata=field_doc(
+            "Prefix products ``s_t = g_1 ⋯ g_t`` (element indices).", type="ndarray of int, shape (n, T)"
+        )
+    )
+    seed: int = field(metadata=field_doc("The seed the set was drawn from."))
 
 
 def _prefix_products(g: Group, tokens: IntArray) -> IntArray:
@@ -211,27 +204,34 @@ def state_tracking(group_name: str, n: int, length: int, *, seed: int = 0, strea
     return StateTracking(g, tokens, _prefix_products(g, tokens), int(seed))
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class MQAR(ResultDisplay):
-    """A multi-query associative recall data set (Arora et al. 2023, "Zoology").
+    """A multi-query associative recall data set (Arora et al. 2023, "Zoology")."""
 
-    Attributes
-    ----------
-    inputs : ndarray of int, shape (n, T)
-        ``k_1 v_1 k_2 v_2 … k_P v_P`` followed by queries (keys of the context) at random later
-        positions and the filler token ``0`` elsewhere.
-    targets : ndarray of int, shape (n, T)
-        At a query position, the value bound to the queried key; ``-1`` everywhere else.
-    n_pairs, vocab, seed : int
-        The parameters; keys are drawn from ``[1, vocab/2)`` and values from ``[vocab/2, vocab)``
-        (``0`` is the filler), without repetition of keys within a sequence.
-    """
-
-    inputs: IntArray
-    targets: IntArray
-    n_pairs: int
-    vocab: int
-    seed: int
+    inputs: IntArray = field(
+        metadata=field_doc(
+            "``k_1 v_1 k_2 v_2 … k_P v_P`` followed by queries (keys of the context) at random later positions "
+            "and the filler token ``0`` elsewhere.",
+            type="ndarray of int, shape (n, T)",
+        )
+    )
+    targets: IntArray = field(
+        metadata=field_doc(
+            "At a query position, the value bound to the queried key; ``-1`` everywhere else.",
+            type="ndarray of int, shape (n, T)",
+        )
+    )
+    n_pairs: int = field(
+        metadata=field_doc("Key-value pairs per sequence ``P`` (keys do not repeat within a sequence).")
+    )
+    vocab: int = field(
+        metadata=field_doc(
+            "Vocabulary size: keys are drawn from ``[1, vocab/2)`` and values from ``[vocab/2, vocab)`` "
+            "(``0`` is the filler)."
+        )
+    )
+    seed: int = field(metadata=field_doc("The seed the set was drawn from."))
 
 
 def mqar(
@@ -304,25 +304,26 @@ def mqar(
     return MQAR(inputs, targets, n_pairs, vocab, int(seed))
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class Copying(ResultDisplay):
-    """A copying data set.
+    """A copying data set."""
 
-    Attributes
-    ----------
-    inputs : ndarray of int, shape (n, 2 L + 1)
-        ``L`` tokens from ``[2, vocab)``, the separator ``1``, then ``L`` blanks ``0``.
-    targets : ndarray of int, shape (n, 2 L + 1)
-        The ``L`` tokens again at the blank positions, ``-1`` elsewhere.
-    length, vocab, seed : int
-        The parameters.
-    """
-
-    inputs: IntArray
-    targets: IntArray
-    length: int
-    vocab: int
-    seed: int
+    inputs: IntArray = field(
+        metadata=field_doc(
+            "``L`` tokens from ``[2, vocab)``, the separator ``1``, then ``L`` blanks ``0``.",
+            type="ndarray of int, shape (n, 2 L + 1)",
+        )
+    )
+    targets: IntArray = field(
+        metadata=field_doc(
+            "The ``L`` tokens again at the blank positions, ``-1`` elsewhere.",
+            type="ndarray of int, shape (n, 2 L + 1)",
+        )
+    )
+    length: int = field(metadata=field_doc("Tokens to copy ``L``."))
+    vocab: int = field(metadata=field_doc("Vocabulary size: ``0`` blank, ``1`` separator, ``[2, vocab)`` content."))
+    seed: int = field(metadata=field_doc("The seed the set was drawn from."))
 
 
 def copying(n: int, length: int, vocab: int, *, seed: int = 0, stream: int = 0) -> Copying:

@@ -14,7 +14,7 @@ optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ropelab import rff
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._docstrings import shared
 from ropelab._types import FloatArray, FloatOrArray
 from ropelab._validation import (
@@ -195,29 +195,13 @@ def optimal_sigma(
     return float(out) if out.ndim == 0 else out
 
 
+@document_fields
 class Counterexample(ResultDisplay, _core.temperature.Counterexample):
     """The numbers of Theorem 1's counterexample at ``ξ`` (unit norms, trig estimator).
 
     The fields are read-only and are those of the compiled result, in the order of ``_fields``.
     Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
     be built from every field by name.
-
-    Attributes
-    ----------
-    xi : float
-    sigma_paper, sigma_paper_sq : float
-        ``tan(½ arccos ξ)`` and its square ``(1−ξ)/(1+ξ)``.
-    mean_paper : float
-        ``E[K̂]`` of the conjugate product at the paper's σ: ``exp(1 − σ²(1−ξ))``.
-    target : float
-        ``exp(ξ)``.
-    mean_sigma1 : float
-        ``E[K̂]`` of the conjugate product at σ = 1 (equals the target).
-    mean_paper_literal : float
-        ``E[K̂]`` of the literal product at the paper's σ (equals the target: the tan rule is the
-        bias-zeroing σ of the unconjugated product).
-    target_literal : float
-        What the literal product estimates at σ = 1: ``exp(−ξ)``.
     """
 
     __slots__ = ()
@@ -315,35 +299,35 @@ def unit_pair(xi: float, d: int = 64) -> tuple[FloatArray, FloatArray]:
     return q, k
 
 
+@document_fields
 @dataclass(frozen=True, repr=False)
 class MSECurve(ResultDisplay):
-    """MSE against σ: the closed form and a Monte-Carlo estimate with its standard error.
+    """MSE against σ: the closed form and a Monte-Carlo estimate with its standard error."""
 
-    Attributes
-    ----------
-    sigmas : ndarray
-    analytic : ndarray
-        Closed-form MSE at each σ.
-    empirical : ndarray
-        Mean of ``(K̂ − exp(ξ))²`` over the trials.
-    stderr : ndarray
-        Standard error of ``empirical`` (sample std of the squared errors / √trials).
-    xi, D, trials, seed, d, mode, estimator, convention
-        The inputs.
-    """
-
-    sigmas: FloatArray
-    analytic: FloatArray
-    empirical: FloatArray
-    stderr: FloatArray
-    xi: float
-    D: int
-    trials: int
-    seed: int
-    d: int
-    mode: rff.Mode
-    estimator: Estimator
-    convention: Convention
+    sigmas: FloatArray = field(metadata=field_doc("The temperatures σ, as given.", type="ndarray, shape (m,)"))
+    analytic: FloatArray = field(metadata=field_doc("Closed-form MSE at each σ.", type="ndarray, shape (m,)"))
+    empirical: FloatArray = field(
+        metadata=field_doc("Mean of ``(K̂ − exp(ξ))²`` over the trials.", type="ndarray, shape (m,)")
+    )
+    stderr: FloatArray = field(
+        metadata=field_doc(
+            "Standard error of ``empirical`` (sample std of the squared errors / √trials).", type="ndarray, shape (m,)"
+        )
+    )
+    xi: float = field(metadata=field_doc("The cosine ``ξ = q·k`` of the unit-norm pair (input)."))
+    D: int = field(metadata=field_doc("Features per estimate (input)."))
+    trials: int = field(metadata=field_doc("Monte-Carlo estimates per σ (input)."))
+    seed: int = field(metadata=field_doc("Seed of the random numbers, the same for every σ (input)."))
+    d: int = field(metadata=field_doc("Dimension of ``q`` and ``k`` (input)."))
+    mode: rff.Mode = field(
+        metadata=field_doc("Sampling mode (input; see :func:`ropelab.rff.estimate`).", type='{"projected", "full"}')
+    )
+    estimator: Estimator = field(
+        metadata=field_doc("The estimator (input; see :func:`ropelab.rff.moments`).", type="str")
+    )
+    convention: Convention = field(
+        metadata=field_doc("The convention (input; see :func:`ropelab.rff.moments`).", type="str")
+    )
 
 
 @shared

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._display import ResultDisplay
+from ropelab._display import ResultDisplay, document_fields
 from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout
 
 __all__ = [
@@ -303,23 +303,13 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     return np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
 
 
+@document_fields
 class FactorDistribution(ResultDisplay, _core.transition.FactorDistribution):
     """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
 
     The fields are read-only and are those of the compiled result, in the order of ``_fields``.
     Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
     be built from every field by name.
-
-    Attributes
-    ----------
-    mean : float
-        ``e^{s²/2}`` (≥ 1).
-    variance : float
-        ``(e^{s²} − 1) e^{s²}``.
-    median : float
-        1.
-    prob_gt_one : float
-        ``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly 1).
     """
 
     __slots__ = ()

@@ -9,6 +9,7 @@ class Result:
     """
     Base of the result classes bound from the core: value equality, hashing, repr, _asdict and pickling from the class's _fields.
     """
+    _field_docs: typing.ClassVar[dict] = {}
     _field_types: typing.ClassVar[dict] = {}
     _fields: typing.ClassVar[tuple] = tuple()
     def __eq__(self, other: builtins.object) -> bool:

@@ -12,6 +12,7 @@ class Counterexample(ropelab._core.result.Result):
     The numbers of Theorem 1's counterexample at xi (unit norms, trig estimator; the documented class is ropelab.temperature.Counterexample).
     """
     __match_args__: typing.ClassVar[tuple] = ('xi', 'sigma_paper', 'sigma_paper_sq', 'mean_paper', 'target', 'mean_sigma1', 'mean_paper_literal', 'target_literal')
+    _field_docs: typing.ClassVar[dict] = {'xi': 'The cosine ``q.k`` of the unit-norm pair.', 'sigma_paper': "The paper's temperature ``tan(arccos(xi)/2)``.", 'sigma_paper_sq': 'Its square ``(1 - xi)/(1 + xi)``.', 'mean_paper': "``E[K]`` of the conjugate product at the paper's sigma: ``exp(1 - sigma^2 (1 - xi))``.", 'target': 'The kernel value ``exp(xi)``.', 'mean_sigma1': '``E[K]`` of the conjugate product at ``sigma = 1`` (equals the target).', 'mean_paper_literal': "``E[K]`` of the literal product at the paper's sigma, ``exp(1 - sigma^2 (1 + xi))`` (equals the target: the tan rule is the bias-zeroing sigma of the unconjugated product).", 'target_literal': 'What the literal product estimates at ``sigma = 1``: ``exp(-xi)``.'}
     _field_types: typing.ClassVar[dict] = {'xi': 'float', 'sigma_paper': 'float', 'sigma_paper_sq': 'float', 'mean_paper': 'float', 'target': 'float', 'mean_sigma1': 'float', 'mean_paper_literal': 'float', 'target_literal': 'float'}
     _fields: typing.ClassVar[tuple] = ('xi', 'sigma_paper', 'sigma_paper_sq', 'mean_paper', 'target', 'mean_sigma1', 'mean_paper_literal', 'target_literal')
     @typing.overload
@@ -27,42 +28,42 @@ class Counterexample(ropelab._core.result.Result):
     @property
     def mean_paper(self) -> float:
         """
-        E[K] of the conjugate product at the paper's sigma: exp(1 - sigma^2 (1 - xi)).
+        ``E[K]`` of the conjugate product at the paper's sigma: ``exp(1 - sigma^2 (1 - xi))``.
         """
     @property
     def mean_paper_literal(self) -> float:
         """
-        E[K] of the literal product at the paper's sigma: exp(1 - sigma^2 (1 + xi)).
+        ``E[K]`` of the literal product at the paper's sigma, ``exp(1 - sigma^2 (1 + xi))`` (equals the target: the tan rule is the bias-zeroing sigma of the unconjugated product).
         """
     @property
     def mean_sigma1(self) -> float:
         """
-        E[K] of the conjugate product at sigma = 1.
+        ``E[K]`` of the conjugate product at ``sigma = 1`` (equals the target).
         """
     @property
     def sigma_paper(self) -> float:
         """
-        The paper's temperature tan(arccos(xi)/2).
+        The paper's temperature ``tan(arccos(xi)/2)``.
         """
     @property
     def sigma_paper_sq(self) -> float:
         """
-        Its square (1 - xi)/(1 + xi).
+        Its square ``(1 - xi)/(1 + xi)``.
         """
     @property
     def target(self) -> float:
         """
-        The kernel value exp(xi).
+        The kernel value ``exp(xi)``.
         """
     @property
     def target_literal(self) -> float:
         """
-        What the literal product estimates at sigma = 1: exp(-xi).
+        What the literal product estimates at ``sigma = 1``: ``exp(-xi)``.
         """
     @property
     def xi(self) -> float:
         """
-        The cosine q.k of the unit-norm pair.
+        The cosine ``q.k`` of the unit-norm pair.
         """
 def counterexample(xi: typing.SupportsFloat) -> Counterexample:
     ...

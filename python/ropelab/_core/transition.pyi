@@ -12,6 +12,7 @@ class FactorDistribution(ropelab._core.result.Result):
     Log-normal law of exp(omega.Delta), omega ~ N(0, sigma^2 I), s = sigma abs(Delta) (the documented class is ropelab.transition.FactorDistribution).
     """
     __match_args__: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
+    _field_docs: typing.ClassVar[dict] = {'mean': '``exp(s^2/2)`` (>= 1).', 'variance': '``(exp(s^2) - 1) exp(s^2)``.', 'median': '1.', 'prob_gt_one': '``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly 1).'}
     _field_types: typing.ClassVar[dict] = {'mean': 'float', 'variance': 'float', 'median': 'float', 'prob_gt_one': 'float'}
     _fields: typing.ClassVar[tuple] = ('mean', 'variance', 'median', 'prob_gt_one')
     @typing.overload
@@ -27,7 +28,7 @@ class FactorDistribution(ropelab._core.result.Result):
     @property
     def mean(self) -> float:
         """
-        exp(s^2/2) (>= 1).
+        ``exp(s^2/2)`` (>= 1).
         """
     @property
     def median(self) -> float:
@@ -37,12 +38,12 @@ class FactorDistribution(ropelab._core.result.Result):
     @property
     def prob_gt_one(self) -> float:
         """
-        P(factor > 1): 1/2 for s > 0, 0 for s = 0.
+        ``P(factor > 1)``: 1/2 for ``s > 0``, 0 for ``s = 0`` (the factor is then exactly 1).
         """
     @property
     def variance(self) -> float:
         """
-        (exp(s^2) - 1) exp(s^2).
+        ``(exp(s^2) - 1) exp(s^2)``.
         """
 def commutator_norm(angles_prev: numpy.typing.ArrayLike, gates: numpy.typing.ArrayLike | None, layout: str, norm: str) -> numpy.typing.NDArray[numpy.float64]:
     ...
