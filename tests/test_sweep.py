@@ -52,16 +52,22 @@ def count_computed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return computed
 
 
-def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> None:
-    """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would)."""
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> list[int]:
+    """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would); the indices
+    of the cells that finish are appended to the list returned (cells run concurrently locally, so
+    which ones finish before the run stops depends on timing)."""
     real = _backends.compute_cell
+    finished: list[int] = []
 
     def interrupted(task: Any, index: int, *args: Any) -> Any:
         if index == stop:
             raise KeyboardInterrupt
-        return real(task, index, *args)
+        out = real(task, index, *args)
+        finished.append(index)
+        return out
 
     monkeypatch.setattr(_backends, "compute_cell", interrupted)
+    return finished
 
 
 def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -240,14 +246,22 @@ def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame
         assert_bitwise_equal(reference, df)
 
 
-def test_an_error_mid_run_keeps_the_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    interrupt_at(monkeypatch, 2)
+@pytest.mark.parametrize("nthreads", [1, 2, None])
+def test_an_error_mid_run_keeps_the_finished_cells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nthreads: int | None
+) -> None:
+    finished = interrupt_at(monkeypatch, 2)
     grid = {"window": ["hann"], "N": [16, 32, 64, 128]}
     with pytest.raises(KeyboardInterrupt):
-        sweep.run("window_merit", grid, store=tmp_path / "w", progress=False)
-    assert list(sweep.load(tmp_path / "w").N) == [16, 32]
+        sweep.run("window_merit", grid, store=tmp_path / "w", progress=False, nthreads=nthreads)
+    # every cell that finished before the run stopped is stored, whatever ran concurrently
+    assert sorted(sweep.load(tmp_path / "w").index) == sorted(finished) and 2 not in finished
+    if nthreads == 1:
+        assert finished == [0, 1]  # one thread: the cells one after another, in grid order
     monkeypatch.undo()
+    computed = count_computed_cells(monkeypatch)
     assert list(sweep.run("window_merit", grid, store=tmp_path / "w", progress=False).N) == [16, 32, 64, 128]
+    assert sorted(computed) == sorted(set(range(4)) - set(finished))
 
 
 def test_a_worker_with_other_numerics_refuses() -> None:
@@ -278,22 +292,22 @@ def test_store_resumes_and_skips_finished_cells(
     reference: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = tmp_path / "s"
-    interrupt_at(monkeypatch, 16)
+    finished = interrupt_at(monkeypatch, 3)  # the small cells (D = 8) come after the large ones
     with pytest.raises(KeyboardInterrupt):
-        sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False)
+        sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False, nthreads=2)
     monkeypatch.undo()
-    parts = sorted(store.glob("part-*.parquet"))
-    assert [sorted(pd.read_parquet(p).cell) for p in parts] == [
-        [0, 1, 2, 3],
-        [4, 5, 6, 7],
-        [8, 9, 10, 11],
-        [12, 13, 14, 15],
-    ]
+    parts = sorted(store.glob("part-*.parquet"), key=lambda p: p.stat().st_mtime_ns)
+    cells = [sorted(pd.read_parquet(p).cell) for p in parts]
+    # parts of batch_size cells, the last one (written when the run stopped) possibly smaller;
+    # every finished cell is stored
+    assert all(len(c) == 4 for c in cells[:-1]) and 1 <= len(cells[-1]) <= 4
+    assert sorted(c for part in cells for c in part) == sorted(finished) and 3 not in finished
+    assert len(finished) >= 12  # the twelve cells of D = 64 run first (largest first)
     # lose one part as well: those cells and the unfinished ones, and only those, are computed again
     parts[1].unlink()
     computed = count_computed_cells(monkeypatch)
     again = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False)
-    assert sorted(computed) == [4, 5, 6, 7, *range(16, 24)]
+    assert sorted(computed) == sorted(set(range(24)) - set(finished) | set(cells[1]))
     assert_bitwise_equal(reference, again)
     assert len(list(store.glob("part-*.parquet"))) == 1  # a complete run merges its parts
     computed.clear()

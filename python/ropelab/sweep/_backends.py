@@ -16,8 +16,14 @@ OnBatch = Callable[[Rows], None]
 
 #: How long the Dask backend waits for a first worker to join a cluster that has none.
 WORKER_WAIT_SECONDS = 60.0
-#: Without an explicit ``batch_size`` the Dask backend makes about this many tasks per worker thread.
-TASKS_PER_THREAD = 4
+#: Without an explicit ``batch_size`` a Dask task holds at most about 1/TASKS_PER_THREAD of the
+#: work left per worker thread (see :func:`default_batches`).
+TASKS_PER_THREAD = 2
+#: ... and at least about 1/MIN_TASK_SHARE of the whole work per worker thread.
+MIN_TASK_SHARE = 8
+#: The local backend runs a cell alone on all its threads when the cell costs more than this
+#: fraction of an even share of the work left (see :func:`plan_local`).
+SOLO_SHARE = 0.25
 
 
 def compute_cell(
@@ -66,6 +72,62 @@ def run_batch(
     return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
 
 
+def cell_costs(task: Task, grid: Grid, cells: Sequence[int], trials: int | None) -> list[float]:
+    """The relative work of each cell (:attr:`Task.cost`; all 1.0 when the task has none)."""
+    if task.cost is None:
+        return [1.0] * len(cells)
+    out = []
+    for i in cells:
+        cell = grid.cell(i)
+        try:
+            c = float(task.cost(task.params(cell), trials))
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"sweep: the cost of task {task.name!r}: {exc} (cell {i}: {cell})") from None
+        if not (math.isfinite(c) and c >= 0):
+            raise ValueError(
+                f"sweep: the cost of task {task.name!r} must be a finite number >= 0, got {c!r} (cell {i}: {cell})"
+            )
+        out.append(c)
+    return out
+
+
+def largest_first(costs: Sequence[float]) -> list[int]:
+    """Positions of ``costs`` by decreasing cost; equal costs keep their order (grid order)."""
+    return sorted(range(len(costs)), key=lambda j: -costs[j])
+
+
+def plan_local(costs: Sequence[float], threads: int, threaded: bool = True) -> tuple[list[int], list[int]]:
+    """Split the cells between the two ways the local backend runs them.
+
+    Returns ``(alone, pooled)``: positions of the cells run one after another, each on all
+    ``threads`` (in grid order), and of the cells run concurrently on a pool of ``threads``
+    single-threaded workers (largest first). A cell runs alone when it costs more than
+    ``SOLO_SHARE`` of an even share of the work left (its total over the threads): such a cell
+    would leave the pool's other threads idle at the end, and is large enough to use the threads
+    by itself. With one thread every cell runs alone, in grid order; a task that does not use
+    ``nthreads`` (``threaded=False``) never runs a cell alone.
+
+    Examples
+    --------
+    >>> plan_local([1.0] * 6, 2)  # many equal cells: all concurrently
+    ([], [0, 1, 2, 3, 4, 5])
+    >>> plan_local([1.0, 50.0, 1.0, 1.0], 2)  # one dominant cell runs alone first
+    ([1], [0, 2, 3])
+    >>> plan_local([1.0, 2.0], 1)
+    ([0, 1], [])
+    """
+    if threads <= 1:
+        return list(range(len(costs))), []
+    order = largest_first(costs)
+    k = 0
+    if threaded:
+        remaining = math.fsum(costs)
+        while k < len(order) and costs[order[k]] > SOLO_SHARE * remaining / threads:
+            remaining -= costs[order[k]]
+            k += 1
+    return sorted(order[:k]), order[k:]
+
+
 def run_local(
     task: Task,
     grid: Grid,
@@ -73,39 +135,119 @@ def run_local(
     trials: int | None,
     seed: int,
     nthreads: int | None,
-    batch_size: int | None,
     on_batch: OnBatch,
     advance: Callable[[int], object],
 ) -> None:
-    """Compute the cells one after another, each on the core's own threads.
+    """Compute the cells in this process, on ``nthreads`` threads (default: all cores).
 
-    Finished cells are handed to ``on_batch`` every ``batch_size`` cells (default 1: each cell as
-    soon as it finishes); cells already finished are handed over also when the run stops with an
-    exception (Ctrl-C included).
+    The cells :func:`plan_local` runs alone come first, one after another, each on all the threads;
+    the others run concurrently on a pool of single-threaded workers, largest first. Every
+    finished cell is handed to ``on_batch`` as soon as it finishes (in groups when several finish
+    together), also when the run stops with an exception (Ctrl-C included): the cells that finished
+    while the run stopped are handed over before the exception propagates.
     """
-    size = batch_size or 1
-    buffer: Rows = []
-    try:
-        for i in pending:
-            buffer.append((i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads)))
-            advance(1)
-            if len(buffer) >= size:
-                rows, buffer = buffer, []
+    from ropelab.simd import default_threads
+
+    threads = nthreads if nthreads is not None else default_threads()
+    alone, pooled = plan_local(cell_costs(task, grid, pending, trials), threads, task.threaded)
+    for j in alone:
+        i = pending[j]
+        row = (i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads))
+        advance(1)
+        on_batch([row])
+    if pooled:
+        _run_pool(task, grid, [pending[j] for j in pooled], trials, seed, min(threads, len(pooled)), on_batch, advance)
+
+
+def _run_pool(
+    task: Task,
+    grid: Grid,
+    cells: Sequence[int],
+    trials: int | None,
+    seed: int,
+    workers: int,
+    on_batch: OnBatch,
+    advance: Callable[[int], object],
+) -> None:
+    """``cells`` (in this order) on a pool of ``workers`` threads, each cell with ``nthreads=1``."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ropelab-sweep")
+    futures: dict[Future[Outputs], int] = {}
+    handed: set[Future[Outputs]] = set()
+    handing_failed = False
+
+    def hand(done: Any) -> BaseException | None:
+        nonlocal handing_failed
+        rows, error = [], None
+        for f in sorted(done, key=futures.__getitem__):
+            handed.add(f)
+            exc = f.exception()
+            if exc is None:
+                rows.append((futures[f], f.result()))
+            elif error is None:
+                error = exc
+        if rows:
+            advance(len(rows))
+            try:
                 on_batch(rows)
+            except BaseException:
+                handing_failed = True
+                raise
+        return error
+
+    try:
+        for i in cells:
+            futures[pool.submit(compute_cell, task, i, grid.cell(i), trials, seed, 1)] = i
+        waiting = set(futures)
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            error = hand(done)
+            if error is not None:
+                raise error
     finally:
-        if buffer:
-            on_batch(buffer)
+        # stop: drop the cells not started, let the running ones finish, hand over what finished
+        pool.shutdown(wait=True, cancel_futures=True)
+        if not handing_failed:
+            hand([f for f in futures if f not in handed and f.done() and not f.cancelled()])
 
 
-def default_batch_size(n_pending: int, worker_threads: int) -> int:
-    """Cells per Dask task: about ``TASKS_PER_THREAD`` tasks per worker thread.
+def default_batches(costs: Sequence[float], worker_threads: int) -> list[list[int]]:
+    """Positions of the cells grouped into Dask tasks of decreasing size, largest cells first.
+
+    Cells are taken largest first; each task gets the next cells until its cost reaches
+    ``1/TASKS_PER_THREAD`` of the work left per worker thread, but at least ``1/MIN_TASK_SHARE``
+    of the whole work per thread (a cell costing more is a task of its own). Tasks therefore
+    shrink towards the end, so the last ones finish together and leave no long tail of idle
+    workers, while the number of tasks (their overhead) stays about ``5 ×`` the worker threads.
 
     Examples
     --------
-    >>> default_batch_size(100, 2), default_batch_size(3, 8)
-    (13, 1)
+    >>> [len(b) for b in default_batches([1.0] * 100, 2)]
+    [25, 19, 14, 11, 8, 7, 7, 7, 2]
+    >>> default_batches([1.0, 9.0, 1.0, 1.0], 1)
+    [[1], [0, 2], [3]]
     """
-    return max(1, math.ceil(n_pending / (TASKS_PER_THREAD * max(1, worker_threads))))
+    order = largest_first(costs)
+    threads = max(1, worker_threads)
+    total = math.fsum(costs)
+    if total <= 0:
+        return [order[k : k + 1] for k in range(len(order))] if len(order) <= threads else [order]
+    floor = total / (MIN_TASK_SHARE * threads)
+    remaining = total
+    batches: list[list[int]] = []
+    current: list[int] = []
+    acc = 0.0
+    for j in order:
+        current.append(j)
+        acc += costs[j]
+        if acc >= max(floor, remaining / (TASKS_PER_THREAD * threads)):
+            batches.append(current)
+            remaining -= acc
+            current, acc = [], 0.0
+    if current:
+        batches.append(current)
+    return batches
 
 
 def run_dask(
@@ -122,7 +264,8 @@ def run_dask(
 ) -> None:
     """Submit the cells in batches to ``client`` and hand each batch's rows over as it completes.
 
-    Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
+    Batches hold cells of similar cost, largest first (:func:`default_batches`, or ``batch_size``
+    cells each), and are submitted with decreasing priority, the largest first. Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
     do not depend on batching or completion order: every cell's numbers are addressed by
     ``(seed, cell index, trial)``.
     """
@@ -140,22 +283,28 @@ def run_dask(
             raise RuntimeError(
                 f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s"
             ) from None
+    costs = cell_costs(task, grid, pending, trials)
     if batch_size is None:
-        batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
+        batches = default_batches(costs, sum(client.nthreads().values()))
+    else:  # batch_size cells a task, taken largest first: cells of similar work together
+        order = largest_first(costs)
+        batches = [order[k : k + batch_size] for k in range(0, len(order), batch_size)]
     tag = os.urandom(4).hex()  # (not uuid: on Python 3.10 it imports platform, subprocess, fcntl)
+    # the largest tasks first: the scheduler starts the higher priorities first
     futures = [
         client.submit(
             run_batch,
             task.name if task.name in BUILTIN else task,
-            [(i, grid.cell(i)) for i in pending[j : j + batch_size]],
+            [(pending[j], grid.cell(pending[j])) for j in batch],
             trials,
             seed,
             1 if nthreads is None else nthreads,
             numerics(),
-            key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}",
+            key=f"ropelab-sweep-{task.name}-{tag}-{pending[batch[0]]}",
             pure=False,
+            priority=len(batches) - b,
         )
-        for j in range(0, len(pending), batch_size)
+        for b, batch in enumerate(batches)
     ]
     try:
         for _, rows in distributed.as_completed(futures, with_results=True):

@@ -17,7 +17,10 @@ through a symbolic link.
 
 A part is written to a hidden temporary file, flushed to disk and renamed into place, so a reader
 sees either the whole part or nothing: a run killed at any moment leaves no partial row, and a
-written part is never lost or rewritten. Files starting with ``.`` or ``_`` are ignored by
+written part is never lost or rewritten. A run writes its parts from a background thread
+(:class:`Writer`), so writing overlaps the computation: each write takes every cell finished since
+the previous write began, and a run whose cells finish faster than a part is written writes them
+in groups. Files starting with ``.`` or ``_`` are ignored by
 Parquet readers, so ``pandas.read_parquet(STORE)`` reads the cells finished so far.
 """
 
@@ -27,7 +30,8 @@ import errno
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -260,15 +264,19 @@ class Store:
                 raise refuse(f"records values of axis {name!r} that are not this grid's for its cells")
         return df
 
-    def compact(self) -> None:
+    def compact(self, merged: Any = None) -> None:
         """Merge all parts into one (after a complete run): fewer files to read.
 
-        The merged part is written (atomically) before the old ones are removed; a kill in between
-        leaves every cell twice with identical values, which :meth:`read` de-duplicates.
+        ``merged``: the rows of every part, as a DataFrame with a ``cell`` column, when the caller
+        holds them (the run that wrote the parts, holding the lock, after reading the older parts
+        through :meth:`read`); default: read (and check) them again. The merged part is written
+        (atomically) before the old ones are removed; a kill in between leaves every cell twice
+        with identical values, which :meth:`read` de-duplicates.
         """
         parts = self.parts()
         if len(parts) > 1:
-            merged = self.read().reset_index()
+            if merged is None:
+                merged = self.read().reset_index()
             self.write(merged)
             for p in parts:
                 p.unlink()
@@ -292,3 +300,70 @@ class Store:
         path = self.path / name
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
+
+
+class Writer:
+    """Writes the rows handed to :meth:`add` as parts, from a background thread.
+
+    ``write(rows)`` writes one part. ``size=None``: each write takes every row handed over since
+    the previous write began (one part per cell when cells finish slower than a part is written,
+    larger parts when they finish faster, so writing never holds the computation up).
+    ``size=k``: parts of ``k`` rows (the last may be smaller). ``per_add=True``: one part per
+    :meth:`add` (a Dask batch). A failed write stops the writer; the error is raised by the next
+    :meth:`add` and by :meth:`close`.
+    """
+
+    def __init__(self, write: Callable[[list[Any]], object], size: int | None = None, per_add: bool = False) -> None:
+        self._write = write
+        self._size = size
+        self._per_add = per_add
+        self._groups: list[list[Any]] = []
+        self._closing = False
+        self._error: BaseException | None = None
+        self._cv = threading.Condition()
+        self._thread = threading.Thread(target=self._loop, name="ropelab-sweep-store", daemon=True)
+        self._thread.start()
+
+    def add(self, rows: Sequence[Any]) -> None:
+        """Hand ``rows`` over to be written (raises the error of a failed earlier write)."""
+        with self._cv:
+            if self._error is not None:
+                raise self._error
+            self._groups.append(list(rows))
+            self._cv.notify()
+
+    def _take(self) -> list[Any] | None:
+        if self._per_add:
+            return self._groups.pop(0) if self._groups else None
+        rows = [r for g in self._groups for r in g]
+        if not rows or (self._size is not None and len(rows) < self._size and not self._closing):
+            return None
+        take = rows if self._size is None else rows[: self._size]
+        rest = rows[len(take) :]
+        self._groups = [rest] if rest else []
+        return take
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while (rows := self._take()) is None:
+                    if self._closing:
+                        return
+                    self._cv.wait()
+            try:
+                self._write(rows)
+            except BaseException as exc:  # reported by add() and close()
+                with self._cv:
+                    self._error = exc
+                    self._groups = []
+                return
+
+    def close(self, raise_error: bool = True) -> None:
+        """Write every row handed over, stop the thread, and raise a write's error (if any and
+        ``raise_error``)."""
+        with self._cv:
+            self._closing = True
+            self._cv.notify()
+        self._thread.join()
+        if raise_error and self._error is not None:
+            raise self._error
