@@ -192,10 +192,12 @@ class Grid:
         """
         if not 0 <= index < len(self):
             raise IndexError(f"sweep: cell {index} out of range for a grid of {len(self)} cells")
-        out: dict[str, Value] = {}
-        for (name, values), i in zip(self.axes, np.unravel_index(index, self.shape)):
-            out[name] = values[int(i)]
-        return out
+        picked: list[tuple[str, Value]] = []
+        rest = int(index)
+        for name, values in reversed(self.axes):  # row-major: the last axis varies fastest
+            rest, i = divmod(rest, len(values))
+            picked.append((name, values[i]))
+        return dict(reversed(picked))
 
     def column(self, name: str, indices: Sequence[int]) -> np.ndarray[Any, Any]:
         """The values of axis ``name`` for the given cells, as one NumPy column.

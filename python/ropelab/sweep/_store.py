@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +45,10 @@ _LOCK = "_sweep.lock"
 _RECORD = b"ropelab.sweep.part"
 #: How often :meth:`Store.read` re-lists the parts when one vanished under it (a compaction).
 _READ_ATTEMPTS = 20
+#: A :class:`Writer` (``size=None``) starts a write no sooner than this many times the processor
+#: time of the previous write after that write began: writing takes at most about 1/WRITE_PACE of
+#: a core (waiting for the disk costs the computation nothing, so it does not count).
+WRITE_PACE = 10.0
 
 
 def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
@@ -306,8 +311,11 @@ class Writer:
     """Writes the rows handed to :meth:`add` as parts, from a background thread.
 
     ``write(rows)`` writes one part. ``size=None``: each write takes every row handed over since
-    the previous write began (one part per cell when cells finish slower than a part is written,
-    larger parts when they finish faster, so writing never holds the computation up).
+    the previous one, and starts as soon as a row is there but no sooner than ``WRITE_PACE``
+    times the previous write's processor time after that write began: one part per cell when
+    cells take longer than that (about 20 ms), larger parts when they are faster, so that writing
+    uses at most about a tenth of a core, in a thread beside the computation. A write waiting for
+    the disk delays nothing: the cells that finish meanwhile go into the next part.
     ``size=k``: parts of ``k`` rows (the last may be smaller). ``per_add=True``: one part per
     :meth:`add` (a Dask batch). A failed write stops the writer; the error is raised by the next
     :meth:`add` and by :meth:`close`.
@@ -315,6 +323,7 @@ class Writer:
 
     def __init__(self, write: Callable[[list[Any]], object], size: int | None = None, per_add: bool = False) -> None:
         self._write = write
+        self._next = 0.0  # (size=None) the monotonic time before which no write starts
         self._size = size
         self._per_add = per_add
         self._groups: list[list[Any]] = []
@@ -329,8 +338,9 @@ class Writer:
         with self._cv:
             if self._error is not None:
                 raise self._error
-            self._groups.append(list(rows))
-            self._cv.notify()
+            if rows:
+                self._groups.append(list(rows))
+                self._cv.notify()
 
     def _take(self) -> list[Any] | None:
         if self._per_add:
@@ -346,12 +356,18 @@ class Writer:
     def _loop(self) -> None:
         while True:
             with self._cv:
-                while (rows := self._take()) is None:
-                    if self._closing:
+                while True:
+                    wait = self._next - time.monotonic() if not self._closing else 0.0
+                    if wait <= 0 and (rows := self._take()) is not None:
+                        break
+                    if self._closing and not self._groups:
                         return
-                    self._cv.wait()
+                    self._cv.wait(wait if wait > 0 else None)
             try:
+                start, cpu = time.monotonic(), time.thread_time()
                 self._write(rows)
+                if self._size is None and not self._per_add:
+                    self._next = start + WRITE_PACE * (time.thread_time() - cpu)
             except BaseException as exc:  # reported by add() and close()
                 with self._cv:
                     self._error = exc
