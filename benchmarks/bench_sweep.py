@@ -44,26 +44,24 @@ def grid_of(cells: int, ds: list[int]) -> dict[str, Any]:
 
 
 def calibrate(ds: list[int], cell_ms: float) -> int:
-    """Trials such that a mean cell of the grid takes about ``cell_ms`` on one thread (a straight
-    line through two probes: a cell costs a fixed time plus a time per trial)."""
-    probe_grid = grid_of(4 * len(ds), ds)
+    """Trials such that a mean cell of the grid takes about ``cell_ms`` on one thread: trials are
+    scaled by target / measured a few times (a cell costs a fixed time plus a time per trial), on
+    a probe grid of at least 0.1 s."""
+    probe_grid = grid_of(max(4 * len(ds), int(100 / cell_ms)), ds)
     n = len(probe_grid["xi"]) * len(ds)
-
-    def per_cell(trials: int) -> float:
+    trials = 1000
+    for _ in range(5):
         t = time.perf_counter()
         sweep.run("rff_mse", probe_grid, trials=trials, seed=0, nthreads=1, progress=False)
-        return (time.perf_counter() - t) / n
-
-    trials = 256
-    while (t1 := per_cell(trials)) * n < 0.1 and trials < 10**8:
-        trials *= 4
-    t4 = per_cell(4 * trials)
-    slope = max(1e-12, (t4 - t1) / (3 * trials))
-    return max(1, int((cell_ms / 1e3 - (t1 - slope * trials)) / slope))
+        per_cell = (time.perf_counter() - t) / n
+        trials = max(1, int(trials * min(16.0, max(1 / 16, cell_ms / 1e3 / per_cell))))
+    return trials
 
 
 def bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> bool:
-    return a.equals(b) and all(a[c].to_numpy().tobytes() == b[c].to_numpy().tobytes() for c in a.columns if a[c].dtype.kind in "biuf")
+    return a.equals(b) and all(
+        a[c].to_numpy().tobytes() == b[c].to_numpy().tobytes() for c in a.columns if a[c].dtype.kind in "biuf"
+    )
 
 
 def one_size(label: str, grid: dict[str, Any], trials: int, client: Any, repeat: int, workdir: Path) -> None:

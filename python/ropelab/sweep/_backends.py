@@ -109,10 +109,12 @@ def plan_local(costs: Sequence[float], threads: int, threaded: bool = True) -> t
 
     Examples
     --------
-    >>> plan_local([1.0] * 6, 2)  # many equal cells: all concurrently
-    ([], [0, 1, 2, 3, 4, 5])
-    >>> plan_local([1.0, 50.0, 1.0, 1.0], 2)  # one dominant cell runs alone first
-    ([1], [0, 2, 3])
+    >>> plan_local([1.0] * 8, 2)  # many equal cells: all concurrently
+    ([], [0, 1, 2, 3, 4, 5, 6, 7])
+    >>> plan_local([1.0] * 3, 2)  # too few to share the threads evenly: each alone
+    ([0, 1, 2], [])
+    >>> plan_local([1.0] * 12 + [50.0], 2)  # one dominant cell runs alone first
+    ([12], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
     >>> plan_local([1.0, 2.0], 1)
     ([0, 1], [])
     """

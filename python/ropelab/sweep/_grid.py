@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -170,6 +171,10 @@ class Grid:
         return tuple(len(values) for _, values in self.axes)
 
     def __len__(self) -> int:
+        return self._size
+
+    @functools.cached_property
+    def _size(self) -> int:
         return math.prod(self.shape)
 
     def cell(self, index: int) -> dict[str, Value]:

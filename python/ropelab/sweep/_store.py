@@ -376,7 +376,8 @@ class Writer:
 
     def close(self, raise_error: bool = True) -> None:
         """Write every row handed over, stop the thread, and raise a write's error (if any and
-        ``raise_error``)."""
+        ``raise_error``).
+        """
         with self._cv:
             self._closing = True
             self._cv.notify()

@@ -182,7 +182,8 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
 
 def _rff_mse_cost(p: dict[str, Value], trials: int | None) -> float:
     """Features drawn (a full-mode feature draws a d-dimensional ω), a little per trial, and the
-    fixed cost of a cell (σ rule, closed form, statistics: about as much as 50,000 features)."""
+    fixed cost of a cell (σ rule, closed form, statistics: about as much as 50,000 features).
+    """
     per_feature = int(p["d"]) if p["mode"] == "full" else 1
     return float(trials or 1) * (int(p["D"]) * per_feature + 8) + 50_000.0
 
