@@ -360,8 +360,12 @@ def register_task(
     fn : callable
         ``fn(params, *, trials, seed, nthreads) -> {output: value}``: ``params`` maps every axis
         to the cell's value, ``trials`` is the sweep's ``trials`` (``None`` unless ``monte_carlo``),
-        ``seed`` the cell's seed and ``nthreads`` the threads it may use. On Dask the function is
-        sent to the workers by pickling: define it at the top level of an importable module.
+        ``seed`` the cell's seed and ``nthreads`` the threads it may use. The local backend may
+        call it from several threads at once (cells too small to use the threads by themselves
+        run concurrently, with ``nthreads=1``): it must be thread-safe, and gains from this only
+        where it releases the GIL (NumPy on large arrays, ropelab's compute calls). On Dask the
+        function is sent to the workers by pickling: define it at the top level of an importable
+        module.
     axes : mapping of str to default, or sequence of str
         The parameters a grid may sweep, with their defaults (:data:`ropelab.sweep.REQUIRED`: none); a sequence
         makes every axis required.
