@@ -167,12 +167,14 @@ def run(
     store : path or None
         A directory holding a Parquet dataset of finished cells. Finished cells are written from a
         background thread while the computation goes on: each write (one part) takes every cell
-        finished since the previous write began (local, default), ``batch_size`` cells (local,
-        given), or one Dask task's cells. Parts are written atomically, so a run killed at any
-        point never leaves a partial row and loses only the cells in flight: those being computed
-        and those finished but not yet written (locally, by default, the cells that finished
-        during the last write, a few milliseconds; with ``batch_size`` up to ``batch_size − 1``
-        more; on Dask the tasks not yet completed). A completed run merges the parts into one.
+        finished since the previous one, and starts no sooner than ten times the previous
+        write's processor time after it (local, default: one part per cell for cells slower than
+        that, groups for faster ones), or takes ``batch_size`` cells (local, given), or one Dask
+        task's cells. Parts are written atomically, so a run killed at any point never leaves a
+        partial row and loses only the cells in flight: those being computed and those finished
+        but not yet written (locally, by default, the cells that finished during the last write
+        and its pause, tens of milliseconds; with ``batch_size`` up to ``batch_size − 1`` more; on
+        Dask the tasks not yet completed). A completed run merges the parts into one.
         Running the same sweep (task, grid, trials, seed, ropelab version, kernel family) again
         skips the stored cells and returns the same table; a different sweep in the same store
         raises ValueError. Needs pyarrow (``ropelab[dask]``).
