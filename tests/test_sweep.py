@@ -515,8 +515,9 @@ def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.Monke
             "window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, batch_size=1, progress=False
         )
     assert [p.name.startswith("part-") for p in store.iterdir() if not p.name.startswith("_")] == [True]
-    partial = sweep.load(store)
-    assert list(partial.window) == ["hann"] and partial.attrs["complete"] is False
+    partial = sweep.load(store)  # the first cell to finish (cells run concurrently)
+    assert len(partial) == 1 and partial.attrs["complete"] is False
+    assert partial.window.iloc[0] in ("hann", "hamming", "blackman")
     monkeypatch.setattr(pq, "write_table", real)
     full = sweep.run("window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, progress=False)
     assert list(full.window) == ["hann", "hamming", "blackman"]
