@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, Value, cell_seed
@@ -171,24 +171,59 @@ def _run_pool(
     on_batch: OnBatch,
     advance: Callable[[int], object],
 ) -> None:
-    """``cells`` (in this order) on a pool of ``workers`` threads, each cell with ``nthreads=1``."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+    """``cells`` (taken in this order) on ``workers`` threads, each cell with ``nthreads=1``.
 
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ropelab-sweep")
-    futures: dict[Future[Outputs], int] = {}
-    handed: set[Future[Outputs]] = set()
+    The workers take cells from one queue and put their rows on another, which this thread drains
+    (a constant cost per cell: no per-cell future to wait on). On an error or an interruption the
+    workers take no new cell; the running ones finish and their rows are handed over before the
+    first error propagates.
+    """
+    import queue
+    import threading
+
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for i in cells:
+        todo.put(i)
+    results: queue.SimpleQueue[tuple[int, Outputs | None, BaseException | None] | None] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    results.put((i, compute_cell(task, i, grid.cell(i), trials, seed, 1), None))
+                except BaseException as exc:  # re-raised by the submitting thread
+                    results.put((i, None, exc))
+                    return
+        finally:
+            results.put(None)  # this worker is done
+
+    threads = [threading.Thread(target=work, name=f"ropelab-sweep-{k}", daemon=True) for k in range(workers)]
+    running = 0
+    error: BaseException | None = None
     handing_failed = False
 
-    def hand(done: Any) -> BaseException | None:
-        nonlocal handing_failed
-        rows, error = [], None
-        for f in sorted(done, key=futures.__getitem__):
-            handed.add(f)
-            exc = f.exception()
-            if exc is None:
-                rows.append((futures[f], f.result()))
-            elif error is None:
-                error = exc
+    def drain(block: bool) -> None:
+        """Hand over the rows waiting (after at least one when ``block``); note the first error."""
+        nonlocal running, error, handing_failed
+        rows: Rows = []
+        while running:
+            try:
+                item = results.get() if block and not rows else results.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                running -= 1
+            elif item[2] is not None:
+                error = error or item[2]
+                stop.set()
+            else:
+                rows.append((item[0], cast(Outputs, item[1])))
+            block = block and not rows and item is None  # block again only until a row or the end
         if rows:
             advance(len(rows))
             try:
@@ -196,22 +231,22 @@ def _run_pool(
             except BaseException:
                 handing_failed = True
                 raise
-        return error
 
     try:
-        for i in cells:
-            futures[pool.submit(compute_cell, task, i, grid.cell(i), trials, seed, 1)] = i
-        waiting = set(futures)
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            error = hand(done)
-            if error is not None:
-                raise error
+        for t in threads:
+            t.start()
+            running += 1
+        while running and error is None:
+            drain(block=True)
     finally:
-        # stop: drop the cells not started, let the running ones finish, hand over what finished
-        pool.shutdown(wait=True, cancel_futures=True)
+        # stop: no new cell starts, the running ones finish, their rows are handed over
+        stop.set()
+        for t in threads:
+            t.join()
         if not handing_failed:
-            hand([f for f in futures if f not in handed and f.done() and not f.cancelled()])
+            drain(block=False)
+    if error is not None:
+        raise error
 
 
 def default_batches(costs: Sequence[float], worker_threads: int) -> list[list[int]]:
