@@ -9,8 +9,9 @@ cell takes about ``--small-ms`` (default 1 ms) and ``--large-ms`` (default 200 m
   and the parts are merged at the end).
 
 Printed per run: wall time (best of ``--repeat``), cells per second, efficiency (the 1-thread
-local time without a store over ``threads ×`` this time: 100 % is a perfect use of the threads)
-and the cost of the store over the same run without it. Every table is checked to be bit-identical
+local time without a store over ``threads ×`` this time: 100 % is a perfect use of the threads),
+the cost of the store over the same run without it, and the processor time of this process (local
+runs: all their threads; on a loaded machine it shows what the store costs when wall times do not). Every table is checked to be bit-identical
 to the 1-thread local one. The cluster is started, and ropelab imported on its workers, before any
 timing. The load average is printed before and after: on a shared machine, timings with a load
 above the core count are not meaningful.
@@ -75,21 +76,22 @@ def one_size(label: str, grid: dict[str, Any], trials: int, client: Any, repeat:
     if client is not None:
         runs.append((f"Dask, {workers} workers", workers, {"backend": client}))
     print(f"\n{label}: {n} cells (ξ × D = {len(grid['xi'])} × {grid['D']}), {trials} trials a cell")
-    print(f"  {'run':<22}{'store':<7}{'time s':>9}{'cells/s':>11}{'efficiency':>12}{'store cost':>12}")
+    print(f"  {'run':<22}{'store':<7}{'time s':>9}{'cells/s':>11}{'efficiency':>12}{'store cost':>12}{'cpu s':>9}")
     ref: pd.DataFrame | None = None
     base = float("nan")
     same = True
     for name, used, kw in runs:
         no_store = float("nan")
         for store in (False, True):
-            best = float("inf")
+            best = cpu = float("inf")
             for r in range(repeat):
                 path = workdir / f"s-{label[:5]}-{used}-{name[:4]}-{r}"
                 shutil.rmtree(path, ignore_errors=True)
                 extra = {"store": path} if store else {}
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 df = sweep.run("rff_mse", grid, trials=trials, seed=1, progress=False, **kw, **extra)
                 best = min(best, time.perf_counter() - t)
+                cpu = min(cpu, time.process_time() - c)
                 shutil.rmtree(path, ignore_errors=True)
                 if ref is None:
                     ref = df
@@ -101,8 +103,10 @@ def one_size(label: str, grid: dict[str, Any], trials: int, client: Any, repeat:
                 no_store = best
             eff = base / (used * best)
             cost = f"{100 * (best / no_store - 1):+.1f} %" if store else ""
+            cpu_s = f"{cpu:9.2f}" if "backend" not in kw else f"{'-':>9}"
             print(
-                f"  {name:<22}{'yes' if store else 'no':<7}{best:9.3f}{n / best:11.1f}{100 * eff:11.1f}%{cost:>12}",
+                f"  {name:<22}{'yes' if store else 'no':<7}{best:9.3f}{n / best:11.1f}{100 * eff:11.1f}%{cost:>12}"
+                f"{cpu_s}",
                 flush=True,
             )
     print(f"  tables bit-identical: {same}")
