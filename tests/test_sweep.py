@@ -52,16 +52,22 @@ def count_computed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return computed
 
 
-def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> None:
-    """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would)."""
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> list[int]:
+    """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would); the indices
+    of the cells that finish are appended to the list returned (cells run concurrently locally, so
+    which ones finish before the run stops depends on timing)."""
     real = _backends.compute_cell
+    finished: list[int] = []
 
     def interrupted(task: Any, index: int, *args: Any) -> Any:
         if index == stop:
             raise KeyboardInterrupt
-        return real(task, index, *args)
+        out = real(task, index, *args)
+        finished.append(index)
+        return out
 
     monkeypatch.setattr(_backends, "compute_cell", interrupted)
+    return finished
 
 
 def assert_bitwise_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -240,14 +246,138 @@ def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame
         assert_bitwise_equal(reference, df)
 
 
-def test_an_error_mid_run_keeps_the_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    interrupt_at(monkeypatch, 2)
+def record_cells(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any, str]]:
+    """From now on, ``(cell index, nthreads, thread name)`` of each computed cell is appended here."""
+    import threading
+
+    seen: list[tuple[int, Any, str]] = []
+    real = _backends.compute_cell
+
+    def recording(task: Any, index: int, cell: Any, trials: Any, seed: int, nthreads: Any) -> Any:
+        seen.append((index, nthreads, threading.current_thread().name))
+        return real(task, index, cell, trials, seed, nthreads)
+
+    monkeypatch.setattr(_backends, "compute_cell", recording)
+    return seen
+
+
+SMALL_GRID: dict[str, Any] = {"xi": [round(-0.95 + 0.1 * i, 2) for i in range(20)], "D": [4, 16, 32]}  # 60 small cells
+
+
+def test_small_cells_run_concurrently_with_identical_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    one = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
+    seen = record_cells(monkeypatch)
+    for n, nthreads in enumerate([2, 3, 8]):
+        seen.clear()
+        df = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=nthreads, progress=False)
+        assert_bitwise_equal(one, df)
+        # many small cells: all on the pool, one thread each, the largest (D = 32) first
+        assert sorted(i for i, _, _ in seen) == list(range(60))
+        assert {t for _, t, _ in seen} == {1} and all(name.startswith("ropelab-sweep") for _, _, name in seen)
+        assert {i % 3 for i, _, _ in seen[: 20 - nthreads]} == {2}
+        stored = sweep.run(
+            "rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=nthreads, store=tmp_path / f"s{n}", progress=False
+        )
+        assert_bitwise_equal(one, stored)
+    monkeypatch.undo()
+    seen = record_cells(monkeypatch)
+    sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
+    assert [i for i, _, _ in seen] == list(range(60)) and {t for _, t, _ in seen} == {1}  # one thread: in order
+
+
+def test_a_large_cell_runs_alone_on_all_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    grid = {"xi": [0.2, 0.5], "D": [4096, *range(1, 17)]}
+    ref = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=1, progress=False)
+    seen = record_cells(monkeypatch)
+    df = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=3, progress=False)
+    assert_bitwise_equal(ref, df)
+    # the two D = 4096 cells (0 and 17) dominate: each runs alone on the 3 threads, in grid order;
+    # then the small ones together, one thread each
+    assert [(i, t) for i, t, _ in seen[:2]] == [(0, 3), (17, 3)]
+    assert sorted((i, t) for i, t, _ in seen[2:]) == [(i, 1) for i in range(34) if i not in (0, 17)]
+
+
+def test_plan_and_batches_by_cost() -> None:
+    assert _backends.plan_local([1.0] * 5, 1) == ([0, 1, 2, 3, 4], [])
+    assert _backends.plan_local([1.0, 3.0, 2.0], 8) == ([0, 1, 2], [])  # fewer cells than threads
+    assert _backends.plan_local([1.0, 3.0, 2.0], 8, threaded=False) == ([], [1, 2, 0])
+    alone, pooled = _backends.plan_local([1.0] * 50 + [40.0], 4)
+    assert alone == [50] and pooled == list(range(50))
+    for costs, threads in [([1.0] * 1000, 16), ([float(d) for d in (16, 64, 256, 1024) * 64], 16), ([5.0], 3)]:
+        batches = _backends.default_batches(costs, threads)
+        flat = [j for b in batches for j in b]
+        assert sorted(flat) == list(range(len(costs)))  # every cell once
+        assert [costs[j] for j in flat] == sorted(costs, reverse=True)  # largest first
+        work = [sum(costs[j] for j in b) for b in batches]
+        assert all(w <= max(costs) + sum(costs) / (2 * threads) for w in work)
+        assert work[-1] <= max(max(costs), sum(costs) / threads / 4)  # the tail is short
+        assert len(batches) <= 6 * threads
+    assert _backends.default_batches([0.0, 0.0], 4) == [[0], [1]]
+
+
+def test_a_task_cost_orders_the_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    def double(params: Any, *, trials: Any, seed: int, nthreads: Any) -> dict[str, float]:
+        return {"twice": 2 * params["x"]}
+
+    sweep.register_task("by_cost", double, axes=["x"], outputs=["twice"], cost=lambda p, trials: p["x"])
+    try:
+        seen = record_cells(monkeypatch)
+        xs = [float(x) for x in range(1, 41)]
+        df = sweep.run("by_cost", {"x": xs}, nthreads=2, progress=False)
+        assert list(df.twice) == [2 * x for x in xs]
+        assert seen[0][0] in (38, 39)  # the two largest start first, one on each thread
+        sweep.register_task("by_cost", double, axes=["x"], outputs=["twice"], cost=lambda p, t: -1.0, replace=True)
+        with pytest.raises(ValueError, match=r"cost of task 'by_cost' must be a finite number >= 0.*cell 0"):
+            sweep.run("by_cost", {"x": [1.0, 2.0]}, progress=False)
+        with pytest.raises(TypeError, match="cost must be callable"):
+            sweep.register_task("by_cost", double, axes=["x"], outputs=["twice"], cost=3, replace=True)  # type: ignore[arg-type]
+    finally:
+        from ropelab.sweep._tasks import TASKS
+
+        TASKS.pop("by_cost", None)
+
+
+def test_the_store_writes_finished_cells_in_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time as _time
+
+    writes: list[tuple[int, str]] = []
+    real_write = sweep.Store.write
+
+    def slow_write(self: Any, frame: pd.DataFrame) -> Any:
+        writes.append((len(frame), threading.current_thread().name))
+        _time.sleep(0.05)  # a slow disk: many cells finish during one write
+        return real_write(self, frame)
+
+    monkeypatch.setattr(sweep.Store, "write", slow_write)
+    ref = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
+    df = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, store=tmp_path / "s", progress=False)
+    assert_bitwise_equal(ref, df)
+    *parts, (merged, _) = writes
+    assert merged == 60 and sum(n for n, _ in parts) == 60
+    assert len(parts) < 60  # cells finished during a write share the next part
+    assert all(name == "ropelab-sweep-store" for _, name in parts)  # written beside the computation
+    loaded = sweep.load(tmp_path / "s")
+    assert loaded.attrs.pop("complete") is True
+    assert_bitwise_equal(ref, loaded)
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, None])
+def test_an_error_mid_run_keeps_the_finished_cells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nthreads: int | None
+) -> None:
+    finished = interrupt_at(monkeypatch, 2)
     grid = {"window": ["hann"], "N": [16, 32, 64, 128]}
     with pytest.raises(KeyboardInterrupt):
-        sweep.run("window_merit", grid, store=tmp_path / "w", progress=False)
-    assert list(sweep.load(tmp_path / "w").N) == [16, 32]
+        sweep.run("window_merit", grid, store=tmp_path / "w", progress=False, nthreads=nthreads)
+    # every cell that finished before the run stopped is stored, whatever ran concurrently
+    assert sorted(sweep.load(tmp_path / "w").index) == sorted(finished) and 2 not in finished
+    if nthreads == 1:
+        assert finished == [0, 1]  # one thread: the cells one after another, in grid order
     monkeypatch.undo()
+    computed = count_computed_cells(monkeypatch)
     assert list(sweep.run("window_merit", grid, store=tmp_path / "w", progress=False).N) == [16, 32, 64, 128]
+    assert sorted(computed) == sorted(set(range(4)) - set(finished))
 
 
 def test_a_worker_with_other_numerics_refuses() -> None:
@@ -278,22 +408,22 @@ def test_store_resumes_and_skips_finished_cells(
     reference: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = tmp_path / "s"
-    interrupt_at(monkeypatch, 16)
+    finished = interrupt_at(monkeypatch, 3)  # the small cells (D = 8) come after the large ones
     with pytest.raises(KeyboardInterrupt):
-        sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False)
+        sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, batch_size=4, progress=False, nthreads=2)
     monkeypatch.undo()
     parts = sorted(store.glob("part-*.parquet"))
-    assert [sorted(pd.read_parquet(p).cell) for p in parts] == [
-        [0, 1, 2, 3],
-        [4, 5, 6, 7],
-        [8, 9, 10, 11],
-        [12, 13, 14, 15],
-    ]
+    cells = [sorted(pd.read_parquet(p).cell) for p in parts]
+    # parts of batch_size cells but one (written when the run stopped, possibly smaller); every
+    # finished cell is stored
+    assert sum(len(c) != 4 for c in cells) <= 1 and all(1 <= len(c) <= 4 for c in cells)
+    assert sorted(c for part in cells for c in part) == sorted(finished) and 3 not in finished
+    assert len(finished) >= 12  # the twelve cells of D = 64 run first (largest first)
     # lose one part as well: those cells and the unfinished ones, and only those, are computed again
     parts[1].unlink()
     computed = count_computed_cells(monkeypatch)
     again = sweep.run("rff_mse", GRID, trials=TRIALS, seed=11, store=store, progress=False)
-    assert sorted(computed) == [4, 5, 6, 7, *range(16, 24)]
+    assert sorted(computed) == sorted(set(range(24)) - set(finished) | set(cells[1]))
     assert_bitwise_equal(reference, again)
     assert len(list(store.glob("part-*.parquet"))) == 1  # a complete run merges its parts
     computed.clear()
@@ -385,8 +515,9 @@ def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.Monke
             "window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, batch_size=1, progress=False
         )
     assert [p.name.startswith("part-") for p in store.iterdir() if not p.name.startswith("_")] == [True]
-    partial = sweep.load(store)
-    assert list(partial.window) == ["hann"] and partial.attrs["complete"] is False
+    partial = sweep.load(store)  # the first cell to finish (cells run concurrently)
+    assert len(partial) == 1 and partial.attrs["complete"] is False
+    assert partial.window.iloc[0] in ("hann", "hamming", "blackman")
     monkeypatch.setattr(pq, "write_table", real)
     full = sweep.run("window_merit", {"window": ["hann", "hamming", "blackman"]}, store=store, progress=False)
     assert list(full.window) == ["hann", "hamming", "blackman"]

@@ -175,7 +175,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--batch-size", type=int, default=None, metavar="N", help="cells per Dask task / per store write")
     p.add_argument(
-        "--nthreads", type=int, default=None, help="threads per cell (when not given: all cores locally, 1 on Dask)"
+        "--nthreads",
+        type=int,
+        default=None,
+        help="threads of a local run (default: all cores; small cells run concurrently), or per cell on Dask (default 1)",
     )
     p.add_argument(
         "--out",

@@ -20,7 +20,7 @@ last axis varies fastest). A *task* says what one cell computes:
 
 Reproducibility: the random numbers of cell ``i`` are addressed by ``(seed, i, trial)`` (see
 :func:`cell_seed`), so the table is bit-identical on every backend, batch size, worker count,
-thread count and order of completion, and when a stored sweep is resumed.
+thread count, order of completion and concurrency of cells, and when a stored sweep is resumed.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
-from ropelab.sweep._store import Store, read_text_nofollow
+from ropelab.sweep._store import Store, Writer, read_text_nofollow
 from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
 
 if TYPE_CHECKING:
@@ -156,26 +156,38 @@ def run(
     seed : int
         In ``[0, 2**64)``; cell ``i``'s numbers are addressed by ``(seed, i, trial)``.
     backend : "local", "dask" or distributed.Client
-        ``"local"``: cells one after another in this process, each on the core's threads.
-        A Client (or ``"dask"``: the current default client): cells in batches of ``batch_size``
-        submitted as tasks, each cell single-threaded on a worker thread, gathered as they
-        complete. A worker whose ropelab version or kernel family differs from this process's
-        refuses with RuntimeError. Needs ``pip install 'ropelab[dask]'``.
+        ``"local"``: cells in this process on ``nthreads`` threads. A cell large enough to use the
+        threads by itself (costing more than a quarter of an even share of the work left, by the
+        task's cost model) runs alone on all of them; the other cells run concurrently, one thread
+        each, largest first. A Client (or ``"dask"``: the current default client): cells grouped
+        into tasks of similar cost, largest first (``batch_size``), each cell single-threaded on a
+        worker thread, gathered as they complete. A worker whose ropelab version or kernel family
+        differs from this process's refuses with RuntimeError. Needs
+        ``pip install 'ropelab[dask]'``.
     store : path or None
-        A directory holding a Parquet dataset of finished cells. Cells are written as they finish
-        (local: each cell, or every ``batch_size`` cells; Dask: each batch as it completes),
-        atomically, so a run killed at any point loses only the cells in flight (local: the cell
-        being computed or written, plus up to ``batch_size − 1`` finished ones when ``batch_size``
-        is given) and never leaves a partial row. A completed run merges the parts into one. Running the same sweep (task, grid, trials, seed,
-        ropelab version, kernel family) again skips the stored cells and returns the same table; a
-        different sweep in the same store raises ValueError. Needs pyarrow (``ropelab[dask]``).
+        A directory holding a Parquet dataset of finished cells. Finished cells are written from a
+        background thread while the computation goes on: each write (one part) takes every cell
+        finished since the previous one, and starts no sooner than ten times the previous
+        write's processor time after it (local, default: one part per cell for cells slower than
+        that, groups for faster ones), or takes ``batch_size`` cells (local, given), or one Dask
+        task's cells. Parts are written atomically, so a run killed at any point never leaves a
+        partial row and loses only the cells in flight: those being computed and those finished
+        but not yet written (locally, by default, the cells that finished during the last write
+        and its pause, tens of milliseconds; with ``batch_size`` up to ``batch_size − 1`` more; on
+        Dask the tasks not yet completed). A completed run merges the parts into one.
+        Running the same sweep (task, grid, trials, seed, ropelab version, kernel family) again
+        skips the stored cells and returns the same table; a different sweep in the same store
+        raises ValueError. Needs pyarrow (``ropelab[dask]``).
     batch_size : int or None
-        Cells per Dask task, or per store write locally. Default: about 4 tasks per worker thread
-        (Dask); 1 (local: each cell is written as it finishes, about 3 ms per write here).
+        Cells per Dask task, or per store write locally. Default on Dask: tasks of decreasing
+        cost, from about half a worker thread's share of the work down to an eighth, largest
+        cells first, so that the last tasks finish together; locally, see ``store``.
     progress : bool
         Show a progress bar (tqdm, on stderr).
     nthreads : int or None
-        Threads per cell. Default: all cores locally, 1 on a Dask worker.
+        Locally: the threads of the run (default: all cores, or ``$ROPELAB_NUM_THREADS``); a cell
+        run alone uses them all, a cell run concurrently one. On Dask: threads per cell (default
+        1). The table does not depend on it.
 
     Returns
     -------
@@ -233,14 +245,21 @@ def run(
 
     rows: Rows = []
     with st.open() if st is not None else nullcontext() as opened:
+        writer = None
         if opened is not None:
             rows.extend(_stored_rows(opened, t, g))
+            store_ = opened  # (a name mypy knows is not None inside the closure)
+            writer = Writer(
+                lambda batch: store_.write(_frame(t, g, batch)),
+                size=batch_size if client is None else None,
+                per_add=client is not None,
+            )
         done = {i for i, _ in rows}
         pending = [i for i in range(len(g)) if i not in done]
 
         def on_batch(batch: Rows) -> None:
-            if opened is not None:
-                opened.write(_frame(t, g, batch))
+            if writer is not None:
+                writer.add(batch)
             rows.extend(batch)
 
         with tqdm(
@@ -251,12 +270,19 @@ def run(
             desc=f"sweep {t.name}",
             dynamic_ncols=True,
         ) as bar:
-            if client is None:
-                run_local(t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
-            else:
-                run_dask(client, t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
+            try:
+                if client is None:
+                    run_local(t, g, pending, trials, seed, nthreads, on_batch, bar.update)
+                else:
+                    run_dask(client, t, g, pending, trials, seed, nthreads, batch_size, on_batch, bar.update)
+            except BaseException:
+                if writer is not None:  # write the finished cells; the first error propagates
+                    writer.close(raise_error=False)
+                raise
+            if writer is not None:
+                writer.close()
         if opened is not None:
-            opened.compact()
+            opened.compact(_frame(t, g, rows))
     df = cast("pd.DataFrame", _frame(t, g, rows).set_index("cell"))
     df.attrs.update(_attrs(g, spec, digest))
     return df

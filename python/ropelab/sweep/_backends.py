@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, Value, cell_seed
@@ -16,8 +16,14 @@ OnBatch = Callable[[Rows], None]
 
 #: How long the Dask backend waits for a first worker to join a cluster that has none.
 WORKER_WAIT_SECONDS = 60.0
-#: Without an explicit ``batch_size`` the Dask backend makes about this many tasks per worker thread.
-TASKS_PER_THREAD = 4
+#: Without an explicit ``batch_size`` a Dask task holds at most about 1/TASKS_PER_THREAD of the
+#: work left per worker thread (see :func:`default_batches`).
+TASKS_PER_THREAD = 2
+#: ... and at least about 1/MIN_TASK_SHARE of the whole work per worker thread.
+MIN_TASK_SHARE = 8
+#: The local backend runs a cell alone on all its threads when the cell costs more than this
+#: fraction of an even share of the work left (see :func:`plan_local`).
+SOLO_SHARE = 0.25
 
 
 def compute_cell(
@@ -66,6 +72,64 @@ def run_batch(
     return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
 
 
+def cell_costs(task: Task, grid: Grid, cells: Sequence[int], trials: int | None) -> list[float]:
+    """The relative work of each cell (:attr:`Task.cost`; all 1.0 when the task has none)."""
+    if task.cost is None:
+        return [1.0] * len(cells)
+    out = []
+    for i in cells:
+        cell = grid.cell(i)
+        try:
+            c = float(task.cost(task.params(cell), trials))
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"sweep: the cost of task {task.name!r}: {exc} (cell {i}: {cell})") from None
+        if not (math.isfinite(c) and c >= 0):
+            raise ValueError(
+                f"sweep: the cost of task {task.name!r} must be a finite number >= 0, got {c!r} (cell {i}: {cell})"
+            )
+        out.append(c)
+    return out
+
+
+def largest_first(costs: Sequence[float]) -> list[int]:
+    """Positions of ``costs`` by decreasing cost; equal costs keep their order (grid order)."""
+    return sorted(range(len(costs)), key=lambda j: -costs[j])
+
+
+def plan_local(costs: Sequence[float], threads: int, threaded: bool = True) -> tuple[list[int], list[int]]:
+    """Split the cells between the two ways the local backend runs them.
+
+    Returns ``(alone, pooled)``: positions of the cells run one after another, each on all
+    ``threads`` (in grid order), and of the cells run concurrently on a pool of ``threads``
+    single-threaded workers (largest first). A cell runs alone when it costs more than
+    ``SOLO_SHARE`` of an even share of the work left (its total over the threads): such a cell
+    would leave the pool's other threads idle at the end, and is large enough to use the threads
+    by itself. With one thread every cell runs alone, in grid order; a task that does not use
+    ``nthreads`` (``threaded=False``) never runs a cell alone.
+
+    Examples
+    --------
+    >>> plan_local([1.0] * 8, 2)  # many equal cells: all concurrently
+    ([], [0, 1, 2, 3, 4, 5, 6, 7])
+    >>> plan_local([1.0] * 3, 2)  # too few to share the threads evenly: each alone
+    ([0, 1, 2], [])
+    >>> plan_local([1.0] * 12 + [50.0], 2)  # one dominant cell runs alone first
+    ([12], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    >>> plan_local([1.0, 2.0], 1)
+    ([0, 1], [])
+    """
+    if threads <= 1:
+        return list(range(len(costs))), []
+    order = largest_first(costs)
+    k = 0
+    if threaded:
+        remaining = math.fsum(costs)
+        while k < len(order) and costs[order[k]] > SOLO_SHARE * remaining / threads:
+            remaining -= costs[order[k]]
+            k += 1
+    return sorted(order[:k]), order[k:]
+
+
 def run_local(
     task: Task,
     grid: Grid,
@@ -73,39 +137,154 @@ def run_local(
     trials: int | None,
     seed: int,
     nthreads: int | None,
-    batch_size: int | None,
     on_batch: OnBatch,
     advance: Callable[[int], object],
 ) -> None:
-    """Compute the cells one after another, each on the core's own threads.
+    """Compute the cells in this process, on ``nthreads`` threads (default: all cores).
 
-    Finished cells are handed to ``on_batch`` every ``batch_size`` cells (default 1: each cell as
-    soon as it finishes); cells already finished are handed over also when the run stops with an
-    exception (Ctrl-C included).
+    The cells :func:`plan_local` runs alone come first, one after another, each on all the threads;
+    the others run concurrently on a pool of single-threaded workers, largest first. Every
+    finished cell is handed to ``on_batch`` as soon as it finishes (in groups when several finish
+    together), also when the run stops with an exception (Ctrl-C included): the cells that finished
+    while the run stopped are handed over before the exception propagates.
     """
-    size = batch_size or 1
-    buffer: Rows = []
-    try:
-        for i in pending:
-            buffer.append((i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads)))
-            advance(1)
-            if len(buffer) >= size:
-                rows, buffer = buffer, []
+    from ropelab.simd import default_threads
+
+    threads = nthreads if nthreads is not None else default_threads()
+    alone, pooled = plan_local(cell_costs(task, grid, pending, trials), threads, task.threaded)
+    for j in alone:
+        i = pending[j]
+        row = (i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads))
+        advance(1)
+        on_batch([row])
+    if pooled:
+        _run_pool(task, grid, [pending[j] for j in pooled], trials, seed, min(threads, len(pooled)), on_batch, advance)
+
+
+def _run_pool(
+    task: Task,
+    grid: Grid,
+    cells: Sequence[int],
+    trials: int | None,
+    seed: int,
+    workers: int,
+    on_batch: OnBatch,
+    advance: Callable[[int], object],
+) -> None:
+    """``cells`` (taken in this order) on ``workers`` threads, each cell with ``nthreads=1``.
+
+    The workers take cells from one queue and put their rows on another, which this thread drains
+    (a constant cost per cell: no per-cell future to wait on). On an error or an interruption the
+    workers take no new cell; the running ones finish and their rows are handed over before the
+    first error propagates.
+    """
+    import queue
+    import threading
+
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for i in cells:
+        todo.put(i)
+    results: queue.SimpleQueue[tuple[int, Outputs | None, BaseException | None] | None] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    results.put((i, compute_cell(task, i, grid.cell(i), trials, seed, 1), None))
+                except BaseException as exc:  # re-raised by the submitting thread
+                    results.put((i, None, exc))
+                    return
+        finally:
+            results.put(None)  # this worker is done
+
+    threads = [threading.Thread(target=work, name=f"ropelab-sweep-{k}", daemon=True) for k in range(workers)]
+    running = 0
+    error: BaseException | None = None
+    handing_failed = False
+
+    def drain(block: bool) -> None:
+        """Hand over the rows waiting (after at least one when ``block``); note the first error."""
+        nonlocal running, error, handing_failed
+        rows: Rows = []
+        while running:
+            try:
+                item = results.get() if block and not rows else results.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                running -= 1
+            elif item[2] is not None:
+                error = error or item[2]
+                stop.set()
+            else:
+                rows.append((item[0], cast(Outputs, item[1])))
+            block = block and not rows and item is None  # block again only until a row or the end
+        if rows:
+            advance(len(rows))
+            try:
                 on_batch(rows)
+            except BaseException:
+                handing_failed = True
+                raise
+
+    try:
+        for t in threads:
+            t.start()
+            running += 1
+        while running and error is None:
+            drain(block=True)
     finally:
-        if buffer:
-            on_batch(buffer)
+        # stop: no new cell starts, the running ones finish, their rows are handed over
+        stop.set()
+        for t in threads:
+            t.join()
+        if not handing_failed:
+            drain(block=False)
+    if error is not None:
+        raise error
 
 
-def default_batch_size(n_pending: int, worker_threads: int) -> int:
-    """Cells per Dask task: about ``TASKS_PER_THREAD`` tasks per worker thread.
+def default_batches(costs: Sequence[float], worker_threads: int) -> list[list[int]]:
+    """Positions of the cells grouped into Dask tasks of decreasing size, largest cells first.
+
+    Cells are taken largest first; each task gets the next cells until its cost reaches
+    ``1/TASKS_PER_THREAD`` of the work left per worker thread, but at least ``1/MIN_TASK_SHARE``
+    of the whole work per thread (a cell costing more is a task of its own). Tasks therefore
+    shrink towards the end, so the last ones finish together and leave no long tail of idle
+    workers, while the number of tasks (their overhead) stays about ``5 ×`` the worker threads.
 
     Examples
     --------
-    >>> default_batch_size(100, 2), default_batch_size(3, 8)
-    (13, 1)
+    >>> [len(b) for b in default_batches([1.0] * 100, 2)]
+    [25, 19, 14, 11, 8, 7, 7, 7, 2]
+    >>> default_batches([1.0, 9.0, 1.0, 1.0], 1)
+    [[1], [0, 2], [3]]
     """
-    return max(1, math.ceil(n_pending / (TASKS_PER_THREAD * max(1, worker_threads))))
+    order = largest_first(costs)
+    threads = max(1, worker_threads)
+    total = math.fsum(costs)
+    if total <= 0:
+        return [order[k : k + 1] for k in range(len(order))] if len(order) <= threads else [order]
+    floor = total / (MIN_TASK_SHARE * threads)
+    remaining = total
+    batches: list[list[int]] = []
+    current: list[int] = []
+    acc = 0.0
+    for j in order:
+        current.append(j)
+        acc += costs[j]
+        if acc >= max(floor, remaining / (TASKS_PER_THREAD * threads)):
+            batches.append(current)
+            remaining -= acc
+            current, acc = [], 0.0
+    if current:
+        batches.append(current)
+    return batches
 
 
 def run_dask(
@@ -122,7 +301,8 @@ def run_dask(
 ) -> None:
     """Submit the cells in batches to ``client`` and hand each batch's rows over as it completes.
 
-    Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
+    Batches hold cells of similar cost, largest first (:func:`default_batches`, or ``batch_size``
+    cells each), and are submitted with decreasing priority, the largest first. Each cell runs single-threaded on a worker thread unless ``nthreads`` says otherwise. Results
     do not depend on batching or completion order: every cell's numbers are addressed by
     ``(seed, cell index, trial)``.
     """
@@ -140,22 +320,28 @@ def run_dask(
             raise RuntimeError(
                 f"sweep.run: no Dask worker joined the cluster within {WORKER_WAIT_SECONDS:g} s"
             ) from None
+    costs = cell_costs(task, grid, pending, trials)
     if batch_size is None:
-        batch_size = default_batch_size(len(pending), sum(client.nthreads().values()))
+        batches = default_batches(costs, sum(client.nthreads().values()))
+    else:  # batch_size cells a task, taken largest first: cells of similar work together
+        order = largest_first(costs)
+        batches = [order[k : k + batch_size] for k in range(0, len(order), batch_size)]
     tag = os.urandom(4).hex()  # (not uuid: on Python 3.10 it imports platform, subprocess, fcntl)
+    # the largest tasks first: the scheduler starts the higher priorities first
     futures = [
         client.submit(
             run_batch,
             task.name if task.name in BUILTIN else task,
-            [(i, grid.cell(i)) for i in pending[j : j + batch_size]],
+            [(pending[j], grid.cell(pending[j])) for j in batch],
             trials,
             seed,
             1 if nthreads is None else nthreads,
             numerics(),
-            key=f"ropelab-sweep-{task.name}-{tag}-{pending[j]}",
+            key=f"ropelab-sweep-{task.name}-{tag}-{pending[batch[0]]}",
             pure=False,
+            priority=len(batches) - b,
         )
-        for j in range(0, len(pending), batch_size)
+        for b, batch in enumerate(batches)
     ]
     try:
         for _, rows in distributed.as_completed(futures, with_results=True):

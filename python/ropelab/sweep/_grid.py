@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -170,6 +171,10 @@ class Grid:
         return tuple(len(values) for _, values in self.axes)
 
     def __len__(self) -> int:
+        return self._size
+
+    @functools.cached_property
+    def _size(self) -> int:
         return math.prod(self.shape)
 
     def cell(self, index: int) -> dict[str, Value]:
@@ -192,10 +197,12 @@ class Grid:
         """
         if not 0 <= index < len(self):
             raise IndexError(f"sweep: cell {index} out of range for a grid of {len(self)} cells")
-        out: dict[str, Value] = {}
-        for (name, values), i in zip(self.axes, np.unravel_index(index, self.shape)):
-            out[name] = values[int(i)]
-        return out
+        picked: list[tuple[str, Value]] = []
+        rest = int(index)
+        for name, values in reversed(self.axes):  # row-major: the last axis varies fastest
+            rest, i = divmod(rest, len(values))
+            picked.append((name, values[i]))
+        return dict(reversed(picked))
 
     def column(self, name: str, indices: Sequence[int]) -> np.ndarray[Any, Any]:
         """The values of axis ``name`` for the given cells, as one NumPy column.

@@ -17,7 +17,10 @@ through a symbolic link.
 
 A part is written to a hidden temporary file, flushed to disk and renamed into place, so a reader
 sees either the whole part or nothing: a run killed at any moment leaves no partial row, and a
-written part is never lost or rewritten. Files starting with ``.`` or ``_`` are ignored by
+written part is never lost or rewritten. A run writes its parts from a background thread
+(:class:`Writer`), so writing overlaps the computation: each write takes every cell finished since
+the previous write began, and a run whose cells finish faster than a part is written writes them
+in groups. Files starting with ``.`` or ``_`` are ignored by
 Parquet readers, so ``pandas.read_parquet(STORE)`` reads the cells finished so far.
 """
 
@@ -27,7 +30,9 @@ import errno
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,10 @@ _LOCK = "_sweep.lock"
 _RECORD = b"ropelab.sweep.part"
 #: How often :meth:`Store.read` re-lists the parts when one vanished under it (a compaction).
 _READ_ATTEMPTS = 20
+#: A :class:`Writer` (``size=None``) starts a write no sooner than this many times the processor
+#: time of the previous write after that write began: writing takes at most about 1/WRITE_PACE of
+#: a core (waiting for the disk costs the computation nothing, so it does not count).
+WRITE_PACE = 10.0
 
 
 def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
@@ -260,15 +269,19 @@ class Store:
                 raise refuse(f"records values of axis {name!r} that are not this grid's for its cells")
         return df
 
-    def compact(self) -> None:
+    def compact(self, merged: Any = None) -> None:
         """Merge all parts into one (after a complete run): fewer files to read.
 
-        The merged part is written (atomically) before the old ones are removed; a kill in between
-        leaves every cell twice with identical values, which :meth:`read` de-duplicates.
+        ``merged``: the rows of every part, as a DataFrame with a ``cell`` column, when the caller
+        holds them (the run that wrote the parts, holding the lock, after reading the older parts
+        through :meth:`read`); default: read (and check) them again. The merged part is written
+        (atomically) before the old ones are removed; a kill in between leaves every cell twice
+        with identical values, which :meth:`read` de-duplicates.
         """
         parts = self.parts()
         if len(parts) > 1:
-            merged = self.read().reset_index()
+            if merged is None:
+                merged = self.read().reset_index()
             self.write(merged)
             for p in parts:
                 p.unlink()
@@ -292,3 +305,82 @@ class Store:
         path = self.path / name
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
+
+
+class Writer:
+    """Writes the rows handed to :meth:`add` as parts, from a background thread.
+
+    ``write(rows)`` writes one part. ``size=None``: each write takes every row handed over since
+    the previous one, and starts as soon as a row is there but no sooner than ``WRITE_PACE``
+    times the previous write's processor time after that write began: one part per cell when
+    cells take longer than that (about 20 ms), larger parts when they are faster, so that writing
+    uses at most about a tenth of a core, in a thread beside the computation. A write waiting for
+    the disk delays nothing: the cells that finish meanwhile go into the next part.
+    ``size=k``: parts of ``k`` rows (the last may be smaller). ``per_add=True``: one part per
+    :meth:`add` (a Dask batch). A failed write stops the writer; the error is raised by the next
+    :meth:`add` and by :meth:`close`.
+    """
+
+    def __init__(self, write: Callable[[list[Any]], object], size: int | None = None, per_add: bool = False) -> None:
+        self._write = write
+        self._next = 0.0  # (size=None) the monotonic time before which no write starts
+        self._size = size
+        self._per_add = per_add
+        self._groups: list[list[Any]] = []
+        self._closing = False
+        self._error: BaseException | None = None
+        self._cv = threading.Condition()
+        self._thread = threading.Thread(target=self._loop, name="ropelab-sweep-store", daemon=True)
+        self._thread.start()
+
+    def add(self, rows: Sequence[Any]) -> None:
+        """Hand ``rows`` over to be written (raises the error of a failed earlier write)."""
+        with self._cv:
+            if self._error is not None:
+                raise self._error
+            if rows:
+                self._groups.append(list(rows))
+                self._cv.notify()
+
+    def _take(self) -> list[Any] | None:
+        if self._per_add:
+            return self._groups.pop(0) if self._groups else None
+        rows = [r for g in self._groups for r in g]
+        if not rows or (self._size is not None and len(rows) < self._size and not self._closing):
+            return None
+        take = rows if self._size is None else rows[: self._size]
+        rest = rows[len(take) :]
+        self._groups = [rest] if rest else []
+        return take
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while True:
+                    wait = self._next - time.monotonic() if not self._closing else 0.0
+                    if wait <= 0 and (rows := self._take()) is not None:
+                        break
+                    if self._closing and not self._groups:
+                        return
+                    self._cv.wait(wait if wait > 0 else None)
+            try:
+                start, cpu = time.monotonic(), time.thread_time()
+                self._write(rows)
+                if self._size is None and not self._per_add:
+                    self._next = start + WRITE_PACE * (time.thread_time() - cpu)
+            except BaseException as exc:  # reported by add() and close()
+                with self._cv:
+                    self._error = exc
+                    self._groups = []
+                return
+
+    def close(self, raise_error: bool = True) -> None:
+        """Write every row handed over, stop the thread, and raise a write's error (if any and
+        ``raise_error``).
+        """
+        with self._cv:
+            self._closing = True
+            self._cv.notify()
+        self._thread.join()
+        if raise_error and self._error is not None:
+            raise self._error

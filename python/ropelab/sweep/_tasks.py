@@ -43,6 +43,12 @@ class Task:
         ``compute(params, trials, cell_seed, nthreads) -> {output: value}``.
     extra_axes : callable or None
         Whether an axis outside ``axes`` is accepted (window parameters); ``None``: none is.
+    cost : callable or None
+        ``cost(params, trials) -> float``: the relative work of a cell (any unit, the same for all
+        cells of a task), used only to schedule cells; ``None``: every cell costs the same.
+    threaded : bool
+        Whether ``compute`` makes use of ``nthreads`` (a cell that does not is never given all the
+        threads of the local backend to itself).
     """
 
     name: str
@@ -53,6 +59,8 @@ class Task:
     check: Callable[[dict[str, Value]], None]
     compute: Callable[[dict[str, Value], int | None, int, int | None], Outputs]
     extra_axes: Callable[[str], bool] | None = None
+    cost: Callable[[dict[str, Value], int | None], float] | None = None
+    threaded: bool = True
 
     def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
         """The cell's axis values completed with the task's defaults.
@@ -172,6 +180,14 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
     }
 
 
+def _rff_mse_cost(p: dict[str, Value], trials: int | None) -> float:
+    """Features drawn (a full-mode feature draws a d-dimensional ω), a little per trial, and the
+    fixed cost of a cell (σ rule, closed form, statistics: about as much as 50,000 features).
+    """
+    per_feature = int(p["d"]) if p["mode"] == "full" else 1
+    return float(trials or 1) * (int(p["D"]) * per_feature + 8) + 50_000.0
+
+
 RFF_MSE = Task(
     name="rff_mse",
     summary="closed-form and Monte-Carlo MSE of a random-feature estimate of exp(q·k), unit norms",
@@ -196,6 +212,7 @@ RFF_MSE = Task(
     monte_carlo=True,
     check=_rff_mse_check,
     compute=_rff_mse_compute,
+    cost=_rff_mse_cost,
 )
 
 # ---------------------------------------------------------------------------------- window_merit
@@ -234,6 +251,12 @@ def _merit_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads:
     return out
 
 
+def _merit_cost(p: dict[str, Value], trials: int | None) -> float:
+    """An FFT of N·pad points, plus the fixed cost of a cell (about that of 4,096 points)."""
+    n = int(p["N"]) * int(p["pad"])
+    return n * math.log2(max(2, n)) + 50_000.0
+
+
 WINDOW_MERIT = Task(
     name="window_merit",
     summary="Harris's figures of merit of a window or SSM decay window (deterministic)",
@@ -243,6 +266,8 @@ WINDOW_MERIT = Task(
     check=_merit_check,
     compute=_merit_compute,
     extra_axes=lambda name: name in _WINDOW_PARAMS,
+    cost=_merit_cost,
+    threaded=False,
 )
 
 #: The registered tasks by name.
@@ -310,6 +335,7 @@ def register_task(
     monte_carlo: bool = False,
     summary: str = "",
     check: Callable[[dict[str, Value]], None] | None = None,
+    cost: Callable[[dict[str, Value], int | None], float] | None = None,
     replace: bool = False,
 ) -> Task:
     """Make ``fn`` a sweep task, run by :func:`ropelab.sweep.run` like the built-in ones.
@@ -326,8 +352,12 @@ def register_task(
     fn : callable
         ``fn(params, *, trials, seed, nthreads) -> {output: value}``: ``params`` maps every axis
         to the cell's value, ``trials`` is the sweep's ``trials`` (``None`` unless ``monte_carlo``),
-        ``seed`` the cell's seed and ``nthreads`` the threads it may use. On Dask the function is
-        sent to the workers by pickling: define it at the top level of an importable module.
+        ``seed`` the cell's seed and ``nthreads`` the threads it may use. The local backend may
+        call it from several threads at once (cells too small to use the threads by themselves
+        run concurrently, with ``nthreads=1``): it must be thread-safe, and gains from this only
+        where it releases the GIL (NumPy on large arrays, ropelab's compute calls). On Dask the
+        function is sent to the workers by pickling: define it at the top level of an importable
+        module.
     axes : mapping of str to default, or sequence of str
         The parameters a grid may sweep, with their defaults (:data:`ropelab.sweep.REQUIRED`: none); a sequence
         makes every axis required.
@@ -340,6 +370,11 @@ def register_task(
     check : callable, optional
         ``check(params)`` raising ValueError/TypeError for a cell that cannot be computed (run for
         every cell before any is computed).
+    cost : callable, optional
+        ``cost(params, trials) -> float``: a cell's relative work, in any unit shared by the
+        task's cells (e.g. the number of samples it draws). The backends use it only to schedule
+        (largest cells first, tasks of similar work); it never changes a result. Default: every
+        cell costs the same.
     replace : bool
         Replace a user task of the same name (else that is an error).
 
@@ -376,6 +411,8 @@ def register_task(
         raise TypeError(f"register_task: fn must be callable, got {fn!r}")
     if check is not None and not callable(check):
         raise TypeError(f"register_task: check must be callable or None, got {check!r}")
+    if cost is not None and not callable(cost):
+        raise TypeError(f"register_task: cost must be callable or None, got {cost!r}")
     if isinstance(axes, str) or not isinstance(axes, (Mapping, Sequence)):
         raise TypeError(
             f"register_task: axes must be a mapping of name -> default or a sequence of names, got {axes!r}"
@@ -409,6 +446,7 @@ def register_task(
         monte_carlo=monte_carlo,
         check=check if check is not None else (lambda params: None),
         compute=_user_compute(name, fn, outs),
+        cost=cost,
     )
     TASKS[name] = task
     return task
