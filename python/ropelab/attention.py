@@ -424,7 +424,8 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     Raises
     ------
     ValueError
-        For shapes that do not match, zero rows, or ``causal`` with ``T != S``.
+        For shapes that do not match, non-finite entries, zero rows, or ``causal`` with
+        ``T != S``.
 
     Examples
     --------
@@ -437,7 +438,18 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
             f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
             f"got {qa.shape} and {ka.shape}"
         )
-    qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    for name, a in (("q", qa), ("k", ka)):
+        if not np.isfinite(a).all():
+            i = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
+            raise ValueError(f"attention.mean_cosine: {name} must be finite, element {i} is {a.ravel()[i]}")
+    with np.errstate(over="ignore", under="ignore"):
+        qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    if not (np.isfinite(qn).all() and np.isfinite(kn).all() and (qn > 0).all() and (kn > 0).all()):
+        # a norm over- or underflowed (rows near the ends of the double range): rows divided by
+        # their largest entry first (the cosines do not change)
+        qa = qa / np.maximum(np.abs(qa).max(axis=-1, keepdims=True, initial=0.0), np.finfo(np.float64).tiny)
+        ka = ka / np.maximum(np.abs(ka).max(axis=-1, keepdims=True, initial=0.0), np.finfo(np.float64).tiny)
+        qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
     if (qn == 0).any() or (kn == 0).any():
         raise ValueError("attention.mean_cosine: q and k must not have zero rows")
     qh, kh = qa / qn, ka / kn
@@ -666,6 +678,11 @@ def error(
     s = 1 / np.sqrt(d) if scale is None else float(scale)
     xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
     del s
+    # errors relative to ‖O‖: both sides divided by max |O| first, so values near the top of the
+    # double range (v × 1e200) do not overflow the squares of the norms
+    peak = float(np.abs(exact).max(initial=0.0))
+    peak = peak if peak > 0 else 1.0
+    exact = exact / peak
     norm = float(np.linalg.norm(exact))
     mean = np.empty((len(rules), Ds.size))
     se = np.empty_like(mean)
@@ -689,7 +706,7 @@ def error(
                 layout=layout,
                 nthreads=nthreads,
             )
-            diff = (est - exact).reshape(trials, -1)
+            diff = (est / peak - exact).reshape(trials, -1)
             e = np.linalg.norm(diff, axis=1) / norm
             mean[i, j] = e.mean()
             se[i, j] = e.std(ddof=1) / np.sqrt(trials)

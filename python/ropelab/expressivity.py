@@ -188,7 +188,7 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     Q : array_like, shape (m, m)
         An orthogonal matrix.
     tol : float
-        Columns closer than this to ``e_j`` need no reflection.
+        Columns closer than this to ``e_j`` need no reflection (finite, ``≥ 0``).
 
     Returns
     -------
@@ -197,8 +197,10 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
 
     Raises
     ------
+    TypeError
+        If ``tol`` is not a real number.
     ValueError
-        If ``Q`` is not square and orthogonal (to 1e-9).
+        If ``Q`` is not square and orthogonal (to 1e-9), or ``tol`` is negative or not finite.
 
     Examples
     --------
@@ -208,6 +210,10 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     >>> len(W), bool(np.allclose(H[0] @ H[1], R))
     (2, True)
     """
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"householder_factors: tol must be a real number, got {tol!r}")
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"householder_factors: tol must be a finite number >= 0, got {tol!r}")
     A = np.array(Q, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or not np.allclose(A.T @ A, np.eye(A.shape[0]), atol=1e-9):
         raise ValueError("householder_factors: Q must be a square orthogonal matrix")

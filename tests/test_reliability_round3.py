@@ -1,0 +1,126 @@
+"""Reliability round 3 (issue 25): nothing silent, nothing hangs, every error names its argument."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ropelab as rl
+from ropelab import attention, expressivity, recurrence, temperature
+
+RNG = np.random.default_rng(25)
+Q, K, V = RNG.normal(size=(3, 20, 4))
+ANGLES = np.cumsum(RNG.normal(size=(20, 2)), axis=0)
+GATES = RNG.uniform(size=20)
+
+# ---------------------------------------------------------------------------------------------
+# A. No silent NaN/inf from finite input: computed correctly or refused with the argument named
+# ---------------------------------------------------------------------------------------------
+
+
+def test_delta_rule_with_a_growing_transition_raises_at_the_step_it_overflows() -> None:
+    T = 400
+    q, k, v = np.random.default_rng(0).normal(size=(3, T, 4))
+    k = 10 * k / np.linalg.norm(k, axis=-1, keepdims=True)  # 1 − β‖k‖² = −49
+    with pytest.raises(ValueError, match=r"delta_rule: overflow at step \d+ .*beta \|k\|\^2.*normalise the keys k"):
+        recurrence.delta_rule(q, k, v, np.full(T, 0.5))
+    # the first steps are finite: the prefix that does not overflow computes
+    assert np.isfinite(recurrence.delta_rule(q[:100], k[:100], v[:100], np.full(100, 0.5))).all()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: recurrence.delta_rule(Q, K * 1e50, V, np.full(20, 0.5)),
+        lambda: recurrence.delta_product(Q, (K * 1e50)[:, None], V[:, None], np.full((20, 1), 0.5)),
+    ],
+)
+def test_delta_rule_with_huge_keys_raises(call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=r"overflow at step \d+.*keys k or reduce beta"):
+        call()
+
+
+BIG = 1e160  # q·k ~ 1e320 overflows a double
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (
+            lambda: recurrence.linear_attention(
+                Q, K, V, 1e200 * np.broadcast_to(np.eye(4), (20, 4, 4)), mode="unrolled"
+            ),
+            "linear_attention",
+        ),
+        (
+            lambda: recurrence.linear_attention(Q, K, V, 1e200 * np.broadcast_to(np.eye(4), (20, 4, 4))),
+            "linear_attention",
+        ),
+        (lambda: recurrence.linear_attention(Q * BIG, K * BIG, V), "linear_attention"),
+        (lambda: recurrence.selective_rope_attention(Q * BIG, K * BIG, V, ANGLES), "selective_rope_attention"),
+        (lambda: recurrence.fox_attention(Q * BIG, K * BIG, V, GATES), "fox_attention"),
+        (lambda: recurrence.fox_attention(Q * BIG, K * BIG, V, GATES, "recurrent"), "fox_attention"),
+        (lambda: recurrence.alibi_attention(Q * BIG, K * BIG, V, 0.3), "alibi_attention"),
+        (lambda: recurrence.alibi_attention(Q * BIG, K * BIG, V, 0.3, "recurrent"), "alibi_attention"),
+        (lambda: recurrence.softmax_attention(Q * BIG, K * BIG, V), "softmax_attention"),
+    ],
+)
+def test_recurrences_that_overflow_raise_naming_the_arguments(call, name) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=rf"{name}: overflow at step \d+ .*rescale .*q, k"):
+        call()
+
+
+def test_softmax_attention_with_huge_but_finite_logits_subtracts_the_maximum() -> None:
+    out = recurrence.softmax_attention(Q, K * 1e150, V)  # logits ~1e150: exp would overflow
+    assert np.isfinite(out).all()
+    # each row is one of the values (a hard maximum) or an average of them
+    assert np.abs(out).max() <= np.abs(V).max() + 1e-12
+
+
+@pytest.mark.parametrize("mode", ["direct", "recurrent"])
+def test_cosformer_with_a_subnormal_period_names_M(mode: str) -> None:
+    with pytest.raises(ValueError, match=r"cosformer_attention: M is too small.*got 5e-324"):
+        recurrence.cosformer_attention(Q, K, V, M=5e-324, mode=mode)  # type: ignore[arg-type]
+
+
+def test_attention_error_with_values_near_the_top_of_the_double_range() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = attention.error(Q, K, V * 1e200, [4, 8], rules=("one",), trials=4)
+    small = attention.error(Q, K, V, [4, 8], rules=("one",), trials=4)
+    assert np.isfinite(big.mean).all()
+    np.testing.assert_allclose(big.mean, small.mean, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["q", "k"])
+def test_mean_cosine_refuses_nan_naming_the_argument(name: str) -> None:
+    bad = Q.copy()
+    bad[3, 1] = np.nan
+    args = (bad, K) if name == "q" else (Q, bad)
+    with pytest.raises(ValueError, match=rf"mean_cosine: {name} must be finite"):
+        attention.mean_cosine(*args)
+
+
+def test_mean_cosine_of_huge_and_tiny_rows_does_not_overflow() -> None:
+    ref = attention.mean_cosine(Q, K)
+    assert attention.mean_cosine(Q * 1e200, K * 1e-200) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize(("tol", "exc"), [(-1, ValueError), (np.nan, ValueError), ("0", TypeError), (True, TypeError)])
+def test_householder_factors_refuses_a_bad_tolerance(tol, exc) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc, match="householder_factors: tol"):
+        expressivity.householder_factors(np.eye(4), tol=tol)
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_rfa_spectrum_with_a_subnormal_theta_max(squared: bool) -> None:
+    tiny = temperature.spectrum(16, "rfa", theta_max=5e-324, squared=squared)
+    small = temperature.spectrum(16, "rfa", theta_max=1e-9, squared=squared)
+    assert np.isfinite(tiny).all()
+    np.testing.assert_allclose(tiny, small, rtol=1e-15)
+
+
+def test_the_module_is_importable() -> None:
+    assert rl.recurrence is recurrence
