@@ -124,3 +124,44 @@ def test_rfa_spectrum_with_a_subnormal_theta_max(squared: bool) -> None:
 
 def test_the_module_is_importable() -> None:
     assert rl.recurrence is recurrence
+
+
+# ---------------------------------------------------------------------------------------------
+# B. Causal stabilisation of random-feature attention: a running maximum per causal prefix
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("estimator", ["trig", "positive", "hyperbolic"])
+@pytest.mark.parametrize("D", [64, 300])  # one feature group, three
+def test_a_large_key_does_not_touch_the_rows_before_it(estimator: str, D: int) -> None:
+    rng = np.random.default_rng(0)
+    q, k, v = 0.5 * rng.normal(size=(3, 128, 8))
+    k[20] *= 60
+    full = attention.random_feature(q, k, v, D, estimator=estimator, trials=2, seed=1)  # type: ignore[arg-type]
+    prefix = attention.random_feature(q[:20], k[:20], v[:20], D, estimator=estimator, trials=2, seed=1)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(full[:, :20], prefix)
+    assert np.isfinite(full).all()
+
+
+@pytest.mark.parametrize("estimator", ["trig", "positive"])
+def test_causal_stabilised_random_features_are_bit_identical_across_thread_counts(estimator: str) -> None:
+    rng = np.random.default_rng(1)
+    q, k, v = 0.5 * rng.normal(size=(3, 2, 300, 8))
+    k[:, 70] *= 6  # the running maximum grows inside the second chunk
+    k[:, 200:] *= 2
+    runs = [
+        attention.random_feature(q, k, v, 200, estimator=estimator, trials=3, seed=2, nthreads=n)  # type: ignore[arg-type]
+        for n in (1, 2, 3, 8)
+    ]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r, runs[0])
+
+
+def test_running_maximum_agrees_with_the_unstabilised_sums() -> None:
+    rng = np.random.default_rng(2)
+    q, k, v = 0.3 * rng.normal(size=(3, 200, 4))
+    k[30] *= 4
+    kw = {"estimator": "positive", "trials": 2, "seed": 3}
+    a = attention.random_feature(q, k, v, 64, stabilize=True, **kw)  # type: ignore[arg-type]
+    b = attention.random_feature(q, k, v, 64, stabilize=False, **kw)  # type: ignore[arg-type]
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -283,8 +283,9 @@ def random_feature(
         Independent repetitions (trial ``t`` uses the frequencies of index ``t``).
     stabilize : bool
         Subtract the running maximum of the features' log-magnitudes before ``exp`` (per query
-        row; over the keys seen so far, the partial sums being rescaled when it grows; within
-        each group of at most 128 frequencies, the groups' sums added at the larger scale).
+        row; causal: for row ``i`` over the keys ``j ≤ i``, the partial sums being rescaled when
+        it grows, so a large key does not affect the rows before it; non-causal: over all keys;
+        within each group of at most 128 frequencies, the groups' sums added at the larger scale).
         Cancels in the ratio; without it, amplitudes ``e^{scale‖x‖²/2}`` beyond a double raise.
     scale : float or None
         Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
