@@ -165,3 +165,77 @@ def test_running_maximum_agrees_with_the_unstabilised_sums() -> None:
     a = attention.random_feature(q, k, v, 64, stabilize=True, **kw)  # type: ignore[arg-type]
     b = attention.random_feature(q, k, v, 64, stabilize=False, **kw)  # type: ignore[arg-type]
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# C. Wrong exception types: TypeError/ValueError naming the argument
+# ---------------------------------------------------------------------------------------------
+
+
+def _selective_weights() -> rl.selective.SelectiveWeights:
+    rng = np.random.default_rng(0)
+    sd = {
+        "phi_proj.0.weight": rng.standard_normal((16, 8)),
+        "phi_proj.1.weight": rng.standard_normal((4, 16)),
+        "temperature": np.ones((1, 1, 1, 2)),
+    }
+    return rl.selective.SelectiveWeights.from_state_dict(sd, num_heads=2)
+
+
+def _attention_error() -> attention.AttentionError:
+    return attention.error(Q, K, V, [4, 8], rules=("one",), trials=2)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: expressivity.element_angles(None), TypeError, "element_angles: g must be a Group"),
+        (lambda: expressivity.representation(3), TypeError, "representation: g must be a Group"),
+        (lambda: rl.report.summary(["x"]), TypeError, "summary: results must be a sequence of ClaimResult"),
+        (lambda: rl.report.summary(None), TypeError, "summary: results must be a sequence"),
+        (lambda: rl.report.to_json([1]), TypeError, "to_json: results must be"),
+        (
+            lambda: rl.selective.apply(np.zeros((8, 2, 4)), np.zeros((8, 2, 4)), np.zeros((8, 8)), None),
+            TypeError,
+            "apply: weights must be a SelectiveWeights",
+        ),
+        (lambda: rl.selective.SelectiveWeights.from_state_dict({}, 1), ValueError, "state has no parameter 'phi_proj"),
+        (lambda: rl.selective.SelectiveWeights.from_state_dict(None, 1), TypeError, "state must be a mapping"),
+        (lambda: _attention_error().at("one", 5), ValueError, r"at: D must be one of \[4, 8\], got 5"),
+        (lambda: _attention_error().at("tan", 4), ValueError, "at: rule must be one of"),
+        (
+            lambda: recurrence.delta_rule(Q, K[0], V, np.ones(20)),
+            ValueError,
+            r"delta_rule: k must have shape \(\.\.\., T, d\)",
+        ),
+        (lambda: recurrence.delta_rule(Q, 1.0, V, np.ones(20)), ValueError, "delta_rule: k must have shape"),
+        (lambda: recurrence.delta_rule(Q, K, 1.0, np.ones(20)), ValueError, "delta_rule: v must have shape"),
+        (lambda: recurrence.delta_rule(Q, K, V, 0.5), ValueError, "delta_rule: beta must have shape"),
+        (lambda: recurrence.delta_transitions(1.0, np.ones(20)), ValueError, "delta_transitions: k must have shape"),
+    ],
+)
+def test_errors_have_the_right_type_and_name_the_argument(call, exc, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_sweep_lines_names_a_missing_or_non_string_column() -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    df = pd.DataFrame({"a": [1, 2], "b": [3.0, 4.0]})
+    with pytest.raises(TypeError, match="sweep_lines: x must be a column name"):
+        rl.plot.sweep_lines(df, x=None, y="b")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="sweep_lines: y = 'c' is not a column"):
+        rl.plot.sweep_lines(df, x="a", y="c")
+
+
+def test_a_corrupt_safetensors_file_raises_value_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("safetensors")
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!")
+    with pytest.raises(ValueError, match="load_safetensors: path .*bad.safetensors.* is not a readable safetensors"):
+        rl.selective.load_safetensors(str(path), num_heads=2)
+
+
+def test_selective_weights_helper_works() -> None:
+    assert _selective_weights().pairs == 2

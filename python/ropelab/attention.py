@@ -584,8 +584,18 @@ class AttentionError:
         -------
         tuple of float
             The mean relative error and its standard error.
+
+        Raises
+        ------
+        ValueError
+            If ``rule`` is not one of ``rules`` or ``D`` not one of the feature counts.
         """
-        i, j = self.rules.index(rule), int(np.flatnonzero(self.D == D)[0])
+        if rule not in self.rules:
+            raise ValueError(f"AttentionError.at: rule must be one of {self.rules}, got {rule!r}")
+        hits = np.flatnonzero(self.D == D) if isinstance(D, (int, np.integer)) and not isinstance(D, bool) else []
+        if len(hits) == 0:
+            raise ValueError(f"AttentionError.at: D must be one of {self.D.tolist()}, got {D!r}")
+        i, j = self.rules.index(rule), int(hits[0])
         return float(self.mean[i, j]), float(self.stderr[i, j])
 
 

@@ -54,8 +54,12 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
     return t.astype(np.int64)
 
 
-def _as_group(g: Group | str) -> Group:
-    return _group(g) if isinstance(g, str) else g
+def _as_group(g: Group | str, func: str) -> Group:
+    if isinstance(g, str):
+        return _group(g)
+    if not isinstance(g, Group):
+        raise TypeError(f"{func}: g must be a Group or a group name such as 'Z3', got {type(g).__name__}")
+    return g
 
 
 def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
@@ -80,7 +84,7 @@ def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
     >>> element_angles("Z3") / np.pi * 3
     array([0., 2., 4.])
     """
-    g = _as_group(g)
+    g = _as_group(g, "element_angles")
     n = g.order
     shifts = [p[0] for p in g.elements]  # the shift of Z_n / A3 / S2 elements: where 0 goes
     if g.abelian and sorted(shifts) == list(range(n)):
@@ -128,7 +132,7 @@ def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike 
     >>> bool(np.array_equal(track_rotation("S2", data.tokens), data.labels))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_rotation")
     t = _tokens("track_rotation", g, tokens)
     a = element_angles(g) if angles is None else np.asarray(angles, dtype=np.float64)
     if a.shape != (g.order,):
@@ -163,7 +167,7 @@ def representation(g: Group | str) -> npt.NDArray[np.float64]:
     >>> bool(np.allclose(rho[g.table[1, 4]], rho[1] @ rho[4]))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "representation")
     k = len(g.elements[0])
     # orthonormal basis of the plane ⟂ (1,…,1): the last k−1 columns of a QR of [1, I]
     basis, _ = np.linalg.qr(np.column_stack([np.ones(k), np.eye(k)[:, : k - 1]]))
@@ -265,7 +269,7 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     >>> bool(np.array_equal(track_householder("S3", data.tokens), data.labels))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_householder")
     t = _tokens("track_householder", g, tokens)
     rho = representation(g)
     m = rho.shape[1]
@@ -328,7 +332,7 @@ def track_fixed_rope(g: Group | str, tokens: npt.ArrayLike, theta: float = 1.0) 
     >>> bool(np.array_equal(p[0], p[1]))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_fixed_rope")
     t = _tokens("track_fixed_rope", g, tokens)
     positions = np.arange(1, t.shape[1] + 1, dtype=np.float64)
     phi = np.broadcast_to(rotary.rope_angles(positions, 2, scale=1.0)[:, 0] * float(theta), t.shape)
@@ -365,7 +369,7 @@ def track_positive_gates(g: Group | str, tokens: npt.ArrayLike, gates: npt.Array
     >>> track_positive_gates("S2", np.array([[1, 1, 0, 1]]))
     array([[0, 0, 0, 0]])
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_positive_gates")
     if g.order != 2:
         raise ValueError(f"track_positive_gates: the sign readout decodes parity (S2), got {g.name}")
     t = _tokens("track_positive_gates", g, tokens)
