@@ -239,3 +239,98 @@ def test_a_corrupt_safetensors_file_raises_value_error(tmp_path) -> None:  # typ
 
 def test_selective_weights_helper_works() -> None:
     assert _selective_weights().pairs == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# D. Hangs and slow Ctrl-C
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cyclic_group_tables_are_built_by_index_arithmetic() -> None:
+    import time
+
+    from ropelab import tasks
+
+    t0 = time.perf_counter()
+    g = tasks.group("Z1024")
+    assert time.perf_counter() - t0 < 5  # Z256 took 5.5 s by searching products
+    s = np.arange(1024)
+    np.testing.assert_array_equal(g.table, (s[:, None] + s[None, :]) % 1024)
+    assert g.identity == 0 and g.abelian and g.order == 1024
+    assert g.elements[3][:3] == (3, 4, 5) and isinstance(g.elements[3][0], int)
+    small = tasks.group("Z5")
+    assert small.elements[2] == (2, 3, 4, 0, 1) and int(small.table[3, 4]) == 2
+    with pytest.raises(ValueError, match=r"group: Z<n> needs 2 <= n <= 1024 .*'Z4096'"):
+        tasks.group("Z4096")
+
+
+def test_track_rotation_refuses_a_huge_broadcast_view_at_once() -> None:
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="track_rotation: the output would hold 1.1e\\+12 tokens"):
+        expressivity.track_rotation("Z3", np.broadcast_to(0, (2**20, 2**20)))
+    assert time.perf_counter() - t0 < 1
+
+
+def test_track_rotation_in_pieces_gives_the_same_states() -> None:
+    from ropelab.tasks import state_tracking
+
+    for name in ("S2", "Z5", "Z7"):
+        data = state_tracking(name, 3, 2**19, seed=1)  # more than one piece of the nearest-angle search
+        np.testing.assert_array_equal(expressivity.track_rotation(name, data.tokens), data.labels)
+    with pytest.raises(ValueError, match=r"tokens must be element indices in \[0, 3\), got values in \[-1, 1\]"):
+        expressivity.track_rotation("Z3", np.array([[1, -1]]))
+
+
+def test_selective_phases_in_pieces_equal_one_pass_per_step() -> None:
+    """The pieces of a long sequence carry the convolution's cache: the same as a state fed step
+    by step (SelectiveState), for the short convolution and for the first difference."""
+    rng = np.random.default_rng(3)
+    for conv in (None, rng.standard_normal((4, 1, 3))):
+        sd = {
+            "phi_proj.0.weight": rng.standard_normal((16, 8)),
+            "phi_proj.1.weight": rng.standard_normal((4, 16)),
+            "temperature": np.ones((1, 1, 1, 2)),
+        }
+        if conv is not None:
+            sd["phi_conv1d.weight"] = conv
+        w = rl.selective.SelectiveWeights.from_state_dict(sd, num_heads=2)
+        h = rng.standard_normal((200_000, 8))  # several pieces of ~2^22 multiply-adds
+        whole = np.asarray(rl.selective.phases(h, w))
+        state = rl.selective.SelectiveState(w)
+        parts = [np.asarray(state.feed(h[a : a + 70_001])) for a in range(0, len(h), 70_001)]
+        np.testing.assert_array_equal(whole, np.concatenate(parts, axis=-3))
+
+
+INTERRUPTS = {
+    "selective_phases_one_sequence": (
+        """
+        sd = {"phi_proj.0.weight": rng.standard_normal((512, 32)),
+              "phi_proj.1.weight": rng.standard_normal((8, 512)), "temperature": np.ones((1, 1, 1, 4))}
+        w = rl.selective.SelectiveWeights.from_state_dict(sd, num_heads=2)
+        h = rng.standard_normal((2**19, 32))
+        """,
+        "rl.selective.phases(h, w)",
+    ),
+    "random_feature_noncausal": (
+        "q, k, v = 0.3 * rng.standard_normal((3, 4096, 64))",
+        "rl.attention.random_feature(q, k, v, 2048, trials=8, causal=False)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERRUPTS))
+def test_long_single_calls_answer_ctrl_c(name: str) -> None:
+    from tests._sigint import assert_interrupts, skip_under_sanitizer
+
+    if skip_under_sanitizer.args[0]:
+        pytest.skip(skip_under_sanitizer.kwargs["reason"])
+    setup, call = INTERRUPTS[name]
+    assert_interrupts(
+        call,
+        setup=setup,
+        after='print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).tolist())',
+        expected_after="[[1.0, 1.0]]",
+        delay=0.5,
+    )

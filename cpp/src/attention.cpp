@@ -715,6 +715,7 @@ void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
           }
           if (P.opt->causal) continue;
           for (std::size_t c = 0; c * kChunk < P.sh.T; ++c) {
+            if (is_cancelled(P.cancel)) throw mc::Cancelled();
             noncausal_queries(P, fz, u, c, runs.data(), cp, blocks, sc);
           }
         }

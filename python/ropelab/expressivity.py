@@ -26,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab import recurrence, rotary
-from ropelab.tasks import Group
+from ropelab._validation import _PIECE, _copy_pieces
+from ropelab.tasks import Group, _check_size
 from ropelab.tasks import group as _group
 
 __all__ = [
@@ -47,11 +48,17 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
     t = np.asarray(tokens)
     if t.dtype.kind not in "iu" or t.ndim != 2:
         raise ValueError(f"{func}: tokens must be a 2-D integer array (n, T), got dtype {t.dtype} shape {t.shape}")
-    if t.size and (t.min() < 0 or t.max() >= g.order):
-        raise ValueError(
-            f"{func}: tokens must be element indices in [0, {g.order}), got values in [{t.min()}, {t.max()}]"
-        )
-    return t.astype(np.int64)
+    # refused before any pass over the tokens (a broadcast view can be a trillion tokens); the
+    # passes below run in pieces, so Ctrl-C is answered between them
+    _check_size(func, *t.shape)
+    out: IntArray = np.empty(t.shape, dtype=np.int64)
+    _copy_pieces(out, t)
+    flat = out.reshape(-1)
+    lo = min((int(flat[b : b + _PIECE].min()) for b in range(0, flat.size, _PIECE)), default=0)
+    hi = max((int(flat[b : b + _PIECE].max()) for b in range(0, flat.size, _PIECE)), default=0)
+    if flat.size and (lo < 0 or hi >= g.order):
+        raise ValueError(f"{func}: tokens must be element indices in [0, {g.order}), got values in [{lo}, {hi}]")
+    return out
 
 
 def _as_group(g: Group | str, func: str) -> Group:
@@ -98,8 +105,12 @@ def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
 
 
 def _circular_nearest(phi: npt.NDArray[np.float64], angles: npt.NDArray[np.float64]) -> IntArray:
-    diff = np.angle(np.exp(1j * (phi[..., None] - angles)))
-    out: IntArray = np.argmin(np.abs(diff), axis=-1).astype(np.int64)
+    out: IntArray = np.empty(phi.shape, dtype=np.int64)
+    flat, res = phi.reshape(-1), out.reshape(-1)
+    step = max(1, _PIECE // max(1, angles.size))  # pieces of ~_PIECE differences: Ctrl-C between them
+    for b in range(0, flat.size, step):
+        diff = np.angle(np.exp(1j * (flat[b : b + step, None] - angles)))
+        res[b : b + step] = np.argmin(np.abs(diff), axis=-1)
     return out
 
 
