@@ -592,8 +592,12 @@ class AttentionError:
         """
         if rule not in self.rules:
             raise ValueError(f"AttentionError.at: rule must be one of {self.rules}, got {rule!r}")
-        hits = np.flatnonzero(self.D == D) if isinstance(D, (int, np.integer)) and not isinstance(D, bool) else []
-        if len(hits) == 0:
+        hits = (
+            np.flatnonzero(self.D == D)
+            if isinstance(D, (int, np.integer)) and not isinstance(D, bool)
+            else np.empty(0, dtype=np.intp)
+        )
+        if hits.size == 0:
             raise ValueError(f"AttentionError.at: D must be one of {self.D.tolist()}, got {D!r}")
         i, j = self.rules.index(rule), int(hits[0])
         return float(self.mean[i, j]), float(self.stderr[i, j])

@@ -716,12 +716,12 @@ def sweep_lines(
         raise TypeError(
             f"sweep_lines: df must be a pandas DataFrame (from sweep.run or sweep.load), got {type(df).__name__}"
         )
-    for name, col in (("x", x), ("y", y)):
-        if not isinstance(col, str):
-            raise TypeError(f"sweep_lines: {name} must be a column name (str), got {col!r}")
-    for name, col in (("x", x), ("y", y), ("err", err), ("ref", ref)):
-        if col is not None and col not in df.columns:
-            raise ValueError(f"sweep_lines: {name} = {col!r} is not a column; columns are {list(df.columns)}")
+    for arg, name in ((x, "x"), (y, "y")):
+        if not isinstance(arg, str):
+            raise TypeError(f"sweep_lines: {name} must be a column name (str), got {arg!r}")
+    for opt, name in ((x, "x"), (y, "y"), (err, "err"), (ref, "ref")):
+        if opt is not None and opt not in df.columns:
+            raise ValueError(f"sweep_lines: {name} = {opt!r} is not a column; columns are {list(df.columns)}")
     fig, ax = _axes("sweep_lines", ax)
     base = "sigma" if x == "sigma_used" else x
     groups = [a for a in df.attrs.get("axes", []) if a != base and df[a].nunique() > 1]

@@ -15,9 +15,10 @@ batch elements are spread over ``nthreads`` threads (results do not depend on th
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
@@ -39,7 +40,7 @@ __all__ = [
 Direct = Literal["direct", "recurrent"]
 
 
-def _min_ndim(x: ArrayLike, ndim: int, func: str, name: str, shape: str) -> np.ndarray:  # type: ignore[type-arg]
+def _min_ndim(x: ArrayLike, ndim: int, func: str, name: str, shape: str) -> npt.NDArray[Any]:
     """``np.asarray(x)``, with ValueError naming ``name`` when it has fewer than ``ndim`` dimensions
     (before an axis is inserted for the core's DeltaProduct shapes).
     """

@@ -116,6 +116,7 @@ def group(name: str) -> Group:
         shifts = np.arange(n, dtype=np.int64)
         table = (shifts[:, None] + shifts[None, :]) % n
         return Group(name, tuple(map(tuple, table.tolist())), table, 0, True)
+    elements: list[tuple[int, ...]]
     if name == "S2":
         elements = [(0, 1), (1, 0)]
     elif name in ("S3", "A3"):
