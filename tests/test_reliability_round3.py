@@ -79,6 +79,13 @@ def test_softmax_attention_with_huge_but_finite_logits_subtracts_the_maximum() -
     assert np.abs(out).max() <= np.abs(V).max() + 1e-12
 
 
+def test_attention_softmax_names_an_overflowing_logit_not_a_mask() -> None:
+    with pytest.raises(ValueError, match=r"attention.softmax: a logit scale \* q.k of query row 0 .*rescale q, k"):
+        attention.softmax(Q * BIG, K * BIG, V)
+    out = attention.softmax(Q, K * 1e150, V)  # huge finite logits: the maximum is subtracted
+    assert np.isfinite(out).all()
+
+
 @pytest.mark.parametrize("mode", ["direct", "recurrent"])
 def test_cosformer_with_a_subnormal_period_names_M(mode: str) -> None:
     with pytest.raises(ValueError, match=r"cosformer_attention: M is too small.*got 5e-324"):

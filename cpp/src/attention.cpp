@@ -131,6 +131,11 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
             scores.resize(ix(nq), ix(nk));
             mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
             scores *= scale;
+            if (!scores.allFinite()) {  // q·k beyond a double: no max subtraction can fix it
+              for (std::size_t i = 0; i < nq; ++i) {
+                if (!scores.row(ix(i)).allFinite()) throw LogitOverflow(b, i0 + i);
+              }
+            }
             if (bias != nullptr) {
               const double* base = bias->data + bias->batch_offset[b];
               for (std::size_t i = 0; i < nq; ++i) {

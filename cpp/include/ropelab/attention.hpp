@@ -128,8 +128,19 @@ struct EmptyRow : std::domain_error {
   std::size_t batch, row;
 };
 
+/// A logit scale·q_i·k_j that is not finite in double precision (finite q and k whose product
+/// overflows): the softmax subtracts the row's maximum, but the logits themselves must exist.
+struct LogitOverflow : std::overflow_error {
+  LogitOverflow(std::size_t batch, std::size_t row)
+      : std::overflow_error("a logit scale * q.k of query row " + std::to_string(row) +
+                            " of sequence " + std::to_string(batch) + " overflows a double"),
+        batch(batch),
+        row(row) {}
+  std::size_t batch, row;
+};
+
 /// Exact softmax attention; out is (batch, T, dv). causal requires T == S. Throws mc::Cancelled,
-/// EmptyRow.
+/// EmptyRow, LogitOverflow.
 void softmax(const double* q, const double* k, const double* v, const Shape& shape, double scale,
              bool causal, const Bias* bias, int nthreads, double* out,
              const std::atomic<bool>* cancel);
