@@ -310,7 +310,7 @@ def test_bad_weights(over, match):
 def test_bad_weight_types():
     with pytest.raises(TypeError, match="proj_down"):
         SelectiveWeights(**base(np.random.default_rng(0), proj_down=np.ones((16, 12), dtype=bool)))
-    with pytest.raises(KeyError, match="phi_proj.0.weight"):
+    with pytest.raises(ValueError, match="phi_proj.0.weight"):
         SelectiveWeights.from_state_dict({}, 1)
 
 

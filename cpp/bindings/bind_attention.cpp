@@ -143,6 +143,8 @@ darray softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFl
     });
   } catch (const at::EmptyRow& e) {
     throw py::value_error(std::string(f) + ": bias " + e.what() + "; the output row is undefined");
+  } catch (const at::LogitOverflow& e) {
+    throw py::value_error(std::string(f) + ": " + e.what() + "; rescale q, k or scale");
   }
   require_finite_result(out, f, "the output", "the values v or the logits are too large");
   return out;

@@ -15,6 +15,23 @@ namespace {
 
 using recurrence::Sequence;
 
+/// Every input of these functions is finite (checked on entry), so a non-finite output means a
+/// value overflowed a double on the way: ValueError naming the function, the first step (and
+/// sequence) it happened at and `culprits` (the arguments whose size causes it, and how).
+/// `per_step`: output elements per step; `T`: steps per sequence.
+void require_finite_steps(const darray& out, std::size_t T, std::size_t per_step, const char* f,
+                          const std::string& culprits) {
+  const double* p = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (i % (1 << 20) == (1 << 20) - 1) check_signals();
+    if (std::isfinite(p[i])) continue;
+    const std::size_t step = static_cast<std::size_t>(i) / per_step;
+    throw py::value_error(std::string(f) + ": overflow at step " + std::to_string(step % T) +
+                          (step >= T ? " of sequence " + std::to_string(step / T) : std::string()) +
+                          " (output " + std::to_string(p[i]) + " from finite inputs): " + culprits);
+  }
+}
+
 /// q, k (..., T, d) of one shape and v (..., T, dv) with the same leading dimensions and T.
 struct SeqArgs {
   darray q, k, v;
@@ -117,6 +134,11 @@ darray linear_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalArr
     recurrence::linear_attention(s.at(b), has_A ? A.at(b) : nullptr, mode, start,
                                  po + b * s.T * s.dv, cancel);
   });
+  require_finite_steps(out, s.T, s.dv, f,
+                       has_A ? "the state S_t (or a product of transitions A_t) exceeds the double "
+                               "range; rescale transitions, q, k or v"
+                             : "the state S_t = sum of v k^T or its product with q exceeds the "
+                               "double range; rescale q, k or v");
   return out;
 }
 
@@ -167,6 +189,9 @@ darray selective_rope_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, Arr
     recurrence::selective_rope_attention(s.at(b), angles.at(b), gates.at(b), layout, mode,
                                          po + b * s.T * s.dv, cancel);
   });
+  require_finite_steps(out, s.T, s.dv, f,
+                       "the state S_t = sum of v k^T or its product with q exceeds the double "
+                       "range; rescale q, k or v");
   return out;
 }
 
@@ -252,6 +277,14 @@ darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
   } else if (kind == recurrence::Decay::cosformer) {
     param = real_scalar(param_o, fn, "M");
     if (!(param > 0)) value_error(fn, "M", "must be > 0", param_o);
+    // the angles pi (t - tau) / (2M) up to pi (T - 1) / (2M) must be finite
+    if (s.T > 1 &&
+        !std::isfinite(3.14159265358979323846 * static_cast<double>(s.T - 1) / (2.0 * param))) {
+      value_error(fn, "M",
+                  "is too small: the angle pi (T - 1) / (2M) overflows a double (T = " +
+                      std::to_string(s.T) + ")",
+                  param_o);
+    }
   } else {
     gates = step_array(gates_o, s, fn, "gates", {}, "(..., T)");
     require_each(gates.a, fn, "gates", "must be in [0, 1]",
@@ -264,6 +297,9 @@ darray decayed_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
     recurrence::decayed_attention(s.at(b), kind, param, fox ? gates.at(b) : nullptr, mode,
                                   po + b * s.T * s.dv, cancel);
   });
+  require_finite_steps(out, s.T, s.dv, fn,
+                       "the products (q_t.k_tau) v_tau or their sum exceed the double range; "
+                       "rescale q, k or v");
   return out;
 }
 
@@ -293,6 +329,10 @@ darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
     recurrence::softmax_attention(s.at(b), has_angles ? angles.at(b) : nullptr, layout, scale,
                                   causal, po + b * s.T * s.dv, cancel);
   });
+  require_finite_steps(out, s.T, s.dv, f,
+                       "a logit scale * q_t.k_tau overflows a double (the maximum is subtracted "
+                       "before exponentiating, but the logit itself must be finite); rescale q, "
+                       "k or scale");
   return out;
 }
 
@@ -398,6 +438,11 @@ darray delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
         },
         cancel);
   });
+  require_finite_steps(
+      out, a.T, a.dv, f,
+      "the state grew past the double range; a factor I - beta k k^T has the eigenvalue "
+      "1 - beta |k|^2 along k, which grows the state geometrically when |1 - beta |k|^2| > 1: "
+      "normalise the keys k or reduce beta (or the values v are too large)");
   return out;
 }
 

@@ -131,6 +131,11 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
             scores.resize(ix(nq), ix(nk));
             mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
             scores *= scale;
+            if (!scores.allFinite()) {  // q·k beyond a double: no max subtraction can fix it
+              for (std::size_t i = 0; i < nq; ++i) {
+                if (!scores.row(ix(i)).allFinite()) throw LogitOverflow(b, i0 + i);
+              }
+            }
             if (bias != nullptr) {
               const double* base = bias->data + bias->batch_offset[b];
               for (std::size_t i = 0; i < nq; ++i) {
@@ -352,7 +357,7 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
 
 void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
                           std::size_t F, std::size_t w, double* local, std::vector<double>& A,
-                          std::vector<double>& pack) {
+                          std::vector<double>& pack, const double* rmax) {
   // Row blocks of kMaskBlock: block [i0, i1) needs keys [0, i1) only, so the products above the
   // diagonal blocks are never formed; the zeros inside the diagonal block add exact zeros.
   for (std::size_t i0 = 0; i0 < n; i0 += kMaskBlock) {
@@ -361,6 +366,13 @@ void masked_chunk_product(const double* fq, const double* fkT, const double* x, 
     mm(rows, i1, F, fq + i0 * F, sd(F), 1, fkT, sd(n), 1, A.data(), i1, false, pack);
     for (std::size_t r = 0; r < rows; ++r) {
       std::fill(A.data() + r * i1 + i0 + r + 1, A.data() + (r + 1) * i1, 0.0);
+      if (rmax == nullptr) continue;
+      const double ri = rmax[i0 + r];
+      double* a = A.data() + r * i1;
+      // keys j ≤ i at the row's running maximum (a factor 1 where the maximum has not grown)
+      for (std::size_t j = 0; j <= i0 + r; ++j) {
+        if (rmax[j] != ri) a[j] *= std::exp(rmax[j] - ri);
+      }
     }
     mm(rows, w, i1, A.data(), sd(i1), 1, x, sd(w), 1, local + i0 * w, w, false, pack);
   }
@@ -372,9 +384,9 @@ void chunk_state_delta(const double* fk, const double* x, std::size_t n, std::si
 }
 
 ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize) {
-  if (!stabilize) return {0.0, 1.0, 1.0};
+  if (!stabilize) return {0.0, 1.0, 1.0, 0.0};
   const double m = std::max(m_state, m_chunk);
-  return {m, exp_diff(m_state, m), exp_diff(m_chunk, m)};
+  return {m, exp_diff(m_state, m), exp_diff(m_chunk, m), m_state};
 }
 
 void advance_state(double* Z, double* dZ, std::size_t count, const ScaleMerge& s, bool keep_old) {
@@ -433,13 +445,14 @@ struct ChunkParts {
   Vector qshift;    // n
   RowMatrix local;  // n×w (causal)
   RowMatrix dZ;     // F×w
+  Vector rmax;      // n: running maxima of the keys' scales (causal, stabilised; else empty)
   double m_keys = 0;
   std::size_t n = 0;
 };
 
 /// Scratch of one thread.
 struct Scratch {
-  RowMatrix pk, pq, fk, fkT, x1;
+  RowMatrix pk, pq, fk, fkT, x1, x1s;
   Vector hk, hq, shift;
   std::vector<double> A, pack, combined;
   ChunkParts parts;  // of the schedules that use a chunk's parts at once
@@ -506,22 +519,40 @@ void values_with_ones(const Problem& P, std::size_t seq, std::size_t r0, std::si
   x1.col(ix(dv)).setOnes();
 }
 
-/// The key part of chunk [r0, r0 + n): features scaled by exp(−m_keys) (m_keys = the largest
-/// log-magnitude of the chunk when stabilising, else 0) and the state increment fkᵀ[V|1].
+/// The key part of chunk [r0, r0 + n): the state increment fkᵀ[V|1] at exp(−m_keys) (m_keys =
+/// the largest log-magnitude of the chunk when stabilising, else 0). Key row j's features in
+/// sc.fk are scaled by exp(−m_keys), or (running: causal and stabilised) by exp(−r_j) with r_j
+/// the running maximum up to j (cp.rmax), for the masked product of the rows before a large key.
 void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t r0,
               std::size_t n, ChunkParts& cp, Scratch& sc) {
-  const bool stab = P.opt->stabilize;
+  const bool stab = P.opt->stabilize, running = stab && P.opt->causal;
   fz.project(P.k + (seq * P.sh.S + r0) * P.sh.d, n, sc.pk, sc.hk);
   double m = stab ? kNegInf : 0.0;
-  for (std::size_t i = 0; stab && i < n; ++i) m = std::max(m, fz.log_max(sc.pk, sc.hk, i));
-  sc.shift.setConstant(ix(n), m);
+  cp.rmax.resize(running ? ix(n) : 0);
+  for (std::size_t i = 0; stab && i < n; ++i) {
+    m = std::max(m, fz.log_max(sc.pk, sc.hk, i));
+    if (running) cp.rmax(ix(i)) = m;
+  }
+  if (running) {
+    sc.shift = cp.rmax;
+  } else {
+    sc.shift.setConstant(ix(n), m);
+  }
   fz.features(sc.pk, sc.hk, sc.shift.data(), sc.fk);
   if (!all_finite(sc.fk)) throw FeatureOverflow("k");
   cp.m_keys = m;
   cp.n = n;
   values_with_ones(P, seq, r0, n, sc.x1);
   cp.dZ.resize(ix(fz.F()), ix(P.w));
-  chunk_state_delta(sc.fk.data(), sc.x1.data(), n, fz.F(), P.w, cp.dZ.data(), sc.pack);
+  const double* x = sc.x1.data();
+  if (running && cp.rmax(0) != m) {  // rows at exp(−r_j) → exp(−m): [V|1] scaled by exp(r_j − m)
+    sc.x1s = sc.x1;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (cp.rmax(ix(i)) != m) sc.x1s.row(ix(i)) *= std::exp(cp.rmax(ix(i)) - m);
+    }
+    x = sc.x1s.data();
+  }
+  chunk_state_delta(sc.fk.data(), x, n, fz.F(), P.w, cp.dZ.data(), sc.pack);
 }
 
 /// Everything of causal chunk c that does not need the state: key part, query features, and
@@ -536,7 +567,7 @@ void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq,
   transpose(sc.fk.data(), n, F, sc.fkT.data());
   cp.local.resize(ix(n), ix(P.w));
   masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, F, P.w, cp.local.data(), sc.A,
-                       sc.pack);
+                       sc.pack, cp.rmax.size() == 0 ? nullptr : cp.rmax.data());
 }
 
 /// The block of a chunk from its parts and the state Z before it (null for the first chunk),
@@ -545,6 +576,27 @@ void group_block(const Problem& P, const ChunkParts& cp, std::size_t F, const do
                  const ScaleMerge& s, bool causal, GroupBlock& gb, Scratch& sc) {
   gb.block.resize(cp.n * P.w);
   gb.lam.resize(cp.n);
+  if (causal && cp.rmax.size() != 0) {
+    // row i of the chunk's own sums is at exp(−r_i), the state at exp(−m_state): merged at the
+    // larger of the two
+    double* out = gb.block.data();
+    if (Z != nullptr) chunk_output(cp.fq.data(), Z, nullptr, cp.n, F, P.w, s, out, sc.pack);
+    for (std::size_t i = 0; i < cp.n; ++i) {
+      const double r = cp.rmax(ix(i));
+      const double* loc = cp.local.data() + i * P.w;
+      double* o = out + i * P.w;
+      if (Z == nullptr) {
+        std::copy(loc, loc + P.w, o);
+        gb.lam[i] = r + cp.qshift(ix(i));
+        continue;
+      }
+      const double top = std::max(s.m_state, r);
+      const double fs = exp_diff(s.m_state, top), fc = exp_diff(r, top);
+      for (std::size_t j = 0; j < P.w; ++j) o[j] = fc * loc[j] + fs * o[j];
+      gb.lam[i] = top + cp.qshift(ix(i));
+    }
+    return;
+  }
   chunk_output(cp.fq.data(), Z, causal ? cp.local.data() : nullptr, cp.n, F, P.w, s,
                gb.block.data(), sc.pack);
   for (std::size_t i = 0; i < cp.n; ++i) gb.lam[i] = s.m + cp.qshift(ix(i));
@@ -668,6 +720,7 @@ void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
           }
           if (P.opt->causal) continue;
           for (std::size_t c = 0; c * kChunk < P.sh.T; ++c) {
+            if (is_cancelled(P.cancel)) throw mc::Cancelled();
             noncausal_queries(P, fz, u, c, runs.data(), cp, blocks, sc);
           }
         }

@@ -1,5 +1,6 @@
 #include "ropelab/selective.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -57,11 +58,13 @@ void convolve_sequence(const Config& cfg, const Weights& w, const double* u, std
 }
 
 /// Steps 6–7 for every channel of sequence b (offset: C, updated); throws when a running sum
-/// overflows.
-void accumulate_sequence(const Config& cfg, const Weights& w, const double* phi, std::size_t T,
-                         std::size_t b, double* offset, double* angles) {
+/// overflows. Ctrl-C is polled between channels (false: cancelled).
+bool accumulate_sequence(const Config& cfg, const Weights& w, const double* phi, std::size_t T,
+                         std::size_t b, double* offset, double* angles,
+                         const std::atomic<bool>* cancel) {
   const std::size_t C = cfg.channels(), R = cfg.pairs;
   for (std::size_t c = 0; c < C; ++c) {
+    if (is_cancelled(cancel)) return false;
     const double theta = w.theta[c % R];
     offset[c] = cfg.float32 ? steps::accumulate32(phi + c, C, T, offset[c], theta, angles + c)
                             : steps::accumulate64(phi + c, C, T, offset[c], theta, angles + c);
@@ -71,6 +74,7 @@ void accumulate_sequence(const Config& cfg, const Weights& w, const double* phi,
                                   " is not finite (overflow)");
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -210,12 +214,23 @@ void angles(const Config& cfg, const Weights& w, const double* hidden, std::size
   std::vector<double> u(T * C);    // projections of this call, step-major
   std::vector<double> phi(T * C);  // increments
   std::vector<double> gates(T * G);
+  // a long sequence runs in pieces of about 2^22 multiply-adds (the convolution carries its
+  // cache from piece to piece: the same arithmetic as one pass), Ctrl-C polled between them
+  const std::size_t per_step =
+      n * (cfg.rank + cfg.gate_rank + 1) + C * (cfg.rank + cfg.taps + 2) + G * (cfg.gate_rank + 1);
+  const std::size_t piece = std::max<std::size_t>(1, (std::size_t{1} << 22) / per_step);
   for (std::size_t b = 0; b < batch; ++b) {
-    if (is_cancelled(cancel)) return;
-    project_sequence(cfg, w, hidden + b * T * n, T, u.data(), gates.data());
-    convolve_sequence(cfg, w, u.data(), T, cache + b * C * W, diff_from_zero, phi.data());
-    steps::bias_and_gate(cfg, expb.data(), gates.data(), T, phi.data());
-    accumulate_sequence(cfg, w, phi.data(), T, b, offset + b * C, angles + b * T * C);
+    for (std::size_t t0 = 0; t0 < T; t0 += piece) {
+      if (is_cancelled(cancel)) return;
+      const std::size_t m = std::min(piece, T - t0);
+      project_sequence(cfg, w, hidden + (b * T + t0) * n, m, u.data() + t0 * C,
+                       gates.data() + t0 * G);
+      convolve_sequence(cfg, w, u.data() + t0 * C, m, cache + b * C * W, diff_from_zero && t0 == 0,
+                        phi.data() + t0 * C);
+      steps::bias_and_gate(cfg, expb.data(), gates.data() + t0 * G, m, phi.data() + t0 * C);
+    }
+    if (!accumulate_sequence(cfg, w, phi.data(), T, b, offset + b * C, angles + b * T * C, cancel))
+      return;
   }
 }
 

@@ -175,6 +175,16 @@ std::vector<double> spectrum(std::size_t d, SpectrumKind kind, double base, doub
     return out;
   }
   constexpr double pi = 3.14159265358979323846;
+  if (std::tan(0.5 * theta_max * pi) < 1e-100) {
+    // tan x = x (1 + x²/3 + …): below 1e-100 the ratios tan(½φ_j)/tan(½φ_max) are the angle
+    // ratios j/(d/2 − 1) to the last bit, while the tangents themselves are subnormal (their
+    // maximum's reciprocal overflows)
+    for (std::size_t j = 0; j < half; ++j) {
+      const double r = half == 1 ? 0.0 : static_cast<double>(j) / static_cast<double>(half - 1);
+      out[j] = temp_max * (squared ? r * r : r);
+    }
+    return out;
+  }
   double mx = 0;
   for (std::size_t j = 0; j < half; ++j) {
     const double phi =

@@ -212,6 +212,36 @@ TEST(AttentionChunked, MaskedChunkProductIsTrilTimesValues) {
   }
 }
 
+TEST(AttentionChunked, MaskedChunkProductRescalesToEachRowsRunningMaximum) {
+  // entry (i, j ≤ i) multiplied by exp(rmax_j − rmax_i): row i at the scale of the keys it sees
+  for (std::size_t n : {std::size_t{1}, std::size_t{37}, attention::kChunk}) {
+    const std::size_t F = 7, w = 2;
+    const auto fq = normals(n * F, 51), fk = normals(n * F, 52), x = normals(n * w, 53);
+    std::vector<double> fkT(F * n), local(n * w), rmax(n), A, pack;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t f = 0; f < F; ++f) fkT[f * n + i] = fk[i * F + f];
+      rmax[i] = (i == 0 ? 0.0 : rmax[i - 1]) + (i % 5 == 3 ? 40.0 : 0.0);  // grows now and then
+    }
+    attention::masked_chunk_product(fq.data(), fkT.data(), x.data(), n, F, w, local.data(), A, pack,
+                                    rmax.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < w; ++c) {
+        double ref = 0, mag = 0;
+        for (std::size_t j = 0; j <= i; ++j) {
+          double a = 0;
+          for (std::size_t f = 0; f < F; ++f) a += fq[i * F + f] * fk[j * F + f];
+          const double e = std::exp(rmax[j] - rmax[i]);
+          ref += a * e * x[j * w + c];
+          for (std::size_t f = 0; f < F; ++f)
+            mag += std::abs(fq[i * F + f] * fk[j * F + f] * e * x[j * w + c]);
+        }
+        EXPECT_LE(std::abs(local[i * w + c] - ref),
+                  2 * static_cast<double>(F + n + 2) * 1.12e-16 * mag + 1e-300);
+      }
+    }
+  }
+}
+
 TEST(AttentionChunked, StateDeltaIsTransposedProduct) {
   const std::size_t n = 50, F = 11, w = 5;
   const auto fk = normals(n * F, 41), x = normals(n * w, 42);

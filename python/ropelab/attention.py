@@ -328,8 +328,9 @@ def random_feature(
         Seed of the counter-based random streams; with ``trials`` it fixes every number.
     stabilize : bool
         Subtract the running maximum of the features' log-magnitudes before ``exp`` (per query
-        row; over the keys seen so far, the partial sums being rescaled when it grows; within
-        each group of at most 128 frequencies, the groups' sums added at the larger scale).
+        row; causal: for row ``i`` over the keys ``j ≤ i``, the partial sums being rescaled when
+        it grows, so a large key does not affect the rows before it; non-causal: over all keys;
+        within each group of at most 128 frequencies, the groups' sums added at the larger scale).
         Cancels in the ratio; without it, amplitudes ``e^{scale‖x‖²/2}`` beyond a double raise.
     scale : float or None
         Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
@@ -469,7 +470,8 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     Raises
     ------
     ValueError
-        For shapes that do not match, zero rows, or ``causal`` with ``T != S``.
+        For shapes that do not match, non-finite entries, zero rows, or ``causal`` with
+        ``T != S``.
 
     Examples
     --------
@@ -482,7 +484,18 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
             f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
             f"got {qa.shape} and {ka.shape}"
         )
-    qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    for name, a in (("q", qa), ("k", ka)):
+        if not np.isfinite(a).all():
+            i = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
+            raise ValueError(f"attention.mean_cosine: {name} must be finite, element {i} is {a.ravel()[i]}")
+    with np.errstate(over="ignore", under="ignore"):
+        qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
+    if not (np.isfinite(qn).all() and np.isfinite(kn).all() and (qn > 0).all() and (kn > 0).all()):
+        # a norm over- or underflowed (rows near the ends of the double range): rows divided by
+        # their largest entry first (the cosines do not change)
+        qa = qa / np.maximum(np.abs(qa).max(axis=-1, keepdims=True, initial=0.0), np.finfo(np.float64).tiny)
+        ka = ka / np.maximum(np.abs(ka).max(axis=-1, keepdims=True, initial=0.0), np.finfo(np.float64).tiny)
+        qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
     if (qn == 0).any() or (kn == 0).any():
         raise ValueError("attention.mean_cosine: q and k must not have zero rows")
     qh, kh = qa / qn, ka / kn
@@ -621,8 +634,22 @@ class AttentionError:
         -------
         tuple of float
             The mean relative error and its standard error.
+
+        Raises
+        ------
+        ValueError
+            If ``rule`` is not one of ``rules`` or ``D`` not one of the feature counts.
         """
-        i, j = self.rules.index(rule), int(np.flatnonzero(self.D == D)[0])
+        if rule not in self.rules:
+            raise ValueError(f"AttentionError.at: rule must be one of {self.rules}, got {rule!r}")
+        hits = (
+            np.flatnonzero(self.D == D)
+            if isinstance(D, (int, np.integer)) and not isinstance(D, bool)
+            else np.empty(0, dtype=np.intp)
+        )
+        if hits.size == 0:
+            raise ValueError(f"AttentionError.at: D must be one of {self.D.tolist()}, got {D!r}")
+        i, j = self.rules.index(rule), int(hits[0])
         return float(self.mean[i, j]), float(self.stderr[i, j])
 
 
@@ -716,6 +743,11 @@ def error(
     s = 1 / np.sqrt(d) if scale is None else float(scale)
     xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
     del s
+    # errors relative to ‖O‖: both sides divided by max |O| first, so values near the top of the
+    # double range (v × 1e200) do not overflow the squares of the norms
+    peak = float(np.abs(exact).max(initial=0.0))
+    peak = peak if peak > 0 else 1.0
+    exact = exact / peak
     norm = float(np.linalg.norm(exact))
     mean = np.empty((len(rules), Ds.size))
     se = np.empty_like(mean)
@@ -739,7 +771,7 @@ def error(
                 layout=layout,
                 nthreads=nthreads,
             )
-            diff = (est - exact).reshape(trials, -1)
+            diff = (est / peak - exact).reshape(trials, -1)
             e = np.linalg.norm(diff, axis=1) / norm
             mean[i, j] = e.mean()
             se[i, j] = e.std(ddof=1) / np.sqrt(trials)

@@ -26,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab import recurrence, rotary
-from ropelab.tasks import Group
+from ropelab._validation import _PIECE, _copy_pieces
+from ropelab.tasks import Group, _check_size
 from ropelab.tasks import group as _group
 
 __all__ = [
@@ -47,15 +48,25 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
     t = np.asarray(tokens)
     if t.dtype.kind not in "iu" or t.ndim != 2:
         raise ValueError(f"{func}: tokens must be a 2-D integer array (n, T), got dtype {t.dtype} shape {t.shape}")
-    if t.size and (t.min() < 0 or t.max() >= g.order):
-        raise ValueError(
-            f"{func}: tokens must be element indices in [0, {g.order}), got values in [{t.min()}, {t.max()}]"
-        )
-    return t.astype(np.int64)
+    # refused before any pass over the tokens (a broadcast view can be a trillion tokens); the
+    # passes below run in pieces, so Ctrl-C is answered between them
+    _check_size(func, *t.shape)
+    out: IntArray = np.empty(t.shape, dtype=np.int64)
+    _copy_pieces(out, t)
+    flat = out.reshape(-1)
+    lo = min((int(flat[b : b + _PIECE].min()) for b in range(0, flat.size, _PIECE)), default=0)
+    hi = max((int(flat[b : b + _PIECE].max()) for b in range(0, flat.size, _PIECE)), default=0)
+    if flat.size and (lo < 0 or hi >= g.order):
+        raise ValueError(f"{func}: tokens must be element indices in [0, {g.order}), got values in [{lo}, {hi}]")
+    return out
 
 
-def _as_group(g: Group | str) -> Group:
-    return _group(g) if isinstance(g, str) else g
+def _as_group(g: Group | str, func: str) -> Group:
+    if isinstance(g, str):
+        return _group(g)
+    if not isinstance(g, Group):
+        raise TypeError(f"{func}: g must be a Group or a group name such as 'Z3', got {type(g).__name__}")
+    return g
 
 
 def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
@@ -80,7 +91,7 @@ def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
     >>> element_angles("Z3") / np.pi * 3
     array([0., 2., 4.])
     """
-    g = _as_group(g)
+    g = _as_group(g, "element_angles")
     n = g.order
     shifts = [p[0] for p in g.elements]  # the shift of Z_n / A3 / S2 elements: where 0 goes
     if g.abelian and sorted(shifts) == list(range(n)):
@@ -94,8 +105,12 @@ def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
 
 
 def _circular_nearest(phi: npt.NDArray[np.float64], angles: npt.NDArray[np.float64]) -> IntArray:
-    diff = np.angle(np.exp(1j * (phi[..., None] - angles)))
-    out: IntArray = np.argmin(np.abs(diff), axis=-1).astype(np.int64)
+    out: IntArray = np.empty(phi.shape, dtype=np.int64)
+    flat, res = phi.reshape(-1), out.reshape(-1)
+    step = max(1, _PIECE // max(1, angles.size))  # pieces of ~_PIECE differences: Ctrl-C between them
+    for b in range(0, flat.size, step):
+        diff = np.angle(np.exp(1j * (flat[b : b + step, None] - angles)))
+        res[b : b + step] = np.argmin(np.abs(diff), axis=-1)
     return out
 
 
@@ -128,7 +143,7 @@ def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike 
     >>> bool(np.array_equal(track_rotation("S2", data.tokens), data.labels))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_rotation")
     t = _tokens("track_rotation", g, tokens)
     a = element_angles(g) if angles is None else np.asarray(angles, dtype=np.float64)
     if a.shape != (g.order,):
@@ -163,7 +178,7 @@ def representation(g: Group | str) -> npt.NDArray[np.float64]:
     >>> bool(np.allclose(rho[g.table[1, 4]], rho[1] @ rho[4]))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "representation")
     k = len(g.elements[0])
     # orthonormal basis of the plane ⟂ (1,…,1): the last k−1 columns of a QR of [1, I]
     basis, _ = np.linalg.qr(np.column_stack([np.ones(k), np.eye(k)[:, : k - 1]]))
@@ -188,7 +203,7 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     Q : array_like, shape (m, m)
         An orthogonal matrix.
     tol : float
-        Columns closer than this to ``e_j`` need no reflection.
+        Columns closer than this to ``e_j`` need no reflection (finite, ``≥ 0``).
 
     Returns
     -------
@@ -197,8 +212,10 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
 
     Raises
     ------
+    TypeError
+        If ``tol`` is not a real number.
     ValueError
-        If ``Q`` is not square and orthogonal (to 1e-9).
+        If ``Q`` is not square and orthogonal (to 1e-9), or ``tol`` is negative or not finite.
 
     Examples
     --------
@@ -208,6 +225,10 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     >>> len(W), bool(np.allclose(H[0] @ H[1], R))
     (2, True)
     """
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"householder_factors: tol must be a real number, got {tol!r}")
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"householder_factors: tol must be a finite number >= 0, got {tol!r}")
     A = np.array(Q, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or not np.allclose(A.T @ A, np.eye(A.shape[0]), atol=1e-9):
         raise ValueError("householder_factors: Q must be a square orthogonal matrix")
@@ -259,7 +280,7 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     >>> bool(np.array_equal(track_householder("S3", data.tokens), data.labels))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_householder")
     t = _tokens("track_householder", g, tokens)
     rho = representation(g)
     m = rho.shape[1]
@@ -322,7 +343,7 @@ def track_fixed_rope(g: Group | str, tokens: npt.ArrayLike, theta: float = 1.0) 
     >>> bool(np.array_equal(p[0], p[1]))
     True
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_fixed_rope")
     t = _tokens("track_fixed_rope", g, tokens)
     positions = np.arange(1, t.shape[1] + 1, dtype=np.float64)
     phi = np.broadcast_to(rotary.rope_angles(positions, 2, scale=1.0)[:, 0] * float(theta), t.shape)
@@ -359,7 +380,7 @@ def track_positive_gates(g: Group | str, tokens: npt.ArrayLike, gates: npt.Array
     >>> track_positive_gates("S2", np.array([[1, 1, 0, 1]]))
     array([[0, 0, 0, 0]])
     """
-    g = _as_group(g)
+    g = _as_group(g, "track_positive_gates")
     if g.order != 2:
         raise ValueError(f"track_positive_gates: the sign readout decodes parity (S2), got {g.name}")
     t = _tokens("track_positive_gates", g, tokens)

@@ -693,7 +693,8 @@ def sweep_lines(
     ValueError
         If ``x``, ``y``, ``err`` or ``ref`` is not a column of ``df``.
     TypeError
-        If ``df`` is not a pandas DataFrame or ``ax`` is not an Axes.
+        If ``df`` is not a pandas DataFrame, ``x`` or ``y`` is not a str, or ``ax`` is not an
+        Axes.
 
     Examples
     --------
@@ -709,9 +710,12 @@ def sweep_lines(
         raise TypeError(
             f"sweep_lines: df must be a pandas DataFrame (from sweep.run or sweep.load), got {type(df).__name__}"
         )
-    for col in (x, y, err, ref):
-        if col is not None and col not in df.columns:
-            raise ValueError(f"sweep_lines: no column {col!r}; columns are {list(df.columns)}")
+    for arg, name in ((x, "x"), (y, "y")):
+        if not isinstance(arg, str):
+            raise TypeError(f"sweep_lines: {name} must be a column name (str), got {arg!r}")
+    for opt, name in ((x, "x"), (y, "y"), (err, "err"), (ref, "ref")):
+        if opt is not None and opt not in df.columns:
+            raise ValueError(f"sweep_lines: {name} = {opt!r} is not a column; columns are {list(df.columns)}")
     fig, ax = _axes("sweep_lines", ax)
     base = "sigma" if x == "sigma_used" else x
     groups = [a for a in df.attrs.get("axes", []) if a != base and df[a].nunique() > 1]

@@ -15,9 +15,10 @@ batch elements are spread over ``nthreads`` threads (results do not depend on th
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
@@ -37,6 +38,18 @@ __all__ = [
 ]
 
 Direct = Literal["direct", "recurrent"]
+
+
+def _min_ndim(x: ArrayLike, ndim: int, func: str, name: str, shape: str) -> npt.NDArray[Any]:
+    """``np.asarray(x)``, with ValueError naming ``name`` when it has fewer than ``ndim`` dimensions
+    (before an axis is inserted for the core's DeltaProduct shapes).
+    """
+    a = np.asarray(x)
+    if a.ndim < ndim:
+        raise ValueError(
+            f"{func}: {name} must have shape {shape} (at least {ndim} dimension{'s' if ndim > 1 else ''}), got shape {a.shape}"
+        )
+    return a
 
 
 def linear_attention(
@@ -476,11 +489,12 @@ def delta_rule(
     >>> bool(np.allclose(o, linear_attention(q, k, beta[:, None] * v, transitions=A)))
     True
     """
+    f = "recurrence.delta_rule"
     return delta_product(
         q,
-        np.expand_dims(np.asarray(k), -2),
-        np.expand_dims(np.asarray(v), -2),
-        np.expand_dims(np.asarray(beta), -1),
+        np.expand_dims(_min_ndim(k, 2, f, "k", "(..., T, d)"), -2),
+        np.expand_dims(_min_ndim(v, 2, f, "v", "(..., T, dv)"), -2),
+        np.expand_dims(_min_ndim(beta, 1, f, "beta", "(..., T)"), -1),
         angles,
         gates,
         layout=layout,
@@ -611,8 +625,9 @@ def delta_transitions(
     if not isinstance(product, (bool, np.bool_)):
         raise TypeError(f"delta_transitions: product must be a bool, got {product!r}")
     if not product:
-        k = np.expand_dims(np.asarray(k), -2)
-        beta = np.expand_dims(np.asarray(beta), -1)
+        f = "recurrence.delta_transitions"
+        k = np.expand_dims(_min_ndim(k, 2, f, "k", "(..., T, d)"), -2)
+        beta = np.expand_dims(_min_ndim(beta, 1, f, "beta", "(..., T)"), -1)
     return np.asarray(
         _core.recurrence.delta_transitions(k=k, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads)
     )

@@ -31,6 +31,20 @@ _COLORS = {"holds": "\033[32m", "holds-if": "\033[33m", "fails": "\033[31m", Non
 _RESET = "\033[0m"
 
 
+def _check_results(results: Any, func: str) -> None:
+    """TypeError naming ``results`` unless it is a sequence of ClaimResult (from claims.run)."""
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
+        raise TypeError(
+            f"{func}: results must be a sequence of ClaimResult (from claims.run), got {type(results).__name__}"
+        )
+    for i, r in enumerate(results):
+        if not isinstance(r, ClaimResult):
+            raise TypeError(
+                f"{func}: results must be a sequence of ClaimResult (from claims.run), "
+                f"element {i} is {type(r).__name__}"
+            )
+
+
 def _jsonable(x: Any) -> Any:
     """Make values JSON-safe: numpy scalars/arrays to Python, non-finite floats to strings."""
     if isinstance(x, Mapping):
@@ -81,6 +95,7 @@ def claim_provenance(results: Sequence[ClaimResult]) -> dict[str, Any]:
     >>> claim_provenance(claims.run(["rff.eq8_literal"]))["ropelab"] == __import__("ropelab").__version__
     True
     """
+    _check_results(results, "claim_provenance")
     return _provenance(seeds=[s for r in results for s in _seeds(r.inputs)])
 
 
@@ -119,6 +134,7 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     >>> summary(claims.run(["tables.deltas"]))["holds"]
     1
     """
+    _check_results(results, "summary")
     c = Counter(r.verdict if r.error is None else "error" for r in results)
     return {
         "claims": len(results),
@@ -150,6 +166,7 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     >>> summary_line(claims.run(["rff.eq8_literal"]))
     '1 claims: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
     """
+    _check_results(results, "summary_line")
     s = summary(results)
     parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
@@ -200,6 +217,7 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
       tables.avg_ppl             holds    Selective RoPE Tables 2 and 3
           Table 2's Avg-PPL ...
     """
+    _check_results(results, "terminal")
     lines: list[str] = []
     id_w = max([26] + [len(r.id) for r in results])
     src_w = min(max([14] + [len(r.source) for r in results]), 40)
@@ -257,6 +275,7 @@ def to_json(
     >>> json.loads(to_json(claims.run(["tables.deltas"])))["claims"][0]["verdict"]
     'holds'
     """
+    _check_results(results, "to_json")
     prov = dict(provenance) if provenance is not None else claim_provenance(results)
     payload = {
         "provenance": prov,
@@ -302,6 +321,7 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     ...     print(sorted(p.name for p in paths.values()))
     ['ssm.window_rect.png']
     """
+    _check_results(results, "render_figures")
     import hashlib
     import io
 
@@ -404,6 +424,7 @@ def to_markdown(
     >>> to_markdown(claims.run(["tables.deltas"])).splitlines()[0]
     '# ropelab verify'
     """
+    _check_results(results, "to_markdown")
     figures = figures or {}
     base = Path(relative_to) if relative_to is not None else None
     prov = provenance if provenance is not None else claim_provenance(results)
@@ -483,6 +504,7 @@ def to_html(
     >>> to_html(claims.run(["tables.deltas"])).startswith("<!DOCTYPE html>")
     True
     """
+    _check_results(results, "to_html")
     figures = figures or {}
     shown = [r.id for _, rs in _grouped(results) for r in rs if r.id in figures]
     owners = _figure_owners({rid: figures[rid] for rid in shown})

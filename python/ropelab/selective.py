@@ -342,8 +342,10 @@ class SelectiveWeights:
 
         Raises
         ------
-        KeyError
-            If a required parameter is missing (the message names it).
+        TypeError
+            If ``state`` is not a mapping.
+        ValueError
+            If a required parameter is missing from ``state`` (the message names it).
 
         Examples
         --------
@@ -354,11 +356,18 @@ class SelectiveWeights:
         >>> SelectiveWeights.from_state_dict(sd, num_heads=2).taps  # no conv weight: skip_conv
         0
         """
+        if not isinstance(state, Mapping):
+            raise TypeError(
+                f"SelectiveWeights.from_state_dict: state must be a mapping of parameter names to arrays, "
+                f"got {type(state).__name__}"
+            )
+        if not isinstance(prefix, str):
+            raise TypeError(f"SelectiveWeights.from_state_dict: prefix must be a str, got {type(prefix).__name__}")
 
         def get(name: str) -> Any:
             key = prefix + name
             if key not in state:
-                raise KeyError(f"SelectiveWeights.from_state_dict: missing parameter {key!r}")
+                raise ValueError(f"SelectiveWeights.from_state_dict: state has no parameter {key!r}")
             return np.asarray(state[key])
 
         def opt(name: str) -> Any:
@@ -420,6 +429,9 @@ def load_safetensors(
     ------
     ImportError
         If the ``safetensors`` package is not installed (the message says how to install it).
+    ValueError
+        If ``path`` is not a valid safetensors file (corrupt or truncated), or a parameter is
+        missing.
 
     Examples
     --------
@@ -438,12 +450,22 @@ def load_safetensors(
         from safetensors.numpy import load_file
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("load_safetensors needs the safetensors package: pip install 'ropelab[safetensors]'") from exc
-    return SelectiveWeights.from_state_dict(
-        load_file(path), num_heads, prefix=prefix, conv_activation=conv_activation, eps=eps
-    )
+    from safetensors import SafetensorError
+
+    try:
+        tensors = load_file(path)
+    except SafetensorError as exc:
+        raise ValueError(f"load_safetensors: path {str(path)!r} is not a readable safetensors file: {exc}") from exc
+    return SelectiveWeights.from_state_dict(tensors, num_heads, prefix=prefix, conv_activation=conv_activation, eps=eps)
+
+
+def _check_weights(weights: Any, func: str) -> None:
+    if not isinstance(weights, SelectiveWeights):
+        raise TypeError(f"{func}: weights must be a SelectiveWeights, got {type(weights).__name__}")
 
 
 def _hidden(hidden: ArrayLike, weights: SelectiveWeights, func: str) -> tuple[FloatArray, bool]:
+    _check_weights(weights, func)
     h = np.asarray(hidden)
     if h.dtype == bool or not (np.issubdtype(h.dtype, np.floating) or np.issubdtype(h.dtype, np.integer)):
         raise TypeError(f"{func}: hidden must be a real array, got dtype {h.dtype}")
@@ -694,6 +716,7 @@ def apply(
     array([[[ 0.,  1.],
             [ 0., -1.]]])
     """
+    _check_weights(weights, "apply")
     H, R = weights.num_heads, weights.pairs
     want = tuple(np.shape(hidden)[:-1]) + (H, 2 * R)
     arrays = []

@@ -67,6 +67,10 @@ def _is_even(p: tuple[int, ...]) -> bool:
     return inversions % 2 == 0
 
 
+#: The largest n of ``Z<n>`` that :func:`group` builds (its elements and table hold n² entries).
+_MAX_CYCLIC = 1024
+
+
 def group(name: str) -> Group:
     """The group called ``name``: ``"S2"``, ``"A3"``, ``"S3"`` or ``"Z<n>"`` (n ≥ 2).
 
@@ -85,7 +89,8 @@ def group(name: str) -> Group:
     TypeError
         If ``name`` is not a string.
     ValueError
-        For an unknown name, or ``Z<n>`` with ``n < 2`` or ``n > 4096``.
+        For an unknown name, or ``Z<n>`` with ``n < 2`` or ``n > 1024`` (the elements are stored
+        as ``n`` permutations of ``n`` points: ``n²`` entries).
 
     Examples
     --------
@@ -100,10 +105,17 @@ def group(name: str) -> Group:
     m = re.fullmatch(r"Z(\d+)", name)
     if m:
         n = int(m.group(1))
-        if not 2 <= n <= 4096:
-            raise ValueError(f"group: Z<n> needs 2 <= n <= 4096, got {name!r}")
-        elements = [tuple((i + s) % n for i in range(n)) for s in range(n)]  # shift by s
-    elif name == "S2":
+        if not 2 <= n <= _MAX_CYCLIC:
+            raise ValueError(
+                f"group: Z<n> needs 2 <= n <= {_MAX_CYCLIC} (its elements are stored as n permutations "
+                f"of n points), got {name!r}"
+            )
+        # by index arithmetic: element s is the shift by s, s · t = s + t mod n (O(n²) numpy work)
+        shifts = np.arange(n, dtype=np.int64)
+        table = (shifts[:, None] + shifts[None, :]) % n
+        return Group(name, tuple(map(tuple, table.tolist())), table, 0, True)
+    elements: list[tuple[int, ...]]
+    if name == "S2":
         elements = [(0, 1), (1, 0)]
     elif name in ("S3", "A3"):
         elements = sorted(itertools.permutations(range(3)))

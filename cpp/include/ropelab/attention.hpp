@@ -23,10 +23,15 @@
 ///
 /// Stabilisation (max subtraction): every feature is exp(ℓ) × (a factor of modulus ≤ 1) with the
 /// log-magnitude ℓ = h (trig), p_f − h (positive), ±p_f − h (hyperbolic). Query rows are divided
-/// by exp(max_f ℓ) (a per-row constant: cancels in num/den); the key rows of a chunk by exp(m)
-/// with m the largest ℓ of the chunk; the state (at the running maximum of the chunks before) and
-/// a chunk's sums are merged at the larger of their two scales (merge_scales), so each output row
-/// is num/den with both multiplied by one positive constant of that row.
+/// by exp(max_f ℓ) (a per-row constant: cancels in num/den). Causal: key row j of a chunk is
+/// divided by exp(r_j), r_j the running maximum of ℓ over the chunk's keys up to j, and the masked
+/// product's entry (i, j ≤ i) multiplied by exp(r_j − r_i), so row i of a chunk's own sums is at
+/// the scale exp(−r_i) of the keys it sees (a large key later in the chunk does not touch the rows
+/// before it); the state increment is at exp(−m), m the chunk's largest ℓ. The state (at the
+/// running maximum of the chunks before, m_state) and row i's own sums are merged at the larger of
+/// m_state and r_i. Non-causal: key rows of a chunk are divided by exp(m), the state and a chunk's
+/// increment merged at the larger of their scales (merge_scales). Each output row is num/den with
+/// both multiplied by one positive constant of that row.
 ///
 /// Causal prefix sums: the chunked form of linear attention. The values get a column of ones
 /// (x = [V | 1], w = d_v + 1 columns: the same products give numerator and denominator) and the
@@ -123,8 +128,19 @@ struct EmptyRow : std::domain_error {
   std::size_t batch, row;
 };
 
+/// A logit scale·q_i·k_j that is not finite in double precision (finite q and k whose product
+/// overflows): the softmax subtracts the row's maximum, but the logits themselves must exist.
+struct LogitOverflow : std::overflow_error {
+  LogitOverflow(std::size_t batch, std::size_t row)
+      : std::overflow_error("a logit scale * q.k of query row " + std::to_string(row) +
+                            " of sequence " + std::to_string(batch) + " overflows a double"),
+        batch(batch),
+        row(row) {}
+  std::size_t batch, row;
+};
+
 /// Exact softmax attention; out is (batch, T, dv). causal requires T == S. Throws mc::Cancelled,
-/// EmptyRow.
+/// EmptyRow, LogitOverflow.
 void softmax(const double* q, const double* k, const double* v, const Shape& shape, double scale,
              bool causal, const Bias* bias, int nthreads, double* out,
              const std::atomic<bool>* cancel);
@@ -180,10 +196,12 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
 
 /// local (n×w) = tril(fq fkᵀ) x, where fq is n×F, fkT the n key rows' features transposed (F×n)
 /// and x is n×w: row block [i0, i1) of kMaskBlock rows is (fq[i0:i1] fkᵀ[:, 0:i1] masked) x[0:i1],
-/// so the products above the diagonal blocks are never formed. A and pack: scratch.
+/// so the products above the diagonal blocks are never formed. A and pack: scratch. With rmax
+/// (n running maxima of the keys' scales, non-decreasing) entry (i, j ≤ i) of fq fkᵀ is
+/// multiplied by exp(rmax_j − rmax_i) before the product with x.
 void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
                           std::size_t F, std::size_t w, double* local, std::vector<double>& A,
-                          std::vector<double>& pack);
+                          std::vector<double>& pack, const double* rmax = nullptr);
 
 /// dZ (F×w) = fkᵀ x: the state increment of the chunk (fk n×F, x n×w).
 void chunk_state_delta(const double* fk, const double* x, std::size_t n, std::size_t F,
@@ -196,6 +214,7 @@ struct ScaleMerge {
   double m = 0.0;
   double f_state = 1.0;
   double f_chunk = 1.0;
+  double m_state = 0.0;  // the state's scale before the merge
 };
 ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize);
 
