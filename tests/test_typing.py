@@ -123,13 +123,16 @@ def _public_callables() -> dict[str, Callable[..., object] | property]:
 
 
 def _hint_namespace() -> dict[str, object]:
-    """Names the package imports only under ``TYPE_CHECKING`` (annotations are strings)."""
+    """Names the package imports only under ``TYPE_CHECKING`` (its annotations are strings)."""
     import matplotlib.axes
     import matplotlib.figure
     import pandas as pd
     import xarray as xr
 
-    return {"pd": pd, "xr": xr, "Axes": matplotlib.axes.Axes, "Figure": matplotlib.figure.Figure}
+    ns: dict[str, object] = {"pd": pd, "xr": xr, "Axes": matplotlib.axes.Axes, "Figure": matplotlib.figure.Figure}
+    for mod in _public_modules().values():  # the result classes a module annotates with
+        ns.update({name: getattr(mod, name) for name in mod.__all__ if inspect.isclass(getattr(mod, name))})
+    return ns
 
 
 def _has_any(hint: object) -> bool:
