@@ -31,9 +31,6 @@ from matplotlib.figure import Figure
 from safetensors.numpy import save_file
 
 import ropelab as rl
-import ropelab.claims
-import ropelab.plot
-import ropelab.report
 
 FloatArray = npt.NDArray[np.float64]
 ComplexArray = npt.NDArray[np.complex128]
