@@ -14,6 +14,7 @@ arguments) the script converts with ``float(...)``/``np.asarray(...)`` as a user
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -406,4 +407,5 @@ assert isinstance(rl.plot.CRN_NOTE, str)
 for fig in figs:
     fig.savefig(os.devnull, format="png", dpi=20)
 
+shutil.rmtree(tmp)
 print(f"ropelab {rl.__version__}: {len(modules)} modules exercised", file=sys.stderr)
