@@ -49,6 +49,8 @@ simd
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ropelab import (
     attention,
     expressivity,
@@ -66,6 +68,9 @@ from ropelab import (
     transition,
 )
 from ropelab._core_loader import core as _core
+
+if TYPE_CHECKING:  # imported on first use (``__getattr__`` below); type checkers see the modules
+    from ropelab import claims, plot, report
 
 __version__: str = _core.__version__
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -16,3 +17,7 @@ Layout = Literal["interleaved", "half"]
 RealArray = npt.NDArray[np.float32] | npt.NDArray[np.float64]
 #: A float for scalar input, an array (the broadcast shape) otherwise.
 FloatOrArray = float | FloatArray
+#: An array or a (nested) list or tuple of numbers: the argument type of the overloads that return
+#: an array (a float-or-array function given one returns an array; as in NumPy's own annotations,
+#: the 0-d case, where it returns a float, is not told apart).
+ArrayInput = npt.NDArray[Any] | Sequence[Any]

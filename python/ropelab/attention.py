@@ -515,6 +515,33 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
 _RULE_NEEDS: dict[str, tuple[str, ...]] = {"tan": ("xi",), "optimal": ("xi", "D"), "rope": ("d",), "rfa": ("d",)}
 
 
+@overload
+def rule_sigma(
+    rule: Literal["one", "tan", "optimal"],
+    *,
+    xi: float | None = None,
+    D: int | None = None,
+    d: int | None = None,
+    base: float = 10000.0,
+) -> float: ...
+@overload
+def rule_sigma(
+    rule: Literal["rope", "rfa"],
+    *,
+    xi: float | None = None,
+    D: int | None = None,
+    d: int | None = None,
+    base: float = 10000.0,
+) -> FloatArray: ...
+@overload
+def rule_sigma(
+    rule: Rule,
+    *,
+    xi: float | None = None,
+    D: int | None = None,
+    d: int | None = None,
+    base: float = 10000.0,
+) -> FloatOrArray: ...
 def rule_sigma(
     rule: Rule,
     *,

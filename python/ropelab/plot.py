@@ -462,7 +462,7 @@ def sigma_star_vs_D(
     for xi in xis:
         (line,) = ax.semilogx(
             D,
-            temperature.optimal_sigma(xi, D, estimator),  # type: ignore[arg-type]
+            temperature.optimal_sigma(xi, D, estimator),  # type: ignore[call-overload]
             "-",
             lw=1.5,
             label=rf"$\sigma^*(D)$, $\xi = {xi:g}$",

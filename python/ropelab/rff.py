@@ -19,13 +19,13 @@ phase and positive estimators are unbiased for ``exp(q·k)``; the literal produc
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
-from ropelab._types import ArrayLike, FloatArray, FloatOrArray
+from ropelab._types import ArrayInput, ArrayLike, FloatArray, FloatOrArray
 from ropelab._validation import scalar_or_array
 
 __all__ = ["moments", "mse", "estimate", "feature_map", "sample_omega", "sample_phase", "kernel"]
@@ -70,6 +70,36 @@ def kernel(q: ArrayLike, k: ArrayLike) -> float:
     return float(_core.rff.kernel(q=q, k=k))
 
 
+@overload
+def moments(
+    q: ArrayLike,
+    k: ArrayLike,
+    sigma: float = 1.0,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> tuple[float, float]: ...
+@overload
+def moments(
+    q: ArrayLike,
+    k: ArrayLike,
+    sigma: ArrayInput,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> tuple[FloatArray, FloatArray]: ...
+@overload
+def moments(
+    q: ArrayLike,
+    k: ArrayLike,
+    sigma: ArrayLike = 1.0,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> tuple[FloatOrArray, FloatOrArray]: ...
 def moments(
     q: ArrayLike,
     k: ArrayLike,
@@ -109,6 +139,39 @@ def moments(
     return scalar_or_array(mean, sigma), scalar_or_array(var, sigma)
 
 
+@overload
+def mse(
+    q: ArrayLike,
+    k: ArrayLike,
+    D: int,
+    sigma: float,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> float: ...
+@overload
+def mse(
+    q: ArrayLike,
+    k: ArrayLike,
+    D: int,
+    sigma: ArrayInput,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> FloatArray: ...
+@overload
+def mse(
+    q: ArrayLike,
+    k: ArrayLike,
+    D: int,
+    sigma: ArrayLike,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> FloatOrArray: ...
 def mse(
     q: ArrayLike,
     k: ArrayLike,

@@ -17,13 +17,13 @@ happens in the compiled core (``ropelab._core.rotary``).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
-from ropelab._types import ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout, RealArray
+from ropelab._types import ArrayInput, ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout, RealArray
 from ropelab._validation import _PIECE, as_float64, check_output_size, scalar_or_array
 
 __all__ = [
@@ -316,6 +316,12 @@ def selective_angles(
     return cumulative_angles(y, theta, accumulate=accumulate)
 
 
+@overload
+def decay_bound(r: float, d: int = 128, base: float = 10000.0) -> float: ...
+@overload
+def decay_bound(r: ArrayInput, d: int = 128, base: float = 10000.0) -> FloatArray: ...
+@overload
+def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray: ...
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray:
     """RoFormer's relative upper bound ``B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}|``.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import Literal, cast
 
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
@@ -34,7 +34,7 @@ ISAS: tuple[str, ...] = tuple(_core.simd.isas())
 PRIMITIVES: tuple[str, ...] = tuple(_core.simd.primitives())
 
 
-def isa() -> str:
+def isa() -> Isa:
     """The active path: ``"scalar"``, ``"avx2"`` or ``"avx512"``.
 
     Returns
@@ -47,10 +47,10 @@ def isa() -> str:
     >>> isa() in available()
     True
     """
-    return str(_core.simd.isa())
+    return cast(Isa, str(_core.simd.isa()))
 
 
-def available() -> list[str]:
+def available() -> list[Isa]:
     """The paths this CPU can run, narrowest first (always starts with ``"scalar"``).
 
     Returns
@@ -58,7 +58,7 @@ def available() -> list[str]:
     list of str
         Path names, a subset of ``["scalar", "avx2", "avx512"]``.
     """
-    return [str(s) for s in _core.simd.available()]
+    return [cast(Isa, str(s)) for s in _core.simd.available()]
 
 
 def set_isa(name: Isa) -> None:
@@ -107,7 +107,7 @@ def using(name: Isa) -> Iterator[None]:
     try:
         yield
     finally:
-        set_isa(previous)  # type: ignore[arg-type]
+        set_isa(previous)
 
 
 def default_threads() -> int:

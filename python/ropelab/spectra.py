@@ -33,14 +33,14 @@ padding factor beyond its role in locating peaks.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_names
-from ropelab._types import ArrayLike, ComplexArray, FloatArray
+from ropelab._types import ArrayInput, ArrayLike, ComplexArray, FloatArray, FloatOrArray
 from ropelab._validation import negated
 
 __all__ = [
@@ -474,7 +474,15 @@ def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayL
     return _core.spectra.continuous_spectrum(alpha=alpha, omega=omega, T=T, freqs_bins=freqs_bins)
 
 
-def zoh(alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0) -> tuple[Any, Any]:
+@overload
+def zoh(alpha: float, omega: float, dt: float, B: complex = 1.0) -> tuple[complex, complex]: ...
+@overload
+def zoh(
+    alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0
+) -> tuple[complex, complex] | tuple[ComplexArray, ComplexArray]: ...
+def zoh(
+    alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0
+) -> tuple[complex, complex] | tuple[ComplexArray, ComplexArray]:
     """Zero-order-hold discretisation of diagonal modes ``ẋ = A x + B u``, ``A = −α + iω``.
 
     ``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B`` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``, finite at
@@ -637,7 +645,13 @@ def _real_decay(func: str, name: str, value: Any) -> float:
     return float(value)
 
 
-def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
+@overload
+def decay_per_sample(alpha_n: float, N: int) -> float: ...
+@overload
+def decay_per_sample(alpha_n: ArrayInput, N: int) -> FloatArray: ...
+@overload
+def decay_per_sample(alpha_n: ArrayLike, N: int) -> FloatOrArray: ...
+def decay_per_sample(alpha_n: ArrayLike, N: int) -> FloatOrArray:
     """The decay per sample ``α`` of an SSM window with decay ``α·N = alpha_n`` over ``N`` samples.
 
     Parameters
@@ -675,7 +689,13 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
-def decay_over_window(alpha: ArrayLike, N: int) -> Any:
+@overload
+def decay_over_window(alpha: float, N: int) -> float: ...
+@overload
+def decay_over_window(alpha: ArrayInput, N: int) -> FloatArray: ...
+@overload
+def decay_over_window(alpha: ArrayLike, N: int) -> FloatOrArray: ...
+def decay_over_window(alpha: ArrayLike, N: int) -> FloatOrArray:
     """The decay ``α·N`` over a window of ``N`` samples of an SSM mode decaying ``α`` per sample.
 
     Parameters

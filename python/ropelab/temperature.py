@@ -15,7 +15,7 @@ optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ�
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +24,7 @@ from ropelab import rff
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._docstrings import shared
-from ropelab._types import FloatArray, FloatOrArray
+from ropelab._types import ArrayInput, FloatArray, FloatOrArray
 from ropelab._validation import (
     broadcast_shape,
     check_output_size,
@@ -50,6 +50,12 @@ Estimator = rff.Estimator
 Convention = rff.Convention
 
 
+@overload
+def paper_sigma(xi: float) -> float: ...
+@overload
+def paper_sigma(xi: ArrayInput) -> FloatArray: ...
+@overload
+def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray: ...
 def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray:
     """The paper's Theorem 1 rule ``σ = tan(½ arccos ξ) = √((1−ξ)/(1+ξ))``.
 
@@ -78,6 +84,16 @@ def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray:
     return scalar_or_array(_core.temperature.paper_sigma(xi=xi), xi)
 
 
+@overload
+def unbiased_sigma(xi: float, estimator: Estimator = "trig", convention: Convention = "conjugate") -> float: ...
+@overload
+def unbiased_sigma(
+    xi: ArrayInput, estimator: Estimator = "trig", convention: Convention = "conjugate"
+) -> FloatArray: ...
+@overload
+def unbiased_sigma(
+    xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate"
+) -> FloatOrArray: ...
 def unbiased_sigma(
     xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate"
 ) -> FloatOrArray:
@@ -108,6 +124,26 @@ def unbiased_sigma(
     return scalar_or_array(_core.temperature.unbiased_sigma(xi=xi, estimator=estimator, convention=convention), xi)
 
 
+@overload
+def mse(
+    xi: float,
+    D: float,
+    sigma: float,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> float: ...
+@overload
+def mse(
+    xi: npt.ArrayLike,
+    D: npt.ArrayLike,
+    sigma: npt.ArrayLike,
+    estimator: Estimator = "trig",
+    convention: Convention = "conjugate",
+    *,
+    log: bool = False,
+) -> FloatOrArray: ...
 def mse(
     xi: npt.ArrayLike,
     D: npt.ArrayLike,
@@ -148,6 +184,22 @@ def mse(
     return float(out) if out.ndim == 0 else out
 
 
+@overload
+def optimal_sigma(
+    xi: float,
+    D: float,
+    estimator: Estimator = "trig",
+    method: Literal["cubic", "brent"] = "cubic",
+    convention: Convention = "conjugate",
+) -> float: ...
+@overload
+def optimal_sigma(
+    xi: npt.ArrayLike,
+    D: npt.ArrayLike,
+    estimator: Estimator = "trig",
+    method: Literal["cubic", "brent"] = "cubic",
+    convention: Convention = "conjugate",
+) -> FloatOrArray: ...
 def optimal_sigma(
     xi: npt.ArrayLike,
     D: npt.ArrayLike,

@@ -137,10 +137,10 @@ def _resolve_sigma(p: Mapping[str, Value]) -> float:
         if rule == "paper":
             sigma = float(temperature.paper_sigma(xi))
         elif rule == "unbiased":
-            sigma = float(temperature.unbiased_sigma(xi, est, conv))  # type: ignore[arg-type]
+            sigma = float(temperature.unbiased_sigma(xi, est, conv))  # type: ignore[call-overload]
         else:
             D = _integer("D", p["D"], 1)
-            sigma = float(temperature.optimal_sigma(xi, D, est, "cubic", conv))  # type: ignore[arg-type]
+            sigma = float(temperature.optimal_sigma(xi, D, est, "cubic", conv))  # type: ignore[call-overload]
     else:
         sigma = _number("sigma", s)
     if not (math.isfinite(sigma) and sigma >= 0):
@@ -154,7 +154,7 @@ def _rff_mse_check(p: dict[str, Value]) -> None:
     d = _integer("d", p["d"], 2)
     _choice("mode", p["mode"], rff.MODES)
     temperature.unit_pair(_number("xi", p["xi"]), d)
-    temperature.mse(p["xi"], D=D, sigma=sigma, estimator=p["estimator"], convention=p["convention"])  # type: ignore[arg-type]
+    temperature.mse(p["xi"], D=D, sigma=sigma, estimator=p["estimator"], convention=p["convention"])  # type: ignore[call-overload]
 
 
 def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
@@ -172,7 +172,7 @@ def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthread
     return {
         "sigma_used": sigma,
         "target": target,
-        "analytic_mse": float(temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv)),  # type: ignore[arg-type]
+        "analytic_mse": float(temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv)),  # type: ignore[call-overload]
         "empirical_mse": float(sq.mean()),
         "stderr": float(sq.std(ddof=1)) / root if trials > 1 else math.inf,
         "bias": float(err.mean()),
