@@ -288,8 +288,7 @@ py::tuple dpss(IntLike N_o, FloatLike NW_o, IntLike Kmax_o, bool sym, const std:
   const auto N = static_cast<std::size_t>(n);
   const double NW = real_scalar(NW_o, f, "NW");
   const std::int64_t K = integer(Kmax_o, f, "Kmax", 1);
-  check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)),
-                    f);
+  check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)), f);
   windows::DpssTapers t;
   try {
     NoGil release;

@@ -362,8 +362,8 @@ std::vector<std::vector<double>> slepian_tapers(std::size_t M, double NW, std::s
     lo = std::min(lo, d[i] - r);
     hi = std::max(hi, d[i] + r);
   }
-  const double floor = std::numeric_limits<double>::epsilon() *
-                       std::max(std::max(std::abs(lo), std::abs(hi)), 1.0);
+  const double floor =
+      std::numeric_limits<double>::epsilon() * std::max(std::max(std::abs(lo), std::abs(hi)), 1.0);
   std::vector<std::vector<double>> V;
   for (std::size_t k = 0; k < K; ++k) {
     const double lambda = tridiagonal_eigenvalue(d, e2, k, lo, hi);
@@ -1325,8 +1325,7 @@ DpssTapers dpss_tapers(std::size_t N, double NW, std::size_t Kmax, bool sym,
     bad("parameter Kmax must be in [1, N = " + std::to_string(N) + "], got " +
         std::to_string(Kmax));
   }
-  need(NW < static_cast<double>(N) / 2.0, "NW", NW,
-       "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
+  need(NW < static_cast<double>(N) / 2.0, "NW", NW, "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
   const std::size_t M = sym ? N : N + 1;
   const double Md = static_cast<double>(M);
   std::vector<std::vector<double>> V = slepian_tapers(M, NW, Kmax);

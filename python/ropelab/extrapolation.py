@@ -37,10 +37,12 @@ sometimes the attention logits) so that a model trained on ``L`` can run on ``fa
 The formulas follow the ``rope_init_fn`` functions of Hugging Face ``transformers``
 (``modeling_rope_utils``). ropelab computes them in float64 (``reference="float64"``, the
 default). ``reference="transformers"`` reproduces transformers' float32 order of operations
-instead (exponents, powers, divisions and blends each rounded to float32 where transformers'
-tensors are float32; the powers rounded from float64, i.e. correctly rounded), so that results
-agree with transformers to the bit (e.g. Llama 3: float64 ``θ/factor`` rounded once can be 1 ulp
-below transformers' float32 ``θ₃₂/factor``).
+on PyTorch's CPU instead, so that results agree with transformers to the bit: exponents,
+divisions and blends each rounded to float32 where transformers' tensors are float32, a scalar
+divided by a tensor as ``reciprocal(tensor) · scalar`` (PyTorch's ``__rtruediv__``), and the
+powers ``base^x`` by SLEEF's float32 ``powf`` (1-ulp bound, in the C++ core), the function
+PyTorch's CPU kernels call — not always the correctly rounded power. E.g. Llama 3: float64
+``θ/factor`` rounded once is 1 ulp below transformers' float32 ``θ₃₂/factor`` in some pairs.
 
 YaRN's attention factor with both ``mscale`` and ``mscale_all_dim`` given has two readings,
 selected by ``yarn_mscale``: ``"deepseek"`` (the default; DeepSeek-V2's formula
@@ -58,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab import rotary
+from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay
 from ropelab._types import FloatArray
 
@@ -173,8 +176,8 @@ def scaled_frequencies(
         ``mscale=0.707``, ``mscale_all_dim=0``: 1.2608 and 1.3689.
     reference : {"float64", "transformers"}
         ``"float64"`` (default): ropelab's float64 evaluation. ``"transformers"``: transformers'
-        float32 order of operations, bit for bit (the powers ``base^x`` correctly rounded to
-        float32); scalars (bounds, attention factors) stay in Python floats as there.
+        float32 order of operations on PyTorch's CPU, bit for bit (see the module's
+        documentation); scalars (bounds, attention factors) stay Python floats as there.
 
     Returns
     -------
@@ -200,13 +203,16 @@ def scaled_frequencies(
     >>> s = scaled_frequencies(8, "longrope", factor=4.0, short_factor=[1, 1, 2, 2], long_factor=[1, 2, 4, 8],
     ...                        original_max_position=4096, seq_len=8192)
     >>> bool(np.allclose(s.inv_freq * [1, 2, 4, 8], rotary.frequencies(8))), round(s.attention_factor, 6)
-    (True, 1.076584)
+    (True, 1.080123)
     >>> scaled_frequencies(8, "proportional", partial_rotary_factor=0.5).inv_freq
     array([1. , 0.1, 0. , 0. ])
     >>> a = scaled_frequencies(128, "llama3", factor=10.0, original_max_position=2048)
     >>> b = scaled_frequencies(128, "llama3", factor=10.0, original_max_position=2048, reference="transformers")
-    >>> int((a.inv_freq.astype(np.float32) != b.inv_freq).sum())   # float32 rounding order: 1 ulp apart
-    6
+    >>> lower = scaled_frequencies(128, reference="transformers").inv_freq.astype(np.float32) / np.float32(10)
+    >>> np.flatnonzero(a.inv_freq.astype(np.float32) < lower)   # float64 rounded once: 1 ulp below θ₃₂/10
+    array([42, 48, 51, 58, 62])
+    >>> bool(np.all(b.inv_freq.astype(np.float32) >= lower))
+    True
     >>> kw = dict(factor=40.0, mscale=0.707, mscale_all_dim=0.0)
     >>> round(scaled_frequencies(128, "yarn", **kw).attention_factor, 4)
     1.2608
@@ -233,7 +239,9 @@ def scaled_frequencies(
 
     def powers(b: float, count: int, denom: int) -> npt.NDArray[np.floating[Any]]:
         e = np.arange(0, 2 * count, 2).astype(ft) / ft(denom)
-        return np.asarray(np.power(np.float64(b), e.astype(np.float64)).astype(ft))
+        if t32:  # PyTorch's float32 power of a Python scalar (SLEEF's powf, in the core)
+            return np.asarray(_core.extrapolation.float32_powers(base=b, exponents=e), dtype=np.float32)
+        return np.asarray(np.power(b, e))
 
     def one_over(x: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floating[Any]]:
         return np.asarray(ft(1.0) / x)
@@ -289,10 +297,14 @@ def scaled_frequencies(
         hi = _real(f, "high_freq_factor", high_freq_factor, low=0.0, inclusive=False)
         if hi <= lo:
             raise ValueError(f"{f}: high_freq_factor must be > low_freq_factor = {lo:g}, got {high_freq_factor!r}")
-        wavelen = ft(2 * math.pi) / theta
         low_wavelen, high_wavelen = L / lo, L / hi
+        if t32:  # PyTorch computes scalar / tensor as reciprocal(tensor) * scalar
+            wavelen = (ft(1) / theta) * ft(2 * math.pi)
+            smooth = ((ft(1) / wavelen) * ft(L) - ft(lo)) / ft(hi - lo)
+        else:
+            wavelen = 2 * math.pi / theta
+            smooth = (L / wavelen - lo) / (hi - lo)
         scaled = np.where(wavelen > ft(low_wavelen), theta / ft(factor), theta)
-        smooth = (ft(L) / wavelen - ft(lo)) / ft(hi - lo)
         blended = (ft(1) - smooth) * scaled / ft(factor) + smooth * scaled
         medium = ~(wavelen < ft(high_wavelen)) & ~(wavelen > ft(low_wavelen))
         theta = np.where(medium, blended, scaled)

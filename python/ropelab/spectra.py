@@ -288,11 +288,13 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
 
 
 _KBD_NAMES = frozenset(
-    n for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
+    n
+    for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
     if n == "kaiser_bessel_derived" or _core.spectra.window_aliases().get(n) == "kaiser_bessel_derived"
 )
 _CHEBYSHEV_NAMES = frozenset(
-    n for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
+    n
+    for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
     if n == "chebyshev" or _core.spectra.window_aliases().get(n) == "chebyshev"
 )
 #: scipy's warning for a Dolph–Chebyshev attenuation below 45 dB (the same text, so that filters
@@ -405,7 +407,7 @@ def dpss(
     >>> tapers.shape
     (4, 64)
     >>> ratios.round(6)
-    array([1.      , 0.999975, 0.999263, 0.989593])
+    array([0.999997, 0.999847, 0.996267, 0.952426])
     >>> bool(np.allclose(tapers @ tapers.T, np.eye(4)))   # orthonormal (norm=2 with Kmax)
     True
     """
@@ -430,9 +432,9 @@ def dpss(
         raise ValueError(f"{f}: norm must be 'approximate', 'subsample' or 2, got {norm!r}")
     if not isinstance(return_ratios, (bool, np.bool_)):
         raise TypeError(f"{f}: return_ratios must be a bool, got {return_ratios!r}")
-    tapers, ratios = _core.spectra.dpss(
-        N=N, NW=NW, Kmax=K, sym=bool(sym), norm=dnorm, return_ratios=bool(return_ratios)
-    )
+    out = _core.spectra.dpss(N=N, NW=NW, Kmax=K, sym=bool(sym), norm=dnorm, return_ratios=bool(return_ratios))
+    tapers: FloatArray = out[0]
+    ratios: FloatArray = out[1]
     if singleton or tapers.shape[1] <= 1:  # (scipy's degenerate N <= 1: one 1-D taper of ones)
         tapers = tapers[0]
     if singleton:
