@@ -13,7 +13,7 @@ namespace {
 using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 /// base ** exponents in float32 (SLEEF's powf, as PyTorch's CPU kernels).
-farray float32_powers(FloatLike base_o, const py::handle& exponents_o) {
+farray float32_powers(FloatLike base_o, ArrayLike exponents_o) {
   const char* f = "extrapolation.float32_powers";
   const double base = real_scalar(base_o, f, "base");
   if (!(base > 0)) value_error(f, "base", "must be > 0", base_o);
