@@ -259,10 +259,10 @@ OLD_INFO: dict[str, dict[str, Any]] = {
                 "alternatives": ["attenuation", "alpha"],
                 "required": True,
                 "default": "",
-                "description": "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
-                "Harris's alpha = at/20",
-                "range": "in (0, 3000] dB",
-                "alternative_ranges": ["in (0, 3000] dB", "in (0, 150]"],
+                "description": "sidelobe attenuation in dB (non-zero, |at| <= 3000; a negative value is read "
+                "as |at|, as in scipy); alternatives: attenuation (dB), Harris's alpha = at/20",
+                "range": "non-zero with |at| <= 3000 dB (negative: read as |at|)",
+                "alternative_ranges": ["non-zero with |at| <= 3000 dB (negative: read as |at|)", "in (0, 150]"],
             }
         ],
         "symmetry": "both",

@@ -130,10 +130,10 @@ def test_falloff_from_smoothness_at_moderate_n(label: str, make, order: int) -> 
 
 def test_dpss_multitaper_arguments_are_refused() -> None:
     # scipy.signal.windows.dpss(M, NW) with Kmax=None is the one taper ropelab returns; several
-    # tapers and their concentration ratios are refused with a message saying so.
+    # tapers and their concentration ratios are spectra.dpss's, which window() says.
     assert_allclose(S.window("dpss", 64, sym=True, NW=3.0), signal.windows.dpss(64, 3.0, sym=True), atol=1e-13)
     for kw in ({"Kmax": 2}, {"return_ratios": True}):
-        with pytest.raises(ValueError, match=r"dpss.*returns one taper.*not supported, got (Kmax=2|return_ratios=1)"):
+        with pytest.raises(ValueError, match=r"dpss.*returns one taper.*spectra.dpss's, got (Kmax=2|return_ratios=1)"):
             S.window("dpss", 64, NW=3.0, **kw)
 
 

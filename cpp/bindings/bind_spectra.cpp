@@ -238,7 +238,9 @@ py::dict window_aliases() {
 darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   const char* f = "spectra.window";
   const std::string name = string_arg(name_o, f, "name");
-  const std::size_t N = length_arg(N_o, f);
+  const std::int64_t n = integer(N_o, f, "N", 0);  // N = 0: an empty window, as scipy
+  if (n > max_length) value_error(f, "N", "must be at most " + max_length_text, N_o);
+  const auto N = static_cast<std::size_t>(n);
   windows::Params params;
   for (const auto& kv : params_o) {
     const std::string key = string_arg(kv.first, f, "parameter name");
@@ -275,6 +277,35 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   darray out(static_cast<py::ssize_t>(w.size()));
   std::copy(w.begin(), w.end(), out.mutable_data());
   return out;
+}
+
+/// scipy's dpss with an integer Kmax: (tapers (Kmax, N), ratios (Kmax,) or None).
+py::tuple dpss(IntLike N_o, FloatLike NW_o, IntLike Kmax_o, bool sym, const std::string& norm,
+               bool return_ratios) {
+  const char* f = "spectra.dpss";
+  const std::int64_t n = integer(N_o, f, "N", 0);
+  if (n > max_length) value_error(f, "N", "must be at most " + max_length_text, N_o);
+  const auto N = static_cast<std::size_t>(n);
+  const double NW = real_scalar(NW_o, f, "NW");
+  const std::int64_t K = integer(Kmax_o, f, "Kmax", 1);
+  check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)), f);
+  windows::DpssTapers t;
+  try {
+    NoGil release;
+    t = windows::dpss_tapers(N, NW, static_cast<std::size_t>(K), sym, norm, return_ratios);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string(f) + ": " + e.what());
+  }
+  darray w({static_cast<py::ssize_t>(t.tapers.size()), static_cast<py::ssize_t>(N)});
+  double* pw = w.mutable_data();
+  for (const auto& row : t.tapers) pw = std::copy(row.begin(), row.end(), pw);
+  py::object ratios = py::none();
+  if (return_ratios) {
+    darray r(static_cast<py::ssize_t>(t.ratios.size()));
+    std::copy(t.ratios.begin(), t.ratios.end(), r.mutable_data());
+    ratios = r;
+  }
+  return py::make_tuple(w, ratios);
 }
 
 carray ssm_impulse(FloatLike alpha_o, FloatLike omega_o, IntLike N_o) {
@@ -738,6 +769,7 @@ void register_spectra(py::module_& m) {
   m.def("window_info", &window_info, "name"_a);
   m.def("window_aliases", &window_aliases);
   m.def("window", &window, "name"_a, "N"_a, "sym"_a, "params"_a);
+  m.def("dpss", &dpss, "N"_a, "NW"_a, "Kmax"_a, "sym"_a, "norm"_a, "return_ratios"_a);
   m.def("ssm_impulse", &ssm_impulse, "alpha"_a, "omega"_a, "N"_a);
   m.def("dtft", &dtft, "x"_a, "freqs_bins"_a);
   m.def("spectrum", &spectrum_fn, "x"_a, "pad"_a);

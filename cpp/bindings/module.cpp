@@ -13,7 +13,8 @@
 #endif
 
 namespace ropelab::bind {
-void register_selective(py::module_& m);  // bind_selective.cpp
+void register_selective(py::module_& m);      // bind_selective.cpp
+void register_extrapolation(py::module_& m);  // bind_extrapolation.cpp
 }  // namespace ropelab::bind
 
 PYBIND11_MODULE(_core, m) {
@@ -61,4 +62,7 @@ PYBIND11_MODULE(_core, m) {
   auto selective =
       m.def_submodule("selective", "the released Selective RoPE angle path, streaming");
   ropelab::bind::register_selective(selective);
+  auto extrapolation =
+      m.def_submodule("extrapolation", "float32 arithmetic of RoPE scaling rules, as PyTorch's");
+  ropelab::bind::register_extrapolation(extrapolation);
 }

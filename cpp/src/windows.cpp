@@ -326,6 +326,114 @@ std::vector<double> dpss_symmetric(std::size_t M, double NW, const std::string& 
   return v;
 }
 
+/// The k-th largest eigenvalue (k = 0: the largest) of the symmetric tridiagonal (d, e2 = e²)
+/// within the Gershgorin bounds [lo, hi], by Sturm bisection.
+double tridiagonal_eigenvalue(const std::vector<double>& d, const std::vector<double>& e2,
+                              std::size_t k, double lo, double hi) {
+  const std::size_t target = d.size() - k;  // eigenvalues below λ_k (ascending index M − 1 − k)
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (sturm_count(d, e2, mid) >= target) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+/// Unit-ℓ² Slepian tapers 0..K−1 of length M ≥ 2 for W = NW/M, signs as scipy's.
+std::vector<std::vector<double>> slepian_tapers(std::size_t M, double NW, std::size_t K) {
+  const double Md = static_cast<double>(M);
+  const double c = std::cos(2 * pi * NW / Md);
+  std::vector<double> d(M), e(M, 0.0), e2(M, 0.0);
+  for (std::size_t i = 0; i < M; ++i) {
+    const double t = (Md - 1 - 2 * static_cast<double>(i)) / 2.0;
+    d[i] = t * t * c;
+  }
+  for (std::size_t i = 1; i < M; ++i) {
+    e[i] = static_cast<double>(i) * (Md - static_cast<double>(i)) / 2.0;
+    e2[i] = e[i] * e[i];
+  }
+  double lo = d[0], hi = d[0];
+  for (std::size_t i = 0; i < M; ++i) {  // Gershgorin bounds
+    const double r = (i > 0 ? std::abs(e[i]) : 0.0) + (i + 1 < M ? std::abs(e[i + 1]) : 0.0);
+    lo = std::min(lo, d[i] - r);
+    hi = std::max(hi, d[i] + r);
+  }
+  const double floor =
+      std::numeric_limits<double>::epsilon() * std::max(std::max(std::abs(lo), std::abs(hi)), 1.0);
+  std::vector<std::vector<double>> V;
+  for (std::size_t k = 0; k < K; ++k) {
+    const double lambda = tridiagonal_eigenvalue(d, e2, k, lo, hi);
+    const bool odd = (k % 2) != 0;
+    std::vector<double> v(M);
+    for (std::size_t i = 0; i < M; ++i) {  // a start of the taper's parity
+      v[i] = odd ? Md - 1 - 2 * static_cast<double>(i) : 1.0;
+    }
+    for (int it = 0; it < 5; ++it) {
+      shifted_tridiagonal_solve(d, e, lambda, floor, v);
+      // Exact parity (taper k is even for even k, odd for odd k), then orthogonal to the tapers
+      // of the same parity already found (eigenvalues close together).
+      for (std::size_t i = 0; 2 * i < M; ++i) {
+        const double m = 0.5 * (odd ? v[i] - v[M - 1 - i] : v[i] + v[M - 1 - i]);
+        v[i] = m;
+        v[M - 1 - i] = odd ? -m : m;
+      }
+      if (odd && M % 2 == 1) v[M / 2] = 0.0;
+      for (std::size_t j = k % 2; j < k; j += 2) {
+        double dot = 0;
+        for (std::size_t i = 0; i < M; ++i) dot += v[i] * V[j][i];
+        for (std::size_t i = 0; i < M; ++i) v[i] -= dot * V[j][i];
+      }
+      double nrm = 0;
+      for (double x : v) nrm += x * x;
+      nrm = std::sqrt(nrm);
+      for (double& x : v) x /= nrm;
+    }
+    bool flip = false;
+    if (!odd) {
+      double sum = 0;
+      for (double x : v) sum += x;
+      flip = sum < 0;
+    } else {
+      const double thresh = std::max(1e-7, 1.0 / Md);
+      for (double x : v) {
+        if (x * x > thresh) {
+          flip = x < 0;
+          break;
+        }
+      }
+    }
+    if (flip) {
+      for (double& x : v) x = -x;
+    }
+    V.push_back(std::move(v));
+  }
+  return V;
+}
+
+/// Concentration ratio of a unit-ℓ² taper v of length M in the band [−W, W] (Percival & Walden
+/// 1993, p. 390): Σ_j r[j] s[j], r the autocorrelation of v (by FFT), s[0] = 2W,
+/// s[j] = 4W sinc(2Wj).
+double concentration_ratio(const std::vector<double>& v, double W) {
+  const std::size_t M = v.size();
+  std::size_t nfft = 1;
+  while (nfft < 2 * M - 1) nfft *= 2;
+  std::vector<cplx> x(nfft, 0.0), X(nfft), r(nfft);
+  for (std::size_t i = 0; i < M; ++i) x[i] = v[i];
+  spectrum::fft_c2c(x.data(), nfft, nfft, X.data(), -1);
+  for (std::size_t i = 0; i < nfft; ++i) X[i] = std::norm(X[i]);
+  spectrum::fft_c2c(X.data(), nfft, nfft, r.data(), +1);
+  double total = 2 * W * r[0].real() / static_cast<double>(nfft);
+  for (std::size_t j = 1; j < M; ++j) {
+    const double a = 2 * pi * W * static_cast<double>(j);
+    total += 4 * W * (std::sin(a) / a) * r[j].real() / static_cast<double>(nfft);
+  }
+  return total;
+}
+
 double I0(double x) {
   return boost::math::cyl_bessel_i(0, x);
 }
@@ -474,8 +582,13 @@ std::vector<double> cauchy(const Resolved& r, const Params&, std::size_t N, bool
       N, sym, [&](std::size_t, std::size_t, double x) { return 1.0 / (1.0 + (p * x) * (p * x)); });
 }
 
+void chebyshev_check(const Resolved& r, const Params&, std::size_t, bool) {
+  need(r.p != 0, r.pkey, r.p, "non-zero (a negative attenuation is read as |at|, as in scipy)");
+}
+
 std::vector<double> chebyshev(const Resolved& r, const Params&, std::size_t N, bool sym) {
-  const double at = r.pkey == "alpha" ? 20 * r.p : r.p;
+  // scipy reads a negative attenuation as its magnitude (chebwin uses |at|).
+  const double at = std::abs(r.pkey == "alpha" ? 20 * r.p : r.p);
   return finite_or_refused(
       extended(N, sym, [&](std::size_t M) { return chebyshev_symmetric(M, at); }), r.pkey, r.p, N);
 }
@@ -658,14 +771,15 @@ ParameterInfo opt(std::string n, std::string def, Range r, std::string d) {
 
 constexpr const char* kDpssOneTaper =
     "returns one taper, the first (scipy's dpss with Kmax=None); several tapers (Kmax) and their "
-    "concentration ratios (return_ratios) are not supported";
+    "concentration ratios (return_ratios) are spectra.dpss's";
 
 const std::vector<WindowRow>& rows() {
   using S = Symmetry;
   const Range kaiser_beta = range(0, 700, false, false, "in [0, 700] (I0(beta) overflows above)");
   const Range kaiser_alpha =
       range(0, 700 / pi, false, false, "in [0, 700/pi] (I0(pi alpha) overflows above)");
-  const Range cheb_db = range(0, 3000, true, false, "in (0, 3000] dB");
+  const Range cheb_db =
+      range(-3000, 3000, false, false, "non-zero with |at| <= 3000 dB (negative: read as |at|)");
   // name, parameters, symmetry, sampler, check, fall-off order, reference parameters, scipy twin,
   // Harris 1978 Table 1 name, aliases, definition (on x = (2n - L)/L, span L; "cosine sum a_k":
   // sum_k (-1)^k a_k cos(2 pi k n/L)), [refused scipy parameters]
@@ -799,12 +913,12 @@ const std::vector<WindowRow>& rows() {
        "I0(beta sqrt(1 - x^2))/I0(beta)"},
       {"chebyshev",
        {req("at", cheb_db,
-            "sidelobe attenuation in dB (> 0, <= 3000); alternatives: attenuation (dB), "
-            "Harris's alpha = at/20",
+            "sidelobe attenuation in dB (non-zero, |at| <= 3000; a negative value is read as "
+            "|at|, as in scipy); alternatives: attenuation (dB), Harris's alpha = at/20",
             {{"attenuation", cheb_db}, {"alpha", range(0, 150, true, false, "in (0, 150]")}})},
        S::both,
        chebyshev,
-       nullptr,
+       chebyshev_check,
        -1,
        {{"alpha", 3.0}},
        "chebwin",
@@ -1191,6 +1305,66 @@ std::string symmetry(const std::string& name) {
   }
 }
 
+DpssTapers dpss_tapers(std::size_t N, double NW, std::size_t Kmax, bool sym,
+                       const std::string& norm, bool ratios) {
+  if (N > limits::kMaxSignalLength) {
+    bad("N must be at most " + std::to_string(limits::kMaxSignalLength) + ", got " +
+        std::to_string(N));
+  }
+  if (norm != "approximate" && norm != "subsample" && norm != "2") {
+    bad("parameter norm must be 'approximate', 'subsample' or 2, got '" + norm + "'");
+  }
+  need(std::isfinite(NW) && NW > 0, "NW", NW, "> 0 and finite");
+  DpssTapers out;
+  if (N <= 1) {  // scipy's degenerate case: one taper of N ones, ratio 1
+    out.tapers.assign(1, std::vector<double>(N, 1.0));
+    if (ratios) out.ratios = {1.0};
+    return out;
+  }
+  if (Kmax < 1 || Kmax > N) {
+    bad("parameter Kmax must be in [1, N = " + std::to_string(N) + "], got " +
+        std::to_string(Kmax));
+  }
+  need(NW < static_cast<double>(N) / 2.0, "NW", NW, "< N/2 = " + fmt(static_cast<double>(N) / 2.0));
+  const std::size_t M = sym ? N : N + 1;
+  const double Md = static_cast<double>(M);
+  std::vector<std::vector<double>> V = slepian_tapers(M, NW, Kmax);
+  if (ratios) {
+    for (const auto& v : V) out.ratios.push_back(concentration_ratio(v, NW / Md));
+  }
+  if (norm != "2") {
+    double peak = -std::numeric_limits<double>::infinity();
+    for (const auto& v : V) peak = std::max(peak, *std::max_element(v.begin(), v.end()));
+    for (auto& v : V) {
+      for (double& x : v) x /= peak;
+    }
+    if (M % 2 == 0) {
+      double correction;
+      if (norm == "approximate") {
+        correction = Md * Md / (Md * Md + NW);
+      } else {  // subsample: scipy's FFT shift of taper 0 by (1 − 1/M)/2 samples
+        std::vector<cplx> x(M), X(M);
+        for (std::size_t i = 0; i < M; ++i) x[i] = V[0][i];
+        spectrum::fft_c2c(x.data(), M, M, X.data(), -1);
+        double total = X[0].real();
+        for (std::size_t k = 1; k <= M / 2; ++k) {
+          const double shift = -(1 - 1.0 / Md) * static_cast<double>(k);
+          total += (2.0 * X[k] * std::exp(cplx(0.0, -pi * shift))).real();
+        }
+        correction = Md / total;
+      }
+      for (auto& v : V) {
+        for (double& x : v) x *= correction;
+      }
+    }
+  }
+  if (!sym) {
+    for (auto& v : V) v.pop_back();
+  }
+  out.tapers = std::move(V);
+  return out;
+}
+
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,
                                 const std::map<std::string, double>& params) {
   Params p;
@@ -1329,7 +1503,6 @@ std::vector<double> parse_general_cosine(const Params& params) {
 std::vector<double> make_window_params(const std::string& name_in, std::size_t N, bool sym,
                                        const Params& params) {
   const WindowRow& spec = row(name_in);
-  if (N < 1) bad("N must be >= 1, got " + std::to_string(N));
   if (N > limits::kMaxSignalLength) {
     bad("N must be at most " + std::to_string(limits::kMaxSignalLength) + ", got " +
         std::to_string(N));
@@ -1345,6 +1518,7 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   }
   detail::read_main_parameter(r, params);
   if (spec.check) spec.check(r, params, N, sym);
+  if (N == 0) return {};     // empty, as scipy (after the checks: N = 0 refuses what N > 1 do)
   if (N == 1) return {1.0};  // degenerate: every window is {1}
   return spec.sampler(r, params, N, sym);
 }

@@ -24,29 +24,55 @@ sometimes the attention logits) so that a model trained on ``L`` can run on ``fa
 ``"llama3"``
     The Llama 3.1 rule (Meta, 2024): wavelengths ``2π/θ_i`` longer than ``L / low_freq_factor``
     are interpolated, shorter than ``L / high_freq_factor`` kept, with a smooth blend between.
+``"longrope"``
+    LongRoPE (Ding et al. 2024, arXiv:2402.13753, §3; the Phi-3 form): one rescale factor per
+    pair, ``θ_i / short_factor[i]`` up to the training length and ``θ_i / long_factor[i]`` beyond
+    it (``seq_len > L``); logits scaled through the attention factor
+    ``sqrt(1 + ln(factor)/ln L)``.
+``"proportional"``
+    Proportional (partial) RoPE: only the first ``int(p·d/2)`` pairs rotate, with
+    ``θ_i = base^{−2i/d}`` on the *full* dimension ``d``; the remaining pairs get ``θ = 0`` (no
+    position: NoPE); all divided by ``factor``.
 
 The formulas follow the ``rope_init_fn`` functions of Hugging Face ``transformers``
-(``modeling_rope_utils``), computed here in float64.
+(``modeling_rope_utils``). ropelab computes them in float64 (``reference="float64"``, the
+default). ``reference="transformers"`` reproduces transformers' float32 order of operations
+on PyTorch's CPU instead, so that results agree with transformers to the bit: exponents,
+divisions and blends each rounded to float32 where transformers' tensors are float32, a scalar
+divided by a tensor as ``reciprocal(tensor) · scalar`` (PyTorch's ``__rtruediv__``), and the
+powers ``base^x`` by SLEEF's float32 ``powf`` (1-ulp bound, in the C++ core), the function
+PyTorch's CPU kernels call — not always the correctly rounded power. E.g. Llama 3: float64
+``θ/factor`` rounded once is 1 ulp below transformers' float32 ``θ₃₂/factor`` in some pairs.
+
+YaRN's attention factor with both ``mscale`` and ``mscale_all_dim`` given has two readings,
+selected by ``yarn_mscale``: ``"deepseek"`` (the default; DeepSeek-V2's formula
+``mscale(factor, mscale)/mscale(factor, mscale_all_dim)`` whenever both are given) and
+``"transformers"`` (the ratio only when both are non-zero, else ``0.1 ln(factor) + 1``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ropelab import rotary
+from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._types import FloatArray
 
-__all__ = ["RULES", "Scaling", "scaled_frequencies", "UnseenAngles", "unseen_angles"]
+__all__ = ["RULES", "REFERENCES", "YARN_MSCALES", "Scaling", "scaled_frequencies", "UnseenAngles", "unseen_angles"]
 
-Rule = Literal["default", "linear", "ntk", "dynamic", "yarn", "llama3"]
+Rule = Literal["default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional"]
 #: The scaling rules :func:`scaled_frequencies` knows.
-RULES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
+RULES: tuple[str, ...] = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
+#: The arithmetic :func:`scaled_frequencies` can follow: ropelab's float64, or transformers' float32.
+REFERENCES: tuple[str, ...] = ("float64", "transformers")
+#: The readings of YaRN's ``mscale``/``mscale_all_dim`` pair.
+YARN_MSCALES: tuple[str, ...] = ("deepseek", "transformers")
 
 
 @document_fields
@@ -55,10 +81,16 @@ class Scaling(ResultDisplay):
     """Frequencies of a scaled RoPE."""
 
     inv_freq: FloatArray = field(
-        metadata=field_doc("The scaled ``θ_i`` (radians per position).", type="ndarray, shape (d/2,)")
+        metadata=field_doc(
+            "The scaled ``θ_i`` (radians per position); float64 (holding float32 values exactly with "
+            '``reference="transformers"``).',
+            type="ndarray, shape (d/2,)",
+        )
     )
     attention_factor: float = field(
-        metadata=field_doc("Factor applied to the cos/sin tables (so the logits scale by its square); 1 except YaRN.")
+        metadata=field_doc(
+            "Factor applied to the cos/sin tables (so the logits scale by its square); 1 except YaRN and LongRoPE."
+        )
     )
     rule: str = field(metadata=field_doc("The rule."))
 
@@ -98,6 +130,11 @@ def scaled_frequencies(
     truncate: bool = True,
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
+    short_factor: npt.ArrayLike | None = None,
+    long_factor: npt.ArrayLike | None = None,
+    partial_rotary_factor: float = 1.0,
+    yarn_mscale: Literal["deepseek", "transformers"] = "deepseek",
+    reference: Literal["float64", "transformers"] = "float64",
 ) -> Scaling:
     """The frequencies ``θ_i`` of RoPE scaled by one of the rules in practice.
 
@@ -105,7 +142,7 @@ def scaled_frequencies(
     ----------
     d : int
         Rotary dimension (even, ≥ 2).
-    rule : {"default", "linear", "ntk", "dynamic", "yarn", "llama3"}
+    rule : {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional"}
         The rule (see the module's documentation).
     base : float
         RoPE's base (``rope_theta``).
@@ -114,17 +151,32 @@ def scaled_frequencies(
     original_max_position : int
         The training length ``L``.
     seq_len : int, optional
-        ``"dynamic"`` only: the current sequence length (default ``L``, i.e. no change).
+        ``"dynamic"``: the current sequence length (default ``L``, i.e. no change);
+        ``"longrope"``: ``long_factor`` applies when ``seq_len > L`` (default: ``short_factor``).
     beta_fast, beta_slow : float
         ``"yarn"``: rotation counts bounding the ramp.
     mscale, mscale_all_dim : float, optional
-        ``"yarn"``: DeepSeek-style attention scaling ``mscale(factor, mscale) / mscale(factor, mscale_all_dim)``.
+        ``"yarn"``: DeepSeek-style attention scaling ``mscale(factor, mscale) / mscale(factor, mscale_all_dim)``
+        (when it applies: ``yarn_mscale``).
     attention_factor : float, optional
-        ``"yarn"``: overrides the attention factor.
+        ``"yarn"``, ``"longrope"``: overrides the attention factor.
     truncate : bool
         ``"yarn"``: round the ramp's ends to whole dimensions (floor/ceil).
     low_freq_factor, high_freq_factor : float
         ``"llama3"``: the wavelength thresholds ``L/low_freq_factor`` and ``L/high_freq_factor``.
+    short_factor, long_factor : array_like, shape (d/2,)
+        ``"longrope"`` (required): the per-pair rescale factors (positive) within and beyond ``L``.
+    partial_rotary_factor : float
+        ``"proportional"``: the fraction ``p ∈ (0, 1]`` of the dimension that rotates.
+    yarn_mscale : {"deepseek", "transformers"}
+        ``"yarn"``: when ``mscale`` and ``mscale_all_dim`` give the attention factor: whenever both
+        are given (``"deepseek"``, DeepSeek-V2's formula) or only when both are non-zero
+        (``"transformers"``; otherwise ``0.1 ln(factor) + 1``). E.g. ``factor=40``,
+        ``mscale=0.707``, ``mscale_all_dim=0``: 1.2608 and 1.3689.
+    reference : {"float64", "transformers"}
+        ``"float64"`` (default): ropelab's float64 evaluation. ``"transformers"``: transformers'
+        float32 order of operations on PyTorch's CPU, bit for bit (see the module's
+        documentation); scalars (bounds, attention factors) stay Python floats as there.
 
     Returns
     -------
@@ -136,8 +188,9 @@ def scaled_frequencies(
     TypeError
         If a number has the wrong type.
     ValueError
-        For an unknown rule, an odd or small ``d``, ``factor < 1``, non-positive lengths, or
-        ``high_freq_factor <= low_freq_factor``.
+        For an unknown rule, reference or yarn_mscale, an odd or small ``d``, ``factor < 1``,
+        non-positive lengths, ``high_freq_factor <= low_freq_factor``, missing or mis-sized
+        ``short_factor``/``long_factor``, or ``partial_rotary_factor`` outside ``(0, 1]``.
 
     Examples
     --------
@@ -146,29 +199,64 @@ def scaled_frequencies(
     True
     >>> round(scaled_frequencies(128, "yarn", factor=16.0).attention_factor, 6)
     1.277259
+    >>> s = scaled_frequencies(8, "longrope", factor=4.0, short_factor=[1, 1, 2, 2], long_factor=[1, 2, 4, 8],
+    ...                        original_max_position=4096, seq_len=8192)
+    >>> bool(np.allclose(s.inv_freq * [1, 2, 4, 8], rotary.frequencies(8))), round(s.attention_factor, 6)
+    (True, 1.080123)
+    >>> scaled_frequencies(8, "proportional", partial_rotary_factor=0.5).inv_freq
+    array([1. , 0.1, 0. , 0. ])
+    >>> a = scaled_frequencies(128, "llama3", factor=10.0, original_max_position=2048)
+    >>> b = scaled_frequencies(128, "llama3", factor=10.0, original_max_position=2048, reference="transformers")
+    >>> lower = scaled_frequencies(128, reference="transformers").inv_freq.astype(np.float32) / np.float32(10)
+    >>> np.flatnonzero(a.inv_freq.astype(np.float32) < lower)   # float64 rounded once: 1 ulp below θ₃₂/10
+    array([42, 48, 51, 58, 62])
+    >>> bool(np.all(b.inv_freq.astype(np.float32) >= lower))
+    True
+    >>> kw = dict(factor=40.0, mscale=0.707, mscale_all_dim=0.0)
+    >>> round(scaled_frequencies(128, "yarn", **kw).attention_factor, 4)
+    1.2608
+    >>> round(scaled_frequencies(128, "yarn", yarn_mscale="transformers", **kw).attention_factor, 4)
+    1.3689
     """
     f = "scaled_frequencies"
     if rule not in RULES:
         raise ValueError(f"{f}: rule must be one of {RULES}, got {rule!r}")
+    if reference not in REFERENCES:
+        raise ValueError(f"{f}: reference must be one of {REFERENCES}, got {reference!r}")
+    if yarn_mscale not in YARN_MSCALES:
+        raise ValueError(f"{f}: yarn_mscale must be one of {YARN_MSCALES}, got {yarn_mscale!r}")
     d = _int(f, "d", d, 2)
     if d % 2:
         raise ValueError(f"{f}: d must be even, got {d}")
     base = _real(f, "base", base, low=1.0, inclusive=False)
     factor = _real(f, "factor", factor, low=1.0)
     L = _int(f, "original_max_position", original_max_position, 1)
-    idx = np.arange(0, d, 2, dtype=np.float64) / d  # 2i/d
-    theta = rotary.frequencies(d, base)
+    t32 = reference == "transformers"
+    # The exponents 2i/d and the powers base^(2i/d): float64, or transformers' float32 (the
+    # exponent divided in float32, the power rounded to float32).
+    ft: type[np.floating[Any]] = np.float32 if t32 else np.float64
+
+    def powers(b: float, count: int, denom: int) -> npt.NDArray[np.floating[Any]]:
+        e = np.arange(0, 2 * count, 2).astype(ft) / ft(denom)
+        if t32:  # PyTorch's float32 power of a Python scalar (SLEEF's powf, in the core)
+            return np.asarray(_core.extrapolation.float32_powers(base=b, exponents=e), dtype=np.float32)
+        return np.asarray(np.power(b, e))
+
+    def one_over(x: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floating[Any]]:
+        return np.asarray(ft(1.0) / x)
+
+    theta = one_over(powers(base, d // 2, d)) if t32 else rotary.frequencies(d, base)
     att = 1.0
     if rule == "linear":
-        theta = theta / factor
+        theta = theta / ft(factor)
     elif rule == "ntk":
         if d > 2:  # (d = 2 has only θ_0 = 1, which no base changes)
-            theta = 1.0 / (base * factor ** (d / (d - 2))) ** idx
+            theta = one_over(powers(base * factor ** (d / (d - 2)), d // 2, d))
     elif rule == "dynamic":
         n = L if seq_len is None else _int(f, "seq_len", seq_len, 1)
         n = max(n, L)
         new_base = base * (factor * n / L - (factor - 1.0)) ** (d / (d - 2)) if d > 2 else base
-        theta = 1.0 / new_base**idx
+        theta = one_over(powers(new_base, d // 2, d))
     elif rule == "yarn":
         beta_fast = _real(f, "beta_fast", beta_fast, low=0.0, inclusive=False)
         beta_slow = _real(f, "beta_slow", beta_slow, low=0.0, inclusive=False)
@@ -182,15 +270,25 @@ def scaled_frequencies(
         low, high = max(low, 0), min(high, d - 1)
         if low == high:
             high += 0.001
-        ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
-        extrapolation = 1.0 - ramp  # 1: keep θ_i (fast pairs), 0: interpolate
-        theta = (theta / factor) * (1.0 - extrapolation) + theta * extrapolation
+        if t32:  # transformers: 1/(factor·base^x) and the ramp in float32
+            pos = powers(base, d // 2, d)
+            interp = one_over(ft(factor) * pos)
+            ramp = np.clip((np.arange(d // 2, dtype=ft) - ft(low)) / ft(high - low), ft(0), ft(1))
+            keep = ft(1) - ramp
+            theta = interp * (ft(1) - keep) + theta * keep
+        else:
+            ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+            extrapolation = 1.0 - ramp  # 1: keep θ_i (fast pairs), 0: interpolate
+            theta = (theta / factor) * (1.0 - extrapolation) + theta * extrapolation
         if attention_factor is not None:
             att = _real(f, "attention_factor", attention_factor, low=0.0, inclusive=False)
         elif mscale is not None and mscale_all_dim is not None:
-            att = _yarn_mscale(factor, _real(f, "mscale", mscale, low=0.0)) / _yarn_mscale(
-                factor, _real(f, "mscale_all_dim", mscale_all_dim, low=0.0)
-            )
+            ms = _real(f, "mscale", mscale, low=0.0)
+            ms_all = _real(f, "mscale_all_dim", mscale_all_dim, low=0.0)
+            if yarn_mscale == "transformers" and not (ms != 0 and ms_all != 0):
+                att = _yarn_mscale(factor)
+            else:
+                att = _yarn_mscale(factor, ms) / _yarn_mscale(factor, ms_all)
         else:
             att = _yarn_mscale(factor)
     elif rule == "llama3":
@@ -198,13 +296,42 @@ def scaled_frequencies(
         hi = _real(f, "high_freq_factor", high_freq_factor, low=0.0, inclusive=False)
         if hi <= lo:
             raise ValueError(f"{f}: high_freq_factor must be > low_freq_factor = {lo:g}, got {high_freq_factor!r}")
-        wavelen = 2 * math.pi / theta
         low_wavelen, high_wavelen = L / lo, L / hi
-        scaled = np.where(wavelen > low_wavelen, theta / factor, theta)
-        smooth = (L / wavelen - lo) / (hi - lo)
-        blended = (1.0 - smooth) * scaled / factor + smooth * scaled
-        medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen)
+        if t32:  # PyTorch computes scalar / tensor as reciprocal(tensor) * scalar
+            wavelen = (ft(1) / theta) * ft(2 * math.pi)
+            smooth = ((ft(1) / wavelen) * ft(L) - ft(lo)) / ft(hi - lo)
+        else:
+            wavelen = 2 * math.pi / theta
+            smooth = (L / wavelen - lo) / (hi - lo)
+        scaled = np.where(wavelen > ft(low_wavelen), theta / ft(factor), theta)
+        blended = (ft(1) - smooth) * scaled / ft(factor) + smooth * scaled
+        medium = ~(wavelen < ft(high_wavelen)) & ~(wavelen > ft(low_wavelen))
         theta = np.where(medium, blended, scaled)
+    elif rule == "longrope":
+        which = "long_factor" if seq_len is not None and _int(f, "seq_len", seq_len, 0) > L else "short_factor"
+        given = long_factor if which == "long_factor" else short_factor
+        for name, value in (("short_factor", short_factor), ("long_factor", long_factor)):
+            if value is None:
+                raise ValueError(f"{f}: rule 'longrope' needs {name} (d/2 = {d // 2} positive numbers), got None")
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "iuf" or arr.shape != (d // 2,):
+                raise ValueError(f"{f}: {name} must be {d // 2} (= d/2) real numbers, got shape {arr.shape}")
+            if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+                raise ValueError(f"{f}: {name} must be positive and finite")
+        ext = np.asarray(given).astype(ft)
+        theta = one_over(ext * powers(base, d // 2, d))
+        if attention_factor is not None:
+            att = _real(f, "attention_factor", attention_factor, low=0.0, inclusive=False)
+        else:
+            att = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(L)) if L > 1 else 1.0
+    elif rule == "proportional":
+        p = _real(f, "partial_rotary_factor", partial_rotary_factor, low=0.0, inclusive=False)
+        if p > 1:
+            raise ValueError(f"{f}: partial_rotary_factor must be in (0, 1], got {partial_rotary_factor!r}")
+        angles = int(p * d // 2)
+        theta = np.zeros(d // 2, dtype=ft)
+        theta[:angles] = one_over(powers(base, angles, d))
+        theta = theta / ft(factor)
     return Scaling(np.asarray(theta, dtype=np.float64), float(att), rule)
 
 

@@ -33,7 +33,9 @@ padding factor beyond its role in locating peaks.
 from __future__ import annotations
 
 import math
-from typing import Any, overload
+import operator
+import warnings
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +52,7 @@ __all__ = [
     "window_names",
     "window_info",
     "window",
+    "dpss",
     "ssm_window",
     "ssm_impulse",
     "dtft",
@@ -218,10 +221,17 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
           (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
           dB, or ``attenuation`` dB, or Harris's ``alpha = at/20``), ``taylor`` (``nbar = 4``,
           ``sll = 30`` dB, ``norm = True``), ``dpss`` (``NW``; ``norm = "approximate"``,
-          ``"subsample"`` or ``2``; the first taper only, scipy's ``Kmax=None``: ``Kmax`` and
-          ``return_ratios`` are refused), ``barcilon_temes`` (Harris's ``alpha``).
+          ``"subsample"`` or ``2``; the first taper only, scipy's ``Kmax=None``: several
+          tapers and their concentration ratios are :func:`dpss`'s), ``barcilon_temes``
+          (Harris's ``alpha``).
+
+        A negative Dolph–Chebyshev attenuation is read as ``|at|`` and ``|at| < 45`` dB gives
+        scipy's UserWarning ("This window is not suitable for spectral analysis ...").
     N : int
-        Length, 1 ≤ N ≤ :data:`MAX_SIGNAL_LENGTH` (``2**31 − 1``).
+        Length, 0 ≤ N ≤ :data:`MAX_SIGNAL_LENGTH` (``2**31 − 1``); an integer-valued float is
+        accepted. ``N = 0`` gives an empty array and ``N = 1`` gives ``[1.0]`` (after the
+        parameters are checked), as scipy. ``kaiser_bessel_derived`` returns an empty array for
+        any ``N < 1`` (scipy's ``M < 1``, e.g. 0.5).
     sym : bool
         ``False`` (default): DFT-even, Harris's convention for spectral analysis (the symmetric
         window of length ``N + 1`` without its last sample; scipy's ``sym=False``). ``True``:
@@ -259,9 +269,181 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
     array([0.088, 0.334, 0.694, 0.97 , 0.97 , 0.694, 0.334, 0.088])
     >>> window("chebwin", 8, sym=False, at=60.0).round(3)  # DFT-even: scipy's sym=False
     array([0.052, 0.227, 0.538, 0.86 , 1.   , 0.86 , 0.538, 0.227])
+    >>> window("hann", 0, sym=True)
+    array([], dtype=float64)
     """
     given = {k: v for k, v in params.items() if v is not None}
-    return _core.spectra.window(name=name, N=N, sym=bool(sym), params=given)
+    if isinstance(name, str) and isinstance(N, (float, np.floating)) and 0 <= N < 1:
+        # scipy's kaiser_bessel_derived returns [] for any M < 1 before its other checks
+        if name in _KBD_NAMES:
+            return np.empty(0, dtype=np.float64)
+    w: FloatArray = _core.spectra.window(name=name, N=N, sym=bool(sym), params=given)
+    if isinstance(name, str) and name in _CHEBYSHEV_NAMES:
+        at = given.get("at", given.get("attenuation"))
+        if at is None and "alpha" in given:
+            at = 20 * float(given["alpha"])
+        if at is not None and abs(float(at)) < 45:
+            warnings.warn(_CHEBYSHEV_WARNING, UserWarning, stacklevel=2)
+    return w
+
+
+_KBD_NAMES = frozenset(
+    n
+    for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
+    if n == "kaiser_bessel_derived" or _core.spectra.window_aliases().get(n) == "kaiser_bessel_derived"
+)
+_CHEBYSHEV_NAMES = frozenset(
+    n
+    for n in (*_core.spectra.window_names(), *_core.spectra.window_aliases())
+    if n == "chebyshev" or _core.spectra.window_aliases().get(n) == "chebyshev"
+)
+#: scipy's warning for a Dolph–Chebyshev attenuation below 45 dB (the same text, so that filters
+#: written for scipy's match).
+_CHEBYSHEV_WARNING = (
+    "This window is not suitable for spectral analysis for attenuation values lower than about "
+    "45dB because the equivalent noise bandwidth of a Chebyshev window does not grow "
+    "monotonically with increasing sidelobe attenuation when the attenuation is smaller than "
+    "about 45 dB."
+)
+
+
+@overload
+def dpss(
+    N: int,
+    NW: float,
+    Kmax: None = None,
+    *,
+    sym: bool = False,
+    norm: Literal["approximate", "subsample", 2] | None = None,
+    return_ratios: Literal[False] = False,
+) -> FloatArray: ...
+@overload
+def dpss(
+    N: int,
+    NW: float,
+    Kmax: int,
+    *,
+    sym: bool = False,
+    norm: Literal["approximate", "subsample", 2] | None = None,
+    return_ratios: Literal[False] = False,
+) -> FloatArray: ...
+@overload
+def dpss(
+    N: int,
+    NW: float,
+    Kmax: None = None,
+    *,
+    sym: bool = False,
+    norm: Literal["approximate", "subsample", 2] | None = None,
+    return_ratios: Literal[True],
+) -> tuple[FloatArray, float]: ...
+@overload
+def dpss(
+    N: int,
+    NW: float,
+    Kmax: int,
+    *,
+    sym: bool = False,
+    norm: Literal["approximate", "subsample", 2] | None = None,
+    return_ratios: Literal[True],
+) -> tuple[FloatArray, FloatArray]: ...
+def dpss(
+    N: int,
+    NW: float,
+    Kmax: int | None = None,
+    *,
+    sym: bool = False,
+    norm: Literal["approximate", "subsample", 2] | None = None,
+    return_ratios: bool = False,
+) -> FloatArray | tuple[FloatArray, FloatArray | float]:
+    """Discrete prolate spheroidal (Slepian) tapers and their concentration ratios (multi-taper).
+
+    The tapers maximise the fraction ``λ_k`` of their energy in the band ``|f| ≤ W = NW/M``
+    (cycles per sample), ``M = N`` (``sym=True``) or ``N + 1`` (DFT-even: the last sample is
+    dropped); taper ``k`` is the eigenvector of the ``k``-th largest eigenvalue of the symmetric
+    tridiagonal matrix of Percival & Walden (1993, §8.3, eq. 378) with diagonal
+    ``((M − 1 − 2n)/2)² cos 2πW`` and off-diagonal ``n(M − n)/2``, computed in the C++ core by
+    Sturm bisection and inverse iteration. Signs follow Percival & Walden (p. 379): even tapers
+    have a positive sum, odd tapers begin positive. The ratios ``λ_k`` are computed from the
+    tapers' autocorrelations (p. 390). Sample-equal to ``scipy.signal.windows.dpss`` to rounding.
+
+    Parameters
+    ----------
+    N : int
+        Length, ``N ≥ 0``. ``N ≤ 1`` gives scipy's degenerate result whatever ``Kmax``: a 1-D
+        array of ``N`` ones, with the ratio 1 (``[1.0]`` when ``Kmax`` is given).
+    NW : float
+        Time-half-bandwidth product, ``0 < NW < N/2``.
+    Kmax : int, optional
+        Number of tapers, ``1 ≤ Kmax ≤ N``. ``None`` (default): the first taper only, as a 1-D
+        array (the ``dpss`` window of :func:`window`).
+    sym : bool
+        ``False`` (default): DFT-even; ``True``: symmetric (scipy's default).
+    norm : {"approximate", "subsample", 2}, optional
+        ``2``: unit ℓ² tapers; ``"approximate"``: divided by the largest sample of all tapers,
+        times ``M²/(M² + NW)`` for even ``M``; ``"subsample"``: the same with scipy's FFT-shift
+        correction. Default (as scipy): ``"approximate"`` when ``Kmax`` is None, else ``2``.
+    return_ratios : bool
+        Also return the concentration ratios ``λ_k`` (computed from the unit-ℓ² tapers).
+
+    Returns
+    -------
+    tapers : ndarray, shape (N,) or (Kmax, N)
+        One taper (``Kmax=None``) or ``Kmax`` tapers by decreasing ``λ_k``.
+    ratios : float or ndarray, shape (Kmax,)
+        Only with ``return_ratios``: ``λ_k`` (a float when ``Kmax`` is None).
+
+    Raises
+    ------
+    TypeError
+        If ``Kmax`` is not an integer (e.g. 1.5).
+    ValueError
+        ``N < 0``, ``Kmax`` outside ``[1, N]``, ``NW`` outside ``(0, N/2)`` or an unknown
+        ``norm``.
+
+    Examples
+    --------
+    >>> tapers, ratios = dpss(64, 2.5, 4, sym=True, return_ratios=True)
+    >>> tapers.shape
+    (4, 64)
+    >>> ratios.round(6)
+    array([0.999997, 0.999847, 0.996267, 0.952426])
+    >>> bool(np.allclose(tapers @ tapers.T, np.eye(4)))   # orthonormal (norm=2 with Kmax)
+    True
+    """
+    f = "spectra.dpss"
+    singleton = Kmax is None
+    if Kmax is None:
+        K = 1
+    else:
+        if isinstance(Kmax, bool):
+            raise TypeError(f"{f}: Kmax must be an integer or None, got {Kmax!r}")
+        try:
+            K = operator.index(Kmax)
+        except TypeError:
+            raise TypeError(f"{f}: Kmax must be an integer or None, got {Kmax!r}") from None
+    if norm is None:
+        dnorm = "approximate" if singleton else "2"
+    elif isinstance(norm, str) and norm in ("approximate", "subsample"):
+        dnorm = norm
+    elif not isinstance(norm, (bool, str)) and isinstance(norm, (int, np.integer)) and norm == 2:
+        dnorm = "2"
+    else:
+        raise ValueError(f"{f}: norm must be 'approximate', 'subsample' or 2, got {norm!r}")
+    if not isinstance(return_ratios, (bool, np.bool_)):
+        raise TypeError(f"{f}: return_ratios must be a bool, got {return_ratios!r}")
+    out = _core.spectra.dpss(N=N, NW=NW, Kmax=K, sym=bool(sym), norm=dnorm, return_ratios=bool(return_ratios))
+    tapers: FloatArray = out[0]
+    ratios: FloatArray = out[1]
+    if singleton or tapers.shape[1] <= 1:  # (scipy's degenerate N <= 1: one 1-D taper of ones)
+        tapers = tapers[0]
+    if singleton:
+        if return_ratios:
+            return tapers, float(ratios[0])
+        return tapers
+    if return_ratios:
+        return tapers, ratios
+    return tapers
 
 
 def ssm_window(*, alpha: float, N: int) -> FloatArray:

@@ -7,7 +7,8 @@
 /// *DFT-even* (sym = false, Harris's convention for spectral analysis, ropelab's default): the
 /// DFT-even window of length N is the symmetric window of length N + 1 without its last sample.
 /// Windows written below with a span L and a centred coordinate x = (n − L/2)/(L/2) ∈ [−1, 1]
-/// use L = N − 1 (symmetric) or L = N (DFT-even). N = 1 gives {1} for every window (as scipy).
+/// use L = N − 1 (symmetric) or L = N (DFT-even). N = 0 gives an empty window and N = 1 gives {1}
+/// for every window (as scipy), after the parameter checks.
 /// Windows that are only defined one way refuse the other with std::invalid_argument:
 /// kaiser_bessel_derived is symmetric only (and N even), the causal SSM window (ssm) and an
 /// exponential with an explicit centre are DFT-even only. Nothing is silently ignored.
@@ -168,12 +169,34 @@ std::vector<ParameterInfo> parameter_info(const std::string& name);
 /// "both", "symmetric" (sym = true only) or "dft-even" (sym = false only).
 std::string symmetry(const std::string& name);
 
-/// The window `name` of length N ≥ 1 (DFT-even unless sym). Throws std::invalid_argument (with a
-/// message naming the argument and value) for an unknown name, a missing, unknown, duplicated or
-/// out-of-range parameter, N < 1 or N > limits::kMaxSignalLength, or a `sym` the window does not
-/// have.
+/// The window `name` of length N ≥ 0 (DFT-even unless sym; N = 0: empty). Throws
+/// std::invalid_argument (with a message naming the argument and value) for an unknown name, a
+/// missing, unknown, duplicated or out-of-range parameter, N > limits::kMaxSignalLength, or a
+/// `sym` the window does not have.
 std::vector<double> make_window_params(const std::string& name, std::size_t N, bool sym,
                                        const Params& params);
+
+/// The first `Kmax` discrete prolate spheroidal sequences (Slepian tapers) of length N and their
+/// concentration ratios (scipy.signal.windows.dpss with an integer Kmax).
+struct DpssTapers {
+  std::vector<std::vector<double>> tapers;  ///< Kmax rows of N samples, by decreasing ratio
+  std::vector<double> ratios;               ///< the ratios λ_k (empty unless asked for)
+};
+
+/// Percival & Walden (1993, §8.3): the eigenvectors of the symmetric tridiagonal matrix with
+/// diagonal ((M − 1 − 2n)/2)² cos(2πW) and off-diagonal n(M − n)/2, W = NW/M, M = N (sym) or
+/// N + 1 (DFT-even, the last sample dropped), for its Kmax largest eigenvalues (Sturm bisection,
+/// then inverse iteration, orthogonalised against the tapers of the same parity); taper k is
+/// made exactly even (k even) or odd (k odd). Signs (P&W p. 379): even tapers have a positive
+/// sum, odd ones begin (first sample with w² > max(1e−7, 1/M)) positive. Ratios (P&W p. 390):
+/// λ_k = Σ_j r_k[j] s[j] with r_k the autocorrelation of the unit-ℓ² taper of length M and
+/// s[0] = 2W, s[j] = 4W sinc(2Wj). norm: "2" (unit ℓ², the tapers as computed), "approximate"
+/// (divided by the largest sample of all tapers, times M²/(M² + NW) for even M) or "subsample"
+/// (that, with scipy's FFT-shift correction of taper 0). N = 0: no samples; N = 1: one taper
+/// {1} with ratio 1 (scipy's degenerate case). Throws std::invalid_argument for Kmax ∉ [1, M]
+/// (N ≥ 2), NW ∉ (0, N/2), an unknown norm or N > limits::kMaxSignalLength.
+DpssTapers dpss_tapers(std::size_t N, double NW, std::size_t Kmax, bool sym,
+                       const std::string& norm, bool ratios);
 
 /// make_window_params with numeric parameters only.
 std::vector<double> make_window(const std::string& name, std::size_t N, bool sym,

@@ -13,7 +13,8 @@ from . import spectra
 from . import simd
 from . import attention
 from . import selective
-__all__: list[str] = ['attention', 'estimators', 'git_commit', 'limits', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
+from . import extrapolation
+__all__: list[str] = ['attention', 'estimators', 'extrapolation', 'git_commit', 'limits', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
 def estimators() -> list[str]:
     """
     Every random-feature estimator name, in enum order (rff.estimators() and attention.estimators() are subsets).

@@ -7,7 +7,7 @@ import numpy
 import numpy.typing
 import ropelab._core.result
 import typing
-__all__: list[str] = ['FiguresOfMerit', 'LeakageMap', 'WindowInfo', 'WindowParameter', 'cached_plan_count', 'continuous_spectrum', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
+__all__: list[str] = ['FiguresOfMerit', 'LeakageMap', 'WindowInfo', 'WindowParameter', 'cached_plan_count', 'continuous_spectrum', 'dpss', 'dtft', 'figures_of_merit', 'leakage_map', 'spectrum', 'ssm_envelope', 'ssm_impulse', 'ssm_kernel', 'ssm_spectrum', 'window', 'window_aliases', 'window_info', 'window_names', 'window_parameters', 'zoh']
 class FiguresOfMerit(ropelab._core.result.Result):
     """
     Figures of merit of a window (Harris 1978); frequencies in bins (the documented class is ropelab.spectra.FiguresOfMerit).
@@ -322,6 +322,8 @@ class LeakageMap(ropelab._core.result.Result):
 def cached_plan_count() -> int:
     ...
 def continuous_spectrum(alpha: typing.SupportsFloat, omega: typing.SupportsFloat, T: typing.SupportsFloat, freqs_bins: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.complex128]:
+    ...
+def dpss(N: typing.SupportsInt, NW: typing.SupportsFloat, Kmax: typing.SupportsInt, sym: bool, norm: str, return_ratios: bool) -> tuple:
     ...
 def dtft(x: numpy.typing.ArrayLike, freqs_bins: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.complex128]:
     ...
