@@ -216,6 +216,10 @@ info_text: list[str] = [info.name, info.definition, info.harris_name, info.scipy
 info_text += [p.name for p in info.parameters] + info.aliases
 hann: FloatArray = rl.spectra.window("hann", 64)
 kaiser: FloatArray = rl.spectra.window("kaiser", 64, beta=8.6)
+taper: FloatArray = rl.spectra.dpss(64, 2.5)
+tapers, ratios = rl.spectra.dpss(64, 2.5, 3, return_ratios=True)
+assert tapers.shape == (3, 64) and ratios.shape == (3,) and bool(np.all(ratios > 0.9))
+assert taper.shape == (64,)
 ssm: FloatArray = rl.spectra.ssm_window(alpha=rl.spectra.decay_per_sample(2.0, 64), N=64)
 impulse: ComplexArray = rl.spectra.ssm_impulse(0.05, 0.3, 64)
 bins = np.linspace(-4.0, 4.0, 9)
@@ -311,6 +315,7 @@ scalings: list[rl.extrapolation.Scaling] = [
     rl.extrapolation.scaled_frequencies(128, "linear", factor=4.0),
     rl.extrapolation.scaled_frequencies(128, "yarn", factor=16.0),
     rl.extrapolation.scaled_frequencies(128, "llama3", factor=8.0),
+    rl.extrapolation.scaled_frequencies(128, "llama3", factor=8.0, reference="transformers"),
 ]
 attention_factor: float = scalings[1].attention_factor
 unseen: rl.extrapolation.UnseenAngles = rl.extrapolation.unseen_angles(rl.rotary.frequencies(128), 2048, 8192)
