@@ -61,3 +61,15 @@ def _entries(doc: str) -> list[str]:
             if len(body) > 1:
                 out.append("\n".join(body))
     return out
+
+
+def test_no_parameter_description_is_copied_by_hand() -> None:
+    """A parameter entry written the same way in two public functions comes from one snippet."""
+    snippets = set(_docstrings.SNIPPETS.values())
+    seen: dict[str, list[str]] = {}
+    for name, doc in _public_docstrings():
+        for entry in set(_entries(doc)):
+            if entry not in snippets:
+                seen.setdefault(entry, []).append(name)
+    copied = {entry.splitlines()[0]: names for entry, names in seen.items() if len(names) > 1}
+    assert not copied, copied

@@ -50,6 +50,7 @@ import numpy.typing as npt
 from ropelab import rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._display import document_fields, field_doc
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout, RealArray
 
 __all__ = [
@@ -138,6 +139,7 @@ def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, i
     return b, np.ascontiguousarray(offsets, dtype=np.int64), int(strides[-2]), int(strides[-1])
 
 
+@shared
 def softmax(
     q: ArrayLike,
     k: ArrayLike,
@@ -159,18 +161,15 @@ def softmax(
 
     Parameters
     ----------
-    q : array_like, shape (..., T, d)
-        Queries.
+    {q}
     k : array_like, shape (..., S, d)
         Keys, with the same leading dimensions as ``q``.
     v : array_like, shape (..., S, d_v)
         Values.
     angles : array_like or None, shape (..., T, d/2)
         Rotary angles applied to ``q`` and ``k`` first (see the module docstring).
-    causal : bool
-        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
-    scale : float or None
-        Logit scale; ``None`` means ``1/√d``.
+    {causal}
+    {scale}
     bias : array_like or None
         An additive logit bias broadcastable to ``(..., T, S)``: ``b_ij`` is added to
         ``scale·q_i·k_j`` before the softmax. ALiBi is ``bias = −m_h·(i − j)`` per head ``h``
@@ -274,6 +273,7 @@ def random_feature(
 ) -> RandomFeatureParts: ...
 
 
+@shared
 def random_feature(
     q: ArrayLike,
     k: ArrayLike,
@@ -310,8 +310,7 @@ def random_feature(
         Number of random frequencies (``≥ 1``).
     angles : array_like or None, shape (..., T, d/2)
         Rotary angles applied to ``q`` and ``k`` first (module docstring).
-    estimator : {"trig", "positive", "hyperbolic"}
-        Feature map (module docstring).
+    {attention_estimator}
     sigma : float or array_like of shape (d/2,)
         Temperature: ``ω ~ N(0, σ² I_d)`` for a scalar. An array gives one temperature per rotary
         frequency pair (a spectrum, as in Fig. 2 of arXiv:2511.17388): both channels of pair
@@ -320,8 +319,7 @@ def random_feature(
         ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``≥ 0`` (``0``: that pair does not enter the features; the ``"rfa"`` spectrum starts at 0).
     orthogonal : bool
         Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
-    causal : bool
-        Query ``i`` sees keys ``j ≤ i`` only (requires ``T == S``).
+    {causal}
     trials : int
         Independent repetitions (trial ``t`` uses the frequencies of index ``t``).
     seed : int
@@ -404,6 +402,7 @@ def random_feature(
     return arrs[0]
 
 
+@shared
 def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *, scale: float = 1.0) -> FloatArray:
     """The feature map ``φ`` of :func:`random_feature` (without stabilisation).
 
@@ -413,8 +412,7 @@ def feature_map(X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", *
         Rows to map.
     omega : array_like, shape (D, d)
         Frequencies (e.g. :func:`ropelab.rff.sample_omega`).
-    estimator : {"trig", "positive", "hyperbolic"}
-        Feature map (module docstring).
+    {attention_estimator}
     scale : float
         Logit scale: rows are multiplied by ``√scale`` first.
 

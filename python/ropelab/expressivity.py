@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab import recurrence, rotary
+from ropelab._docstrings import shared
 from ropelab._validation import _PIECE, _copy_pieces
 from ropelab.tasks import Group, _check_size
 from ropelab.tasks import group as _group
@@ -69,6 +70,7 @@ def _as_group(g: Group | str, func: str) -> Group:
     return g
 
 
+@shared
 def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
     """Rotation angles of a cyclic group's elements: element ``s`` (shift by ``s``) → ``2π s / n``.
 
@@ -78,8 +80,7 @@ def element_angles(g: Group | str) -> npt.NDArray[np.float64]:
 
     Parameters
     ----------
-    g : Group or str
-        The group.
+    {g}
 
     Returns
     -------
@@ -114,15 +115,14 @@ def _circular_nearest(phi: npt.NDArray[np.float64], angles: npt.NDArray[np.float
     return out
 
 
+@shared
 def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike | None = None) -> IntArray:
     """Track a word problem with one rotating channel pair (an input-dependent phase).
 
     Parameters
     ----------
-    g : Group or str
-        The group.
-    tokens : array_like of int, shape (n, T)
-        Element indices.
+    {g}
+    {tokens}
     angles : array_like, shape (order,), optional
         The rotation angle of each element (default :func:`element_angles`).
 
@@ -153,6 +153,7 @@ def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike 
     return _circular_nearest(phi, a)
 
 
+@shared
 def representation(g: Group | str) -> npt.NDArray[np.float64]:
     """A faithful orthogonal representation ``ρ`` of a permutation group, one matrix per element.
 
@@ -163,8 +164,7 @@ def representation(g: Group | str) -> npt.NDArray[np.float64]:
 
     Parameters
     ----------
-    g : Group or str
-        The group.
+    {g}
 
     Returns
     -------
@@ -244,6 +244,7 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     return np.array(ws, dtype=np.float64).reshape(len(ws), m)
 
 
+@shared
 def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -> IntArray:
     """Track a word problem with the delta rule: reflections (``β = 2``, unit keys) per token.
 
@@ -256,10 +257,8 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
 
     Parameters
     ----------
-    g : Group or str
-        The group.
-    tokens : array_like of int, shape (n, T)
-        Element indices.
+    {g}
+    {tokens}
     seed : int
         Seed of the generic reference vector ``r``.
 
@@ -315,13 +314,13 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     return out
 
 
+@shared
 def track_fixed_rope(g: Group | str, tokens: npt.ArrayLike, theta: float = 1.0) -> IntArray:
     """Fixed RoPE: the phase ``θ t`` does not depend on the tokens, decoded like :func:`track_rotation`.
 
     Parameters
     ----------
-    g : Group or str
-        The group.
+    {g}
     tokens : array_like of int, shape (n, T)
         Element indices (only their shape is used: that is the point).
     theta : float

@@ -436,8 +436,7 @@ def sigma_star_vs_D(
     Ds : sequence of float, optional
         Feature counts (default: the distinct integers among 400 log-spaced values from 1 to 10⁶).
     {ax}
-    estimator : {"trig", "positive"}, default "trig"
-        The random-feature estimator.
+    {estimator}
 
     Returns
     -------
@@ -547,8 +546,7 @@ def recurrence_error_vs_T(
     ----------
     Ts : sequence of int
         Sequence lengths.
-    d : int
-        Head dimension (even).
+    {d}
     seed : int
         Seed of the random inputs (``numpy.random.default_rng``).
     {ax}
@@ -755,6 +753,7 @@ def sweep_lines(
     return fig
 
 
+@shared
 class MSEExplorer:
     r"""Interactive MSE-against-σ explorer: sliders for ξ, D and σ redraw the closed-form curve.
 
@@ -766,14 +765,12 @@ class MSEExplorer:
 
     Parameters
     ----------
-    xi : float, default 0.5
-        Initial cosine ξ = q·k, in (−1, 1).
+    {plot_xi}
     D : int, default 16
         Initial number of features (a power of two from 1 to 2²⁰ on the slider).
     sigma : float, default 1.0
         Initial temperature σ (0.02 to 3 on the slider).
-    estimator : {"trig", "positive"}, default "trig"
-        The random-feature estimator.
+    {estimator}
     convention : {"conjugate", "literal"}, default "conjugate"
         The trigonometric product (see :func:`ropelab.rff.moments`).
     sigma_range : tuple of float, default (0.02, 3.0)
@@ -1010,6 +1007,7 @@ class MSEExplorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
+@shared
 def mse_explorer(
     xi: float = 0.5, D: int = 16, sigma: float = 1.0, *, estimator: str = "trig", convention: str = "conjugate"
 ) -> MSEExplorer:
@@ -1021,14 +1019,12 @@ def mse_explorer(
 
     Parameters
     ----------
-    xi : float, default 0.5
-        Initial cosine ξ = q·k, in (−1, 1).
+    {plot_xi}
     D : int, default 16
         Initial number of features (a power of two from 1 to 2²⁰).
     sigma : float, default 1.0
         Initial temperature σ, in [0.02, 3].
-    estimator : {"trig", "positive"}, default "trig"
-        The random-feature estimator.
+    {estimator}
     convention : {"conjugate", "literal"}, default "conjugate"
         The trigonometric product.
 

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
 
 __all__ = [
@@ -161,6 +162,7 @@ def selective_rope_attention(
     )
 
 
+@shared
 def rff_attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -192,8 +194,7 @@ def rff_attention(
     mode : {"direct", "recurrent"}
     amplitude : bool
         ``False`` is only meaningful (and only allowed) for ``mode="recurrent"``.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -242,6 +243,7 @@ def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> Compl
     return np.asarray(_core.recurrence.rff_increment_product(q=q, omega=omega, tau=tau))
 
 
+@shared
 def alibi_attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, slope: float, mode: Direct = "direct", *, nthreads: int | None = None
 ) -> FloatArray:
@@ -253,16 +255,13 @@ def alibi_attention(
 
     Parameters
     ----------
-    q, k : array_like, shape (..., T, d)
-        Queries and keys (the same leading dimensions as ``v``).
-    v : array_like, shape (..., T, dv)
-        Values.
+    {q_k}
+    {v}
     slope : float
         The head's slope ``m`` (≥ 0).
     mode : {"direct", "recurrent"}
         Direct O(T² d) sum or the decayed recurrence.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -283,6 +282,7 @@ def alibi_attention(
     )
 
 
+@shared
 def fox_attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, gates: ArrayLike, mode: Direct = "direct", *, nthreads: int | None = None
 ) -> FloatArray:
@@ -293,16 +293,13 @@ def fox_attention(
 
     Parameters
     ----------
-    q, k : array_like, shape (..., T, d)
-        Queries and keys (the same leading dimensions as ``v``).
-    v : array_like, shape (..., T, dv)
-        Values.
+    {q_k}
+    {v}
     gates : array_like, shape (..., T)
         Forget gates ``f_t ∈ [0, 1]``.
     mode : {"direct", "recurrent"}
         Direct O(T² d) sum or the gated recurrence.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -323,6 +320,7 @@ def fox_attention(
     )
 
 
+@shared
 def cosformer_attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -340,16 +338,13 @@ def cosformer_attention(
 
     Parameters
     ----------
-    q, k : array_like, shape (..., T, d)
-        Queries and keys (the same leading dimensions as ``v``).
-    v : array_like, shape (..., T, dv)
-        Values.
+    {q_k}
+    {v}
     M : float or None
         The period scale ``M`` (> 0); ``None`` means the sequence length ``T``.
     mode : {"direct", "recurrent"}
         Direct O(T² d) sum or the cos-state/sin-state recurrence.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -372,6 +367,7 @@ def cosformer_attention(
     )
 
 
+@shared
 def softmax_attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -391,20 +387,15 @@ def softmax_attention(
 
     Parameters
     ----------
-    q, k : array_like, shape (..., T, d)
-        Queries and keys (the same leading dimensions as ``v``).
-    v : array_like, shape (..., T, dv)
-        Values.
+    {q_k}
+    {v}
     angles : array_like, shape (..., T, d/2), optional
         Rotation angles ``ψ_t`` of ``C_t``; ``None`` means no rotation.
-    layout : {"interleaved", "half"}
-        Which channels form a pair.
-    scale : float or None
-        Logit scale; ``None`` means ``1/√d``.
+    {rotary_layout}
+    {scale}
     causal : bool
         Attend to ``τ ≤ t`` only (``True``) or to every ``τ``.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -427,6 +418,7 @@ def softmax_attention(
     )
 
 
+@shared
 def delta_rule(
     q: ArrayLike,
     k: ArrayLike,
@@ -453,21 +445,15 @@ def delta_rule(
     q, k : array_like, shape (..., T, d)
         Queries and keys (unit-norm keys make ``I − β k kᵀ`` a generalised Householder matrix:
         a reflection at ``β = 2``, a projection at ``β = 1``).
-    v : array_like, shape (..., T, dv)
-        Values.
+    {v}
     beta : array_like, shape (..., T)
         Write strengths ``β_t``.
     angles : array_like, shape (..., T, d/2), optional
         Selective RoPE angles ``ψ_t`` (cumulative, e.g. from
         :func:`ropelab.rotary.cumulative_angles`); needs even ``d``.
-    gates : array_like, shape (..., T), optional
-        Gates ``α_t ∈ [0, 1]``.
-    layout : {"interleaved", "half"}
-        Which channels form the rotated pairs.
-    nthreads : int, optional
-        Threads (``None``: all cores), over the batch and over the rows of the state (one per
-        value channel: each row evolves independently), so a single sequence uses them too; the
-        result is bit-identical for every thread count.
+    {gates}
+    {recurrence_layout}
+    {recurrence_nthreads_2}
 
     Returns
     -------
@@ -502,6 +488,7 @@ def delta_rule(
     )
 
 
+@shared
 def delta_product(
     q: ArrayLike,
     k: ArrayLike,
@@ -524,24 +511,17 @@ def delta_product(
 
     Parameters
     ----------
-    q : array_like, shape (..., T, d)
-        Queries.
+    {q}
     k : array_like, shape (..., T, n_h, d)
         ``n_h`` keys per token.
     v : array_like, shape (..., T, n_h, dv)
         ``n_h`` values per token.
     beta : array_like, shape (..., T, n_h)
         Write strengths.
-    angles : array_like, shape (..., T, d/2), optional
-        Selective RoPE angles ``ψ_t``.
-    gates : array_like, shape (..., T), optional
-        Gates ``α_t ∈ [0, 1]``.
-    layout : {"interleaved", "half"}
-        Which channels form the rotated pairs.
-    nthreads : int, optional
-        Threads (``None``: all cores), over the batch and over the rows of the state (one per
-        value channel: each row evolves independently), so a single sequence uses them too; the
-        result is bit-identical for every thread count.
+    {angles}
+    {gates}
+    {recurrence_layout}
+    {recurrence_nthreads_2}
 
     Returns
     -------
@@ -568,6 +548,7 @@ def delta_product(
     )
 
 
+@shared
 def delta_transitions(
     k: ArrayLike,
     beta: ArrayLike,
@@ -592,12 +573,9 @@ def delta_transitions(
         Keys (unrotated).
     beta : array_like, shape (..., T), or (..., T, n_h) with ``product=True``
         Write strengths.
-    angles : array_like, shape (..., T, d/2), optional
-        Selective RoPE angles ``ψ_t``.
-    gates : array_like, shape (..., T), optional
-        Gates ``α_t ∈ [0, 1]``.
-    layout : {"interleaved", "half"}
-        Which channels form the rotated pairs.
+    {angles}
+    {gates}
+    {recurrence_layout}
     product : bool
         Whether ``k`` and ``beta`` carry an ``n_h`` axis (DeltaProduct).
     nthreads : int, optional

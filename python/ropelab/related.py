@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ropelab import attention, recurrence
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray
 from ropelab._validation import _PIECE, check_output_size
 
@@ -228,6 +229,7 @@ def fox_bias(gates: ArrayLike) -> FloatArray:
     return _causal_rows(f, g.shape[:-1], T, rows)
 
 
+@shared
 def alibi(
     q: ArrayLike,
     k: ArrayLike,
@@ -252,10 +254,8 @@ def alibi(
         Values.
     slopes : array_like, shape (H,), or None
         The slopes ``m_h ≥ 0``; ``None`` means :func:`alibi_slopes` of ``H = q.shape[-3]``.
-    scale : float or None
-        Logit scale; ``None`` means ``1/√d``.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {scale}
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -295,6 +295,7 @@ def alibi(
     )
 
 
+@shared
 def fox(
     q: ArrayLike,
     k: ArrayLike,
@@ -314,15 +315,12 @@ def fox(
     ----------
     q, k : array_like, shape (..., T, d)
         Queries and keys (e.g. ``(B, H, T, d)``).
-    v : array_like, shape (..., T, d_v)
-        Values.
+    {related_v}
     gates : array_like, shape (..., T)
         Forget gates ``f_t ∈ (0, 1]`` per step (and head), broadcastable against the leading
         dimensions of ``q``.
-    scale : float or None
-        Logit scale; ``None`` means ``1/√d``.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {scale}
+    {recurrence_nthreads}
 
     Returns
     -------
@@ -357,6 +355,7 @@ def fox(
     )
 
 
+@shared
 def decayed_kernel_attention(
     phi_q: ArrayLike,
     phi_k: ArrayLike,
@@ -378,12 +377,10 @@ def decayed_kernel_attention(
     ----------
     phi_q, phi_k : array_like, shape (..., T, D)
         Features of the queries and keys.
-    v : array_like, shape (..., T, d_v)
-        Values.
+    {related_v}
     gates : array_like, shape (..., T)
         Gates ``f_t ∈ [0, 1]``.
-    nthreads : int or None
-        Threads (``None``: all cores); the result does not depend on it.
+    {recurrence_nthreads}
 
     Returns
     -------

@@ -43,13 +43,13 @@ CONVENTIONS: tuple[str, ...] = tuple(_core.rff.conventions())
 MODES: tuple[str, ...] = tuple(_core.rff.modes())
 
 
+@shared
 def kernel(q: ArrayLike, k: ArrayLike) -> float:
     """The target of every estimator, ``exp(q·k)``.
 
     Parameters
     ----------
-    q, k : array_like, shape (d,)
-        The query and key (finite, same length).
+    {rff_q_k}
 
     Returns
     -------
@@ -100,6 +100,7 @@ def moments(
     *,
     log: bool = False,
 ) -> tuple[FloatOrArray, FloatOrArray]: ...
+@shared
 def moments(
     q: ArrayLike,
     k: ArrayLike,
@@ -113,8 +114,7 @@ def moments(
 
     Parameters
     ----------
-    q, k : array_like, shape (d,)
-        The query and key (finite, same length).
+    {rff_q_k}
     sigma : float or array_like
         Temperature(s) σ ≥ 0; the result has its shape.
     estimator : {"trig", "random_phase", "positive"}
@@ -172,6 +172,7 @@ def mse(
     *,
     log: bool = False,
 ) -> FloatOrArray: ...
+@shared
 def mse(
     q: ArrayLike,
     k: ArrayLike,
@@ -193,8 +194,7 @@ def mse(
         Number of random features, ≥ 1.
     sigma : float or array_like
         Temperature(s) σ ≥ 0.
-    estimator, convention : str
-        See :func:`moments`.
+    {estimator_convention}
     log : bool
         Return ``log MSE`` computed in the log domain (finite where the MSE overflows; ``-inf``
         where the MSE is exactly zero, e.g. ``q = k = 0``).
@@ -234,12 +234,9 @@ def estimate(
     Parameters
     ----------
     q, k : array_like, shape (d,)
-    D : int
-        Features per estimate.
-    sigma : float
-        Temperature σ ≥ 0.
-    estimator, convention : str
-        See :func:`moments`.
+    {D}
+    {sigma}
+    {estimator_convention}
     mode : {"projected", "full"}
         ``"projected"`` uses the exact distributional shortcut ``ω·u ~ N(0, σ²‖u‖²)`` (one scalar
         normal per feature, a 2-D Gaussian for the random-phase estimator); ``"full"`` draws the
@@ -291,6 +288,7 @@ def estimate(
     )
 
 
+@shared
 def sample_omega(
     D: int,
     d: int,
@@ -306,15 +304,13 @@ def sample_omega(
     ----------
     D, d : int
         Number of rows (features) and dimension.
-    sigma : float
-        Temperature σ ≥ 0.
+    {sigma}
     orthogonal : bool
         Blocks of ``d`` mutually orthogonal rows (a Haar-random rotation) with independent χ_d
         lengths, the last block truncated (orthogonal random features).
     index : int
         The Monte-Carlo unit (trial) whose frequencies to return.
-    seed : int
-        Any integer in ``[0, 2**64)``.
+    {rff_seed}
 
     Returns
     -------
@@ -332,6 +328,7 @@ def sample_omega(
     )
 
 
+@shared
 def sample_phase(D: int, *, index: int = 0, seed: int = 0) -> FloatArray:
     """Random phases ``β ∈ [0, 2π)`` of the random-phase estimator for trial ``index``.
 
@@ -341,8 +338,7 @@ def sample_phase(D: int, *, index: int = 0, seed: int = 0) -> FloatArray:
         Number of features.
     index : int
         The Monte-Carlo unit (trial) whose phases to return.
-    seed : int
-        Any integer in ``[0, 2**64)``.
+    {rff_seed}
 
     Returns
     -------

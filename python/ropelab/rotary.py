@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 from ropelab._types import ArrayInput, ArrayLike, ComplexArray, FloatArray, FloatOrArray, Layout, RealArray
 from ropelab._validation import _PIECE, as_float64, check_output_size, scalar_or_array
 
@@ -45,13 +46,13 @@ __all__ = [
 Accumulate = Literal["float64", "float32", "wrapped"]
 
 
+@shared
 def frequencies(d: int, base: float = 10000.0) -> FloatArray:
     """RoPE frequencies ``θ_i = base^{−2i/d}`` for ``i = 0 … d/2 − 1``.
 
     Parameters
     ----------
-    d : int
-        Head dimension (even, ≥ 2).
+    {rotary_d}
     base : float
         Wavelength base (> 0); 10000 in RoFormer.
 
@@ -67,6 +68,7 @@ def frequencies(d: int, base: float = 10000.0) -> FloatArray:
     return np.asarray(_core.rotary.frequencies(d=d, base=base))
 
 
+@shared
 def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: float = 1.0) -> FloatArray:
     """RoPE angles ``scale · m · θ_i`` for each position ``m``.
 
@@ -74,8 +76,7 @@ def rope_angles(positions: ArrayLike, d: int, base: float = 10000.0, scale: floa
     ----------
     positions : array_like
         Positions ``m`` (any shape, real, finite).
-    d : int
-        Head dimension (even).
+    {d}
     base : float
         Wavelength base.
     scale : float
@@ -132,6 +133,7 @@ def rotate(
     return np.asarray(_core.rotary.rotate(x=x, angles=angles, layout=layout, nthreads=nthreads))
 
 
+@shared
 def layout_permutation(d: int) -> npt.NDArray[np.intp]:
     """Channel order taking the interleaved layout to the half layout.
 
@@ -140,8 +142,7 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
 
     Parameters
     ----------
-    d : int
-        Head dimension (even, ≥ 2).
+    {rotary_d}
 
     Returns
     -------
@@ -322,6 +323,7 @@ def decay_bound(r: float, d: int = 128, base: float = 10000.0) -> float: ...
 def decay_bound(r: ArrayInput, d: int = 128, base: float = 10000.0) -> FloatArray: ...
 @overload
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray: ...
+@shared
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray:
     """RoFormer's relative upper bound ``B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}|``.
 
@@ -332,8 +334,7 @@ def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArr
     ----------
     r : float or array_like
         Relative distance(s), any shape.
-    d : int
-        Head dimension (even).
+    {d}
     base : float
 
     Returns
@@ -350,6 +351,7 @@ def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArr
     return scalar_or_array(np.asarray(_core.rotary.decay_bound(r=r, d=d, base=base)), r)
 
 
+@shared
 def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
     """Dense ``d × d`` matrix ``blockdiag R(angles)`` (in ``layout``'s channel pairing).
 
@@ -357,8 +359,7 @@ def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatA
     ----------
     angles : array_like, shape (..., d/2)
         Rotation angle of each pair, in radians.
-    layout : {"interleaved", "half"}
-        Which channels form a pair.
+    {rotary_layout}
 
     Returns
     -------
@@ -398,6 +399,7 @@ def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
     return np.asarray(_core.rotary.realify(z=z, layout=layout))
 
 
+@shared
 def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
     """The inverse of :func:`realify`: real ``(..., d)`` → complex ``(..., d/2)``.
 
@@ -405,8 +407,7 @@ def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
     ----------
     x : array_like, shape (..., d)
         Real vectors (d even).
-    layout : {"interleaved", "half"}
-        Which channels form a pair.
+    {rotary_layout}
 
     Returns
     -------
@@ -421,6 +422,7 @@ def complexify(x: ArrayLike, layout: Layout = "interleaved") -> ComplexArray:
     return np.asarray(_core.rotary.complexify(x=x, layout=layout))
 
 
+@shared
 def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
     """Real ``d × d`` matrix of the complex diagonal recurrence ``h ↦ λ ⊙ h``.
 
@@ -431,8 +433,7 @@ def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArr
     ----------
     lam : array_like, shape (d/2,)
         The complex diagonal ``λ``.
-    layout : {"interleaved", "half"}
-        Which channels form a pair.
+    {rotary_layout}
 
     Returns
     -------

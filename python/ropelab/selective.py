@@ -53,6 +53,7 @@ import numpy as np
 
 from ropelab import rotary
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray, RealArray
 from ropelab._validation import all_finite, as_float64
 
@@ -61,6 +62,7 @@ __all__ = ["SelectiveWeights", "SelectiveState", "rotary_temperature", "angles",
 Accumulate = Literal["float64", "float32"]
 
 
+@shared
 def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int, temp_max: float = 1.0) -> FloatArray:
     """The temperature spectrum ``Θ`` of the released module, one value per rotation pair.
 
@@ -80,8 +82,7 @@ def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int
         ``temp_theta``: the RoPE base (``≥ 1``) or the fraction of ``π`` covered (``(0, 1)``).
     head_dim : int
         ``d``, the (even) query/key width of a head.
-    temp_max : float
-        The largest temperature.
+    {temp_max}
 
     Returns
     -------
@@ -136,6 +137,7 @@ def _matrix(name: str, value: ArrayLike, shape: tuple[int | None, ...]) -> Float
     return a
 
 
+@shared
 @dataclass(frozen=True)
 class SelectiveWeights:
     """The parameters of one released Selective RoPE module, in the authors' shapes.
@@ -169,8 +171,7 @@ class SelectiveWeights:
         Its bias (required with ``gate_weight``).
     gate_down : array_like, shape (g, model_dim), optional
         The gate's first layer (``phase_gate_proj.0.weight``, low-rank and gla parametrisations).
-    eps : float
-        ``ε`` of the l2 normalisation.
+    {eps}
 
     Raises
     ------
@@ -305,6 +306,7 @@ class SelectiveWeights:
         """``K`` of the short convolution (0 for ``skip_conv``)."""
         return 0 if self._conv_taps is None else int(self._conv_taps.shape[1])
 
+    @shared
     @classmethod
     def from_state_dict(
         cls,
@@ -333,8 +335,7 @@ class SelectiveWeights:
             Prefix of the module's keys, e.g. ``"model.layers.0.attn.rope."``.
         conv_activation : {None, "silu"}
             ``conv_act`` (not stored in the parameters).
-        eps : float
-            ``ε`` of the l2 normalisation.
+        {eps}
 
         Returns
         -------
@@ -394,6 +395,7 @@ class SelectiveWeights:
         )
 
 
+@shared
 def load_safetensors(
     path: str,
     num_heads: int,
@@ -418,8 +420,7 @@ def load_safetensors(
         Prefix of the module's keys in the file.
     conv_activation : {None, "silu"}
         ``conv_act``.
-    eps : float
-        ``ε`` of the l2 normalisation.
+    {eps}
 
     Returns
     -------

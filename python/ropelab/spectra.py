@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_names
+from ropelab._docstrings import shared
 from ropelab._types import ArrayInput, ArrayLike, ComplexArray, FloatArray, FloatOrArray
 from ropelab._validation import negated
 
@@ -486,6 +487,7 @@ def ssm_window(*, alpha: float, N: int) -> FloatArray:
     return window("ssm", n, alpha=_real_decay(func, "alpha", alpha))
 
 
+@shared
 def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     """Impulse response ``h[n] = aⁿ``, ``a = e^{−α + iω}``, ``n = 0..N−1`` of one diagonal SSM mode.
 
@@ -493,8 +495,7 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     ----------
     alpha : float
         Decay per sample, ≥ 0 (``α = 0``: pure rotation, i.e. a rectangular window).
-    omega : float
-        Rotation, rad/sample.
+    {omega}
     N : int
         Length, ≥ 1.
 
@@ -512,6 +513,7 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
     return _core.spectra.ssm_impulse(alpha=alpha, omega=omega, N=N)
 
 
+@shared
 def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
     """Direct DTFT ``X(f) = Σ_n x[n] e^{−2πi f n/N}`` at arbitrary frequencies (bins, ``N = len(x)``).
 
@@ -519,8 +521,7 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
 
     Parameters
     ----------
-    x : array_like, shape (N,)
-        Real or complex, finite, non-empty.
+    {x}
     freqs_bins : array_like
         Frequencies in bins, any shape (the result has it).
 
@@ -538,13 +539,13 @@ def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
     return _core.spectra.dtft(x=x, freqs_bins=freqs_bins)
 
 
+@shared
 def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
     """Magnitude spectrum ``|X(f)|`` by a zero-padded FFT (FFTW) of length ``pad·N``.
 
     Parameters
     ----------
-    x : array_like, shape (N,)
-        Real or complex, finite, non-empty.
+    {x}
     pad : int
         Padding factor ≥ 1: the grid step is ``1/pad`` bins.
 
@@ -566,6 +567,7 @@ def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
     return _core.spectra.spectrum(x=x, pad=pad)
 
 
+@shared
 def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> ComplexArray:
     """Closed-form DTFT of :func:`ssm_impulse`: ``(1 − aᴺ e^{−2πif}) / (1 − a e^{−2πif/N})``.
 
@@ -574,14 +576,10 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
 
     Parameters
     ----------
-    alpha : float
-        Decay per sample, ≥ 0.
-    omega : float
-        Rotation, rad/sample.
-    N : int
-        Length of the impulse response, ≥ 1.
-    freqs_bins : array_like
-        Frequencies in bins of ``2π/N`` (any shape).
+    {alpha}
+    {omega}
+    {N}
+    {freqs_bins}
 
     Returns
     -------
@@ -597,19 +595,16 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
     return _core.spectra.ssm_spectrum(alpha=alpha, omega=omega, N=N, freqs_bins=freqs_bins)
 
 
+@shared
 def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
     """``|H|`` of the ``N → ∞`` limit, ``1/|1 − e^{−α} e^{i(ω − 2πf/N)}|`` (Lorentzian-shaped, no nulls).
 
     Parameters
     ----------
-    alpha : float
-        Decay per sample, ≥ 0.
-    omega : float
-        Rotation, rad/sample.
-    N : int
-        Length of the impulse response, ≥ 1.
-    freqs_bins : array_like
-        Frequencies in bins of ``2π/N`` (any shape).
+    {alpha}
+    {omega}
+    {N}
+    {freqs_bins}
 
     Returns
     -------
@@ -833,6 +828,7 @@ def decay_per_sample(alpha_n: float, N: int) -> float: ...
 def decay_per_sample(alpha_n: ArrayInput, N: int) -> FloatArray: ...
 @overload
 def decay_per_sample(alpha_n: ArrayLike, N: int) -> FloatOrArray: ...
+@shared
 def decay_per_sample(alpha_n: ArrayLike, N: int) -> FloatOrArray:
     """The decay per sample ``α`` of an SSM window with decay ``α·N = alpha_n`` over ``N`` samples.
 
@@ -840,8 +836,7 @@ def decay_per_sample(alpha_n: ArrayLike, N: int) -> FloatOrArray:
     ----------
     alpha_n : float or array_like
         Decay over the whole window, ``α·N``.
-    N : int
-        Window length ≥ 1.
+    {spectra_N}
 
     Returns
     -------
@@ -877,6 +872,7 @@ def decay_over_window(alpha: float, N: int) -> float: ...
 def decay_over_window(alpha: ArrayInput, N: int) -> FloatArray: ...
 @overload
 def decay_over_window(alpha: ArrayLike, N: int) -> FloatOrArray: ...
+@shared
 def decay_over_window(alpha: ArrayLike, N: int) -> FloatOrArray:
     """The decay ``α·N`` over a window of ``N`` samples of an SSM mode decaying ``α`` per sample.
 
@@ -884,8 +880,7 @@ def decay_over_window(alpha: ArrayLike, N: int) -> FloatOrArray:
     ----------
     alpha : float or array_like
         Decay per sample.
-    N : int
-        Window length ≥ 1.
+    {spectra_N}
 
     Returns
     -------

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
+from ropelab._docstrings import shared
 
 __all__ = ["Group", "group", "StateTracking", "state_tracking", "MQAR", "mqar", "Copying", "copying"]
 
@@ -175,6 +176,7 @@ def _prefix_products(g: Group, tokens: IntArray) -> IntArray:
     return labels
 
 
+@shared
 def state_tracking(group_name: str, n: int, length: int, *, seed: int = 0, stream: int = 0) -> StateTracking:
     """Random words over a group with their prefix products as labels.
 
@@ -182,8 +184,7 @@ def state_tracking(group_name: str, n: int, length: int, *, seed: int = 0, strea
     ----------
     group_name : str
         ``"S2"``, ``"A3"``, ``"S3"`` or ``"Z<n>"`` (see :func:`group`).
-    n : int
-        Number of sequences.
+    {n}
     length : int
         Tokens per sequence ``T``.
     seed : int
@@ -246,6 +247,7 @@ class MQAR(ResultDisplay):
     seed: int = field(metadata=field_doc("The seed the set was drawn from."))
 
 
+@shared
 def mqar(
     n: int, seq_len: int, n_pairs: int, vocab: int, *, n_queries: int | None = None, seed: int = 0, stream: int = 0
 ) -> MQAR:
@@ -253,8 +255,7 @@ def mqar(
 
     Parameters
     ----------
-    n : int
-        Number of sequences.
+    {n}
     seq_len : int
         Tokens per sequence; at least ``2 n_pairs + n_queries``.
     n_pairs : int
@@ -264,8 +265,7 @@ def mqar(
         must be at least ``n_pairs``.
     n_queries : int, optional
         Queries per sequence (distinct keys of the context); default ``n_pairs``.
-    seed, stream : int
-        Seed and stream, as in :func:`state_tracking`.
+    {seed_stream}
 
     Returns
     -------
@@ -338,19 +338,18 @@ class Copying(ResultDisplay):
     seed: int = field(metadata=field_doc("The seed the set was drawn from."))
 
 
+@shared
 def copying(n: int, length: int, vocab: int, *, seed: int = 0, stream: int = 0) -> Copying:
     """Copy a sequence after a separator.
 
     Parameters
     ----------
-    n : int
-        Number of sequences.
+    {n}
     length : int
         Tokens to copy ``L``.
     vocab : int
         Vocabulary size (≥ 3): ``0`` blank, ``1`` separator, ``[2, vocab)`` content.
-    seed, stream : int
-        Seed and stream, as in :func:`state_tracking`.
+    {seed_stream}
 
     Returns
     -------

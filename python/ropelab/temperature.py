@@ -56,6 +56,7 @@ def paper_sigma(xi: float) -> float: ...
 def paper_sigma(xi: ArrayInput) -> FloatArray: ...
 @overload
 def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray: ...
+@shared
 def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray:
     """The paper's Theorem 1 rule ``σ = tan(½ arccos ξ) = √((1−ξ)/(1+ξ))``.
 
@@ -63,8 +64,7 @@ def paper_sigma(xi: npt.ArrayLike) -> FloatOrArray:
 
     Parameters
     ----------
-    xi : float or array_like
-        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+    {xi}
 
     Returns
     -------
@@ -94,6 +94,7 @@ def unbiased_sigma(
 def unbiased_sigma(
     xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate"
 ) -> FloatOrArray: ...
+@shared
 def unbiased_sigma(
     xi: npt.ArrayLike, estimator: Estimator = "trig", convention: Convention = "conjugate"
 ) -> FloatOrArray:
@@ -104,8 +105,7 @@ def unbiased_sigma(
 
     Parameters
     ----------
-    xi : float or array_like
-        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+    {xi}
     estimator : {"trig", "random_phase", "positive"}
         The estimator.
     convention : {"conjugate", "literal"}
@@ -144,6 +144,7 @@ def mse(
     *,
     log: bool = False,
 ) -> FloatOrArray: ...
+@shared
 def mse(
     xi: npt.ArrayLike,
     D: npt.ArrayLike,
@@ -163,8 +164,7 @@ def mse(
         Feature counts (positive integers).
     sigma : array_like
         Temperatures σ ≥ 0.
-    estimator, convention : str
-        See :func:`ropelab.rff.moments`.
+    {temperature_estimator_convention}
     log : bool
         Return ``log MSE`` (log-domain evaluation).
 
@@ -200,6 +200,7 @@ def optimal_sigma(
     method: Literal["cubic", "brent"] = "cubic",
     convention: Convention = "conjugate",
 ) -> FloatOrArray: ...
+@shared
 def optimal_sigma(
     xi: npt.ArrayLike,
     D: npt.ArrayLike,
@@ -219,8 +220,7 @@ def optimal_sigma(
 
     Parameters
     ----------
-    xi : float or array_like
-        Cosines ``ξ = q·k`` of unit-norm pairs, in ``[−1, 1]``.
+    {xi}
     D : int or array_like
         Feature counts (positive integers); broadcast against ``xi``.
     estimator : {"trig", "random_phase", "positive"}
@@ -405,16 +405,14 @@ def mse_curve(
     ----------
     xi : float
         The cosine ``ξ = q·k`` of the unit-norm pair (see :func:`unit_pair`).
-    D : int
-        Features per estimate.
+    {D}
     sigmas : array_like, shape (m,)
         Temperatures σ ≥ 0 (a non-empty 1-D real array).
     d : int
         Dimension of ``q`` and ``k``.
     mode : {"projected", "full"}
         Sampling mode (see :func:`ropelab.rff.estimate`).
-    estimator, convention : str
-        See :func:`ropelab.rff.moments`.
+    {temperature_estimator_convention}
     trials : int
         Monte-Carlo estimates per σ, ≥ 1.
     seed : int
@@ -463,6 +461,7 @@ def mse_curve(
     )
 
 
+@shared
 def spectrum(
     d: int,
     kind: Literal["rope", "rfa"] = "rope",
@@ -496,8 +495,7 @@ def spectrum(
         RoPE base (also sets the default ``θ_max``).
     theta_max : float or None
         Largest angle of ``rfa`` as a fraction of π, in ``(0, 1)``; ``None`` means ``1 − 1/base``.
-    temp_max : float
-        The largest temperature.
+    {temp_max}
     squared : bool
         Use ``tan²(φ_j/2)`` (``rfa`` only).
     precision : {"float64", "float32"}

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields
+from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray, FloatOrArray, Layout
 
 __all__ = [
@@ -71,6 +72,7 @@ def effective(
     return np.asarray(_core.transition.effective(angles_prev=angles_prev, angles=angles, gates=gates, layout=layout))
 
 
+@shared
 def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
     """``A^eff_t`` for every step (``ψ_{−1} = 0``).
 
@@ -82,8 +84,7 @@ def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout
     angles : array_like, shape (T, d/2)
         Cumulative rotation angles ``ψ_t``.
     gates : array_like, shape (T, 1), (T, d/2) or (T, d), optional
-    layout : {"interleaved", "half"}
-        Which channels form a pair.
+    {rotary_layout}
 
     Returns
     -------
@@ -130,6 +131,7 @@ def commutator_norm(
     return float(out) if out.ndim == 0 else out
 
 
+@shared
 def singular_values(A: ArrayLike) -> FloatArray:
     """Singular values (decreasing) of each matrix in ``A`` (shape ``(..., m, n)``).
 
@@ -137,8 +139,7 @@ def singular_values(A: ArrayLike) -> FloatArray:
 
     Parameters
     ----------
-    A : array_like, shape (..., m, n)
-        A matrix or a batch of matrices.
+    {A}
 
     Returns
     -------
@@ -153,6 +154,7 @@ def singular_values(A: ArrayLike) -> FloatArray:
     return np.asarray(_core.transition.singular_values(A=A))
 
 
+@shared
 def spectral_norm(A: ArrayLike) -> FloatOrArray:
     """``‖A‖₂`` (largest singular value) of each matrix in ``A`` (shape ``(..., m, n)``).
 
@@ -160,8 +162,7 @@ def spectral_norm(A: ArrayLike) -> FloatOrArray:
 
     Parameters
     ----------
-    A : array_like, shape (..., m, n)
-        A matrix or a batch of matrices.
+    {A}
 
     Returns
     -------
