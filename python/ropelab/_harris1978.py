@@ -245,11 +245,11 @@ def _fmt(value: float, unit: str) -> str:
     return f"{value:.1f}" if unit == "%" else f"{value:.2f}"
 
 
-def _printed(value: float | None, unit: str) -> str:
+def _printed(value: float | None, column: str, unit: str) -> str:
     if value is None:
         return ""
-    if unit in ("dB", "dB/octave"):
-        return f"{value:.0f}".replace("-", "−")
+    if column in ("highest_sidelobe_db", "sidelobe_falloff_db_per_octave"):  # printed as integers
+        return f"{value:.0f}"
     return f"{value:.1f}" if unit == "%" else f"{value:.2f}"
 
 
@@ -275,7 +275,7 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
         for c, _, u, _ in COLUMNS:
             cell = _fmt(float(r[c]), u)  # type: ignore[arg-type]
             if printed is not None and fmt != "csv":
-                shown = _printed(printed[c], u)  # type: ignore[index]
+                shown = _printed(printed[c], c, u)  # type: ignore[index]
                 cell += f" ({shown or '—'})"
             cells.append(cell)
         cells += [str(r["harris_differs"]), str(r["harris_notes"])]
@@ -297,7 +297,7 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
             "| " + " | ".join(heads) + " |",
             "|" + "|".join(["---"] + ["---:"] * len(COLUMNS) + ["---", "---"]) + "|",
         ]
-        lines += ["| " + " | ".join(c.replace("|", "/") for c in cells) + " |" for cells in body]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in body]
         return "\n".join(lines) + "\n"
     if fmt != "text":
         raise ValueError(f"format_table: fmt must be 'text', 'csv' or 'markdown', got {fmt!r}")
