@@ -269,7 +269,7 @@ HARRIS = {
     "hann": ({}, [-32, -18, 0.50, 1.50, 1.44, 1.42, 3.18, 2.00, 65.9, 16.7]),
     "hamming": ({}, [-43, -6, 0.54, 1.36, 1.30, 1.78, 3.10, 1.81, 70.7, 23.5]),
     "blackman": ({}, [-58, -18, 0.42, 1.73, 1.68, 1.10, 3.47, 2.35, 56.7, 9.0]),
-    "blackman_harris_3": ({}, [-67, -6, 0.42, 1.71, 1.66, 1.13, 3.45, 2.30, 57.2, 9.6]),
+    "blackman_harris_3": ({}, [-67, -6, 0.42, 1.71, 1.66, 1.13, 3.45, 1.81, 57.2, 9.6]),
     "blackman_harris_4": ({}, [-92, -6, 0.36, 2.00, 1.90, 0.83, 3.85, 2.72, 46.0, 3.8]),
     "kaiser_2.0": ({"beta": 2.0 * np.pi}, [-46, -6, 0.49, 1.50, 1.43, 1.46, 3.20, 1.99, 65.7, 16.9]),
     "kaiser_2.5": ({"beta": 2.5 * np.pi}, [-57, -6, 0.44, 1.65, 1.57, 1.20, 3.38, 2.20, 59.5, 11.2]),
@@ -307,12 +307,15 @@ HARRIS_ERRATA = {
     # Nuttall (1981) measured Harris's "−67 dB" 3-term Blackman–Harris at −70.83 dB.
     ("blackman_harris_3", "highest_sidelobe_db"): (-70.83, 0.005),
     ("blackman_harris_3", "bandwidth_3db_bins"): (1.62, 0.005),  # printed 1.66
-    ("blackman_harris_3", "bandwidth_6db_bins"): (2.27, 0.005),  # printed 2.30
+    ("blackman_harris_3", "bandwidth_6db_bins"): (2.27, 0.005),  # printed 1.81: a misprint (MISPRINTS)
     ("blackman_harris_4", "bandwidth_6db_bins"): (2.67, 0.005),  # printed 2.72
     ("kaiser_2.0", "scalloping_loss_db"): (1.45, 0.005),  # 1.4527, printed 1.46
     ("kaiser_2.5", "highest_sidelobe_db"): (-57.6, 0.05),  # printed −57 (integer read off a plot)
     ("kaiser_3.0", "highest_sidelobe_db"): (-69.6, 0.05),  # printed −69
 }
+# Entries so far off that they are not a rounding of the right value: the printed 6.0-dB BW 1.81 of
+# the −67 dB 3-term Blackman–Harris is below 1.1 times its 3.0-dB BW (every window's is ≈ 1.4 times).
+MISPRINTS = {("blackman_harris_3", "bandwidth_6db_bins")}
 # The issue's one-decimal values for the rectangle and Hann (acceptance criteria).
 ISSUE_VALUES = {
     "rectangular": {
@@ -347,7 +350,7 @@ def test_harris_table(key: str) -> None:
             # Our value, rounded to the precision given, is the corrected entry; and it is still
             # close to the printed one (a misprint or rounding, not a different definition).
             assert abs(value - corrected) <= ctol + 1e-12, (key, col, value, corrected)
-            assert (
+            assert (key, col) in MISPRINTS or (
                 abs(value - printed) <= 4.0
                 if col == "highest_sidelobe_db"
                 else abs(value - printed) <= 0.06 * abs(printed)

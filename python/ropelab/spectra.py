@@ -1099,17 +1099,10 @@ def _table_window(name: str, N: int, params: dict[str, float]) -> tuple[FloatArr
 #: SSM decays over the window ``α·N`` shown in :func:`harris_table` for the ``ssm`` window.
 _TABLE_SSM_DECAYS_OVER_WINDOW = (2.0, 8.0)
 
-#: The parameter values of Harris (1978), Table 1's rows (Harris's ``α`` in each window's own
-#: definition), for the windows whose printed numbers are not in ``_harris1978.ROWS``: their rows
-#: show the computed figures only.
+#: The parameter values of Harris (1978), Table 1's rows (Harris's ``α`` in the window's own
+#: definition) for the window whose printed numbers are not in ``_harris1978.ROWS``: its rows show
+#: the computed figures only.
 _TABLE_HARRIS_PARAMETERS: dict[str, tuple[float, ...]] = {
-    "cosine_power": (1.0, 2.0, 3.0, 4.0),
-    "tukey": (0.25, 0.5, 0.75),
-    "poisson": (2.0, 3.0, 4.0),
-    "hann_poisson": (0.5, 1.0, 2.0),
-    "cauchy": (3.0, 4.0, 5.0),
-    "gaussian": (2.5, 3.0, 3.5),
-    "chebyshev": (2.5, 3.0, 3.5, 4.0),
     "barcilon_temes": (3.0, 3.5, 4.0),
 }
 
@@ -1117,17 +1110,20 @@ _TABLE_HARRIS_PARAMETERS: dict[str, tuple[float, ...]] = {
 def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     """A Harris-style table of figures of merit for every window of :func:`window_names`.
 
-    Rows: each window with its parameter sets of Harris (1978), Table 1 where Harris has the
-    window (e.g. Kaiser–Bessel α = 2.0 … 3.5 as ``beta = πα``, Dolph–Chebyshev α = 2.5 … 4.0 as
-    ``attenuation = 20α`` dB), the SSM's causal exponential (``ssm``) at ``α·N`` = 2 and 8, and
-    every other window with its default parameters (a window that needs a parameter Harris does
-    not give is left out, and scipy's ``exponential``, which is Harris's Poisson window in another
-    parametrisation). The values are computed (:func:`figures_of_merit` of the DFT-even window of length
-    ``N``); each row also carries Harris's printed row, if any, and the entries where it differs
-    from the computed value by more than half a unit of its last printed digit (the fall-off:
-    more than 1 dB/octave), with the reason where it is known (e.g. the exact Blackman row, which
-    does not match its own coefficients, and the Hamming scalloping loss). A window that exists only
-    in symmetric form is taken symmetric (``sym`` in the row).
+    Rows: the 41 rows of Harris (1978), Table 1 (Proc. IEEE 66(1)), each with Harris's window and
+    parameter (e.g. Kaiser–Bessel α = 2.0 … 3.5 as ``beta = πα``, Dolph–Chebyshev α = 2.5 … 4.0 as
+    ``attenuation = 20α`` dB) and Harris's label; the Barcilon–Temes window at Harris's α = 3.0,
+    3.5, 4.0; the SSM's causal exponential (``ssm``) at ``α·N`` = 2 and 8; and every other window
+    with its default parameters (a window that needs a parameter Harris does not give is left
+    out, and scipy's ``exponential``, which is Harris's Poisson window in another
+    parametrisation). The values are computed (:func:`figures_of_merit` of the DFT-even window of
+    length ``N``); each of Harris's rows also carries the printed row, the columns where it
+    differs from the computed value by more than half a unit of its last printed digit (the
+    fall-off: more than 1 dB/octave) and why: a misprint (e.g. the exact Blackman row, which
+    belongs to no window with the exact Blackman coefficients, the Hamming scalloping loss, the
+    −67 dB 3-term Blackman–Harris 6.0-dB bandwidth printed 1.81 for 2.27), a different definition
+    (Dolph–Chebyshev, whose figures depend on ``N``) or the last printed digit. A window that
+    exists only in symmetric form is taken symmetric (``sym`` in the row).
 
     Parameters
     ----------
@@ -1145,8 +1141,9 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
         ``worst_case_processing_loss_db``, ``bandwidth_6db_bins``,
         ``overlap_correlation_75_percent``, ``overlap_correlation_50_percent`` (Harris's columns;
         the overlap correlations in percent, as Harris prints them), ``harris`` (the printed
-        values by column name, or None) and ``harris_differs`` (a string, empty when the printed
-        row agrees).
+        values by column name, ``None`` for a cell Harris left empty; ``None`` for a row Harris
+        does not have), ``harris_differs`` (Harris's headings of the columns that differ, comma
+        separated; empty when the printed row agrees) and ``harris_notes`` (why, by column).
 
     Raises
     ------
@@ -1159,7 +1156,10 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
     >>> hann = next(r for r in rows if r["window"] == "hann")
     >>> round(hann["enbw_bins"], 2), round(hann["sidelobe_falloff_db_per_octave"])
     (1.5, -18)
-    >>> "misprint" in next(r for r in rows if r["window"] == "hamming")["harris_differs"]
+    >>> hamming = next(r for r in rows if r["window"] == "hamming")
+    >>> hamming["harris_differs"]
+    'scalloping loss, 6.0-dB BW, overlap correlation 50%'
+    >>> hamming["harris_notes"].startswith("scalloping loss: misprint")
     True
     """
     from ropelab import _harris1978 as H
@@ -1199,21 +1199,18 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
                 row[col] = 100.0 * float(getattr(m, col[: -len("_percent")]))
             else:
                 row[col] = float(getattr(m, col))
-        notes: list[str] = []
+        differs: list[str] = []
+        why: dict[str, list[str]] = {}
         if harris is not None:
-            row["harris"] = {col: float(v) for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
-            for (col, head, unit, tol), printed in zip(H.COLUMNS, harris.printed):
-                value = row[col]
-                if not abs(value - printed) <= tol + 1e-9:
-                    why = H.ERRATA.get((label, col))
-                    notes.append(
-                        f"{head} printed {printed:g}{' ' + unit if unit else ''}, computed "
-                        f"{value:.2f}" + (f" ({why})" if why else "")
-                    )
-            if notes and (label, "*") in H.ERRATA:
-                notes.insert(0, H.ERRATA[(label, "*")])
+            row["harris"] = {col: v for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
+            for (col, head, _, tol), printed in zip(H.COLUMNS, harris.printed):
+                reason = "" if printed is None else H.explain(label, col, row[col], printed, tol)
+                if reason:
+                    differs.append(head)
+                    why.setdefault(reason, []).append(head)
         else:
             row["harris"] = None
-        row["harris_differs"] = "; ".join(notes)
+        row["harris_differs"] = ", ".join(differs)
+        row["harris_notes"] = "; ".join(f"{', '.join(heads)}: {reason}" for reason, heads in why.items())
         rows.append(row)
     return rows
