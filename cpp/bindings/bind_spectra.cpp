@@ -132,7 +132,7 @@ carray complex_like(const darray& like) {
   return carray(shape_of(like));
 }
 
-/// One parameter of WindowInfo (bound as WindowParameter): windows::ParameterInfo with its
+/// One parameter of WindowInfo (bound as WindowParameter): spectra::windows::ParameterInfo with its
 /// ranges as text.
 struct WindowParameter {
   std::string name;
@@ -142,12 +142,12 @@ struct WindowParameter {
   std::vector<std::string> alternative_ranges;
 };
 
-/// What spectra.window_info returns (bound as WindowInfo): a row of windows::table().
+/// What spectra.window_info returns (bound as WindowInfo): a row of spectra::windows::table().
 struct WindowInfo {
   std::string name;                         ///< the canonical name
   std::vector<WindowParameter> parameters;  ///< every parameter, required ones first
   std::string symmetry;                     ///< "both", "symmetric" or "dft-even"
-  int falloff_order = 0;                    ///< windows::WindowRow::falloff_order
+  int falloff_order = 0;                    ///< spectra::windows::WindowRow::falloff_order
   std::string scipy_name, harris_name;      ///< "" if none
   std::vector<std::string> aliases;         ///< other names accepted for it
   std::string definition;                   ///< one line: its formula or source
@@ -170,7 +170,7 @@ darray read_only_array(const std::vector<double>& v, std::vector<py::ssize_t> sh
   return a;
 }
 
-LeakageMapResult leakage_map_result(const spectrum::LeakageMap& m, std::size_t pad) {
+LeakageMapResult leakage_map_result(const spectra::LeakageMap& m, std::size_t pad) {
   const auto A = static_cast<py::ssize_t>(m.alpha.size());
   const auto W = static_cast<py::ssize_t>(m.omega.size());
   LeakageMapResult r;
@@ -188,7 +188,7 @@ LeakageMapResult leakage_map_result(const spectrum::LeakageMap& m, std::size_t p
 }
 
 const std::vector<std::string>& window_names() {
-  return windows::names();
+  return spectra::windows::names();
 }
 
 py::list window_parameters(Choice name_o) {
@@ -196,7 +196,7 @@ py::list window_parameters(Choice name_o) {
   const std::string name = string_arg(name_o, f, "name");
   py::list out;
   try {
-    for (const std::string& p : windows::parameters(name)) out.append(p);
+    for (const std::string& p : spectra::windows::parameters(name)) out.append(p);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
@@ -209,15 +209,16 @@ WindowInfo window_info(Choice name_o) {
   const std::string name = string_arg(name_o, f, "name");
   WindowInfo info;
   try {
-    const windows::WindowRow& row = windows::row(name);
-    for (const windows::ParameterInfo& p : row.parameters) {
+    const spectra::windows::WindowRow& row = spectra::windows::row(name);
+    for (const spectra::windows::ParameterInfo& p : row.parameters) {
       WindowParameter q{p.name,        p.alternatives, p.required, p.default_value,
                         p.description, p.range.text,   {}};
-      for (const windows::Range& r : p.alternative_ranges) q.alternative_ranges.push_back(r.text);
+      for (const spectra::windows::Range& r : p.alternative_ranges)
+        q.alternative_ranges.push_back(r.text);
       info.parameters.push_back(std::move(q));
     }
     info.name = row.name;
-    info.symmetry = windows::symmetry(name);
+    info.symmetry = spectra::windows::symmetry(name);
     info.falloff_order = row.falloff_order;
     info.scipy_name = row.scipy_name;
     info.harris_name = row.harris_name;
@@ -231,7 +232,7 @@ WindowInfo window_info(Choice name_o) {
 
 py::dict window_aliases() {
   py::dict d;
-  for (const auto& a : windows::aliases()) d[py::str(a.first)] = a.second;
+  for (const auto& a : spectra::windows::aliases()) d[py::str(a.first)] = a.second;
   return d;
 }
 
@@ -241,7 +242,7 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   const std::int64_t n = integer(N_o, f, "N", 0);  // N = 0: an empty window, as scipy
   if (n > max_length) value_error(f, "N", "must be at most " + max_length_text, N_o);
   const auto N = static_cast<std::size_t>(n);
-  windows::Params params;
+  spectra::windows::Params params;
   for (const auto& kv : params_o) {
     const std::string key = string_arg(kv.first, f, "parameter name");
     py::handle v = kv.second;
@@ -264,10 +265,10 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
   try {
     if (N < (std::size_t{1} << 16)) {  // a few ms at most: no thread
       NoGil release;
-      *w_ptr = windows::make_window_params(name, N, sym, params);
+      *w_ptr = spectra::windows::make_window_params(name, N, sym, params);
     } else {
       run_detached([w_ptr, name, N, sym, params](const std::atomic<bool>*) {
-        *w_ptr = windows::make_window_params(name, N, sym, params);
+        *w_ptr = spectra::windows::make_window_params(name, N, sym, params);
       });
     }
   } catch (const std::invalid_argument& e) {
@@ -289,10 +290,10 @@ py::tuple dpss(IntLike N_o, FloatLike NW_o, IntLike Kmax_o, bool sym, const std:
   const double NW = real_scalar(NW_o, f, "NW");
   const std::int64_t K = integer(Kmax_o, f, "Kmax", 1);
   check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)), f);
-  windows::DpssTapers t;
+  spectra::windows::DpssTapers t;
   try {
     NoGil release;
-    t = windows::dpss_tapers(N, NW, static_cast<std::size_t>(K), sym, norm, return_ratios);
+    t = spectra::windows::dpss_tapers(N, NW, static_cast<std::size_t>(K), sym, norm, return_ratios);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
   }
@@ -318,7 +319,7 @@ carray ssm_impulse(FloatLike alpha_o, FloatLike omega_o, IntLike N_o) {
   cplx* po = out.mutable_data();
   // Safe without the GIL: writes only the new array `out` (run_polled: Ctrl-C).
   run_polled(30.0 * static_cast<double>(N), [&](const std::atomic<bool>* cancel) {
-    spectrum::ssm_impulse(alpha, omega, N, po, cancel);
+    spectra::ssm_impulse(alpha, omega, N, po, cancel);
   });
   require_finite_result(out, f, "the impulse response", "");
   return out;
@@ -343,9 +344,9 @@ carray dtft(ArrayLike x_o, ArrayLike freqs_o) {
       if (cancel->load()) throw mc::Cancelled();
       const std::size_t len = std::min(chunk, F - i);
       if (pc != nullptr) {
-        spectrum::dtft(pc, N, pf + i, len, po + i);
+        spectra::dtft(pc, N, pf + i, len, po + i);
       } else {
-        spectrum::dtft(pr, N, pf + i, len, po + i);
+        spectra::dtft(pr, N, pf + i, len, po + i);
       }
     }
   });
@@ -358,7 +359,7 @@ std::tuple<darray, darray> spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const Signal x = signal_arg(x_o, f, "x");
   const std::size_t N = x.size();
   const std::size_t pad = pad_arg(pad_o, N, f);
-  const std::size_t K = spectrum::spectrum_size(N, pad, !x.is_complex);
+  const std::size_t K = spectra::spectrum_size(N, pad, !x.is_complex);
   check_output_size(
       2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
   // A detached worker owning copies of x and of the outputs: the FFT is one uninterruptible
@@ -379,9 +380,9 @@ std::tuple<darray, darray> spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const bool is_complex = x.is_complex;
   run_detached([work, N, pad, is_complex](const std::atomic<bool>*) {
     if (is_complex) {
-      spectrum::spectrum_complex(work->c.data(), N, pad, work->freqs.data(), work->mag.data());
+      spectra::spectrum_complex(work->c.data(), N, pad, work->freqs.data(), work->mag.data());
     } else {
-      spectrum::spectrum_real(work->re.data(), N, pad, work->freqs.data(), work->mag.data());
+      spectra::spectrum_real(work->re.data(), N, pad, work->freqs.data(), work->mag.data());
     }
   });
   darray freqs(static_cast<py::ssize_t>(K)), mag(static_cast<py::ssize_t>(K));
@@ -397,9 +398,8 @@ carray ssm_spectrum(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  const carray out = map_freqs(freqs, complex_like(freqs), [&](double x) {
-    return spectrum::ssm_spectrum(alpha, omega, N, x);
-  });
+  const carray out = map_freqs(freqs, complex_like(freqs),
+                               [&](double x) { return spectra::ssm_spectrum(alpha, omega, N, x); });
   require_finite_result(out, f, "the spectrum", "");
   return out;
 }
@@ -410,9 +410,8 @@ darray ssm_envelope(FloatLike alpha_o, FloatLike omega_o, IntLike N_o, ArrayLike
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
   const darray freqs = freqs_arg(freqs_o, f);
-  const darray out = map_freqs(freqs, empty_like(freqs), [&](double x) {
-    return spectrum::ssm_envelope(alpha, omega, N, x);
-  });
+  const darray out = map_freqs(freqs, empty_like(freqs),
+                               [&](double x) { return spectra::ssm_envelope(alpha, omega, N, x); });
   require_finite_result(out, f, "the envelope", "");
   return out;
 }
@@ -425,7 +424,7 @@ carray continuous_spectrum(FloatLike alpha_o, FloatLike omega_o, FloatLike T_o, 
   if (!(T > 0)) value_error(f, "T", "must be > 0", T_o);
   const darray freqs = freqs_arg(freqs_o, f);
   const carray out = map_freqs(freqs, complex_like(freqs), [&](double x) {
-    return spectrum::continuous_spectrum(alpha, omega, T, x);
+    return spectra::continuous_spectrum(alpha, omega, T, x);
   });
   require_finite_result(out, f, "the transform", "frequencies this large lose all phase precision");
   return out;
@@ -450,7 +449,7 @@ std::tuple<carray, carray> zoh(ArrayLike alpha_o, ArrayLike omega_o, FloatLike d
   run_polled(1000.0 * static_cast<double>(n), [&](const std::atomic<bool>* cancel) {
     for_chunks(n, 1000.0, cancel, [&](std::size_t b, std::size_t e) {
       bc.visit(b, e, [&](std::size_t i, const Broadcast<4>::Offsets& o) {
-        spectrum::zoh(pa[o[0]], pw[o[1]], dt, cplx(pr[o[2]], pim[o[3]]), oa[i], ob[i]);
+        spectra::zoh(pa[o[0]], pw[o[1]], dt, cplx(pr[o[2]], pim[o[3]]), oa[i], ob[i]);
       });
     });
   });
@@ -500,15 +499,15 @@ carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLik
   // Safe without the GIL: reads alpha, omega, B and C, writes out (run_polled: Ctrl-C).
   run_polled(30.0 * static_cast<double>(n) * static_cast<double>(L),
              [&](const std::atomic<bool>* cancel) {
-               spectrum::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(),
-                                    static_cast<std::size_t>(n), dt, L, po, cancel);
+               spectra::ssm_kernel(alpha.data(), omega.data(), B.data(), C.data(),
+                                   static_cast<std::size_t>(n), dt, L, po, cancel);
              });
   require_finite_result(out, f, "the kernel",
                         "dt*|A| is too large for double precision; use a smaller dt");
   return out;
 }
 
-spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
+spectra::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   const char* f = "spectra.figures_of_merit";
   const darray w = real_array(w_o, f, "w");
   if (w.ndim() != 1) value_error(f, "w", "must be a 1-D array", w_o);
@@ -522,13 +521,13 @@ spectrum::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   // uninterruptible FFTW call (seconds for the largest), so Ctrl-C must not wait for it.
   struct Work {
     std::vector<double> w;
-    spectrum::FiguresOfMerit r;
+    spectra::FiguresOfMerit r;
   };
   auto work = std::make_shared<Work>();
   work->w.assign(w.data(), w.data() + N);
   try {
     run_detached([work, N, pad](const std::atomic<bool>* cancel) {
-      work->r = spectrum::figures_of_merit(work->w.data(), N, pad, cancel);
+      work->r = spectra::figures_of_merit(work->w.data(), N, pad, cancel);
     });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
@@ -558,14 +557,14 @@ LeakageMapResult leakage_map(ArrayLike alpha_o, ArrayLike omega_o, IntLike N_o, 
   // Detached, like figures_of_merit (each window's FFT is one uninterruptible call).
   struct Work {
     std::vector<double> alpha, om;
-    spectrum::LeakageMap m;
+    spectra::LeakageMap m;
   };
   auto work = std::make_shared<Work>();
   work->alpha.assign(alpha.data(), alpha.data() + A);
   work->om.assign(om.data(), om.data() + W);
   try {
     run_detached([work, A, W, N, pad](const std::atomic<bool>* cancel) {
-      work->m = spectrum::leakage_map(work->alpha.data(), A, work->om.data(), W, N, pad, cancel);
+      work->m = spectra::leakage_map(work->alpha.data(), A, work->om.data(), W, N, pad, cancel);
     });
   } catch (const std::invalid_argument& e) {
     throw py::value_error(std::string(f) + ": " + e.what());
@@ -576,7 +575,7 @@ LeakageMapResult leakage_map(ArrayLike alpha_o, ArrayLike omega_o, IntLike N_o, 
 /// FiguresOfMerit as a class with read-only fields (registered before the functions returning
 /// it, so that their signatures name it).
 void register_figures_of_merit(py::module_& m) {
-  using F = spectrum::FiguresOfMerit;
+  using F = spectra::FiguresOfMerit;
   ResultClass<F>(m, "FiguresOfMerit",
                  "Figures of merit of a window (Harris 1978); frequencies in bins (the documented "
                  "class is ropelab.spectra.FiguresOfMerit).")
@@ -734,7 +733,7 @@ void register_leakage_map(py::module_& m) {
                    "Rotations omega (rad/sample); float64, shape (W,).")
       .field("N", &L::N, "Window length (samples).")
       .field("pad", &L::pad, "FFT padding factor of :func:`figures_of_merit`.")
-      .results_field<spectrum::FiguresOfMerit>(
+      .results_field<spectra::FiguresOfMerit>(
           "figures", &L::figures, "tuple[FiguresOfMerit, ...]",
           "Per alpha: the figures of merit of ``exp(-alpha n)`` (A of them). They do not depend "
           "on omega (``|H|`` depends only on ``omega - Omega``); the per-alpha properties "
@@ -781,7 +780,7 @@ void register_spectra(py::module_& m) {
         "C_imag"_a, "L"_a);
   m.def("figures_of_merit", &figures_of_merit, "w"_a, "pad"_a);
   m.def("leakage_map", &leakage_map, "alpha"_a, "omega"_a, "N"_a, "pad"_a);
-  m.def("cached_plan_count", &spectrum::cached_plan_count);
+  m.def("cached_plan_count", &spectra::cached_plan_count);
 }
 
 }  // namespace ropelab::bind

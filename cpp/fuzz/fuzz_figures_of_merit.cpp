@@ -1,4 +1,4 @@
-// libFuzzer harness: spectrum::figures_of_merit (and leakage_map) on arbitrary windows. The bytes
+// libFuzzer harness: spectra::figures_of_merit (and leakage_map) on arbitrary windows. The bytes
 // choose N, pad and the samples (any finite doubles: huge, tiny, subnormal, negative, sign
 // changes); the harness only filters what the Python binding rejects (empty or non-finite input),
 // and checks that the documented error (std::invalid_argument for a zero sum or a window that is
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!std::isfinite(w[i])) return 0;
   }
   try {
-    const spectrum::FiguresOfMerit r = spectrum::figures_of_merit(w.data(), N, pad);
+    const spectra::FiguresOfMerit r = spectra::figures_of_merit(w.data(), N, pad);
     // valid input gives finite scale-free figures (a NaN here would be a silent wrong value)
     if (!std::isfinite(r.enbw_bins) || !std::isfinite(r.coherent_gain) || !(r.enbw_bins > 0))
       std::abort();
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double omega[2] = {w[0] / 16.0, 0.25};
     if (std::isfinite(omega[0]) && std::fabs(omega[0]) < 1e6) {
       try {
-        (void)spectrum::leakage_map(alpha, 2, omega, 2, Nm, pad);
+        (void)spectra::leakage_map(alpha, 2, omega, 2, Nm, pad);
       } catch (const std::invalid_argument&) {
       }
     }

@@ -23,7 +23,7 @@
 
 #include "ropelab/montecarlo.hpp"
 
-namespace ropelab::spectrum {
+namespace ropelab::spectra {
 
 namespace {
 
@@ -1137,4 +1137,4 @@ LeakageMap leakage_map(const double* alpha, std::size_t A, const double* omega, 
   return m;
 }
 
-}  // namespace ropelab::spectrum
+}  // namespace ropelab::spectra

@@ -16,7 +16,7 @@
 
 #include "ropelab/spectrum.hpp"
 
-namespace ropelab::windows {
+namespace ropelab::spectra::windows {
 
 namespace {
 
@@ -98,7 +98,7 @@ std::vector<double> from_transform(std::size_t M, V v) {
       p[k] = vk;
     }
   }
-  spectrum::fft_c2c(p.data(), M, M, P.data(), -1);
+  spectra::fft_c2c(p.data(), M, M, P.data(), -1);
   std::vector<double> w(M);
   if ((M % 2) != 0) {
     const std::size_t n = (M + 1) / 2;
@@ -312,7 +312,7 @@ std::vector<double> dpss_symmetric(std::size_t M, double NW, const std::string& 
       } else {  // subsample: scipy's FFT shift by (1 − 1/M)/2 samples
         std::vector<cplx> x(M), X(M);
         for (std::size_t i = 0; i < M; ++i) x[i] = v[i];
-        spectrum::fft_c2c(x.data(), M, M, X.data(), -1);
+        spectra::fft_c2c(x.data(), M, M, X.data(), -1);
         double total = X[0].real();
         for (std::size_t k = 1; k <= M / 2; ++k) {
           const double shift = -(1 - 1.0 / Md) * static_cast<double>(k);
@@ -423,9 +423,9 @@ double concentration_ratio(const std::vector<double>& v, double W) {
   while (nfft < 2 * M - 1) nfft *= 2;
   std::vector<cplx> x(nfft, 0.0), X(nfft), r(nfft);
   for (std::size_t i = 0; i < M; ++i) x[i] = v[i];
-  spectrum::fft_c2c(x.data(), nfft, nfft, X.data(), -1);
+  spectra::fft_c2c(x.data(), nfft, nfft, X.data(), -1);
   for (std::size_t i = 0; i < nfft; ++i) X[i] = std::norm(X[i]);
-  spectrum::fft_c2c(X.data(), nfft, nfft, r.data(), +1);
+  spectra::fft_c2c(X.data(), nfft, nfft, r.data(), +1);
   double total = 2 * W * r[0].real() / static_cast<double>(nfft);
   for (std::size_t j = 1; j < M; ++j) {
     const double a = 2 * pi * W * static_cast<double>(j);
@@ -1345,7 +1345,7 @@ DpssTapers dpss_tapers(std::size_t N, double NW, std::size_t Kmax, bool sym,
       } else {  // subsample: scipy's FFT shift of taper 0 by (1 − 1/M)/2 samples
         std::vector<cplx> x(M), X(M);
         for (std::size_t i = 0; i < M; ++i) x[i] = V[0][i];
-        spectrum::fft_c2c(x.data(), M, M, X.data(), -1);
+        spectra::fft_c2c(x.data(), M, M, X.data(), -1);
         double total = X[0].real();
         for (std::size_t k = 1; k <= M / 2; ++k) {
           const double shift = -(1 - 1.0 / Md) * static_cast<double>(k);
@@ -1523,4 +1523,4 @@ std::vector<double> make_window_params(const std::string& name_in, std::size_t N
   return spec.sampler(r, params, N, sym);
 }
 
-}  // namespace ropelab::windows
+}  // namespace ropelab::spectra::windows

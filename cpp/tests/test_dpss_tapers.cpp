@@ -1,5 +1,6 @@
-// GoogleTest: several Slepian tapers and their concentration ratios (windows::dpss_tapers), N = 0
-// windows (make_window_params), and the float32 powers of extrapolation::float32_powers.
+// GoogleTest: several Slepian tapers and their concentration ratios
+// (spectra::windows::dpss_tapers), N = 0 windows (make_window_params), and the float32 powers of
+// extrapolation::float32_powers.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@
 
 namespace {
 
-namespace win = ropelab::windows;
+namespace win = ropelab::spectra::windows;
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;

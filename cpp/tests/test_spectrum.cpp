@@ -20,9 +20,9 @@
 
 namespace {
 
-using ropelab::spectrum::cplx;
-namespace sp = ropelab::spectrum;
-namespace win = ropelab::windows;
+using ropelab::spectra::cplx;
+namespace sp = ropelab::spectra;
+namespace win = ropelab::spectra::windows;
 
 constexpr double pi = 3.14159265358979323846;
 

@@ -13,9 +13,9 @@
 
 namespace {
 
-namespace sp = ropelab::spectrum;
-namespace merit = ropelab::spectrum::merit;
-namespace win = ropelab::windows;
+namespace sp = ropelab::spectra;
+namespace merit = ropelab::spectra::merit;
+namespace win = ropelab::spectra::windows;
 
 constexpr double pi = 3.14159265358979323846;
 

@@ -12,9 +12,9 @@
 
 namespace {
 
-namespace win = ropelab::windows;
-namespace detail = ropelab::windows::detail;
-namespace merit = ropelab::spectrum::merit;
+namespace win = ropelab::spectra::windows;
+namespace detail = ropelab::spectra::windows::detail;
+namespace merit = ropelab::spectra::merit;
 
 constexpr double pi = 3.14159265358979323846;
 

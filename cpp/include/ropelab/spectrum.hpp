@@ -17,7 +17,7 @@
 #include <limits>
 #include <vector>
 
-namespace ropelab::spectrum {
+namespace ropelab::spectra {
 
 /// How far |W(f)| may rise above |W(0)| inside the main lobe of a window accepted by
 /// figures_of_merit (flat-top windows ripple there by a few thousandths of a dB); sidelobes may
@@ -243,4 +243,4 @@ struct LeakageMap {
 LeakageMap leakage_map(const double* alpha, std::size_t A, const double* omega, std::size_t W,
                        std::size_t N, std::size_t pad, const std::atomic<bool>* cancel = nullptr);
 
-}  // namespace ropelab::spectrum
+}  // namespace ropelab::spectra

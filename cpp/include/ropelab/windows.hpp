@@ -63,7 +63,7 @@
 #include <utility>
 #include <vector>
 
-namespace ropelab::windows {
+namespace ropelab::spectra::windows {
 
 /// Parameters of make_window: numbers (bools as 0/1), arrays (general_cosine's a) and options
 /// (dpss's norm).
@@ -131,7 +131,7 @@ struct WindowRow {
   Check check;  ///< empty: no check beyond the ranges
   /// The order p of the lowest derivative of the zero-extended window that jumps, at the
   /// `reference` parameters: its sidelobes fall off at −6.02(p + 1) dB/octave (as
-  /// spectrum::merit::smoothness_order measures it, N = 4096); −1 when it has no such order
+  /// spectra::merit::smoothness_order measures it, N = 4096); −1 when it has no such order
   /// (equiripple or smoother than double precision resolves).
   int falloff_order;
   std::map<std::string, double> reference;  ///< parameters of the fall-off row (Harris's if any)
@@ -231,4 +231,4 @@ std::vector<double> parse_general_cosine(const Params& params);
 
 }  // namespace detail
 
-}  // namespace ropelab::windows
+}  // namespace ropelab::spectra::windows
