@@ -437,9 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from ropelab import __version__
+    from ropelab._core_loader import core
 
-    return f"ropelab {__version__}"
+    return f"ropelab {core.__version__}"
 
 
 def _stdout_gone() -> None:

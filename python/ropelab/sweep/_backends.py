@@ -44,9 +44,10 @@ def numerics() -> dict[str, str]:
     Monte-Carlo kernels use the scalar path (its cos/exp may differ from the vector paths' by 1 ulp;
     AVX2 and AVX-512 agree bit for bit).
     """
-    from ropelab import __version__, simd
+    from ropelab import simd
+    from ropelab._core_loader import core
 
-    return {"ropelab": __version__, "kernels": "scalar" if simd.isa() == "scalar" else "vector"}
+    return {"ropelab": str(core.__version__), "kernels": "scalar" if simd.isa() == "scalar" else "vector"}
 
 
 def run_batch(
