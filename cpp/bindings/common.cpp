@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 
+#include "ropelab/limits.hpp"
+
 namespace ropelab::bind {
 
 std::string describe(const char* func, const char* name, const std::string& what,
@@ -214,18 +216,23 @@ std::uint64_t seed_arg(py::handle obj, const char* func) {
   return static_cast<std::uint64_t>(v);
 }
 
+double physical_bytes() {
+  static const double bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
+                                 : limits::kAssumedPhysicalBytes;
+  }();
+  return bytes;
+}
+
 void check_output_size(double count, const char* func) {
   // An output larger than the machine's physical memory cannot be produced: refuse it up front
   // instead of letting the allocator overcommit and the OS kill the process later.
-  static const double physical_bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
-                                 : 0x1.0p43;
-  }();
-  if (!(count * 8.0 <= physical_bytes)) {
+  const double physical = physical_bytes();
+  if (!(count * 8.0 <= physical)) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.4g float64 values = %.3g GB; physical memory is %.3g GB",
-                  count, count * 8e-9, physical_bytes * 1e-9);
+                  count, count * 8e-9, physical * 1e-9);
     const std::string msg =
         std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
     PyErr_SetString(PyExc_MemoryError, msg.c_str());

@@ -141,6 +141,9 @@ int nthreads_arg(py::handle obj, const char* func);
 /// A 64-bit seed: any integer in [0, 2^64).
 std::uint64_t seed_arg(py::handle obj, const char* func);
 
+/// The machine's physical memory in bytes (limits::kAssumedPhysicalBytes when the OS does not say).
+double physical_bytes();
+
 /// Raise MemoryError up front when an output of `count` doubles cannot be allocated sensibly.
 void check_output_size(double count, const char* func);
 

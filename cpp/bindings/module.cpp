@@ -41,6 +41,8 @@ PYBIND11_MODULE(_core, m) {
   limits.attr("max_head_dim") = ropelab::limits::kMaxHeadDim;
   limits.attr("max_task_tokens") = ropelab::limits::kMaxTaskTokens;
   limits.attr("max_draws") = ropelab::rng::kMaxDraws;
+  limits.def("physical_bytes", &ropelab::bind::physical_bytes,
+             "The machine's physical memory in bytes: outputs larger than this are refused.");
   auto rff = m.def_submodule("rff", "random-feature estimators of exp(q.k)");
   ropelab::bind::register_rff(rff);
   auto temperature = m.def_submodule("temperature", "temperature rules, optima and spectra");

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -102,10 +101,10 @@ def integer(func: str, name: str, value: Any, minimum: int, maximum: int | None 
 
 
 def _physical_bytes() -> float:
-    try:
-        return float(os.sysconf("SC_PHYS_PAGES")) * float(os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return float(2**43)
+    """The machine's physical memory, as the core reads it (``_core.limits.physical_bytes``)."""
+    from ropelab._core_loader import core
+
+    return float(core.limits.physical_bytes())
 
 
 def check_output_size(func: str, count: float, itemsize: int = 8) -> None:

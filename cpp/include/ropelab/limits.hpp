@@ -13,6 +13,10 @@ namespace ropelab::limits {
 /// spectra and their bindings all check against this one number.
 inline constexpr std::size_t kMaxSignalLength = (std::size_t{1} << 31) - 1;
 
+/// Physical memory assumed when the operating system does not report it (2^43 bytes = 8 TiB):
+/// outputs larger than physical memory are refused before any allocation.
+inline constexpr double kAssumedPhysicalBytes = 0x1.0p43;
+
 /// Largest head dimension d of a rotation (channels are rotated in d/2 pairs): 2^40, so that
 /// products of d with a sequence length or a batch stay far inside 64-bit sizes.
 inline constexpr std::size_t kMaxHeadDim = std::size_t{1} << 40;
