@@ -95,7 +95,8 @@ LONG_CALLS = {
     "eigenvalues": "rl.transition.eigenvalues(rng.normal(size=(6, 1000, 1000)))",
     "feature_map": "rl.rff.feature_map(rng.normal(size=(3000, 800)), rng.normal(size=(3000, 800)))",
     "householder_product": "rl.transition.householder_product(rng.normal(size=(2, 40, 800)))",
-    "spectrum": "rl.spectra.spectrum(np.ones(1000003), pad=3)",
+    # a prime length: FFTW's slowest plans (about 3.5 s on an AVX-512 core, far past the 1 s delay)
+    "spectrum": "rl.spectra.spectrum(np.ones(4000037), pad=3)",
 }
 
 
