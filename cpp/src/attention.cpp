@@ -108,8 +108,8 @@ namespace {
 /// Adds row i0 + i's bias and the causal mask to one block of scores.
 /// `at(i, j)`: the score of query i0 + i and key j0 + j.
 template <class At>
-void bias_and_mask(const Shape& sh, const Bias* bias, bool causal, std::size_t b, std::size_t i0,
-                   std::size_t nq, std::size_t j0, std::size_t j1, At at) {
+void bias_and_mask(const Bias* bias, bool causal, std::size_t b, std::size_t i0, std::size_t nq,
+                   std::size_t j0, std::size_t j1, At at) {
   const std::size_t nk = j1 - j0;
   if (bias != nullptr) {
     const double* base = bias->data + bias->batch_offset[b];
@@ -120,7 +120,6 @@ void bias_and_mask(const Shape& sh, const Bias* bias, bool causal, std::size_t b
       }
     }
   }
-  (void)sh;
   if (causal && j1 > i0 + 1) {
     for (std::size_t i = 0; i < nq; ++i) {
       for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) at(i, j - j0) = kNegInf;
@@ -152,7 +151,7 @@ void softmax_scalar(const double* q, const double* k, const double* v, const Sha
       scores.resize(ix(nq), ix(nk));
       mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
       scores *= scale;
-      bias_and_mask(sh, bias, causal, b, i0, nq, j0, j1,
+      bias_and_mask(bias, causal, b, i0, nq, j0, j1,
                     [&](std::size_t i, std::size_t j) -> double& { return scores(ix(i), ix(j)); });
       weights.resize(ix(nq), ix(nk));
       alpha.resize(ix(nq));
@@ -197,9 +196,18 @@ void softmax_vector(const double* q, const double* k, const double* v, const Sha
   const auto pv = wide ? kernels::pv_avx512 : kernels::pv_avx2;
   const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
   const std::size_t ld = (kQueryBlock + 31) / 32 * 32;  // lanes: the block's queries, padded
-  std::vector<double> qt(sh.d * ld), st(kKeyBlock * ld), ot(sh.dv * ld), m(ld), l(ld), alpha(ld);
+  // the thread's scratch, kept between calls (parallel_blocks calls this once per task)
+  thread_local std::vector<double> qt, st, ot, m, l, alpha;
+  qt.resize(sh.d * ld);
+  st.resize(kKeyBlock * ld);
+  ot.resize(sh.dv * ld);
+  m.resize(ld);
+  l.resize(ld);
+  alpha.resize(ld);
   for (std::size_t task = begin; task < end; ++task) {
-    const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
+    // causal: the last (longest) query blocks first, so that the short ones fill in at the end
+    const std::size_t qb = causal ? nqb - 1 - task % nqb : task % nqb;
+    const std::size_t b = task / nqb, i0 = qb * kQueryBlock;
     const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
     const double* Q = q + (b * sh.T + i0) * sh.d;
     std::fill(qt.begin(), qt.end(), 0.0);
@@ -214,7 +222,7 @@ void softmax_vector(const double* q, const double* k, const double* v, const Sha
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
       scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data());
-      bias_and_mask(sh, bias, causal, b, i0, nq, j0, j1,
+      bias_and_mask(bias, causal, b, i0, nq, j0, j1,
                     [&](std::size_t i, std::size_t j) -> double& { return st[j * ld + i]; });
       online(ld, nk, st.data(), m.data(), l.data(), alpha.data());
       pv(ld, nk, sh.dv, st.data(), v + (b * sh.S + j0) * sh.dv, alpha.data(), ot.data());

@@ -16,7 +16,7 @@ namespace {
 using Vec = __m512d;
 using Mask = __mmask8;
 constexpr std::size_t kLanes = 8;
-constexpr int kScoreVecs = 2, kScoreKeys = 12, kPvVecs = 2, kPvCols = 12;
+constexpr int kScoreVecs = 4, kScoreKeys = 6, kPvVecs = 4, kPvCols = 6;
 inline Vec load(const double* p) {
   return _mm512_loadu_pd(p);
 }
