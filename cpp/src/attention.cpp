@@ -45,13 +45,20 @@ double exp_diff(double a, double b) {
 using DStride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
 
 /// C (m×n, row stride ldc) = [C +] A B with A(i, p) = A[i·a_rs + p·a_cs] and B(p, j) =
-/// B[p·b_rs + j·b_cs]. The AVX2 + FMA kernel (attention_kernels.hpp) when the active SIMD path
-/// is a vector one, else Eigen. `pack`: scratch of the caller's thread.
+/// B[p·b_rs + j·b_cs]. The AVX-512 or AVX2 + FMA kernel (attention_kernels.hpp, the same bits)
+/// when the active SIMD path is a vector one, else Eigen. `pack`: scratch of the caller's thread.
 void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
         std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs, double* C,
         std::size_t ldc, bool accumulate, std::vector<double>& pack) {
   if (m == 0 || n == 0) return;
 #ifndef ROPELAB_SCALAR_ONLY
+  if (simd::active_isa() == simd::Isa::avx512) {
+    const std::size_t kc = std::max<std::size_t>(1, std::min<std::size_t>(k, 128));
+    const std::size_t need = (12 + (n + 15) / 16 * 16) * kc;  // attention_kernels.hpp
+    if (pack.size() < need) pack.resize(need);
+    kernels::gemm_avx512(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
+    return;
+  }
   if (simd::active_isa() != simd::Isa::scalar) {
     const std::size_t kc =
         std::min<std::size_t>(k, 128);  // attention_kernels.hpp: the pack's layout

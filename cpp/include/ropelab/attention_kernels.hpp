@@ -29,6 +29,12 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                double* C, std::size_t ldc, bool accumulate, double* pack);
 
+/// The same product with AVX-512 (the same bits). `pack` must hold (12 + 16·⌈n/16⌉)·min(k, 128)
+/// doubles (at least 12 + 16·⌈n/16⌉ when k = 0): twelve rows of A and 128 rows of B at a time.
+void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
+                 std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+                 double* C, std::size_t ldc, bool accumulate, double* pack);
+
 /// Scores of one key block: st[j·ld + i] = scale·Σ_p Q(i, p)·K[j·d + p] for i < ld, j < nk (one
 /// fused multiply-add chain over p from 0, then one multiplication).
 void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
