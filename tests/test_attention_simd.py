@@ -1,6 +1,6 @@
-"""ropelab.attention on each SIMD path: the AVX2 + FMA matrix products and sincos agree with the
-scalar (Eigen) path to rounding, on sizes that exercise every tail of the kernels, and every path
-is bit-identical across thread counts."""
+"""ropelab.attention on each SIMD path: the AVX2 + FMA and AVX-512 matrix products and sincos agree
+with the scalar (Eigen) path to rounding and with each other bit for bit, on sizes that exercise
+every tail of the kernels, and every path is bit-identical across thread counts."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ def test_paths_agree_and_threads_reproduce(T, d, dv, D, estimator):
             np.testing.assert_allclose(s[1], naive_softmax(q[1], k[1], v[1], 1 / np.sqrt(d)), rtol=1e-12, atol=1e-12)
     for path in PATHS[1:]:
         np.testing.assert_allclose(outs[path], outs["scalar"], rtol=1e-10, atol=1e-10 * np.max(np.abs(outs["scalar"])))
+    if "avx2" in outs and "avx512" in outs:  # the AVX-512 and AVX2 products give the same bits
+        np.testing.assert_array_equal(outs["avx512"], outs["avx2"])
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -50,3 +52,35 @@ def test_non_causal_paths(path):
         ref = rl.attention.random_feature(q, k[:45], v, 20, causal=False, seed=1)
     np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
     assert ex.shape == (70, 3)
+
+
+@pytest.mark.parametrize("T, S, d, dv", [(131, 131, 7, 5), (300, 300, 64, 64), (70, 600, 13, 17), (1, 1, 3, 1)])
+@pytest.mark.parametrize("causal", [True, False])
+def test_softmax_paths(T, S, d, dv, causal):
+    """Exact softmax on every path, with a bias masking some keys: the vector paths (queries as
+    lanes, SLEEF exp) give the same bits as each other and for every thread count, and agree with
+    the scalar path (Eigen, std::exp) and a NumPy reference to rounding."""
+    if causal and T != S:
+        S = T
+    rng = np.random.default_rng(T + S + d)
+    q = rng.standard_normal((2, T, d))
+    k = rng.standard_normal((2, S, d))
+    v = rng.standard_normal((2, S, dv))
+    bias = 0.5 * rng.standard_normal((T, S))
+    bias[:, 1::3] = -np.inf  # key 0 always visible: no row fully masked
+    outs = {}
+    for path in PATHS:
+        with rl.simd.using(path):
+            runs = [rl.attention.softmax(q, k, v, causal=causal, bias=bias, nthreads=n) for n in (1, 2, 3)]
+        for r in runs[1:]:
+            np.testing.assert_array_equal(r, runs[0])
+        outs[path] = runs[0]
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(d) + bias
+    if causal:
+        s = np.where(np.tril(np.ones((T, S), bool)), s, -np.inf)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    ref = (w / w.sum(-1, keepdims=True)) @ v
+    for path in PATHS:
+        np.testing.assert_allclose(outs[path], ref, rtol=1e-12, atol=1e-12)
+    if "avx2" in outs and "avx512" in outs:
+        np.testing.assert_array_equal(outs["avx512"], outs["avx2"])

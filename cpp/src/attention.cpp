@@ -45,13 +45,20 @@ double exp_diff(double a, double b) {
 using DStride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
 
 /// C (m×n, row stride ldc) = [C +] A B with A(i, p) = A[i·a_rs + p·a_cs] and B(p, j) =
-/// B[p·b_rs + j·b_cs]. The AVX2 + FMA kernel (attention_kernels.hpp) when the active SIMD path
-/// is a vector one, else Eigen. `pack`: scratch of the caller's thread.
+/// B[p·b_rs + j·b_cs]. The AVX-512 or AVX2 + FMA kernel (attention_kernels.hpp, the same bits)
+/// when the active SIMD path is a vector one, else Eigen. `pack`: scratch of the caller's thread.
 void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
         std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs, double* C,
         std::size_t ldc, bool accumulate, std::vector<double>& pack) {
   if (m == 0 || n == 0) return;
 #ifndef ROPELAB_SCALAR_ONLY
+  if (simd::active_isa() == simd::Isa::avx512) {
+    const std::size_t kc = std::max<std::size_t>(1, std::min<std::size_t>(k, 128));
+    const std::size_t need = (12 + (n + 15) / 16 * 16) * kc;  // attention_kernels.hpp
+    if (pack.size() < need) pack.resize(need);
+    kernels::gemm_avx512(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
+    return;
+  }
   if (simd::active_isa() != simd::Isa::scalar) {
     const std::size_t kc =
         std::min<std::size_t>(k, 128);  // attention_kernels.hpp: the pack's layout
@@ -103,6 +110,154 @@ std::size_t feature_count(Estimator est, std::size_t D) {
 // ----------------------------------------------------------------------------------------------
 // Exact attention.
 
+namespace {
+
+/// Adds row i0 + i's bias and the causal mask to one block of scores.
+/// `at(i, j)`: the score of query i0 + i and key j0 + j.
+template <class At>
+void bias_and_mask(const Bias* bias, bool causal, std::size_t b, std::size_t i0, std::size_t nq,
+                   std::size_t j0, std::size_t j1, At at) {
+  const std::size_t nk = j1 - j0;
+  if (bias != nullptr) {
+    const double* base = bias->data + bias->batch_offset[b];
+    for (std::size_t i = 0; i < nq; ++i) {
+      const double* row = base + static_cast<std::int64_t>(i0 + i) * bias->stride_t;
+      for (std::size_t j = 0; j < nk; ++j) {
+        at(i, j) += row[static_cast<std::int64_t>(j0 + j) * bias->stride_s];
+      }
+    }
+  }
+  if (causal && j1 > i0 + 1) {
+    for (std::size_t i = 0; i < nq; ++i) {
+      for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) at(i, j - j0) = kNegInf;
+    }
+  }
+}
+
+/// A q·k beyond a double (before the bias and the mask): no max subtraction can fix it.
+template <class At>
+void check_logits(std::size_t b, std::size_t i0, std::size_t nq, std::size_t nk, At&& at) {
+  for (std::size_t i = 0; i < nq; ++i) {
+    for (std::size_t j = 0; j < nk; ++j) {
+      if (!std::isfinite(at(i, j))) throw LogitOverflow(b, i0 + i);
+    }
+  }
+}
+
+/// The scalar path of softmax (Eigen products, std::exp): query blocks [begin, end) of tasks.
+void softmax_scalar(const double* q, const double* k, const double* v, const Shape& sh,
+                    double scale, bool causal, const Bias* bias, double* out,
+                    const std::atomic<bool>* cancel, std::size_t begin, std::size_t end) {
+  const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
+  RowMatrix scores, weights, acc;
+  Vector m, l, alpha;
+  std::vector<double> pack;
+  for (std::size_t task = begin; task < end; ++task) {
+    const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
+    const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
+    const CMap Q(q + (b * sh.T + i0) * sh.d, ix(nq), ix(sh.d));
+    const std::size_t kend = causal ? i1 : sh.S;
+    acc.setZero(ix(nq), ix(sh.dv));
+    m.setConstant(ix(nq), kNegInf);
+    l.setZero(ix(nq));
+    for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
+      if (is_cancelled(cancel)) throw mc::Cancelled();
+      const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
+      const double* K = k + (b * sh.S + j0) * sh.d;
+      const double* V = v + (b * sh.S + j0) * sh.dv;
+      scores.resize(ix(nq), ix(nk));
+      mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
+      scores *= scale;
+      check_logits(b, i0, nq, nk,
+                   [&](std::size_t i, std::size_t j) { return scores(ix(i), ix(j)); });
+      bias_and_mask(bias, causal, b, i0, nq, j0, j1,
+                    [&](std::size_t i, std::size_t j) -> double& { return scores(ix(i), ix(j)); });
+      weights.resize(ix(nq), ix(nk));
+      alpha.resize(ix(nq));
+      for (std::size_t i = 0; i < nq; ++i) {
+        const auto r = ix(i);
+        const double mnew = std::max(m(r), scores.row(r).maxCoeff());
+        if (mnew == kNegInf) {  // every key so far masked: nothing to add
+          weights.row(r).setZero();
+          alpha(r) = 1.0;
+          continue;
+        }
+        alpha(r) = exp_diff(m(r), mnew);
+        double s = 0;
+        for (std::size_t j = 0; j < nk; ++j) {
+          const double w = std::exp(scores(r, ix(j)) - mnew);
+          weights(r, ix(j)) = w;
+          s += w;
+        }
+        l(r) = alpha(r) * l(r) + s;
+        m(r) = mnew;
+      }
+      acc = alpha.asDiagonal() * acc;
+      mm(nq, sh.dv, nk, weights.data(), sd(nk), 1, V, sd(sh.dv), 1, acc.data(), sh.dv, true, pack);
+    }
+    for (std::size_t i = 0; i < nq; ++i) {
+      if (!(l(ix(i)) > 0)) throw EmptyRow(b, i0 + i);
+      Map(out + (b * sh.T + i0 + i) * sh.dv, 1, ix(sh.dv)) = acc.row(ix(i)) / l(ix(i));
+    }
+  }
+}
+
+#ifndef ROPELAB_SCALAR_ONLY
+/// The vector paths of softmax (attention_kernels.hpp): the same arithmetic per entry as
+/// softmax_scalar, the queries of a block as vector lanes, every block stored transposed; exp is
+/// SLEEF's u10 (≤ 1 ulp). Query blocks [begin, end) of tasks.
+void softmax_vector(const double* q, const double* k, const double* v, const Shape& sh,
+                    double scale, bool causal, const Bias* bias, double* out,
+                    const std::atomic<bool>* cancel, std::size_t begin, std::size_t end) {
+  const bool wide = simd::active_isa() == simd::Isa::avx512;
+  const auto scores = wide ? kernels::scores_avx512 : kernels::scores_avx2;
+  const auto online = wide ? kernels::online_softmax_avx512 : kernels::online_softmax_avx2;
+  const auto pv = wide ? kernels::pv_avx512 : kernels::pv_avx2;
+  const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
+  const std::size_t ld = (kQueryBlock + 31) / 32 * 32;  // lanes: the block's queries, padded
+  // the thread's scratch, kept between calls (parallel_blocks calls this once per task)
+  thread_local std::vector<double> qt, st, ot, m, l, alpha;
+  qt.resize(sh.d * ld);
+  st.resize(kKeyBlock * ld);
+  ot.resize(sh.dv * ld);
+  m.resize(ld);
+  l.resize(ld);
+  alpha.resize(ld);
+  for (std::size_t task = begin; task < end; ++task) {
+    // causal: the last (longest) query blocks first, so that the short ones fill in at the end
+    const std::size_t qb = causal ? nqb - 1 - task % nqb : task % nqb;
+    const std::size_t b = task / nqb, i0 = qb * kQueryBlock;
+    const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
+    const double* Q = q + (b * sh.T + i0) * sh.d;
+    std::fill(qt.begin(), qt.end(), 0.0);
+    for (std::size_t i = 0; i < nq; ++i) {
+      for (std::size_t p = 0; p < sh.d; ++p) qt[p * ld + i] = Q[i * sh.d + p];
+    }
+    const std::size_t kend = causal ? i1 : sh.S;
+    std::fill(ot.begin(), ot.end(), 0.0);
+    std::fill(m.begin(), m.end(), kNegInf);
+    std::fill(l.begin(), l.end(), 0.0);
+    for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
+      if (is_cancelled(cancel)) throw mc::Cancelled();
+      const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
+      scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data());
+      check_logits(b, i0, nq, nk, [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
+      bias_and_mask(bias, causal, b, i0, nq, j0, j1,
+                    [&](std::size_t i, std::size_t j) -> double& { return st[j * ld + i]; });
+      online(ld, nk, st.data(), m.data(), l.data(), alpha.data());
+      pv(ld, nk, sh.dv, st.data(), v + (b * sh.S + j0) * sh.dv, alpha.data(), ot.data());
+    }
+    for (std::size_t i = 0; i < nq; ++i) {
+      if (!(l[i] > 0)) throw EmptyRow(b, i0 + i);
+      double* o = out + (b * sh.T + i0 + i) * sh.dv;
+      for (std::size_t c = 0; c < sh.dv; ++c) o[c] = ot[c * ld + i] / l[i];
+    }
+  }
+}
+#endif
+
+}  // namespace
+
 void softmax(const double* q, const double* k, const double* v, const Shape& sh, double scale,
              bool causal, const Bias* bias, int nthreads, double* out,
              const std::atomic<bool>* cancel) {
@@ -112,75 +267,13 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
   mc::parallel_blocks(
       ntasks, 1, nthreads,
       [&](std::size_t begin, std::size_t end) {
-        RowMatrix scores, weights, acc;
-        Vector m, l, alpha;
-        std::vector<double> pack;
-        for (std::size_t task = begin; task < end; ++task) {
-          const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
-          const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
-          const CMap Q(q + (b * sh.T + i0) * sh.d, ix(nq), ix(sh.d));
-          const std::size_t kend = causal ? i1 : sh.S;
-          acc.setZero(ix(nq), ix(sh.dv));
-          m.setConstant(ix(nq), kNegInf);
-          l.setZero(ix(nq));
-          for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
-            if (is_cancelled(cancel)) throw mc::Cancelled();
-            const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
-            const double* K = k + (b * sh.S + j0) * sh.d;
-            const double* V = v + (b * sh.S + j0) * sh.dv;
-            scores.resize(ix(nq), ix(nk));
-            mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
-            scores *= scale;
-            if (!scores.allFinite()) {  // q·k beyond a double: no max subtraction can fix it
-              for (std::size_t i = 0; i < nq; ++i) {
-                if (!scores.row(ix(i)).allFinite()) throw LogitOverflow(b, i0 + i);
-              }
-            }
-            if (bias != nullptr) {
-              const double* base = bias->data + bias->batch_offset[b];
-              for (std::size_t i = 0; i < nq; ++i) {
-                const double* row = base + static_cast<std::int64_t>(i0 + i) * bias->stride_t;
-                for (std::size_t j = 0; j < nk; ++j) {
-                  scores(ix(i), ix(j)) += row[static_cast<std::int64_t>(j0 + j) * bias->stride_s];
-                }
-              }
-            }
-            if (causal && j1 > i0 + 1) {
-              for (std::size_t i = 0; i < nq; ++i) {
-                for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) {
-                  scores(ix(i), ix(j - j0)) = kNegInf;
-                }
-              }
-            }
-            weights.resize(ix(nq), ix(nk));
-            alpha.resize(ix(nq));
-            for (std::size_t i = 0; i < nq; ++i) {
-              const auto r = ix(i);
-              const double mnew = std::max(m(r), scores.row(r).maxCoeff());
-              if (mnew == kNegInf) {  // every key so far masked: nothing to add
-                weights.row(r).setZero();
-                alpha(r) = 1.0;
-                continue;
-              }
-              alpha(r) = exp_diff(m(r), mnew);
-              double s = 0;
-              for (std::size_t j = 0; j < nk; ++j) {
-                const double w = std::exp(scores(r, ix(j)) - mnew);
-                weights(r, ix(j)) = w;
-                s += w;
-              }
-              l(r) = alpha(r) * l(r) + s;
-              m(r) = mnew;
-            }
-            acc = alpha.asDiagonal() * acc;
-            mm(nq, sh.dv, nk, weights.data(), sd(nk), 1, V, sd(sh.dv), 1, acc.data(), sh.dv, true,
-               pack);
-          }
-          for (std::size_t i = 0; i < nq; ++i) {
-            if (!(l(ix(i)) > 0)) throw EmptyRow(b, i0 + i);
-            Map(out + (b * sh.T + i0 + i) * sh.dv, 1, ix(sh.dv)) = acc.row(ix(i)) / l(ix(i));
-          }
+#ifndef ROPELAB_SCALAR_ONLY
+        if (simd::active_isa() != simd::Isa::scalar) {
+          softmax_vector(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
+          return;
         }
+#endif
+        softmax_scalar(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
       },
       cancel);
 }

@@ -1,6 +1,7 @@
-// AVX2 + FMA matrix products of attention.cpp (attention_kernels.hpp). Compiled with -mavx2 -mfma
-// (CMakeLists.txt) and run only after simd::supported(Isa::avx2). Includes no header with inline
-// functions or templates other than the intrinsics: everything here has internal linkage.
+// AVX2 + FMA matrix products and exact-softmax steps of attention.cpp (attention_kernels.hpp).
+// Compiled with -mavx2 -mfma (CMakeLists.txt) and run only after simd::supported(Isa::avx2).
+// Includes no header with inline functions or templates other than the intrinsics: everything here
+// has internal linkage.
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -95,7 +96,67 @@ void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, 
   }
 }
 
+// The exact-softmax kernels (attention_softmax_body.inc) on 4 lanes: tiles of 8 queries × 6 keys
+// and 8 queries × 6 channels (12 accumulators of the 16 registers).
+using Vec = __m256d;
+using Mask = __m256d;
+constexpr std::size_t kLanes = 4;
+constexpr int kScoreVecs = 2, kScoreKeys = 6, kPvVecs = 2, kPvCols = 6;
+inline Vec load(const double* p) {
+  return _mm256_loadu_pd(p);
+}
+inline void store(double* p, Vec x) {
+  _mm256_storeu_pd(p, x);
+}
+inline Vec set1(double x) {
+  return _mm256_set1_pd(x);
+}
+inline Vec zero() {
+  return _mm256_setzero_pd();
+}
+inline Vec add(Vec a, Vec b) {
+  return _mm256_add_pd(a, b);
+}
+inline Vec sub(Vec a, Vec b) {
+  return _mm256_sub_pd(a, b);
+}
+inline Vec mul(Vec a, Vec b) {
+  return _mm256_mul_pd(a, b);
+}
+inline Vec max(Vec a, Vec b) {
+  return _mm256_max_pd(a, b);
+}
+inline Vec fma(Vec a, Vec b, Vec c) {
+  return _mm256_fmadd_pd(a, b, c);
+}
+inline Vec exp(Vec x) {
+  return Sleef_expd4_u10avx2(x);
+}
+inline Mask is_neg_inf(Vec x) {
+  return _mm256_cmp_pd(x, _mm256_set1_pd(-__builtin_inf()), _CMP_EQ_OQ);
+}
+inline Vec select(Mask m, Vec t, Vec f) {
+  return _mm256_blendv_pd(f, t, m);
+}
+
+#include "attention_softmax_body.inc"
+
 }  // namespace
+
+void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+                 double scale, double* st) {
+  scores_impl(ld, nk, d, qt, K, scale, st);
+}
+
+void online_softmax_avx2(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
+                         double* alpha) {
+  online_softmax_impl(ld, nk, st, m, l, alpha);
+}
+
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
+             const double* alpha, double* ot) {
+  pv_impl(ld, nk, dv, pt, V, alpha, ot);
+}
 
 void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,

@@ -1,15 +1,22 @@
 #pragma once
 /// \file attention_kernels.hpp
-/// The matrix products of attention.cpp, hand-written for AVX2 + FMA
-/// (cpp/src/attention_kernels_avx2.cpp, compiled with -mavx2 -mfma and called only when
-/// simd::supported(Isa::avx2)). Like the kernels of vecmath.hpp, that file includes nothing but
-/// <immintrin.h> and this header (plain declarations, no inline functions or templates), so no code
-/// compiled with AVX flags can be shared with, or picked by the linker for, the SSE2 translation
-/// units.
+/// The matrix products of attention.cpp and the steps of its exact softmax, hand-written for
+/// AVX2 + FMA (cpp/src/attention_kernels_avx2.cpp, compiled with -mavx2 -mfma and called only when
+/// simd::supported(Isa::avx2)) and AVX-512 (cpp/src/attention_kernels_avx512.cpp, -mavx512f
+/// -mavx512dq, called only when simd::supported(Isa::avx512)). Like the kernels of vecmath.hpp,
+/// those files include nothing but <immintrin.h>, <sleef.h>, this header and the kernel body
+/// attention_softmax_body.inc (inside their anonymous namespace), so no code compiled with AVX
+/// flags can be shared with, or picked by the linker for, the SSE2 translation units.
 ///
-/// Every element C_ij is one sum over p in increasing order (a chain of fused multiply-adds
-/// starting from 0, or from C_ij when accumulating): the result does not depend on the blocking,
-/// on the thread or on the matrix sizes around it.
+/// Every element C_ij of a product is one sum over p in increasing order (a chain of fused
+/// multiply-adds starting from 0, or from C_ij when accumulating): the result does not depend on
+/// the blocking, on the thread or on the matrix sizes around it.
+///
+/// Exact softmax (one query block at a time, "flash attention" with the queries as vector lanes):
+/// Qᵀ is packed once per block, qt[p·ld + i] = Q(i, p) (ld a multiple of 32, lanes past the block's
+/// rows 0), and every per-key-block quantity is stored transposed, key- or channel-major with row
+/// stride ld. The AVX2 and AVX-512 versions do the same IEEE operations per lane in the same order
+/// (SLEEF's u10 exp of both widths gives the same bits): the same results.
 
 #include <cstddef>
 
@@ -21,6 +28,35 @@ namespace ropelab::attention::kernels {
 void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                double* C, std::size_t ldc, bool accumulate, double* pack);
+
+/// The same product with AVX-512 (the same bits). `pack` must hold (12 + 16·⌈n/16⌉)·min(k, 128)
+/// doubles (at least 12 + 16·⌈n/16⌉ when k = 0): twelve rows of A and 128 rows of B at a time.
+void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
+                 std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+                 double* C, std::size_t ldc, bool accumulate, double* pack);
+
+/// Scores of one key block: st[j·ld + i] = scale·Σ_p Q(i, p)·K[j·d + p] for i < ld, j < nk (one
+/// fused multiply-add chain over p from 0, then one multiplication).
+void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+                 double scale, double* st);
+void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+                   double scale, double* st);
+
+/// The online-softmax step of one key block, per query lane i < ld: m' = max(m, max_j st), the
+/// weights st ← exp(st − m') (0 while m' = −∞: every key so far masked), alpha = exp(m − m')
+/// (0 when m = −∞, 1 when m' = −∞), l ← alpha·l + Σ_j weight (summed in increasing j), m ← m'.
+/// exp: SLEEF u10.
+void online_softmax_avx2(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
+                         double* alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
+                           double* alpha);
+
+/// The weighted values of one key block: ot[c·ld + i] ← alpha[i]·ot[c·ld + i] + Σ_j pt[j·ld + i]·
+/// V[j·dv + c] (one fused multiply-add chain in increasing j), i < ld, c < dv.
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
+             const double* alpha, double* ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
+               const double* alpha, double* ot);
 
 /// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s);

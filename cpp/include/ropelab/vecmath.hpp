@@ -10,8 +10,10 @@
 ///            `u10avx512f` (selected when the CPU has AVX-512F and DQ: every AVX-512 x86 since
 ///            2017).
 ///
-/// Only those two files get ISA flags, and they include nothing but <immintrin.h>, <sleef.h> and
-/// this header (plain structs and declarations, no inline functions): an inline function or
+/// Only those two files get ISA flags (and, under the same rules, the kernels of attention and the
+/// delta rule: attention_kernels_avx2.cpp, attention_kernels_avx512.cpp, delta_avx2.cpp), and they
+/// include nothing but <immintrin.h>, <sleef.h> and their header (plain structs and declarations,
+/// no inline functions): an inline function or
 /// template compiled with AVX flags could otherwise be picked by the linker for the whole program
 /// and crash a machine without AVX. The library is built without -march, so one build runs on any
 /// x86-64. The active table is chosen once: $ROPELAB_SIMD (scalar | avx2 | avx512) if set and
