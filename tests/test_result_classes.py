@@ -563,6 +563,7 @@ DOCUMENTED: list[type] = [
     rl.transition.FactorDistribution,
     rl.temperature.MSECurve,
     rl.attention.AttentionError,
+    rl.attention.AnglePrecision,
     rl.tasks.Group,
     rl.tasks.StateTracking,
     rl.tasks.MQAR,
@@ -573,11 +574,21 @@ DOCUMENTED: list[type] = [
 #: Result classes outside this scheme, each with the reason (checked to be exactly those found).
 NOT_DOCUMENTED: dict[str, str] = {
     "ropelab.claims.ClaimResult": "the claims package's record; its fields repeat Claim and Evidence",
+    "ropelab.attention.RandomFeatureParts": "a NamedTuple (unpacked as numerator, denominator)",
+}
+#: Public records that are not results (inputs and specifications), each with the reason.
+NOT_RESULTS: dict[str, str] = {
+    "ropelab.claims.Claim": "a claim's declaration (the registry's input)",
+    "ropelab.claims.Evidence": "what a check returns to the registry, not to users",
+    "ropelab.selective.SelectiveWeights": "the weights a user passes in",
+    "ropelab.sweep.Grid": "a sweep's specification",
+    "ropelab.sweep.Task": "a sweep task's specification",
 }
 
 
 def _public_result_classes() -> dict[str, type]:
     """Every public class of the package that is a result: bound from C++ or showing itself as one."""
+    import dataclasses
     import importlib
     import pkgutil
 
@@ -590,9 +601,12 @@ def _public_result_classes() -> dict[str, type]:
         mod = importlib.import_module(info.name)
         for name in getattr(mod, "__all__", ()):
             obj = getattr(mod, name)
-            if isinstance(obj, type) and issubclass(obj, (ResultDisplay, _core.result.Result)):
-                found.setdefault(f"{obj.__module__.rsplit('._', 1)[0]}.{obj.__name__}", obj)
-    found["ropelab.attention.AttentionError"] = rl.attention.AttentionError  # a dataclass, repr of its own
+            if not isinstance(obj, type):
+                continue
+            record = dataclasses.is_dataclass(obj) or (issubclass(obj, tuple) and hasattr(obj, "_fields"))
+            qual = f"{obj.__module__.rsplit('._', 1)[0]}.{obj.__name__}"
+            if issubclass(obj, (ResultDisplay, _core.result.Result)) or (record and qual not in NOT_RESULTS):
+                found.setdefault(qual, obj)
     return found
 
 

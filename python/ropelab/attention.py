@@ -813,24 +813,27 @@ def error(
     )
 
 
+@document_fields
 @dataclass(frozen=True)
 class AnglePrecision:
-    """Float32 against float64 along a sequence (see :func:`angle_precision`).
+    """Float32 against float64 along a sequence (see :func:`angle_precision`)."""
 
-    Attributes
-    ----------
-    angle_error : ndarray, shape (T,)
-        ``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).
-    score_error : ndarray, shape (T,)
-        ``|s32_t − s64_t| / (‖q_t‖ ‖k_0‖)`` with ``s_t = (R(ψ_t) q_t)·(R(ψ_0) k_0)`` — the rotated
-        score between position ``t`` and position 0.
-    angle_max : ndarray, shape (T,)
-        ``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.
-    """
-
-    angle_error: FloatArray
-    score_error: FloatArray
-    angle_max: FloatArray
+    angle_error: FloatArray = field(
+        metadata=field_doc("``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).", type="ndarray, shape (T,)")
+    )
+    score_error: FloatArray = field(
+        metadata=field_doc(
+            "``|s32_t − s64_t| / (‖q_t‖ ‖k_0‖)`` with ``s_t = (R(ψ_t) q_t)·(R(ψ_0) k_0)``: the rotated score "
+            "between position ``t`` and position 0.",
+            type="ndarray, shape (T,)",
+        )
+    )
+    angle_max: FloatArray = field(
+        metadata=field_doc(
+            "``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.",
+            type="ndarray, shape (T,)",
+        )
+    )
 
 
 def angle_precision(
