@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ropelab._core_loader import core as _core
+from ropelab._docstrings import shared
 
 __all__ = ["ResultDisplay", "document_fields", "field_doc", "field_docs", "field_names", "field_types", "short_value"]
 
@@ -77,13 +78,13 @@ def short_value(v: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+@shared
 def field_names(cls: type) -> tuple[str, ...]:
     """The fields of a result class bound from C++ (its ``_fields``), in order.
 
     Parameters
     ----------
-    cls : type
-        A result class of ``ropelab._core`` or a class derived from one.
+    {bound_cls}
 
     Returns
     -------
@@ -104,13 +105,13 @@ def field_names(cls: type) -> tuple[str, ...]:
     return tuple(_bound_fields("field_names", cls))
 
 
+@shared
 def field_types(cls: type) -> dict[str, str]:
     """The type of each field of a result class bound from C++ (its ``_field_types``), in order.
 
     Parameters
     ----------
-    cls : type
-        A result class of ``ropelab._core`` or a class derived from one.
+    {bound_cls}
 
     Returns
     -------
@@ -135,13 +136,13 @@ def field_types(cls: type) -> dict[str, str]:
     return _bound_fields("field_types", cls)
 
 
+@shared
 def field_docs(cls: type) -> dict[str, str]:
     """The docstring of each field of a result class bound from C++ (its ``_field_docs``), in order.
 
     Parameters
     ----------
-    cls : type
-        A result class of ``ropelab._core`` or a class derived from one.
+    {bound_cls}
 
     Returns
     -------

@@ -38,6 +38,8 @@ SNIPPETS: dict[str, str] = {
     "layout": """layout : {"interleaved", "half"}
     Channel pairing of the rotation: pairs ``(2i, 2i+1)`` (RoFormer, interleaved) or
     ``(i, i + d/2)`` (the half-split layout of GPT-NeoX and Llama).""",
+    "bound_cls": """cls : type
+    A result class of ``ropelab._core`` or a class derived from one.""",
     "ax": """ax : matplotlib.axes.Axes, optional
     Axes to draw on; a new figure when None.""",
     "figure": """matplotlib.figure.Figure
