@@ -30,7 +30,9 @@ TEST(DpssTapers, OrthonormalParityAndDecreasingRatios) {
     }
     const double parity = j % 2 == 0 ? 1.0 : -1.0;
     for (std::size_t n = 0; n < 100; ++n) EXPECT_EQ(t.tapers[j][n], parity * t.tapers[j][99 - n]);
-    if (j > 0) EXPECT_LT(t.ratios[j], t.ratios[j - 1]);
+    if (j > 0) {
+      EXPECT_LT(t.ratios[j], t.ratios[j - 1]);
+    }
     EXPECT_GT(t.ratios[j], 0.0);
     EXPECT_LE(t.ratios[j], 1.0 + 1e-12);
   }
