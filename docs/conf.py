@@ -59,7 +59,7 @@ numpydoc_attributes_as_param_list = True
 # network at build time); they are listed here by package, nothing of ropelab's own is.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:(class|data|obj)", r"(numpy|np|npt|pandas|matplotlib)(\..+)?"),
+    (r"py:(class|data|obj)", r"(numpy|np|npt|pandas|pd|matplotlib|xarray|xr)(\..+)?"),
     (r"py:class", r"(collections\.abc|os|pathlib|argparse)\.\w+"),
     # matplotlib classes in ropelab.plot's annotations (imported there for type checking only)
     (r"py:class", r"Axes|Figure"),

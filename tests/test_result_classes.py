@@ -558,6 +558,7 @@ def test_windows_table_is_read_from_window_info() -> None:
 #: (``field(metadata=field_doc(...))``).
 DOCUMENTED: list[type] = [
     rl.spectra.FiguresOfMerit,
+    rl.spectra.WindowInfo,
     rl.spectra.LeakageMap,
     rl.temperature.Counterexample,
     rl.transition.FactorDistribution,

@@ -52,6 +52,7 @@ __all__ = [
     "MAX_SIGNAL_LENGTH",
     "window_names",
     "window_info",
+    "WindowInfo",
     "window",
     "dpss",
     "ssm_window",
@@ -110,7 +111,19 @@ WINDOWS: dict[str, tuple[str, ...]] = {
 }
 
 
-def window_info(name: str) -> _core.spectra.WindowInfo:
+@document_fields
+class WindowInfo(ResultDisplay, _core.spectra.WindowInfo):
+    """A window's row of the core's window table (:func:`window_info`).
+
+    The fields are read-only and are those of the compiled result, in the order of ``_fields``;
+    each parameter is a ``WindowParameter`` with ``name``, ``alternatives``, ``required``,
+    ``default``, ``description``, ``range`` and ``alternative_ranges``.
+    """
+
+    __slots__ = ()
+
+
+def window_info(name: str) -> WindowInfo:
     """A window's row of the core's window table: its parameters, symmetry, fall-off, scipy and Harris names.
 
     Parameters
@@ -141,7 +154,7 @@ def window_info(name: str) -> _core.spectra.WindowInfo:
     >>> window_info("chebwin").scipy_name, window_info("hann").falloff_order
     ('chebwin', 2)
     """
-    return _core.spectra.window_info(name=name)
+    return WindowInfo(_core.spectra.window_info(name=name))
 
 
 def _windows_markdown() -> str:

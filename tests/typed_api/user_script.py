@@ -211,7 +211,7 @@ assert loaded.pairs == from_sd.pairs
 names: list[str] = rl.spectra.window_names()
 assert "hann" in names and "hann" in rl.spectra.WINDOWS and rl.spectra.MAX_SIGNAL_LENGTH > 0
 assert all(isinstance(alias, str) for alias in rl.spectra.WINDOW_ALIASES)
-info = rl.spectra.window_info("kaiser")
+info: rl.spectra.WindowInfo = rl.spectra.window_info("kaiser")
 info_text: list[str] = [info.name, info.definition, info.harris_name, info.scipy_name, info.symmetry]
 info_text += [p.name for p in info.parameters] + info.aliases
 hann: FloatArray = rl.spectra.window("hann", 64)
