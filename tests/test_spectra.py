@@ -40,7 +40,10 @@ def test_doctests() -> None:
 def test_docs_window_table_is_generated_from_the_core_table() -> None:
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "areas" / "spectra.md").read_text(encoding="utf-8")
+    path = Path(__file__).resolve().parents[1] / "docs" / "areas" / "spectra.md"
+    if not path.is_file():
+        pytest.skip("checks the source tree's docs/areas/spectra.md: `make test` runs it")
+    page = path.read_text(encoding="utf-8")
     begin, end = "<!-- window-table:begin -->\n", "<!-- window-table:end -->"
     table = page.split(begin, 1)[1].split(end, 1)[0]
     assert table == S._windows_markdown(), (
