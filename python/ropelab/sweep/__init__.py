@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -74,7 +74,8 @@ def _frame(task: Task, grid: Grid, rows: Rows) -> pd.DataFrame:
         data[name] = grid.column(name, cells)
     for name, dtype in task.outputs:
         data[name] = np.asarray([out[name] for _, out in rows], dtype=dtype)
-    return cast("pd.DataFrame", pd.DataFrame(data))
+    frame: pd.DataFrame = pd.DataFrame(data)
+    return frame
 
 
 def _attrs(grid: Grid, spec: dict[str, Any], digest: str) -> dict[str, Any]:
@@ -283,7 +284,7 @@ def run(
                 writer.close()
         if opened is not None:
             opened.compact(_frame(t, g, rows))
-    df = cast("pd.DataFrame", _frame(t, g, rows).set_index("cell"))
+    df: pd.DataFrame = _frame(t, g, rows).set_index("cell")
     df.attrs.update(_attrs(g, spec, digest))
     return df
 
@@ -340,7 +341,7 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
             f"sweep.load: the store's {str(path / '_sweep.json')!r} is damaged ({type(exc).__name__}: {exc})"
         ) from None
     rows = _stored_rows(Store(path, digest, spec, where="sweep.load"), t, g)
-    df = cast("pd.DataFrame", _frame(t, g, rows).set_index("cell"))
+    df: pd.DataFrame = _frame(t, g, rows).set_index("cell")
     df.attrs.update(_attrs(g, spec, meta["digest"]), complete=len(rows) == len(g))
     return df
 
@@ -407,13 +408,12 @@ def to_xarray(df: pd.DataFrame) -> xr.Dataset:
     outputs = [c for c in df.columns if c not in axes]
     if len(df) == int(np.prod(shape)) and df.index.is_monotonic_increasing:
         # a complete table in cell order is the grid in row-major order: keep the grid's value order
-        return cast(
-            "xr.Dataset",
-            xarray.Dataset(
-                {c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs},
-                coords=coords,
-                attrs={k: v for k, v in df.attrs.items() if k != "axes"},
-            ),
+        ds: xr.Dataset = xarray.Dataset(
+            {c: (axes, df[c].to_numpy().reshape(shape)) for c in outputs},
+            coords=coords,
+            attrs={k: v for k, v in df.attrs.items() if k != "axes"},
         )
+        return ds
     # missing cells become NaN
-    return cast("xr.Dataset", df.reset_index(drop=True).set_index(axes)[outputs].to_xarray())
+    out: xr.Dataset = df.reset_index(drop=True).set_index(axes)[outputs].to_xarray()
+    return out

@@ -5,6 +5,7 @@ the element-wise pseudocode and its channel layout (RoFormer §3.4.2), and the r
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ropelab import rotary
 from ropelab._types import FloatArray
@@ -12,9 +13,10 @@ from ropelab.claims import _common
 from ropelab.claims._registry import Evidence, claim, derive_verdict
 
 
-def _np_decay_bound(r: FloatArray, theta: FloatArray) -> FloatArray:
+def _np_decay_bound(r: npt.ArrayLike, theta: npt.ArrayLike) -> FloatArray:
     """RoFormer's bound from its definition: mean over j of |Σ_{i<j} e^{i r θ_i}| (NumPy)."""
-    S = np.cumsum(np.exp(1j * np.outer(r, theta)), axis=1)
+    rr, th = np.asarray(r, dtype=np.float64), np.asarray(theta, dtype=np.float64)
+    S = np.cumsum(np.exp(1j * np.outer(rr, th)), axis=1)
     return np.asarray(np.abs(S).mean(axis=1))
 
 
