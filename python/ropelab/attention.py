@@ -399,7 +399,8 @@ def random_feature(
         arrs.append(a.astype(np.float32) if f32 else a)
     if return_parts:
         return RandomFeatureParts(*arrs)
-    return arrs[0]
+    first: RealArray = arrs[0]
+    return first
 
 
 @shared

@@ -55,8 +55,8 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
     out: IntArray = np.empty(t.shape, dtype=np.int64)
     _copy_pieces(out, t)
     flat = out.reshape(-1)
-    lo = min((int(flat[b : b + _PIECE].min()) for b in range(0, flat.size, _PIECE)), default=0)
-    hi = max((int(flat[b : b + _PIECE].max()) for b in range(0, flat.size, _PIECE)), default=0)
+    lo = min((int(np.min(flat[b : b + _PIECE])) for b in range(0, flat.size, _PIECE)), default=0)
+    hi = max((int(np.max(flat[b : b + _PIECE])) for b in range(0, flat.size, _PIECE)), default=0)
     if flat.size and (lo < 0 or hi >= g.order):
         raise ValueError(f"{func}: tokens must be element indices in [0, {g.order}), got values in [{lo}, {hi}]")
     return out

@@ -188,7 +188,7 @@ def extrap_interpolation_range() -> Evidence:
         verdict=derive_verdict(ok),
         values={
             "direct_unseen_pairs": int(direct.n_unseen),
-            "direct_unseen_pair_indices": [int(unseen_idx.min()), int(unseen_idx.max())] if unseen_idx.size else [],
+            "direct_unseen_pair_indices": [int(np.min(unseen_idx)), int(np.max(unseen_idx))] if unseen_idx.size else [],
             "direct_max_unseen_fraction_of_turn": float(np.max(direct.unseen_fraction)),
             "interpolated_largest_position": pi_max_position,
             "interpolated_max_unseen_fraction_of_turn": float(np.max(pi.unseen_fraction)),

@@ -449,7 +449,7 @@ def rfa_float32() -> Evidence:
     return Evidence(
         verdict=derive_verdict(holds),
         values={"by_theta_max": rows, "largest_temperature_float32_over_exact": largest}
-        | {"other_channels_float32_over_exact_min_max": [float(others.min()), float(others.max())]},
+        | {"other_channels_float32_over_exact_min_max": [float(np.min(others)), float(np.max(others))]},
         tolerance=f"relative {RFA_RTOL:g} on every channel (≈ 8000 float32 ulps: far above the rounding of a "
         "well-conditioned evaluation); float64 against the independently evaluated formula to 1e-12",
         inputs={"d": d, "kind": "rfa", "temp_max": 1.0}

@@ -98,9 +98,9 @@ def rope_decay() -> Evidence:
     # The short-range trend: maxima over consecutive 32-position blocks fall over the first 128
     # positions, and B never returns above half its value at r = 0 once r ≥ 100.
     blocks = B[: 32 * 5].reshape(5, 32).max(axis=1)
-    short_range = bool(np.all(np.diff(blocks[:4]) < 0)) and float(B[100:].max()) < B[0] / 2
+    short_range = bool(np.all(np.diff(blocks[:4]) < 0)) and float(np.max(B[100:])) < B[0] / 2
     # Far away the local maxima stop decreasing: a later window peaks higher than an earlier one.
-    peak_5k, peak_10k = float(B[5000:5200].max()), float(B[10000:10200].max())
+    peak_5k, peak_10k = float(np.max(B[5000:5200])), float(np.max(B[10000:10200]))
     corrected_ok = short_range and not monotone and peak_10k > peak_5k
     return Evidence(
         verdict=derive_verdict(monotone, short_range),
@@ -109,7 +109,7 @@ def rope_decay() -> Evidence:
             "first_increase_at_r": first_rise,
             "B_at_first_increase": [float(B[first_rise]), float(B[first_rise + 1])],
             "block_maxima_first_160": blocks.tolist(),
-            "max_B_beyond_100": float(B[100:].max()),
+            "max_B_beyond_100": float(np.max(B[100:])),
             "peak_5000_5200": peak_5k,
             "peak_10000_10200": peak_10k,
         },

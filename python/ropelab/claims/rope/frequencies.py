@@ -55,7 +55,7 @@ def rope_theta_index() -> Evidence:
             "ratio_second_over_first": float(second[0] / first[0]),
             "decay_bound_toolkit_vs_numpy": route,
             "bound_r0_both": [float(b_first[0]), float(b_second[0])],
-            "bound_relative_change_max_r_1_2000": float(moved[1:].max()),
+            "bound_relative_change_max_r_1_2000": float(np.max(moved[1:])),
             "bound_relative_change_mean_r_1_2000": float(moved[1:].mean()),
             "bound_at_r_100_both": [float(b_first[100]), float(b_second[100])],
         },
@@ -70,8 +70,8 @@ def rope_theta_index() -> Evidence:
         },
         corrected="10000^{−2i/d} is 10000^{−2(i−1)/d} shifted by one index (each θ times 10000^{−2/d}): it drops "
         "θ = 1 and adds θ = 10000^{−1}. Both define a valid RoPE; RoFormer's bound B(r) moves by up to "
-        f"{float(moved[1:].max()):.0%} (mean {float(moved[1:].mean()):.0%}) over r ≤ 2000.",
-        corrected_holds=shift_ok and float(moved[1:].max()) > 1e-3,
+        f"{float(np.max(moved[1:])):.0%} (mean {float(moved[1:].mean()):.0%}) over r ≤ 2000.",
+        corrected_holds=shift_ok and float(np.max(moved[1:])) > 1e-3,
     )
 
 
@@ -162,10 +162,10 @@ def rope_base_dependence() -> Evidence:
         rows[base] = {
             "floor_block_start": floor * 50,
             "floor": float(env[floor]),
-            "max_after_floor": float(env[floor:].max()),
-            "rise_after_floor": float(env[floor:].max() / env[floor]),
+            "max_after_floor": float(np.max(env[floor:])),
+            "rise_after_floor": float(np.max(env[floor:]) / env[floor]),
             "envelope_at_r_2000": float(env[-1]),
-            "longest_wavelength": float(2 * np.pi / theta.min()),
+            "longest_wavelength": float(2 * np.pi / np.min(theta)),
             "numpy_route_error": _common.rel_err(B, _np_decay_bound(r, base ** (-2.0 * np.arange(d // 2) / d))),
         }
     small, big = rows[2.0], rows[10000.0]
