@@ -24,10 +24,18 @@ LIMIT = 0.5
 #: test-sanitize preloads its runtime) every loop runs several times slower, so neither the 0.5 s
 #: bound nor the "still running when signalled" window of these tests carries over. The polling
 #: code they exercise is the same; `make test` runs them.
+UNDER_SANITIZER = "libasan" in os.environ.get("LD_PRELOAD", "")
+
 skip_under_sanitizer = pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    UNDER_SANITIZER,
     reason="Ctrl-C latency is timed on the optimised build (make test runs these tests)",
 )
+
+#: What :func:`assert_interrupts` checks under AddressSanitizer, where its tests still run (the
+#: others skip): that Ctrl-C is answered at all and the module works afterwards, within a bound
+#: that says "polled" rather than "fast" (instrumented loops run 2-10x slower; the 0.5 s latency
+#: itself is checked by `make test` on the optimised build).
+SANITIZER_LIMIT = 5.0
 
 #: Imports and ``interrupt_after(delay)``: a thread sends SIGINT to this process after ``delay``
 #: seconds and records the time it did in ``sent["t"]``. The start of every script of these tests.
@@ -102,12 +110,14 @@ def assert_interrupts(
     delay: float = 1.0,
     timeout: float = 300,
 ) -> float:
-    """SIGINT during ``call`` raises KeyboardInterrupt within :data:`LIMIT` seconds (and, if given,
-    ``after`` then prints ``after <expected_after>``). Returns the latency."""
+    """SIGINT during ``call`` raises KeyboardInterrupt within :data:`LIMIT` seconds
+    (:data:`SANITIZER_LIMIT` under AddressSanitizer) and, if given, ``after`` then prints
+    ``after <expected_after>``. Returns the latency."""
     lines = run(call, setup, after, delay, timeout)
     assert "latency" in lines, f"the call was not interrupted (too short to test? {lines})"
     latency = float(lines["latency"])
-    assert latency < LIMIT, f"KeyboardInterrupt after {latency:.3f} s (limit {LIMIT} s): {call}"
+    limit = SANITIZER_LIMIT if UNDER_SANITIZER else LIMIT
+    assert latency < limit, f"KeyboardInterrupt after {latency:.3f} s (limit {limit} s): {call}"
     if expected_after is not None:
         assert lines.get("after") == expected_after, lines
     return latency
