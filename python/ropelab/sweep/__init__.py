@@ -35,7 +35,7 @@ import numpy as np
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
-from ropelab.sweep._store import Store, Writer, read_text_nofollow
+from ropelab.sweep._store import Store, Writer, check_spec_digest, read_text_nofollow
 from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
 
 if TYPE_CHECKING:
@@ -310,8 +310,14 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
     TypeError
         If ``store`` is not a path.
     ValueError
-        If ``store`` is not a sweep store (it has no ``_sweep.json``), or a part of it is foreign,
-        incomplete or corrupted (the message names the file).
+        If ``store`` is not a sweep store (it has no ``_sweep.json``), its ``_sweep.json`` was
+        altered (its spec, e.g. the seed or trials, no longer hashes to the digest the parts carry),
+        a file of it is not a regular file (a directory, a FIFO, a link), or a part of it is foreign,
+        incomplete or corrupted (the message names the file); or when the parts kept vanishing
+        under a concurrent merge for ``READ_WAIT`` = 10 s. A concurrent merge is otherwise read
+        consistently: the parts are opened first and read through their descriptors; only a part
+        removed between the listing and its opening makes ``load`` list them again, after a pause
+        doubling from 1 ms to 0.1 s.
 
     Examples
     --------
@@ -329,7 +335,8 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
         raise TypeError(f"sweep.load: store must be a path (str or os.PathLike), got {store!r}")
     path = Path(store)
     try:
-        meta = json.loads(read_text_nofollow(path / "_sweep.json"))
+        meta = json.loads(read_text_nofollow(path / "_sweep.json", where="sweep.load"))
+        check_spec_digest(path / "_sweep.json", meta, "sweep.load")
         spec = meta["spec"]
         digest = meta["digest"]
         t = get(spec["task"])

@@ -302,5 +302,9 @@ def fingerprint(
 ) -> tuple[str, dict[str, Any]]:
     """A digest of everything that determines a sweep's numbers, and the spec it hashes."""
     spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, **numerics}
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
-    return digest, spec
+    return spec_digest(spec), spec
+
+
+def spec_digest(spec: dict[str, Any]) -> str:
+    """The digest of a sweep's spec: SHA-256 of its JSON with sorted keys (what ``_sweep.json`` records)."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
