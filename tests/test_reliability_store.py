@@ -379,10 +379,43 @@ def test_load_against_a_writer_merging_200_parts_never_fails(tmp_path: Path) -> 
     assert failed == 0, f"{failed} of {loads} loads failed"
 
 
-if __name__ == "__main__":  # python tests/test_reliability_store.py LOADS: the failing loads under a merging writer
+def issue_case_failures(tmp: Path, loads: int) -> dict[str, str]:
+    """The store cases of issue 25, each "ok" or what went wrong (for the script below)."""
+    import json
+
+    out: dict[str, str] = {}
+    for k, (key, value) in enumerate((("seed", 8), ("trials", 201))):
+        store = tmp / f"edit{k}"
+        run(store, seed=7)
+        meta = json.loads((store / "_sweep.json").read_text())
+        meta["spec"][key] = value
+        (store / "_sweep.json").write_text(json.dumps(meta))
+        try:
+            sweep.load(store)
+            out[f"edited {key} kept the digest"] = "accepted (wrong attrs)"
+        except ValueError as exc:
+            out[f"edited {key} kept the digest"] = "ok" if "_sweep.json" in str(exc) else f"unnamed: {exc}"
+    for kind in ("fifo", "directory"):
+        store = tmp / kind
+        run(store)
+        part = store / "part-000000000000-000001-0123456789ab.parquet"
+        os.mkfifo(part) if kind == "fifo" else part.mkdir()
+        try:
+            res = _load_in_subprocess(store)
+            ok = res.returncode == 0 and "ValueError:" in res.stdout and part.name in res.stdout
+            out[f"a {kind} named like a part"] = "ok" if ok else f"{res.stdout.strip()} {res.stderr.strip()[-200:]}"
+        except subprocess.TimeoutExpired:
+            out[f"a {kind} named like a part"] = "load hangs"
+    failed, n = merge_churn_failures(tmp, loads=loads)
+    out[f"loads against a writer merging 200 parts ({n})"] = "ok" if failed == 0 else f"{failed} failed"
+    return out
+
+
+if __name__ == "__main__":  # python tests/test_reliability_store.py [LOADS]: the issue-25 cases
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
-        n = int(sys.argv[1]) if len(sys.argv) > 1 else 600
-        failed, loads = merge_churn_failures(Path(d), loads=n)
-        print(f"failed loads: {failed} of {loads}")
+        res = issue_case_failures(Path(d), int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    for case, verdict in res.items():
+        print(f"{case}: {verdict}")
+    print(f"failing: {sum(v != 'ok' for v in res.values())} of {len(res)} cases")

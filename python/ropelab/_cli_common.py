@@ -30,6 +30,23 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action) or ""
 
 
+def _stat_or_absent(option: str, path: Path) -> bool:
+    """Whether ``path`` exists; a UsageError naming ``option`` when it cannot be examined (a symbolic
+    link loop or a dangling link, a component that is not a folder, no permission, a name too long).
+    """
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # (a file above it: _writable_ancestor names it)
+        if path.is_symlink():
+            raise UsageError(f"{option} {path}: is a dangling symbolic link") from None
+        return False
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise UsageError(f"{option} {path!s:.200}: not a valid path ({exc})") from None
+    return True
+
+
 def _writable_ancestor(option: str, path: Path) -> None:
     """The nearest existing folder above ``path`` must be a folder this process can write in."""
     parent = path.parent
@@ -66,6 +83,9 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
         raise UsageError(
             f"{option} {path}: unsupported file type {path.suffix or '(none)'!r}; use {', '.join(sorted(suffixes))}"
         )
+    if not _stat_or_absent(option, path):
+        _writable_ancestor(option, path)
+        return path
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory")
     if path.exists():
@@ -94,7 +114,7 @@ def check_output_dir(option: str, path: Path) -> Path:
     ...     check_output_dir("--figures", Path(d) / "new" / "figures").name
     'figures'
     """
-    if path.exists() and not path.is_dir():
+    if _stat_or_absent(option, path) and not path.is_dir():
         raise UsageError(f"{option} {path}: exists and is not a directory")
     if path.is_dir():
         try:

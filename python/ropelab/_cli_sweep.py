@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ropelab import rff, spectra
-from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_file, dumps
+from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_dir, check_output_file, dumps
 
 __all__ = ["add_parser"]
 
@@ -54,8 +54,13 @@ def _backend(scheduler: str | None, timeout: float) -> Iterator[Any]:
         return
     try:
         client = distributed.Client(scheduler, timeout=timeout)
-    except OSError as exc:  # refused, unreachable, timed out
-        raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # refused, unreachable, timed out, or an address Dask cannot parse
+        raise RuntimeError(
+            f"--scheduler {scheduler!r}: cannot reach a Dask scheduler there within {timeout:g} s "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
     with client:
         yield client
 
@@ -111,6 +116,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         check_output_file("--out", args.out, _TABLE_SUFFIXES)
     if args.plot is not None:
         check_output_file("--plot", args.plot, FIGURE_SUFFIXES)
+    if args.store is not None:
+        check_output_dir("--store", args.store)
     if task == "rff_mse":
         grid: dict[str, Any] = {
             "xi": args.xi,

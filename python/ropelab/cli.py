@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_dir, check_output_file, dumps
+from ropelab._validation import check_output_size
 
 __all__ = ["main", "build_parser"]
 
@@ -64,6 +65,12 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     from ropelab import plot, temperature
 
     check_output_file("--out", args.out, FIGURE_SUFFIXES)
+    if args.points < 1:
+        raise UsageError(f"--points must be >= 1, got {args.points}")
+    try:
+        check_output_size("--points", float(args.points) * 4)  # sigmas and three curves of that length
+    except MemoryError as exc:
+        raise UsageError(str(exc)) from None
     sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
     curves = []
     for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
@@ -188,7 +195,12 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
             f"({'a true null' if m.first_min_is_null else 'a dip, not a null'})",
         ),
         ("highest sidelobe", f"{m.highest_sidelobe_db:.3f} dB at {m.highest_sidelobe_bins:.4f} bins"),
-        ("sidelobe fall-off", f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave"),
+        (
+            "sidelobe fall-off",
+            "n/a (not measurable at this N)"
+            if m.sidelobe_falloff_db_per_octave is None
+            else f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave",
+        ),
         (
             "overlap correlation 75% / 50%",
             f"{100 * m.overlap_correlation_75:.1f}% / {100 * m.overlap_correlation_50:.1f}%",
@@ -482,6 +494,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, ImportError, RuntimeError) as exc:  # UsageError included
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # a size no option check caught: one line, no traceback
+        print(f"{name}: error: out of memory ({exc or 'an option asks for too large a computation'})", file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {_with_option(exc, args, parser)}", file=sys.stderr)
         return 1
+
+
+def _with_option(exc: OSError, args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """The error, led by the option whose path it concerns (``--store PATH: ...``).
+
+    The option is the one whose value is the file the error names, or a folder above it; when the
+    error names no file (e.g. a full disk), every path option given is listed.
+    """
+    actions: list[argparse.Action] = []
+    node: argparse.ArgumentParser | None = parser
+    while node is not None:  # the command's parser, and the sub-command's (``sweep rff-mse``)
+        actions += node._actions
+        sub = [a for a in node._actions if isinstance(a, argparse._SubParsersAction)]
+        node = sub[0].choices.get(getattr(args, sub[0].dest, None) or "") if sub else None
+    given: list[tuple[str, Path]] = []
+    for action in actions:
+        if not action.option_strings or action.dest in ("help",):
+            continue
+        value = getattr(args, action.dest, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, (str, Path)) and isinstance(action.type, type) and issubclass(action.type, Path):
+                given.append((action.option_strings[-1], Path(v)))
+    for name in (exc.filename, exc.filename2):
+        if name is None:
+            continue
+        try:
+            target = Path(os.fsdecode(name))
+        except (TypeError, ValueError):
+            continue
+        for option, path in given:
+            if target == path or path in target.parents:
+                return f"{option} {path}: {exc.strerror or exc}"
+    if given:
+        return f"{exc} (while using {', '.join(f'{o} {p}' for o, p in given)})"
+    return str(exc)

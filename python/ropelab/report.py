@@ -307,6 +307,10 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 
     Raises
     ------
+    ValueError
+        If a result with a figure has an id that is not a claim id (dot-separated words of letters,
+        digits, ``_`` and ``-``): the id names the file, so ``"../x"``, an absolute path or a trailing
+        newline are refused before anything is written.
     OSError
         If ``directory`` cannot be created or a file cannot be written.
     ImportError
@@ -326,7 +330,14 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     import io
 
     from ropelab import plot
+    from ropelab.claims._registry import _ID
 
+    for i, r in enumerate(results):  # each id names a file in ``directory``: nothing may leave it
+        if r.figure is not None and (not isinstance(r.id, str) or not _ID.match(r.id)):
+            raise ValueError(
+                f"render_figures: results[{i}].id must be a claim id (dot-separated words of letters, digits, "
+                f"'_' and '-'), as it names the figure's file in directory; got {r.id!r}"
+            )
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -346,6 +357,8 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
             path = by_content.get(digest)
             if path is None:
                 path = out / f"{r.id}.png"
+                if path.parent != out:  # pragma: no cover - the id pattern has no separator
+                    raise ValueError(f"render_figures: the id {r.id!r} would leave directory {str(out)!r}")
                 path.write_bytes(data)
                 by_content[digest] = path
             paths[r.id] = by_function[r.figure] = path

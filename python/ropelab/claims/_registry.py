@@ -78,7 +78,7 @@ USER_SECTION = "User claims"
 #: The entry-point group whose modules :func:`load_plugins` imports.
 ENTRY_POINT_GROUP = "ropelab.claims"
 #: Claim ids: dot-separated words of letters, digits, ``_`` and ``-`` (at least two words).
-_ID = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
+_ID = re.compile(r"\A[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+\Z")
 #: The package whose modules register the built-in claims.
 _BUILTIN_PACKAGE = "ropelab.claims"
 
