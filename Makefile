@@ -134,7 +134,10 @@ test-sanitize: install test-sysdeps
 	$(SAN_ENV) LD_PRELOAD=$(SAN_RUNTIME) PYTHONPATH=$(abspath $(SAN_DIR)/pkg) \
 	  $(PY) -m pytest -p no:cacheprovider -q
 
-# libFuzzer (clang) on the core entry points that take user-sized input, for a bounded time.
+# libFuzzer (clang) on the core entry points that take user-sized input, for a bounded time:
+# every cpp/fuzz/fuzz_*.cpp (figures of merit, recurrences, random features, delta rules,
+# random-feature attention, the Selective RoPE angle path), FUZZ_SECONDS each (6 x 30 s = 3 min
+# of fuzzing with the default, plus the build).
 FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 30
 fuzz: sysdeps venv
