@@ -235,7 +235,9 @@ def explain(label: str, column: str, computed: float, printed: float, tol: float
     return _LAST if abs(computed - printed) <= 3.0 * tol + 1e-9 else "unexplained"
 
 
-def _fmt(value: float, unit: str) -> str:
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:  # not measurable (the fall-off of a short window)
+        return "n/a"
     if value != value:  # nan
         return "—"
     if value in (float("inf"), float("-inf")):
@@ -273,7 +275,7 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
         printed = r["harris"]
         cells = [str(r["label"])]
         for c, _, u, _ in COLUMNS:
-            cell = _fmt(float(r[c]), u)  # type: ignore[arg-type]
+            cell = _fmt(None if r[c] is None else float(r[c]), u)  # type: ignore[arg-type]
             if printed is not None and fmt != "csv":
                 shown = _printed(printed[c], c, u)  # type: ignore[index]
                 cell += f" ({shown or '—'})"

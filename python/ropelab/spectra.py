@@ -1211,13 +1211,18 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
             if col.endswith("_percent"):
                 row[col] = 100.0 * float(getattr(m, col[: -len("_percent")]))
             else:
-                row[col] = float(getattr(m, col))
+                value = getattr(m, col)
+                row[col] = None if value is None else float(value)  # None: a fall-off not measurable
         differs: list[str] = []
         why: dict[str, list[str]] = {}
         if harris is not None:
             row["harris"] = {col: v for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
             for (col, head, _, tol), printed in zip(H.COLUMNS, harris.printed):
-                reason = "" if printed is None else H.explain(label, col, row[col], printed, tol)
+                computed = row[col]
+                if computed is None:
+                    reason = "" if printed is None else "not measurable at this N"
+                else:
+                    reason = "" if printed is None else H.explain(label, col, computed, printed, tol)
                 if reason:
                     differs.append(head)
                     why.setdefault(reason, []).append(head)
