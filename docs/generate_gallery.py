@@ -54,7 +54,7 @@ def plot_figures() -> list[tuple[str, Path]]:
         with plot.detached():
             exec(compile(code, f"<ropelab.plot.{name} example>", "exec"), namespace)
         figs = [v for v in namespace.values() if isinstance(v, Figure)]
-        figs += [v.fig for v in namespace.values() if isinstance(getattr(v, "fig", None), Figure)]  # explorers
+        figs += [v.figure for v in namespace.values() if isinstance(getattr(v, "figure", None), Figure)]  # explorers
         if not figs:
             raise RuntimeError(f"the example of ropelab.plot.{name} draws no figure")
         png = OUT / f"plot_{name}.png"

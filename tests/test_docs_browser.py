@@ -122,7 +122,28 @@ PROBE = r"""<script>
 })();
 </script>"""
 
-_REMOTE = re.compile(r'"url":"((?:https?|wss?|ftp)://[^"]*)"')
+_REMOTE_SCHEME = re.compile(r"(?:https?|wss?|ftp)://")
+
+
+def _page_requests(netlog: Path) -> list[str]:
+    """The network requests that the page made, from Chromium's net log.
+
+    Requests that Chromium makes for itself (component updates, time queries) have the initiator
+    ``"not an origin"``; those of a page opened from a file have the page's (opaque) origin.
+    """
+    text = netlog.read_text(encoding="utf-8", errors="replace")
+    try:
+        log = json.loads(text)
+    except json.JSONDecodeError:  # the browser ended before closing the log
+        log = json.loads(text.rstrip().rstrip(",") + "]}")
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    out = []
+    for event in log.get("events", []):
+        params = event.get("params", {})
+        if event.get("type") == start and _REMOTE_SCHEME.match(params.get("url", "")):
+            if params.get("initiator") != "not an origin":
+                out.append(params["url"])
+    return sorted(set(out))
 
 
 def _chromium() -> str:
@@ -148,6 +169,9 @@ def _run_browser(*args: str) -> subprocess.CompletedProcess[str]:
             "--disable-sync",
             "--disable-default-apps",
             "--disable-features=OptimizationHints,MediaRouter,Translate",
+            # no name resolves: nothing can leave the machine, whatever a page asks for (the net
+            # log still records the request, which fails the test)
+            "--host-resolver-rules=MAP * ~NOTFOUND",
             "--virtual-time-budget=20000",
             *args,
         ],
@@ -201,12 +225,27 @@ def test_page(page: str, tmp_path: Path) -> None:
     width, viewport = p["page_width"]  # type: ignore[misc]
     if width > viewport:
         problems.append(f"the page scrolls sideways ({width} px in a {viewport} px window)")
-    remote = (
-        sorted(set(_REMOTE.findall(netlog.read_text(encoding="utf-8", errors="replace")))) if netlog.exists() else []
-    )
+    remote = _page_requests(netlog)
     if remote:
         problems.append(f"requests leaving the machine: {remote[:10]}")
     assert not problems, f"{page}: " + "; ".join(problems)
+
+
+def test_the_probe_sees_remote_requests(tmp_path: Path) -> None:
+    """A page that asks another host for a script, an image and a font is caught (``.invalid`` never resolves)."""
+    page = HTML / f"_probe_remote_{uuid.uuid4().hex}.html"
+    page.write_text(
+        '<html><head><script src="https://cdn.invalid/x.js"></script>'
+        "<style>@font-face { font-family: f; src: url(https://fonts.invalid/f.woff2); } body { font-family: f; }</style>"
+        '</head><body><img src="http://img.invalid/a.png">text</body></html>',
+        encoding="utf-8",
+    )
+    try:
+        _probe(page, tmp_path / "net.json")
+    finally:
+        page.unlink()
+    remote = _page_requests(tmp_path / "net.json")
+    assert any("cdn.invalid" in u for u in remote) and any("img.invalid" in u for u in remote), remote
 
 
 def test_every_page_is_probed() -> None:
