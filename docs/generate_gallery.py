@@ -17,7 +17,7 @@ import inspect
 import re
 from pathlib import Path
 
-from mdit_py_plugins.anchors.index import slugify
+from docutils.nodes import make_id
 
 DOCS = Path(__file__).resolve().parent
 OUT = DOCS / "_generated" / "gallery"
@@ -77,16 +77,18 @@ def notebook_figures(cache_path: Path) -> list[tuple[str, str, str, str, Path]]:
             record = cache.match_cache_notebook(nb)
         except KeyError as exc:
             raise RuntimeError(f"{path.name} is not in the jupyter-cache {cache_path}: was it executed?") from exc
-        executed = cache.get_cache_bundle(record.pk).nb
+        # the cache keeps the code cells (with their outputs); the headings are in the notebook
+        executed = iter([c for c in cache.get_cache_bundle(record.pk).nb.cells if c.cell_type == "code"])
         title, heading, anchor, count = path.stem, "", "", 0
-        for cell in executed.cells:
+        for source_cell in nb.cells:
+            cell = next(executed) if source_cell.cell_type == "code" else source_cell
             if cell.cell_type == "markdown":
                 for m in _HEADING.finditer(cell.source):
                     text = m.group(2).replace("`", "")
                     if len(m.group(1)) == 1:
                         title, heading, anchor = text, "", ""
                     else:
-                        heading, anchor = text, slugify(text)
+                        heading, anchor = text, make_id(text.replace("$", ""))  # the section's id
                 continue
             if cell.cell_type != "code":
                 continue
@@ -117,6 +119,8 @@ def _card(title: str, image: Path, link: str, link_type: str, text: str) -> list
 
 
 def gallery_markdown(cache_path: Path) -> str:
+    from ropelab import plot
+
     lines = ["## Plotting functions", ""]
     lines += [
         "Each is drawn by the example in its docstring; click a figure for the function, its",
@@ -127,7 +131,8 @@ def gallery_markdown(cache_path: Path) -> str:
         "",
     ]
     for name, png in plot_figures():
-        lines += _card(f"`{name}`", png, f"ropelab.plot.{name}", "any", f"{{func}}`ropelab.plot.{name}`")
+        summary = (inspect.getdoc(getattr(plot, name)) or "").split("\n\n")[0].replace("\n", " ")
+        lines += _card(f"`{name}`", png, f"ropelab.plot.{name}", "any", summary)
     lines += ["::::", ""]
     current = None
     for stem, title, anchor, heading, png in notebook_figures(cache_path):

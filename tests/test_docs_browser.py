@@ -298,3 +298,24 @@ def test_screenshot(name: str) -> None:
     assert img.std() > 20, f"{page}: a nearly uniform screenshot (std {img.std():.1f})"
     if dark:
         assert img.mean() < 110, f"{page}: the dark theme did not apply (mean grey {img.mean():.0f})"
+
+
+def test_gallery_has_every_figure_and_its_links_resolve() -> None:
+    """One thumbnail per drawing function of ropelab.plot and per notebook figure; every link lands."""
+    import inspect
+
+    from ropelab import plot
+
+    gallery = (HTML / "gallery.html").read_text(encoding="utf-8")
+    thumbs = re.findall(r'<img[^>]*src="(_images/[^"]+)"', gallery)
+    functions = [n for n in plot.__all__ if inspect.isfunction(getattr(plot, n)) and n != "detached"]
+    # every image of a notebook page is a figure its cells drew
+    notebook_figures = sum(
+        p.read_text(encoding="utf-8").count("<img") for p in (HTML / "notebooks").glob("*.html") if p.stem != "index"
+    )
+    assert notebook_figures > 0
+    assert len(thumbs) == len(functions) + notebook_figures, (len(thumbs), len(functions), notebook_figures)
+    for name in functions:
+        assert f'href="api/ropelab.plot.html#ropelab.plot.{name}"' in gallery, name
+    for target, anchor in re.findall(r'href="(notebooks/[\w.]+\.html)#([^"]+)"', gallery):
+        assert f'id="{anchor}"' in (HTML / target).read_text(encoding="utf-8"), (target, anchor)
