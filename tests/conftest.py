@@ -49,6 +49,7 @@ SLOW_MODULES = frozenset(
         "test_notebooks",
         "test_typing",
         "test_docs_browser",
+        "test_docs_code",
         "test_properties",
         "test_properties_all",
         "test_doctests",
