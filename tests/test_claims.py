@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ropelab as rl
-from ropelab import claims, temperature
+from ropelab import _latex, claims, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
 
 
@@ -118,7 +118,7 @@ def test_the_decorator_writes_the_check_docstring() -> None:
     for c in builtin_claims().values():
         doc = c.check.__doc__ or ""
         assert doc.startswith(f"Check the claim ``{c.id}``; expected verdict: {c.expected}.\n"), c.id
-        assert " ".join(c.statement.split()) in " ".join(doc.split()), c.id
+        assert " ".join(_latex.to_rst(c.statement).split()) in " ".join(doc.split()), c.id
         assert f"Statement ({c.source}):" in doc and "\nReturns\n-------\nEvidence\n" in doc, c.id
 
 

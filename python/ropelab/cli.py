@@ -213,12 +213,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from ropelab import claims, report
+    from ropelab import _latex, claims, report
 
     claims.load_plugins(args.plugin, entry_points=not args.no_entry_points)
     if args.list:
         for c in claims.REGISTRY.values():
-            print(f"{c.id:28s} {c.expected:9s} {c.statement}")
+            print(f"{c.id:28s} {c.expected:9s} {_latex.to_text(c.statement)}")
         return 0
     for option, path, suffixes in (
         ("--json", args.json, (".json",)),

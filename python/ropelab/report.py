@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ropelab import _latex
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
@@ -177,6 +178,22 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     return parts
 
 
+def _text(s: str) -> str:
+    """Text with inline LaTeX as plain Unicode text; text outside the subset as given."""
+    try:
+        return _latex.to_text(s)
+    except ValueError:
+        return s
+
+
+def _html(s: str) -> str:
+    """Text with inline LaTeX as HTML with MathML; text outside the subset escaped as given."""
+    try:
+        return _latex.to_html(s)
+    except ValueError:
+        return html.escape(s)
+
+
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
     groups: dict[str, list[ClaimResult]] = {}
     for r in results:
@@ -232,20 +249,21 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
                 v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
             flag = "" if r.matches else f"  <-- expected {r.expected}"
             room = max(20, width - (id_w + src_w + 14))
-            if len(r.statement) <= room and len(r.source) <= src_w:
-                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {r.statement}{flag}")
+            statement = _text(r.statement)
+            if len(statement) <= room and len(r.source) <= src_w:
+                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {statement}{flag}")
             else:  # the whole statement, on its own line
                 lines.append(f"  {r.id:{id_w}s} {v} {r.source}{flag}")
-                lines.append(f"      {r.statement}")
+                lines.append(f"      {statement}")
             if r.error:
                 lines.append(f"      error: {r.error}")
             if r.condition:
-                lines.append(f"      condition: {r.condition}")
+                lines.append(f"      condition: {_text(r.condition)}")
             if r.counterexample:
                 lines.append(f"      counterexample: {_short(r.counterexample, width)}")
             if r.corrected:
                 ok = {True: "checked: holds", False: "checked: DOES NOT HOLD", None: "not checked"}[r.corrected_holds]
-                lines.append(f"      corrected ({ok}): {r.corrected}")
+                lines.append(f"      corrected ({ok}): {_text(r.corrected)}")
     return "\n".join(lines).lstrip("\n")
 
 
@@ -471,6 +489,7 @@ table{border-collapse:collapse;width:100%;margin-bottom:1em} .provenance th{widt
 .holds{color:#1a7f37;font-weight:bold}.holds-if{color:#9a6700;font-weight:bold}.fails{color:#cf222e;font-weight:bold}
 .error{color:#8250df;font-weight:bold} pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margin-top:1.5em}
+math{font-size:1.05em} em math{font-style:normal}
 """
 
 
@@ -514,7 +533,7 @@ def to_html(
         v = r.verdict if r.error is None else "error"
         rows.append(
             f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
-            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{_html(r.statement)}</td></tr>"
         )
     prov = provenance if provenance is not None else claim_provenance(results)
     body = [
@@ -533,9 +552,9 @@ def to_html(
             body.append(
                 f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>"
             )
-            body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
+            body.append(f"<p><em>{_html(r.statement)}</em> ({e(r.source)})</p><ul>")
             body += [
-                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
+                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else _html(text)) + "</li>"
                 for label, text, code in _details(r, 600)
             ]
             body.append("</ul>")

@@ -1008,13 +1008,57 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     the arrays are read-only float64 NumPy arrays (the constructor copies what it is given).
     Instances compare equal when every field is equal (arrays elementwise, NaN unequal), hash,
     pickle, and can be built from every field by name. The ``repr`` shows ``alpha``, ``omega``,
-    ``N`` and ``pad`` only.
+    ``N`` and ``pad`` only; the HTML view (Jupyter) adds the leakage: one row per decay with its
+    figures of merit and the range over ``ω`` of the tone's far leakage, bin leakage and loss.
     """
 
     __slots__ = ()
 
     #: Fields left out of ``repr`` and the HTML table (the per-row results and the grids).
     _hidden_fields = ("figures", "tone_scalloping_loss_db", "bin_leakage_factor", "far_leakage_db")
+    #: At most this many decays are listed in the HTML view (the first and last halves).
+    _html_rows_max = 12
+
+    def _html_extra(self) -> str:
+        from ropelab._display import number_html
+
+        def span(a: FloatArray, unit: str = "") -> str:
+            finite = a[np.isfinite(a)]
+            if not finite.size:
+                return number_html(float(a[0]), unit) if a.size else "—"
+            lo, hi = float(np.min(finite)), float(np.max(finite))
+            return number_html(lo, unit) if lo == hi else f"{number_html(lo)} … {number_html(hi, unit)}"
+
+        head = (
+            "α (1/sample)", "α·N", "highest sidelobe", "leakage factor", "truncation ripple",
+            "far leakage over ω", "bin leakage over ω", "tone loss over ω",
+        )  # fmt: skip
+        rows = []
+        n = len(self.alpha)
+        keep = list(range(n))
+        if n > self._html_rows_max:
+            half = self._html_rows_max // 2
+            keep = [*range(half), -1, *range(n - half, n)]
+        an, hsl, leak, ripple = (
+            self.decay_over_window,
+            self.highest_sidelobe_db,
+            self.leakage_factor,
+            self.truncation_ripple_db,
+        )
+        far, binl, loss = self.far_leakage_db, self.bin_leakage_factor, self.tone_scalloping_loss_db
+        for i in keep:
+            if i < 0:
+                rows.append(f"<tr><td colspan='{len(head)}'>… {n - self._html_rows_max} more decays …</td></tr>")
+                continue
+            cells = (
+                number_html(float(self.alpha[i])), number_html(float(an[i])), number_html(float(hsl[i]), "dB"),
+                number_html(float(leak[i])), number_html(float(ripple[i]), "dB"), span(far[i], "dB"),
+                span(binl[i]), span(loss[i], "dB"),
+            )  # fmt: skip
+            rows.append("<tr>" + "".join(f"<td style='text-align:right'>{c}</td>" for c in cells) + "</tr>")
+        header = "".join(f"<th>{h}</th>" for h in head)
+        caption = f"Leakage per decay ({n} decays × {len(self.omega)} rotations ω)"
+        return f"<table><caption style='text-align:left'>{caption}</caption><tr>{header}</tr>{''.join(rows)}</table>"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict: the arrays as they are, ``figures`` as a list of their dicts.

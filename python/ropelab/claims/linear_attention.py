@@ -15,7 +15,8 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "eq11.index",
     source="Selective RoPE Eqs. (3), (11)",
-    statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t",
+    statement=r"The unrolled product of Eq. (11) starts at $\tau$: $o_t = \sum_\tau v_\tau k_\tau^\top (A_\tau "
+    r"\cdots A_t)\, q_t$",
     expected="fails",
 )
 def eq11_index() -> Evidence:
@@ -68,8 +69,8 @@ def eq11_index() -> Evidence:
 @claim(
     "eq11.convention",
     source="Selective RoPE §3.3, Eq. (11)",
-    statement="Eq. (11) as printed (product from A_τ) is exact for the write-then-transition recurrence "
-    "S_t = (S_{t−1} + v_t k_tᵀ) A_t",
+    statement=r"Eq. (11) as printed (product from $A_\tau$) is exact for the write-then-transition recurrence "
+    r"$S_t = (S_{t-1} + v_t k_t^\top) A_t$",
     expected="holds",
 )
 def eq11_convention() -> Evidence:

@@ -26,7 +26,8 @@ def _sinusoidal(positions: Any, d: int) -> FloatArray:
 @claim(
     "pe.sinusoidal_relative",
     source="RoFormer §2, Eq. (4)",
-    statement="For sinusoidal encodings p_m·p_n depends only on m − n, and nearer positions are more similar",
+    statement=r"For sinusoidal encodings $p_m \cdot p_n$ depends only on $m - n$, and nearer positions are more"
+    " similar",
     expected="holds-if",
 )
 def pe_sinusoidal_relative() -> Evidence:
@@ -71,8 +72,8 @@ def pe_sinusoidal_relative() -> Evidence:
 @claim(
     "pe.additive_absolute",
     source="RoFormer §2, Eqs. (3)–(10)",
-    statement="With additive encodings (x_m+p_m)ᵀW_qᵀW_k(x_n+p_n) carries absolute positions through its cross "
-    "terms; Transformer-XL's four-term expansion is an identity",
+    statement=r"With additive encodings $(x_m + p_m)^\top W_q^\top W_k (x_n + p_n)$ carries absolute positions "
+    "through its cross terms; Transformer-XL's four-term expansion is an identity",
     expected="holds",
 )
 def pe_additive_absolute() -> Evidence:
@@ -116,7 +117,8 @@ def pe_additive_absolute() -> Evidence:
 @claim(
     "attn.sqrt_d",
     source="RoFormer §2, Eq. (2)",
-    statement="For i.i.d. unit-variance entries Var(q·k) = d, so the 1/√d scale keeps the logits O(1)",
+    statement=r"For i.i.d. unit-variance entries $\mathrm{Var}(q \cdot k) = d$, so the $1/\sqrt{d}$ scale keeps"
+    " the logits $O(1)$",
     expected="holds",
 )
 def attn_sqrt_d() -> Evidence:
@@ -150,8 +152,8 @@ def attn_sqrt_d() -> Evidence:
 @claim(
     "extrap.interpolation_range",
     source="RoFormer §4",
-    statement="Position interpolation L → L′ keeps every angle inside the range seen in training; direct "
-    "extrapolation 2048 → 4096 leaves the low-frequency pairs at unseen angles",
+    statement=r"Position interpolation $L \to L'$ keeps every angle inside the range seen in training; direct "
+    r"extrapolation $2048 \to 4096$ leaves the low-frequency pairs at unseen angles",
     expected="holds",
 )
 def extrap_interpolation_range() -> Evidence:

@@ -88,7 +88,8 @@ def eq9_norm() -> Evidence:
 @claim(
     "rff.telescoping",
     source="Selective RoPE §3.1, App. A.2",
-    statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}",
+    statement=r"The rotation increments telescope: $\prod_\kappa e^{i\omega\cdot(q_\kappa - q_{\kappa-1})} = "
+    r"e^{i\omega\cdot(q_t - q_\tau)}$",
     expected="holds",
 )
 def telescoping() -> Evidence:
@@ -168,7 +169,8 @@ def softmax_no_position() -> Evidence:
 @claim(
     "rff.gaussian_identity",
     source="Selective RoPE §3.1, App. A.2",
-    statement="e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω ~ N(0, I)",
+    statement=r"$e^{q\cdot k} = e^{(\lVert q\rVert^2 + \lVert k\rVert^2)/2}\, \mathbb{E}_\omega "
+    r"\cos(\omega\cdot(q - k))$ with $\omega \sim \mathcal{N}(0, I)$",
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
@@ -200,7 +202,8 @@ def gaussian_identity() -> Evidence:
 @claim(
     "rff.eq8_literal",
     source="Selective RoPE Eq. (8), App. A.2",
-    statement="Eq. (8) as printed, Re φ(q)φ(k) without the conjugate, estimates e^{q·k}",
+    statement=r"Eq. (8) as printed, $\mathrm{Re}\, \phi(q)\phi(k)$ without the conjugate, estimates $e^{q\cdot "
+    "k}$",
     expected="fails",
 )
 def eq8_literal() -> Evidence:

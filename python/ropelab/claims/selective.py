@@ -17,7 +17,7 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "srope.prerotation",
     source="Selective RoPE Eq. (13), §4.1",
-    statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)",
+    statement="Pre-rotating $q$, $k$ by $C_t$ equals the recurrence with rotating transitions (Eq. 13)",
     expected="holds",
 )
 def srope_prerotation() -> Evidence:
@@ -50,7 +50,8 @@ def srope_prerotation() -> Evidence:
 @claim(
     "srope.parity",
     source="Selective RoPE §4.1–§4.2",
-    statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
+    statement=r"$\omega_t = \pi b_t$ tracks the parity of the bits in the phase; fixed RoPE cannot depend on "
+    "$b_t$",
     expected="holds",
 )
 def srope_parity() -> Evidence:
@@ -118,8 +119,8 @@ PATH_KERNELS: dict[str, list[float]] = {
 @claim(
     "srope.path_dependence",
     source="Selective RoPE §3.1, §4.1",
-    statement="The Selective RoPE phase difference ψ_t − ψ_τ depends on the whole path of inputs, not only on the "
-    "endpoints",
+    statement=r"The Selective RoPE phase difference $\psi_t - \psi_\tau$ depends on the whole path of inputs, "
+    "not only on the endpoints",
     expected="holds-if",
 )
 def srope_path_dependence() -> Evidence:
@@ -180,8 +181,8 @@ def srope_path_dependence() -> Evidence:
 @claim(
     "srope.bias_only",
     source="Selective RoPE §4.1",
-    statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle increment "
-    "per pair (Θ·e^{b}, times the phase gate's constant value when a gate is used)",
+    statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle "
+    r"increment per pair ($\Theta e^{b}$, times the phase gate's constant value when a gate is used)",
     expected="holds",
 )
 def srope_bias_only() -> Evidence:

@@ -39,7 +39,7 @@ def _window_figure() -> Any:
 @claim(
     "ssm.window_rect",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="α = 0 (a pure rotation) is a rectangular window with Dirichlet sidelobes (−13.26 dB)",
+    statement=r"$\alpha = 0$ (a pure rotation) is a rectangular window with Dirichlet sidelobes ($-13.26$ dB)",
     expected="holds",
 )
 def window_rect() -> Evidence:
@@ -112,7 +112,7 @@ def _far_leakage(w: FloatArray) -> tuple[float, float]:
 @claim(
     "ssm.decay_leakage",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="Adding decay (α > 0) controls the leakage",
+    statement=r"Adding decay ($\alpha > 0$) controls the leakage",
     expected="holds-if",
 )
 def decay_leakage() -> Evidence:
@@ -300,8 +300,8 @@ def hann_vs_decay() -> Evidence:
 @claim(
     "ssm.real_part",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="The real part of the discrete transition e^{−α+iω} is not the forgetting rate "
-    "(e^{iπ} = −1 keeps the norm)",
+    statement=r"The real part of the discrete transition $e^{-\alpha + i\omega}$ is not the forgetting rate "
+    r"($e^{i\pi} = -1$ keeps the norm)",
     expected="holds",
 )
 def real_part() -> Evidence:
@@ -340,8 +340,9 @@ def real_part() -> Evidence:
 @claim(
     "ssm.zoh_continuous",
     source="Selective RoPE App. A.4",
-    statement="The continuous diagonal SSM x' = (−α+iω)x + u under a zero-order hold is the discrete recurrence with "
-    "a = e^{(−α+iω)Δ} and input weight (a − 1)/(−α+iω)",
+    statement=r"The continuous diagonal SSM $x' = (-\alpha + i\omega)x + u$ under a zero-order hold is the "
+    r"discrete recurrence with $a = e^{(-\alpha + i\omega)\Delta}$ and input weight $(a - 1)/(-\alpha"
+    r" + i\omega)$",
     expected="holds",
 )
 def zoh_continuous() -> Evidence:

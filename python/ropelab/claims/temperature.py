@@ -34,7 +34,7 @@ def _mse_figure(xi: float, Ds: tuple[int, ...] = (1, 16, 256)) -> Any:
 @claim(
     "prf.transition_gt1",
     source="Selective RoPE App. A.6",
-    statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1",
+    statement=r"The positive-random-feature transition factor $e^{\omega\cdot(q_t - q_{t-1})}$ can exceed 1",
     expected="holds",
 )
 def prf_transition_gt1() -> Evidence:
@@ -89,7 +89,7 @@ def prf_transition_gt1() -> Evidence:
 @claim(
     "thm1.tan_rule",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="The MSE-optimal temperature is σ = tan(½ arccos ξ)",
+    statement=r"The MSE-optimal temperature is $\sigma = \tan(\tfrac{1}{2}\arccos\xi)$",
     expected="fails",
 )
 def tan_rule() -> Evidence:
@@ -140,7 +140,8 @@ def tan_rule() -> Evidence:
 @claim(
     "thm1.counterexample",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="At ξ = ½ the paper's σ² = 1/3 gives E[K̂] = e^{5/6} ≈ 2.301 ≠ e^{1/2}; σ = 1 is exact",
+    statement=r"At $\xi = \tfrac{1}{2}$ the paper's $\sigma^2 = 1/3$ gives $\mathbb{E}[\hat K] = e^{5/6} "
+    r"\approx 2.301 \neq e^{1/2}$; $\sigma = 1$ is exact",
     expected="holds",
 )
 def counterexample() -> Evidence:
@@ -180,7 +181,7 @@ def counterexample() -> Evidence:
 @claim(
     "thm1.literal_origin",
     source="derived",
-    statement="The tan rule is the bias-zeroing σ of the unconjugated (literal) product",
+    statement=r"The tan rule is the bias-zeroing $\sigma$ of the unconjugated (literal) product",
     expected="holds",
 )
 def literal_origin() -> Evidence:
@@ -239,7 +240,7 @@ def _sigma_star_figure() -> Any:
 @claim(
     "thm1.finite_D",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="The finite-D MSE closed form matches Monte Carlo, and the optimum depends on D",
+    statement="The finite-$D$ MSE closed form matches Monte Carlo, and the optimum depends on $D$",
     expected="holds",
 )
 def finite_D() -> Evidence:
@@ -275,7 +276,7 @@ def finite_D() -> Evidence:
 @claim(
     "prf.sigma_one",
     source="Selective RoPE App. A.6",
-    statement="Positive random features: σ = 1 is unbiased but not the finite-D MSE minimiser",
+    statement=r"Positive random features: $\sigma = 1$ is unbiased but not the finite-$D$ MSE minimiser",
     expected="holds",
 )
 def prf_sigma_one() -> Evidence:
@@ -368,7 +369,8 @@ D1_XI_GRID = (-0.9, -0.5, 0.0, 0.3, 0.5, 0.8, 0.95)
 @claim(
     "thm1.d1_third",
     source="Selective RoPE §3.1, Thm. 1; App. A.3",
-    statement="At D = 1 the MSE-optimal σ² is 1/3 for every ξ (so at ξ = ½ the tan rule is the D = 1 optimum)",
+    statement=r"At $D = 1$ the MSE-optimal $\sigma^2$ is $1/3$ for every $\xi$ (so at $\xi = \tfrac{1}{2}$ the "
+    "tan rule is the $D = 1$ optimum)",
     expected="holds",
 )
 def d1_third() -> Evidence:
@@ -409,8 +411,8 @@ RFA_RTOL = 1e-3
 @claim(
     "temp.rfa_float32",
     source="Selective RoPE §3.1, Fig. 2 (the authors' released code)",
-    statement="The float32 evaluation of the 'rfa' temperature spectrum at θ_max = 0.9999 (base 10⁴) matches its "
-    "formula tan(φ_j/2), rescaled to max 1",
+    statement=r"The float32 evaluation of the `rfa` temperature spectrum at $\theta_{\max} = 0.9999$ (base "
+    r"$10^4$) matches its formula $\tan(\phi_j/2)$, rescaled to max 1",
     expected="fails",
 )
 def rfa_float32() -> Evidence:
@@ -506,8 +508,9 @@ def _attention_figure(r: attention.AttentionError) -> Any:
 @claim(
     "thm1.attention",
     source="Selective RoPE Theorem 1, Eq. (8); Performer §2.2",
-    statement="Inside normalised random-feature attention, Theorem 1's temperature σ = tan(½ arccos ξ) "
-    "brings the output closer to exact softmax attention than σ = 1, at every feature count D",
+    statement=r"Inside normalised random-feature attention, Theorem 1's temperature $\sigma = "
+    r"\tan(\tfrac{1}{2}\arccos\xi)$ brings the output closer to exact softmax attention than $\sigma "
+    "= 1$, at every feature count $D$",
     expected="fails",
 )
 def attention_level() -> Evidence:

@@ -18,7 +18,7 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "rope.relative",
     source="RoFormer §3.2, Eq. (16)",
-    statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only",
+    statement=r"$\langle R_m q, R_n k\rangle = q^\top R_{n-m} k$: the score depends on $m - n$ only",
     expected="holds",
 )
 def rope_relative() -> Evidence:
@@ -87,7 +87,7 @@ def _decay_figure() -> Any:
 @claim(
     "rope.decay",
     source="RoFormer §3.3, §3.4.3, Fig. 2",
-    statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
+    statement="The relative upper bound $B(r)$ decays with the relative distance $r$ ($d = 128$, base $10^4$)",
     expected="holds-if",
 )
 def rope_decay() -> Evidence:
@@ -191,7 +191,10 @@ def rope_linear_attention() -> Evidence:
 
 
 @claim(
-    "complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds"
+    "complex.realify",
+    source="Selective RoPE App. A.1",
+    statement=r"$\mathrm{Re}[\tilde k^* e^{i\theta} \tilde q] = k^\top R(\theta)\, q$",
+    expected="holds",
 )
 def complex_realify() -> Evidence:
     rng, d = _common.rng(5), 32
@@ -216,7 +219,7 @@ def complex_realify() -> Evidence:
 @claim(
     "rope.trick",
     source="Selective RoPE §2, Eqs. (5)–(7)",
-    statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)",
+    statement=r"$k_\tau^\top R^{t-\tau} q_t = (R^\tau k_\tau)^\top (R^t q_t)$",
     expected="holds",
 )
 def rope_trick() -> Evidence:
@@ -241,7 +244,7 @@ def rope_trick() -> Evidence:
 @claim(
     "rope.dot_cos_only",
     source="RoFormer §3.2.1, Eq. (12)",
-    statement="In 2-D the rotated score ⟨R_m q, R_n k⟩ equals (q·k)·cos((m−n)θ)",
+    statement=r"In 2-D the rotated score $\langle R_m q, R_n k\rangle$ equals $(q\cdot k)\cos((m - n)\theta)$",
     expected="fails",
 )
 def rope_dot_cos_only() -> Evidence:
@@ -290,7 +293,8 @@ def rope_dot_cos_only() -> Evidence:
 @claim(
     "rope.expected_decay",
     source="RoFormer §3.3, §3.4.3",
-    statement="The expected magnitude of the RoPE score qᵀR_r k decays as the relative distance r grows",
+    statement=r"The expected magnitude of the RoPE score $q^\top R_r k$ decays as the relative distance $r$ "
+    "grows",
     expected="fails",
 )
 def rope_expected_decay() -> Evidence:

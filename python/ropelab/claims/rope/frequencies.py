@@ -23,8 +23,8 @@ def _np_decay_bound(r: npt.ArrayLike, theta: npt.ArrayLike) -> FloatArray:
 @claim(
     "rope.theta_index",
     source="RoFormer §3.2.2, §3.4.3",
-    statement="θ_i = 10000^{−2(i−1)/d} and θ_i = 10000^{−2i/d} (i = 1 … d/2), both used in the paper, are the "
-    "same frequencies",
+    statement=r"$\theta_i = 10000^{-2(i-1)/d}$ and $\theta_i = 10000^{-2i/d}$ ($i = 1, \ldots, d/2$), both used"
+    " in the paper, are the same frequencies",
     expected="fails",
 )
 def rope_theta_index() -> Evidence:
@@ -94,8 +94,9 @@ def _hf_rotate_half(x: FloatArray) -> FloatArray:
 @claim(
     "rope.pseudocode_layout",
     source="RoFormer §3.4.2, Eq. (34)",
-    statement="The element-wise pseudocode x·cos + rotate_half(x)·sin with rotate_half (x1, x2, …) → "
-    "(−x2, x1, …) and one θ per adjacent pair computes what Hugging Face's rotate_half computes",
+    statement="The element-wise pseudocode `x*cos + rotate_half(x)*sin` with `rotate_half` mapping $(x_1, x_2,"
+    r" \ldots) \to (-x_2, x_1, \ldots)$ and one $\theta$ per adjacent pair computes what Hugging "
+    "Face's `rotate_half` computes",
     expected="fails",
 )
 def rope_pseudocode_layout() -> Evidence:
@@ -148,7 +149,8 @@ def rope_pseudocode_layout() -> Evidence:
 @claim(
     "rope.base_dependence",
     source="RoFormer §3.4.3, §4",
-    statement="The base only rescales the long-term decay: base 2 instead of 10⁴ behaves the same on a shorter scale",
+    statement="The base only rescales the long-term decay: base 2 instead of $10^4$ behaves the same on a "
+    "shorter scale",
     expected="fails",
 )
 def rope_base_dependence() -> Evidence:
