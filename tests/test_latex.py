@@ -9,8 +9,8 @@ import pytest
 
 from ropelab import _latex, claims, report
 
-#: Outside ``$...$`` a statement is prose: no LaTeX syntax and no maths written with Unicode symbols.
-_PSEUDO = re.compile(r"[\\{}^]|[A-Za-z]_[A-Za-z0-9({]|[α-ωΑ-Ω·‖ᵀ⟨⟩≠≈≤≥Σ√½⋯…∼∈−]|[\u2070-\u209f\u1d2c-\u1dbf]")
+#: Outside ``$...$`` a statement (condition, corrected statement) is prose: no LaTeX syntax and no maths written with Unicode symbols.
+PSEUDO_LATEX = re.compile(r"[\\{}^]|[A-Za-z]_[A-Za-z0-9({]|[α-ωΑ-Ω·‖ᵀ⟨⟩≠≈≤≥Σ√½⋯…∼∈−]|[\u2070-\u209f\u1d2c-\u1dbf]")
 
 
 def _reader_facing() -> list[tuple[str, str]]:
@@ -21,8 +21,8 @@ def test_no_pseudo_latex_outside_the_maths() -> None:
     bad = []
     for cid, statement in _reader_facing():
         prose = "".join(part for kind, part in _latex.segments(statement) if kind == "text")
-        if _PSEUDO.search(prose):
-            bad.append((cid, _PSEUDO.findall(prose), statement))
+        if PSEUDO_LATEX.search(prose):
+            bad.append((cid, PSEUDO_LATEX.findall(prose), statement))
     assert not bad, bad
 
 

@@ -32,11 +32,11 @@ _OPERATORS = {
     "ll": "≪", "gg": "≫", "partial": "∂", "nabla": "∇", "prime": "′", "lfloor": "⌊", "rfloor": "⌋",
     "lceil": "⌈", "rceil": "⌉", "Rightarrow": "⇒", "iff": "⟺", "top": "ᵀ", "dagger": "†", "ast": "∗",
     "star": "⋆", "mid": "∣", "forall": "∀", "exists": "∃", "setminus": "∖", "cup": "∪", "cap": "∩",
-    "subset": "⊂", "subseteq": "⊆", "otimes": "⊗", "oplus": "⊕", "odot": "⊙", "{": "{", "}": "}", "_": "_", "%": "%",
+    "subset": "⊂", "parallel": "∥", "gtrsim": "≳", "lesssim": "≲", "subseteq": "⊆", "otimes": "⊗", "oplus": "⊕", "odot": "⊙", "{": "{", "}": "}", "_": "_", "%": "%",
 }  # fmt: skip
 #: Named functions, set upright.
 _FUNCTIONS = frozenset(
-    "cos sin tan arccos arcsin arctan exp log ln det max min sup inf arg Re Im tr diag sign cosh sinh tanh lim".split()
+    "cos sin tan arccos arcsin arctan exp log ln det max min sup inf arg Re Im tr diag sign cosh sinh tanh coth lim".split()
 )
 #: Spaces: command -> (text, MathML width in em).
 _SPACES = {",": (" ", 0.17), ":": (" ", 0.22), ";": (" ", 0.28), " ": (" ", 0.33), "quad": ("  ", 1.0), "qquad": ("   ", 2.0), "!": ("", 0.0)}  # fmt: skip
@@ -297,7 +297,7 @@ def _uni(node: Node) -> str:
     raise AssertionError(k)  # pragma: no cover
 
 
-_BINARY = frozenset("=≠≈≤≥→↦∼∈<>±×⇒⟺≡∝≪≫")
+_BINARY = frozenset("=≠≈≤≥→↦∼∈<>±×⇒⟺≡∝≪≫≳≲∥")
 _SPACED_MINUS = frozenset("+−")
 
 
@@ -323,6 +323,9 @@ def _spaced(children: list[Node]) -> str:
             before = " " if out and not out[-1].endswith((" ", "(", "[")) else ""
             after = " " if i + 1 < len(children) and children[i + 1].kind != "mo" else ""
             out.append(before + text + after)
+        elif c.kind in ("sub", "sup", "subsup") and c.children[0].kind == "mi" and c.children[0].children:
+            before = " " if out and not out[-1].endswith((" ", "(", "[")) else ""  # \log_{10} x: a function
+            out.append(before + text + " ")
         elif c.kind in ("sub", "sup", "subsup") and c.children[0].kind == "mo" and c.children[0].text in "ΣΠ":
             out.append(text + " ")
         elif prev is not None and prev.kind in ("sub", "sup", "subsup") and c.kind in ("mi", "sub", "sup", "subsup"):

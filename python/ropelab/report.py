@@ -15,6 +15,7 @@ from typing import Any
 from ropelab import _latex
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
+from ropelab._public import public_dir
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
 __all__ = [
@@ -165,17 +166,22 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     --------
     >>> from ropelab import claims
     >>> summary_line(claims.run(["rff.eq8_literal"]))
-    '1 claims: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
+    '1 claim: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
     """
     _check_results(results, "summary_line")
     s = summary(results)
-    parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
+    parts = f"{_count(s['claims'], 'claim')}: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
-        parts += f", {s['error']} errors"
+        parts += f", {_count(s['error'], 'error')}"
     parts += "; all verdicts as expected" if s["unexpected"] == 0 else f"; {s['unexpected']} UNEXPECTED"
     if seconds is not None:
         parts += f" ({seconds:.1f} s)"
     return parts
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 ("1 claim", "2 claims")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _text(s: str) -> str:
@@ -572,3 +578,6 @@ def to_html(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
         f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
     )
+
+
+__dir__ = public_dir(__name__)  # tab completion: the API above, not the imports

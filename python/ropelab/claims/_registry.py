@@ -329,9 +329,10 @@ class ClaimResults(list[ClaimResult]):
         counts = {v: sum(r.verdict == v and r.error is None for r in self) for v in VERDICTS}
         errors = sum(r.error is not None for r in self)
         unexpected = sum(not r.matches for r in self)
+        n = len(self)
         return (
-            f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
-            f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)"
+            f"ClaimResults({n} claim{'' if n == 1 else 's'}: {counts['holds']} holds, {counts['holds-if']} holds-if, "
+            f"{counts['fails']} fails, {errors} error{'' if errors == 1 else 's'}; {unexpected} unexpected)"
         )
 
     def _repr_html_(self) -> str:

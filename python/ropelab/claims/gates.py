@@ -84,13 +84,14 @@ def gate_commute() -> Evidence:
         },
         tolerance=f"relative {tol:.1e}",
         inputs={"d": d, "seed": _common.SEED + 15},
-        condition="the gate is shared by the two channels of each rotation pair (then Λ_t commutes with C_{t−1})",
+        condition=r"the gate is shared by the two channels of each rotation pair (then $\Lambda_t$ commutes with $C_{t-1}$)",
         counterexample={
             "gate": "per channel, distinct within a pair",
             "relative_difference": e_channel,
             "commutator_norm": float(c_channel),
         },
-        corrected="A^eff = C_{t−1}ᵀ Λ_t C_t, which equals Λ_t R_t iff [Λ_t, C_{t−1}] = 0 (e.g. one decay per pair).",
+        corrected=r"$A^{\mathrm{eff}}_t = C_{t-1}^\top \Lambda_t C_t$, which equals $\Lambda_t R_t$ iff $[\Lambda_t, C_{t-1}] = 0$ "
+        "(e.g. one decay per pair).",
         corrected_holds=e_shared < tol and float(c_shared) < tol and float(c_channel) > 1e-3,
     )
 
@@ -191,8 +192,8 @@ def householder_delta() -> Evidence:
         tolerance=f"orthogonality ‖HᵀH − I‖ < {_common.tol(d):.1e}",
         inputs={"d": d, "seed": _common.SEED + 18},
         counterexample=bad,
-        corrected="I − βwwᵀ (‖w‖ = 1) has eigenvalue 1 − β along w and 1 elsewhere: it is orthogonal iff β ∈ {0, 2} "
-        "and non-expansive (‖·‖₂ ≤ 1) iff β ∈ [0, 2].",
+        corrected=r"$I - \beta w w^\top$ ($\lVert w\rVert = 1$) has eigenvalue $1 - \beta$ along $w$ and 1 elsewhere: it is "
+        r"orthogonal iff $\beta \in \{0, 2\}$ and non-expansive ($\lVert\cdot\rVert_2 \le 1$) iff $\beta \in [0, 2]$.",
         corrected_holds=corrected_ok,
     )
 

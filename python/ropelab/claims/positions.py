@@ -60,11 +60,12 @@ def pe_sinusoidal_relative() -> Evidence:
         },
         tolerance=f"{tol:.1e}·d (float64 rounding of angles up to ~4·10³ rad); monotonicity exact",
         inputs={"d": d, "pairs": 20, "positions": "0..4095", "seed": _common.SEED + 211},
-        condition="p_m·p_n = Σ_t cos((m−n)ω_t) depends only on m − n exactly; 'more similar when nearer' only for the "
-        "envelope (block maxima), not position by position",
+        condition=r"$p_m \cdot p_n = \sum_t \cos((m - n)\omega_t)$ depends only on $m - n$ exactly; 'more similar when "
+        "nearer' only for the envelope (block maxima), not position by position",
         counterexample={"r": rise, "p0·p_r": float(sim[rise]), "p0·p_{r+1}": float(sim[rise + 1])},
-        corrected="p_m·p_n = Σ_t cos((m−n)ω_t) depends only on m − n; it is not monotone in |m − n| (it first rises "
-        f"at r = {rise}), only its envelope falls over the first ~160 positions.",
+        corrected=r"$p_m \cdot p_n = \sum_t \cos((m - n)\omega_t)$ depends only on $m - n$; it is not monotone in "
+        r"$\lvert m - n\rvert$ (it first rises "
+        f"at $r = {rise}$), only its envelope falls over the first ~160 positions.",
         corrected_holds=relative and envelope and not monotone,
     )
 

@@ -78,9 +78,10 @@ def eq9_norm() -> Evidence:
         tolerance=f"relative {tol:.1e} (T·d accumulated roundings); every route is compared with the direct sum "
         "evaluated in NumPy (and the core's direct sum with it)",
         inputs={"T": T, "d": d, "D": D, "seed": _common.SEED + 7},
-        condition="‖q_t‖ is constant over t",
+        condition=r"$\lVert q_t\rVert$ is constant over $t$",
         counterexample={"case": "‖q_t‖ varying", "relative_error_without_amplitude": errs["varying_norm_no_amplitude"]},
-        corrected="With the amplitude factor e^{(‖q_t‖²−‖q_{t−1}‖²)/2} the recurrence equals the direct sum for any q.",
+        corrected=r"With the amplitude factor $e^{(\lVert q_t\rVert^2 - \lVert q_{t-1}\rVert^2)/2}$ the recurrence equals "
+        r"the direct sum for any $q$.",
         corrected_holds=corrected_ok,
     )
 
@@ -246,7 +247,7 @@ def eq8_literal() -> Evidence:
             "exp_qk": worst["exp_qk"],
             "exp_minus_qk": worst["exp_minus_qk"],
         },
-        corrected="With the conjugate, Re φ(q)·conj φ(k) = A cos(ω·(q−k)) has mean e^{q·k}; the literal product "
-        "A cos(ω·(q+k)) has mean e^{−q·k}.",
+        corrected=r"With the conjugate, $\mathrm{Re}\, \phi(q)\, \phi(k)^* = A\cos(\omega\cdot(q - k))$ has mean $e^{q\cdot k}$; "
+        r"the literal product $A\cos(\omega\cdot(q + k))$ has mean $e^{-q\cdot k}$.",
         corrected_holds=bool(conj_ok and literal_is_exp_minus),
     )

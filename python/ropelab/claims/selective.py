@@ -163,15 +163,16 @@ def srope_path_dependence() -> Evidence:
             "seed": _common.SEED + 108,
         },
         condition="the angle path's short convolution is not a multiple of the first difference (the authors' "
-        "skip_conv path x_t − x_{t−1} telescopes to the endpoints)",
+        r"`skip_conv` path $x_t - x_{t-1}$ telescopes to the endpoints)",
         counterexample={
             "kernel": "first difference [−1, 1]",
             "paths": "equal at t = 0 and t = T−1, different between",
             "gap_between_the_two_angle_differences": rows["first difference"]["endpoint_paths_difference"],
         },
-        corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
-        "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
-        "on the path. A kernel whose taps sum to zero sees only the K−1 inputs next to each end.",
+        corrected=r"$\psi_t - \psi_\tau = \Theta \sum_{s=\tau+1}^{t} \mathrm{conv}(x)_s$. With the first difference it "
+        r"telescopes to $\Theta(x_t - x_\tau)$ (endpoints only, like the RFF rotation); any other kernel, or a "
+        r"SiLU after it, makes the phase depend on the path. A kernel whose taps sum to zero sees only the "
+        r"$K - 1$ inputs next to each end.",
         corrected_holds=bool(
             telescopes and closed < tol and zero_sum_window and all(depends[n] for n in depends if n not in first_diff)
         ),
