@@ -21,6 +21,7 @@ SUBSET = ["thm1.tan_rule", "thm1.counterexample", "thm1.finite_D", "tables.delta
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
+    (out / "md").mkdir()  # verify creates no missing folders
     rc = main(
         [
             "verify",

@@ -104,12 +104,17 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
                "must be a real (integer or floating) array, not bool (True/False are not numbers)",
                obj);
   }
+  if (kind == 'U' || kind == 'S') {
+    type_error(func, name, "must be a real array of numbers, not text", obj);
+  }
+  if (kind == 'c') {
+    type_error(func, name, "must be a real array, not complex (take .real or abs() first)", obj);
+  }
   if (kind != 'i' && kind != 'u' && kind != 'f') {
-    type_error(func, name,
-               std::string("must be a real array (dtype kind 'c' complex, 'O' object, 'U'/'S' "
-                           "strings are not accepted), got dtype ") +
-                   py::str(arr.dtype()).cast<std::string>() + " from",
-               obj);
+    type_error(
+        func, name,
+        "must be a real array of numbers, not dtype " + py::str(arr.dtype()).cast<std::string>(),
+        obj);
   }
   darray out = contiguous<darray>(arr);
   if (!allow_nonfinite) {

@@ -65,22 +65,35 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     from ropelab import plot, temperature
 
     check_output_file("--out", args.out, FIGURE_SUFFIXES)
-    if args.points < 1:
-        raise UsageError(f"--points must be >= 1, got {args.points}")
+    # every option is checked before the progress bar appears
+    for option, value in (("--trials", args.trials), ("--points", args.points), *(("--D", D) for D in args.D)):
+        if value < 1:
+            raise UsageError(f"{option} must be >= 1, got {value}")
     try:
         check_output_size("--points", float(args.points) * 4)  # sigmas and three curves of that length
     except MemoryError as exc:
         raise UsageError(str(exc)) from None
+    if not 0 < args.sigma_min <= args.sigma_max:
+        raise UsageError(
+            f"--sigma-min and --sigma-max must satisfy 0 < min <= max, got {args.sigma_min:g}, {args.sigma_max:g}"
+        )
     sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
+    for D in args.D:  # the closed form checks --xi and the grid at no cost
+        temperature.mse(args.xi, D=D, sigma=sigmas)
     curves = []
     for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
         curves.append(temperature.mse_curve(args.xi, D, sigmas, trials=args.trials, seed=args.seed))
     with plot.detached():  # a file only: never touch pyplot or the user's backend
         fig = plot.mse_vs_sigma(curves)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120, bbox_inches="tight")
     print(f"wrote {args.out}")
     return 0
+
+
+def _as_given(v: float) -> str:
+    """A number as the user typed it: the shortest text that reads back as ``v`` (0.1, not 0.10000000000000001)."""
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
 
 
 def _parse_params(items: Sequence[str]) -> dict[str, float]:
@@ -126,7 +139,9 @@ def _leakage_table(args: argparse.Namespace) -> int:
     N = 4096 if args.N is None else args.N
     if N < 64:
         raise UsageError(f"--N must be >= 64 for --table, got {N}")
-    rows = spectra.harris_table(N=N, pad=args.pad)
+    rows: list[dict[str, object]] = [
+        {str(k): v for k, v in r.items()} for r in spectra.harris_table(N=N, pad=args.pad).to_dict("records")
+    ]
     if fmt == "json":
 
         def clean(v: object) -> object:  # strict JSON: non-finite floats as strings (as in --json of one window)
@@ -166,10 +181,11 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from ropelab import plot
 
-        label = window + "".join(f", {k}={v:g}" for k, v in params.items())
+        label = window + "".join(f", {k}={_as_given(v)}" for k, v in params.items())
+        if spectra.window_info(window).name == "ssm" and "alpha" in params:
+            label += f" (alpha*N = {_as_given(params['alpha'] * args.N)})"
         with plot.detached():
             fig = plot.spectrum_db({label: w}, pad=args.pad)
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
         out = {"window": window, "N": args.N, "sym": args.sym, "params": params, "figures_of_merit": m.as_dict()}
@@ -177,7 +193,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
             out["plot"] = str(args.plot)
         print(dumps(out))
         return 0
-    desc = window + "".join(f" {k}={v:g}" for k, v in params.items())
+    desc = window + "".join(f" {k}={_as_given(v)}" for k, v in params.items())
     print(
         f"Figures of merit of the {desc} window, N = {args.N} ({'symmetric' if args.sym else 'DFT-even'}; "
         f"frequencies in bins; Harris 1978 definitions)"
@@ -225,12 +241,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from ropelab import claims, report
+    from ropelab import _latex, claims, report
 
     claims.load_plugins(args.plugin, entry_points=not args.no_entry_points)
     if args.list:
         for c in claims.REGISTRY.values():
-            print(f"{c.id:28s} {c.expected:9s} {c.statement}")
+            print(f"{c.id:28s} {c.expected:9s} {_latex.to_text(c.statement)}")
         return 0
     for option, path, suffixes in (
         ("--json", args.json, (".json",)),
@@ -280,7 +296,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}", file=sys.stderr)
 

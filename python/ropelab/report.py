@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ropelab import _latex
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
+from ropelab._public import public_dir
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
 __all__ = [
@@ -164,17 +166,38 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     --------
     >>> from ropelab import claims
     >>> summary_line(claims.run(["rff.eq8_literal"]))
-    '1 claims: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
+    '1 claim: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
     """
     _check_results(results, "summary_line")
     s = summary(results)
-    parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
+    parts = f"{_count(s['claims'], 'claim')}: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
-        parts += f", {s['error']} errors"
+        parts += f", {_count(s['error'], 'error')}"
     parts += "; all verdicts as expected" if s["unexpected"] == 0 else f"; {s['unexpected']} UNEXPECTED"
     if seconds is not None:
         parts += f" ({seconds:.1f} s)"
     return parts
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 ("1 claim", "2 claims")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _text(s: str) -> str:
+    """Text with inline LaTeX as plain Unicode text; text outside the subset as given."""
+    try:
+        return _latex.to_text(s)
+    except ValueError:
+        return s
+
+
+def _html(s: str) -> str:
+    """Text with inline LaTeX as HTML with MathML; text outside the subset escaped as given."""
+    try:
+        return _latex.to_html(s)
+    except ValueError:
+        return html.escape(s)
 
 
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
@@ -232,20 +255,21 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
                 v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
             flag = "" if r.matches else f"  <-- expected {r.expected}"
             room = max(20, width - (id_w + src_w + 14))
-            if len(r.statement) <= room and len(r.source) <= src_w:
-                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {r.statement}{flag}")
+            statement = _text(r.statement)
+            if len(statement) <= room and len(r.source) <= src_w:
+                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {statement}{flag}")
             else:  # the whole statement, on its own line
                 lines.append(f"  {r.id:{id_w}s} {v} {r.source}{flag}")
-                lines.append(f"      {r.statement}")
+                lines.append(f"      {statement}")
             if r.error:
                 lines.append(f"      error: {r.error}")
             if r.condition:
-                lines.append(f"      condition: {r.condition}")
+                lines.append(f"      condition: {_text(r.condition)}")
             if r.counterexample:
                 lines.append(f"      counterexample: {_short(r.counterexample, width)}")
             if r.corrected:
                 ok = {True: "checked: holds", False: "checked: DOES NOT HOLD", None: "not checked"}[r.corrected_holds]
-                lines.append(f"      corrected ({ok}): {r.corrected}")
+                lines.append(f"      corrected ({ok}): {_text(r.corrected)}")
     return "\n".join(lines).lstrip("\n")
 
 
@@ -484,6 +508,7 @@ table{border-collapse:collapse;width:100%;margin-bottom:1em} .provenance th{widt
 .holds{color:#1a7f37;font-weight:bold}.holds-if{color:#9a6700;font-weight:bold}.fails{color:#cf222e;font-weight:bold}
 .error{color:#8250df;font-weight:bold} pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margin-top:1.5em}
+math{font-size:1.05em} em math{font-style:normal}
 """
 
 
@@ -527,7 +552,7 @@ def to_html(
         v = r.verdict if r.error is None else "error"
         rows.append(
             f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
-            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{_html(r.statement)}</td></tr>"
         )
     prov = provenance if provenance is not None else claim_provenance(results)
     body = [
@@ -546,9 +571,9 @@ def to_html(
             body.append(
                 f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>"
             )
-            body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
+            body.append(f"<p><em>{_html(r.statement)}</em> ({e(r.source)})</p><ul>")
             body += [
-                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
+                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else _html(text)) + "</li>"
                 for label, text, code in _details(r, 600)
             ]
             body.append("</ul>")
@@ -566,3 +591,6 @@ def to_html(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
         f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
     )
+
+
+__dir__ = public_dir(__name__)  # tab completion: the API above, not the imports
