@@ -325,6 +325,20 @@ def public_callables() -> dict[str, Any]:
     return out
 
 
+#: Violations the sweep finds that are not fixed yet, per callable and rule, with what is wrong.
+#: An entry lets the sweep pass for that rule only; remove it when the callable is fixed.
+KNOWN: dict[str, dict[str, str]] = {}
+
+
+def _known(key: str, err: BaseException, rule: str | None = None) -> bool:
+    """Whether ``err`` (an assertion of the sweep) is a listed, not yet fixed violation."""
+    text = str(err)
+    rules = KNOWN.get(key, {})
+    if rule is not None:
+        return rule in rules
+    return any(text.startswith(r) or f"{r}:" in text.split("\n")[0] for r in rules)
+
+
 def _excluded(key: str) -> bool:
     return key in EXCLUDED or key.split(".")[0] in EXCLUDED or key in RECORDS
 
@@ -541,6 +555,13 @@ def test_hostile_arguments(key: str) -> None:
     )
     @given(i=st.integers(0, len(names) - 1), hostile=HOSTILE)
     def run(i: int, hostile: tuple[str, Any]) -> None:
+        try:
+            perturbed(i, hostile)
+        except AssertionError as e:
+            if not _known(key, e):
+                raise
+
+    def perturbed(i: int, hostile: tuple[str, Any]) -> None:
         how, factor = hostile
         name = names[i]
         value = args[i] if i < len(args) else kwargs[name]
@@ -621,6 +642,10 @@ def _same(key: str, label: str, x: Any, y: Any) -> None:
             )
 
 
+#: Callables whose result is a measurement (a throughput), different at every call.
+MEASURED = frozenset({"simd.primitive_rate"})
+
+
 def _flatten(x: Any) -> list[Any]:
     if isinstance(x, (tuple, list)):
         return [y for part in x for y in _flatten(part)]
@@ -630,6 +655,8 @@ def _flatten(x: Any) -> list[Any]:
         return _flatten(vars(x))
     if isinstance(x, np.ndarray) and x.dtype == object:
         return [y for part in x.ravel().tolist() for y in _flatten(part)]
+    if hasattr(x, "__dict__") and not isinstance(x, type) and type(x).__module__.startswith("ropelab"):
+        return [type(x).__name__, *_flatten(vars(x))]
     return [x]
 
 
@@ -665,10 +692,20 @@ def test_dtype_and_layout_variants(key: str, i: int, label: str) -> None:
     a, kw = _replace(args, kwargs, i, names, variant)
     ra, rkw = _replace(args, kwargs, i, names, reference)
     fresh = EXAMPLES[key]()[0]  # a method's instance carries state: a new one for each call
-    got = _call(fn, a, kw)
-    want = _call(fresh, ra, rkw)
-    _same(key, f"{names[i]} {label}", got, want)
-    _assert_no_alias(key, got, a, kw)
+    try:
+        want = _call(fresh, ra, rkw)
+    except ALLOWED as e:  # the same values refused as float64: the variant must be refused alike
+        with pytest.raises(type(e)):
+            _call(fn, a, kw)
+        return
+    try:
+        got = _call(fn, a, kw)
+        if key not in MEASURED:
+            _same(key, f"{names[i]} {label}", got, want)
+        _assert_no_alias(key, got, a, kw)
+    except (AssertionError, TypeError, ValueError) as e:
+        if not _known(key, e, "rule 6"):
+            raise
 
 
 def test_sizes_beyond_the_limits_are_refused_before_allocating() -> None:

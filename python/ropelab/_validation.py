@@ -175,3 +175,9 @@ def seed(func: str, value: Any, name: str = "seed") -> int:
     if value is None:
         raise TypeError(f"{func}: {name} must be an integer in [0, 2**64) (None would not be reproducible)")
     return integer(func, name, value, 0, 2**64 - 1)
+
+
+def same_kind(e: BaseException) -> type[Exception]:
+    """The public class of ``e`` (MemoryError, TypeError or ValueError) for re-raising it with
+    another message (NumPy's subclasses, such as its allocation error, take other arguments)."""
+    return next(c for c in (MemoryError, TypeError, ValueError) if isinstance(e, c))

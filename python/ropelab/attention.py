@@ -118,7 +118,7 @@ def _rotate(q: ArrayLike, k: ArrayLike, angles: ArrayLike | None, layout: Layout
         except (ValueError, TypeError, MemoryError) as e:
             # the rotation's own message names its arguments x (here q or k) and angles
             msg = str(e).replace("rotary.rotate: x", f"{func}: {name}").replace("rotary.rotate:", f"{func}:")
-            raise type(e)(msg) from None
+            raise _validation.same_kind(e)(msg) from None
     return out[0], out[1]
 
 

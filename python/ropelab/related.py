@@ -97,7 +97,7 @@ def _softmax(func: str, q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: Any, bi
     try:
         out = attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads)
     except (ValueError, TypeError, MemoryError) as e:
-        raise type(e)(str(e).replace("attention.softmax:", f"{func}:")) from None
+        raise _validation.same_kind(e)(str(e).replace("attention.softmax:", f"{func}:")) from None
     return np.asarray(out, dtype=np.float64)
 
 
