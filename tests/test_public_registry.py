@@ -327,7 +327,136 @@ def public_callables() -> dict[str, Any]:
 
 #: Violations the sweep finds that are not fixed yet, per callable and rule, with what is wrong.
 #: An entry lets the sweep pass for that rule only; remove it when the callable is fixed.
-KNOWN: dict[str, dict[str, str]] = {}
+KNOWN: dict[str, dict[str, str]] = {
+    "attention.angle_precision": {
+        "rule 1": "q=tiny: : attention.angle_precision returned a non-finite value for finite input",
+        "rule 2": "q=huge: message names another function: rotary.rotate: x must be finite (element 0 is not), got array([[-inf, ",
+    },
+    "attention.error": {
+        "rule 2": "q=complex: message names another function: attention.softmax: q must be a real array (dtype kind 'c' complex, ",
+    },
+    "attention.rule_sigma": {
+        "rule 2": "xi=complex: message names another function: temperature.paper_sigma: xi must be a real array (dtype kind 'c' c",
+    },
+    "claims.derive_verdict": {
+        "rule 5": "holds_in_general=complex: accepted",
+    },
+    "expressivity.element_angles": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "expressivity.householder_factors": {
+        "rule 2": "Q=string: message names another function: could not convert string to float: 'x'",
+        "rule 5": "Q=complex: accepted",
+    },
+    "expressivity.representation": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "expressivity.track_fixed_rope": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "expressivity.track_householder": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "expressivity.track_positive_gates": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "expressivity.track_rotation": {
+        "rule 2": "g=string: message names another function: group: name must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'",
+    },
+    "recurrence.delta_product": {
+        "rule 2": "q=complex: message names another function: recurrence.delta_rule: q must be a real array (dtype kind 'c' compl",
+    },
+    "recurrence.delta_transitions": {
+        "rule 1": "k=huge: : recurrence.delta_transitions returned a non-finite value for finite input",
+    },
+    "related.decayed_kernel_attention": {
+        "rule 2": "phi_q=negative: message does not name the argument: related.decayed_kernel_attention: the normaliser φ(q_t)ᵀz_",
+    },
+    "report.terminal": {
+        "rule 2": "width=complex: message names another function: '>' not supported between instances of 'complex' and 'int'",
+        "rule 5": "color=complex: accepted",
+    },
+    "report.to_html": {
+        "rule 2": "figures=complex: message names another function: argument of type 'complex' is not iterable",
+    },
+    "report.to_markdown": {
+        "rule 2": "figures=complex: message names another function: argument of type 'complex' is not iterable",
+    },
+    "rff.estimate": {
+        "rule 2": "trials=int64 max: message does not name the argument: rff.estimate: the requested output cannot be allocated (",
+    },
+    "rff.moments": {
+        "rule 2": "q=huge: message does not name the argument: rff.moments: the variance at element 0 is not finite in double pre",
+    },
+    "rff.mse": {
+        "rule 2": "q=huge: message does not name the argument: rff.mse: the MSE at element 0 is not finite in double precision (i",
+    },
+    "rff.sample_omega": {
+        "rule 2": "D=int64 max: message does not name the argument: rff.sample_omega: the requested output cannot be allocated (2",
+    },
+    "rff.sample_phase": {
+        "rule 2": "D=int64 max: message does not name the argument: rff.sample_phase: the requested output cannot be allocated (9",
+    },
+    "simd.primitive_rate": {
+        "rule 2": "kind=complex: message names another function: simd.run_primitive: kind must be a str, got (1+1j)",
+    },
+    "spectra.decay_over_window": {
+        "rule 5": "N=beyond int64: accepted",
+    },
+    "spectra.decay_per_sample": {
+        "rule 5": "N=beyond int64: accepted",
+    },
+    "spectra.dpss": {
+        "rule 2": "Kmax=int64 max: message does not name the argument: spectra.dpss: the requested output cannot be allocated (1.",
+    },
+    "spectra.harris_table": {
+        "rule 2": "N=beyond int64: message names another function: spectra.window: N must be an integer >= 0 that fits in 64 bits",
+    },
+    "spectra.ssm_window": {
+        "rule 2": "N=beyond int64: message names another function: spectra.window: N must be an integer >= 0 that fits in 64 bits",
+    },
+    "spectra.window_info": {
+        "rule 2": "name=complex: message names another function: spectra.window: name must be a str, got (1+1j)",
+    },
+    "spectra.window_names": {
+        "rule 5": "aliases=complex: accepted",
+    },
+    "sweep.Grid.cell": {
+        "rule 2": "index=complex: message names another function: '<=' not supported between instances of 'int' and 'complex'",
+        "rule 5": "index=bool: accepted",
+    },
+    "sweep.Grid.column": {
+        "rule 2": "name=complex: message names another function: tuple.index(x): x not in tuple",
+    },
+    "sweep.Grid.from_mapping": {
+        "rule 2": "grid=complex: message names another function: sweep: grid must be a mapping of axis names to values, got compl",
+    },
+    "sweep.Grid.from_spec": {
+        "rule 2": "spec=complex: message names another function: 'complex' object is not iterable",
+    },
+    "sweep.Task.check_axes": {
+        "rule 2": "names=complex: message names another function: 'complex' object is not iterable",
+    },
+    "sweep.Task.params": {
+        "rule 2": "cell=complex: message names another function: 'complex' object is not iterable",
+    },
+    "sweep.cell_seed": {
+        "rule 2": "seed=complex: message names another function: sweep: seed must be an integer, got (1+1j)",
+        "rule 5": "index=beyond int64: accepted",
+    },
+    "tasks.state_tracking": {
+        "rule 2": "group_name=complex: message names another function: group: name must be a string, got (1+1j)",
+    },
+    "temperature.Counterexample.optimal_sigmas": {
+        "rule 2": "Ds=complex: message names another function: 'complex' object is not iterable",
+    },
+    "temperature.mse_curve": {
+        "rule 2": "xi=complex: message names another function: unit_pair: xi must be a real number, got (0.5+1j) of type complex",
+    },
+    "transition.prf_transition_factor": {
+        "rule 1": "q=huge: : transition.prf_transition_factor returned a non-finite value for finite input",
+    },
+}
 
 
 def _known(key: str, err: BaseException, rule: str | None = None) -> bool:
@@ -441,7 +570,11 @@ COMPLEX_OK = {
     ("spectra.ssm_kernel", "B"),
     ("spectra.ssm_kernel", "C"),
     ("spectra.zoh", "B"),
+    ("spectra.dtft", "x"),
+    ("spectra.spectrum", "x"),
 }
+#: Perturbations not made, with the reason (a call that would run, interruptibly, for hours).
+NOT_RUN = {("simd.primitive_rate", "repeat"): "an int64-sized repeat count is a valid, endless benchmark"}
 
 HOSTILE = st.sampled_from(
     [
@@ -564,6 +697,8 @@ def test_hostile_arguments(key: str) -> None:
     def perturbed(i: int, hostile: tuple[str, Any]) -> None:
         how, factor = hostile
         name = names[i]
+        if (key, name) in NOT_RUN and how in ("beyond int64", "int64 max"):
+            return
         value = args[i] if i < len(args) else kwargs[name]
         kind = _kind(fn, name, value)
         bad = _hostile(kind, value, how, factor)
@@ -577,7 +712,7 @@ def test_hostile_arguments(key: str) -> None:
             assert name in msg, f"rule 2: {key}({name}={how}): message does not name {name!r}: {msg}"
             return
         except Exception as e:
-            pytest.fail(f"rule 2: {key}({name}={how}) raised {type(e).__name__}: {e}")
+            raise AssertionError(f"rule 2: {key}({name}={how}) raised {type(e).__name__}: {e}") from e
         assert not _must_refuse(key, name, kind, how), f"rule 5: {key} accepted {name}={how} ({bad!r:.80})"
         if _finite_input(a, kw):
             _assert_finite(f"{key}({name}={how})", out)
@@ -714,5 +849,5 @@ def test_sizes_beyond_the_limits_are_refused_before_allocating() -> None:
 
     huge = np.broadcast_to(0.5, (2**38, 4))
     with pytest.raises(MemoryError, match="rotate: x"):
-        rotary.rotate(huge, np.zeros((2**38, 2)))
+        rotary.rotate(huge, np.zeros((1, 2)))
     assert math.isfinite(float(ropelab._core.limits.physical_bytes()))

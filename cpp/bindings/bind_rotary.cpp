@@ -120,9 +120,11 @@ py::array rotate(ArrayLike x_o, ArrayLike ang_o, Choice layout_o, OptionalInt nt
         " for x of shape " + shape_str(xa) + ", got angles.shape=" + shape_str(ang));
   }
   if (single) {
-    return rotate_impl<farray, float>(contiguous<farray>(xa, f, "x"), ang, x_o, ang_o, layout, nthreads, f);
+    return rotate_impl<farray, float>(contiguous<farray>(xa, f, "x"), ang, x_o, ang_o, layout,
+                                      nthreads, f);
   }
-  return rotate_impl<darray, double>(contiguous<darray>(xa, f, "x"), ang, x_o, ang_o, layout, nthreads, f);
+  return rotate_impl<darray, double>(contiguous<darray>(xa, f, "x"), ang, x_o, ang_o, layout,
+                                     nthreads, f);
 }
 
 /// theta: a scalar (one frequency for every pair) or h values.

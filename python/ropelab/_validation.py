@@ -179,5 +179,6 @@ def seed(func: str, value: Any, name: str = "seed") -> int:
 
 def same_kind(e: BaseException) -> type[Exception]:
     """The public class of ``e`` (MemoryError, TypeError or ValueError) for re-raising it with
-    another message (NumPy's subclasses, such as its allocation error, take other arguments)."""
+    another message (NumPy's subclasses, such as its allocation error, take other arguments).
+    """
     return next(c for c in (MemoryError, TypeError, ValueError) if isinstance(e, c))
