@@ -52,6 +52,7 @@ SLOW_MODULES = frozenset(
         "test_docs_code",
         "test_properties",
         "test_properties_all",
+        "test_public_registry",
         "test_doctests",
         "test_closed_forms_mpmath",
         "test_interrupt_fork",

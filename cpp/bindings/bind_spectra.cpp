@@ -63,7 +63,7 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   }
   if (arr.dtype().kind() == 'c') {
     s.is_complex = true;
-    s.c = contiguous<carray>(arr);
+    s.c = contiguous<carray>(arr, func, name);
     const cplx* p = s.c.data();
     for (py::ssize_t i = 0; i < s.c.size(); ++i) {
       if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
@@ -248,8 +248,11 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
     py::handle v = kv.second;
     if (py::isinstance<py::str>(v)) {
       params.options[key] = v.cast<std::string>();
-    } else if (py::isinstance<py::bool_>(v)) {
-      params.values[key] = v.cast<bool>() ? 1.0 : 0.0;
+    } else if (py::isinstance<py::bool_>(v) ||
+               py::isinstance(v, py::module_::import("numpy").attr("bool_"))) {
+      // norm (DPSS's) is the one flag among the window parameters; True/False are not numbers
+      if (key != "norm") type_error(f, key.c_str(), "must be a real number, not bool", v);
+      params.values[key] = PyObject_IsTrue(v.ptr()) != 0 ? 1.0 : 0.0;
     } else if (key == "a" || (!PyNumber_Check(v.ptr()) && py::isinstance<py::sequence>(v))) {
       darray arr = real_array(v, f, key.c_str());
       if (arr.ndim() != 1) value_error(f, key.c_str(), "must be a 1-D sequence of real numbers", v);

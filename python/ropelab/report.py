@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ropelab import _latex
+from ropelab import _validation
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
 from ropelab._public import public_dir
@@ -149,6 +150,16 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
 
 
 @shared
+def _seconds(func: str, seconds: Any) -> float | None:
+    """``seconds`` as a non-negative float (a NumPy scalar too), or None."""
+    if seconds is None:
+        return None
+    s = _validation.real_number(func, "seconds", seconds)
+    if s < 0:
+        raise ValueError(f"{func}: seconds must be >= 0, got {seconds!r}")
+    return s
+
+
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
     """One line: counts per verdict and whether every verdict is the expected one.
 
@@ -169,6 +180,7 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     '1 claim: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
     """
     _check_results(results, "summary_line")
+    seconds = _seconds("summary_line", seconds)
     s = summary(results)
     parts = f"{_count(s['claims'], 'claim')}: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
@@ -300,6 +312,7 @@ def to_json(
     'holds'
     """
     _check_results(results, "to_json")
+    seconds = _seconds("to_json", seconds)
     prov = dict(provenance) if provenance is not None else claim_provenance(results)
     payload = {
         "provenance": prov,
@@ -462,6 +475,7 @@ def to_markdown(
     '# ropelab verify'
     """
     _check_results(results, "to_markdown")
+    seconds = _seconds("to_markdown", seconds)
     figures = figures or {}
     base = Path(relative_to) if relative_to is not None else None
     prov = provenance if provenance is not None else claim_provenance(results)
@@ -543,6 +557,7 @@ def to_html(
     True
     """
     _check_results(results, "to_html")
+    seconds = _seconds("to_html", seconds)
     figures = figures or {}
     shown = [r.id for _, rs in _grouped(results) for r in rs if r.id in figures]
     owners = _figure_owners({rid: figures[rid] for rid in shown})

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ropelab._validation import check_size
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
@@ -219,6 +220,8 @@ def run(
     t = get(task)
     g = Grid.from_mapping(grid)
     t.check_axes(g.names)
+    # the table holds a row per cell (its axes and outputs): refused before any cell is checked
+    check_size("sweep.run", "grid", float(len(g)) * (len(g.names) + len(t.outputs) + 1))
     if t.monte_carlo:
         if trials is None:
             raise ValueError(f"sweep.run: task {t.name!r} is Monte Carlo; give trials (an integer >= 1)")

@@ -435,8 +435,9 @@ def register_task(
     clash = sorted(set(axes_map) & set(out_map))
     if clash:
         raise ValueError(f"register_task: {clash[0]!r} is both an axis and an output")
-    if not isinstance(monte_carlo, bool):
+    if not isinstance(monte_carlo, (bool, np.bool_)):
         raise TypeError(f"register_task: monte_carlo must be a bool, got {monte_carlo!r}")
+    monte_carlo = bool(monte_carlo)
     outs = tuple((o, str(t)) for o, t in out_map.items())
     task = Task(
         name=name,
