@@ -153,8 +153,13 @@ def test_ctrl_c_keeps_the_finished_cells_of_a_batch_in_the_store(tmp_path: Path)
     store = tmp_path / "s"
     grid = {"xi": [round(float(x), 6) for x in np.linspace(-0.9, 0.9, 300)], "D": [64, 128]}
     lines = run_script(f"""
+        import glob
         from ropelab import sweep
-        interrupt_after(1.0)
+        def fire():  # Ctrl-C once the first finished cells are stored
+            while not glob.glob({str(store)!r} + "/part-*.parquet"):
+                time.sleep(0.01)
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Thread(target=fire, daemon=True).start()
         try:
             sweep.run("rff_mse", {grid!r}, trials=3000, seed=3, nthreads=2, store={str(store)!r}, progress=False)
             print("finished 0")

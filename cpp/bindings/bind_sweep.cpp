@@ -194,6 +194,7 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
   std::mutex m;
   std::condition_variable cv;
   std::vector<std::size_t> ready;
+  bool waiting = false;  // this thread waits for a finished cell (the next one wakes it)
   bool done = false;
   std::exception_ptr error;
   std::optional<py::error_already_set> raised;  // KeyboardInterrupt or on_done's exception
@@ -206,11 +207,14 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
       sweep::mse_cells(
           pc, n, trials, nthreads, po,
           [&](std::size_t pos) {
+            bool wake = false;
             {
               std::lock_guard<std::mutex> lock(m);
               ready.push_back(pos);
+              wake = waiting;
+              waiting = false;
             }
-            cv.notify_one();
+            if (wake) cv.notify_one();  // once per hand-over, not per cell
           },
           &cancel);
     } catch (...) {
@@ -245,7 +249,9 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
   {
     std::unique_lock<std::mutex> lock(m);
     for (;;) {
+      waiting = ready.empty();
       const bool woke = cv.wait_for(lock, poll_interval, [&] { return done || !ready.empty(); });
+      waiting = false;
       if (done) break;
       std::vector<std::size_t> batch;
       batch.swap(ready);

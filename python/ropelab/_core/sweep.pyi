@@ -11,7 +11,7 @@ def cell_seeds(seed: typing.SupportsInt, index: numpy.typing.ArrayLike) -> numpy
     """
     The seeds of the cells `index` (SeedSequence(seed, spawn_key=(i,)), first 64 bits).
     """
-def check_rff_mse(xi: numpy.typing.ArrayLike, sigma: numpy.typing.ArrayLike, rule: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, d: numpy.typing.ArrayLike, estimator: numpy.typing.ArrayLike, convention: numpy.typing.ArrayLike, full: numpy.typing.ArrayLike) -> tuple:
+def check_rff_mse(xi: numpy.typing.ArrayLike, sigma: numpy.typing.ArrayLike, rule: numpy.typing.ArrayLike, D: numpy.typing.ArrayLike, d: numpy.typing.ArrayLike, estimator: numpy.typing.ArrayLike, convention: numpy.typing.ArrayLike, full: numpy.typing.ArrayLike) -> tuple[int, str]:
     """
     (-1, '') when every rff_mse cell can be computed, else (position, message) of the first that cannot.
     """
