@@ -297,6 +297,27 @@ def cell_seed(seed: int, index: int) -> int:
     return int(words[0]) | (int(words[1]) << 32)
 
 
+def cell_seeds(seed: int, indices: Sequence[int]) -> np.ndarray[Any, Any]:
+    """:func:`cell_seed` of many cells at once (computed in the core; the same numbers).
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed, in ``[0, 2**64)``.
+    indices : sequence of int
+        Cell indices (>= 0).
+
+    Returns
+    -------
+    ndarray of uint64, shape (len(indices),)
+        The seeds of the cells.
+    """
+    from ropelab._core_loader import core
+
+    seeds: np.ndarray[Any, Any] = core.sweep.cell_seeds(check_seed(seed), np.asarray(indices, dtype=np.int64))
+    return seeds
+
+
 def fingerprint(
     task: str, grid: Grid, trials: int | None, seed: int, numerics: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
