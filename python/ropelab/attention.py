@@ -36,6 +36,15 @@ Rotary angles. ``angles`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t,
 attention, which is RoPE for ``angles = rotary.rope_angles(...)`` and Selective RoPE for the
 cumulative angles of :func:`ropelab.rotary.selective_angles`; ``random_feature(q, k, v, D,
 angles=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
+
+Precision (the dtype rule of :func:`softmax`, :func:`random_feature` and
+:func:`ropelab.rotary.rotate`). When ``q``, ``k`` and ``v`` are all NumPy arrays of dtype float32
+(``x`` for ``rotate``), the result is float32; any other real input (float64, integers, a mix of
+float32 and float64, lists) is converted to float64, computed and returned in float64, the
+default for verification. There is no ``dtype=`` argument: cast the inputs. :func:`softmax`
+computes such input in float32 throughout; :func:`random_feature` still computes it in float64
+and rounds once; ``rotate`` rounds float64 products once. Every path is bit-identical for every
+thread count; the accuracy of each float32 result is stated in its function's Returns section.
 """
 
 from __future__ import annotations
@@ -198,15 +207,22 @@ def softmax(
     Returns
     -------
     ndarray, shape (..., T, d_v)
-        float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed in float64 — logits,
-        sums and products — and rounded once), float64 otherwise.
+        float32 if ``q``, ``k`` and ``v`` are all float32 arrays, float64 otherwise (the dtype
+        rule of the module docstring). The float32 path computes in float32 throughout (logits,
+        running maximum, weights, sums; the bias rounded to float32 when added): its maximum
+        error against the float64 path on the same inputs is bounded by
+        ``max|v|·(2δ + 2γ_n + u)`` to first order, ``u = 2⁻²⁴``, ``γ_n = n u``,
+        ``n = S + ⌈S/256⌉ + 1``, ``δ = (d + 6)·u·Λ + 2u·(1 + S/256)`` with ``Λ`` the largest
+        ``scale·Σ_p |q_ip k_jp| + |bias_ij|`` (derived in the documentation's attention page,
+        "float32 computation"); typical errors are a few float32 ulps of ``max|v|``.
 
     Raises
     ------
     ValueError
         Shapes that do not match (naming the argument), non-finite ``q``/``k``/``v``,
         ``scale ≤ 0``, ``causal`` with ``T != S``, a bias that does not broadcast, contains NaN or
-        ``+inf``, or masks a whole row.
+        ``+inf``, or masks a whole row; a logit ``scale·q·k`` or an output that overflows the
+        precision of the computation (float64, or float32 on the float32 path), named.
     TypeError
         Complex or non-numeric input.
 
@@ -220,7 +236,6 @@ def softmax(
     >>> bool(np.allclose(o[:, 0], v[:, 0]))  # the first query sees only the first key
     True
     """
-    f32 = _all_float32(q, k, v)
     q, k = _rotate(q, k, angles, layout, "attention.softmax")
     if bias is None:
         b, offsets, st, ss = None, None, 0, 0
@@ -240,7 +255,7 @@ def softmax(
             nthreads=nthreads,
         )
     )
-    return out.astype(np.float32) if f32 else out
+    return out
 
 
 @overload
