@@ -131,10 +131,10 @@ fox_o: FloatArray = rl.recurrence.fox_attention(q3, k3, v3, rng.uniform(size=T))
 cos_o: FloatArray = rl.recurrence.cosformer_attention(q3, k3, v3)
 soft_o: FloatArray = rl.recurrence.softmax_attention(q3, k3, v3, rl.rotary.rope_angles(np.arange(T), 4))
 beta = rng.uniform(size=T)
-delta_o: FloatArray = rl.recurrence.delta_rule(q3, k3, v3, beta)
+delta_o: RealArray = rl.recurrence.delta_rule(q3, k3, v3, beta)
 A_delta: FloatArray = rl.recurrence.delta_transitions(k3, beta)
 assert close(delta_o, rl.recurrence.linear_attention(q3, k3, beta[:, None] * v3, transitions=A_delta))
-dp: FloatArray = rl.recurrence.delta_product(
+dp: RealArray = rl.recurrence.delta_product(
     rng.normal(size=(5, 4)), rng.normal(size=(5, 2, 4)), rng.normal(size=(5, 2, 3)), np.full((5, 2), 0.5)
 )
 assert dp.shape == (5, 3) and alibi_o.shape == fox_o.shape == cos_o.shape == soft_o.shape == (T, 4)
