@@ -25,6 +25,7 @@ WERROR ?= OFF
 # line is the summary (counts per verdict).
 demo: install
 	$(BIN)/ropelab counterexample
+	mkdir -p report/figures  # the commands create no missing folders
 	$(BIN)/ropelab mse-curve --out report/figures/mse_curve.png
 	$(BIN)/ropelab verify --html report/verify.html --markdown report/verify.md \
 	  --json report/verify.json --figures report/figures
