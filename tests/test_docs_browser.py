@@ -104,7 +104,7 @@ PROBE = r"""<script>
           var first = sec.querySelector('h1, h2, h3, h4, h5, h6');
           if (first) { path.unshift(first.textContent.replace(/[#¶]/g, '').replace(/\s+/g, ' ').trim()); }
         }
-        return h.tagName + ' ' + path.join(' › ');
+        return h.tagName + ' ' + path.join(' › ') + ' › ' + h.textContent.replace(/[#¶]/g, '').replace(/\s+/g, ' ').trim();
       });
     var text = visibleText();
     var raw = ['\\(', '\\)', '\\[', '$$', '\\frac', '\\big', '\\tfrac', '\\sigma', '\\xi'].filter(function (t) { return text.indexOf(t) >= 0; });
