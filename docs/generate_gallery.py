@@ -151,7 +151,8 @@ def gallery_markdown(cache_path: Path) -> str:
         if stem != current:
             if current is not None:
                 lines += ["::::", ""]
-            lines += [f"## {title}", "", f"From the notebook {{doc}}`notebooks/{stem}`.", ""]
+            plain_title = re.sub(r"\$([^$]*)\$", lambda m: _plain(m.group(1)), title)
+            lines += [f"## {plain_title}", "", f"From the notebook {{doc}}`notebooks/{stem}`.", ""]
             lines += ["::::{grid} 1 2 3 3", ":gutter: 3", ""]
             current = stem
         link = f"notebooks/{stem}.html" + (f"#{anchor}" if anchor else "")
