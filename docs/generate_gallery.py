@@ -152,7 +152,7 @@ def gallery_markdown(cache_path: Path) -> str:
             if current is not None:
                 lines += ["::::", ""]
             plain_title = re.sub(r"\$([^$]*)\$", lambda m: _plain(m.group(1)), title)
-            lines += [f"## {plain_title}", "", f"From the notebook {{doc}}`notebooks/{stem}`.", ""]
+            lines += [f"## {plain_title}", "", f"From the notebook {{doc}}`{plain_title} <notebooks/{stem}>`.", ""]
             lines += ["::::{grid} 1 2 3 3", ":gutter: 3", ""]
             current = stem
         link = f"notebooks/{stem}.html" + (f"#{anchor}" if anchor else "")
