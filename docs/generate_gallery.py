@@ -103,6 +103,21 @@ def notebook_figures(cache_path: Path) -> list[tuple[str, str, str, str, Path]]:
     return out
 
 
+_GREEK = {
+    name: chr(0x3B1 + i)
+    for i, name in enumerate(
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma sigma tau upsilon phi chi psi omega".split()
+    )
+}
+
+
+def _plain(tex: str) -> str:
+    """Inline TeX of a heading as plain text for a card title (card titles are not typeset)."""
+    tex = re.sub(r"\\(?:tfrac|frac)\{?(\w)\}?\{?(\w)\}?", r"\1/\2", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), m.group(1)), tex)
+    return re.sub(r"[{}^_$\\]", "", tex)
+
+
 def _card(title: str, image: Path, link: str, link_type: str, text: str) -> list[str]:
     rel = "/" + image.relative_to(DOCS).as_posix()
     return [
@@ -119,8 +134,6 @@ def _card(title: str, image: Path, link: str, link_type: str, text: str) -> list
 
 
 def gallery_markdown(cache_path: Path) -> str:
-    from ropelab import plot
-
     lines = ["## Plotting functions", ""]
     lines += [
         "Each is drawn by the example in its docstring; click a figure for the function, its",
@@ -131,19 +144,20 @@ def gallery_markdown(cache_path: Path) -> str:
         "",
     ]
     for name, png in plot_figures():
-        summary = (inspect.getdoc(getattr(plot, name)) or "").split("\n\n")[0].replace("\n", " ")
-        lines += _card(f"`{name}`", png, f"ropelab.plot.{name}", "any", summary)
+        lines += _card(f"`{name}`", png, f"ropelab.plot.{name}", "any", "Drawn by the example in its docstring.")
     lines += ["::::", ""]
     current = None
     for stem, title, anchor, heading, png in notebook_figures(cache_path):
         if stem != current:
             if current is not None:
                 lines += ["::::", ""]
-            lines += [f"## {title}", "", f"From the notebook {{doc}}`notebooks/{stem}`.", ""]
+            plain_title = re.sub(r"\$([^$]*)\$", lambda m: _plain(m.group(1)), title)
+            lines += [f"## {plain_title}", "", f"From the notebook {{doc}}`{plain_title} <notebooks/{stem}>`.", ""]
             lines += ["::::{grid} 1 2 3 3", ":gutter: 3", ""]
             current = stem
         link = f"notebooks/{stem}.html" + (f"#{anchor}" if anchor else "")
-        lines += _card(heading or title, png, link, "url", "The cell that drew it, in the notebook.")
+        name = re.sub(r"\$([^$]*)\$", lambda m: _plain(m.group(1)), heading or title)
+        lines += _card(name, png, link, "url", "The cell that drew it, in the notebook.")
     if current is not None:
         lines += ["::::", ""]
     return "\n".join(lines)

@@ -6,7 +6,7 @@ initial typesetting and the images, then records what a reader sees. Every page 
 * load MathJax (served from the docs themselves) and typeset every formula it holds, with no raw
   TeX (``\\(``, ``$$``, ``\\frac``, ``\\big``) left in the rendered text outside code;
 * load every image (lazy ones are made eager first);
-* repeat no section heading;
+* repeat no section heading within its section (the same heading under two parents is two sections);
 * let no code block or output overflow without a scrollbar, nor the page itself scroll sideways;
 * request nothing from another host: Chromium's network log of the page load must hold no
   ``http(s)``/``ws(s)`` request, and no page's HTML may name one for a script, style sheet, image,
@@ -96,7 +96,16 @@ PROBE = r"""<script>
     var errors = document.querySelectorAll('.MathJax_Error, .mjx-merror, merror').length;
     var heads = Array.from(document.querySelectorAll('main h1, main h2, main h3, main h4, main h5, main h6'))
       .filter(function (h) { return !h.closest('.card, .sd-card'); })
-      .map(function (h) { return h.tagName + ' ' + h.textContent.replace(/[#¶]/g, '').replace(/\s+/g, ' ').trim(); });
+      .map(function (h) {
+        // the heading with the headings of the sections around it: "Added" under two versions is
+        // two sections, "Added" twice under one version a repeated heading
+        var path = [];
+        for (var sec = h.closest('section'); sec; sec = sec.parentElement ? sec.parentElement.closest('section') : null) {
+          var first = sec.querySelector('h1, h2, h3, h4, h5, h6');
+          if (first) { path.unshift(first.textContent.replace(/[#¶]/g, '').replace(/\s+/g, ' ').trim()); }
+        }
+        return h.tagName + ' ' + path.join(' › ') + ' › ' + h.textContent.replace(/[#¶]/g, '').replace(/\s+/g, ' ').trim();
+      });
     var text = visibleText();
     var raw = ['\\(', '\\)', '\\[', '$$', '\\frac', '\\big', '\\tfrac', '\\sigma', '\\xi'].filter(function (t) { return text.indexOf(t) >= 0; });
     document.body.setAttribute('data-probe', JSON.stringify({
@@ -311,7 +320,9 @@ def test_gallery_has_every_figure_and_its_links_resolve() -> None:
     functions = [n for n in plot.__all__ if inspect.isfunction(getattr(plot, n)) and n != "detached"]
     # every image of a notebook page is a figure its cells drew
     notebook_figures = sum(
-        p.read_text(encoding="utf-8").count("<img") for p in (HTML / "notebooks").glob("*.html") if p.stem != "index"
+        p.read_text(encoding="utf-8").count("<img")
+        for p in (HTML / "notebooks").glob("0*.html")
+        if not p.name.startswith("_probe_")
     )
     assert notebook_figures > 0
     assert len(thumbs) == len(functions) + notebook_figures, (len(thumbs), len(functions), notebook_figures)
