@@ -88,6 +88,8 @@ def row(case: str, n: int, t_rl: float, t_64: float, t_rl32: float, t_32: float)
         f"{case:<16}{n:>8}{t_rl * 1e3:>10.1f} ms{t_64 * 1e3:>8.1f} ms{t_rl32 * 1e3:>10.1f} ms{t_32 * 1e3:>8.1f} ms"
         f"{t_64 / t_rl:>11.2f}{t_32 / t_rl32:>11.2f}"
     )
+
+
 def torch_gated_delta(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor, gates: torch.Tensor
 ) -> torch.Tensor:

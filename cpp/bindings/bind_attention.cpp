@@ -36,7 +36,7 @@ bool all_float32(std::initializer_list<py::handle> objs) {
 
 /// A float32 array argument as a C-contiguous farray; NaN/inf raise ValueError naming it.
 farray float_array(py::handle obj, const char* func, const char* name) {
-  farray out = contiguous<farray>(obj);
+  farray out = contiguous<farray>(obj, func, name);
   const float* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
     if (i % kSignalStride == kSignalStride - 1) check_signals();

@@ -376,9 +376,9 @@ rarray<Real> real_array_of(py::handle obj, const char* f, const char* name, bool
   } else {
     if (!check_finite && py::isinstance<py::array>(obj) &&
         py::reinterpret_borrow<py::array>(obj).dtype().is(py::dtype::of<float>())) {
-      return contiguous<rarray<float>>(obj);
+      return contiguous<rarray<float>>(obj, f, name);
     }
-    return contiguous<rarray<float>>(real_array(obj, f, name, !check_finite));
+    return contiguous<rarray<float>>(real_array(obj, f, name, !check_finite), f, name);
   }
 }
 

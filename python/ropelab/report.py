@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ropelab import _latex
-from ropelab import _validation
+from ropelab import _latex, _validation
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
 from ropelab._public import public_dir
