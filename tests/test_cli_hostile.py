@@ -200,8 +200,10 @@ def test_no_option_value_gives_a_traceback(tmp_path: Path) -> None:
     ],
 )
 def test_issue_cases_name_the_option(
-    tmp_path: Path, argv: list[str], option: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, argv: list[str], option: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the default output folder exists: the option under test is the one refused
+    (tmp_path / "report").mkdir()
     assert cli.main(argv) in (1, 2)
     err = capsys.readouterr().err
     assert "Traceback" not in err and option in err, err

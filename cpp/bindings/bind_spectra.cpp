@@ -250,8 +250,11 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
       params.options[key] = v.cast<std::string>();
     } else if (py::isinstance<py::bool_>(v) ||
                py::isinstance(v, py::module_::import("numpy").attr("bool_"))) {
-      // norm (DPSS's) is the one flag among the window parameters; True/False are not numbers
-      if (key != "norm") type_error(f, key.c_str(), "must be a real number, not bool", v);
+      // norm (DPSS's) is the one flag among the window parameters (return_ratios, scipy's other
+      // DPSS flag, reaches the DPSS message that points to spectra.dpss); True/False are not
+      // numbers
+      if (key != "norm" && key != "return_ratios")
+        type_error(f, key.c_str(), "must be a real number, not bool", v);
       params.values[key] = PyObject_IsTrue(v.ptr()) != 0 ? 1.0 : 0.0;
     } else if (key == "a" || (!PyNumber_Check(v.ptr()) && py::isinstance<py::sequence>(v))) {
       darray arr = real_array(v, f, key.c_str());

@@ -148,7 +148,6 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     }
 
 
-@shared
 def _seconds(func: str, seconds: Any) -> float | None:
     """``seconds`` as a non-negative float (a NumPy scalar too), or None."""
     if seconds is None:
@@ -159,6 +158,7 @@ def _seconds(func: str, seconds: Any) -> float | None:
     return s
 
 
+@shared
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
     """One line: counts per verdict and whether every verdict is the expected one.
 

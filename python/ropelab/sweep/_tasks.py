@@ -202,8 +202,8 @@ def _rff_mse_columns(cells: Sequence[dict[str, Value]]) -> dict[str, np.ndarray[
             full = _choice("mode", p["mode"], rff.MODES) == "full"
             if not math.isfinite(xi[j]):
                 raise ValueError(f"sweep: xi must be finite, got {p['xi']!r}")
-            if D >= 2**62 or d >= 2**62:
-                raise ValueError(f"sweep: D and d must be < 2**62, got D={D}, d={d}")
+            if max(D, d) > _INT64_MAX:  # stored as int64 below; the core checks the limits of D and d
+                raise ValueError(f"sweep: D and d must fit in int64, got D={D}, d={d}")
             ints[:, j] = (rule, D, d, e, c, full)
         except (ValueError, TypeError) as exc:
             raise CellFailure(j, exc) from None
@@ -277,6 +277,8 @@ def _rff_mse_cost(p: dict[str, Value], trials: int | None) -> float:
     per_feature = int(p["d"]) if p["mode"] == "full" else 1
     return float(trials or 1) * (int(p["D"]) * per_feature + 8) + 50_000.0
 
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 RFF_MSE = Task(
     name="rff_mse",
