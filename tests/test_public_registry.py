@@ -782,6 +782,10 @@ MEASURED = frozenset({"simd.primitive_rate"})
 
 
 def _flatten(x: Any) -> list[Any]:
+    import pandas as pd
+
+    if isinstance(x, pd.DataFrame):  # spectra.harris_table
+        return _flatten(x.to_dict(orient="list"))
     if isinstance(x, (tuple, list)):
         return [y for part in x for y in _flatten(part)]
     if isinstance(x, dict):

@@ -376,6 +376,8 @@ except rl.claims.PluginError as e:
 results: rl.claims.ClaimResults = rl.claims.run(["thm1.counterexample", "user.paper_sigma_squared"])
 first: rl.claims.ClaimResult = results[0]
 assert first.matches and all(r.matches for r in results) and first.as_dict()["id"] == "thm1.counterexample"
+statement: str = first.statement_text
+assert "$" not in statement
 claims_df: pd.DataFrame = results.to_dataframe()
 assert len(claims_df) == 2
 del rl.claims.REGISTRY["user.paper_sigma_squared"]
