@@ -9,7 +9,7 @@ last axis varies fastest). A *task* says what one cell computes:
     (default 64), ``mode``. Outputs: ``sigma_used``, ``target`` = exp(ξ), ``analytic_mse`` (closed
     form), ``empirical_mse`` over ``trials`` estimates of ``D`` features each, its ``stderr``, the
     empirical ``bias`` and ``bias_stderr``. The statistics are computed in the compiled core from
-    correctly rounded sums (as :func:`math.fsum`): mean ``Σx/n`` and standard error
+    correctly rounded sums (as ``math.fsum``): mean ``Σx/n`` and standard error
     ``√(Σ(x − mean)²/(n − 1))/√n``, so they do not depend on a summation order.
 ``window_merit``
     Axes ``window`` (a name of :data:`ropelab.spectra.WINDOWS`; ``"ssm"`` is the causal SSM

@@ -66,13 +66,13 @@ class Task:
         threads of the local backend to itself).
     check_many : callable or None
         ``check_many([params, ...])``: ``check`` for many cells at once; raises
-        :class:`CellFailure` naming the first cell that cannot be computed. ``None``: ``check``
+        ``CellFailure`` naming the first cell that cannot be computed. ``None``: ``check``
         is called per cell.
     compute_many : callable or None
         ``compute_many([params, ...], seeds, trials, nthreads, on_rows) -> [outputs, ...]``:
         many cells (``seeds``: their cell seeds) in one call, in parallel over cells on
         ``nthreads`` threads (one cell: its own work on them), the finished ones handed to
-        ``on_rows`` (may be None) as they finish; raises :class:`CellFailure` for a failing
+        ``on_rows`` (may be None) as they finish; raises ``CellFailure`` for a failing
         cell. Each cell's outputs are bit-identical to ``compute``'s. ``None``: the backends call
         ``compute`` per cell.
     """
