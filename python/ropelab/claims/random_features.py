@@ -78,10 +78,9 @@ def eq9_norm() -> Evidence:
         tolerance=f"relative {tol:.1e} (T·d accumulated roundings); every route is compared with the direct sum "
         "evaluated in NumPy (and the core's direct sum with it)",
         inputs={"T": T, "d": d, "D": D, "seed": _common.SEED + 7},
-        condition=r"$\lVert q_t\rVert$ is constant over $t$",
+        condition="‖q_t‖ is constant over t",
         counterexample={"case": "‖q_t‖ varying", "relative_error_without_amplitude": errs["varying_norm_no_amplitude"]},
-        corrected=r"With the amplitude factor $e^{(\lVert q_t\rVert^2 - \lVert q_{t-1}\rVert^2)/2}$ the recurrence equals "
-        r"the direct sum for any $q$.",
+        corrected="With the amplitude factor e^{(‖q_t‖²−‖q_{t−1}‖²)/2} the recurrence equals the direct sum for any q.",
         corrected_holds=corrected_ok,
     )
 
@@ -89,8 +88,7 @@ def eq9_norm() -> Evidence:
 @claim(
     "rff.telescoping",
     source="Selective RoPE §3.1, App. A.2",
-    statement=r"The rotation increments telescope: $\prod_\kappa e^{i\omega\cdot(q_\kappa - q_{\kappa-1})} = "
-    r"e^{i\omega\cdot(q_t - q_\tau)}$",
+    statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}",
     expected="holds",
 )
 def telescoping() -> Evidence:
@@ -170,8 +168,7 @@ def softmax_no_position() -> Evidence:
 @claim(
     "rff.gaussian_identity",
     source="Selective RoPE §3.1, App. A.2",
-    statement=r"$e^{q\cdot k} = e^{(\lVert q\rVert^2 + \lVert k\rVert^2)/2}\, \mathbb{E}_\omega "
-    r"\cos(\omega\cdot(q - k))$ with $\omega \sim \mathcal{N}(0, I)$",
+    statement="e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω ~ N(0, I)",
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
@@ -203,8 +200,7 @@ def gaussian_identity() -> Evidence:
 @claim(
     "rff.eq8_literal",
     source="Selective RoPE Eq. (8), App. A.2",
-    statement=r"Eq. (8) as printed, $\mathrm{Re}\, \phi(q)\phi(k)$ without the conjugate, estimates $e^{q\cdot "
-    "k}$",
+    statement="Eq. (8) as printed, Re φ(q)φ(k) without the conjugate, estimates e^{q·k}",
     expected="fails",
 )
 def eq8_literal() -> Evidence:
@@ -247,7 +243,7 @@ def eq8_literal() -> Evidence:
             "exp_qk": worst["exp_qk"],
             "exp_minus_qk": worst["exp_minus_qk"],
         },
-        corrected=r"With the conjugate, $\mathrm{Re}\, \phi(q)\, \phi(k)^* = A\cos(\omega\cdot(q - k))$ has mean $e^{q\cdot k}$; "
-        r"the literal product $A\cos(\omega\cdot(q + k))$ has mean $e^{-q\cdot k}$.",
+        corrected="With the conjugate, Re φ(q)·conj φ(k) = A cos(ω·(q−k)) has mean e^{q·k}; the literal product "
+        "A cos(ω·(q+k)) has mean e^{−q·k}.",
         corrected_holds=bool(conj_ok and literal_is_exp_minus),
     )
