@@ -7,12 +7,11 @@ a forked child inherits none; the interpreter exits cleanly while they still run
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
 
-from tests._sigint import LIMIT, run_script, skip_under_sanitizer
+from tests._sigint import LIMIT, UNDER_SANITIZER, run_script, skip_under_sanitizer
 
 pytestmark = skip_under_sanitizer
 
@@ -44,7 +43,7 @@ print("exiting 1")  # with two abandoned decompositions still running
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc/self/task")
 @pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    UNDER_SANITIZER,
     reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)",
 )
 def test_repeated_ctrl_c_leaves_at_most_two_abandoned_computations() -> None:

@@ -6,14 +6,13 @@ ignored Ctrl-C) fails the test instead of hanging or killing the test runner.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from tests._sigint import assert_interrupts
+from tests._sigint import UNDER_SANITIZER, assert_interrupts
 
 FORK = textwrap.dedent(
     """
@@ -73,7 +72,7 @@ FORK = textwrap.dedent(
 # allocator: a child forked while another thread is inside malloc can hang in the sanitizer itself.
 # The regular build runs this test in `make test`.
 @pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    UNDER_SANITIZER,
     reason="the AddressSanitizer runtime is not fork-safe with running threads (make test runs it)",
 )
 def test_fork_while_threads_plan_ffts_run_monte_carlo_and_svd() -> None:
