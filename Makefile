@@ -25,6 +25,7 @@ WERROR ?= OFF
 # line is the summary (counts per verdict).
 demo: install
 	$(BIN)/ropelab counterexample
+	mkdir -p report/figures  # the commands create no missing folders
 	$(BIN)/ropelab mse-curve --out report/figures/mse_curve.png
 	$(BIN)/ropelab verify --html report/verify.html --markdown report/verify.md \
 	  --json report/verify.json --figures report/figures
@@ -134,7 +135,10 @@ test-sanitize: install test-sysdeps
 	$(SAN_ENV) LD_PRELOAD=$(SAN_RUNTIME) PYTHONPATH=$(abspath $(SAN_DIR)/pkg) \
 	  $(PY) -m pytest -p no:cacheprovider -q
 
-# libFuzzer (clang) on the core entry points that take user-sized input, for a bounded time.
+# libFuzzer (clang) on the core entry points that take user-sized input, for a bounded time:
+# every cpp/fuzz/fuzz_*.cpp (figures of merit, recurrences, random features, delta rules,
+# random-feature attention, the Selective RoPE angle path), FUZZ_SECONDS each (6 x 30 s = 3 min
+# of fuzzing with the default, plus the build).
 FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 30
 fuzz: sysdeps venv

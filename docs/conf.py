@@ -6,8 +6,13 @@
 * numpydoc-style API pages, one per public module, generated from ``__all__`` at build time
   (``generate_api.py``), with the type aliases of :mod:`ropelab._types` shown by name;
 * the claims table generated from the registry at build time (``generate_claims.py``);
-* maths typeset by MathJax 2 from Debian's ``libjs-mathjax``, copied into ``_static/mathjax``: the
-  built pages load nothing from the network.
+* the gallery of figures (``generate_gallery.py``): every ``ropelab.plot`` function drawn by its
+  docstring example, and every figure of the executed notebooks, each linked to its code;
+* pydata-sphinx-theme (light and dark) with sphinx-design cards; both ship their CSS, scripts and
+  icon fonts, and no page loads anything from another host;
+* maths typeset by MathJax 2 from Debian's ``libjs-mathjax``, copied into ``_static/mathjax`` and
+  loaded on every page (navigation entries carry maths too): the built pages load nothing from
+  the network.
 """
 
 from __future__ import annotations
@@ -31,13 +36,38 @@ author = "the ropelab developers"
 copyright = "2026, the ropelab developers"
 release = version = ropelab.__version__
 
-extensions = ["myst_nb", "sphinx.ext.autodoc", "numpydoc", "sphinx.ext.mathjax"]
+extensions = [
+    "myst_nb",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "sphinx.ext.mathjax",
+    "sphinx_design",
+]
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
 myst_update_mathjax = False  # MathJax 2 (Debian) is configured below
-exclude_patterns = ["_build", "**.ipynb_checkpoints"]
-html_theme = "alabaster"
-html_theme_options = {"sidebar_collapse": True, "page_width": "1180px", "sidebar_width": "250px"}
+exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints"]
+html_theme = "pydata_sphinx_theme"
+html_title = f"ropelab {release}"
+html_static_path = ["_static"]
+html_css_files = ["ropelab.css"]
+html_theme_options = {
+    "logo": {"text": "ropelab"},
+    "navbar_align": "left",
+    "header_links_before_dropdown": 7,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "show_prev_next": True,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version", "theme-version"],
+    "pygments_light_style": "default",
+    "pygments_dark_style": "monokai",
+}
+html_sidebars = {"index": [], "gallery": [], "quickstart": []}
+html_show_sourcelink = False
+autosummary_generate = False  # the API pages are written by generate_api.py
 
 # --- API pages -------------------------------------------------------------------------------
 autodoc_member_order = "bysource"
@@ -72,6 +102,9 @@ nb_execution_timeout = 600
 nb_execution_raise_on_error = True  # a notebook that fails breaks the build
 nb_execution_show_tb = True
 nb_merge_streams = True
+# pages and notebooks run in a temporary directory: the plugins page writes a module there
+nb_execution_in_temp = True
+nb_execution_excludepatterns: list[str] = []
 # No ipywidgets JavaScript from a CDN: the documentation works offline. A live widget needs a
 # kernel anyway; notebook 01 follows its explorer with a static snapshot that the docs show.
 nb_ipywidgets_js: dict[str, dict[str, str]] = {}
@@ -80,7 +113,9 @@ nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 MATHJAX_SRC = Path(os.environ.get("ROPELAB_MATHJAX_DIR", "/usr/share/javascript/mathjax"))
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"  # relative to _static
 mathjax2_config = {
-    "tex2jax": {"processClass": "math|output_area", "ignoreClass": "document"},
+    # only the maths Sphinx marks (span/div.math, in the text and in navigation entries) and
+    # notebook outputs are typeset; text elsewhere is left alone whatever it contains
+    "tex2jax": {"processClass": "math|output_area|cell_output", "ignoreClass": "bd-page-width|bd-header|bd-footer"},
     "CommonHTML": {"linebreaks": {"automatic": True}},
     "showMathMenu": False,
     "messageStyle": "none",
@@ -173,7 +208,31 @@ def _generate_pages(app: object) -> None:
     write_api_pages(HERE / "api")
 
 
+def _gallery_last(app: object, env: object, docnames: list[str]) -> None:
+    """Read the gallery after the notebooks: it takes their figures from the jupyter-cache."""
+    if "gallery" in docnames:
+        docnames.remove("gallery")
+        docnames.append("gallery")
+
+
+def _gallery_outdated(app: object, env: object, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    return ["gallery"]  # its figures come from code elsewhere: draw them on every build
+
+
+def _gallery_source(app: object, docname: str, source: list[str]) -> None:
+    if docname == "gallery":
+        from generate_gallery import MARKER, gallery_markdown
+
+        source[0] = source[0].replace(MARKER, gallery_markdown(Path(nb_execution_cache_path)))
+
+
 def setup(app: object) -> None:
+    # MathJax on every page: the navigation bars carry maths (headings such as "σ*(D)") on
+    # pages without any of their own
+    app.set_html_assets_policy("always")  # type: ignore[attr-defined]
     app.connect("builder-inited", _generate_pages)  # type: ignore[attr-defined]
+    app.connect("env-before-read-docs", _gallery_last)  # type: ignore[attr-defined]
+    app.connect("env-get-outdated", _gallery_outdated)  # type: ignore[attr-defined]
+    app.connect("source-read", _gallery_source)  # type: ignore[attr-defined]
     app.connect("build-finished", _copy_mathjax)  # type: ignore[attr-defined]
     app.connect("autodoc-process-signature", _short_aliases)  # type: ignore[attr-defined]

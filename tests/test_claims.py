@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import ropelab as rl
-from ropelab import claims, temperature
+from ropelab import _latex, claims, temperature
 from tests.claims_expected import MIN_BUILTIN_CLAIMS, MIN_BUILTIN_VERDICTS, builtin_claims, expected_verdicts
+from tests.test_latex import PSEUDO_LATEX
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +49,12 @@ def test_computed_verdict_is_expected(results: dict[str, claims.ClaimResult], ci
         assert r.corrected and r.corrected_holds is True
     if r.verdict == "holds-if":
         assert r.condition
+    # the condition and the corrected statement are text with real LaTeX, like the statement
+    for text in (r.condition, r.corrected):
+        if text:
+            prose = "".join(part for kind, part in _latex.segments(text) if kind == "text")
+            assert not PSEUDO_LATEX.search(prose), (cid, PSEUDO_LATEX.findall(prose))
+            assert "$" not in _latex.to_text(text) and "<math " in _latex.to_html(text) or "$" not in text
 
 
 def test_unknown_id_is_a_clear_error() -> None:
@@ -118,7 +125,7 @@ def test_the_decorator_writes_the_check_docstring() -> None:
     for c in builtin_claims().values():
         doc = c.check.__doc__ or ""
         assert doc.startswith(f"Check the claim ``{c.id}``; expected verdict: {c.expected}.\n"), c.id
-        assert " ".join(c.statement.split()) in " ".join(doc.split()), c.id
+        assert " ".join(_latex.to_rst(c.statement).split()) in " ".join(doc.split()), c.id
         assert f"Statement ({c.source}):" in doc and "\nReturns\n-------\nEvidence\n" in doc, c.id
 
 
@@ -159,7 +166,7 @@ def test_counterexample_values_in_report(results: dict[str, claims.ClaimResult])
     assert r.values["target"] == pytest.approx(np.exp(0.5), rel=1e-14)
     assert float(r.values["optimal_sigma"]["1"]) ** 2 == pytest.approx(1 / 3, rel=1e-12)
     t = results["thm1.tan_rule"]
-    assert "u³ + (D−1)u − D e^{ξ−1} = 0" in (t.corrected or "")
+    assert "u³ + (D − 1)u − De^(ξ−1) = 0" in _latex.to_text(t.corrected or "")
     assert set(t.values["sigma_star_xi_half"]) >= {"1", "16", "256"}
     assert results["thm1.literal_origin"].verdict == "holds"
     assert rl.__version__

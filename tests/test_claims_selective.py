@@ -34,10 +34,11 @@ def _bias_before_conv(o: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _forget_offset(feed: Callable[..., Any]) -> Callable[..., Any]:
-    """``SelectiveState.feed`` that zeroes the running phase after each chunk (the cache is kept)."""
+    """``SelectiveState._feed`` (what ``feed`` and ``apply`` call) that zeroes the running phase after
+    each chunk (the cache is kept)."""
 
-    def forgetful(self: selective.SelectiveState, hidden: Any) -> Any:
-        out = feed(self, hidden)
+    def forgetful(self: selective.SelectiveState, hidden: Any, func: str) -> Any:
+        out = feed(self, hidden, func)
         self.offset = np.zeros_like(self.offset)
         return out
 
@@ -65,7 +66,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
         lambda o: lambda x, kernel, *a, **k: o(np.roll(np.asarray(x, float), -1, axis=-2), kernel, *a, **k),
     ),
     # a generation state that forgets its running phase after every chunk
-    "srope.streaming": wrap(selective.SelectiveState, "feed", lambda o: _forget_offset(o)),
+    "srope.streaming": wrap(selective.SelectiveState, "_feed", lambda o: _forget_offset(o)),
 }
 
 #: name -> (claim id, a further perturbation): each part of a strengthened check can fail on its own.

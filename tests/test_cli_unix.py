@@ -40,7 +40,11 @@ def _bad_paths(tmp_path: Path) -> dict[str, Path]:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     (tmp_path / "a_dir.json").mkdir()
-    return {"parent is a file": a_file / "out.json", "is a directory": tmp_path / "a_dir.json"}
+    return {
+        "parent is a file": a_file / "out.json",
+        "is a directory": tmp_path / "a_dir.json",
+        "parent does not exist": tmp_path / "no_such_dir" / "out.json",  # refused, never created
+    }
 
 
 @pytest.mark.parametrize(
@@ -72,6 +76,8 @@ def test_unwritable_output_is_refused_before_computing(
         assert main([a.replace("{p}", str(path)) for a in argv]) == 2, why
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and option in err and str(path) in err, err
+        if why == "parent does not exist":
+            assert "does not exist; create it first" in err and not path.parent.exists(), err
 
 
 @pytest.mark.parametrize(

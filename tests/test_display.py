@@ -94,3 +94,35 @@ def test_default_threads_follow_the_environment(monkeypatch: pytest.MonkeyPatch)
     assert provenance()["threads"] == 3 and provenance(nthreads=5)["threads"] == 5
     with pytest.raises(TypeError, match="seeds must be integers"):
         provenance(seeds=["1"])  # type: ignore[list-item]
+
+
+def test_html_views_show_units_formatted_numbers_and_coloured_verdicts() -> None:
+    from ropelab._display import VERDICT_COLORS
+
+    fom = rl.spectra.figures_of_merit(rl.spectra.window("hann", 64))
+    page = fom._repr_html_()
+    assert "−31.47&#8239;dB" in page  # a true minus sign, 4 significant digits, the unit
+    assert "1.5&#8239;bins" in page and "64&#8239;samples" in page
+    assert "0.5000000" not in page and "-31.4" not in page
+    result = rl.claims.run(["tables.deltas"])[0]
+    page = result._repr_html_()
+    assert f"color:{VERDICT_COLORS['holds']}" in page and ">holds</span>" in page
+    assert "'holds'" not in page and "&#x27;holds&#x27;" not in page
+    table = rl.claims.run(["tables.deltas", "thm1.tan_rule"])._repr_html_()
+    assert f"color:{VERDICT_COLORS['fails']}" in table and "<math " in table
+
+
+def test_leakage_map_html_shows_its_leakage() -> None:
+    m = rl.spectra.leakage_map(alpha=np.linspace(0.0, 0.05, 30), omega=[0.1, 1.0], N=64, pad=8)
+    page = m._repr_html_()
+    assert "highest sidelobe" in page and "far leakage over ω" in page
+    assert "18 more decays" in page  # long maps are cut in the middle
+
+
+def test_number_html() -> None:
+    from ropelab._display import number_html, value_html
+
+    assert number_html(2.5e-7) == "2.5×10<sup>−7</sup>"
+    assert number_html(float("-inf"), "dB") == "−∞&#8239;dB"
+    assert number_html(-0.0) == "0"
+    assert value_html("hann") == "hann" and value_html(None) == "—" and value_html(True) == "yes"

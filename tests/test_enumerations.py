@@ -83,13 +83,21 @@ def test_command_line_choices_are_the_core_names() -> None:
 
 @pytest.mark.parametrize(("axis", "names"), [("estimator", rff.ESTIMATORS), ("convention", rff.CONVENTIONS)])
 def test_sweep_axes_are_the_core_names(axis: str, names: tuple[str, ...]) -> None:
-    cell: dict[str, object] = {"sigma": 1.0, "xi": 0.5, "estimator": "trig", "convention": "conjugate", "D": 4}
+    cell: dict[str, object] = {
+        "sigma": 1.0,
+        "xi": 0.5,
+        "estimator": "trig",
+        "convention": "conjugate",
+        "D": 4,
+        "d": 8,
+        "mode": "projected",
+    }
     for name in names:
-        _tasks._resolve_sigma({**cell, axis: name})  # type: ignore[arg-type]
+        _tasks._rff_mse_check({**cell, axis: name})  # type: ignore[arg-type]
     with pytest.raises(
         ValueError, match=rf"sweep: {axis} must be one of {list(names)!r}".replace("[", r"\[").replace("]", r"\]")
     ):
-        _tasks._resolve_sigma({**cell, axis: "bogus"})  # type: ignore[arg-type]
+        _tasks._rff_mse_check({**cell, axis: "bogus"})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

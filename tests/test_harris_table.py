@@ -21,7 +21,19 @@ DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "areas" / "harris_
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, object]]:
-    return S.harris_table(N=4096, pad=64)
+    return S.harris_table(N=4096, pad=64).to_dict("records")  # type: ignore[return-value]
+
+
+def test_the_table_is_a_dataframe_in_one_unit_convention() -> None:
+    import pandas as pd
+
+    table = S.harris_table(N=256, pad=8)
+    assert isinstance(table, pd.DataFrame) and not any(c.endswith("_percent") for c in table.columns)
+    hann = table[table["window"] == "hann"].iloc[0]
+    m = S.figures_of_merit(S.window("hann", 256), pad=8)
+    # fractions, as FiguresOfMerit has them, also in Harris's printed values (75.0 % printed is 0.75 here)
+    assert hann["overlap_correlation_75"] == m.overlap_correlation_75 and 0 < hann["overlap_correlation_75"] < 1
+    assert hann["harris"]["overlap_correlation_75"] == pytest.approx(0.659) and hann["harris"]["enbw_bins"] == 1.5
 
 
 def test_printed_rows_match_the_independent_transcription() -> None:
@@ -49,7 +61,7 @@ def test_rows_are_the_figures_of_merit(rows: list[dict[str, object]]) -> None:
     hann = next(r for r in rows if r["window"] == "hann")
     m = S.figures_of_merit(S.window("hann", 4096), pad=64)
     assert hann["enbw_bins"] == m.enbw_bins and hann["highest_sidelobe_db"] == m.highest_sidelobe_db
-    assert hann["overlap_correlation_50_percent"] == pytest.approx(100 * m.overlap_correlation_50, rel=1e-15)
+    assert hann["overlap_correlation_50"] == m.overlap_correlation_50
     # Harris's nominal fall-off holds for every printed row at N = 4096 but Hann–Poisson's
     # (−18 printed; the cusp of exp(−α|x|) at x = 0 gives −12, see ERRATA)
     for r in rows:
@@ -87,9 +99,10 @@ def test_differences_with_harris(rows: list[dict[str, object]]) -> None:
             assert r["harris_differs"] == "" and r["harris_notes"] == ""
             continue
         heads = r["harris_differs"].split(", ") if r["harris_differs"] else []
-        for col, head, _, tol in H.COLUMNS:
+        for col, head, unit, tol in H.COLUMNS:
             printed = r["harris"][col]
-            differs = printed is not None and abs(r[col] - printed) > tol + 1e-9
+            k = 100.0 if unit == "%" else 1.0  # tol is in Harris's printed units
+            differs = printed is not None and abs(k * r[col] - k * printed) > tol + 1e-9
             assert (head in heads) == differs, (r["label"], col)
 
 
@@ -110,11 +123,12 @@ def test_each_printed_row(printed_row: H.HarrisRow, rows: list[dict[str, object]
     # column beyond 1.5 units of the printed last digit has an ERRATA reason (column or row).
     row = next(r for r in rows if r["label"] == printed_row.label)
     assert row["window"] == printed_row.window and row["params"] == printed_row.params
-    for (col, head, _, tol), printed in zip(H.COLUMNS, printed_row.printed):
+    for (col, head, unit, tol), printed in zip(H.COLUMNS, printed_row.printed):
         if printed is None:
             continue
-        reason = H.explain(printed_row.label, col, row[col], printed, tol)
-        if abs(row[col] - printed) <= tol + 1e-9:
+        value = (100.0 if unit == "%" else 1.0) * row[col]  # in Harris's printed units
+        reason = H.explain(printed_row.label, col, value, printed, tol)
+        if abs(value - printed) <= tol + 1e-9:
             assert reason == "", (printed_row.label, col)
             continue
         assert reason.startswith(("misprint:", "different definition:", "rounding:", "last digit:")), (
@@ -124,7 +138,7 @@ def test_each_printed_row(printed_row: H.HarrisRow, rows: list[dict[str, object]
         )
         assert f"{head}" in row["harris_notes"] and reason in row["harris_notes"]
         if reason.startswith("last digit:"):
-            assert abs(row[col] - printed) <= 3 * tol + 1e-9
+            assert abs(value - printed) <= 3 * tol + 1e-9
 
 
 def test_errata_are_used(rows: list[dict[str, object]]) -> None:
@@ -176,7 +190,7 @@ def test_harris_table_bad_input() -> None:
         S.harris_table(N=16)
     with pytest.raises(ValueError, match="pad"):
         S.harris_table(N=64, pad=0)
-    assert math.isfinite(S.harris_table(N=64, pad=4)[0]["enbw_bins"])
+    assert math.isfinite(S.harris_table(N=64, pad=4).iloc[0]["enbw_bins"])
 
 
 def test_symmetric_only_window_is_taken_symmetric(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,7 +204,7 @@ def test_symmetric_only_window_is_taken_symmetric(monkeypatch: pytest.MonkeyPatc
         return original(name, N, sym=sym, **params)
 
     monkeypatch.setattr(S, "window", strict)
-    rows = S.harris_table(N=256, pad=8)
+    rows = S.harris_table(N=256, pad=8).to_dict("records")
     kaiser = [r for r in rows if r["window"] == "kaiser"]
     assert len(kaiser) == 4 and all(r["sym"] for r in kaiser)
     assert not any(r["sym"] for r in rows if r["window"] != "kaiser")

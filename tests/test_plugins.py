@@ -53,6 +53,7 @@ def test_plugin_claims_in_every_report_format(
     plugin_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r"
+    out.mkdir()  # verify creates no missing folders
     status = main(
         [
             "verify",
@@ -166,6 +167,7 @@ def test_entry_point_plugin_installed_in_a_new_venv(tmp_path: Path) -> None:
     )
     assert pip.returncode == 0, pip.stderr[-3000:]
     out = tmp_path / "report"
+    out.mkdir()  # verify creates no missing folders
     r = subprocess.run(
         [
             str(py),

@@ -266,3 +266,156 @@ def test_ropelab_does_not_import_fcntl() -> None:
     src = Path(sweep.__file__).parent / "_store.py"
     assert "import fcntl" not in src.read_text()
     assert os.path.exists(src)
+
+
+# ---- issue 25: the spec re-verified on every load; non-regular files; a concurrent merge
+
+
+@pytest.mark.parametrize("edit", [{"seed": 8}, {"trials": 201}, {"task": "rff_mse", "format": 2}])
+def test_an_edited_spec_is_refused_by_load_and_run(tmp_path: Path, edit: dict[str, Any]) -> None:
+    import json
+
+    store = tmp_path / "s"
+    run(store, seed=7)
+    path = store / "_sweep.json"
+    meta = json.loads(path.read_text())
+    meta["spec"].update(edit)  # the digest kept: the parts still carry it
+    path.write_text(json.dumps(meta, indent=1, sort_keys=True))
+    with pytest.raises(ValueError, match=r"sweep\.load: .*_sweep\.json.*altered.*does not hash"):
+        sweep.load(store)
+    with pytest.raises(ValueError, match=r"_sweep\.json.*altered"):
+        run(store, seed=7)
+
+
+def _load_in_subprocess(store: Path) -> subprocess.CompletedProcess[str]:
+    code = (
+        "import sys\nfrom ropelab import sweep\n"
+        "try:\n    sweep.load(sys.argv[1])\nexcept ValueError as e:\n    print('ValueError:', e)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, str(store)], capture_output=True, text=True, timeout=60, env=os.environ.copy()
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("name", ["part-000000000000-000001-0123456789ab.parquet", "_sweep.json"])
+def test_a_fifo_in_the_store_is_refused_without_hanging(tmp_path: Path, name: str) -> None:
+    store = tmp_path / "s"
+    run(store)
+    if name == "_sweep.json":
+        (store / name).unlink()
+    os.mkfifo(store / name)
+    out = _load_in_subprocess(store)  # times out (fails) if load waits for a writer
+    assert out.returncode == 0, out.stderr
+    assert "ValueError:" in out.stdout and name in out.stdout and "not a regular file (a FIFO)" in out.stdout
+
+
+@pytest.mark.parametrize("name", ["part-000000000000-000001-0123456789ab.parquet", "_sweep.json"])
+def test_a_directory_in_place_of_a_file_is_refused_naming_it(tmp_path: Path, name: str) -> None:
+    store = tmp_path / "s"
+    run(store)
+    if name == "_sweep.json":
+        (store / name).unlink()
+    (store / name).mkdir()
+    with pytest.raises(ValueError, match=rf"{name}'? is not a regular file \(a directory\)"):
+        sweep.load(store)
+    with pytest.raises(ValueError, match=rf"{name}'? is not a regular file"):
+        run(store)
+
+
+def test_a_directory_as_the_lock_is_refused_naming_it(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store)
+    (store / "_sweep.lock").unlink()
+    (store / "_sweep.lock").mkdir()
+    with pytest.raises(ValueError, match=r"_sweep\.lock'? is not a regular file"):
+        run(store)
+
+
+def merge_churn_failures(tmp_path: Path, loads: int, parts: int = 200) -> tuple[int, int]:
+    """(failed loads, loads) while a writer splits the store into ``parts`` parts and merges them."""
+    import json
+
+    from ropelab.sweep._store import Store
+
+    store = tmp_path / "churn"
+    ref = run(store, batch_size=1)
+    meta = json.loads((store / "_sweep.json").read_text())
+    st = Store(store, meta["digest"], meta["spec"])
+    rows = st.read().reset_index()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def churn() -> None:
+        try:
+            while not stop.is_set():
+                for i in range(parts):
+                    st.write(rows.iloc[[i % len(rows)]])
+                st.compact()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    t = threading.Thread(target=churn)
+    t.start()
+    failed = 0
+    try:
+        for _ in range(loads):
+            try:
+                df = sweep.load(store)
+            except Exception:
+                failed += 1
+                continue
+            pd.testing.assert_frame_equal(df, ref, check_exact=True)
+    finally:
+        stop.set()
+        t.join()
+    assert not errors, errors
+    return failed, loads
+
+
+def test_load_against_a_writer_merging_200_parts_never_fails(tmp_path: Path) -> None:
+    # Before: RuntimeError("kept changing") in about 1 of 120 loads (20 re-listings, no pause).
+    failed, loads = merge_churn_failures(tmp_path, loads=40)
+    assert failed == 0, f"{failed} of {loads} loads failed"
+
+
+def issue_case_failures(tmp: Path, loads: int) -> dict[str, str]:
+    """The store cases of issue 25, each "ok" or what went wrong (for the script below)."""
+    import json
+
+    out: dict[str, str] = {}
+    for k, (key, value) in enumerate((("seed", 8), ("trials", 201))):
+        store = tmp / f"edit{k}"
+        run(store, seed=7)
+        meta = json.loads((store / "_sweep.json").read_text())
+        meta["spec"][key] = value
+        (store / "_sweep.json").write_text(json.dumps(meta))
+        try:
+            sweep.load(store)
+            out[f"edited {key} kept the digest"] = "accepted (wrong attrs)"
+        except ValueError as exc:
+            out[f"edited {key} kept the digest"] = "ok" if "_sweep.json" in str(exc) else f"unnamed: {exc}"
+    for kind in ("fifo", "directory"):
+        store = tmp / kind
+        run(store)
+        part = store / "part-000000000000-000001-0123456789ab.parquet"
+        os.mkfifo(part) if kind == "fifo" else part.mkdir()
+        try:
+            res = _load_in_subprocess(store)
+            ok = res.returncode == 0 and "ValueError:" in res.stdout and part.name in res.stdout
+            out[f"a {kind} named like a part"] = "ok" if ok else f"{res.stdout.strip()} {res.stderr.strip()[-200:]}"
+        except subprocess.TimeoutExpired:
+            out[f"a {kind} named like a part"] = "load hangs"
+    failed, n = merge_churn_failures(tmp, loads=loads)
+    out[f"loads against a writer merging 200 parts ({n})"] = "ok" if failed == 0 else f"{failed} failed"
+    return out
+
+
+if __name__ == "__main__":  # python tests/test_reliability_store.py [LOADS]: the issue-25 cases
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        res = issue_case_failures(Path(d), int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    for case, verdict in res.items():
+        print(f"{case}: {verdict}")
+    print(f"failing: {sum(v != 'ok' for v in res.values())} of {len(res)} cases")

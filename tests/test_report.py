@@ -21,6 +21,7 @@ SUBSET = ["thm1.tan_rule", "thm1.counterexample", "thm1.finite_D", "tables.delta
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
+    (out / "md").mkdir()  # verify creates no missing folders
     rc = main(
         [
             "verify",
@@ -133,3 +134,26 @@ def test_exit_status_flags_an_unexpected_verdict(
     monkeypatch.setitem(paper_tables.TABLE1_MAD_AVG, "NoPE", 60.0)
     assert main(["verify", "--only", "tables.deltas", "--quiet", "--no-color"]) == 1
     assert "1 UNEXPECTED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", ["../x", "/tmp/abs", "a.b\n", "a/../../b.c", "ok.id/../../x"])
+def test_render_figures_keeps_every_file_in_its_directory(tmp_path: Path, bad: str) -> None:
+    # issue 25: the claim id names the file; one that would leave the directory is refused first
+    import dataclasses
+
+    pytest.importorskip("matplotlib")
+    from ropelab import claims, report
+
+    (good,) = claims.run(["ssm.window_rect"])
+    forged = dataclasses.replace(good, id=bad)
+    out = tmp_path / "figs"
+    with pytest.raises(ValueError, match=r"render_figures: results\[1\]\.id must be a claim id"):
+        report.render_figures([good, forged], out)
+    assert not out.exists() or list(out.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.rglob("*.png")) == []
+
+
+def test_claim_ids_refuse_a_trailing_newline() -> None:
+    from ropelab.claims._registry import _ID
+
+    assert _ID.match("ssm.window_rect") and not _ID.match("ssm.window_rect\n")

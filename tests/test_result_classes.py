@@ -23,7 +23,7 @@ from numpydoc.docscrape import NumpyDocString
 
 import ropelab as rl
 from ropelab import _core
-from ropelab._display import field_names, field_types
+from ropelab._display import field_names, field_types, number_html
 from ropelab.sweep import _tasks
 
 CASES: list[tuple[type, type, Callable[[], Any]]] = [
@@ -477,7 +477,12 @@ def test_leakage_map_repr_hides_the_grids() -> None:
         ")"
     )
     html = m._repr_html_()
-    assert html.count("<tr>") == 4 and "far_leakage_db" not in html
+    # the fields table (4 inputs), then the leakage: a header and one row per decay, with units
+    fields, leakage = html.split("</table>", 1)
+    assert fields.count("<tr>") == 4 and "far_leakage_db" not in html
+    assert leakage.count("<tr>") == 3 and "highest sidelobe" in leakage and "far leakage over ω" in leakage
+    far = number_html(float(np.max(m.far_leakage_db[1])), "dB")
+    assert far in leakage and "&#8239;dB" in leakage
     assert set(type(m)._hidden_fields) <= set(field_names(type(m)))
 
 
@@ -540,7 +545,7 @@ def test_window_info_classes() -> None:
         WP(**({f: getattr(p, f) for f in field_names(WP)} | {"name": 1}))
     with pytest.raises(TypeError, match="WindowParameter: required must be a bool"):
         WP(**({f: getattr(p, f) for f in field_names(WP)} | {"required": "yes"}))
-    with pytest.raises(ValueError, match="spectra.window: name must be one of"):
+    with pytest.raises(ValueError, match="spectra.window: name must be a window name"):
         _core.spectra.window_info(name="nonesuch")
 
 

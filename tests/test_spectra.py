@@ -567,7 +567,10 @@ def test_leakage_map() -> None:
     [
         (lambda: S.window("hann", -1), r"spectra.window: N must be an integer >= 0, got -1"),
         (lambda: S.window("hann", -3), r"N .*got -3"),
-        (lambda: S.window("hanning", 8), r"spectra.window: name must be one of .*got 'hanning'"),
+        (
+            lambda: S.window("hanning", 8),
+            r"spectra.window: name must be a window name, got 'hanning' \(did you mean 'hann'\?",
+        ),
         (lambda: S.window("kaiser", 8), r"spectra.window: window 'kaiser' needs parameter beta"),
         (lambda: S.window("gaussian", 8, alpha=0.0), r"parameter alpha must be > 0, got 0"),
         (lambda: S.window("poisson", 8, alpha=-1.0), r"parameter alpha must be >= 0, got -1"),

@@ -42,31 +42,40 @@ def client() -> Iterator[Any]:
 def count_computed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """From now on, the indices of the cells the sweep computes (in this process) are appended here."""
     computed: list[int] = []
-    real = _backends.compute_cell
+    real = _backends.compute_cells
 
-    def counting(task: Any, index: int, *args: Any) -> Any:
-        computed.append(index)
-        return real(task, index, *args)
+    def counting(task: Any, indices: Any, *args: Any) -> Any:
+        computed.extend(indices)
+        return real(task, indices, *args)
 
-    monkeypatch.setattr(_backends, "compute_cell", counting)
+    monkeypatch.setattr(_backends, "compute_cells", counting)
     return computed
 
 
 def interrupt_at(monkeypatch: pytest.MonkeyPatch, stop: int) -> list[int]:
     """From now on, computing cell ``stop`` raises KeyboardInterrupt (as Ctrl-C would); the indices
     of the cells that finish are appended to the list returned (cells run concurrently locally, so
-    which ones finish before the run stops depends on timing)."""
-    real = _backends.compute_cell
+    which ones finish before the run stops depends on timing). A batch of cells (one core call) is
+    computed here one cell after another, in its order, so that the interruption falls between its
+    cells (tests/test_sweep.py's Ctrl-C tests interrupt a batch for real)."""
+    real = _backends.compute_cells
     finished: list[int] = []
 
-    def interrupted(task: Any, index: int, *args: Any) -> Any:
-        if index == stop:
-            raise KeyboardInterrupt
-        out = real(task, index, *args)
-        finished.append(index)
-        return out
+    def interrupted(
+        task: Any, indices: Any, cell_of: Any, trials: Any, seed: int, nthreads: Any, on_rows: Any = None
+    ) -> Any:
+        rows = []
+        for i in indices:
+            if i == stop:
+                raise KeyboardInterrupt
+            row = real(task, [i], cell_of, trials, seed, nthreads)
+            finished.append(i)
+            if on_rows is not None:
+                on_rows(row)
+            rows.extend(row)
+        return rows
 
-    monkeypatch.setattr(_backends, "compute_cell", interrupted)
+    monkeypatch.setattr(_backends, "compute_cells", interrupted)
     return finished
 
 
@@ -104,9 +113,12 @@ def test_cells_are_the_public_functions_at_the_cell_seed(reference: pd.DataFrame
         est = rl.rff.estimate(q, k, D, sigma, trials=TRIALS, seed=sweep.cell_seed(11, i))
         err = est - math.exp(xi)
         assert row.target == math.exp(xi)
-        assert row.empirical_mse == np.mean(err**2)
-        assert row.bias == np.mean(err)
-        assert row.stderr == np.std(err**2, ddof=1) / math.sqrt(TRIALS)
+        # the statistics are correctly rounded sums (math.fsum): mean, then the sample std
+        for x, mean, se in ((err**2, row.empirical_mse, row.stderr), (err, row.bias, row.bias_stderr)):
+            m = math.fsum(x) / TRIALS
+            assert mean == m
+            assert se == math.sqrt(math.fsum((x - m) ** 2) / (TRIALS - 1)) / math.sqrt(TRIALS)
+            assert abs(mean - np.mean(x)) <= 1e-12 * abs(mean)  # NumPy's pairwise sum, to rounding
         assert row.analytic_mse == rl.temperature.mse(xi, D=D, sigma=sigma)
 
 
@@ -246,18 +258,18 @@ def test_local_thread_count_and_batch_size_do_not_matter(reference: pd.DataFrame
         assert_bitwise_equal(reference, df)
 
 
-def record_cells(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, Any, str]]:
-    """From now on, ``(cell index, nthreads, thread name)`` of each computed cell is appended here."""
+def record_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[int], Any, str]]:
+    """From now on, ``(cell indices, nthreads, thread name)`` of each call computing cells is appended here."""
     import threading
 
-    seen: list[tuple[int, Any, str]] = []
-    real = _backends.compute_cell
+    seen: list[tuple[list[int], Any, str]] = []
+    real = _backends.compute_cells
 
-    def recording(task: Any, index: int, cell: Any, trials: Any, seed: int, nthreads: Any) -> Any:
-        seen.append((index, nthreads, threading.current_thread().name))
-        return real(task, index, cell, trials, seed, nthreads)
+    def recording(task: Any, indices: Any, cell_of: Any, trials: Any, seed: int, nthreads: Any, *rest: Any) -> Any:
+        seen.append((list(indices), nthreads, threading.current_thread().name))
+        return real(task, indices, cell_of, trials, seed, nthreads, *rest)
 
-    monkeypatch.setattr(_backends, "compute_cell", recording)
+    monkeypatch.setattr(_backends, "compute_cells", recording)
     return seen
 
 
@@ -266,35 +278,36 @@ SMALL_GRID: dict[str, Any] = {"xi": [round(-0.95 + 0.1 * i, 2) for i in range(20
 
 def test_small_cells_run_concurrently_with_identical_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
-    seen = record_cells(monkeypatch)
+    seen = record_calls(monkeypatch)
     for n, nthreads in enumerate([2, 3, 8]):
         seen.clear()
         df = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=nthreads, progress=False)
         assert_bitwise_equal(one, df)
-        # many small cells: all on the pool, one thread each, the largest (D = 32) first
-        assert sorted(i for i, _, _ in seen) == list(range(60))
-        assert {t for _, t, _ in seen} == {1} and all(name.startswith("ropelab-sweep") for _, _, name in seen)
-        assert {i % 3 for i, _, _ in seen[: 20 - nthreads]} == {2}
+        # many small cells: all in one batched core call on the threads, the largest (D = 32) first
+        ((cells, threads, _),) = seen
+        assert sorted(cells) == list(range(60)) and threads == nthreads
+        assert {i % 3 for i in cells[:20]} == {2}
         stored = sweep.run(
             "rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=nthreads, store=tmp_path / f"s{n}", progress=False
         )
         assert_bitwise_equal(one, stored)
     monkeypatch.undo()
-    seen = record_cells(monkeypatch)
+    seen = record_calls(monkeypatch)
     sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
-    assert [i for i, _, _ in seen] == list(range(60)) and {t for _, t, _ in seen} == {1}  # one thread: in order
+    assert [c for c, _, _ in seen] == [[i] for i in range(60)] and {t for _, t, _ in seen} == {1}  # in order
 
 
 def test_a_large_cell_runs_alone_on_all_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     grid = {"xi": [0.2, 0.5], "D": [4096, *range(1, 17)]}
     ref = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=1, progress=False)
-    seen = record_cells(monkeypatch)
+    seen = record_calls(monkeypatch)
     df = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=3, progress=False)
     assert_bitwise_equal(ref, df)
     # the two D = 4096 cells (0 and 17) dominate: each runs alone on the 3 threads, in grid order;
-    # then the small ones together, one thread each
-    assert [(i, t) for i, t, _ in seen[:2]] == [(0, 3), (17, 3)]
-    assert sorted((i, t) for i, t, _ in seen[2:]) == [(i, 1) for i in range(34) if i not in (0, 17)]
+    # then the small ones together, in one call on the 3 threads
+    assert [(c, t) for c, t, _ in seen[:2]] == [([0], 3), ([17], 3)]
+    ((rest, threads, _),) = seen[2:]
+    assert sorted(rest) == [i for i in range(34) if i not in (0, 17)] and threads == 3
 
 
 def test_plan_and_batches_by_cost() -> None:
@@ -321,11 +334,13 @@ def test_a_task_cost_orders_the_cells(monkeypatch: pytest.MonkeyPatch) -> None:
 
     sweep.register_task("by_cost", double, axes=["x"], outputs=["twice"], cost=lambda p, trials: p["x"])
     try:
-        seen = record_cells(monkeypatch)
+        seen = record_calls(monkeypatch)
         xs = [float(x) for x in range(1, 41)]
         df = sweep.run("by_cost", {"x": xs}, nthreads=2, progress=False)
         assert list(df.twice) == [2 * x for x in xs]
-        assert seen[0][0] in (38, 39)  # the two largest start first, one on each thread
+        assert seen[0][0][0] in (38, 39)  # the two largest start first, one on each thread
+        # a user task: a pool of Python threads, one cell each with nthreads=1
+        assert all(len(c) == 1 and t == 1 and name.startswith("ropelab-sweep") for c, t, name in seen)
         sweep.register_task("by_cost", double, axes=["x"], outputs=["twice"], cost=lambda p, t: -1.0, replace=True)
         with pytest.raises(ValueError, match=r"cost of task 'by_cost' must be a finite number >= 0.*cell 0"):
             sweep.run("by_cost", {"x": [1.0, 2.0]}, progress=False)
@@ -534,14 +549,14 @@ def test_sigkill_mid_sweep_loses_only_the_cell_in_flight(tmp_path: Path, monkeyp
         import time
         from ropelab import sweep
         from ropelab.sweep import _backends
-        real = _backends.compute_cell
-        def slow(task, index, *args):
-            out = real(task, index, *args)
+        real = _backends.compute_cells
+        def slow(task, indices, *args):
+            out = real(task, indices, *args)
             time.sleep(0.05)  # make the run long enough to be killed part-way
             with open({str(computed_log)!r}, "a") as fh:
-                fh.write(f"{{index}}\\n")
+                fh.write("".join(f"{{i}}\\n" for i in indices))
             return out
-        _backends.compute_cell = slow
+        _backends.compute_cells = slow
         real_write = sweep.Store.write
         def logged(self, frame):
             path = real_write(self, frame)

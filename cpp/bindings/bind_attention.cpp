@@ -1,6 +1,7 @@
 // ropelab._core.attention: exact and random-feature attention (core:
 // cpp/include/ropelab/attention.hpp).
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <tuple>
 
@@ -15,13 +16,58 @@ namespace {
 
 namespace at = ropelab::attention;
 
-std::string shape_str(const darray& a) {
+std::string shape_str(const py::array& a) {
   return py::str(py::tuple(a.attr("shape"))).cast<std::string>();
 }
 
+/// C-contiguous float32 array.
+using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+/// Whether every one of `objs` is a NumPy array of dtype float32: the single-precision path.
+bool all_float32(std::initializer_list<py::handle> objs) {
+  for (py::handle o : objs) {
+    if (!py::isinstance<py::array>(o) ||
+        !py::reinterpret_borrow<py::array>(o).dtype().is(py::dtype::of<float>())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A float32 array argument as a C-contiguous farray; NaN/inf raise ValueError naming it.
+farray float_array(py::handle obj, const char* func, const char* name) {
+  farray out = contiguous<farray>(obj, func, name);
+  const float* p = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
+    if (!std::isfinite(p[i])) {
+      value_error(func, name,
+                  "must be finite (element " + std::to_string(i) + " is " +
+                      std::to_string(static_cast<double>(p[i])) + ")",
+                  obj);
+    }
+  }
+  return out;
+}
+
+/// The float32 result must be finite: ValueError naming the output, its first offending element
+/// and `hint`.
+void require_finite_float(const farray& out, const char* func, const char* what,
+                          const std::string& hint) {
+  const float* p = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i) {
+    if (i % kSignalStride == kSignalStride - 1) check_signals();
+    if (!std::isfinite(p[i])) {
+      throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
+                            " is not finite in single precision (float32; " +
+                            std::to_string(static_cast<double>(p[i])) + "); " + hint);
+    }
+  }
+}
+
 /// q (..., T, d), k (..., S, d), v (..., S, dv) with the same leading dimensions.
-at::Shape qkv_shape(const darray& q, const darray& k, const darray& v, py::handle qo, py::handle ko,
-                    py::handle vo, const char* f) {
+at::Shape qkv_shape(const py::array& q, const py::array& k, const py::array& v, py::handle qo,
+                    py::handle ko, py::handle vo, const char* f) {
   if (q.ndim() < 2)
     value_error(f, "q", "must have shape (..., T, d), has shape " + shape_str(q) + ":", qo);
   if (k.ndim() != q.ndim()) {
@@ -87,18 +133,35 @@ double scale_arg(py::handle obj, std::size_t d, const char* f) {
   return s;
 }
 
-std::vector<py::ssize_t> out_shape(const darray& q, std::size_t dv) {
+std::vector<py::ssize_t> out_shape(const py::array& q, std::size_t dv) {
   std::vector<py::ssize_t> shp = shape_of(q);
   shp.back() = static_cast<py::ssize_t>(dv);
   return shp;
 }
 
-darray softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFloat scale_o,
-               OptionalArrayLike bias_o, OptionalArrayLike offsets_o, IntLike st_o, IntLike ss_o,
-               OptionalInt nthreads_o) {
+/// q, k, v and the output in one precision: double (Real = double) or float32.
+template <class Real>
+struct Operands {
+  using Arr = py::array_t<Real, py::array::c_style | py::array::forcecast>;
+  Arr q, k, v;
+};
+
+py::array softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFloat scale_o,
+                  OptionalArrayLike bias_o, OptionalArrayLike offsets_o, IntLike st_o, IntLike ss_o,
+                  OptionalInt nthreads_o) {
   const char* f = "attention.softmax";
-  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k"), v = real_array(vo, f, "v");
-  const at::Shape s = qkv_shape(q, k, v, qo, ko, vo, f);
+  // float32 q, k and v: computed in float32 (attention.hpp); anything else real in float64.
+  const bool single = all_float32({qo, ko, vo});
+  Operands<double> dp;
+  Operands<float> sp;
+  if (single) {
+    sp = {float_array(qo, f, "q"), float_array(ko, f, "k"), float_array(vo, f, "v")};
+  } else {
+    dp = {real_array(qo, f, "q"), real_array(ko, f, "k"), real_array(vo, f, "v")};
+  }
+  const py::array& q = single ? py::array(sp.q) : py::array(dp.q);
+  const at::Shape s = single ? qkv_shape(sp.q, sp.k, sp.v, qo, ko, vo, f)
+                             : qkv_shape(dp.q, dp.k, dp.v, qo, ko, vo, f);
   check_causal(s, causal, f);
   const double scale = scale_arg(scale_o, s.d, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
@@ -131,23 +194,33 @@ darray softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFl
   }
   check_output_size(
       static_cast<double>(s.batch) * static_cast<double>(s.T) * static_cast<double>(s.dv), f);
-  darray out(out_shape(q, s.dv));
-  double* po = out.mutable_data();
-  const double *pq = q.data(), *pk = k.data(), *pv = v.data();
   const at::Bias* pb = bias_o.is_none() ? nullptr : &bv;
-  try {
-    // run_interruptible releases the GIL: the core reads q, k, v, bias and writes out, all held
-    // by this frame.
-    run_interruptible([&](const std::atomic<bool>* cancel) {
-      at::softmax(pq, pk, pv, s, scale, causal, pb, nthreads, po, cancel);
-    });
-  } catch (const at::EmptyRow& e) {
-    throw py::value_error(std::string(f) + ": bias " + e.what() + "; the output row is undefined");
-  } catch (const at::LogitOverflow& e) {
-    throw py::value_error(std::string(f) + ": " + e.what() + "; rescale q, k or scale");
+  const auto run = [&](auto& ops, auto& out) {
+    auto* po = out.mutable_data();
+    const auto *pq = ops.q.data(), *pk = ops.k.data(), *pv = ops.v.data();
+    try {
+      // run_interruptible releases the GIL: the core reads q, k, v, bias and writes out, all
+      // held by this frame.
+      run_interruptible([&](const std::atomic<bool>* cancel) {
+        at::softmax(pq, pk, pv, s, scale, causal, pb, nthreads, po, cancel);
+      });
+    } catch (const at::EmptyRow& e) {
+      throw py::value_error(std::string(f) + ": bias " + e.what() +
+                            "; the output row is undefined");
+    } catch (const at::LogitOverflow& e) {
+      throw py::value_error(std::string(f) + ": " + e.what() + "; rescale q, k or scale");
+    }
+  };
+  if (single) {
+    farray out(out_shape(q, s.dv));
+    run(sp, out);
+    require_finite_float(out, f, "the output", "the values v or the logits are too large");
+    return std::move(out);
   }
+  darray out(out_shape(q, s.dv));
+  run(dp, out);
   require_finite_result(out, f, "the output", "the values v or the logits are too large");
-  return out;
+  return std::move(out);
 }
 
 /// sigma: a scalar, or one temperature per rotary pair (length d/2), expanded to one per channel

@@ -2,6 +2,10 @@
 // (core: cpp/include/ropelab/recurrence.hpp).
 #include <cmath>
 #include <complex>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 #include "batch.hpp"
 #include "common.hpp"
@@ -19,16 +23,26 @@ using recurrence::Sequence;
 /// value overflowed a double on the way: ValueError naming the function, the first step (and
 /// sequence) it happened at and `culprits` (the arguments whose size causes it, and how).
 /// `per_step`: output elements per step; `T`: steps per sequence.
+[[noreturn]] void overflow_error(std::size_t i, double value, std::size_t T, std::size_t per_step,
+                                 const char* f, const std::string& culprits) {
+  const std::size_t step = i / per_step;
+  throw py::value_error(std::string(f) + ": overflow at step " + std::to_string(step % T) +
+                        (step >= T ? " of sequence " + std::to_string(step / T) : std::string()) +
+                        " (output " + std::to_string(value) + " from finite inputs): " + culprits);
+}
+
+/// The gates' range error (element i of the gates array has the value x).
+[[noreturn]] void gates_range_error(const char* f, py::ssize_t i, double x) {
+  value_error(f, "gates", "must be in [0, 1] (element " + std::to_string(i) + ")", py::float_(x));
+}
+
 void require_finite_steps(const darray& out, std::size_t T, std::size_t per_step, const char* f,
                           const std::string& culprits) {
   const double* p = out.data();
   for (py::ssize_t i = 0; i < out.size(); ++i) {
     if (i % (1 << 20) == (1 << 20) - 1) check_signals();
     if (std::isfinite(p[i])) continue;
-    const std::size_t step = static_cast<std::size_t>(i) / per_step;
-    throw py::value_error(std::string(f) + ": overflow at step " + std::to_string(step % T) +
-                          (step >= T ? " of sequence " + std::to_string(step / T) : std::string()) +
-                          " (output " + std::to_string(p[i]) + " from finite inputs): " + culprits);
+    overflow_error(static_cast<std::size_t>(i), p[i], T, per_step, f, culprits);
   }
 }
 
@@ -336,121 +350,272 @@ darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
   return out;
 }
 
+/// C-contiguous array of Real (double, or float on the float32 path).
+template <class Real>
+using rarray = py::array_t<Real, py::array::c_style | py::array::forcecast>;
+
+/// Whether every one of `objs` is a NumPy array of dtype float32: the float32 path of the delta
+/// rules (the dtype rule of ropelab.recurrence.delta_product).
+bool all_float32(std::initializer_list<py::handle> objs) {
+  for (py::handle o : objs) {
+    if (!py::isinstance<py::array>(o) ||
+        !py::reinterpret_borrow<py::array>(o).dtype().is(py::dtype::of<float>())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// `obj` as a C-contiguous array of Real with real_array's type checks (bool, complex, object and
+/// strings refused, naming `name`); its finiteness is checked here when `check_finite`, else by
+/// the kernel that reads it. A float32 array on the float32 path is used as it is.
+template <class Real>
+rarray<Real> real_array_of(py::handle obj, const char* f, const char* name, bool check_finite) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return real_array(obj, f, name, !check_finite);
+  } else {
+    if (!check_finite && py::isinstance<py::array>(obj) &&
+        py::reinterpret_borrow<py::array>(obj).dtype().is(py::dtype::of<float>())) {
+      return contiguous<rarray<float>>(obj, f, name);
+    }
+    return contiguous<rarray<float>>(real_array(obj, f, name, !check_finite), f, name);
+  }
+}
+
+/// real_array_of with at least `min_ndim` dimensions (array_min_nd's message otherwise).
+template <class Real>
+rarray<Real> min_nd_of(py::handle obj, const char* f, const char* name, int min_ndim,
+                       const std::string& hint, bool check_finite) {
+  rarray<Real> a = real_array_of<Real>(obj, f, name, check_finite);
+  if (a.ndim() < min_ndim) {
+    value_error(f, name,
+                "must have shape " + hint + " (at least " + std::to_string(min_ndim) +
+                    " dimensions), has shape " + shape_str(a),
+                obj);
+  }
+  return a;
+}
+
+/// StepArray in precision Real.
+template <class Real>
+struct StepArrayOf {
+  rarray<Real> a;
+  py::object obj;          // the argument as given (for error messages)
+  std::size_t count = 1;   // batch elements it has
+  std::size_t stride = 0;  // values per batch element
+  const Real* at(std::size_t b) const { return a.data() + (b % count) * stride; }
+};
+
 /// The delta-rule family: keys (..., T, n_h, d), values (..., T, n_h, dv), betas (..., T, n_h),
 /// angles (..., T, d/2) or None, gates (..., T) or None; all broadcast over q's batch dimensions
-/// by the suffix rule of batch.hpp.
+/// by the suffix rule of batch.hpp. In precision Real (float on the float32 path).
+template <class Real>
 struct DeltaArgs {
-  darray q;
-  StepArray k, v, beta, angles, gates;
+  rarray<Real> q;
+  py::array ref;  // the array fixing (batch..., T, ·, d)
+  StepArrayOf<Real> k, v, beta, angles, gates;
   std::vector<py::ssize_t> lead;
   std::size_t batch = 0, T = 0, n_h = 0, d = 0, dv = 0;
-  bool has_angles = false, has_gates = false;
-  recurrence::DeltaSequence at(std::size_t b) const {
+  bool has_angles = false, has_gates = false, check_now = true;
+  recurrence::DeltaSequenceOf<Real> at(std::size_t b) const {
     // delta_transitions reads no q or v (q is empty there)
-    const double* qb = q.size() > 0 ? q.data() + b * T * d : nullptr;
-    return recurrence::DeltaSequence{qb,
-                                     k.at(b),
-                                     dv > 0 ? v.at(b) : nullptr,
-                                     beta.at(b),
-                                     has_angles ? angles.at(b) : nullptr,
-                                     has_gates ? gates.at(b) : nullptr,
-                                     T,
-                                     n_h,
-                                     d,
-                                     dv};
+    const Real* qb = q.size() > 0 ? q.data() + b * T * d : nullptr;
+    return recurrence::DeltaSequenceOf<Real>{qb,
+                                             k.at(b),
+                                             dv > 0 ? v.at(b) : nullptr,
+                                             beta.at(b),
+                                             has_angles ? angles.at(b) : nullptr,
+                                             has_gates ? gates.at(b) : nullptr,
+                                             T,
+                                             n_h,
+                                             d,
+                                             dv};
+  }
+
+  /// A secondary per-step array (..., T, <core dims>) broadcast over the batch (suffix rule).
+  StepArrayOf<Real> step(py::handle obj, rarray<Real> arr, const char* f, const char* name,
+                         const std::vector<py::ssize_t>& core, const std::string& hint) const {
+    StepArrayOf<Real> r;
+    r.a = std::move(arr);
+    r.obj = py::reinterpret_borrow<py::object>(obj);
+    const int nc = static_cast<int>(core.size());
+    bool ok = r.a.ndim() >= nc + 1 && r.a.shape(r.a.ndim() - nc - 1) == static_cast<py::ssize_t>(T);
+    for (int i = 0; ok && i < nc; ++i)
+      ok = r.a.shape(r.a.ndim() - nc + i) == core[static_cast<std::size_t>(i)];
+    if (!ok) {
+      value_error(f, name,
+                  "must have shape " + hint + " with T = " + std::to_string(T) + " matching q " +
+                      shape_str(ref) + ", has shape " + shape_str(r.a),
+                  obj);
+    }
+    r.count = suffix_batch(lead, lead_shape(r.a, nc + 1), f, name, "q", obj);
+    r.stride = T;
+    for (auto c : core) r.stride *= static_cast<std::size_t>(c);
+    return r;
   }
 };
 
 /// `ref` is the array whose shape fixes (batch..., T, ·, d): q (..., T, d) for delta_rule, k
-/// (..., T, n_h, d) for delta_transitions (then `ref_core` = 3 instead of 2).
-DeltaArgs delta_args(const darray& ref, int ref_core, py::handle k_o, py::handle v_o,
-                     py::handle beta_o, py::handle angles_o, py::handle gates_o, const char* f,
-                     bool need_v) {
-  DeltaArgs a;
+/// (..., T, n_h, d) for delta_transitions (then `ref_core` = 3 instead of 2). With `check_now`
+/// every input's finiteness and the gates' range are checked here (GIL held); without, the
+/// kernels check them as they read them (delta.hpp, DeltaFaults) and raise_faults reports.
+template <class Real>
+DeltaArgs<Real> delta_args(const py::array& ref, int ref_core, py::handle k_o, py::handle v_o,
+                           py::handle beta_o, py::handle angles_o, py::handle gates_o,
+                           const char* f, bool need_v, bool check_now) {
+  DeltaArgs<Real> a;
+  a.ref = ref;
+  a.check_now = check_now;
   a.lead = lead_shape(ref, ref_core);
   a.batch = product(a.lead);
   a.T = static_cast<std::size_t>(ref.shape(ref.ndim() - ref_core));
   a.d = static_cast<std::size_t>(ref.shape(ref.ndim() - 1));
-  SeqArgs view;  // the T and batch shape the secondary arrays are checked against
-  view.q = ref;
-  view.lead = a.lead;
-  view.batch = a.batch;
-  view.T = a.T;
-  view.d = a.d;
-  const darray kraw = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
+  rarray<Real> kraw = min_nd_of<Real>(k_o, f, "k", 3, "(..., T, n_h, d)", check_now);
   a.n_h = static_cast<std::size_t>(kraw.shape(kraw.ndim() - 2));
   if (a.n_h == 0) value_error(f, "k", "must have at least one key per step (n_h >= 1)", k_o);
   const auto nh = static_cast<py::ssize_t>(a.n_h), dd = static_cast<py::ssize_t>(a.d);
-  a.k = step_array(k_o, view, f, "k", {nh, dd}, "(..., T, n_h, d) with the T and d of q");
+  a.k = a.step(k_o, std::move(kraw), f, "k", {nh, dd}, "(..., T, n_h, d) with the T and d of q");
   if (need_v) {
-    const darray vraw = array_min_nd(v_o, f, "v", 3, "(..., T, n_h, dv)");
+    rarray<Real> vraw = min_nd_of<Real>(v_o, f, "v", 3, "(..., T, n_h, dv)", check_now);
     a.dv = static_cast<std::size_t>(vraw.shape(vraw.ndim() - 1));
-    a.v = step_array(v_o, view, f, "v", {nh, static_cast<py::ssize_t>(a.dv)},
-                     "(..., T, n_h, dv) with the T of q and the n_h of k");
+    a.v = a.step(v_o, std::move(vraw), f, "v", {nh, static_cast<py::ssize_t>(a.dv)},
+                 "(..., T, n_h, dv) with the T of q and the n_h of k");
   }
-  a.beta = step_array(beta_o, view, f, "beta", {nh}, "(..., T, n_h) with the n_h of k");
+  a.beta = a.step(beta_o, real_array_of<Real>(beta_o, f, "beta", check_now), f, "beta", {nh},
+                  "(..., T, n_h) with the n_h of k");
   a.has_angles = !angles_o.is_none();
   if (a.has_angles) {
     if (a.d % 2 != 0) {
       value_error(f, "angles", "needs an even d (channel pairs), got d = " + std::to_string(a.d),
                   angles_o);
     }
-    a.angles = step_array(angles_o, view, f, "angles", {static_cast<py::ssize_t>(a.d / 2)},
-                          "(..., T, d/2)");
+    a.angles = a.step(angles_o, real_array_of<Real>(angles_o, f, "angles", check_now), f, "angles",
+                      {static_cast<py::ssize_t>(a.d / 2)}, "(..., T, d/2)");
   }
   a.has_gates = !gates_o.is_none();
   if (a.has_gates) {
-    a.gates = step_array(gates_o, view, f, "gates", {}, "(..., T)");
-    require_each(a.gates.a, f, "gates", "must be in [0, 1]",
-                 [](double x) { return x >= 0.0 && x <= 1.0; });
+    a.gates = a.step(gates_o, real_array_of<Real>(gates_o, f, "gates", check_now), f, "gates", {},
+                     "(..., T)");
+    if (check_now) {
+      const Real* p = a.gates.a.data();
+      for (py::ssize_t i = 0; i < a.gates.a.size(); ++i) {
+        if (!(p[i] >= 0 && p[i] <= 1)) gates_range_error(f, i, static_cast<double>(p[i]));
+      }
+    }
   }
   return a;
 }
 
-darray delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
-                  OptionalArrayLike angles_o, OptionalArrayLike gates_o, Choice layout_o,
-                  OptionalInt nthreads_o) {
+/// Raises the error of the first offending input recorded by the kernels, in argument order
+/// (q, k, v, beta, angles, gates), with the message the checks on entry would give.
+template <class Real>
+void raise_faults(const recurrence::DeltaFaults& fl, const DeltaArgs<Real>& a, py::handle q_o,
+                  const char* f) {
+  const auto finite = [&](const void* p, const rarray<Real>& arr, py::handle obj,
+                          const char* name) {
+    if (p == nullptr) return;
+    const Real* e = static_cast<const Real*>(p);
+    value_error(f, name,
+                "must be finite (element " + std::to_string(e - arr.data()) + " is " +
+                    std::to_string(static_cast<double>(*e)) + ")",
+                obj);
+  };
+  finite(fl.q, a.q, q_o, "q");
+  finite(fl.k, a.k.a, a.k.obj, "k");
+  finite(fl.v, a.v.a, a.v.obj, "v");
+  finite(fl.beta, a.beta.a, a.beta.obj, "beta");
+  finite(fl.angles, a.angles.a, a.angles.obj, "angles");
+  finite(fl.gates_nonfinite, a.gates.a, a.gates.obj, "gates");
+  if (fl.gates_range != nullptr) {
+    const Real* e = static_cast<const Real*>(fl.gates_range);
+    gates_range_error(f, e - a.gates.a.data(), static_cast<double>(*e));
+  }
+}
+
+/// Finiteness of every input and range of the gates, serially: for a batch of no sequences, whose
+/// broadcast side arrays no kernel reads.
+template <class Real>
+void check_unread(const DeltaArgs<Real>& a, py::handle q_o, const char* f) {
+  recurrence::DeltaFaults fl;
+  const auto scan = [](const rarray<Real>& arr, const void*& slot) {
+    for (py::ssize_t i = 0; i < arr.size() && slot == nullptr; ++i) {
+      if (!std::isfinite(arr.data()[i])) slot = arr.data() + i;
+    }
+  };
+  scan(a.k.a, fl.k);
+  if (a.dv > 0) scan(a.v.a, fl.v);
+  scan(a.beta.a, fl.beta);
+  if (a.has_angles) scan(a.angles.a, fl.angles);
+  if (a.has_gates) {
+    scan(a.gates.a, fl.gates_nonfinite);
+    for (py::ssize_t i = 0; i < a.gates.a.size() && fl.gates_range == nullptr; ++i) {
+      const Real x = a.gates.a.data()[i];
+      if (std::isfinite(x) && !(x >= 0 && x <= 1)) fl.gates_range = a.gates.a.data() + i;
+    }
+  }
+  raise_faults(fl, a, q_o, f);
+}
+
+/// The delta rule in precision Real. Binding order: shapes and types are checked with the GIL
+/// held; the finiteness of the inputs, the gates' range and the finiteness of the outputs are
+/// checked by the kernels while they read and write them (on every thread, GIL released: the
+/// work touches only the arrays held by `a` and `out`), and the first fault is raised after.
+template <class Real>
+py::array delta_rule_in(py::handle q_o, py::handle k_o, py::handle v_o, py::handle beta_o,
+                        py::handle angles_o, py::handle gates_o, py::handle layout_o,
+                        py::handle nthreads_o) {
   const char* f = "recurrence.delta_rule";
-  const darray q = array_min_nd(q_o, f, "q", 2, "(..., T, d)");
-  DeltaArgs a = delta_args(q, 2, k_o, v_o, beta_o, angles_o, gates_o, f, true);
+  rarray<Real> q = min_nd_of<Real>(q_o, f, "q", 2, "(..., T, d)", false);
+  DeltaArgs<Real> a = delta_args<Real>(q, 2, k_o, v_o, beta_o, angles_o, gates_o, f, true, false);
   a.q = q;
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
   std::vector<py::ssize_t> shape = a.lead;
   shape.push_back(static_cast<py::ssize_t>(a.T));
   shape.push_back(static_cast<py::ssize_t>(a.dv));
-  check_output_size(static_cast<double>(a.batch * a.T * a.dv), f);
-  darray out(shape);
-  double* po = out.mutable_data();
-  // work items: (sequence, block of value rows); the rows of the state evolve independently, so
-  // a single sequence runs on every thread (bit-identical for any split)
-  const std::size_t blocks = recurrence::delta_row_blocks(a.batch, a.dv, nthreads);
+  check_output_size(static_cast<double>(a.batch * a.T * a.dv) * sizeof(Real) / 8.0, f);
+  rarray<Real> out(shape);
+  if (a.batch == 0) {
+    check_unread(a, q_o, f);
+    return py::array(std::move(out));
+  }
+  Real* po = out.mutable_data();
+  recurrence::DeltaFaults faults;
   run_interruptible([&](const std::atomic<bool>* cancel) {
-    mc::parallel_blocks(
-        a.batch * blocks, 1, nthreads,
-        [&](std::size_t i0, std::size_t i1) {
-          for (std::size_t i = i0; i < i1; ++i) {
-            const std::size_t b = i / blocks;
-            const recurrence::RowRange rows = recurrence::delta_row_range(a.dv, blocks, i % blocks);
-            recurrence::delta_rule_rows(a.at(b), layout, rows.begin, rows.end, po + b * a.T * a.dv,
-                                        cancel);
-          }
-        },
-        cancel);
+    recurrence::delta_rule_batch<Real>([&](std::size_t b) { return a.at(b); }, a.batch, layout, po,
+                                       cancel, nthreads, &faults);
   });
-  require_finite_steps(
-      out, a.T, a.dv, f,
-      "the state grew past the double range; a factor I - beta k k^T has the eigenvalue "
-      "1 - beta |k|^2 along k, which grows the state geometrically when |1 - beta |k|^2| > 1: "
-      "normalise the keys k or reduce beta (or the values v are too large)");
-  return out;
+  raise_faults(faults, a, q_o, f);
+  if (faults.out != nullptr) {
+    const Real* e = static_cast<const Real*>(faults.out);
+    overflow_error(
+        static_cast<std::size_t>(e - out.data()), static_cast<double>(*e), a.T, a.dv, f,
+        std::string("the state grew past the ") +
+            (std::is_same_v<Real, double> ? "double" : "float32") +
+            " range; a factor I - beta k k^T has the eigenvalue 1 - beta |k|^2 along k, which "
+            "grows the state geometrically when |1 - beta |k|^2| > 1: normalise the keys k or "
+            "reduce beta (or the values v are too large)");
+  }
+  return py::array(std::move(out));
+}
+
+/// float32 q, k and v: computed in float32 (the side inputs rounded to float32); any other real
+/// input in float64.
+py::array delta_rule(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike beta_o,
+                     OptionalArrayLike angles_o, OptionalArrayLike gates_o, Choice layout_o,
+                     OptionalInt nthreads_o) {
+  if (all_float32({q_o, k_o, v_o})) {
+    return delta_rule_in<float>(q_o, k_o, v_o, beta_o, angles_o, gates_o, layout_o, nthreads_o);
+  }
+  return delta_rule_in<double>(q_o, k_o, v_o, beta_o, angles_o, gates_o, layout_o, nthreads_o);
 }
 
 darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike angles_o,
                          OptionalArrayLike gates_o, Choice layout_o, OptionalInt nthreads_o) {
   const char* f = "recurrence.delta_transitions";
   const darray k = array_min_nd(k_o, f, "k", 3, "(..., T, n_h, d)");
-  const DeltaArgs a = delta_args(k, 3, k_o, py::none(), beta_o, angles_o, gates_o, f, false);
+  const DeltaArgs<double> a =
+      delta_args<double>(k, 3, k_o, py::none(), beta_o, angles_o, gates_o, f, false, true);
   const rotary::Layout layout = layout_arg(layout_o, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
   std::vector<py::ssize_t> shape = a.lead;

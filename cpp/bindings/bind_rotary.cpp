@@ -106,7 +106,7 @@ py::array rotate(ArrayLike x_o, ArrayLike ang_o, Choice layout_o, OptionalInt nt
                       py::reinterpret_borrow<py::array>(x_o).dtype().is(py::dtype::of<float>());
   py::array xa;
   if (single) {
-    xa = contiguous<farray>(x_o);
+    xa = contiguous<farray>(x_o, f, "x");
   } else {
     // Finiteness of x is checked inside the rotation loop (no extra pass over a large array).
     xa = real_array(x_o, f, "x", /*allow_nonfinite=*/true);
@@ -120,9 +120,11 @@ py::array rotate(ArrayLike x_o, ArrayLike ang_o, Choice layout_o, OptionalInt nt
         " for x of shape " + shape_str(xa) + ", got angles.shape=" + shape_str(ang));
   }
   if (single) {
-    return rotate_impl<farray, float>(contiguous<farray>(xa), ang, x_o, ang_o, layout, nthreads, f);
+    return rotate_impl<farray, float>(contiguous<farray>(xa, f, "x"), ang, x_o, ang_o, layout,
+                                      nthreads, f);
   }
-  return rotate_impl<darray, double>(contiguous<darray>(xa), ang, x_o, ang_o, layout, nthreads, f);
+  return rotate_impl<darray, double>(contiguous<darray>(xa, f, "x"), ang, x_o, ang_o, layout,
+                                     nthreads, f);
 }
 
 /// theta: a scalar (one frequency for every pair) or h values.
@@ -282,7 +284,7 @@ carray complex_arg(py::handle obj, const char* f, const char* name) {
                    py::str(arr.dtype()).cast<std::string>() + " from",
                obj);
   }
-  carray z = contiguous<carray>(arr);
+  carray z = contiguous<carray>(arr, f, name);
   for (py::ssize_t i = 0; i < z.size(); ++i) {
     const auto v = z.data()[i];
     if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {

@@ -63,7 +63,7 @@ Signal signal_arg(py::handle obj, const char* func, const char* name) {
   }
   if (arr.dtype().kind() == 'c') {
     s.is_complex = true;
-    s.c = contiguous<carray>(arr);
+    s.c = contiguous<carray>(arr, func, name);
     const cplx* p = s.c.data();
     for (py::ssize_t i = 0; i < s.c.size(); ++i) {
       if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) {
@@ -248,8 +248,14 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
     py::handle v = kv.second;
     if (py::isinstance<py::str>(v)) {
       params.options[key] = v.cast<std::string>();
-    } else if (py::isinstance<py::bool_>(v)) {
-      params.values[key] = v.cast<bool>() ? 1.0 : 0.0;
+    } else if (py::isinstance<py::bool_>(v) ||
+               py::isinstance(v, py::module_::import("numpy").attr("bool_"))) {
+      // norm (DPSS's) is the one flag among the window parameters (return_ratios, scipy's other
+      // DPSS flag, reaches the DPSS message that points to spectra.dpss); True/False are not
+      // numbers
+      if (key != "norm" && key != "return_ratios")
+        type_error(f, key.c_str(), "must be a real number, not bool", v);
+      params.values[key] = PyObject_IsTrue(v.ptr()) != 0 ? 1.0 : 0.0;
     } else if (key == "a" || (!PyNumber_Check(v.ptr()) && py::isinstance<py::sequence>(v))) {
       darray arr = real_array(v, f, key.c_str());
       if (arr.ndim() != 1) value_error(f, key.c_str(), "must be a 1-D sequence of real numbers", v);
@@ -610,35 +616,41 @@ void register_figures_of_merit(py::module_& m) {
              "``alpha >= 8``; the first minimum of such a window is then rounding noise as well).")
       .field("highest_sidelobe_bins", &F::highest_sidelobe_bins,
              "Its frequency (bins); ``nan`` when there is none.")
-      .field(
+      .optional_field(
           "sidelobe_falloff_db_per_octave", &F::sidelobe_falloff_db_per_octave,
+          +[](const F& r) { return !std::isnan(r.sidelobe_falloff_db_per_octave); },
           "The asymptotic fall-off of the sidelobes (dB/octave), ``-20 log10(2) (k + 1) = -6.02 "
           "(k + 1)`` when the k-th derivative of the window (extended by zeros) is the first to "
           "jump anywhere: rectangle, Hamming, exact Blackman, Blackman-Harris, Nuttall, flat-top, "
           "Kaiser, Gaussian, Poisson, Cauchy -6; triangle, Riesz, Riemann, Hann-Poisson (its cusp "
           "at the centre) -12; Hann, Blackman, Tukey -18; Parzen, Bohman, ``cos^3`` -24; "
           "``cos^4`` and Nuttall's 4-term window with a continuous third derivative -30 (Harris "
-          "1978, Sec. IV; Nuttall 1981). The order k is *measured from the samples*, not looked "
-          "up: polynomials of degree 10 (and 9, for their error) are fitted by least squares to "
-          "the first ``M + 1`` samples at each end (``M = N/8`` clamped to ``[14, 256]`` and "
-          "``<= N/4``) and compared with zero at a point up to one sample beyond the end "
-          "(DFT-even windows and windows sampled at half-integers end there); inside the window, "
-          "polynomials fitted on either side of each of the <= 8 largest peaks of the fourth "
-          "difference are compared. A Taylor coefficient counts as zero within four times its "
-          "fit error, or when its term in ``|W|`` at ``f = N/32`` would be below -240 dB. This "
-          "gives the asymptote at every ``N >= 56``, also where the spectrum reaches it only at "
-          "large ``N`` (4-term Blackman-Harris: jump ``6e-5``, visible as -6 only from ``N = "
-          "4096``; Poisson ``alpha = 4`` from ``N = 16384``). Where no jump is measured the value "
-          "is the least-squares slope of the far sidelobe peaks (on a 1/8-bin grid, parabolic "
-          "interpolation in dB) against ``log2 sin(pi f/N)``, with a ``sin^2(pi f/N)`` term for "
-          "the periodicity of the DTFT, over ``f`` in ``[max(4 first_min_bins, N/32), "
-          "min(max(N/8, 2 f_lo), 3N/8)]`` (the slope of ``|W|`` itself when there are no "
-          "distinct peaks): samples that are not those of a piecewise smooth function "
-          "(Dolph-Chebyshev's end impulses: about 0, equiripple; noise), ``N < 56``, or windows "
-          "smoother than double precision resolves (``-inf`` when ``|W|`` is below the -240 dB "
-          "floor throughout the band, e.g. a Gaussian with ``alpha >= 8``); ``nan`` only when "
-          "``N`` is too small for that band (about ``N < 16 first_min_bins``). Where the fitted "
-          "band is asymptotic the two agree within 0.5 dB/octave (tested).")
+          "1978, Sec. IV; Nuttall 1981); 0 (k = -1) when an end sample is an impulse, off the "
+          "smooth curve through its neighbours, as Dolph-Chebyshev's are in both conventions (its "
+          "transform does not decay: equiripple). The order k is *measured from the samples*, not "
+          "looked up: polynomials of degree 10 (and 9, for their error) are fitted by least "
+          "squares to the first ``M + 1`` samples at each end (``M = N/8`` clamped to ``[14, "
+          "256]`` and ``<= N/4``, ending before an interior join such as Tukey's) and compared "
+          "with zero at a point up to one sample beyond the end (DFT-even windows and windows "
+          "sampled at half-integers end there); inside the window, polynomials fitted on either "
+          "side of each of the <= 8 largest peaks of the fourth difference are compared. A Taylor "
+          "coefficient counts as zero within four times its fit error, or when its term in "
+          "``|W|`` at ``f = N/32`` would be below -240 dB. This gives the asymptote at every ``N "
+          ">= 56``, also where the spectrum reaches it only at large ``N`` (4-term "
+          "Blackman-Harris: jump ``6e-5``, visible as -6 only from ``N = 4096``; Poisson ``alpha "
+          "= 4`` from ``N = 16384``). Where no order is measured (samples that are not those of a "
+          "piecewise smooth function, or windows smoother than a jump of the 7th derivative) the "
+          "value is the least-squares slope of the far sidelobe peaks (on a 1/8-bin grid, "
+          "parabolic interpolation in dB) against ``log2 sin(pi f/N)``, with a ``sin^2(pi f/N)`` "
+          "term for the periodicity of the DTFT, over ``f`` in ``[max(4 first_min_bins, N/32), "
+          "min(max(N/8, 2 f_lo), 3N/8)]`` (the slope of ``|W|`` itself when there are no distinct "
+          "peaks), but only if it is an asymptote: the slopes of the band's lower and upper halves "
+          "agree within 1 dB/octave, it is <= 0, and steeper than -48 for a window with no "
+          "measured jump (``-inf`` when ``|W|`` is below the -240 dB floor throughout the band, "
+          "e.g. a Gaussian with ``alpha >= 8``). None when the fall-off is not measurable: ``N < "
+          "56`` (too few samples to resolve the window's smoothness; the far sidelobes of a short "
+          "window are a transition, not the asymptote), a join within 14 samples of an end, or a "
+          "fitted slope that is not an asymptote. Never positive, never NaN.")
       .field("overlap_correlation_50", &F::overlap_correlation_50,
              "``sum w[n] w[n + N/2] / sum w^2`` (a fraction, not %).")
       .field("overlap_correlation_75", &F::overlap_correlation_75,

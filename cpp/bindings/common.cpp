@@ -104,14 +104,19 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
                "must be a real (integer or floating) array, not bool (True/False are not numbers)",
                obj);
   }
-  if (kind != 'i' && kind != 'u' && kind != 'f') {
-    type_error(func, name,
-               std::string("must be a real array (dtype kind 'c' complex, 'O' object, 'U'/'S' "
-                           "strings are not accepted), got dtype ") +
-                   py::str(arr.dtype()).cast<std::string>() + " from",
-               obj);
+  if (kind == 'U' || kind == 'S') {
+    type_error(func, name, "must be a real array of numbers, not text", obj);
   }
-  darray out = contiguous<darray>(arr);
+  if (kind == 'c') {
+    type_error(func, name, "must be a real array, not complex (take .real or abs() first)", obj);
+  }
+  if (kind != 'i' && kind != 'u' && kind != 'f') {
+    type_error(
+        func, name,
+        "must be a real array of numbers, not dtype " + py::str(arr.dtype()).cast<std::string>(),
+        obj);
+  }
+  darray out = contiguous<darray>(arr, func, name);
   if (!allow_nonfinite) {
     const double* p = out.data();
     const py::ssize_t i = first_nonfinite(p, out.size());
@@ -235,6 +240,21 @@ void check_output_size(double count, const char* func) {
                   count, count * 8e-9, physical * 1e-9);
     const std::string msg =
         std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
+    PyErr_SetString(PyExc_MemoryError, msg.c_str());
+    throw py::error_already_set();
+  }
+}
+
+void check_copy_size(double count, std::size_t itemsize, const char* func, const char* name) {
+  const double need = count * static_cast<double>(itemsize);
+  const double physical = physical_bytes();
+  if (!(need <= physical)) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  " has %.4g elements; its contiguous copy (%.3g GB) cannot fit in physical "
+                  "memory (%.3g GB)",
+                  count, need * 1e-9, physical * 1e-9);
+    const std::string msg = std::string(func) + ": " + name + buf;
     PyErr_SetString(PyExc_MemoryError, msg.c_str());
     throw py::error_already_set();
   }

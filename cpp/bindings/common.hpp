@@ -95,18 +95,26 @@ constexpr py::ssize_t kSignalStride = py::ssize_t{1} << 20;
 /// with check_signals() between them: a conversion of a large array answers Ctrl-C.
 void copy_interruptible(const py::array& dst, const py::array& src);
 
-/// `arr` as a C-contiguous Array (a copy when needed). Unlike Array::ensure, which clears the
-/// Python error of a failed conversion (so that a later error_already_set has nothing to raise),
-/// the MemoryError or TypeError of the conversion propagates. A copy of more than a few
-/// kSignalStride elements is made by copy_interruptible (bit-identical: the same NumPy cast).
+/// MemoryError naming `func` and `name` when a copy of `count` elements of `itemsize` bytes (the
+/// conversion of argument `name`) cannot fit in physical memory: checked before the copy, so a
+/// zero-stride view of 2^40 elements is refused instead of reaching the allocator.
+void check_copy_size(double count, std::size_t itemsize, const char* func, const char* name);
+
+/// `arr` (argument `name` of `func`) as a C-contiguous Array (a copy when needed; its size is
+/// checked against physical memory first, by check_copy_size). Unlike Array::ensure, which
+/// clears the Python error of a failed conversion (so that a later error_already_set has nothing
+/// to raise), the MemoryError or TypeError of the conversion propagates. A copy of more than a
+/// few kSignalStride elements is made by copy_interruptible (bit-identical: the same NumPy cast).
 template <class Array>
-Array contiguous(py::handle arr) {
+Array contiguous(py::handle arr, const char* func, const char* name) {
   auto obj = py::reinterpret_borrow<py::object>(arr);
   if (!py::isinstance<py::array>(obj)) return Array(obj);
   const auto a = py::reinterpret_borrow<py::array>(obj);
   const bool no_copy =
       py::isinstance<Array>(a) && (a.flags() & py::array::c_style) == py::array::c_style;
-  if (no_copy || a.size() <= 4 * kSignalStride) return Array(obj);
+  if (no_copy) return Array(obj);
+  check_copy_size(static_cast<double>(a.size()), sizeof(typename Array::value_type), func, name);
+  if (a.size() <= 4 * kSignalStride) return Array(obj);
   Array out(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
   copy_interruptible(out, a);
   return out;

@@ -15,6 +15,7 @@
 namespace ropelab::bind {
 void register_selective(py::module_& m);      // bind_selective.cpp
 void register_extrapolation(py::module_& m);  // bind_extrapolation.cpp
+void register_sweep(py::module_& m);          // bind_sweep.cpp
 }  // namespace ropelab::bind
 
 PYBIND11_MODULE(_core, m) {
@@ -67,4 +68,6 @@ PYBIND11_MODULE(_core, m) {
   auto extrapolation =
       m.def_submodule("extrapolation", "float32 arithmetic of RoPE scaling rules, as PyTorch's");
   ropelab::bind::register_extrapolation(extrapolation);
+  auto sweep = m.def_submodule("sweep", "cells of sweep tasks, many in one call");
+  ropelab::bind::register_sweep(sweep);
 }

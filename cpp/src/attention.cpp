@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ropelab/attention_kernels.hpp"
@@ -79,6 +80,23 @@ void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdi
   }
 }
 
+/// The same product in single precision (Eigen): the scalar path of the float32 softmax.
+void mm(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
+        std::ptrdiff_t a_cs, const float* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs, float* C,
+        std::size_t ldc, bool accumulate, std::vector<float>& pack) {
+  if (m == 0 || n == 0) return;
+  (void)pack;
+  using FMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const FMatrix, 0, DStride> a(A, ix(m), ix(k), DStride(a_rs, a_cs));
+  const Eigen::Map<const FMatrix, 0, DStride> b(B, ix(k), ix(n), DStride(b_rs, b_cs));
+  Eigen::Map<FMatrix, 0, Eigen::OuterStride<>> c(C, ix(m), ix(n), Eigen::OuterStride<>(ix(ldc)));
+  if (accumulate) {
+    c.noalias() += a * b;
+  } else {
+    c.noalias() = a * b;
+  }
+}
+
 /// The estimators of rff only (random_phase) reach no switch below: parse_estimator refuses them.
 /// Thrown all the same, so that a switch is never left without a value.
 [[noreturn]] void not_in_attention(Estimator est) {
@@ -123,13 +141,18 @@ void bias_and_mask(const Bias* bias, bool causal, std::size_t b, std::size_t i0,
     for (std::size_t i = 0; i < nq; ++i) {
       const double* row = base + static_cast<std::int64_t>(i0 + i) * bias->stride_t;
       for (std::size_t j = 0; j < nk; ++j) {
-        at(i, j) += row[static_cast<std::int64_t>(j0 + j) * bias->stride_s];
+        auto& x = at(i, j);
+        x = static_cast<std::remove_reference_t<decltype(x)>>(
+            x + row[static_cast<std::int64_t>(j0 + j) * bias->stride_s]);
       }
     }
   }
   if (causal && j1 > i0 + 1) {
     for (std::size_t i = 0; i < nq; ++i) {
-      for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) at(i, j - j0) = kNegInf;
+      for (std::size_t j = std::max(j0, i0 + i + 1); j < j1; ++j) {
+        auto& x = at(i, j - j0);
+        x = -std::numeric_limits<std::remove_reference_t<decltype(x)>>::infinity();
+      }
     }
   }
 }
@@ -139,53 +162,61 @@ template <class At>
 void check_logits(std::size_t b, std::size_t i0, std::size_t nq, std::size_t nk, At&& at) {
   for (std::size_t i = 0; i < nq; ++i) {
     for (std::size_t j = 0; j < nk; ++j) {
-      if (!std::isfinite(at(i, j))) throw LogitOverflow(b, i0 + i);
+      if (!std::isfinite(at(i, j))) {
+        throw LogitOverflow(b, i0 + i, std::is_same_v<std::decay_t<decltype(at(i, j))>, float>);
+      }
     }
   }
 }
 
-/// The scalar path of softmax (Eigen products, std::exp): query blocks [begin, end) of tasks.
-void softmax_scalar(const double* q, const double* k, const double* v, const Shape& sh,
-                    double scale, bool causal, const Bias* bias, double* out,
-                    const std::atomic<bool>* cancel, std::size_t begin, std::size_t end) {
+/// The scalar path of softmax (Eigen products, std::exp) in precision Real: query blocks
+/// [begin, end) of tasks.
+template <class Real>
+void softmax_scalar(const Real* q, const Real* k, const Real* v, const Shape& sh, double scale_d,
+                    bool causal, const Bias* bias, Real* out, const std::atomic<bool>* cancel,
+                    std::size_t begin, std::size_t end) {
+  using RM = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Vec = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+  constexpr Real neg_inf = -std::numeric_limits<Real>::infinity();
+  const Real scale = static_cast<Real>(scale_d);
   const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
-  RowMatrix scores, weights, acc;
-  Vector m, l, alpha;
-  std::vector<double> pack;
+  RM scores, weights, acc;
+  Vec m, l, alpha;
+  std::vector<Real> pack;
   for (std::size_t task = begin; task < end; ++task) {
     const std::size_t b = task / nqb, i0 = (task % nqb) * kQueryBlock;
     const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
-    const CMap Q(q + (b * sh.T + i0) * sh.d, ix(nq), ix(sh.d));
+    const Eigen::Map<const RM> Q(q + (b * sh.T + i0) * sh.d, ix(nq), ix(sh.d));
     const std::size_t kend = causal ? i1 : sh.S;
     acc.setZero(ix(nq), ix(sh.dv));
-    m.setConstant(ix(nq), kNegInf);
+    m.setConstant(ix(nq), neg_inf);
     l.setZero(ix(nq));
     for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
-      const double* K = k + (b * sh.S + j0) * sh.d;
-      const double* V = v + (b * sh.S + j0) * sh.dv;
+      const Real* K = k + (b * sh.S + j0) * sh.d;
+      const Real* V = v + (b * sh.S + j0) * sh.dv;
       scores.resize(ix(nq), ix(nk));
       mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
       scores *= scale;
       check_logits(b, i0, nq, nk,
                    [&](std::size_t i, std::size_t j) { return scores(ix(i), ix(j)); });
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
-                    [&](std::size_t i, std::size_t j) -> double& { return scores(ix(i), ix(j)); });
+                    [&](std::size_t i, std::size_t j) -> Real& { return scores(ix(i), ix(j)); });
       weights.resize(ix(nq), ix(nk));
       alpha.resize(ix(nq));
       for (std::size_t i = 0; i < nq; ++i) {
         const auto r = ix(i);
-        const double mnew = std::max(m(r), scores.row(r).maxCoeff());
-        if (mnew == kNegInf) {  // every key so far masked: nothing to add
+        const Real mnew = std::max(m(r), scores.row(r).maxCoeff());
+        if (mnew == neg_inf) {  // every key so far masked: nothing to add
           weights.row(r).setZero();
-          alpha(r) = 1.0;
+          alpha(r) = Real(1);
           continue;
         }
-        alpha(r) = exp_diff(m(r), mnew);
-        double s = 0;
+        alpha(r) = m(r) == neg_inf ? Real(0) : std::exp(m(r) - mnew);
+        Real s = 0;
         for (std::size_t j = 0; j < nk; ++j) {
-          const double w = std::exp(scores(r, ix(j)) - mnew);
+          const Real w = std::exp(scores(r, ix(j)) - mnew);
           weights(r, ix(j)) = w;
           s += w;
         }
@@ -197,7 +228,7 @@ void softmax_scalar(const double* q, const double* k, const double* v, const Sha
     }
     for (std::size_t i = 0; i < nq; ++i) {
       if (!(l(ix(i)) > 0)) throw EmptyRow(b, i0 + i);
-      Map(out + (b * sh.T + i0 + i) * sh.dv, 1, ix(sh.dv)) = acc.row(ix(i)) / l(ix(i));
+      Eigen::Map<RM>(out + (b * sh.T + i0 + i) * sh.dv, 1, ix(sh.dv)) = acc.row(ix(i)) / l(ix(i));
     }
   }
 }
@@ -206,17 +237,25 @@ void softmax_scalar(const double* q, const double* k, const double* v, const Sha
 /// The vector paths of softmax (attention_kernels.hpp): the same arithmetic per entry as
 /// softmax_scalar, the queries of a block as vector lanes, every block stored transposed; exp is
 /// SLEEF's u10 (≤ 1 ulp). Query blocks [begin, end) of tasks.
-void softmax_vector(const double* q, const double* k, const double* v, const Shape& sh,
-                    double scale, bool causal, const Bias* bias, double* out,
-                    const std::atomic<bool>* cancel, std::size_t begin, std::size_t end) {
+template <class Real>
+void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh, double scale_d,
+                    bool causal, const Bias* bias, Real* out, const std::atomic<bool>* cancel,
+                    std::size_t begin, std::size_t end) {
+  using ScoresFn =
+      void (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, Real, Real*);
+  using OnlineFn = void (*)(std::size_t, std::size_t, Real*, Real*, Real*, Real*);
+  using PvFn =
+      void (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, const Real*, Real*);
   const bool wide = simd::active_isa() == simd::Isa::avx512;
-  const auto scores = wide ? kernels::scores_avx512 : kernels::scores_avx2;
-  const auto online = wide ? kernels::online_softmax_avx512 : kernels::online_softmax_avx2;
-  const auto pv = wide ? kernels::pv_avx512 : kernels::pv_avx2;
+  const ScoresFn scores = wide ? ScoresFn(kernels::scores_avx512) : ScoresFn(kernels::scores_avx2);
+  const OnlineFn online =
+      wide ? OnlineFn(kernels::online_softmax_avx512) : OnlineFn(kernels::online_softmax_avx2);
+  const PvFn pv = wide ? PvFn(kernels::pv_avx512) : PvFn(kernels::pv_avx2);
+  const Real scale = static_cast<Real>(scale_d);
   const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
   const std::size_t ld = (kQueryBlock + 31) / 32 * 32;  // lanes: the block's queries, padded
   // the thread's scratch, kept between calls (parallel_blocks calls this once per task)
-  thread_local std::vector<double> qt, st, ot, m, l, alpha;
+  thread_local std::vector<Real> qt, st, ot, m, l, alpha;
   qt.resize(sh.d * ld);
   st.resize(kKeyBlock * ld);
   ot.resize(sh.dv * ld);
@@ -228,28 +267,28 @@ void softmax_vector(const double* q, const double* k, const double* v, const Sha
     const std::size_t qb = causal ? nqb - 1 - task % nqb : task % nqb;
     const std::size_t b = task / nqb, i0 = qb * kQueryBlock;
     const std::size_t i1 = std::min(sh.T, i0 + kQueryBlock), nq = i1 - i0;
-    const double* Q = q + (b * sh.T + i0) * sh.d;
-    std::fill(qt.begin(), qt.end(), 0.0);
+    const Real* Q = q + (b * sh.T + i0) * sh.d;
+    std::fill(qt.begin(), qt.end(), Real(0));
     for (std::size_t i = 0; i < nq; ++i) {
       for (std::size_t p = 0; p < sh.d; ++p) qt[p * ld + i] = Q[i * sh.d + p];
     }
     const std::size_t kend = causal ? i1 : sh.S;
-    std::fill(ot.begin(), ot.end(), 0.0);
-    std::fill(m.begin(), m.end(), kNegInf);
-    std::fill(l.begin(), l.end(), 0.0);
+    std::fill(ot.begin(), ot.end(), Real(0));
+    std::fill(m.begin(), m.end(), -std::numeric_limits<Real>::infinity());
+    std::fill(l.begin(), l.end(), Real(0));
     for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
       scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data());
       check_logits(b, i0, nq, nk, [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
-                    [&](std::size_t i, std::size_t j) -> double& { return st[j * ld + i]; });
+                    [&](std::size_t i, std::size_t j) -> Real& { return st[j * ld + i]; });
       online(ld, nk, st.data(), m.data(), l.data(), alpha.data());
       pv(ld, nk, sh.dv, st.data(), v + (b * sh.S + j0) * sh.dv, alpha.data(), ot.data());
     }
     for (std::size_t i = 0; i < nq; ++i) {
       if (!(l[i] > 0)) throw EmptyRow(b, i0 + i);
-      double* o = out + (b * sh.T + i0 + i) * sh.dv;
+      Real* o = out + (b * sh.T + i0 + i) * sh.dv;
       for (std::size_t c = 0; c < sh.dv; ++c) o[c] = ot[c * ld + i] / l[i];
     }
   }
@@ -258,9 +297,12 @@ void softmax_vector(const double* q, const double* k, const double* v, const Sha
 
 }  // namespace
 
-void softmax(const double* q, const double* k, const double* v, const Shape& sh, double scale,
-             bool causal, const Bias* bias, int nthreads, double* out,
-             const std::atomic<bool>* cancel) {
+namespace {
+
+template <class Real>
+void softmax_impl(const Real* q, const Real* k, const Real* v, const Shape& sh, double scale,
+                  bool causal, const Bias* bias, int nthreads, Real* out,
+                  const std::atomic<bool>* cancel) {
   if (causal && sh.T != sh.S) throw std::invalid_argument("causal attention requires T == S");
   const std::size_t nqb = (sh.T + kQueryBlock - 1) / kQueryBlock;
   const std::size_t ntasks = sh.batch * nqb;
@@ -269,13 +311,27 @@ void softmax(const double* q, const double* k, const double* v, const Shape& sh,
       [&](std::size_t begin, std::size_t end) {
 #ifndef ROPELAB_SCALAR_ONLY
         if (simd::active_isa() != simd::Isa::scalar) {
-          softmax_vector(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
+          softmax_vector<Real>(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
           return;
         }
 #endif
-        softmax_scalar(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
+        softmax_scalar<Real>(q, k, v, sh, scale, causal, bias, out, cancel, begin, end);
       },
       cancel);
+}
+
+}  // namespace
+
+void softmax(const double* q, const double* k, const double* v, const Shape& sh, double scale,
+             bool causal, const Bias* bias, int nthreads, double* out,
+             const std::atomic<bool>* cancel) {
+  softmax_impl<double>(q, k, v, sh, scale, causal, bias, nthreads, out, cancel);
+}
+
+void softmax(const float* q, const float* k, const float* v, const Shape& sh, double scale,
+             bool causal, const Bias* bias, int nthreads, float* out,
+             const std::atomic<bool>* cancel) {
+  softmax_impl<float>(q, k, v, sh, scale, causal, bias, nthreads, out, cancel);
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -98,6 +98,7 @@ void rows(std::size_t n, std::size_t k, const double* a, const double* bstrips, 
 
 // The exact-softmax kernels (attention_softmax_body.inc) on 4 lanes: tiles of 8 queries × 6 keys
 // and 8 queries × 6 channels (12 accumulators of the 16 registers).
+using Real = double;
 using Vec = __m256d;
 using Mask = __m256d;
 constexpr std::size_t kLanes = 4;
@@ -141,7 +142,70 @@ inline Vec select(Mask m, Vec t, Vec f) {
 
 #include "attention_softmax_body.inc"
 
+// The same kernels on 8 floats: tiles of 16 queries × 6 keys or
+// channels.
+namespace sp {
+using Real = float;
+using Vec = __m256;
+using Mask = __m256;
+constexpr std::size_t kLanes = 8;
+constexpr int kScoreVecs = 2, kScoreKeys = 6, kPvVecs = 2, kPvCols = 6;
+inline Vec load(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+inline void store(float* p, Vec x) {
+  _mm256_storeu_ps(p, x);
+}
+inline Vec set1(float x) {
+  return _mm256_set1_ps(x);
+}
+inline Vec zero() {
+  return _mm256_setzero_ps();
+}
+inline Vec add(Vec a, Vec b) {
+  return _mm256_add_ps(a, b);
+}
+inline Vec sub(Vec a, Vec b) {
+  return _mm256_sub_ps(a, b);
+}
+inline Vec mul(Vec a, Vec b) {
+  return _mm256_mul_ps(a, b);
+}
+inline Vec max(Vec a, Vec b) {
+  return _mm256_max_ps(a, b);
+}
+inline Vec fma(Vec a, Vec b, Vec c) {
+  return _mm256_fmadd_ps(a, b, c);
+}
+inline Vec exp(Vec x) {
+  return Sleef_expf8_u10avx2(x);
+}
+inline Mask is_neg_inf(Vec x) {
+  return _mm256_cmp_ps(x, _mm256_set1_ps(-__builtin_inff()), _CMP_EQ_OQ);
+}
+inline Vec select(Mask m, Vec t, Vec f) {
+  return _mm256_blendv_ps(f, t, m);
+}
+
+#include "attention_softmax_body.inc"
+}  // namespace sp
+
 }  // namespace
+
+void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+                 float scale, float* st) {
+  sp::scores_impl(ld, nk, d, qt, K, scale, st);
+}
+
+void online_softmax_avx2(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
+                         float* alpha) {
+  sp::online_softmax_impl(ld, nk, st, m, l, alpha);
+}
+
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
+             const float* alpha, float* ot) {
+  sp::pv_impl(ld, nk, dv, pt, V, alpha, ot);
+}
 
 void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
                  double scale, double* st) {

@@ -11,8 +11,9 @@ namespace ropelab::attention::kernels {
 
 namespace {
 
-// The kernels of attention_softmax_body.inc on 8 lanes: tiles of 16 queries × 12 keys and
-// 16 queries × 12 channels (24 accumulators of the 32 registers).
+// The kernels of attention_softmax_body.inc on 8 doubles: tiles of 32 queries × 6 keys and
+// 32 queries × 6 channels (24 accumulators of the 32 registers).
+using Real = double;
 using Vec = __m512d;
 using Mask = __mmask8;
 constexpr std::size_t kLanes = 8;
@@ -87,7 +88,70 @@ void tile12x16(std::size_t kc, const double* a, const double* b, double* c, std:
   }
 }
 
+// The same kernels on 16 floats: tiles of 64 queries × 6 keys or
+// channels.
+namespace sp {
+using Real = float;
+using Vec = __m512;
+using Mask = __mmask16;
+constexpr std::size_t kLanes = 16;
+constexpr int kScoreVecs = 4, kScoreKeys = 6, kPvVecs = 4, kPvCols = 6;
+inline Vec load(const float* p) {
+  return _mm512_loadu_ps(p);
+}
+inline void store(float* p, Vec x) {
+  _mm512_storeu_ps(p, x);
+}
+inline Vec set1(float x) {
+  return _mm512_set1_ps(x);
+}
+inline Vec zero() {
+  return _mm512_setzero_ps();
+}
+inline Vec add(Vec a, Vec b) {
+  return _mm512_add_ps(a, b);
+}
+inline Vec sub(Vec a, Vec b) {
+  return _mm512_sub_ps(a, b);
+}
+inline Vec mul(Vec a, Vec b) {
+  return _mm512_mul_ps(a, b);
+}
+inline Vec max(Vec a, Vec b) {
+  return _mm512_max_ps(a, b);
+}
+inline Vec fma(Vec a, Vec b, Vec c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+inline Vec exp(Vec x) {
+  return Sleef_expf16_u10avx512f(x);
+}
+inline Mask is_neg_inf(Vec x) {
+  return _mm512_cmp_ps_mask(x, _mm512_set1_ps(-__builtin_inff()), _CMP_EQ_OQ);
+}
+inline Vec select(Mask m, Vec t, Vec f) {
+  return _mm512_mask_blend_ps(m, f, t);
+}
+
+#include "attention_softmax_body.inc"
+}  // namespace sp
+
 }  // namespace
+
+void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+                   float scale, float* st) {
+  sp::scores_impl(ld, nk, d, qt, K, scale, st);
+}
+
+void online_softmax_avx512(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
+                           float* alpha) {
+  sp::online_softmax_impl(ld, nk, st, m, l, alpha);
+}
+
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
+               const float* alpha, float* ot) {
+  sp::pv_impl(ld, nk, dv, pt, V, alpha, ot);
+}
 
 void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
                  std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,

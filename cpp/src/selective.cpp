@@ -48,6 +48,7 @@ void project_sequence(const Config& cfg, const Weights& w, const double* hidden,
 void convolve_sequence(const Config& cfg, const Weights& w, const double* u, std::size_t T,
                        double* cache, bool diff_from_zero, double* phi) {
   const std::size_t C = cfg.channels(), K = cfg.taps, W = cfg.cache_width();
+  if (T == 0) return;  // nothing to convolve; the cache is unchanged (and u, phi may be null)
   for (std::size_t c = 0; c < C; ++c) {
     if (K == 0) {
       steps::first_difference(u + c, C, T, cache + c * W, diff_from_zero, phi + c);
@@ -63,6 +64,7 @@ bool accumulate_sequence(const Config& cfg, const Weights& w, const double* phi,
                          std::size_t b, double* offset, double* angles,
                          const std::atomic<bool>* cancel) {
   const std::size_t C = cfg.channels(), R = cfg.pairs;
+  if (T == 0) return !is_cancelled(cancel);  // offsets unchanged (and phi, angles may be null)
   for (std::size_t c = 0; c < C; ++c) {
     if (is_cancelled(cancel)) return false;
     const double theta = w.theta[c % R];

@@ -885,10 +885,10 @@ double leakage_factor(const double* w, std::size_t N, double main_lobe_bins) {
 
 int smoothness_order(const double* w, std::size_t N) {
   constexpr auto D = static_cast<std::size_t>(kSmoothDegree);
-  if (N < 4 * (D + 4)) return -1;  // the end fits need M = N/4 ≥ D + 4 samples
+  if (N < 4 * (D + 4)) return kNotMeasurable;  // the end fits need M = N/4 ≥ D + 4 samples
   double wmax = 0;
   for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
-  if (!(wmax > 0) || !std::isfinite(wmax)) return -1;
+  if (!(wmax > 0) || !std::isfinite(wmax)) return kNotMeasurable;
   std::vector<double> v(w, w + N);
   double sum = 0;
   for (double& x : v) sum += (x /= wmax);
@@ -899,7 +899,7 @@ int smoothness_order(const double* w, std::size_t N) {
   for (std::size_t i = 0; i + 4 < N; ++i)
     d4[i] = std::abs(v[i + 4] - 4 * v[i + 3] + 6 * v[i + 2] - 4 * v[i + 1] + v[i]);
   std::nth_element(d4.begin(), d4.begin() + static_cast<std::ptrdiff_t>(d4.size() / 2), d4.end());
-  if (d4[d4.size() / 2] > 1e-2) return -1;
+  if (d4[d4.size() / 2] > 1e-2) return kNotMeasurable;
   // Ends: the left end, and the right end read backwards unless the window is symmetric (w[n] =
   // w[N−1−n]) or DFT-even (w[n] = w[N−n]), whose right end mirrors the left one.
   bool mirror = true, dft_even = true;
@@ -907,17 +907,23 @@ int smoothness_order(const double* w, std::size_t N) {
     mirror = mirror && std::abs(v[n] - v[N - 1 - n]) <= 1e-12;
     if (n > 0) dft_even = dft_even && std::abs(v[n] - v[N - n]) <= 1e-12;
   }
-  const std::vector<double> tol = invisible(W0, static_cast<double>(M));
   int order = kMaxSmoothnessOrder + 1;
   std::vector<std::vector<double>> ends{v};
   if (!mirror && !dft_even) ends.emplace_back(v.rbegin(), v.rend());
   for (const std::vector<double>& e : ends) {
-    if (end_is_impulse(e, M)) return -1;
-    const SideFit inside = side_fit(e, 0, M + 1, 0.0, static_cast<double>(M));
+    // The end fit must not reach an interior join (Tukey's taper meets its flat part at αN/2): a
+    // polynomial through a kink is no Taylor expansion of the end, and its bias reads as a jump.
+    // So it spans at most the samples before the first peak of |Δ⁴w| (stencil c…c+4: samples
+    // 0…c are on the end's smooth piece).
+    std::size_t Me = M;
+    for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) Me = std::min(Me, c);
+    if (Me < D + 4) return kNotMeasurable;  // a join within D + 4 samples of the end
+    if (end_is_impulse(e, Me)) return -1;   // an impulse: the derivative of a jump (k = −1)
+    const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
     // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
-    // windows sampled at half-integers): u ∈ [−1/M, 0].
-    order =
-        std::min(order, contact_order(nullptr, &inside, -1.0 / static_cast<double>(M), 0.0, tol));
+    // windows sampled at half-integers): u ∈ [−1/Me, 0].
+    const double Md = static_cast<double>(Me);
+    order = std::min(order, contact_order(nullptr, &inside, -1.0 / Md, 0.0, invisible(W0, Md)));
   }
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.
@@ -936,11 +942,39 @@ int smoothness_order(const double* w, std::size_t N) {
 
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
   const int p = smoothness_order(w, N);
-  if (p >= 0 && p <= kMaxSmoothnessOrder) return -20.0 * std::log10(2.0) * (p + 1);
-  return fitted_falloff_db_per_octave(w, N, first_min_bins);
+  const double octave = 20.0 * std::log10(2.0);
+  if (p >= -1 && p <= kMaxSmoothnessOrder) return -octave * (p + 1);  // −1: an impulse, 0 dB/oct
+  if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
+  // Not piecewise smooth at this N, or smoother than a jump of order kMaxSmoothnessOrder: the
+  // far sidelobes' slope, if it is an asymptote (the same in the band's lower and upper halves).
+  const FittedBand band = fitted_band(w, N, first_min_bins);
+  if (band.at_floor) return -std::numeric_limits<double>::infinity();
+  const double slope = band.asymptotic_slope();
+  if (p > kMaxSmoothnessOrder) {  // no jump up to that order: only a steeper slope is consistent
+    return slope <= -octave * (kMaxSmoothnessOrder + 1) ? slope : FiguresOfMerit::nan;
+  }
+  return slope <= 0 ? slope : FiguresOfMerit::nan;
 }
 
-double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
+double FittedBand::asymptotic_slope() const {
+  const std::vector<double>& x = xs.size() >= 8 ? xs : xa;
+  const std::vector<double>& y = xs.size() >= 8 ? ys : ya;
+  if (x.size() < 8) return FiguresOfMerit::nan;
+  // The halves of the band, split at its geometric middle (an octave each at most)
+  const double mid = std::sqrt(f_lo * f_hi);
+  std::vector<double> x1, y1, x2, y2;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    (x[i] < mid ? x1 : x2).push_back(x[i]);
+    (x[i] < mid ? y1 : y2).push_back(y[i]);
+  }
+  if (x1.size() < 4 || x2.size() < 4) return FiguresOfMerit::nan;
+  const double s1 = fit_slope_per_octave(x1, y1, Nd), s2 = fit_slope_per_octave(x2, y2, Nd);
+  const double s = fit_slope_per_octave(x, y, Nd);
+  if (!(std::abs(s1 - s2) <= kAsymptoteToleranceDb)) return FiguresOfMerit::nan;
+  return s;
+}
+
+FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins) {
   // Far band: from 4 main-lobe widths (and N/32) up one to two octaves to max(N/8, 2 f_lo),
   // capped at 3N/8; read on a grid of 1/8 bin whatever the caller's padding.
   const double Nd = static_cast<double>(N);
@@ -955,9 +989,12 @@ double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first
     edge = std::abs(dtft_one(w, N, first_min_bins, zr, zb, nullptr)) < 1e-10 * std::abs(W0);
   }
   const double fm = edge ? first_min_bins : 0.0;
-  const double f_lo = std::max(4.0 * fm, Nd / 32.0);
-  const double f_hi = std::min(std::max(Nd / 8.0, 2.0 * f_lo), 0.375 * Nd);
-  if (!(f_hi >= 1.5 * f_lo)) return FiguresOfMerit::nan;
+  FittedBand band;
+  band.Nd = Nd;
+  const double f_lo = band.f_lo = std::max(4.0 * fm, Nd / 32.0);
+  const double f_hi = band.f_hi = std::min(std::max(Nd / 8.0, 2.0 * f_lo), 0.375 * Nd);
+  if (!(f_hi >= 1.5 * f_lo)) return band;
+  band.long_enough = true;
   constexpr std::size_t P = 8;
   const double pd = static_cast<double>(P);
   const std::size_t K = N * P / 2 + 1;
@@ -966,7 +1003,7 @@ double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first
   std::vector<double> mag(K);
   for (std::size_t k = 0; k < K; ++k) mag[k] = std::abs(X[k]);
   const double floor = 1e-12 * mag[0];  // −240 dB: the DTFT's rounding floor (see highest_sidelobe)
-  std::vector<double> xs, ys, xa, ya;
+  std::vector<double>&xs = band.xs, &ys = band.ys, &xa = band.xa, &ya = band.ya;
   std::size_t in_band = 0;
   for (std::size_t j = 1; j + 1 < K; ++j) {
     const double f = static_cast<double>(j) / pd;
@@ -984,12 +1021,18 @@ double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first
       ys.push_back(y1 - 0.25 * (y0 - y2) * delta - db(mag[0]));
     }
   }
-  if (xs.size() >= 4) return fit_slope_per_octave(xs, ys, Nd);
+  // The far band lies at the rounding floor: faster than any power law double precision resolves.
+  band.at_floor = in_band > 0 && xa.size() < 4;
+  return band;
+}
+
+double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
+  const FittedBand band = fitted_band(w, N, first_min_bins);
+  if (band.xs.size() >= 4) return fit_slope_per_octave(band.xs, band.ys, band.Nd);
   // No distinct sidelobe peaks (a monotone far spectrum, e.g. Hann–Poisson, a strongly decaying
   // exponential): the slope of |W| itself.
-  if (xa.size() >= 4) return fit_slope_per_octave(xa, ya, Nd);
-  // The far band lies at the rounding floor: faster than any power law double precision resolves.
-  if (in_band > 0) return -std::numeric_limits<double>::infinity();
+  if (band.xa.size() >= 4) return fit_slope_per_octave(band.xa, band.ya, band.Nd);
+  if (band.at_floor) return -std::numeric_limits<double>::infinity();
   return FiguresOfMerit::nan;
 }
 

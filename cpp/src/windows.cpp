@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -23,11 +24,17 @@ namespace {
 constexpr double pi = boost::math::constants::pi<double>();
 using cplx = std::complex<double>;
 
+/// v as %g, or with the fewest more digits that read back as v (0.1 as "0.1", like Python repr).
 std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
+  std::string text;
+  for (int digits = 6; digits <= 17; ++digits) {  // as %g, with more digits when needed
+    std::ostringstream s;
+    s.precision(digits);
+    s << v;
+    text = s.str();
+    if (!std::isfinite(v) || std::strtod(text.c_str(), nullptr) == v) break;
+  }
+  return text;
 }
 
 [[noreturn]] void bad(const std::string& msg) {
@@ -1252,25 +1259,67 @@ const WindowRow& row(const std::string& name) {
   for (const auto& a : aliases()) {
     if (a.first == name) return row(a.second);
   }
-  std::string best;
-  std::size_t best_d = std::numeric_limits<std::size_t>::max();
-  auto consider = [&](const std::string& cand) {
-    const std::size_t dd = edit_distance(name, cand);
-    if (dd < best_d) {
-      best_d = dd;
-      best = cand;
-    }
+  // Names other libraries use that are not aliases here: NumPy's and MATLAB's names (a hint only,
+  // since e.g. np.hanning is the symmetric Hann window, which is hann with sym=True).
+  struct Foreign {
+    const char* name;
+    const char* window;
+    const char* note;
   };
-  for (const WindowRow& s : table()) consider(s.name);
-  for (const auto& a : aliases()) consider(a.first);
-  std::string known;
-  for (const WindowRow& s : table()) known += (known.empty() ? "" : ", ") + s.name;
+  static const std::vector<Foreign> foreign = {
+      {"hanning", "hann", " NumPy's np.hanning is hann with sym=True"},
+      {"rectwin", "rectangular", ""},
+      {"rectangle", "rectangular", ""},
+      {"box", "rectangular", ""},
+      {"triangle", "triangular", ""},
+      {"flattopwin", "flattop", ""},
+      {"nuttallwin", "nuttall", ""},
+      {"barthannwin", "barthann", ""},
+      {"bohmanwin", "bohman", ""},
+      {"gausswin", "gaussian", ""},
+      {"gauss", "gaussian", ""},
+      {"taylorwin", "taylor", ""},
+      {"parzenwin", "parzen", ""},
+      {"blackman_harris", "blackman_harris_4", " scipy's blackmanharris"},
+      {"exponential_decay", "ssm", " the causal exponential exp(-alpha n)"},
+      {"ssm_window", "ssm", ""},
+  };
+  const std::string all = "; window_names() lists them all";
+  for (const Foreign& f : foreign) {
+    if (f.name == name) {
+      bad("name must be a window name, got '" + name + "' (did you mean '" + f.window + "'?" +
+          f.note + ")" + all);
+    }
+  }
+  // The closest names (canonical names and aliases), at most three, nearest first.
+  std::vector<std::pair<std::size_t, std::string>> near;
+  const std::size_t within = std::max<std::size_t>(2, name.size() / 3);
+  for (const WindowRow& s : table()) {
+    if (edit_distance(name, s.name) <= within)
+      near.emplace_back(edit_distance(name, s.name), s.name);
+  }
+  for (const auto& a : aliases()) {
+    if (edit_distance(name, a.first) <= within)
+      near.emplace_back(edit_distance(name, a.first), a.first);
+  }
+  for (const Foreign& f : foreign) {  // a misspelt foreign name suggests the window it means
+    if (edit_distance(name, f.name) <= within)
+      near.emplace_back(edit_distance(name, f.name), f.window);
+  }
+  std::stable_sort(near.begin(), near.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   std::string hint;
-  if (best_d <= std::max<std::size_t>(2, name.size() / 3)) hint = " (did you mean '" + best + "'?)";
-  bad("name must be one of " + known +
-      " (or an alias: boxcar, bartlett, blackmanharris, chebwin, "
-      "riemann, ...), got '" +
-      name + "'" + hint);
+  std::vector<std::string> shown;
+  for (const auto& n : near) {
+    if (shown.size() == 3) break;
+    if (std::find(shown.begin(), shown.end(), n.second) == shown.end()) shown.push_back(n.second);
+  }
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    hint += (i == 0 ? "" : (i + 1 == shown.size() ? " or " : ", ")) + ("'" + shown[i] + "'");
+  }
+  if (!hint.empty()) hint = " (did you mean " + hint + "?)";
+  bad("name must be a window name, got '" + name + "'" + hint + all +
+      " (window_names(aliases=True) with the aliases)");
 }
 
 const std::vector<std::string>& names() {

@@ -269,9 +269,16 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
   // Hann at N = 64 (the band is one octave, 8–16 bins): within 1 dB/octave.
   const auto hann = cosine_sum(64, {0.5, 0.5});
   EXPECT_NEAR(merit::sidelobe_falloff_db_per_octave(hann.data(), 64, 2.0), -18, 1.0);
-  // Too short for a far band: NaN. A Gaussian at the rounding floor: −inf.
-  const std::vector<double> rect8(8, 1.0);
-  EXPECT_TRUE(std::isnan(merit::sidelobe_falloff_db_per_octave(rect8.data(), 8, 1.0)));
+  // Too short to measure (N < 56): NaN, never a positive transition slope. A Gaussian at the
+  // rounding floor: −inf. Dolph–Chebyshev (end impulses): 0 in both conventions.
+  for (const std::size_t N : {8, 16, 32, 55}) {
+    const std::vector<double> rect(N, 1.0);
+    EXPECT_TRUE(std::isnan(merit::sidelobe_falloff_db_per_octave(rect.data(), N, 1.0))) << N;
+  }
+  for (const bool sym : {true, false}) {
+    const auto cheb = win::make_window("chebyshev", 1024, sym, {{"at", 80.0}});
+    EXPECT_EQ(merit::sidelobe_falloff_db_per_octave(cheb.data(), 1024, 2.0), 0.0) << sym;
+  }
   const auto gauss = win::make_window("gaussian", 1024, false, {{"alpha", 12.0}});
   EXPECT_EQ(merit::sidelobe_falloff_db_per_octave(gauss.data(), 1024, 512.0),
             -std::numeric_limits<double>::infinity());

@@ -68,6 +68,7 @@ from ropelab import (
     transition,
 )
 from ropelab._core_loader import core as _core
+from ropelab._public import public_dir
 
 if TYPE_CHECKING:  # imported on first use (``__getattr__`` below); type checkers see the modules
     from ropelab import claims, plot, report
@@ -109,4 +110,13 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(__all__)
+
+
+# Tab completion offers each module's API (its __all__), not the names it imports (np, warnings).
+for _module in (
+    attention, expressivity, extrapolation, recurrence, related, rff, rotary, selective, simd, spectra, sweep,
+    tasks, temperature, transition,
+):  # fmt: skip
+    _module.__dir__ = public_dir(_module.__name__)  # type: ignore[method-assign]
+del _module

@@ -30,13 +30,28 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action) or ""
 
 
-def _writable_ancestor(option: str, path: Path) -> None:
-    """The nearest existing folder above ``path`` must be a folder this process can write in."""
+def _stat_or_absent(option: str, path: Path) -> bool:
+    """Whether ``path`` exists; a UsageError naming ``option`` when it cannot be examined (a symbolic
+    link loop or a dangling link, a component that is not a folder, no permission, a name too long).
+    """
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # (a file above it: _writable_parent names it)
+        if path.is_symlink():
+            raise UsageError(f"{option} {path}: is a dangling symbolic link") from None
+        return False
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise UsageError(f"{option} {path!s:.200}: not a valid path ({exc})") from None
+    return True
+
+
+def _writable_parent(option: str, path: Path) -> None:
+    """The folder ``path`` goes in must exist (nothing is created silently) and be writable."""
     parent = path.parent
-    while not parent.exists():
-        if parent == parent.parent:
-            break
-        parent = parent.parent
+    if not parent.exists():
+        raise UsageError(f"{option} {path}: the directory {parent} does not exist; create it first")
     if not parent.is_dir():
         raise UsageError(f"{option} {path}: {parent} is not a directory")
     try:  # the one reliable test (access() says yes to root even on read-only or virtual file systems)
@@ -53,7 +68,7 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
     ------
     UsageError
         Naming ``option`` and the reason: a suffix not in ``suffixes``, a directory in the way, a
-        parent that is a file or not writable.
+        parent folder that does not exist (none is created), is a file or is not writable.
 
     Examples
     --------
@@ -66,6 +81,9 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
         raise UsageError(
             f"{option} {path}: unsupported file type {path.suffix or '(none)'!r}; use {', '.join(sorted(suffixes))}"
         )
+    if not _stat_or_absent(option, path):
+        _writable_parent(option, path)
+        return path
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory")
     if path.exists():
@@ -75,26 +93,31 @@ def check_output_file(option: str, path: Path, suffixes: Collection[str] | None 
         except OSError as exc:
             raise UsageError(f"{option} {path}: not writable ({exc.strerror or exc})") from None
         return path
-    _writable_ancestor(option, path)
+    _writable_parent(option, path)
     return path
 
 
 def check_output_dir(option: str, path: Path) -> Path:
-    """Check that ``path`` is, or can be created as, a writable directory.
+    """Check that ``path`` is a writable directory, or can be created as one in an existing folder.
 
     Raises
     ------
     UsageError
-        Naming ``option``: a file in the way, or a parent that is not writable.
+        Naming ``option``: a file in the way, a parent folder that does not exist (only ``path``
+        itself is created, not the folders above it) or is not writable.
 
     Examples
     --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     check_output_dir("--figures", Path(d) / "new" / "figures").name
+    ...     check_output_dir("--figures", Path(d) / "figures").name
     'figures'
+    >>> check_output_dir("--figures", Path("/nonexistent/figures"))
+    Traceback (most recent call last):
+    ...
+    ropelab._cli_common.UsageError: --figures /nonexistent/figures: the directory /nonexistent does not exist; create it first
     """
-    if path.exists() and not path.is_dir():
+    if _stat_or_absent(option, path) and not path.is_dir():
         raise UsageError(f"{option} {path}: exists and is not a directory")
     if path.is_dir():
         try:
@@ -103,7 +126,7 @@ def check_output_dir(option: str, path: Path) -> Path:
         except OSError as exc:
             raise UsageError(f"{option} {path}: cannot write in it ({exc.strerror or exc})") from None
         return path
-    _writable_ancestor(option, path)
+    _writable_parent(option, path)
     return path
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ropelab import rff, spectra
-from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_file, dumps
+from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, check_output_dir, check_output_file, dumps
 
 __all__ = ["add_parser"]
 
@@ -54,14 +54,18 @@ def _backend(scheduler: str | None, timeout: float) -> Iterator[Any]:
         return
     try:
         client = distributed.Client(scheduler, timeout=timeout)
-    except OSError as exc:  # refused, unreachable, timed out
-        raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # refused, unreachable, timed out, or an address Dask cannot parse
+        raise RuntimeError(
+            f"--scheduler {scheduler!r}: cannot reach a Dask scheduler there within {timeout:g} s "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
     with client:
         yield client
 
 
 def _write_table(df: Any, path: Path, args: argparse.Namespace) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".parquet":
         df.reset_index().to_parquet(path, index=False)
     elif path.suffix.lower() == ".json":
@@ -96,7 +100,6 @@ def _plot(df: Any, path: Path, y: str | None) -> None:
             fig = plot.sweep_lines(df, x, y or "empirical_mse", err="stderr", ref="analytic_mse", logy=True)
         else:
             fig = plot.sweep_lines(df, (numeric or axes)[0], y or "highest_sidelobe_db")
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"wrote {path}", file=sys.stderr)
 
@@ -111,6 +114,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         check_output_file("--out", args.out, _TABLE_SUFFIXES)
     if args.plot is not None:
         check_output_file("--plot", args.plot, FIGURE_SUFFIXES)
+    if args.store is not None:
+        check_output_dir("--store", args.store)
     if task == "rff_mse":
         grid: dict[str, Any] = {
             "xi": args.xi,
@@ -207,12 +212,23 @@ def _common(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: Any) -> None:
     """Add ``sweep rff-mse`` and ``sweep window-merit`` to the ``ropelab`` subcommands."""
     s = sub.add_parser(
-        "sweep", help="parameter grids: MSE maps and window figures of merit (local or Dask)", formatter_class=Formatter
+        "sweep",
+        help="parameter grids: MSE maps and window figures of merit (local or Dask)",
+        description="Evaluate a function over the product of parameter grids, locally or on a Dask cluster, "
+        "optionally resuming from a Parquet store of finished cells: rff-mse for the random-feature MSE, "
+        "window-merit for the figures of merit of windows.",
+        formatter_class=Formatter,
     )
     tasks = s.add_subparsers(dest="task", required=True)
 
     r = tasks.add_parser(
-        "rff-mse", help="closed-form and Monte-Carlo MSE over a grid of xi, D, sigma, ...", formatter_class=Formatter
+        "rff-mse",
+        help="closed-form and Monte-Carlo MSE over a grid of xi, D, sigma, ...",
+        description="The MSE of a random-feature estimate of exp(q.k) for unit-norm q, k with q.k = xi: the "
+        "closed form and a Monte-Carlo estimate with its standard error, at every combination of the "
+        "given xi, D, sigma, estimator, convention, d and mode. A sigma may be a number or a rule: paper "
+        "(Theorem 1's tan rule), unbiased or optimal (the MSE-optimal sigma at that D).",
+        formatter_class=Formatter,
     )
     r.add_argument("--xi", type=float, nargs="+", required=True, help="cosines q.k of the unit-norm pair")
     r.add_argument("--D", type=int, nargs="+", required=True, help="feature counts")

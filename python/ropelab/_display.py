@@ -24,7 +24,20 @@ import numpy as np
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
 
-__all__ = ["ResultDisplay", "document_fields", "field_doc", "field_docs", "field_names", "field_types", "short_value"]
+__all__ = [
+    "ResultDisplay",
+    "VERDICT_COLORS",
+    "document_fields",
+    "field_doc",
+    "field_docs",
+    "field_names",
+    "field_types",
+    "field_units",
+    "number_html",
+    "short_value",
+    "value_html",
+    "verdict_html",
+]
 
 _C = TypeVar("_C", bound=type)
 
@@ -332,12 +345,174 @@ class ResultDisplay:
             return one
         return f"{type(self).__name__}(\n" + "".join(f"    {item},\n" for item in items) + ")"
 
+    def _html_rows(self) -> list[tuple[str, str, str]]:
+        """(name, value as HTML, field docstring) for each row of the HTML table."""
+        titles = _field_titles(type(self))
+        units = field_units(type(self))
+        return [(name, value_html(value, units.get(name, "")), titles.get(name, "")) for name, value in self._shown()]
+
+    def _html_extra(self) -> str:
+        """HTML shown below the table (a result's key numbers that are not fields); empty here."""
+        return ""
+
     def _repr_html_(self) -> str:
         e = html.escape
-        titles = _field_titles(type(self))
         rows = "".join(
-            f"<tr><th style='text-align:left'{_title(titles.get(name, ''))}>{e(name)}</th>"
-            f"<td style='text-align:left'>{e(short_value(value, 120))}</td></tr>"
-            for name, value in self._shown()
+            f"<tr><th style='text-align:left'{_title(doc)}>{e(name)}</th><td style='text-align:left'>{value}</td></tr>"
+            for name, value, doc in self._html_rows()
         )
-        return f"<table><caption style='text-align:left'><b>{e(type(self).__name__)}</b></caption>{rows}</table>"
+        table = f"<table><caption style='text-align:left'><b>{e(type(self).__name__)}</b></caption>{rows}</table>"
+        return table + self._html_extra()
+
+
+#: The colour of each verdict in HTML views (``error``: the check raised).
+VERDICT_COLORS: dict[str, str] = {"holds": "#1a7f37", "holds-if": "#9a6700", "fails": "#cf222e", "error": "#8250df"}
+
+
+def verdict_html(verdict: str) -> str:
+    """A verdict as bold coloured HTML text (:data:`VERDICT_COLORS`), without quotes.
+
+    Parameters
+    ----------
+    verdict : str
+        ``holds``, ``holds-if``, ``fails`` or ``error``.
+
+    Returns
+    -------
+    str
+        The HTML.
+
+    Examples
+    --------
+    >>> verdict_html("holds")
+    "<span style='color:#1a7f37;font-weight:bold'>holds</span>"
+    """
+    color = VERDICT_COLORS.get(verdict, "inherit")
+    return f"<span style='color:{color};font-weight:bold'>{html.escape(verdict)}</span>"
+
+
+#: Units read from a field's name: its suffix -> the unit.
+_SUFFIX_UNITS = (("_db_per_octave", "dB/octave"), ("_db", "dB"), ("_bins", "bins"), ("_seconds", "s"))
+#: Units read from a field's docstring: a parenthesised unit such as ``(samples)`` or ``(dB, >= 0)``.
+_DOC_UNIT = re.compile(r"\((dB/octave|dB|bins|samples|rad/sample|1/sample|seconds|s)\b[^()]*\)")
+
+
+def field_units(cls: type) -> dict[str, str]:
+    """The unit of each field of a result class: its class attribute ``_units``, else read from the
+    field's name (``_db``, ``_bins``, ...) or from a parenthesised unit in its docstring.
+
+    Parameters
+    ----------
+    cls : type
+        A result class (a dataclass or a class bound from C++).
+
+    Returns
+    -------
+    dict of str to str
+        Field name to unit, for the fields that have one.
+
+    Examples
+    --------
+    >>> from ropelab.spectra import FiguresOfMerit
+    >>> units = field_units(FiguresOfMerit)
+    >>> units["highest_sidelobe_db"], units["enbw_bins"], units["N"]
+    ('dB', 'bins', 'samples')
+    """
+    if dataclasses.is_dataclass(cls):
+        docs = {f.name: str(f.metadata.get("doc", "")) for f in dataclasses.fields(cls)}
+    else:
+        docs = field_docs(cls)
+    units: dict[str, str] = {}
+    for name, doc in docs.items():
+        unit = next((u for suffix, u in _SUFFIX_UNITS if name.endswith(suffix)), None)
+        if unit is None:
+            m = _DOC_UNIT.search(doc.split(";")[0])
+            unit = m.group(1) if m else None
+        if unit is not None:
+            units[name] = {"seconds": "s"}.get(unit, unit)
+    units.update(getattr(cls, "_units", {}))
+    return units
+
+
+def number_html(x: float, unit: str = "", digits: int = 4) -> str:
+    """A number for HTML: ``digits`` significant digits, a true minus sign, powers of ten as
+    ``×10<sup>k</sup>`` and the unit after a narrow space.
+
+    Parameters
+    ----------
+    x : float
+        The number.
+    unit : str
+        Its unit, or ``""``.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    str
+        The HTML.
+
+    Examples
+    --------
+    >>> number_html(-13.2614, "dB"), number_html(2.5e-7)
+    ('−13.26&#8239;dB', '2.5×10<sup>−7</sup>')
+    """
+    x = float(x)
+    if math.isnan(x):
+        text = "nan"
+    elif math.isinf(x):
+        text = "∞" if x > 0 else "−∞"
+    else:
+        text = f"{x:.{digits}g}"
+        if "e" in text:
+            mant, exp = text.split("e")
+            text = f"{mant}×10<sup>{int(exp)}</sup>" if mant != "1" else f"10<sup>{int(exp)}</sup>"
+        text = text.replace("-", "−") if x != 0 else "0"
+    return f"{text}&#8239;{html.escape(unit)}" if unit else text
+
+
+def value_html(v: Any, unit: str = "") -> str:
+    """One field value for an HTML table: numbers formatted with their unit, text bare (no quotes),
+    verdicts coloured, short arrays written out and long ones summarised.
+
+    Parameters
+    ----------
+    v : object
+        The value.
+    unit : str
+        Its unit, or ``""``.
+
+    Returns
+    -------
+    str
+        The HTML.
+
+    Examples
+    --------
+    >>> value_html(np.array([0.5, 1.0]), "dB")
+    '[0.5, 1]&#8239;dB'
+    """
+    e = html.escape
+    if v is None:
+        return "—"
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v)}&#8239;{e(unit)}" if unit else str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return number_html(float(v), unit)
+    if isinstance(v, str):
+        return verdict_html(v) if v in VERDICT_COLORS else e(v)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "iuf" and v.ndim == 1 and 0 < v.size <= 8:
+        items = ", ".join(number_html(float(x)) for x in v)
+        return f"[{items}]&#8239;{e(unit)}" if unit else f"[{items}]"
+    if isinstance(v, np.ndarray) and v.dtype.kind in "iuf" and v.size:
+        finite = v[np.isfinite(v)]
+        shape = "×".join(str(n) for n in v.shape)
+        if not finite.size:
+            return f"{shape} array, no finite values"
+        lo, hi = number_html(float(np.min(finite)), unit), number_html(float(np.max(finite)), unit)
+        return f"{shape} array, {lo} … {hi}"
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, str) for x in v):
+        return e(", ".join(v))
+    return e(short_value(v, 120))

@@ -5,7 +5,8 @@ Proc. IEEE 66(1), 51–83, 1978, Table 1 ("Windows and figures of merit"). :data
 table's 41 rows of windows with fixed coefficients or parameters, as printed (an empty cell,
 Hann–Poisson α = 2.0's highest sidelobe, is ``None``), each mapped to a window of
 :func:`ropelab.spectra.window` with Harris's parameter, the ten columns in the order of
-:data:`COLUMNS` (bandwidths in bins, overlap correlations in percent, DFT-even windows). Harris's
+:data:`COLUMNS` (bandwidths in bins, overlap correlations in percent as printed, DFT-even windows;
+:func:`from_printed` converts them to the fractions of :class:`ropelab.spectra.FiguresOfMerit`). Harris's
 parameters in ropelab's names: Kaiser–Bessel α is ``beta/π``; Dolph–Chebyshev α is
 ``attenuation/20`` (dB); every other α is the window's ``alpha``. The Barcilon–Temes rows
 (α = 3.0, 3.5, 4.0) are not among them: :func:`ropelab.spectra.harris_table` lists that window
@@ -24,7 +25,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-#: (figure-of-merit field, Harris's column heading, unit, half a unit of the printed last digit)
+#: (figure-of-merit field, Harris's column heading, the unit Harris prints it in, half a unit of the
+#: printed last digit); ropelab's values of the ``%`` columns are fractions (:func:`from_printed`).
 COLUMNS: tuple[tuple[str, str, str, float], ...] = (
     ("highest_sidelobe_db", "highest sidelobe", "dB", 0.5),
     ("sidelobe_falloff_db_per_octave", "sidelobe fall-off", "dB/octave", 1.0),
@@ -34,8 +36,8 @@ COLUMNS: tuple[tuple[str, str, str, float], ...] = (
     ("scalloping_loss_db", "scalloping loss", "dB", 0.005),
     ("worst_case_processing_loss_db", "worst-case processing loss", "dB", 0.005),
     ("bandwidth_6db_bins", "6.0-dB BW", "bins", 0.005),
-    ("overlap_correlation_75_percent", "overlap correlation 75%", "%", 0.05),
-    ("overlap_correlation_50_percent", "overlap correlation 50%", "%", 0.05),
+    ("overlap_correlation_75", "overlap correlation 75%", "%", 0.05),
+    ("overlap_correlation_50", "overlap correlation 50%", "%", 0.05),
 )
 
 
@@ -235,7 +237,15 @@ def explain(label: str, column: str, computed: float, printed: float, tol: float
     return _LAST if abs(computed - printed) <= 3.0 * tol + 1e-9 else "unexplained"
 
 
-def _fmt(value: float, unit: str) -> str:
+def from_printed(column: str, printed: float | None) -> float | None:
+    """A printed value of Harris's in ropelab's units: the ``%`` columns as fractions."""
+    unit = next(u for c, _, u, _ in COLUMNS if c == column)
+    return None if printed is None else printed / 100.0 if unit == "%" else printed
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:  # not measurable (the fall-off of a short window)
+        return "n/a"
     if value != value:  # nan
         return "—"
     if value in (float("inf"), float("-inf")):
@@ -273,9 +283,11 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
         printed = r["harris"]
         cells = [str(r["label"])]
         for c, _, u, _ in COLUMNS:
-            cell = _fmt(float(r[c]), u)  # type: ignore[arg-type]
+            scale = 100.0 if u == "%" else 1.0  # shown in Harris's units
+            cell = _fmt(None if r[c] is None else scale * float(r[c]), u)  # type: ignore[arg-type]
             if printed is not None and fmt != "csv":
-                shown = _printed(printed[c], c, u)  # type: ignore[index]
+                value = printed[c]  # type: ignore[index]
+                shown = _printed(None if value is None else scale * value, c, u)
                 cell += f" ({shown or '—'})"
             cells.append(cell)
         cells += [str(r["harris_differs"]), str(r["harris_notes"])]
@@ -287,8 +299,8 @@ def format_table(rows: list[dict[str, object]], fmt: str) -> str:
         for r, cells in zip(rows, body):
             printed = r["harris"]
             extra = [
-                "" if printed is None or printed[c] is None else f"{printed[c]:g}"  # type: ignore[index]
-                for c, _, _, _ in COLUMNS
+                "" if printed is None or printed[c] is None else f"{(100.0 if u == '%' else 1.0) * printed[c]:g}"  # type: ignore[index]
+                for c, _, u, _ in COLUMNS
             ]
             w.writerow([*cells, *extra])
         return out.getvalue()

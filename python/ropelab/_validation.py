@@ -129,3 +129,56 @@ def _is_default(value: Any, default: Any) -> bool:
     if value is default:
         return True
     return type(value) is type(default) and not isinstance(value, np.ndarray) and bool(value == default)
+
+
+def check_size(func: str, name: str, count: float, itemsize: int = 8) -> None:
+    """MemoryError naming ``func`` and ``name`` when ``count`` items of ``itemsize`` bytes (an array
+    that argument ``name`` asks for, or its copy) cannot fit in physical memory; checked before
+    any allocation or copy.
+    """
+    need = float(count) * itemsize
+    if not need <= _physical_bytes():
+        raise MemoryError(
+            f"{func}: {name} asks for {float(count):.4g} values ({need * 1e-9:.3g} GB), more than "
+            f"physical memory ({_physical_bytes() * 1e-9:.3g} GB)"
+        )
+
+
+def real_array(func: str, name: str, x: Any, *, finite: bool = False) -> npt.NDArray[np.float64]:
+    """Argument ``name`` of ``func`` as a C-contiguous float64 array.
+
+    TypeError for None, bool, complex, object or string input; MemoryError before the copy when
+    a copy (of a broadcast view, say) cannot fit in physical memory; ValueError for NaN/inf when
+    ``finite``. Each message names ``func`` and ``name``.
+    """
+    if x is None:
+        raise TypeError(f"{func}: {name} must be a real array, got None")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{func}: {name} must be a real array, got {type(x).__name__}") from None
+    if a.dtype.kind == "b":
+        raise TypeError(f"{func}: {name} must be a real array, not bool (True/False are not numbers)")
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{func}: {name} must be a real array, got dtype {a.dtype}")
+    if not (a.dtype == np.float64 and a.flags.c_contiguous):
+        check_size(func, name, a.size)
+    out = as_float64(a)
+    if finite and not all_finite(out):
+        i = int(np.flatnonzero(~np.isfinite(out.reshape(-1)))[0])
+        raise ValueError(f"{func}: {name} must be finite, element {i} is {out.reshape(-1)[i]}")
+    return out
+
+
+def seed(func: str, value: Any, name: str = "seed") -> int:
+    """A reproducible seed: an integer in ``[0, 2**64)`` (not None, not bool)."""
+    if value is None:
+        raise TypeError(f"{func}: {name} must be an integer in [0, 2**64) (None would not be reproducible)")
+    return integer(func, name, value, 0, 2**64 - 1)
+
+
+def same_kind(e: BaseException) -> type[Exception]:
+    """The public class of ``e`` (MemoryError, TypeError or ValueError) for re-raising it with
+    another message (NumPy's subclasses, such as its allocation error, take other arguments).
+    """
+    return next(c for c in (MemoryError, TypeError, ValueError) if isinstance(e, c))

@@ -36,10 +36,20 @@ Rotary angles. ``angles`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t,
 attention, which is RoPE for ``angles = rotary.rope_angles(...)`` and Selective RoPE for the
 cumulative angles of :func:`ropelab.rotary.selective_angles`; ``random_feature(q, k, v, D,
 angles=p)`` equals ``random_feature(rotate(q, p), rotate(k, p), v, D)``.
+
+Precision (the dtype rule of :func:`softmax`, :func:`random_feature` and
+:func:`ropelab.rotary.rotate`). When ``q``, ``k`` and ``v`` are all NumPy arrays of dtype float32
+(``x`` for ``rotate``), the result is float32; any other real input (float64, integers, a mix of
+float32 and float64, lists) is converted to float64, computed and returned in float64, the
+default for verification. There is no ``dtype=`` argument: cast the inputs. :func:`softmax`
+computes such input in float32 throughout; :func:`random_feature` still computes it in float64
+and rounds once; ``rotate`` rounds float64 products once. Every path is bit-identical for every
+thread count; the accuracy of each float32 result is stated in its function's Returns section.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast, overload
@@ -47,7 +57,7 @@ from typing import Any, Literal, NamedTuple, cast, overload
 import numpy as np
 import numpy.typing as npt
 
-from ropelab import rotary, temperature
+from ropelab import _validation, rotary, temperature
 from ropelab._core_loader import core as _core
 from ropelab._display import document_fields, field_doc
 from ropelab._docstrings import shared
@@ -100,17 +110,25 @@ def _all_float32(*xs: ArrayLike) -> bool:
 
 
 def _rotate(q: ArrayLike, k: ArrayLike, angles: ArrayLike | None, layout: Layout, func: str) -> tuple[Any, Any]:
+    """``q`` and ``k`` rotated by ``angles``, in float64 whatever their dtype (the float64 path's
+    numbers; a float32 result is rounded once, at the end); errors name ``func`` and the argument.
+    """
     if angles is None:
         return q, k
-    qa, ka = np.asarray(q), np.asarray(k)
+    qa, ka = _validation.real_array(func, "q", q), _validation.real_array(func, "k", k)
     if qa.ndim >= 2 and ka.ndim >= 2 and qa.shape[-2] != ka.shape[-2]:
         raise ValueError(
             f"{func}: angles need as many queries as keys (T == S), got q.shape={qa.shape} and k.shape={ka.shape}"
         )
-    try:
-        return rotary.rotate(q, angles, layout), rotary.rotate(k, angles, layout)
-    except (ValueError, TypeError) as e:
-        raise type(e)(f"{func}: angles: {e}") from None
+    out = []
+    for name, x in (("q", qa), ("k", ka)):
+        try:
+            out.append(rotary.rotate(x, angles, layout))
+        except (ValueError, TypeError, MemoryError) as e:
+            # the rotation's own message names its arguments x (here q or k) and angles
+            msg = str(e).replace("rotary.rotate: x", f"{func}: {name}").replace("rotary.rotate:", f"{func}:")
+            raise _validation.same_kind(e)(msg) from None
+    return out[0], out[1]
 
 
 def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, int, int]:
@@ -118,18 +136,23 @@ def _bias_view(bias: ArrayLike, q: ArrayLike, k: ArrayLike) -> tuple[Any, Any, i
     qa, ka = np.asarray(q), np.asarray(k)
     if qa.ndim < 2 or ka.ndim < 2:
         return bias, None, 0, 0  # the core reports the shape error of q/k
-    b = np.asarray(bias)
-    if b.dtype.kind not in "biuf":
-        raise TypeError(f"attention.softmax: bias must be a real array, got dtype {b.dtype}")
-    b = np.ascontiguousarray(b, dtype=np.float64)
+    raw = np.asarray(bias)
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"attention.softmax: bias must be a real array, got dtype {raw.dtype}")
     batch = qa.shape[:-2]
     target = batch + (qa.shape[-2], ka.shape[-2])
     try:
-        view = np.broadcast_to(b, target)
+        np.broadcast_to(raw, target)  # a view: only the shapes are checked
     except ValueError:
         raise ValueError(
-            f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, got shape {b.shape}"
+            f"attention.softmax: bias must be broadcastable to (..., T, S) = {target}, got shape {raw.shape}"
         ) from None
+    # dimensions of length 1 (a broadcast view's zero strides among them) are not copied: the
+    # core reads the bias through the strides below, so only the distinct entries are converted
+    squeeze = tuple(i for i in range(raw.ndim) if raw.strides[i] == 0 and raw.shape[i] > 1)
+    compact = raw[tuple(slice(0, 1) if i in squeeze else slice(None) for i in range(raw.ndim))]
+    b = _validation.real_array("attention.softmax", "bias", compact)
+    view = np.broadcast_to(b, target)
     strides = np.array(view.strides, dtype=np.int64) // b.itemsize
     if batch:
         idx = np.indices(batch, dtype=np.int64).reshape(len(batch), -1)
@@ -184,15 +207,22 @@ def softmax(
     Returns
     -------
     ndarray, shape (..., T, d_v)
-        float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed in float64 — logits,
-        sums and products — and rounded once), float64 otherwise.
+        float32 if ``q``, ``k`` and ``v`` are all float32 arrays, float64 otherwise (the dtype
+        rule of the module docstring). The float32 path computes in float32 throughout (logits,
+        running maximum, weights, sums; the bias rounded to float32 when added): its maximum
+        error against the float64 path on the same inputs is bounded by
+        ``max|v|·(2δ + 2γ_n + u)`` to first order, ``u = 2⁻²⁴``, ``γ_n = n u``,
+        ``n = S + ⌈S/256⌉ + 1``, ``δ = (d + 6)·u·Λ + 2u·(1 + S/256)`` with ``Λ`` the largest
+        ``scale·Σ_p |q_ip k_jp| + |bias_ij|`` (derived in the documentation's attention page,
+        "float32 computation"); typical errors are a few float32 ulps of ``max|v|``.
 
     Raises
     ------
     ValueError
         Shapes that do not match (naming the argument), non-finite ``q``/``k``/``v``,
         ``scale ≤ 0``, ``causal`` with ``T != S``, a bias that does not broadcast, contains NaN or
-        ``+inf``, or masks a whole row.
+        ``+inf``, or masks a whole row; a logit ``scale·q·k`` or an output that overflows the
+        precision of the computation (float64, or float32 on the float32 path), named.
     TypeError
         Complex or non-numeric input.
 
@@ -206,7 +236,6 @@ def softmax(
     >>> bool(np.allclose(o[:, 0], v[:, 0]))  # the first query sees only the first key
     True
     """
-    f32 = _all_float32(q, k, v)
     q, k = _rotate(q, k, angles, layout, "attention.softmax")
     if bias is None:
         b, offsets, st, ss = None, None, 0, 0
@@ -226,7 +255,7 @@ def softmax(
             nthreads=nthreads,
         )
     )
-    return out.astype(np.float32) if f32 else out
+    return out
 
 
 @overload
@@ -477,16 +506,13 @@ def mean_cosine(q: ArrayLike, k: ArrayLike, *, causal: bool = True) -> float:
     >>> mean_cosine([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]])  # pairs (0,0), (1,0), (1,1)
     0.3333333333333333
     """
-    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    qa = _validation.real_array("attention.mean_cosine", "q", q, finite=True)
+    ka = _validation.real_array("attention.mean_cosine", "k", k, finite=True)
     if qa.ndim < 2 or ka.ndim != qa.ndim or qa.shape[-1] != ka.shape[-1]:
         raise ValueError(
             f"attention.mean_cosine: q and k must have shapes (..., T, d) and (..., S, d), "
             f"got {qa.shape} and {ka.shape}"
         )
-    for name, a in (("q", qa), ("k", ka)):
-        if not np.isfinite(a).all():
-            i = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
-            raise ValueError(f"attention.mean_cosine: {name} must be finite, element {i} is {a.ravel()[i]}")
     with np.errstate(over="ignore", under="ignore"):
         qn, kn = np.linalg.norm(qa, axis=-1, keepdims=True), np.linalg.norm(ka, axis=-1, keepdims=True)
     if not (np.isfinite(qn).all() and np.isfinite(kn).all() and (qn > 0).all() and (kn > 0).all()):
@@ -756,8 +782,9 @@ def error(
     Ds = np.atleast_1d(np.asarray(D))
     if Ds.ndim != 1 or Ds.size == 0 or Ds.dtype.kind not in "iu" or (Ds < 1).any():
         raise ValueError(f"attention.error: D must be an integer >= 1 or a sequence of them, got {D!r}")
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 2:
+    if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)) or trials < 2:
         raise ValueError(f"attention.error: trials must be an integer >= 2 (for a standard error), got {trials!r}")
+    trials = int(trials)  # a NumPy integer would make the standard error's sqrt float16 (np.int8)
     rules = tuple(rules)
     for r in rules:
         if r not in RULES:
@@ -800,7 +827,7 @@ def error(
             diff = (est / peak - exact).reshape(trials, -1)
             e = np.linalg.norm(diff, axis=1) / norm
             mean[i, j] = e.mean()
-            se[i, j] = e.std(ddof=1) / np.sqrt(trials)
+            se[i, j] = e.std(ddof=1) / math.sqrt(trials)
     return AttentionError(
         D=Ds.astype(np.int64),
         rules=rules,
@@ -885,8 +912,9 @@ def angle_precision(
     >>> bool(p.score_error[:100].max() < 1e-5 < p.score_error[-100:].max())
     True
     """
-    om = np.asarray(omega, dtype=np.float64)
-    qa, ka = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    f = "attention.angle_precision"
+    om = _validation.real_array(f, "omega", omega, finite=True)
+    qa, ka = _validation.real_array(f, "q", q, finite=True), _validation.real_array(f, "k", k, finite=True)
     if om.ndim != 2 or qa.ndim != 2 or ka.shape != qa.shape or qa.shape != (om.shape[0], 2 * om.shape[1]):
         raise ValueError(
             f"attention.angle_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ropelab._cli_common import FIGURE_SUFFIXES, Formatter, UsageError, check_output_dir, check_output_file, dumps
+from ropelab._validation import check_output_size
 
 __all__ = ["main", "build_parser"]
 
@@ -64,16 +65,35 @@ def _cmd_mse_curve(args: argparse.Namespace) -> int:
     from ropelab import plot, temperature
 
     check_output_file("--out", args.out, FIGURE_SUFFIXES)
+    # every option is checked before the progress bar appears
+    for option, value in (("--trials", args.trials), ("--points", args.points), *(("--D", D) for D in args.D)):
+        if value < 1:
+            raise UsageError(f"{option} must be >= 1, got {value}")
+    try:
+        check_output_size("--points", float(args.points) * 4)  # sigmas and three curves of that length
+    except MemoryError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0 < args.sigma_min <= args.sigma_max:
+        raise UsageError(
+            f"--sigma-min and --sigma-max must satisfy 0 < min <= max, got {args.sigma_min:g}, {args.sigma_max:g}"
+        )
     sigmas = np.linspace(args.sigma_min, args.sigma_max, args.points)
+    for D in args.D:  # the closed form checks --xi and the grid at no cost
+        temperature.mse(args.xi, D=D, sigma=sigmas)
     curves = []
     for D in tqdm(args.D, desc="mse-curve", unit="D", file=sys.stderr, disable=args.quiet):
         curves.append(temperature.mse_curve(args.xi, D, sigmas, trials=args.trials, seed=args.seed))
     with plot.detached():  # a file only: never touch pyplot or the user's backend
         fig = plot.mse_vs_sigma(curves)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120, bbox_inches="tight")
     print(f"wrote {args.out}")
     return 0
+
+
+def _as_given(v: float) -> str:
+    """A number as the user typed it: the shortest text that reads back as ``v`` (0.1, not 0.10000000000000001)."""
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
 
 
 def _parse_params(items: Sequence[str]) -> dict[str, float]:
@@ -119,7 +139,9 @@ def _leakage_table(args: argparse.Namespace) -> int:
     N = 4096 if args.N is None else args.N
     if N < 64:
         raise UsageError(f"--N must be >= 64 for --table, got {N}")
-    rows = spectra.harris_table(N=N, pad=args.pad)
+    rows: list[dict[str, object]] = [
+        {str(k): v for k, v in r.items()} for r in spectra.harris_table(N=N, pad=args.pad).to_dict("records")
+    ]
     if fmt == "json":
 
         def clean(v: object) -> object:  # strict JSON: non-finite floats as strings (as in --json of one window)
@@ -159,10 +181,11 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from ropelab import plot
 
-        label = window + "".join(f", {k}={v:g}" for k, v in params.items())
+        label = window + "".join(f", {k}={_as_given(v)}" for k, v in params.items())
+        if spectra.window_info(window).name == "ssm" and "alpha" in params:
+            label += f" (alpha*N = {_as_given(params['alpha'] * args.N)})"
         with plot.detached():
             fig = plot.spectrum_db({label: w}, pad=args.pad)
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(args.plot, dpi=120, bbox_inches="tight")
     if args.json:
         out = {"window": window, "N": args.N, "sym": args.sym, "params": params, "figures_of_merit": m.as_dict()}
@@ -170,7 +193,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
             out["plot"] = str(args.plot)
         print(dumps(out))
         return 0
-    desc = window + "".join(f" {k}={v:g}" for k, v in params.items())
+    desc = window + "".join(f" {k}={_as_given(v)}" for k, v in params.items())
     print(
         f"Figures of merit of the {desc} window, N = {args.N} ({'symmetric' if args.sym else 'DFT-even'}; "
         f"frequencies in bins; Harris 1978 definitions)"
@@ -188,7 +211,12 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
             f"({'a true null' if m.first_min_is_null else 'a dip, not a null'})",
         ),
         ("highest sidelobe", f"{m.highest_sidelobe_db:.3f} dB at {m.highest_sidelobe_bins:.4f} bins"),
-        ("sidelobe fall-off", f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave"),
+        (
+            "sidelobe fall-off",
+            "n/a (not measurable at this N)"
+            if m.sidelobe_falloff_db_per_octave is None
+            else f"{m.sidelobe_falloff_db_per_octave:.1f} dB/octave",
+        ),
         (
             "overlap correlation 75% / 50%",
             f"{100 * m.overlap_correlation_75:.1f}% / {100 * m.overlap_correlation_50:.1f}%",
@@ -213,12 +241,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from ropelab import claims, report
+    from ropelab import _latex, claims, report
 
     claims.load_plugins(args.plugin, entry_points=not args.no_entry_points)
     if args.list:
         for c in claims.REGISTRY.values():
-            print(f"{c.id:28s} {c.expected:9s} {c.statement}")
+            print(f"{c.id:28s} {c.expected:9s} {_latex.to_text(c.statement)}")
         return 0
     for option, path, suffixes in (
         ("--json", args.json, (".json",)),
@@ -268,7 +296,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}", file=sys.stderr)
 
@@ -482,6 +509,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, ImportError, RuntimeError) as exc:  # UsageError included
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # a size no option check caught: one line, no traceback
+        print(f"{name}: error: out of memory ({exc or 'an option asks for too large a computation'})", file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {_with_option(exc, args, parser)}", file=sys.stderr)
         return 1
+
+
+def _with_option(exc: OSError, args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """The error, led by the option whose path it concerns (``--store PATH: ...``).
+
+    The option is the one whose value is the file the error names, or a folder above it; when the
+    error names no file (e.g. a full disk), every path option given is listed.
+    """
+    actions: list[argparse.Action] = []
+    node: argparse.ArgumentParser | None = parser
+    while node is not None:  # the command's parser, and the sub-command's (``sweep rff-mse``)
+        actions += node._actions
+        sub = [a for a in node._actions if isinstance(a, argparse._SubParsersAction)]
+        node = sub[0].choices.get(getattr(args, sub[0].dest, None) or "") if sub else None
+    given: list[tuple[str, Path]] = []
+    for action in actions:
+        if not action.option_strings or action.dest in ("help",):
+            continue
+        value = getattr(args, action.dest, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, (str, Path)) and isinstance(action.type, type) and issubclass(action.type, Path):
+                given.append((action.option_strings[-1], Path(v)))
+    for name in (exc.filename, exc.filename2):
+        if name is None:
+            continue
+        try:
+            target = Path(os.fsdecode(name))
+        except (TypeError, ValueError):
+            continue
+        for option, path in given:
+            if target == path or path in target.parents:
+                return f"{option} {path}: {exc.strerror or exc}"
+    if given:
+        return f"{exc} (while using {', '.join(f'{o} {p}' for o, p in given)})"
+    return str(exc)

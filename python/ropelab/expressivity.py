@@ -25,7 +25,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from ropelab import recurrence, rotary
+from ropelab import _validation, recurrence, rotary
 from ropelab._docstrings import shared
 from ropelab._validation import _PIECE, _copy_pieces
 from ropelab.tasks import Group, _check_size
@@ -279,6 +279,7 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     >>> bool(np.array_equal(track_householder("S3", data.tokens), data.labels))
     True
     """
+    seed = _validation.seed("track_householder", seed)  # None would give another result every call
     g = _as_group(g, "track_householder")
     t = _tokens("track_householder", g, tokens)
     rho = representation(g)
@@ -409,6 +410,10 @@ def accuracy(predicted: npt.ArrayLike, labels: npt.ArrayLike, *, last_only: bool
     ------
     ValueError
         If the shapes differ.
+    TypeError
+        If ``predicted`` or ``labels`` is not an integer array.
+    MemoryError
+        If the element-wise comparison cannot fit in physical memory.
 
     Examples
     --------
@@ -416,8 +421,12 @@ def accuracy(predicted: npt.ArrayLike, labels: npt.ArrayLike, *, last_only: bool
     0.75
     """
     p, y = np.asarray(predicted), np.asarray(labels)
+    for name, a in (("predicted", p), ("labels", y)):
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"accuracy: {name} must be an integer array (group elements), got dtype {a.dtype}")
     if p.shape != y.shape or p.ndim != 2:
         raise ValueError(f"accuracy: predicted and labels must have one shape (n, T), got {p.shape} and {y.shape}")
+    _validation.check_size("accuracy", "predicted", p.size, itemsize=1)  # the comparison's boolean array
     if last_only:
         p, y = p[:, -1:], y[:, -1:]
     return float(np.mean(p == y))

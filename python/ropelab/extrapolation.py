@@ -63,6 +63,7 @@ from ropelab import rotary
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._types import FloatArray
+from ropelab._validation import check_size
 
 __all__ = ["RULES", "REFERENCES", "YARN_MSCALES", "Scaling", "scaled_frequencies", "UnseenAngles", "unseen_angles"]
 
@@ -104,9 +105,9 @@ def _real(func: str, name: str, value: object, *, low: float, inclusive: bool = 
     return x
 
 
-def _int(func: str, name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{func}: {name} must be an integer >= {low}, got {value!r}")
+def _int(func: str, name: str, value: object, low: int, high: int = 2**63 - 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{func}: {name} must be an integer in [{low}, {high}], got {value!r}")
     return int(value)
 
 
@@ -225,9 +226,10 @@ def scaled_frequencies(
         raise ValueError(f"{f}: reference must be one of {REFERENCES}, got {reference!r}")
     if yarn_mscale not in YARN_MSCALES:
         raise ValueError(f"{f}: yarn_mscale must be one of {YARN_MSCALES}, got {yarn_mscale!r}")
-    d = _int(f, "d", d, 2)
+    d = _int(f, "d", d, 2, int(_core.limits.max_head_dim))
     if d % 2:
         raise ValueError(f"{f}: d must be even, got {d}")
+    check_size(f, "d", 2 * d)  # the frequencies and their scaled copy, before either is made
     base = _real(f, "base", base, low=1.0, inclusive=False)
     factor = _real(f, "factor", factor, low=1.0)
     L = _int(f, "original_max_position", original_max_position, 1)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ropelab._docstrings import shared
+from ropelab._public import public_dir
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -245,7 +246,7 @@ def spectrum_db(
     *,
     pad: int = 64,
     fmax: float | None = None,
-    floor_db: float = -120.0,
+    floor_db: float | None = None,
 ) -> Figure:
     """Log-magnitude spectra ``20 log10 |W(f)|/|W(0)|`` of one or several windows (FFTW, zero-padded).
 
@@ -261,8 +262,10 @@ def spectrum_db(
         FFT padding factor (points per bin).
     fmax : float, optional
         Right limit in bins (default: ``min(N/2, 12)`` of the first window).
-    floor_db : float, default -120.0
+    floor_db : float, optional
         Values below are clipped (true nulls would be ``-inf``) and the vertical axis starts there.
+        Default: from the data, 20 dB below the lowest sidelobe peak in the plotted range (rounded
+        down to 10 dB, between −300 and −20 dB), so the sidelobes fill the axes.
 
     Returns
     -------
@@ -288,10 +291,11 @@ def spectrum_db(
         windows = {"window": windows}
     if not windows:
         raise ValueError("spectrum_db: windows must not be empty")
-    if not (np.isfinite(floor_db) and floor_db < 0):
+    if floor_db is not None and not (np.isfinite(floor_db) and floor_db < 0):
         raise ValueError(f"spectrum_db: floor_db must be a finite negative level in dB, got {floor_db!r}")
     fig, ax = _axes("spectrum_db", ax)
     first_n = None
+    curves: list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
     for label, w in windows.items():
         wa = np.asarray(w)
         first_n = first_n or wa.size
@@ -302,14 +306,32 @@ def spectrum_db(
             peak = mag[0]
         with np.errstate(divide="ignore"):
             level = 20 * np.log10(mag / peak)
-        ax.plot(f, np.maximum(level, floor_db), lw=1, label=str(label))
-    ax.set_xlim(0.0, fmax if fmax is not None else min((first_n or 2) / 2, 12.0))
-    ax.set_ylim(floor_db - 2.0, 3.0)
+        curves.append((str(label), np.asarray(f, dtype=float), np.asarray(level, dtype=float)))
+    right = fmax if fmax is not None else min((first_n or 2) / 2, 12.0)
+    floor = _spectrum_floor(curves, right) if floor_db is None else floor_db
+    for label, f, level in curves:
+        ax.plot(f, np.maximum(level, floor), lw=1, label=label)
+    ax.set_xlim(0.0, right)
+    ax.set_ylim(floor - 2.0, 3.0)
     ax.set_xlabel("frequency offset $f$ (bins = cycles per $N$ samples)")
     ax.set_ylabel(r"$|W(f)|\,/\,|W(0)|$ (dB)")
     ax.grid(True, alpha=0.3)
     _legend(ax)
     return fig
+
+
+def _spectrum_floor(curves: list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]], right: float) -> float:
+    """20 dB below the lowest sidelobe peak up to ``right`` bins, rounded down to 10 dB, in [-300, -20]."""
+    peaks = []
+    for _, f, level in curves:
+        inside = level[f <= right]
+        finite = np.isfinite(inside[1:-1])
+        is_peak = (inside[1:-1] > inside[:-2]) & (inside[1:-1] >= inside[2:]) & finite
+        if np.any(is_peak):
+            peaks.append(float(np.min(inside[1:-1][is_peak])))
+    if not peaks:
+        return -120.0
+    return float(min(-20.0, max(-300.0, 10.0 * np.floor((min(peaks) - 20.0) / 10.0))))
 
 
 @shared
@@ -659,6 +681,7 @@ def sweep_lines(
     ref: str | None = None,
     ax: Axes | None = None,
     logy: bool = False,
+    logx: bool = False,
     max_lines: int = 12,
 ) -> Figure:
     """One line per combination of the other swept axes: ``y`` against ``x`` from a sweep table.
@@ -679,6 +702,8 @@ def sweep_lines(
     {ax}
     logy : bool, default False
         Logarithmic vertical axis.
+    logx : bool, default False
+        Logarithmic horizontal axis (for a numeric ``x`` with positive values, e.g. ``D`` or ``N``).
     max_lines : int, default 12
         Draw at most this many groups (the first ones in grid order).
 
@@ -689,7 +714,8 @@ def sweep_lines(
     Raises
     ------
     ValueError
-        If ``x``, ``y``, ``err`` or ``ref`` is not a column of ``df``.
+        If ``x``, ``y``, ``err`` or ``ref`` is not a column of ``df``, or ``logx`` is asked for an
+        ``x`` that is not numeric or has values <= 0.
     TypeError
         If ``df`` is not a pandas DataFrame, ``x`` or ``y`` is not a str, or ``ax`` is not an
         Axes.
@@ -714,6 +740,8 @@ def sweep_lines(
     for opt, name in ((x, "x"), (y, "y"), (err, "err"), (ref, "ref")):
         if opt is not None and opt not in df.columns:
             raise ValueError(f"sweep_lines: {name} = {opt!r} is not a column; columns are {list(df.columns)}")
+    if logx and (df[x].dtype.kind not in "iuf" or not bool(np.all(df[x].to_numpy(dtype=float) > 0))):
+        raise ValueError(f"sweep_lines: logx needs a numeric x with positive values, got x = {x!r}")
     fig, ax = _axes("sweep_lines", ax)
     base = "sigma" if x == "sigma_used" else x
     groups = [a for a in df.attrs.get("axes", []) if a != base and df[a].nunique() > 1]
@@ -741,6 +769,8 @@ def sweep_lines(
             ax.plot(xs, part[ref].to_numpy(dtype=float), ls="--", color=line.get_color(), lw=1)
     if logy:
         ax.set_yscale("log")
+    if logx:
+        ax.set_xscale("log")
     if categorical:
         ax.set_xticks(range(len(categories)), [str(c) for c in categories])
     ax.set_xlabel(SWEEP_LABELS.get(x, x))
@@ -1045,3 +1075,6 @@ def mse_explorer(
     0.333333333333
     """
     return MSEExplorer(xi, D, sigma, estimator=estimator, convention=convention)
+
+
+__dir__ = public_dir(__name__)  # tab completion: the API above, not the imports

@@ -11,6 +11,14 @@ equal the trailing batch dimensions of ``q``.
 
 The computation runs in the compiled core (``ropelab._core.recurrence``) with the GIL released;
 batch elements are spread over ``nthreads`` threads (results do not depend on the count).
+
+Precision (the dtype rule of :func:`delta_rule` and :func:`delta_product`). When ``q``, ``k`` and
+``v`` are all NumPy arrays of dtype float32, the recurrence runs in float32 and returns float32
+(``beta``, ``angles`` and ``gates`` are rounded to float32; the cos/sin of the angles and the
+rotation of ``k`` and ``q`` are computed in float64 and rounded once); any other real input
+(float64, integers, a mix of float32 and float64, lists) is converted to float64, computed and
+returned in float64, the default for verification. The other functions of this module compute in
+float64. Every path is bit-identical for every thread count.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import numpy.typing as npt
 
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
-from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout
+from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout, RealArray
 
 __all__ = [
     "linear_attention",
@@ -429,7 +437,7 @@ def delta_rule(
     *,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
-) -> FloatArray:
+) -> RealArray:
     """The (gated) delta rule, optionally with Selective RoPE pre-rotation.
 
     ``S_t = S_{t−1} α_t (I − β_t k̃_t k̃_tᵀ) + β_t v_t k̃_tᵀ`` and ``o_t = S_t q̃_t`` with
@@ -458,12 +466,16 @@ def delta_rule(
     Returns
     -------
     ndarray, shape (..., T, dv)
-        The outputs ``o_t``.
+        The outputs ``o_t``: float32 if ``q``, ``k`` and ``v`` are all float32 arrays, else
+        float64 (the dtype rule of the module docstring; accuracy of the float32 path: see
+        :func:`delta_product`).
 
     Raises
     ------
     ValueError
-        For mismatched shapes, non-finite inputs or gates outside ``[0, 1]`` (naming the argument).
+        For mismatched shapes, non-finite inputs or gates outside ``[0, 1]`` (naming the argument),
+        or an output that overflows the precision of the computation (float64, or float32 on the
+        float32 path).
 
     Examples
     --------
@@ -499,7 +511,7 @@ def delta_product(
     *,
     layout: Layout = "interleaved",
     nthreads: int | None = None,
-) -> FloatArray:
+) -> RealArray:
     """DeltaProduct: ``n_h`` delta-rule steps per token (Siems et al. 2025).
 
     Per token the state is gated, ``S ← α_t S``, then updated once per key,
@@ -526,12 +538,25 @@ def delta_product(
     Returns
     -------
     ndarray, shape (..., T, dv)
-        The outputs ``o_t``.
+        The outputs ``o_t``: float32 if ``q``, ``k`` and ``v`` are all float32 arrays, else
+        float64 (the dtype rule of the module docstring). The float32 path rounds every operation
+        of the recurrence to float32 (unit roundoff ``u = 2⁻²⁴``, ``γ_d = d u/(1 − d u)``). When
+        every transition is non-expansive (``α_t ∈ [0, 1]``, ``0 ≤ β_{t,j} ‖k_{t,j}‖² ≤ 2``, e.g.
+        unit keys and ``β ∈ [0, 2]``), an error made at one step is not amplified by the later
+        ones, and to first order in ``u`` the float32 output differs from the exact one (row
+        ``r``, step ``t``) by at most ``‖q̃_t‖ Σ_{micro-steps ≤ t} ℓ + (γ_d + u) ‖s_t‖ ‖q̃_t‖``, with
+        ``s`` row ``r`` of the state and, per micro-step with state ``s`` before it, gated
+        ``a = α s``, ``y = a·k̃``, ``w = β (v_r − y)`` and the new state ``s'``:
+        ``ℓ = u ‖a‖ + β ‖k̃‖ (γ_d ‖a‖ ‖k̃‖ + 2u |v_r − y|) + u (‖s'‖ + |w| ‖k̃‖)``, plus
+        ``u β ‖k̃‖ (2 ‖a‖ ‖k̃‖ + |v_r|) + u ‖s_t‖ ‖q̃_t‖`` with ``angles`` (the rotated keys and query
+        rounded to float32). The float64 path obeys the same bound with ``u = 2⁻⁵³``. Typical
+        errors are far below the bound (rounding errors partly cancel).
 
     Raises
     ------
     ValueError
-        For mismatched shapes, non-finite inputs, ``n_h = 0`` or gates outside ``[0, 1]``.
+        For mismatched shapes, non-finite inputs, ``n_h = 0`` or gates outside ``[0, 1]``
+        (naming the argument), or an output that overflows the precision of the computation.
 
     Examples
     --------

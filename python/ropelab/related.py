@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ropelab import attention, recurrence
+from ropelab import _validation, attention, recurrence
 from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray
 from ropelab._validation import _PIECE, check_output_size
@@ -66,12 +66,13 @@ def _int_arg(x: Any, name: str, func: str, minimum: int) -> int:
     return int(x)
 
 
-def _real_array(x: ArrayLike, name: str, func: str) -> FloatArray:
-    a = np.asarray(x)
-    if a.dtype == object or a.dtype.kind not in "biuf":
-        raise TypeError(f"{func}: {name} must be a real numeric array, got dtype {a.dtype}")
-    out: FloatArray = a.astype(np.float64)
-    return out
+def _real_array(x: ArrayLike, name: str, func: str, *, allow_bool: bool = False) -> FloatArray:
+    """A real array as a new float64 array (never the caller's); the size is checked first."""
+    a = np.asarray(x) if allow_bool else x
+    if allow_bool and isinstance(a, np.ndarray) and a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    out = _validation.real_array(func, name, a)
+    return out.copy() if out is x or (isinstance(x, np.ndarray) and np.may_share_memory(out, x)) else out
 
 
 def _causal_rows(func: str, lead: tuple[int, ...], T: int, rows: Callable[[int, int], FloatArray]) -> FloatArray:
@@ -87,6 +88,17 @@ def _causal_rows(func: str, lead: tuple[int, ...], T: int, rows: Callable[[int, 
         r1 = min(T, r0 + step)
         out[..., r0:r1, :] = rows(r0, r1)
     return out
+
+
+def _softmax(func: str, q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: Any, bias: Any, nthreads: Any) -> FloatArray:
+    """Causal softmax attention with ``bias`` (computed here from the caller's slopes or gates);
+    errors are reported as ``func``'s: the caller passed q, k, v, scale, nthreads, not a bias.
+    """
+    try:
+        out = attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads)
+    except (ValueError, TypeError, MemoryError) as e:
+        raise _validation.same_kind(e)(str(e).replace("attention.softmax:", f"{func}:")) from None
+    return np.asarray(out, dtype=np.float64)
 
 
 def alibi_slopes(H: int) -> FloatArray:
@@ -123,6 +135,7 @@ def alibi_slopes(H: int) -> FloatArray:
     array([0.0625    , 0.00390625, 0.25      ])
     """
     H = _int_arg(H, "H", "related.alibi_slopes", 1)
+    _validation.check_size("related.alibi_slopes", "H", H)
     P = 1 << (H.bit_length() - 1)
     first = 2.0 ** (-8.0 * np.arange(1, P + 1) / P)
     extra = 2.0 ** (-8.0 * (2 * np.arange(H - P) + 1) / (2 * P))
@@ -163,6 +176,7 @@ def alibi_bias(T: int, slopes: ArrayLike) -> FloatArray:
     f = "related.alibi_bias"
     T = _int_arg(T, "T", f, 1)
     m = _real_array(slopes, "slopes", f)
+    _validation.check_size(f, "T", float(T) * T * max(m.size, 1))
     if m.ndim > 1:
         raise ValueError(f"{f}: slopes must be a scalar or of shape (H,), got shape {m.shape}")
     if not np.all(np.isfinite(m)) or np.any(m < 0):
@@ -290,9 +304,7 @@ def alibi(
     m = alibi_slopes(H) if slopes is None else _real_array(slopes, "slopes", f)
     if m.shape != (H,):
         raise ValueError(f"{f}: slopes must have shape (H,) = ({H},) to match q's head axis, got shape {m.shape}")
-    return np.asarray(
-        attention.softmax(q, k, v, causal=True, scale=scale, bias=alibi_bias(T, m), nthreads=nthreads), dtype=np.float64
-    )
+    return _softmax(f, q, k, v, scale, alibi_bias(T, m), nthreads)
 
 
 @shared
@@ -349,10 +361,7 @@ def fox(
         raise ValueError(f"{f}: q must have shape (..., T, d), got shape {qs}")
     if len(fs) == 0 or fs[-1] != qs[-2]:
         raise ValueError(f"{f}: gates must have shape (..., T) with T = {qs[-2]} (q's), got shape {fs}")
-    bias = fox_bias(gates)
-    return np.asarray(
-        attention.softmax(q, k, v, causal=True, scale=scale, bias=bias, nthreads=nthreads), dtype=np.float64
-    )
+    return _softmax(f, q, k, v, scale, fox_bias(gates), nthreads)
 
 
 @shared
@@ -466,7 +475,7 @@ def exp_kernel_features(x: ArrayLike, scale: float = 1.0) -> FloatArray:
         raise TypeError(f"{f}: scale must be a real number, got {scale!r}")
     if not (math.isfinite(float(scale)) and scale > 0):
         raise ValueError(f"{f}: scale must be positive and finite, got {scale!r}")
-    a = _real_array(x, "x", f)
+    a = _real_array(x, "x", f, allow_bool=True)
     if a.ndim == 0 or not 1 <= a.shape[-1] <= MAX_BINARY_DIM:
         raise ValueError(f"{f}: x must have shape (..., n) with 1 <= n <= {MAX_BINARY_DIM}, got shape {a.shape}")
     binary = (a == 0) | (a == 1)

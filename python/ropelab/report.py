@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ropelab import _latex, _validation
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
+from ropelab._public import public_dir
 from ropelab.claims import SECTIONS, USER_SECTION, ClaimResult
 
 __all__ = [
@@ -146,6 +148,16 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     }
 
 
+def _seconds(func: str, seconds: Any) -> float | None:
+    """``seconds`` as a non-negative float (a NumPy scalar too), or None."""
+    if seconds is None:
+        return None
+    s = _validation.real_number(func, "seconds", seconds)
+    if s < 0:
+        raise ValueError(f"{func}: seconds must be >= 0, got {seconds!r}")
+    return s
+
+
 @shared
 def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -> str:
     """One line: counts per verdict and whether every verdict is the expected one.
@@ -164,17 +176,39 @@ def summary_line(results: Sequence[ClaimResult], seconds: float | None = None) -
     --------
     >>> from ropelab import claims
     >>> summary_line(claims.run(["rff.eq8_literal"]))
-    '1 claims: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
+    '1 claim: 0 holds, 0 holds-if, 1 fails; all verdicts as expected'
     """
     _check_results(results, "summary_line")
+    seconds = _seconds("summary_line", seconds)
     s = summary(results)
-    parts = f"{s['claims']} claims: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
+    parts = f"{_count(s['claims'], 'claim')}: {s['holds']} holds, {s['holds-if']} holds-if, {s['fails']} fails"
     if s["error"]:
-        parts += f", {s['error']} errors"
+        parts += f", {_count(s['error'], 'error')}"
     parts += "; all verdicts as expected" if s["unexpected"] == 0 else f"; {s['unexpected']} UNEXPECTED"
     if seconds is not None:
         parts += f" ({seconds:.1f} s)"
     return parts
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 ("1 claim", "2 claims")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _text(s: str) -> str:
+    """Text with inline LaTeX as plain Unicode text; text outside the subset as given."""
+    try:
+        return _latex.to_text(s)
+    except ValueError:
+        return s
+
+
+def _html(s: str) -> str:
+    """Text with inline LaTeX as HTML with MathML; text outside the subset escaped as given."""
+    try:
+        return _latex.to_html(s)
+    except ValueError:
+        return html.escape(s)
 
 
 def _grouped(results: Sequence[ClaimResult]) -> list[tuple[str, list[ClaimResult]]]:
@@ -232,20 +266,21 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
                 v = f"{_COLORS.get(r.verdict if r.error is None else None, '')}{v}{_RESET}"
             flag = "" if r.matches else f"  <-- expected {r.expected}"
             room = max(20, width - (id_w + src_w + 14))
-            if len(r.statement) <= room and len(r.source) <= src_w:
-                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {r.statement}{flag}")
+            statement = _text(r.statement)
+            if len(statement) <= room and len(r.source) <= src_w:
+                lines.append(f"  {r.id:{id_w}s} {v} {r.source:{src_w}s} {statement}{flag}")
             else:  # the whole statement, on its own line
                 lines.append(f"  {r.id:{id_w}s} {v} {r.source}{flag}")
-                lines.append(f"      {r.statement}")
+                lines.append(f"      {statement}")
             if r.error:
                 lines.append(f"      error: {r.error}")
             if r.condition:
-                lines.append(f"      condition: {r.condition}")
+                lines.append(f"      condition: {_text(r.condition)}")
             if r.counterexample:
                 lines.append(f"      counterexample: {_short(r.counterexample, width)}")
             if r.corrected:
                 ok = {True: "checked: holds", False: "checked: DOES NOT HOLD", None: "not checked"}[r.corrected_holds]
-                lines.append(f"      corrected ({ok}): {r.corrected}")
+                lines.append(f"      corrected ({ok}): {_text(r.corrected)}")
     return "\n".join(lines).lstrip("\n")
 
 
@@ -276,6 +311,7 @@ def to_json(
     'holds'
     """
     _check_results(results, "to_json")
+    seconds = _seconds("to_json", seconds)
     prov = dict(provenance) if provenance is not None else claim_provenance(results)
     payload = {
         "provenance": prov,
@@ -307,6 +343,10 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
 
     Raises
     ------
+    ValueError
+        If a result with a figure has an id that is not a claim id (dot-separated words of letters,
+        digits, ``_`` and ``-``): the id names the file, so ``"../x"``, an absolute path or a trailing
+        newline are refused before anything is written.
     OSError
         If ``directory`` cannot be created or a file cannot be written.
     ImportError
@@ -326,7 +366,14 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
     import io
 
     from ropelab import plot
+    from ropelab.claims._registry import _ID
 
+    for i, r in enumerate(results):  # each id names a file in ``directory``: nothing may leave it
+        if r.figure is not None and (not isinstance(r.id, str) or not _ID.match(r.id)):
+            raise ValueError(
+                f"render_figures: results[{i}].id must be a claim id (dot-separated words of letters, digits, "
+                f"'_' and '-'), as it names the figure's file in directory; got {r.id!r}"
+            )
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -346,6 +393,8 @@ def render_figures(results: Sequence[ClaimResult], directory: str | os.PathLike[
             path = by_content.get(digest)
             if path is None:
                 path = out / f"{r.id}.png"
+                if path.parent != out:  # pragma: no cover - the id pattern has no separator
+                    raise ValueError(f"render_figures: the id {r.id!r} would leave directory {str(out)!r}")
                 path.write_bytes(data)
                 by_content[digest] = path
             paths[r.id] = by_function[r.figure] = path
@@ -425,6 +474,7 @@ def to_markdown(
     '# ropelab verify'
     """
     _check_results(results, "to_markdown")
+    seconds = _seconds("to_markdown", seconds)
     figures = figures or {}
     base = Path(relative_to) if relative_to is not None else None
     prov = provenance if provenance is not None else claim_provenance(results)
@@ -471,6 +521,7 @@ table{border-collapse:collapse;width:100%;margin-bottom:1em} .provenance th{widt
 .holds{color:#1a7f37;font-weight:bold}.holds-if{color:#9a6700;font-weight:bold}.fails{color:#cf222e;font-weight:bold}
 .error{color:#8250df;font-weight:bold} pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px}
 img{max-width:100%;border:1px solid #eee} .claim{border-top:1px solid #ccc;margin-top:1.5em}
+math{font-size:1.05em} em math{font-style:normal}
 """
 
 
@@ -505,6 +556,7 @@ def to_html(
     True
     """
     _check_results(results, "to_html")
+    seconds = _seconds("to_html", seconds)
     figures = figures or {}
     shown = [r.id for _, rs in _grouped(results) for r in rs if r.id in figures]
     owners = _figure_owners({rid: figures[rid] for rid in shown})
@@ -514,7 +566,7 @@ def to_html(
         v = r.verdict if r.error is None else "error"
         rows.append(
             f"<tr><td><a href='#{e(r.id)}'><code>{e(r.id)}</code></a></td><td class='{v}'>{v}</td>"
-            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{e(r.statement)}</td></tr>"
+            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td><td>{_html(r.statement)}</td></tr>"
         )
     prov = provenance if provenance is not None else claim_provenance(results)
     body = [
@@ -533,9 +585,9 @@ def to_html(
             body.append(
                 f"<div class='claim' id='{e(r.id)}'><h3><code>{e(r.id)}</code> — <span class='{v}'>{v}</span></h3>"
             )
-            body.append(f"<p><em>{e(r.statement)}</em> ({e(r.source)})</p><ul>")
+            body.append(f"<p><em>{_html(r.statement)}</em> ({e(r.source)})</p><ul>")
             body += [
-                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else e(text)) + "</li>"
+                f"<li><b>{e(label)}:</b> " + (f"<code>{e(text)}</code>" if code else _html(text)) + "</li>"
                 for label, text, code in _details(r, 600)
             ]
             body.append("</ul>")
@@ -553,3 +605,6 @@ def to_html(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>ropelab verify</title>"
         f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
     )
+
+
+__dir__ = public_dir(__name__)  # tab completion: the API above, not the imports

@@ -51,7 +51,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from ropelab import rotary
+from ropelab import _validation, rotary
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, FloatArray, RealArray
@@ -107,13 +107,18 @@ def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int
     >>> rotary_temperature("rfa", 0.5, 6).round(6)
     array([0.      , 0.414214, 1.      ])
     """
+    f = "rotary_temperature"
     kinds = tuple(_core.temperature.spectrum_kinds())
     if kind not in kinds:
         raise ValueError(f"rotary_temperature: kind must be {' or '.join(map(repr, kinds))}, got {kind!r}")
-    if isinstance(head_dim, bool) or not isinstance(head_dim, (int, np.integer)) or head_dim < 2 or head_dim % 2:
+    head_dim = _validation.integer(f, "head_dim", head_dim, 2, int(_core.limits.max_head_dim))
+    if head_dim % 2:
         raise ValueError(f"rotary_temperature: head_dim must be an even integer >= 2, got {head_dim!r}")
-    if not (np.isfinite(temp_max) and temp_max > 0):
+    _validation.check_size(f, "head_dim", head_dim // 2)
+    temp_max = _validation.real_number(f, "temp_max", temp_max)
+    if not temp_max > 0:
         raise ValueError(f"rotary_temperature: temp_max must be finite and > 0, got {temp_max!r}")
+    theta = _validation.real_number(f, "theta", theta)
     R = int(head_dim) // 2
     if kind == "rope":
         if not (np.isfinite(theta) and theta >= 1.0):
@@ -126,6 +131,11 @@ def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int
     t = np.sqrt((1 - np.cos(a)) / (1 + np.cos(a)))
     res: FloatArray = temp_max * t / np.max(t)
     return res
+
+
+def _scalar(x: Any) -> Any:
+    """A 0-d NumPy array as its scalar (NumPy's own type); anything else unchanged."""
+    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
 
 
 def _matrix(name: str, value: ArrayLike, shape: tuple[int | None, ...]) -> FloatArray:
@@ -284,8 +294,10 @@ class SelectiveWeights:
                 )
             object.__setattr__(self, "gate_weight", gw)
             object.__setattr__(self, "gate_bias", gb)
-        if not (np.isfinite(self.eps) and self.eps >= 0):
+        eps = _validation.real_number("SelectiveWeights", "eps", _scalar(self.eps))
+        if eps < 0:
             raise ValueError(f"SelectiveWeights: eps must be finite and >= 0, got {self.eps!r}")
+        object.__setattr__(self, "eps", eps)  # a float of its own, never the caller's array
 
     @property
     def model_dim(self) -> int:
@@ -476,6 +488,8 @@ def _hidden(hidden: ArrayLike, weights: SelectiveWeights, func: str) -> tuple[Fl
     h = np.asarray(hidden)
     if h.dtype == bool or not (np.issubdtype(h.dtype, np.floating) or np.issubdtype(h.dtype, np.integer)):
         raise TypeError(f"{func}: hidden must be a real array, got dtype {h.dtype}")
+    if not (h.dtype == np.float64 and h.flags.c_contiguous):
+        _validation.check_size(func, "hidden", h.size)  # before the conversion copies it
     squeeze = h.ndim == 2
     if squeeze:
         h = h[None]
@@ -547,8 +561,10 @@ class SelectiveState:
     ) -> None:
         if not isinstance(weights, SelectiveWeights):
             raise TypeError(f"SelectiveState: weights must be SelectiveWeights, got {type(weights).__name__}")
-        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) or batch < 1:
             raise ValueError(f"SelectiveState: batch must be an integer >= 1, got {batch!r}")
+        # the conv cache and the offset: checked before they are allocated
+        _validation.check_size("SelectiveState", "batch", float(batch) * weights.channels * (max(weights.taps, 1) + 1))
         _check_accumulate(accumulate, "SelectiveState")
         self.weights = weights
         self.batch = int(batch)
@@ -597,11 +613,13 @@ class SelectiveState:
         >>> SelectiveState(w).feed(rng.standard_normal((5, 4))).shape
         (5, 2, 1)
         """
-        h, squeeze = _hidden(hidden, self.weights, "SelectiveState.feed")
+        return self._feed(hidden, "SelectiveState.feed")
+
+    def _feed(self, hidden: ArrayLike, func: str) -> RealArray:
+        """:meth:`feed`, its errors named after ``func`` (the public function the caller called)."""
+        h, squeeze = _hidden(hidden, self.weights, func)
         if h.shape[0] != self.batch:
-            raise ValueError(
-                f"SelectiveState.feed: hidden must hold batch = {self.batch} sequences, got shape {np.shape(hidden)}"
-            )
+            raise ValueError(f"{func}: hidden must hold batch = {self.batch} sequences, got shape {np.shape(hidden)}")
         diff_from_zero = self.weights.taps == 0 and not self.carry_difference
         ang, self.conv_cache, self.offset = _run(
             h, self.weights, self.accumulate, self.conv_cache, self.offset, diff_from_zero
@@ -676,7 +694,7 @@ def angles(hidden: ArrayLike, weights: SelectiveWeights, *, accumulate: Accumula
         raise TypeError(f"angles: weights must be SelectiveWeights, got {type(weights).__name__}")
     _check_accumulate(accumulate, "angles")
     st = SelectiveState(weights, batch=np.shape(hidden)[0] if np.ndim(hidden) == 3 else 1, accumulate=accumulate)
-    return st.feed(hidden)
+    return st._feed(hidden, "selective.angles")
 
 
 def apply(
@@ -728,18 +746,19 @@ def apply(
     want = tuple(np.shape(hidden)[:-1]) + (H, 2 * R)
     arrays = []
     for name, x in (("q", q), ("k", k)):
-        a = np.asarray(x, dtype=np.float64)
+        a = _validation.real_array("apply", name, x)
         if a.shape != want:
             raise ValueError(f"apply: {name} must have shape {want} (hidden's leading shape, H, 2R), got {a.shape}")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"apply: {name} must be finite, got non-finite values")
         arrays.append(a)
     if state is None:
-        psi = angles(hidden, weights, accumulate=accumulate)
+        st = SelectiveState(weights, batch=np.shape(hidden)[0] if np.ndim(hidden) == 3 else 1, accumulate=accumulate)
+        psi = st._feed(hidden, "apply")
     else:
         if state.weights is not weights:
             raise ValueError("apply: state was made for other weights")
-        psi = state.feed(hidden)
+        psi = state._feed(hidden, "apply")
     # float64 input: rotate returns float64
     out = [cast(FloatArray, rotary.rotate(a, np.asarray(psi, dtype=np.float64), layout="half")) for a in arrays]
     return out[0], out[1], psi

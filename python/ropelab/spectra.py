@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,9 @@ from ropelab._display import ResultDisplay, document_fields, field_names
 from ropelab._docstrings import shared
 from ropelab._types import ArrayInput, ArrayLike, ComplexArray, FloatArray, FloatOrArray
 from ropelab._validation import negated
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "WINDOWS",
@@ -968,6 +971,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     FiguresOfMerit
         The figures of ``w``.
 
+    Raises
+    ------
+    TypeError
+        If ``w`` is a window's name rather than its samples, or not a real array.
+
     Examples
     --------
     >>> m = figures_of_merit(window("hann", 1024))
@@ -977,6 +985,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     >>> round(e.first_min_bins, 2), round(e.first_min_db, 1), round(e.highest_sidelobe_db, 1)
     (1.15, -10.9, -10.8)
     """
+    if isinstance(w, (str, bytes)):
+        raise TypeError(
+            f"spectra.figures_of_merit: w must be an array of window samples, not a window name, got {w!r}; "
+            f"for a window by name pass its samples, e.g. figures_of_merit(window({w!r}, N))"
+        )
     return FiguresOfMerit(_core.spectra.figures_of_merit(w=w, pad=pad))
 
 
@@ -1008,13 +1021,57 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
     the arrays are read-only float64 NumPy arrays (the constructor copies what it is given).
     Instances compare equal when every field is equal (arrays elementwise, NaN unequal), hash,
     pickle, and can be built from every field by name. The ``repr`` shows ``alpha``, ``omega``,
-    ``N`` and ``pad`` only.
+    ``N`` and ``pad`` only; the HTML view (Jupyter) adds the leakage: one row per decay with its
+    figures of merit and the range over ``ω`` of the tone's far leakage, bin leakage and loss.
     """
 
     __slots__ = ()
 
     #: Fields left out of ``repr`` and the HTML table (the per-row results and the grids).
     _hidden_fields = ("figures", "tone_scalloping_loss_db", "bin_leakage_factor", "far_leakage_db")
+    #: At most this many decays are listed in the HTML view (the first and last halves).
+    _html_rows_max = 12
+
+    def _html_extra(self) -> str:
+        from ropelab._display import number_html
+
+        def span(a: FloatArray, unit: str = "") -> str:
+            finite = a[np.isfinite(a)]
+            if not finite.size:
+                return number_html(float(a[0]), unit) if a.size else "—"
+            lo, hi = float(np.min(finite)), float(np.max(finite))
+            return number_html(lo, unit) if lo == hi else f"{number_html(lo)} … {number_html(hi, unit)}"
+
+        head = (
+            "α (1/sample)", "α·N", "highest sidelobe", "leakage factor", "truncation ripple",
+            "far leakage over ω", "bin leakage over ω", "tone loss over ω",
+        )  # fmt: skip
+        rows = []
+        n = len(self.alpha)
+        keep = list(range(n))
+        if n > self._html_rows_max:
+            half = self._html_rows_max // 2
+            keep = [*range(half), -1, *range(n - half, n)]
+        an, hsl, leak, ripple = (
+            self.decay_over_window,
+            self.highest_sidelobe_db,
+            self.leakage_factor,
+            self.truncation_ripple_db,
+        )
+        far, binl, loss = self.far_leakage_db, self.bin_leakage_factor, self.tone_scalloping_loss_db
+        for i in keep:
+            if i < 0:
+                rows.append(f"<tr><td colspan='{len(head)}'>… {n - self._html_rows_max} more decays …</td></tr>")
+                continue
+            cells = (
+                number_html(float(self.alpha[i])), number_html(float(an[i])), number_html(float(hsl[i]), "dB"),
+                number_html(float(leak[i])), number_html(float(ripple[i]), "dB"), span(far[i], "dB"),
+                span(binl[i]), span(loss[i], "dB"),
+            )  # fmt: skip
+            rows.append("<tr>" + "".join(f"<td style='text-align:right'>{c}</td>" for c in cells) + "</tr>")
+        header = "".join(f"<th>{h}</th>" for h in head)
+        caption = f"Leakage per decay ({n} decays × {len(self.omega)} rotations ω)"
+        return f"<table><caption style='text-align:left'>{caption}</caption><tr>{header}</tr>{''.join(rows)}</table>"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict: the arrays as they are, ``figures`` as a list of their dicts.
@@ -1120,7 +1177,7 @@ _TABLE_HARRIS_PARAMETERS: dict[str, tuple[float, ...]] = {
 }
 
 
-def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
+def harris_table(N: int = 4096, pad: int = 64) -> pd.DataFrame:
     """A Harris-style table of figures of merit for every window of :func:`window_names`.
 
     Rows: the 41 rows of Harris (1978), Table 1 (Proc. IEEE 66(1)), each with Harris's window and
@@ -1147,16 +1204,18 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
 
     Returns
     -------
-    list of dict
-        One dict per row: ``window``, ``params``, ``label``, ``N``, ``sym``, the figures
-        ``highest_sidelobe_db``, ``sidelobe_falloff_db_per_octave``, ``coherent_gain``,
-        ``enbw_bins``, ``bandwidth_3db_bins``, ``scalloping_loss_db``,
-        ``worst_case_processing_loss_db``, ``bandwidth_6db_bins``,
-        ``overlap_correlation_75_percent``, ``overlap_correlation_50_percent`` (Harris's columns;
-        the overlap correlations in percent, as Harris prints them), ``harris`` (the printed
-        values by column name, ``None`` for a cell Harris left empty; ``None`` for a row Harris
-        does not have), ``harris_differs`` (Harris's headings of the columns that differ, comma
-        separated; empty when the printed row agrees) and ``harris_notes`` (why, by column).
+    pandas.DataFrame
+        One row per window row, in the units of :class:`FiguresOfMerit` (each named in its column:
+        ``_db`` dB, ``_bins`` bins, ``_db_per_octave`` dB/octave; ``coherent_gain`` and the
+        overlap correlations are fractions, as :attr:`FiguresOfMerit.overlap_correlation_75`,
+        not the percent Harris prints). Columns: ``window``, ``params``, ``label``, ``N``, ``sym``,
+        Harris's figures ``highest_sidelobe_db``, ``sidelobe_falloff_db_per_octave``,
+        ``coherent_gain``, ``enbw_bins``, ``bandwidth_3db_bins``, ``scalloping_loss_db``,
+        ``worst_case_processing_loss_db``, ``bandwidth_6db_bins``, ``overlap_correlation_75``,
+        ``overlap_correlation_50``, then ``harris`` (the printed values by column name in the same
+        units, ``None`` for a cell Harris left empty; ``None`` for a row Harris does not have),
+        ``harris_differs`` (Harris's headings of the columns that differ, comma separated; empty
+        when the printed row agrees) and ``harris_notes`` (why, by column).
 
     Raises
     ------
@@ -1165,11 +1224,11 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> rows = harris_table(N=1024, pad=16)
-    >>> hann = next(r for r in rows if r["window"] == "hann")
-    >>> round(hann["enbw_bins"], 2), round(hann["sidelobe_falloff_db_per_octave"])
-    (1.5, -18)
-    >>> hamming = next(r for r in rows if r["window"] == "hamming")
+    >>> table = harris_table(N=1024, pad=16)
+    >>> hann = table[table["window"] == "hann"].iloc[0]
+    >>> round(float(hann["enbw_bins"]), 2), round(float(hann["overlap_correlation_50"]), 3)  # a fraction, not %
+    (1.5, 0.167)
+    >>> hamming = table[table["window"] == "hamming"].iloc[0]
     >>> hamming["harris_differs"]
     'scalloping loss, 6.0-dB BW, overlap correlation 50%'
     >>> hamming["harris_notes"].startswith("scalloping loss: misprint")
@@ -1202,22 +1261,27 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
             except ValueError:
                 continue  # needs a parameter without a Harris value
             specs.append((name, name, {}, None))
+    import pandas as pd
+
     rows: list[dict[str, Any]] = []
     for name, label, params, harris in specs:
         w, sym = _table_window(name, N, params)
         m = figures_of_merit(w, pad=pad)
         row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N, "sym": sym}
-        for col, _, _, _ in H.COLUMNS:
-            if col.endswith("_percent"):
-                row[col] = 100.0 * float(getattr(m, col[: -len("_percent")]))
-            else:
-                row[col] = float(getattr(m, col))
+        for col, _, _, _ in H.COLUMNS:  # the fields of FiguresOfMerit, in its units (fractions, not %)
+            value = getattr(m, col)
+            row[col] = None if value is None else float(value)  # None: a fall-off not measurable
         differs: list[str] = []
         why: dict[str, list[str]] = {}
         if harris is not None:
-            row["harris"] = {col: v for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
-            for (col, head, _, tol), printed in zip(H.COLUMNS, harris.printed):
-                reason = "" if printed is None else H.explain(label, col, row[col], printed, tol)
+            row["harris"] = {col: H.from_printed(col, v) for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
+            for (col, head, unit, tol), printed in zip(H.COLUMNS, harris.printed):
+                scale = 100.0 if unit == "%" else 1.0  # compared in Harris's printed units
+                computed = row[col]
+                if computed is None:
+                    reason = "" if printed is None else "not measurable at this N"
+                else:
+                    reason = "" if printed is None else H.explain(label, col, scale * computed, printed, tol)
                 if reason:
                     differs.append(head)
                     why.setdefault(reason, []).append(head)
@@ -1226,4 +1290,5 @@ def harris_table(N: int = 4096, pad: int = 64) -> list[dict[str, Any]]:
         row["harris_differs"] = ", ".join(differs)
         row["harris_notes"] = "; ".join(f"{', '.join(heads)}: {reason}" for reason, heads in why.items())
         rows.append(row)
-    return rows
+    table: pd.DataFrame = pd.DataFrame(rows)
+    return table

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from ropelab import _validation
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._docstrings import shared
@@ -130,10 +131,10 @@ def group(name: str) -> Group:
     return Group(name, tuple(elements), table, identity, bool(np.array_equal(table, table.T)))
 
 
-def _rng(seed: int, stream: int) -> np.random.Generator:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), stream])))
+def _rng(func: str, seed: int, stream: int) -> np.random.Generator:
+    s = _validation.seed(func, seed)
+    st = _validation.integer(func, "stream", stream, 0, 2**32 - 1)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([s, st])))
 
 
 def _positive(func: str, name: str, value: object, minimum: int = 1, maximum: int = 10**8) -> int:
@@ -213,7 +214,7 @@ def state_tracking(group_name: str, n: int, length: int, *, seed: int = 0, strea
     length = _positive("state_tracking", "length", length)
     stream = _positive("state_tracking", "stream", stream, minimum=0, maximum=2**32 - 1)
     _check_size("state_tracking", n, length)
-    tokens = _rng(seed, stream).integers(0, g.order, size=(n, length), dtype=np.int64)
+    tokens = _rng("state_tracking", seed, stream).integers(0, g.order, size=(n, length), dtype=np.int64)
     return StateTracking(g, tokens, _prefix_products(g, tokens), int(seed))
 
 
@@ -299,7 +300,7 @@ def mqar(
     if seq_len < 2 * n_pairs + n_queries:
         raise ValueError(f"{f}: seq_len must be >= 2 n_pairs + n_queries = {2 * n_pairs + n_queries}, got {seq_len}")
     _check_size(f, n, seq_len)
-    rng = _rng(seed, stream)
+    rng = _rng("mqar", seed, stream)
     half = vocab // 2
     inputs = np.zeros((n, seq_len), dtype=np.int64)
     targets = np.full((n, seq_len), IGNORE, dtype=np.int64)
@@ -371,7 +372,7 @@ def copying(n: int, length: int, vocab: int, *, seed: int = 0, stream: int = 0) 
     length = _positive("copying", "length", length)
     vocab = _positive("copying", "vocab", vocab, minimum=3)
     _check_size("copying", n, 2 * length + 1)
-    content = _rng(seed, stream).integers(2, vocab, size=(n, length), dtype=np.int64)
+    content = _rng("copying", seed, stream).integers(2, vocab, size=(n, length), dtype=np.int64)
     inputs = np.zeros((n, 2 * length + 1), dtype=np.int64)
     inputs[:, :length] = content
     inputs[:, length] = 1

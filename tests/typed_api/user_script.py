@@ -131,10 +131,10 @@ fox_o: FloatArray = rl.recurrence.fox_attention(q3, k3, v3, rng.uniform(size=T))
 cos_o: FloatArray = rl.recurrence.cosformer_attention(q3, k3, v3)
 soft_o: FloatArray = rl.recurrence.softmax_attention(q3, k3, v3, rl.rotary.rope_angles(np.arange(T), 4))
 beta = rng.uniform(size=T)
-delta_o: FloatArray = rl.recurrence.delta_rule(q3, k3, v3, beta)
+delta_o: RealArray = rl.recurrence.delta_rule(q3, k3, v3, beta)
 A_delta: FloatArray = rl.recurrence.delta_transitions(k3, beta)
 assert close(delta_o, rl.recurrence.linear_attention(q3, k3, beta[:, None] * v3, transitions=A_delta))
-dp: FloatArray = rl.recurrence.delta_product(
+dp: RealArray = rl.recurrence.delta_product(
     rng.normal(size=(5, 4)), rng.normal(size=(5, 2, 4)), rng.normal(size=(5, 2, 3)), np.full((5, 2), 0.5)
 )
 assert dp.shape == (5, 3) and alibi_o.shape == fox_o.shape == cos_o.shape == soft_o.shape == (T, 4)
@@ -254,8 +254,8 @@ leak_arrays += [leak.enbw_bins, leak.bandwidth_3db_bins, leak.scalloping_loss_db
 leak_arrays += [leak.truncation_ripple_db, leak.tone_scalloping_loss_db]
 leak_record: dict[str, Any] = leak.as_dict()
 assert leak.far_leakage_db.shape == (2, 2) and "alpha" in leak_record
-table: list[dict[str, Any]] = rl.spectra.harris_table(N=256, pad=8)
-assert any(row["window"] == "hann" for row in table)
+table: pd.DataFrame = rl.spectra.harris_table(N=256, pad=8)
+assert bool((table["window"] == "hann").any())
 
 # --- simd ----------------------------------------------------------------------------------------
 isa = rl.simd.isa()  # "scalar", "avx2" or "avx512"
@@ -376,6 +376,8 @@ except rl.claims.PluginError as e:
 results: rl.claims.ClaimResults = rl.claims.run(["thm1.counterexample", "user.paper_sigma_squared"])
 first: rl.claims.ClaimResult = results[0]
 assert first.matches and all(r.matches for r in results) and first.as_dict()["id"] == "thm1.counterexample"
+statement: str = first.statement_text
+assert "$" not in statement
 claims_df: pd.DataFrame = results.to_dataframe()
 assert len(claims_df) == 2
 del rl.claims.REGISTRY["user.paper_sigma_squared"]

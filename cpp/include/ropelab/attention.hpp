@@ -128,12 +128,14 @@ struct EmptyRow : std::domain_error {
   std::size_t batch, row;
 };
 
-/// A logit scale·q_i·k_j that is not finite in double precision (finite q and k whose product
-/// overflows): the softmax subtracts the row's maximum, but the logits themselves must exist.
+/// A logit scale·q_i·k_j that is not finite in the precision of the computation (finite q and k
+/// whose product overflows): the softmax subtracts the row's maximum, but the logits themselves
+/// must exist.
 struct LogitOverflow : std::overflow_error {
-  LogitOverflow(std::size_t batch, std::size_t row)
+  LogitOverflow(std::size_t batch, std::size_t row, bool single = false)
       : std::overflow_error("a logit scale * q.k of query row " + std::to_string(row) +
-                            " of sequence " + std::to_string(batch) + " overflows a double"),
+                            " of sequence " + std::to_string(batch) + " overflows a " +
+                            (single ? "float32" : "double")),
         batch(batch),
         row(row) {}
   std::size_t batch, row;
@@ -143,6 +145,12 @@ struct LogitOverflow : std::overflow_error {
 /// EmptyRow, LogitOverflow.
 void softmax(const double* q, const double* k, const double* v, const Shape& shape, double scale,
              bool causal, const Bias* bias, int nthreads, double* out,
+             const std::atomic<bool>* cancel);
+/// The same in single precision: every logit, weight, sum and product a float (the float
+/// kernels of attention_kernels.hpp on the vector paths; the bias added to the float logit and
+/// rounded). Bit-identical for every thread count, like the double version.
+void softmax(const float* q, const float* k, const float* v, const Shape& shape, double scale,
+             bool causal, const Bias* bias, int nthreads, float* out,
              const std::atomic<bool>* cancel);
 
 /// A feature overflowed a double (only without stabilisation): `argument` is "q" or "k".

@@ -61,4 +61,20 @@ void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt,
 /// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
 
+// Single precision (the float32 path of attention::softmax): the same operations on float lanes
+// (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
+// above, so again the AVX2 and AVX-512 versions give the same bits.
+void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+                 float scale, float* st);
+void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+                   float scale, float* st);
+void online_softmax_avx2(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
+                         float* alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
+                           float* alpha);
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
+             const float* alpha, float* ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
+               const float* alpha, float* ot);
+
 }  // namespace ropelab::attention::kernels

@@ -5,11 +5,11 @@
 /// active SIMD path of vecmath.hpp is avx2 or wider). Plain declarations only: this header is
 /// included by a file compiled with ISA flags (see vecmath.hpp on why nothing inline may be here).
 ///
-/// State layout: a block of rows of the dv×d state S is stored in panels of 8 rows,
-/// ST[(p d + c) 8 + l] = S[r0 + 8p + l, c] (rows past the block are zero and stay zero), so one
-/// pass over a panel reads 8·d contiguous doubles. Every value-row of the delta rule evolves
-/// independently (row r only needs S[r, :], v[r] and the keys), which is what makes a
-/// panel-by-panel pass, and a split of the rows over threads, possible.
+/// State layout: a block of rows of the dv×d state S is stored in panels of P rows (two AVX2
+/// registers: P = 8 doubles, 16 floats), ST[(p d + c) P + l] = S[r0 + P p + l, c] (rows past the
+/// block are zero and stay zero), so one pass over a panel reads P·d contiguous values. Every
+/// value-row of the delta rule evolves independently (row r only needs S[r, :], v[r] and the keys),
+/// which is what makes a panel-by-panel pass, and a split of the rows over threads, possible.
 
 #include <cstddef>
 
@@ -25,9 +25,15 @@ namespace ropelab::recurrence::kernels {
 ///   y[r] = Σ_c next_key[c]·s                (= (a_next S) next_key, the product the next
 ///                                            micro-step needs; if next_key != nullptr)
 /// Sums run over c = 0..d−1 in order with one accumulator per row, multiply then add (no FMA):
-/// the same IEEE operations on every path. u, y, out have 8·panels entries.
+/// the same IEEE operations on every path. u, y, out have P·panels entries; `rows` (≤ P·panels)
+/// are the block's rows: a last panel with at most P/2 of them is swept with one register (rows
+/// split over threads in units of P/2). The float overload is the float32 path (P = 16; float
+/// arithmetic, the same order).
 void delta_pass_avx2(double* ST, std::size_t d, std::size_t panels, const double* key,
                      const double* u, const double* query, double a_next, const double* next_key,
-                     double* y, double* out);
+                     double* y, double* out, std::size_t rows);
+void delta_pass_avx2(float* ST, std::size_t d, std::size_t panels, const float* key, const float* u,
+                     const float* query, float a_next, const float* next_key, float* y, float* out,
+                     std::size_t rows);
 
 }  // namespace ropelab::recurrence::kernels

@@ -100,7 +100,7 @@ struct FiguresOfMerit {
                                      ///< rounding floor of the DTFT)
   double highest_sidelobe_bins = nan;  ///< its frequency
   double sidelobe_falloff_db_per_octave =
-      nan;  ///< asymptotic slope (see merit::sidelobe_falloff_db_per_octave)
+      nan;  ///< asymptotic slope (see merit::sidelobe_falloff_db_per_octave); NaN: not measurable
   double overlap_correlation_50 = nan;  ///< Σ w[n]w[n+N/2] / Σ w² (a fraction)
   double overlap_correlation_75 = nan;  ///< Σ w[n]w[n+N/4] / Σ w²
   double leakage_factor = nan;          ///< energy outside |f| < first_min_bins / total
@@ -187,24 +187,52 @@ constexpr int kSmoothDegree = 10;
 /// Highest derivative order smoothness_order resolves (a jump there falls off at −48 dB/octave).
 constexpr int kMaxSmoothnessOrder = 7;
 
+/// smoothness_order's "not measurable": fewer than 56 samples, samples that are not those of a
+/// piecewise smooth function, or an interior join within 14 samples of an end.
+constexpr int kNotMeasurable = -2;
+/// The most the fitted slopes of the lower and upper halves of the far band may differ (dB/octave)
+/// for the fit to count as an asymptote.
+constexpr double kAsymptoteToleranceDb = 1.0;
+
 /// The order p of the lowest derivative of the zero-extended window that jumps, measured from the
 /// samples: a jump in the p-th derivative makes |W| fall off as f^−(p+1), −6.02(p+1) dB/octave.
 /// Ends: polynomials of degree 10 (and 9, for the error) fitted by least squares to the first
-/// M + 1 samples, M = clamp(N/8, 14, 256) ≤ N/4, and compared with zero at a point up to one
-/// sample beyond the end (DFT-even windows, windows sampled at half-integers); the right end too
-/// unless w is symmetric or DFT-even. Interior: at each of the ≤ 8 largest peaks of |Δ⁴w|,
-/// polynomials fitted on either side (32 samples each) compared inside the stencil. A Taylor
-/// coefficient counts as zero within 4 times its fit error or when its term in |W| at f = N/32 is
-/// below −240 dB. Returns p ∈ [0, kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is
-/// resolved (smoother than double precision shows, e.g. a Gaussian at its rounding floor); −1
-/// when the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|, an
-/// end sample more than 1e-6 max|w| off the curve through its neighbours, like Dolph–Chebyshev's)
-/// or N < 56.
+/// M + 1 samples, M = clamp(N/8, 14, 256) ≤ N/4 but stopping before the first peak of |Δ⁴w| near
+/// the end (an interior join, e.g. where Tukey's taper meets its flat part: a fit through it is
+/// biased), and compared with zero at a point up to one sample beyond the end (DFT-even windows,
+/// windows sampled at half-integers); the right end too unless w is symmetric or DFT-even.
+/// Interior: at each of the ≤ 8 largest peaks of |Δ⁴w|, polynomials fitted on either side (32
+/// samples each) compared inside the stencil. A Taylor coefficient counts as zero within 4 times
+/// its fit error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
+/// kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is resolved (smoother than double
+/// precision shows, e.g. a Gaussian at its rounding floor); −1 when an end sample lies off the
+/// curve through its neighbours by more than 1e-6 max|w| (an impulse, the derivative of a jump,
+/// like Dolph–Chebyshev's end samples: its transform does not decay, 0 dB/octave);
+/// kNotMeasurable (−2) when N < 56, the samples are not those of a piecewise smooth function
+/// (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14 samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
-/// when that resolves a jump; otherwise fitted_falloff_db_per_octave.
+/// when that is in [−1, kMaxSmoothnessOrder] (0 for an end impulse). Otherwise the slope of the
+/// far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the
+/// rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper than
+/// −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, and only for N >= 56.
+/// NaN ("not measurable") in every other case: never positive, never the slope of a transition.
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
+
+/// The far band of fitted_falloff_db_per_octave and what lies in it.
+struct FittedBand {
+  double Nd = 0, f_lo = 0, f_hi = 0;
+  bool long_enough = false;    ///< f_hi >= 1.5 f_lo
+  bool at_floor = false;       ///< fewer than 4 grid points above −240 dB in the band
+  std::vector<double> xs, ys;  ///< sidelobe peaks (bins, dB re |W(0)|), parabolic interpolation
+  std::vector<double> xa, ya;  ///< every grid point above the floor (bins, dB)
+  /// The fitted slope of the peaks (of |W| itself when there are fewer than 8 peaks) over the
+  /// band, if at least 4 points lie in each half (split at sqrt(f_lo f_hi)) and the slopes of the
+  /// halves agree within kAsymptoteToleranceDb; otherwise NaN.
+  double asymptotic_slope() const;
+};
+FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins);
 
 /// Fitted sidelobe fall-off (dB per octave): least-squares slope of the sidelobe peaks
 /// (parabolic interpolation on a 1/8-bin grid) against log2 sin(πf/N), with an s² = sin²(πf/N)
@@ -212,7 +240,8 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
 /// N/32), f_hi = min(max(N/8, 2 f_lo), 3N/8) (a first minimum beyond N/16 that is not a null, below
 /// −200 dB, counts as 0). Without at least 4 distinct peaks there, the slope of |W| itself on the
 /// grid; −inf when |W| is below the rounding floor (−240 dB) throughout the band; NaN when the band
-/// is shorter than 1.5:1 (small N).
+/// is shorter than 1.5:1 (small N). Unchecked: a slope over whatever the band holds (a transition
+/// at small N); sidelobe_falloff_db_per_octave uses it only where it is an asymptote.
 double fitted_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
 
 /// w[n] = w[0] rⁿ with 0 < r ≤ 1: r and the ripple 20 log10((1 + rᴺ)/(1 − rᴺ)) of |W| against

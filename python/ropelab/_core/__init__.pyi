@@ -14,7 +14,8 @@ from . import simd
 from . import attention
 from . import selective
 from . import extrapolation
-__all__: list[str] = ['attention', 'estimators', 'extrapolation', 'git_commit', 'limits', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'temperature', 'transition']
+from . import sweep
+__all__: list[str] = ['attention', 'estimators', 'extrapolation', 'git_commit', 'limits', 'recurrence', 'result', 'rff', 'rotary', 'selective', 'simd', 'spectra', 'sweep', 'temperature', 'transition']
 def estimators() -> list[str]:
     """
     Every random-feature estimator name, in enum order (rff.estimators() and attention.estimators() are subsets).

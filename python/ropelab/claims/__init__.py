@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 
+from ropelab._public import public_dir
 from ropelab.claims._registry import (
     ENTRY_POINT_GROUP,
     REGISTRY,
@@ -54,3 +55,5 @@ __all__ = [
     "load_plugins",
     "run",
 ]
+
+__dir__ = public_dir(__name__)  # tab completion: the API above, not the imports

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ropelab import _latex
 from ropelab._display import ResultDisplay
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ USER_SECTION = "User claims"
 #: The entry-point group whose modules :func:`load_plugins` imports.
 ENTRY_POINT_GROUP = "ropelab.claims"
 #: Claim ids: dot-separated words of letters, digits, ``_`` and ``-`` (at least two words).
-_ID = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$")
+_ID = re.compile(r"\A[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+\Z")
 #: The package whose modules register the built-in claims.
 _BUILTIN_PACKAGE = "ropelab.claims"
 
@@ -93,7 +94,7 @@ def _section_module(module: str) -> str | None:
 
 def _docstring(id: str, source: str, statement: str, expected: Verdict, own: str | None) -> str:
     """The check's docstring, written from the claim's fields (and the check's own text, if any)."""
-    stated = statement.strip()
+    stated = _latex.to_rst(statement.strip())
     if not stated.endswith((".", "?", "!")):
         stated += "."
     text = textwrap.fill(f"Statement ({source.strip()}): {stated}", 100, break_long_words=False, break_on_hyphens=False)
@@ -189,7 +190,8 @@ class Claim:
     source : str
         Where the statement comes from: paper and equation, theorem, section or table.
     statement : str
-        The claim as the paper makes it.
+        The claim as the paper makes it: text with inline LaTeX between dollar signs and code
+        between backticks.
     expected : {"holds", "holds-if", "fails"}
         The verdict the mathematics gives; a different derived verdict is a regression.
     check : callable
@@ -253,6 +255,11 @@ class ClaimResult(ResultDisplay):
     figure: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def statement_text(self) -> str:
+        """The statement as plain Unicode text (the LaTeX written out, e.g. ``R_{n-m}`` as ``Rₙ₋ₘ``)."""
+        return _latex.to_text(self.statement)
+
+    @property
     def matches(self) -> bool:
         """The derived verdict equals the expected one and any corrected statement checked out."""
         return self.error is None and self.verdict == self.expected and self.corrected_holds is not False
@@ -269,6 +276,11 @@ class ClaimResult(ResultDisplay):
         d.pop("figure", None)
         d["matches"] = self.matches
         return d
+
+    def _repr_html_(self) -> str:
+        from ropelab.claims._html import result_html
+
+        return result_html(self)
 
 
 class ClaimResults(list[ClaimResult]):
@@ -301,23 +313,10 @@ class ClaimResults(list[ClaimResult]):
         """
         import pandas as pd
 
-        columns = [
-            "section",
-            "source",
-            "statement",
-            "expected",
-            "verdict",
-            "matches",
-            "error",
-            "condition",
-            "corrected",
-            "corrected_holds",
-            "tolerance",
-            "seconds",
-            "values",
-            "inputs",
-            "counterexample",
-        ]
+        columns = (
+            "section source statement expected verdict matches error condition corrected corrected_holds tolerance "
+            "seconds values inputs counterexample"
+        ).split()
         rows = [r.as_dict() for r in self]
         df: pd.DataFrame = pd.DataFrame(
             [{c: row[c] for c in columns} for row in rows],
@@ -330,23 +329,16 @@ class ClaimResults(list[ClaimResult]):
         counts = {v: sum(r.verdict == v and r.error is None for r in self) for v in VERDICTS}
         errors = sum(r.error is not None for r in self)
         unexpected = sum(not r.matches for r in self)
+        n = len(self)
         return (
-            f"ClaimResults({len(self)} claims: {counts['holds']} holds, {counts['holds-if']} holds-if, "
-            f"{counts['fails']} fails, {errors} errors; {unexpected} unexpected)"
+            f"ClaimResults({n} claim{'' if n == 1 else 's'}: {counts['holds']} holds, {counts['holds-if']} holds-if, "
+            f"{counts['fails']} fails, {errors} error{'' if errors == 1 else 's'}; {unexpected} unexpected)"
         )
 
     def _repr_html_(self) -> str:
-        import html
+        from ropelab.claims._html import results_html
 
-        e = html.escape
-        head = "".join(f"<th>{h}</th>" for h in ("id", "verdict", "expected", "source", "statement"))
-        rows = "".join(
-            f"<tr><td><code>{e(r.id)}</code></td><td>{e(str(r.verdict) if r.error is None else 'error')}</td>"
-            f"<td>{e(r.expected)}{'' if r.matches else ' &#9888;'}</td><td>{e(r.source)}</td>"
-            f"<td style='text-align:left'>{e(r.statement)}</td></tr>"
-            for r in self
-        )
-        return f"<table><caption>{e(repr(self))}</caption><tr>{head}</tr>{rows}</table>"
+        return results_html(self, repr(self))
 
 
 #: id -> Claim, in registration order.
@@ -373,7 +365,8 @@ def claim(
     source : str
         Where the statement comes from (paper, section, equation).
     statement : str
-        The statement checked, in one sentence.
+        The statement checked, in one sentence: text with inline LaTeX between dollar signs and
+        code between backticks; the LaTeX in the subset the reports render offline.
     expected : {"holds", "holds-if", "fails"}
         The verdict the mathematics gives.
 
@@ -387,7 +380,8 @@ def claim(
     TypeError
         If ``id``, ``source`` or ``statement`` is not a string, or the decorated object is not callable.
     ValueError
-        For a malformed or duplicate ``id``, an empty ``statement``/``source`` or an unknown ``expected``;
+        For a malformed or duplicate ``id``, an empty ``statement``/``source`` or one whose LaTeX does not
+        render, an unknown ``expected``;
         for a claim of ropelab's own whose id prefix belongs to another section module.
 
     Examples
@@ -410,6 +404,10 @@ def claim(
         raise ValueError(f"claim: id must be dot-separated words (e.g. 'mylab.bound'), got {id!r}")
     if not isinstance(expected, str) or expected not in VERDICTS:
         raise ValueError(f"claim: expected must be one of {VERDICTS}, got {expected!r}")
+    try:
+        _latex.to_text(statement)
+    except ValueError as exc:  # maths outside the subset the reports render, or an unmatched $
+        raise ValueError(f"claim {id!r}: statement: {exc}") from None
 
     def register(check: Callable[[], Evidence]) -> Callable[[], Evidence]:
         if not callable(check):

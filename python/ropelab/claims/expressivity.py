@@ -50,8 +50,8 @@ def _decode_from_scores(tokens: npt.ArrayLike, angles: npt.ArrayLike, offset: in
 @claim(
     "expr.parity_rotation",
     source="Selective RoPE §3.3, §4.2 (Fig. 7)",
-    statement="A phase ω_t = π b_t (one rotating channel pair) tracks parity (S2) exactly, also at 10× "
-    "the training length",
+    statement=r"A phase $\omega_t = \pi b_t$ (one rotating channel pair) tracks parity ($S_2$) exactly, also at"
+    " 10 times the training length",
     expected="holds",
 )
 def parity_rotation() -> Evidence:
@@ -78,8 +78,8 @@ def parity_rotation() -> Evidence:
 @claim(
     "expr.cyclic_rotation",
     source="Selective RoPE §4.2 (A3 in Fig. 7)",
-    statement="Rotations by 2π/3 per generator track Z3 and A3 exactly (and 2π/n tracks Z_n), also at 10× "
-    "the training length",
+    statement=r"Rotations by $2\pi/3$ per generator track $\mathbb{Z}_3$ and $A_3$ exactly (and $2\pi/n$ tracks"
+    r" $\mathbb{Z}_n$), also at 10 times the training length",
     expected="holds",
 )
 def cyclic_rotation() -> Evidence:
@@ -102,8 +102,8 @@ def cyclic_rotation() -> Evidence:
     "expr.s3_householder",
     source="Selective RoPE §5, App. A (Householder transitions)",
     statement="Products of commuting rotations are order-invariant, so one rotation pair cannot track the "
-    "non-abelian S3; products of Householder reflections (the delta rule with β = 2) track it "
-    "exactly",
+    r"non-abelian $S_3$; products of Householder reflections (the delta rule with $\beta = 2$) track "
+    "it exactly",
     expected="holds",
 )
 def s3_householder() -> Evidence:

@@ -19,7 +19,7 @@ def _gates(rng: np.random.Generator, T: int, d: int, shared: bool) -> FloatArray
 @claim(
     "gate.effective",
     source="Selective RoPE §3.3",
-    statement="Gated pre-rotation equals the recurrence with A^eff = C_{t−1}ᵀ Λ_t C_t",
+    statement=r"Gated pre-rotation equals the recurrence with $A^{\mathrm{eff}}_t = C_{t-1}^\top \Lambda_t C_t$",
     expected="holds",
 )
 def gate_effective() -> Evidence:
@@ -60,7 +60,7 @@ def gate_effective() -> Evidence:
 @claim(
     "gate.commute",
     source="Selective RoPE §3.3",
-    statement="A^eff = Λ_t R_t for any diagonal gate Λ_t",
+    statement=r"$A^{\mathrm{eff}}_t = \Lambda_t R_t$ for any diagonal gate $\Lambda_t$",
     expected="holds-if",
 )
 def gate_commute() -> Evidence:
@@ -84,18 +84,24 @@ def gate_commute() -> Evidence:
         },
         tolerance=f"relative {tol:.1e}",
         inputs={"d": d, "seed": _common.SEED + 15},
-        condition="the gate is shared by the two channels of each rotation pair (then Λ_t commutes with C_{t−1})",
+        condition=r"the gate is shared by the two channels of each rotation pair (then $\Lambda_t$ commutes with $C_{t-1}$)",
         counterexample={
             "gate": "per channel, distinct within a pair",
             "relative_difference": e_channel,
             "commutator_norm": float(c_channel),
         },
-        corrected="A^eff = C_{t−1}ᵀ Λ_t C_t, which equals Λ_t R_t iff [Λ_t, C_{t−1}] = 0 (e.g. one decay per pair).",
+        corrected=r"$A^{\mathrm{eff}}_t = C_{t-1}^\top \Lambda_t C_t$, which equals $\Lambda_t R_t$ iff $[\Lambda_t, C_{t-1}] = 0$ "
+        "(e.g. one decay per pair).",
         corrected_holds=e_shared < tol and float(c_shared) < tol and float(c_channel) > 1e-3,
     )
 
 
-@claim("gate.norm", source="Selective RoPE §3.3", statement="‖A^eff‖₂ = ‖Λ_t‖₂ for every gate", expected="holds")
+@claim(
+    "gate.norm",
+    source="Selective RoPE §3.3",
+    statement=r"$\lVert A^{\mathrm{eff}}_t\rVert_2 = \lVert\Lambda_t\rVert_2$ for every gate",
+    expected="holds",
+)
 def gate_norm() -> Evidence:
     rng, d = _common.rng(16), 8
     worst = 0.0
@@ -152,7 +158,7 @@ def householder_rotation() -> Evidence:
 @claim(
     "householder.delta",
     source="Selective RoPE App. A.5",
-    statement="The generalised Householder I − β w wᵀ is norm-preserving for general β",
+    statement=r"The generalised Householder $I - \beta w w^\top$ is norm-preserving for general $\beta$",
     expected="fails",
 )
 def householder_delta() -> Evidence:
@@ -186,8 +192,8 @@ def householder_delta() -> Evidence:
         tolerance=f"orthogonality ‖HᵀH − I‖ < {_common.tol(d):.1e}",
         inputs={"d": d, "seed": _common.SEED + 18},
         counterexample=bad,
-        corrected="I − βwwᵀ (‖w‖ = 1) has eigenvalue 1 − β along w and 1 elsewhere: it is orthogonal iff β ∈ {0, 2} "
-        "and non-expansive (‖·‖₂ ≤ 1) iff β ∈ [0, 2].",
+        corrected=r"$I - \beta w w^\top$ ($\lVert w\rVert = 1$) has eigenvalue $1 - \beta$ along $w$ and 1 elsewhere: it is "
+        r"orthogonal iff $\beta \in \{0, 2\}$ and non-expansive ($\lVert\cdot\rVert_2 \le 1$) iff $\beta \in [0, 2]$.",
         corrected_holds=corrected_ok,
     )
 
@@ -301,9 +307,9 @@ DELTA_SEED = 20260116
 @claim(
     "delta.effective_transition",
     source="Selective RoPE §5, App. A (DeltaNet)",
-    statement="The gated delta rule with Selective RoPE pre-rotation is the linear recurrence "
-    "S_t = S_{t−1} A_t + β_t v_t k_tᵀ with A_t = α_t R_t (I − β_t k_t k_tᵀ), R_t the rotation by the "
-    "phase increment",
+    statement="The gated delta rule with Selective RoPE pre-rotation is the linear recurrence $S_t = S_{t-1} "
+    r"A_t + \beta_t v_t k_t^\top$ with $A_t = \alpha_t R_t (I - \beta_t k_t k_t^\top)$, $R_t$ the "
+    "rotation by the phase increment",
     expected="holds",
 )
 def delta_effective_transition() -> Evidence:

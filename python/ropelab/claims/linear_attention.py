@@ -15,7 +15,8 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "eq11.index",
     source="Selective RoPE Eqs. (3), (11)",
-    statement="The unrolled product of Eq. (11) starts at τ: o_t = Σ_τ v_τ k_τᵀ (A_τ ⋯ A_t) q_t",
+    statement=r"The unrolled product of Eq. (11) starts at $\tau$: $o_t = \sum_\tau v_\tau k_\tau^\top (A_\tau "
+    r"\cdots A_t)\, q_t$",
     expected="fails",
 )
 def eq11_index() -> Evidence:
@@ -59,8 +60,8 @@ def eq11_index() -> Evidence:
         "also evaluated in NumPy, and the core's three routes must equal them",
         inputs={"T": T, "d": d, "A": "0.9 I + 0.05 N(0,1)", "seed": _common.SEED + 10},
         counterexample={"relative_difference_start_tau": e_tau, "agrees_when_all_A_are_I": e_id < tol},
-        corrected="o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{τ+1} ⋯ A_t) q_t: the product starts at τ+1 (the key enters after A_τ "
-        "is applied).",
+        corrected=r"$o_t = \sum_{\tau \le t} v_\tau k_\tau^\top (A_{\tau+1} \cdots A_t)\, q_t$: the product starts at $\tau + 1$ "
+        r"(the key enters after $A_\tau$ is applied).",
         corrected_holds=e_tau1 < tol and np_errs["numpy_start_tau_plus_1_vs_numpy_recurrence"] < tol and routes_agree,
     )
 
@@ -68,8 +69,8 @@ def eq11_index() -> Evidence:
 @claim(
     "eq11.convention",
     source="Selective RoPE §3.3, Eq. (11)",
-    statement="Eq. (11) as printed (product from A_τ) is exact for the write-then-transition recurrence "
-    "S_t = (S_{t−1} + v_t k_tᵀ) A_t",
+    statement=r"Eq. (11) as printed (product from $A_\tau$) is exact for the write-then-transition recurrence "
+    r"$S_t = (S_{t-1} + v_t k_t^\top) A_t$",
     expected="holds",
 )
 def eq11_convention() -> Evidence:
@@ -146,9 +147,10 @@ def linear_relative_impossible() -> Evidence:
             "recurrent_vs_relative_form": errs["rope_recurrent_vs_relative_form"],
             "output_change_when_positions_shift_by_500": errs["rope_shift_by_500"],
         },
-        corrected="Relative encodings that factor into per-token operations on the state can: RoPE (rotations of q "
-        "and k, RoFormer §3.4.3) and ALiBi's or FoX's decays (S_t = f_t S_{t−1} + v_t k_tᵀ) are linear recurrences "
-        "whose outputs equal the O(T²) relative forms. An arbitrary bias table b(m − n) need not factor this way.",
+        corrected=r"Relative encodings that factor into per-token operations on the state can: RoPE (rotations of $q$ "
+        r"and $k$, RoFormer §3.4.3) and ALiBi's or FoX's decays ($S_t = f_t S_{t-1} + v_t k_t^\top$) are linear "
+        r"recurrences whose outputs equal the $O(T^2)$ relative forms. An arbitrary bias table $b(m - n)$ need not "
+        "factor this way.",
         corrected_holds=rope_ok and errs["alibi_recurrent_vs_direct"] < tol and errs["fox_recurrent_vs_direct"] < tol,
     )
 

@@ -26,7 +26,8 @@ def _sinusoidal(positions: Any, d: int) -> FloatArray:
 @claim(
     "pe.sinusoidal_relative",
     source="RoFormer §2, Eq. (4)",
-    statement="For sinusoidal encodings p_m·p_n depends only on m − n, and nearer positions are more similar",
+    statement=r"For sinusoidal encodings $p_m \cdot p_n$ depends only on $m - n$, and nearer positions are more"
+    " similar",
     expected="holds-if",
 )
 def pe_sinusoidal_relative() -> Evidence:
@@ -59,11 +60,12 @@ def pe_sinusoidal_relative() -> Evidence:
         },
         tolerance=f"{tol:.1e}·d (float64 rounding of angles up to ~4·10³ rad); monotonicity exact",
         inputs={"d": d, "pairs": 20, "positions": "0..4095", "seed": _common.SEED + 211},
-        condition="p_m·p_n = Σ_t cos((m−n)ω_t) depends only on m − n exactly; 'more similar when nearer' only for the "
-        "envelope (block maxima), not position by position",
+        condition=r"$p_m \cdot p_n = \sum_t \cos((m - n)\omega_t)$ depends only on $m - n$ exactly; 'more similar when "
+        "nearer' only for the envelope (block maxima), not position by position",
         counterexample={"r": rise, "p0·p_r": float(sim[rise]), "p0·p_{r+1}": float(sim[rise + 1])},
-        corrected="p_m·p_n = Σ_t cos((m−n)ω_t) depends only on m − n; it is not monotone in |m − n| (it first rises "
-        f"at r = {rise}), only its envelope falls over the first ~160 positions.",
+        corrected=r"$p_m \cdot p_n = \sum_t \cos((m - n)\omega_t)$ depends only on $m - n$; it is not monotone in "
+        r"$\lvert m - n\rvert$ (it first rises "
+        f"at $r = {rise}$), only its envelope falls over the first ~160 positions.",
         corrected_holds=relative and envelope and not monotone,
     )
 
@@ -71,8 +73,8 @@ def pe_sinusoidal_relative() -> Evidence:
 @claim(
     "pe.additive_absolute",
     source="RoFormer §2, Eqs. (3)–(10)",
-    statement="With additive encodings (x_m+p_m)ᵀW_qᵀW_k(x_n+p_n) carries absolute positions through its cross "
-    "terms; Transformer-XL's four-term expansion is an identity",
+    statement=r"With additive encodings $(x_m + p_m)^\top W_q^\top W_k (x_n + p_n)$ carries absolute positions "
+    "through its cross terms; Transformer-XL's four-term expansion is an identity",
     expected="holds",
 )
 def pe_additive_absolute() -> Evidence:
@@ -116,7 +118,8 @@ def pe_additive_absolute() -> Evidence:
 @claim(
     "attn.sqrt_d",
     source="RoFormer §2, Eq. (2)",
-    statement="For i.i.d. unit-variance entries Var(q·k) = d, so the 1/√d scale keeps the logits O(1)",
+    statement=r"For i.i.d. unit-variance entries $\mathrm{Var}(q \cdot k) = d$, so the $1/\sqrt{d}$ scale keeps"
+    " the logits $O(1)$",
     expected="holds",
 )
 def attn_sqrt_d() -> Evidence:
@@ -150,8 +153,8 @@ def attn_sqrt_d() -> Evidence:
 @claim(
     "extrap.interpolation_range",
     source="RoFormer §4",
-    statement="Position interpolation L → L′ keeps every angle inside the range seen in training; direct "
-    "extrapolation 2048 → 4096 leaves the low-frequency pairs at unseen angles",
+    statement=r"Position interpolation $L \to L'$ keeps every angle inside the range seen in training; direct "
+    r"extrapolation $2048 \to 4096$ leaves the low-frequency pairs at unseen angles",
     expected="holds",
 )
 def extrap_interpolation_range() -> Evidence:

@@ -78,9 +78,10 @@ def eq9_norm() -> Evidence:
         tolerance=f"relative {tol:.1e} (T·d accumulated roundings); every route is compared with the direct sum "
         "evaluated in NumPy (and the core's direct sum with it)",
         inputs={"T": T, "d": d, "D": D, "seed": _common.SEED + 7},
-        condition="‖q_t‖ is constant over t",
+        condition=r"$\lVert q_t\rVert$ is constant over $t$",
         counterexample={"case": "‖q_t‖ varying", "relative_error_without_amplitude": errs["varying_norm_no_amplitude"]},
-        corrected="With the amplitude factor e^{(‖q_t‖²−‖q_{t−1}‖²)/2} the recurrence equals the direct sum for any q.",
+        corrected=r"With the amplitude factor $e^{(\lVert q_t\rVert^2 - \lVert q_{t-1}\rVert^2)/2}$ the recurrence equals "
+        r"the direct sum for any $q$.",
         corrected_holds=corrected_ok,
     )
 
@@ -88,7 +89,8 @@ def eq9_norm() -> Evidence:
 @claim(
     "rff.telescoping",
     source="Selective RoPE §3.1, App. A.2",
-    statement="The rotation increments telescope: Π e^{iω·(q_κ−q_{κ−1})} = e^{iω·(q_t−q_τ)}",
+    statement=r"The rotation increments telescope: $\prod_\kappa e^{i\omega\cdot(q_\kappa - q_{\kappa-1})} = "
+    r"e^{i\omega\cdot(q_t - q_\tau)}$",
     expected="holds",
 )
 def telescoping() -> Evidence:
@@ -168,7 +170,8 @@ def softmax_no_position() -> Evidence:
 @claim(
     "rff.gaussian_identity",
     source="Selective RoPE §3.1, App. A.2",
-    statement="e^{q·k} = e^{(‖q‖²+‖k‖²)/2} · E_ω cos(ω·(q−k)) with ω ~ N(0, I)",
+    statement=r"$e^{q\cdot k} = e^{(\lVert q\rVert^2 + \lVert k\rVert^2)/2}\, \mathbb{E}_\omega "
+    r"\cos(\omega\cdot(q - k))$ with $\omega \sim \mathcal{N}(0, I)$",
     expected="holds",
 )
 def gaussian_identity() -> Evidence:
@@ -200,7 +203,8 @@ def gaussian_identity() -> Evidence:
 @claim(
     "rff.eq8_literal",
     source="Selective RoPE Eq. (8), App. A.2",
-    statement="Eq. (8) as printed, Re φ(q)φ(k) without the conjugate, estimates e^{q·k}",
+    statement=r"Eq. (8) as printed, $\mathrm{Re}\, \phi(q)\phi(k)$ without the conjugate, estimates $e^{q\cdot "
+    "k}$",
     expected="fails",
 )
 def eq8_literal() -> Evidence:
@@ -243,7 +247,7 @@ def eq8_literal() -> Evidence:
             "exp_qk": worst["exp_qk"],
             "exp_minus_qk": worst["exp_minus_qk"],
         },
-        corrected="With the conjugate, Re φ(q)·conj φ(k) = A cos(ω·(q−k)) has mean e^{q·k}; the literal product "
-        "A cos(ω·(q+k)) has mean e^{−q·k}.",
+        corrected=r"With the conjugate, $\mathrm{Re}\, \phi(q)\, \phi(k)^* = A\cos(\omega\cdot(q - k))$ has mean $e^{q\cdot k}$; "
+        r"the literal product $A\cos(\omega\cdot(q + k))$ has mean $e^{-q\cdot k}$.",
         corrected_holds=bool(conj_ok and literal_is_exp_minus),
     )

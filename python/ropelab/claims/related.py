@@ -25,7 +25,8 @@ def _rel_err(a: Any, b: Any) -> float:
 @claim(
     "alibi.decay",
     source="Selective RoPE App. A.7",
-    statement="The ALiBi bias −m(t−τ) is an exponential decay e^{−m(t−τ)}; FoX is a product of gates",
+    statement=r"The ALiBi bias $-m(t - \tau)$ is an exponential decay $e^{-m(t-\tau)}$; FoX is a product of "
+    "gates",
     expected="holds",
 )
 def alibi_decay() -> Evidence:
@@ -110,7 +111,7 @@ def alibi_decay() -> Evidence:
 @claim(
     "cosformer.states",
     source="Selective RoPE App. A.6",
-    statement="The cosFormer weight cos(π(t−τ)/(2M)) is realised by a cos-state and a sin-state",
+    statement=r"The cosFormer weight $\cos(\pi(t - \tau)/(2M))$ is realised by a cos-state and a sin-state",
     expected="holds",
 )
 def cosformer_states() -> Evidence:
@@ -134,9 +135,9 @@ def cosformer_states() -> Evidence:
     "alibi.softmax_decay",
     source="Selective RoPE App. A.7",
     statement="ALiBi and FoX are softmax attention with a multiplicative decay of the exponential kernel: "
-    "their causal softmax forms equal the decayed, normalised linear-kernel recurrence "
-    "S_t = f_t S_{t−1} + φ(k_t) v_tᵀ, z_t = f_t z_{t−1} + φ(k_t), o_t = φ(q_t)ᵀS_t / φ(q_t)ᵀz_t "
-    "(f_t the forget gate; f = e^{−m_h} for ALiBi)",
+    "their causal softmax forms equal the decayed, normalised linear-kernel recurrence $S_t = f_t "
+    r"S_{t-1} + \phi(k_t) v_t^\top$, $z_t = f_t z_{t-1} + \phi(k_t)$, $o_t = \phi(q_t)^\top S_t / "
+    r"\phi(q_t)^\top z_t$ ($f_t$ the forget gate; $f = e^{-m_h}$ for ALiBi)",
     expected="holds",
 )
 def softmax_decay() -> Evidence:

@@ -17,7 +17,7 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "srope.prerotation",
     source="Selective RoPE Eq. (13), §4.1",
-    statement="Pre-rotating q, k by C_t equals the recurrence with rotating transitions (Eq. 13)",
+    statement="Pre-rotating $q$, $k$ by $C_t$ equals the recurrence with rotating transitions (Eq. 13)",
     expected="holds",
 )
 def srope_prerotation() -> Evidence:
@@ -50,7 +50,8 @@ def srope_prerotation() -> Evidence:
 @claim(
     "srope.parity",
     source="Selective RoPE §4.1–§4.2",
-    statement="ω_t = π b_t tracks the parity of the bits in the phase; fixed RoPE cannot depend on b_t",
+    statement=r"$\omega_t = \pi b_t$ tracks the parity of the bits in the phase; fixed RoPE cannot depend on "
+    "$b_t$",
     expected="holds",
 )
 def srope_parity() -> Evidence:
@@ -118,8 +119,8 @@ PATH_KERNELS: dict[str, list[float]] = {
 @claim(
     "srope.path_dependence",
     source="Selective RoPE §3.1, §4.1",
-    statement="The Selective RoPE phase difference ψ_t − ψ_τ depends on the whole path of inputs, not only on the "
-    "endpoints",
+    statement=r"The Selective RoPE phase difference $\psi_t - \psi_\tau$ depends on the whole path of inputs, "
+    "not only on the endpoints",
     expected="holds-if",
 )
 def srope_path_dependence() -> Evidence:
@@ -162,15 +163,16 @@ def srope_path_dependence() -> Evidence:
             "seed": _common.SEED + 108,
         },
         condition="the angle path's short convolution is not a multiple of the first difference (the authors' "
-        "skip_conv path x_t − x_{t−1} telescopes to the endpoints)",
+        r"`skip_conv` path $x_t - x_{t-1}$ telescopes to the endpoints)",
         counterexample={
             "kernel": "first difference [−1, 1]",
             "paths": "equal at t = 0 and t = T−1, different between",
             "gap_between_the_two_angle_differences": rows["first difference"]["endpoint_paths_difference"],
         },
-        corrected="ψ_t − ψ_τ = Θ Σ_{s=τ+1}^{t} conv(x)_s. With the first difference it telescopes to Θ(x_t − x_τ) "
-        "(endpoints only, like the RFF rotation); any other kernel, or a SiLU after it, makes the phase depend "
-        "on the path. A kernel whose taps sum to zero sees only the K−1 inputs next to each end.",
+        corrected=r"$\psi_t - \psi_\tau = \Theta \sum_{s=\tau+1}^{t} \mathrm{conv}(x)_s$. With the first difference it "
+        r"telescopes to $\Theta(x_t - x_\tau)$ (endpoints only, like the RFF rotation); any other kernel, or a "
+        r"SiLU after it, makes the phase depend on the path. A kernel whose taps sum to zero sees only the "
+        r"$K - 1$ inputs next to each end.",
         corrected_holds=bool(
             telescopes and closed < tol and zero_sum_window and all(depends[n] for n in depends if n not in first_diff)
         ),
@@ -180,8 +182,8 @@ def srope_path_dependence() -> Evidence:
 @claim(
     "srope.bias_only",
     source="Selective RoPE §4.1",
-    statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle increment "
-    "per pair (Θ·e^{b}, times the phase gate's constant value when a gate is used)",
+    statement="With a zero projection the Selective RoPE phase path reduces to RoPE: a constant angle "
+    r"increment per pair ($\Theta e^{b}$, times the phase gate's constant value when a gate is used)",
     expected="holds",
 )
 def srope_bias_only() -> Evidence:

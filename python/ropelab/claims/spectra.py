@@ -39,7 +39,7 @@ def _window_figure() -> Any:
 @claim(
     "ssm.window_rect",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="α = 0 (a pure rotation) is a rectangular window with Dirichlet sidelobes (−13.26 dB)",
+    statement=r"$\alpha = 0$ (a pure rotation) is a rectangular window with Dirichlet sidelobes ($-13.26$ dB)",
     expected="holds",
 )
 def window_rect() -> Evidence:
@@ -112,7 +112,7 @@ def _far_leakage(w: FloatArray) -> tuple[float, float]:
 @claim(
     "ssm.decay_leakage",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="Adding decay (α > 0) controls the leakage",
+    statement=r"Adding decay ($\alpha > 0$) controls the leakage",
     expected="holds-if",
 )
 def decay_leakage() -> Evidence:
@@ -216,10 +216,10 @@ def decay_leakage() -> Evidence:
             "far": f"|f| ≥ {FAR_BINS:g} bins",
             "envelope_band_bins": [ENVELOPE_BINS, ENVELOPE_BINS + 1],
         },
-        condition="leakage read as the truncation leakage of the finite history: the ripple of |W| against the "
-        "N → ∞ spectrum, 20·log10 coth(αN/2), falls continuously with αN (below 1 dB from αN = "
-        f"{2 * np.arctanh(10 ** (-1 / 20)):.2f}); the "
-        "highest sidelobe is lower than the rectangle's only beyond αN ≈ " + f"{cross:.3f}",
+        condition=r"leakage read as the truncation leakage of the finite history: the ripple of $\lvert W\rvert$ against "
+        r"the $N \to \infty$ spectrum, $20\log_{10}\coth(\alpha N/2)$, falls continuously with $\alpha N$ (below "
+        f"1 dB from $\\alpha N = {2 * np.arctanh(10 ** (-1 / 20)):.2f}$); the "
+        r"highest sidelobe is lower than the rectangle's only beyond $\alpha N \approx " + f"{cross:.3f}$",
         counterexample={
             "alpha_N": 2.0,
             "highest_sidelobe_db": an2["highest_sidelobe_db"],
@@ -229,13 +229,14 @@ def decay_leakage() -> Evidence:
             "far_energy_fraction_rectangle": rect_far,
             "far_energy_fraction_alpha_N_3": at3["far_energy_fraction"],
         },
-        corrected=f"Decay removes the truncation leakage continuously (ripple 20·log10 coth(αN/2)) but raises the far "
-        f"leakage continuously: the energy beyond {FAR_BINS:g} bins grows from {rect_far:.3f} (α = 0) to "
-        f"{at3['far_energy_fraction']:.3f} at αN = 3 and the far sidelobe envelope by (αN/2)·coth(αN/2), "
-        f"because the main lobe widens into a Lorentzian. The highest-sidelobe criterion improves only for "
-        f"αN ≳ {cross:.2f}, where the first dip vanishes (a jump of the definition: the leakage factor drops "
-        f"by {jump:.3f} between αN = 2 and 2.25); at αN = 2 that sidelobe is −10.8 dB, higher than the "
-        "rectangle's; the one-sided exponential never has true nulls.",
+        corrected=r"Decay removes the truncation leakage continuously (ripple $20\log_{10}\coth(\alpha N/2)$) but raises "
+        f"the far leakage continuously: the energy beyond {FAR_BINS:g} bins grows from {rect_far:.3f} "
+        rf"($\alpha = 0$) to {at3['far_energy_fraction']:.3f} at $\alpha N = 3$ and the far sidelobe envelope by "
+        r"$(\alpha N/2)\coth(\alpha N/2)$, because the main lobe widens into a Lorentzian. The highest-sidelobe "
+        rf"criterion improves only for $\alpha N \gtrsim {cross:.2f}$, where the first dip vanishes (a jump of the "
+        rf"definition: the leakage factor drops by {jump:.3f} between $\alpha N = 2$ and 2.25); at "
+        r"$\alpha N = 2$ that sidelobe is $-10.8$ dB, higher than the rectangle's; the one-sided exponential "
+        "never has true nulls.",
         corrected_holds=bool(corrected_ok),
         figure=_window_figure,
     )
@@ -300,8 +301,8 @@ def hann_vs_decay() -> Evidence:
 @claim(
     "ssm.real_part",
     source="Selective RoPE §3.2, Fig. 3, App. A.4",
-    statement="The real part of the discrete transition e^{−α+iω} is not the forgetting rate "
-    "(e^{iπ} = −1 keeps the norm)",
+    statement=r"The real part of the discrete transition $e^{-\alpha + i\omega}$ is not the forgetting rate "
+    r"($e^{i\pi} = -1$ keeps the norm)",
     expected="holds",
 )
 def real_part() -> Evidence:
@@ -340,8 +341,9 @@ def real_part() -> Evidence:
 @claim(
     "ssm.zoh_continuous",
     source="Selective RoPE App. A.4",
-    statement="The continuous diagonal SSM x' = (−α+iω)x + u under a zero-order hold is the discrete recurrence with "
-    "a = e^{(−α+iω)Δ} and input weight (a − 1)/(−α+iω)",
+    statement=r"The continuous diagonal SSM $x' = (-\alpha + i\omega)x + u$ under a zero-order hold is the "
+    r"discrete recurrence with $a = e^{(-\alpha + i\omega)\Delta}$ and input weight $(a - 1)/(-\alpha"
+    r" + i\omega)$",
     expected="holds",
 )
 def zoh_continuous() -> Evidence:
@@ -477,16 +479,16 @@ def fft_fixed_modes() -> Evidence:
             "grid": f"1/{over} bin",
             "seed": _common.SEED + 242,
         },
-        condition="constant ω: the line is the window's transform centred at ω",
+        condition=r"constant $\omega$: the line is the window's transform centred at $\omega$",
         counterexample={
             "omega_t": f"ω₀ + U[−1, 1]·2π·{spread:g}/N",
             "relative_difference_from_fixed_prediction": v["vs_fixed_prediction"],
             "energy_in_main_lobe": v["energy_in_main_lobe"],
         },
-        corrected="The fixed-frequency analysis describes constant ω (the line is the Dirichlet kernel at ω, energy "
-        f"{c['energy_in_main_lobe']:.0%} in the main lobe); an input-dependent ω_t spreads the line over its "
-        f"instantaneous-frequency range ({v['energy_in_frequency_range']:.0%} of the energy within it, "
-        f"{v['energy_in_main_lobe']:.0%} in the main lobe at the mean ω).",
+        corrected=r"The fixed-frequency analysis describes constant $\omega$ (the line is the Dirichlet kernel at $\omega$, "
+        f"energy {c['energy_in_main_lobe']:.0%} in the main lobe); an input-dependent $\\omega_t$ spreads the line "
+        f"over its instantaneous-frequency range ({v['energy_in_frequency_range']:.0%} of the energy within it, "
+        f"{v['energy_in_main_lobe']:.0%} in the main lobe at the mean $\\omega$).",
         corrected_holds=bool(
             routes
             and c["vs_fixed_prediction"] < tol

@@ -59,7 +59,7 @@ def avg_ppl() -> Evidence:
 @claim(
     "tables.deltas",
     source="Selective RoPE Tables 1 and 3",
-    statement="Quoted differences: MAD +7.3 / +0.7; FoX Wiki PPL +32.7 %; GLA 1.3B PPL −0.31 / −0.09",
+    statement="Quoted differences: MAD +7.3 / +0.7; FoX Wiki PPL +32.7 %; GLA 1.3B PPL -0.31 / -0.09",
     expected="holds",
 )
 def deltas() -> Evidence:
@@ -103,10 +103,10 @@ def deltas() -> Evidence:
 @claim(
     "tables.more_deltas",
     source="Selective RoPE §4.2–§4.3, Tables 1–3",
-    statement="GLA 370M: accuracy 46.8 → 47.1 (+0.3 over NoPE, +0.6 over RoPE) but both PPLs worse than NoPE; "
-    "GLA 1.3B: both PPLs best but accuracy 55.2 → 54.6; Gated DeltaNet +0.9 / +0.8; Table 2: the phase gate "
-    "adds +1.3 over the Selective RoPE baseline yet its Avg-PPL 21.16 > NoPE's 20.78; MAD: the basic "
-    "Selective RoPE (72.0) is below RoPE (72.5)",
+    statement="GLA 370M: accuracy 46.8 to 47.1 (+0.3 over NoPE, +0.6 over RoPE) but both PPLs worse than NoPE;"
+    " GLA 1.3B: both PPLs best but accuracy 55.2 to 54.6; Gated DeltaNet +0.9 / +0.8; Table 2: the "
+    "phase gate adds +1.3 over the Selective RoPE baseline yet its Avg-PPL 21.16 exceeds NoPE's "
+    "20.78; MAD: the basic Selective RoPE (72.0) is below RoPE (72.5)",
     expected="holds",
 )
 def more_deltas() -> Evidence:

@@ -34,7 +34,7 @@ def _mse_figure(xi: float, Ds: tuple[int, ...] = (1, 16, 256)) -> Any:
 @claim(
     "prf.transition_gt1",
     source="Selective RoPE App. A.6",
-    statement="The positive-random-feature transition factor e^{ω·(q_t−q_{t−1})} can exceed 1",
+    statement=r"The positive-random-feature transition factor $e^{\omega\cdot(q_t - q_{t-1})}$ can exceed 1",
     expected="holds",
 )
 def prf_transition_gt1() -> Evidence:
@@ -89,7 +89,7 @@ def prf_transition_gt1() -> Evidence:
 @claim(
     "thm1.tan_rule",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="The MSE-optimal temperature is σ = tan(½ arccos ξ)",
+    statement=r"The MSE-optimal temperature is $\sigma = \tan(\tfrac{1}{2}\arccos\xi)$",
     expected="fails",
 )
 def tan_rule() -> Evidence:
@@ -130,8 +130,8 @@ def tan_rule() -> Evidence:
             "mc_mse_at_sigma_star": float(curve.empirical[1]),
             "mc_gap_se": gap_se,
         },
-        corrected="σ* = √(−ln u*/(1−ξ)) where u* is the unique real root of u³ + (D−1)u − D e^{ξ−1} = 0; "
-        "σ* depends on D, σ*² = 1/3 at D = 1 and σ* → 1 as D → ∞.",
+        corrected=r"$\sigma^* = \sqrt{-\ln u^* / (1 - \xi)}$ where $u^*$ is the unique real root of $u^3 + (D - 1)u "
+        r"- D e^{\xi - 1} = 0$; $\sigma^*$ depends on $D$, $\sigma^{*2} = 1/3$ at $D = 1$, $\sigma^* \to 1$ as $D \to \infty$.",
         corrected_holds=bool(corrected_ok),
         figure=lambda: _mse_figure(0.5),
     )
@@ -140,7 +140,7 @@ def tan_rule() -> Evidence:
 @claim(
     "thm1.counterexample",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="At ξ = ½ the paper's σ² = 1/3 gives E[K̂] = e^{5/6} ≈ 2.301 ≠ e^{1/2}; σ = 1 is exact",
+    statement=r"At $\xi = \tfrac{1}{2}$ the paper's $\sigma^2 = 1/3$ gives $\mathbb{E}[\hat K] = e^{5/6} \approx 2.301 \neq e^{1/2}$; $\sigma = 1$ is exact",
     expected="holds",
 )
 def counterexample() -> Evidence:
@@ -180,7 +180,7 @@ def counterexample() -> Evidence:
 @claim(
     "thm1.literal_origin",
     source="derived",
-    statement="The tan rule is the bias-zeroing σ of the unconjugated (literal) product",
+    statement=r"The tan rule is the bias-zeroing $\sigma$ of the unconjugated (literal) product",
     expected="holds",
 )
 def literal_origin() -> Evidence:
@@ -239,7 +239,7 @@ def _sigma_star_figure() -> Any:
 @claim(
     "thm1.finite_D",
     source="Selective RoPE Theorem 1, App. A.3",
-    statement="The finite-D MSE closed form matches Monte Carlo, and the optimum depends on D",
+    statement="The finite-$D$ MSE closed form matches Monte Carlo, and the optimum depends on $D$",
     expected="holds",
 )
 def finite_D() -> Evidence:
@@ -275,7 +275,7 @@ def finite_D() -> Evidence:
 @claim(
     "prf.sigma_one",
     source="Selective RoPE App. A.6",
-    statement="Positive random features: σ = 1 is unbiased but not the finite-D MSE minimiser",
+    statement=r"Positive random features: $\sigma = 1$ is unbiased but not the finite-$D$ MSE minimiser",
     expected="holds",
 )
 def prf_sigma_one() -> Evidence:
@@ -368,7 +368,7 @@ D1_XI_GRID = (-0.9, -0.5, 0.0, 0.3, 0.5, 0.8, 0.95)
 @claim(
     "thm1.d1_third",
     source="Selective RoPE §3.1, Thm. 1; App. A.3",
-    statement="At D = 1 the MSE-optimal σ² is 1/3 for every ξ (so at ξ = ½ the tan rule is the D = 1 optimum)",
+    statement=r"At $D = 1$ the MSE-optimal $\sigma^2$ is $1/3$ for every $\xi$ (so at $\xi = \tfrac{1}{2}$ the tan rule is the $D = 1$ optimum)",
     expected="holds",
 )
 def d1_third() -> Evidence:
@@ -409,8 +409,8 @@ RFA_RTOL = 1e-3
 @claim(
     "temp.rfa_float32",
     source="Selective RoPE §3.1, Fig. 2 (the authors' released code)",
-    statement="The float32 evaluation of the 'rfa' temperature spectrum at θ_max = 0.9999 (base 10⁴) matches its "
-    "formula tan(φ_j/2), rescaled to max 1",
+    statement=r"The float32 evaluation of the `rfa` temperature spectrum at $\theta_{\max} = 0.9999$ (base "
+    r"$10^4$) matches its formula $\tan(\phi_j/2)$, rescaled to max 1",
     expected="fails",
 )
 def rfa_float32() -> Evidence:
@@ -456,11 +456,12 @@ def rfa_float32() -> Evidence:
         | {"float32_form": "sqrt((1 − cos φ)/(1 + cos φ)), every step in float32, as in the released code"},
         counterexample={"theta_max": 0.9999, "float32_spacing_near_minus_1": 2.0**-24}
         | {k: at[k] for k in ("float32_max_rel_error", "one_plus_cos_phi_max")},
-        corrected="In float64 the spectrum matches tan(φ_j/2) to 1e-12. In float32, 1 + cos φ_max ≈ (π(1−θ_max))²/2 "
-        f"= {at['one_plus_cos_phi_max']:.3g} at θ_max = 0.9999 lies below float32's spacing 2⁻²⁴ near −1 and is "
-        f"rounded up to {float(1 + c32):.3g}: the largest temperature comes out {largest:.3f}× the exact value "
-        f"(too small), so after rescaling to max 1 the other channels are up to {at['float32_max_rel_error']:.1%} "
-        f"too large; for θ_max ≤ 0.99 the float32 error stays below {RFA_RTOL:g}.",
+        corrected=r"In float64 the spectrum matches $\tan(\phi_j/2)$ to $10^{-12}$. In float32, $1 + \cos\phi_{\max} \approx "
+        rf"(\pi(1 - \theta_{{\max}}))^2/2$ = {at['one_plus_cos_phi_max']:.3g} at $\theta_{{\max}} = 0.9999$ lies below "
+        rf"float32's spacing $2^{{-24}}$ near $-1$ and is rounded up to {float(1 + c32):.3g}: the largest temperature "
+        f"comes out {largest:.3f} times the exact value (too small), so after rescaling to max 1 the other channels are "
+        rf"up to {at['float32_max_rel_error']:.1%} too large; for $\theta_{{\max}} \le 0.99$ the float32 error stays "
+        f"below {RFA_RTOL:g}.",
         corrected_holds=bool(corrected_ok),
     )
 
@@ -506,8 +507,8 @@ def _attention_figure(r: attention.AttentionError) -> Any:
 @claim(
     "thm1.attention",
     source="Selective RoPE Theorem 1, Eq. (8); Performer §2.2",
-    statement="Inside normalised random-feature attention, Theorem 1's temperature σ = tan(½ arccos ξ) "
-    "brings the output closer to exact softmax attention than σ = 1, at every feature count D",
+    statement=r"Inside normalised random-feature attention, Theorem 1's temperature $\sigma = \tan(\tfrac{1}{2}\arccos\xi)$ "
+    r"brings the output closer to exact softmax attention than $\sigma = 1$, at every feature count $D$",
     expected="fails",
 )
 def attention_level() -> Evidence:
@@ -588,10 +589,11 @@ def attention_level() -> Evidence:
             "mean_cosine": r.xi,
             "sigma_tan": float(r.sigma["tan"][0]),
         },
-        corrected="With the conjugate trig features σ = 1 makes every φ(q)·φ(k) unbiased, and the attention error "
-        "falls like 1/√D; a fixed σ ≠ 1 (the tan rule) biases each kernel value by a factor depending on "
-        "‖q−k‖, which does not cancel in the normalisation, so the error stops falling. The tan rule wins only at small "
-        "D, where its bias is smaller than the variance of σ = 1 (see D_where_tan_is_better).",
+        corrected=r"With the conjugate trig features $\sigma = 1$ makes every $\phi(q)\cdot\phi(k)$ unbiased, and the "
+        r"attention error falls like $1/\sqrt{D}$; a fixed $\sigma \neq 1$ (the tan rule) biases each kernel value by a "
+        r"factor depending on $\lVert q - k\rVert$, which does not cancel in the normalisation, so the error stops "
+        r"falling. The tan rule wins only at small $D$, where its bias is smaller than the variance of $\sigma = 1$ "
+        "(see `D_where_tan_is_better`).",
         corrected_holds=bool(consistent and floor),
         figure=lambda: _attention_figure(r),
     )

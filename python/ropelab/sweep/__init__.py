@@ -8,7 +8,9 @@ last axis varies fastest). A *task* says what one cell computes:
     or ``"optimal"`` evaluated at the cell; default 1.0), ``estimator``, ``convention``, ``d``
     (default 64), ``mode``. Outputs: ``sigma_used``, ``target`` = exp(ξ), ``analytic_mse`` (closed
     form), ``empirical_mse`` over ``trials`` estimates of ``D`` features each, its ``stderr``, the
-    empirical ``bias`` and ``bias_stderr``.
+    empirical ``bias`` and ``bias_stderr``. The statistics are computed in the compiled core from
+    correctly rounded sums (as ``math.fsum``): mean ``Σx/n`` and standard error
+    ``√(Σ(x − mean)²/(n − 1))/√n``, so they do not depend on a summation order.
 ``window_merit``
     Axes ``window`` (a name of :data:`ropelab.spectra.WINDOWS`; ``"ssm"`` is the causal SSM
     window), ``N`` (default 64), ``pad`` (default 64), ``sym`` and the windows' parameters
@@ -32,11 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ropelab._validation import check_size
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
 from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
-from ropelab.sweep._store import Store, Writer, read_text_nofollow
-from ropelab.sweep._tasks import REQUIRED, TASKS, Task, get, register_task
+from ropelab.sweep._store import Store, Writer, check_spec_digest, read_text_nofollow
+from ropelab.sweep._tasks import REQUIRED, TASKS, CellFailure, Task, get, register_task
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,6 +103,29 @@ def _stored_rows(store: Store, task: Task, grid: Grid) -> Rows:
     return [(int(i), o) for i, o in outs.items() if 0 <= int(i) < len(grid)]
 
 
+#: Cells checked by one call of a task's ``check_many``.
+CHECK_CHUNK = 4096
+
+
+def _check_cells(task: Task, grid: Grid) -> None:
+    """Check every cell before any is computed (``check_many`` by chunks when the task has it)."""
+    if task.check_many is None:
+        for i in range(len(grid)):
+            cell = grid.cell(i)
+            try:
+                task.check(task.params(cell))
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(f"{exc} (cell {i}: {cell})") from None
+        return
+    for start in range(0, len(grid), CHECK_CHUNK):
+        stop = min(len(grid), start + CHECK_CHUNK)
+        try:
+            task.check_many([task.params(grid.cell(i)) for i in range(start, stop)])
+        except CellFailure as failure:
+            i = start + failure.position
+            raise type(failure.error)(f"{failure.error} (cell {i}: {grid.cell(i)})") from None
+
+
 def _positive_int_or_none(name: str, v: Any) -> int | None:
     if v is None:
         return None
@@ -160,7 +186,9 @@ def run(
         ``"local"``: cells in this process on ``nthreads`` threads. A cell large enough to use the
         threads by itself (costing more than a quarter of an even share of the work left, by the
         task's cost model) runs alone on all of them; the other cells run concurrently, one thread
-        each, largest first. A Client (or ``"dask"``: the current default client): cells grouped
+        each, largest first: for ``rff_mse`` in one call of the compiled core, on threads of its own
+        with the GIL released (many cells of about a millisecond use every thread); for a task of
+        :func:`register_task` on a pool of Python threads. A Client (or ``"dask"``: the current default client): cells grouped
         into tasks of similar cost, largest first (``batch_size``), each cell single-threaded on a
         worker thread, gathered as they complete. A worker whose ropelab version or kernel family
         differs from this process's refuses with RuntimeError. Needs
@@ -219,6 +247,8 @@ def run(
     t = get(task)
     g = Grid.from_mapping(grid)
     t.check_axes(g.names)
+    # the table holds a row per cell (its axes and outputs): refused before any cell is checked
+    check_size("sweep.run", "grid", float(len(g)) * (len(g.names) + len(t.outputs) + 1))
     if t.monte_carlo:
         if trials is None:
             raise ValueError(f"sweep.run: task {t.name!r} is Monte Carlo; give trials (an integer >= 1)")
@@ -233,12 +263,7 @@ def run(
     if nthreads is not None and nthreads > 4096:
         raise ValueError(f"sweep.run: nthreads must be at most 4096, got {nthreads!r}")
     client = _resolve_backend(backend)
-    for i in range(len(g)):
-        cell = g.cell(i)
-        try:
-            t.check(t.params(cell))
-        except (ValueError, TypeError) as exc:
-            raise type(exc)(f"{exc} (cell {i}: {cell})") from None
+    _check_cells(t, g)
 
     digest, spec = fingerprint(t.name, g, trials, seed, numerics())
     st = Store(store, digest, spec) if store is not None else None
@@ -310,8 +335,14 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
     TypeError
         If ``store`` is not a path.
     ValueError
-        If ``store`` is not a sweep store (it has no ``_sweep.json``), or a part of it is foreign,
-        incomplete or corrupted (the message names the file).
+        If ``store`` is not a sweep store (it has no ``_sweep.json``), its ``_sweep.json`` was
+        altered (its spec, e.g. the seed or trials, no longer hashes to the digest the parts carry),
+        a file of it is not a regular file (a directory, a FIFO, a link), or a part of it is foreign,
+        incomplete or corrupted (the message names the file); or when the parts kept vanishing
+        under a concurrent merge for ``READ_WAIT`` = 10 s. A concurrent merge is otherwise read
+        consistently: the parts are opened first and read through their descriptors; only a part
+        removed between the listing and its opening makes ``load`` list them again, after a pause
+        doubling from 1 ms to 0.1 s.
 
     Examples
     --------
@@ -329,7 +360,8 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
         raise TypeError(f"sweep.load: store must be a path (str or os.PathLike), got {store!r}")
     path = Path(store)
     try:
-        meta = json.loads(read_text_nofollow(path / "_sweep.json"))
+        meta = json.loads(read_text_nofollow(path / "_sweep.json", where="sweep.load"))
+        check_spec_digest(path / "_sweep.json", meta, "sweep.load")
         spec = meta["spec"]
         digest = meta["digest"]
         t = get(spec["task"])

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, cast, overload
 
 from ropelab.sweep._deps import require
-from ropelab.sweep._grid import Grid, Value, cell_seed
-from ropelab.sweep._tasks import BUILTIN, Outputs, Task, get
+from ropelab.sweep._grid import Grid, Value, cell_seed, cell_seeds
+from ropelab.sweep._tasks import BUILTIN, CellFailure, Outputs, Task, get
 
 Rows = list[tuple[int, Outputs]]
 OnBatch = Callable[[Rows], None]
@@ -37,6 +37,75 @@ def compute_cell(
         return task.compute(task.params(cell), trials, cell_seed(seed, index), nthreads)
     except (ValueError, TypeError, MemoryError) as exc:
         raise type(exc)(f"{exc} (cell {index}: {cell})") from None
+
+
+class _Params(Sequence[dict[str, Value]]):
+    """The parameters of the cells ``indices``, made when read (a batch of many cells holds no
+    dictionary per cell).
+    """
+
+    def __init__(self, task: Task, indices: Sequence[int], cell_of: Callable[[int], dict[str, Value]]) -> None:
+        self.task, self.indices, self.cell_of = task, indices, cell_of
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    @overload
+    def __getitem__(self, j: int) -> dict[str, Value]: ...
+    @overload
+    def __getitem__(self, j: slice) -> Sequence[dict[str, Value]]: ...
+    def __getitem__(self, j: int | slice) -> dict[str, Value] | Sequence[dict[str, Value]]:
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(len(self)))]
+        return self.task.params(self.cell_of(self.indices[j]))
+
+    def __iter__(self) -> Iterator[dict[str, Value]]:
+        for i in self.indices:
+            yield self.task.params(self.cell_of(i))
+
+
+def compute_cells(
+    task: Task,
+    indices: Sequence[int],
+    cell_of: Callable[[int], dict[str, Value]],
+    trials: int | None,
+    seed: int,
+    nthreads: int | None,
+    on_rows: OnBatch | None = None,
+) -> Rows:
+    """The cells ``indices`` (``cell_of(i)``: cell ``i``'s axis values): the one place every
+    backend computes cells.
+
+    A task with a batched computation (:attr:`Task.compute_many`: the built-in ``rff_mse``)
+    computes them in one core call, in parallel over cells on ``nthreads`` threads (one cell: its
+    own work on them), with the GIL released; other tasks one after another with
+    :func:`compute_cell`. Each cell's numbers are the same either way. ``on_rows`` (optional)
+    receives the finished cells as they finish, also those finished when the call stops with an
+    exception. A failing cell raises its ValueError/TypeError/MemoryError with the cell named.
+    """
+    if task.compute_many is None:
+        rows: Rows = []
+        for i in indices:
+            row = (i, compute_cell(task, i, cell_of(i), trials, seed, nthreads))
+            rows.append(row)
+            if on_rows is not None:
+                on_rows([row])
+        return rows
+    handed = None
+    if on_rows is not None:
+        report = on_rows
+
+        def handed(done: list[tuple[int, Outputs]]) -> None:
+            report([(indices[j], out) for j, out in done])
+
+    try:
+        outs = task.compute_many(_Params(task, indices, cell_of), cell_seeds(seed, indices), trials, nthreads, handed)
+    except CellFailure as failure:
+        i = indices[failure.position]
+        raise type(failure.error)(f"{failure.error} (cell {i}: {cell_of(i)})") from None
+    except MemoryError as exc:
+        raise MemoryError(f"{exc} (cells {list(indices[:3])}...)") from None
+    return list(zip(indices, outs))
 
 
 def numerics() -> dict[str, str]:
@@ -70,7 +139,8 @@ def run_batch(
         )
     # a user task travels with the batch (pickled), since the worker's registry does not know it
     task = task_name if isinstance(task_name, Task) else get(task_name)
-    return [(i, compute_cell(task, i, cell, trials, seed, nthreads)) for i, cell in cells]
+    by_index = dict(cells)
+    return compute_cells(task, [i for i, _ in cells], by_index.__getitem__, trials, seed, nthreads)
 
 
 def cell_costs(task: Task, grid: Grid, cells: Sequence[int], trials: int | None) -> list[float]:
@@ -144,10 +214,13 @@ def run_local(
     """Compute the cells in this process, on ``nthreads`` threads (default: all cores).
 
     The cells :func:`plan_local` runs alone come first, one after another, each on all the threads;
-    the others run concurrently on a pool of single-threaded workers, largest first. Every
-    finished cell is handed to ``on_batch`` as soon as it finishes (in groups when several finish
-    together), also when the run stops with an exception (Ctrl-C included): the cells that finished
-    while the run stopped are handed over before the exception propagates.
+    the others run concurrently, largest first: for a task with a batched computation
+    (:attr:`Task.compute_many`) in one core call that runs them on ``nthreads`` threads of its
+    own, one thread a cell, with the GIL released; for other tasks on a pool of single-threaded
+    Python workers. Every finished cell is handed to ``on_batch`` soon after it finishes (in
+    groups when several finish together), also when the run stops with an exception (Ctrl-C
+    included): the cells that finished while the run stopped are handed over before the exception
+    propagates.
     """
     from ropelab.simd import default_threads
 
@@ -155,11 +228,22 @@ def run_local(
     alone, pooled = plan_local(cell_costs(task, grid, pending, trials), threads, task.threaded)
     for j in alone:
         i = pending[j]
-        row = (i, compute_cell(task, i, grid.cell(i), trials, seed, nthreads))
+        rows = compute_cells(task, [i], grid.cell, trials, seed, nthreads)
         advance(1)
-        on_batch([row])
-    if pooled:
-        _run_pool(task, grid, [pending[j] for j in pooled], trials, seed, min(threads, len(pooled)), on_batch, advance)
+        on_batch(rows)
+    if not pooled:
+        return
+    cells = [pending[j] for j in pooled]
+    workers = min(threads, len(cells))
+    if task.compute_many is not None:
+
+        def handed(rows: Rows) -> None:
+            advance(len(rows))
+            on_batch(rows)
+
+        compute_cells(task, cells, grid.cell, trials, seed, workers, handed)
+    else:
+        _run_pool(task, grid, cells, trials, seed, workers, on_batch, advance)
 
 
 def _run_pool(
@@ -196,7 +280,8 @@ def _run_pool(
                 except queue.Empty:
                     return
                 try:
-                    results.put((i, compute_cell(task, i, grid.cell(i), trials, seed, 1), None))
+                    ((_, out),) = compute_cells(task, [i], grid.cell, trials, seed, 1)
+                    results.put((i, out, None))
                 except BaseException as exc:  # re-raised by the submitting thread
                     results.put((i, None, exc))
                     return

@@ -297,10 +297,35 @@ def cell_seed(seed: int, index: int) -> int:
     return int(words[0]) | (int(words[1]) << 32)
 
 
+def cell_seeds(seed: int, indices: Sequence[int]) -> np.ndarray[Any, Any]:
+    """:func:`cell_seed` of many cells at once (computed in the core; the same numbers).
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed, in ``[0, 2**64)``.
+    indices : sequence of int
+        Cell indices (>= 0).
+
+    Returns
+    -------
+    ndarray of uint64, shape (len(indices),)
+        The seeds of the cells.
+    """
+    from ropelab._core_loader import core
+
+    seeds: np.ndarray[Any, Any] = core.sweep.cell_seeds(check_seed(seed), np.asarray(indices, dtype=np.int64))
+    return seeds
+
+
 def fingerprint(
     task: str, grid: Grid, trials: int | None, seed: int, numerics: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
     """A digest of everything that determines a sweep's numbers, and the spec it hashes."""
     spec = {"format": 1, "task": task, "axes": grid.spec(), "trials": trials, "seed": seed, **numerics}
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
-    return digest, spec
+    return spec_digest(spec), spec
+
+
+def spec_digest(spec: dict[str, Any]) -> str:
+    """The digest of a sweep's spec: SHA-256 of its JSON with sorted keys (what ``_sweep.json`` records)."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()

@@ -30,6 +30,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -43,30 +44,85 @@ _SPEC = "_sweep.json"
 _LOCK = "_sweep.lock"
 #: Key of a part's record in its Parquet (schema) metadata.
 _RECORD = b"ropelab.sweep.part"
-#: How often :meth:`Store.read` re-lists the parts when one vanished under it (a compaction).
-_READ_ATTEMPTS = 20
+#: How long (seconds) :meth:`Store.read` keeps re-listing the parts when one vanishes between the
+#: listing and its opening (a concurrent compaction), before it raises a ValueError.
+READ_WAIT = 10.0
 #: A :class:`Writer` (``size=None``) starts a write no sooner than this many times the processor
 #: time of the previous write after that write began: writing takes at most about 1/WRITE_PACE of
 #: a core (waiting for the disk costs the computation nothing, so it does not count).
 WRITE_PACE = 10.0
 
 
-def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
-    """``os.open`` that refuses a symbolic link (ValueError naming the file)."""
+def _open_nofollow(path: Path, flags: int = os.O_RDONLY, mode: int = 0o644, where: str = "sweep") -> int:
+    """``os.open`` of a regular file: refuses a symbolic link and anything but a regular file
+    (a directory, a FIFO, a device, a socket) with a ValueError naming the file.
+
+    The file is opened non-blocking (a FIFO would otherwise wait for a writer) and checked with
+    ``fstat`` on the descriptor; the descriptor returned is blocking again.
+    """
+    nonblock = getattr(os, "O_NONBLOCK", 0)
     try:
-        return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+        fd = os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | nonblock, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ValueError(
-                f"sweep: {str(path)!r} is a symbolic link; a sweep store holds only regular files and follows no link"
+                f"{where}: {str(path)!r} is a symbolic link; a sweep store holds only regular files and follows no link"
+            ) from None
+        if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory opened for writing; a FIFO without reader
+            raise ValueError(
+                f"{where}: {str(path)!r} is not a regular file; a sweep store holds only regular files"
             ) from None
         raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(
+                f"{where}: {str(path)!r} is not a regular file ({_file_kind(st.st_mode)}); "
+                "a sweep store holds only regular files"
+            )
+        if nonblock:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
-def read_text_nofollow(path: Path) -> str:
-    """The text of ``path``, refusing a symbolic link."""
-    with os.fdopen(_open_nofollow(path), "rb") as fh:
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_text_nofollow(path: Path, where: str = "sweep") -> str:
+    """The text of ``path``, refusing a symbolic link or anything but a regular file."""
+    with os.fdopen(_open_nofollow(path, where=where), "rb") as fh:
         return fh.read().decode()
+
+
+def check_spec_digest(spec_path: Path, stored: Any, where: str) -> None:
+    """Refuse a ``_sweep.json`` whose spec no longer hashes to its recorded digest (an edited seed,
+    trials, grid...): the parts are tied to the digest, so the spec would misdescribe their numbers.
+    """
+    from ropelab.sweep._grid import spec_digest
+
+    spec = stored.get("spec") if isinstance(stored, dict) else None
+    digest = stored.get("digest") if isinstance(stored, dict) else None
+    if not isinstance(spec, dict) or not isinstance(digest, str):
+        raise ValueError(f"{where}: the store's {str(spec_path)!r} is damaged (no spec and digest)")
+    if spec_digest(spec) != digest:
+        raise ValueError(
+            f"{where}: the store's {str(spec_path)!r} was altered: its spec does not hash to its recorded "
+            "digest (e.g. an edited seed or trials), so it does not describe the stored numbers; restore the "
+            "file or run the sweep into a new store"
+        )
 
 
 def _content_digest(sweep_digest: str, table: Any) -> str:
@@ -166,7 +222,8 @@ class Store:
     def _check_or_write_spec(self) -> None:
         spec_path = self.path / _SPEC
         if spec_path.exists():
-            stored = json.loads(read_text_nofollow(spec_path))
+            stored = json.loads(read_text_nofollow(spec_path, where=self.where))
+            check_spec_digest(spec_path, stored, self.where)
             if stored.get("digest") != self.digest:
                 old = stored.get("spec", {})
                 diff = sorted(k for k in set(old) | set(self.spec) if old.get(k) != self.spec.get(k))
@@ -193,28 +250,59 @@ class Store:
     def read(self) -> Any:
         """All stored rows as one DataFrame indexed by cell (first occurrence of a cell wins).
 
-        Every part is checked (see the module docstring). A part that vanishes while it is read (a
-        concurrent compaction replaced it by the merged part, written first) makes the listing be
-        taken again.
+        Every part is checked (see the module docstring). The parts are read from a snapshot: every
+        listed part is opened first, then read through its descriptor, so a concurrent compaction
+        (which writes the merged part before it removes the old ones) cannot take a part away
+        mid-read. Only a part that vanishes between the listing and its opening (microseconds) makes
+        the listing be taken again, after a pause that doubles from 1 ms up to 0.1 s; after
+        ``READ_WAIT`` seconds of that a ValueError is raised.
         """
         import pandas as pd
 
-        for _ in range(_READ_ATTEMPTS):
-            try:
-                frames = [self._read_part(p) for p in self.parts()]
-            except FileNotFoundError:
-                continue
-            if not frames:
-                return None
-            df = pd.concat(frames, ignore_index=True)
-            return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
-        raise RuntimeError(
-            f"{self.where}: the parts of the store {str(self.path)!r} kept changing while "
-            f"they were read ({_READ_ATTEMPTS} attempts)"
-        )
+        pause = 0.001
+        deadline = time.monotonic() + READ_WAIT
+        while True:
+            fds = self._open_snapshot()
+            if fds is not None:
+                break
+            if time.monotonic() >= deadline:
+                raise ValueError(
+                    f"{self.where}: the parts of the store {str(self.path)!r} kept vanishing while they "
+                    f"were opened for {READ_WAIT:g} s (another process keeps merging or deleting them)"
+                )
+            time.sleep(pause)
+            pause = min(2 * pause, 0.1)
+        try:
+            frames = [self._read_part(path, fd) for path, fd in fds]
+        finally:
+            for _, fd in fds:
+                if fd >= 0:
+                    os.close(fd)
+        if not frames:
+            return None
+        df = pd.concat(frames, ignore_index=True)
+        return df.drop_duplicates("cell", keep="first").set_index("cell").sort_index()
 
-    def _read_part(self, path: Path) -> Any:
-        """One part as a DataFrame, after checking its record, columns, cells, parameters and digest."""
+    def _open_snapshot(self) -> list[tuple[Path, int]] | None:
+        """A descriptor for each listed part, or None when one vanished before it was opened."""
+        fds: list[tuple[Path, int]] = []
+        try:
+            for path in self.parts():
+                fds.append((path, _open_nofollow(path, where=self.where)))
+        except FileNotFoundError:
+            for _, fd in fds:
+                os.close(fd)
+            return None
+        except BaseException:
+            for _, fd in fds:
+                os.close(fd)
+            raise
+        return fds
+
+    def _read_part(self, path: Path, fd: int) -> Any:
+        """One part (open as ``fd``, closed here) as a DataFrame, after checking its record,
+        columns, cells, parameters and digest.
+        """
         import numpy as np
         import pyarrow.parquet as pq
 
@@ -224,8 +312,7 @@ class Store:
                 "sweep or was altered (delete the file to recompute its cells)"
             )
 
-        fd = _open_nofollow(path)  # FileNotFoundError passes through (see read)
-        with os.fdopen(fd, "rb") as fh:
+        with os.fdopen(os.dup(fd), "rb") as fh:
             try:
                 table = pq.read_table(fh)
             except Exception as exc:  # any decoding failure of a damaged file

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ropelab import rff, spectra, temperature
+from ropelab import rff, spectra
+from ropelab._core_loader import core as _core
 from ropelab._display import field_types
 from ropelab.sweep._grid import Value
 
@@ -19,6 +20,20 @@ from ropelab.sweep._grid import Value
 REQUIRED: Any = object()
 
 Outputs = dict[str, "float | bool"]
+#: ``on_rows([(position, outputs), ...])``: cells of a batch handed over as they finish (positions
+#: in the batch).
+OnRows = Callable[[list[tuple[int, Outputs]]], None]
+
+
+class CellFailure(Exception):
+    """A cell of a batch cannot be computed: ``position`` in the batch, ``error`` the ValueError,
+    TypeError or MemoryError to raise with the cell named.
+    """
+
+    def __init__(self, position: int, error: Exception) -> None:
+        super().__init__(position, error)
+        self.position = position
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,17 @@ class Task:
     threaded : bool
         Whether ``compute`` makes use of ``nthreads`` (a cell that does not is never given all the
         threads of the local backend to itself).
+    check_many : callable or None
+        ``check_many([params, ...])``: ``check`` for many cells at once; raises
+        ``CellFailure`` naming the first cell that cannot be computed. ``None``: ``check``
+        is called per cell.
+    compute_many : callable or None
+        ``compute_many([params, ...], seeds, trials, nthreads, on_rows) -> [outputs, ...]``:
+        many cells (``seeds``: their cell seeds) in one call, in parallel over cells on
+        ``nthreads`` threads (one cell: its own work on them), the finished ones handed to
+        ``on_rows`` (may be None) as they finish; raises ``CellFailure`` for a failing
+        cell. Each cell's outputs are bit-identical to ``compute``'s. ``None``: the backends call
+        ``compute`` per cell.
     """
 
     name: str
@@ -61,6 +87,13 @@ class Task:
     extra_axes: Callable[[str], bool] | None = None
     cost: Callable[[dict[str, Value], int | None], float] | None = None
     threaded: bool = True
+    check_many: Callable[[Sequence[dict[str, Value]]], None] | None = None
+    compute_many: (
+        Callable[
+            [Sequence[dict[str, Value]], np.ndarray[Any, Any], int | None, int | None, OnRows | None], list[Outputs]
+        ]
+        | None
+    ) = None
 
     def params(self, cell: Mapping[str, Value]) -> dict[str, Value]:
         """The cell's axis values completed with the task's defaults.
@@ -103,7 +136,8 @@ class Task:
 
 # --------------------------------------------------------------------------------------- rff_mse
 
-SIGMA_RULES = ("paper", "unbiased", "optimal")
+#: The σ rules of the rff_mse task (the core's names, _core.sweep.sigma_rules()).
+SIGMA_RULES: tuple[str, ...] = tuple(_core.sweep.sigma_rules())
 
 
 def _number(name: str, v: Value) -> float:
@@ -126,58 +160,114 @@ def _choice(name: str, v: Value, choices: tuple[str, ...]) -> str:
     return v
 
 
-def _resolve_sigma(p: Mapping[str, Value]) -> float:
-    """σ of a cell: a number, or a rule evaluated at the cell's ξ, D, estimator and convention."""
-    s = p["sigma"]
-    xi = _number("xi", p["xi"])
-    est = _choice("estimator", p["estimator"], rff.ESTIMATORS)
-    conv = _choice("convention", p["convention"], rff.CONVENTIONS)
-    if isinstance(s, str):
-        rule = _choice("sigma", s, SIGMA_RULES)
-        if rule == "paper":
-            sigma = float(temperature.paper_sigma(xi))
-        elif rule == "unbiased":
-            sigma = float(temperature.unbiased_sigma(xi, est, conv))  # type: ignore[call-overload]
-        else:
+_RFF_MSE_OUTPUTS = (
+    "sigma_used",
+    "target",
+    "analytic_mse",
+    "empirical_mse",
+    "stderr",
+    "bias",
+    "bias_stderr",
+)
+
+
+# the core's codes: a σ rule is 1 + its index in _core.sweep.sigma_rules() (0: a number), an
+# estimator or convention its index in rff.ESTIMATORS / rff.CONVENTIONS
+_RULE_CODES = {r: 1 + k for k, r in enumerate(_core.sweep.sigma_rules())}
+_ESTIMATOR_CODES = {e: k for k, e in enumerate(rff.ESTIMATORS)}
+_CONVENTION_CODES = {c: k for k, c in enumerate(rff.CONVENTIONS)}
+
+
+def _rff_mse_columns(cells: Sequence[dict[str, Value]]) -> dict[str, np.ndarray[Any, Any]]:
+    """The cells' parameters as the core's columns, each value checked on its own (type, range,
+    name); raises CellFailure for the first cell with a bad value.
+    """
+    n = len(cells)
+    xi = np.empty(n)
+    sigma = np.empty(n)
+    ints = np.empty((6, n), dtype=np.int64)  # rule, D, d, estimator, convention, full
+    rules, ests, convs = _RULE_CODES, _ESTIMATOR_CODES, _CONVENTION_CODES
+    for j, p in enumerate(cells):
+        try:
+            s = p["sigma"]
+            xi[j] = _number("xi", p["xi"])
+            e = ests[_choice("estimator", p["estimator"], rff.ESTIMATORS)]
+            c = convs[_choice("convention", p["convention"], rff.CONVENTIONS)]
+            if isinstance(s, str):
+                rule, sigma[j] = rules[_choice("sigma", s, SIGMA_RULES)], math.nan
+            else:
+                rule, sigma[j] = 0, _number("sigma", s)
             D = _integer("D", p["D"], 1)
-            sigma = float(temperature.optimal_sigma(xi, D, est, "cubic", conv))  # type: ignore[call-overload]
-    else:
-        sigma = _number("sigma", s)
-    if not (math.isfinite(sigma) and sigma >= 0):
-        raise ValueError(f"sweep: sigma must be finite and >= 0, got {sigma!r} (sigma={s!r} at xi={xi!r})")
-    return sigma
+            d = _integer("d", p["d"], 2)
+            full = _choice("mode", p["mode"], rff.MODES) == "full"
+            if not math.isfinite(xi[j]):
+                raise ValueError(f"sweep: xi must be finite, got {p['xi']!r}")
+            if max(D, d) > _INT64_MAX:  # stored as int64 below; the core checks the limits of D and d
+                raise ValueError(f"sweep: D and d must fit in int64, got D={D}, d={d}")
+            ints[:, j] = (rule, D, d, e, c, full)
+        except (ValueError, TypeError) as exc:
+            raise CellFailure(j, exc) from None
+    return {
+        "xi": xi,
+        "sigma": sigma,
+        "rule": ints[0],
+        "D": ints[1],
+        "d": ints[2],
+        "estimator": ints[3],
+        "convention": ints[4],
+        "full": ints[5],
+    }
+
+
+def _rff_mse_check_many(cells: Sequence[dict[str, Value]]) -> None:
+    bad, message = _core.sweep.check_rff_mse(**_rff_mse_columns(cells))
+    if bad >= 0:
+        raise CellFailure(int(bad), ValueError(message))
 
 
 def _rff_mse_check(p: dict[str, Value]) -> None:
-    sigma = _resolve_sigma(p)
-    D = _integer("D", p["D"], 1)
-    d = _integer("d", p["d"], 2)
-    _choice("mode", p["mode"], rff.MODES)
-    temperature.unit_pair(_number("xi", p["xi"]), d)
-    temperature.mse(p["xi"], D=D, sigma=sigma, estimator=p["estimator"], convention=p["convention"])  # type: ignore[call-overload]
+    try:
+        _rff_mse_check_many([p])
+    except CellFailure as failure:
+        raise failure.error from None
+
+
+def _rff_mse_compute_many(
+    cells: Sequence[dict[str, Value]],
+    seeds: np.ndarray[Any, Any],
+    trials: int | None,
+    nthreads: int | None,
+    on_rows: OnRows | None,
+) -> list[Outputs]:
+    """Many cells in one core call (``ropelab._core.sweep.rff_mse``), in parallel over cells."""
+    assert trials is not None
+    columns = _rff_mse_columns(cells)
+    names = _RFF_MSE_OUTPUTS
+
+    def on_done(positions: np.ndarray[Any, Any], rows: np.ndarray[Any, Any]) -> None:
+        assert on_rows is not None
+        on_rows([(p, dict(zip(names, r))) for p, r in zip(positions.tolist(), rows.tolist())])
+
+    try:
+        out = _core.sweep.rff_mse(
+            **columns,
+            seeds=seeds,
+            trials=trials,
+            nthreads=nthreads,
+            on_done=on_done if on_rows is not None else None,
+        )
+    except ValueError as exc:
+        if len(exc.args) == 2 and isinstance(exc.args[1], int):
+            raise CellFailure(exc.args[1], ValueError(exc.args[0])) from None
+        raise
+    return [dict(zip(names, r)) for r in out.tolist()]
 
 
 def _rff_mse_compute(p: dict[str, Value], trials: int | None, seed: int, nthreads: int | None) -> Outputs:
-    assert trials is not None
-    sigma = _resolve_sigma(p)
-    xi, D, d = float(p["xi"]), int(p["D"]), int(p["d"])
-    est, conv = str(p["estimator"]), str(p["convention"])
-    q, k = temperature.unit_pair(xi, d)
-    target = rff.kernel(q, k)
-    mode = str(p["mode"])
-    estimates = rff.estimate(q, k, D, sigma, est, conv, mode=mode, trials=trials, seed=seed, nthreads=nthreads)  # type: ignore[arg-type]
-    err = estimates - target
-    sq = err * err
-    root = math.sqrt(trials)
-    return {
-        "sigma_used": sigma,
-        "target": target,
-        "analytic_mse": float(temperature.mse(xi, D=D, sigma=sigma, estimator=est, convention=conv)),  # type: ignore[call-overload]
-        "empirical_mse": float(sq.mean()),
-        "stderr": float(sq.std(ddof=1)) / root if trials > 1 else math.inf,
-        "bias": float(err.mean()),
-        "bias_stderr": float(err.std(ddof=1)) / root if trials > 1 else math.inf,
-    }
+    try:
+        return _rff_mse_compute_many([p], np.array([seed], dtype=np.uint64), trials, nthreads, None)[0]
+    except CellFailure as failure:
+        raise failure.error from None
 
 
 def _rff_mse_cost(p: dict[str, Value], trials: int | None) -> float:
@@ -187,6 +277,8 @@ def _rff_mse_cost(p: dict[str, Value], trials: int | None) -> float:
     per_feature = int(p["d"]) if p["mode"] == "full" else 1
     return float(trials or 1) * (int(p["D"]) * per_feature + 8) + 50_000.0
 
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 RFF_MSE = Task(
     name="rff_mse",
@@ -213,6 +305,8 @@ RFF_MSE = Task(
     check=_rff_mse_check,
     compute=_rff_mse_compute,
     cost=_rff_mse_cost,
+    check_many=_rff_mse_check_many,
+    compute_many=_rff_mse_compute_many,
 )
 
 # ---------------------------------------------------------------------------------- window_merit
@@ -435,8 +529,9 @@ def register_task(
     clash = sorted(set(axes_map) & set(out_map))
     if clash:
         raise ValueError(f"register_task: {clash[0]!r} is both an axis and an output")
-    if not isinstance(monte_carlo, bool):
+    if not isinstance(monte_carlo, (bool, np.bool_)):
         raise TypeError(f"register_task: monte_carlo must be a bool, got {monte_carlo!r}")
+    monte_carlo = bool(monte_carlo)
     outs = tuple((o, str(t)) for o, t in out_map.items())
     task = Task(
         name=name,

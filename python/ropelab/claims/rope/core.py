@@ -18,7 +18,7 @@ from ropelab.claims._registry import Evidence, claim, derive_verdict
 @claim(
     "rope.relative",
     source="RoFormer §3.2, Eq. (16)",
-    statement="⟨R_m q, R_n k⟩ = qᵀ R_{n−m} k: the score depends on m − n only",
+    statement=r"$\langle R_m q, R_n k\rangle = q^\top R_{n-m} k$: the score depends on $m - n$ only",
     expected="holds",
 )
 def rope_relative() -> Evidence:
@@ -87,7 +87,7 @@ def _decay_figure() -> Any:
 @claim(
     "rope.decay",
     source="RoFormer §3.3, §3.4.3, Fig. 2",
-    statement="The relative upper bound B(r) decays with the relative distance r (d = 128, base 10⁴)",
+    statement="The relative upper bound $B(r)$ decays with the relative distance $r$ ($d = 128$, base $10^4$)",
     expected="holds-if",
 )
 def rope_decay() -> Evidence:
@@ -115,8 +115,8 @@ def rope_decay() -> Evidence:
         },
         tolerance="exact comparisons of computed B values (differences are ≫ rounding)",
         inputs={"d": 128, "base": 10000.0, "r": "0..20000"},
-        condition="only as a short-range trend: the block maxima fall over the first ~128 positions and B stays "
-        "below B(0)/2 beyond r = 100",
+        condition=r"only as a short-range trend: the block maxima fall over the first ~128 positions and $B$ stays "
+        r"below $B(0)/2$ beyond $r = 100$",
         counterexample={
             "r": first_rise,
             "B(r)": float(B[first_rise]),
@@ -124,7 +124,7 @@ def rope_decay() -> Evidence:
             "peak over r in [5000, 5200]": peak_5k,
             "peak over r in [10000, 10200]": peak_10k,
         },
-        corrected="B(r) falls from 32.5 to below half within ~100 positions but is not monotone, and beyond a few "
+        corrected=r"$B(r)$ falls from 32.5 to below half within ~100 positions but is not monotone, and beyond a few "
         "hundred positions its local maxima stop decreasing.",
         corrected_holds=corrected_ok,
         figure=_decay_figure,
@@ -191,7 +191,10 @@ def rope_linear_attention() -> Evidence:
 
 
 @claim(
-    "complex.realify", source="Selective RoPE App. A.1", statement="Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q", expected="holds"
+    "complex.realify",
+    source="Selective RoPE App. A.1",
+    statement=r"$\mathrm{Re}[\tilde k^* e^{i\theta} \tilde q] = k^\top R(\theta)\, q$",
+    expected="holds",
 )
 def complex_realify() -> Evidence:
     rng, d = _common.rng(5), 32
@@ -216,7 +219,7 @@ def complex_realify() -> Evidence:
 @claim(
     "rope.trick",
     source="Selective RoPE §2, Eqs. (5)–(7)",
-    statement="k_τᵀ R^{t−τ} q_t = (R^τ k_τ)ᵀ (R^t q_t)",
+    statement=r"$k_\tau^\top R^{t-\tau} q_t = (R^\tau k_\tau)^\top (R^t q_t)$",
     expected="holds",
 )
 def rope_trick() -> Evidence:
@@ -241,7 +244,7 @@ def rope_trick() -> Evidence:
 @claim(
     "rope.dot_cos_only",
     source="RoFormer §3.2.1, Eq. (12)",
-    statement="In 2-D the rotated score ⟨R_m q, R_n k⟩ equals (q·k)·cos((m−n)θ)",
+    statement=r"In 2-D the rotated score $\langle R_m q, R_n k\rangle$ equals $(q\cdot k)\cos((m - n)\theta)$",
     expected="fails",
 )
 def rope_dot_cos_only() -> Evidence:
@@ -281,8 +284,9 @@ def rope_dot_cos_only() -> Evidence:
             "rotated_score": ce,
             "cos_only_formula": 0.0,
         },
-        corrected="⟨R_m q, R_n k⟩ = (q·k) cos((m−n)θ) + (q₁k₂ − q₂k₁) sin((m−n)θ) = Re[q̃ conj(k̃) e^{i(m−n)θ}] "
-        "(Eq. 12); the cos-only form holds iff q₁k₂ = q₂k₁ (q ∥ k).",
+        corrected=r"$\langle R_m q, R_n k\rangle = (q\cdot k)\cos((m - n)\theta) + (q_1 k_2 - q_2 k_1)\sin((m - n)\theta) "
+        r"= \mathrm{Re}[\tilde q\, \tilde k^* e^{i(m-n)\theta}]$ (Eq. 12); the cos-only form holds iff "
+        r"$q_1 k_2 = q_2 k_1$ ($q \parallel k$).",
         corrected_holds=worst_full < tol and worst_parallel < tol,
     )
 
@@ -290,7 +294,8 @@ def rope_dot_cos_only() -> Evidence:
 @claim(
     "rope.expected_decay",
     source="RoFormer §3.3, §3.4.3",
-    statement="The expected magnitude of the RoPE score qᵀR_r k decays as the relative distance r grows",
+    statement=r"The expected magnitude of the RoPE score $q^\top R_r k$ decays as the relative distance $r$ "
+    "grows",
     expected="fails",
 )
 def rope_expected_decay() -> Evidence:
@@ -348,10 +353,11 @@ def rope_expected_decay() -> Evidence:
             "mean_square": [first["mean_square"], last["mean_square"]],
             "se": [first["se"], last["se"]],
         },
-        corrected="For iid zero-mean q, k with unit-variance entries R_r k has the law of k, so qᵀR_r k has the same "
-        "distribution at every r and E[(qᵀR_r k)²] = ‖R_r‖_F² = d. What decays (as a trend) is the bound "
-        "B(r) of §3.4.3, i.e. the score of aligned pairs such as q = k = (1, …, 1), whose magnitude falls from d at "
-        "r = 0 to about d/4 on average over r ∈ [100, 1100].",
+        corrected=r"For i.i.d. zero-mean $q$, $k$ with unit-variance entries $R_r k$ has the law of $k$, so $q^\top R_r k$ has "
+        r"the same distribution at every $r$ and $\mathbb{E}[(q^\top R_r k)^2] = \lVert R_r\rVert_F^2 = d$. What "
+        r"decays (as a trend) is the bound $B(r)$ of §3.4.3, i.e. the score of aligned pairs such as "
+        r"$q = k = (1, \ldots, 1)$, whose magnitude falls from $d$ at $r = 0$ to about $d/4$ on average over "
+        r"$r \in [100, 1100]$.",
         corrected_holds=bool(flat and exact_ok and far_mean < d / 2 and detectable < 1 - far_mean / d),
     )
 
@@ -407,10 +413,10 @@ def rope_eq19_weights() -> Evidence:
         tolerance=f"row sums 1 to {tol:.1e}, weights ≥ −{tol:.1e} (T·D accumulated roundings)",
         inputs={"T": T, "d": d, "features": "positive random features (Performer), D = 16", "seed": _common.SEED + 103},
         counterexample={"row": i, "row_sum": float(sums19[i]), "weights_of_row": W19[i, : i + 1].tolist()},
-        corrected="Eq. (19)'s weights w_mn = (R_mφ(q_m))ᵀ(R_nφ(k_n)) / Σ_n φ(q_m)ᵀφ(k_n) take both signs and their "
-        "rows do not sum to 1, so Eq. (19) is not an average of the values; Eq. (18) without rotation is (weights "
-        "≥ 0, sums 1). Normalising by the rotated scores instead makes the rows sum to 1 but keeps negative "
-        "weights.",
+        corrected=r"Eq. (19)'s weights $w_{mn} = (R_m\phi(q_m))^\top (R_n\phi(k_n)) / \sum_n \phi(q_m)^\top\phi(k_n)$ take "
+        r"both signs and their rows do not sum to 1, so Eq. (19) is not an average of the values; Eq. (18) "
+        r"without rotation is (weights $\ge 0$, sums 1). Normalising by the rotated scores instead makes the "
+        "rows sum to 1 but keeps negative weights.",
         corrected_holds=bool(corrected_ok),
     )
 
@@ -448,8 +454,8 @@ def nope_permutation() -> Evidence:
         inputs={"T": T, "d": d, "permutation": P.tolist(), "seed": _common.SEED + 104},
         condition="bidirectional (unmasked) attention, with the outputs permuted along with the tokens",
         counterexample={"mask": "causal", "relative_change_after_permuting": errs["causal"]},
-        corrected="Without position encoding, bidirectional softmax attention is permutation-equivariant: "
-        "o(Pq, Pk, Pv) = P·o(q, k, v), and any symmetric pooling of the outputs is invariant. The causal mask "
+        corrected=r"Without position encoding, bidirectional softmax attention is permutation-equivariant: "
+        r"$o(Pq, Pk, Pv) = P\, o(q, k, v)$, and any symmetric pooling of the outputs is invariant. The causal mask "
         "is itself a position signal (not equivariant), and RoPE phases break the equivariance as intended.",
         corrected_holds=errs["bidirectional"] < tol
         and pooled < tol

@@ -23,8 +23,8 @@ def _np_decay_bound(r: npt.ArrayLike, theta: npt.ArrayLike) -> FloatArray:
 @claim(
     "rope.theta_index",
     source="RoFormer §3.2.2, §3.4.3",
-    statement="θ_i = 10000^{−2(i−1)/d} and θ_i = 10000^{−2i/d} (i = 1 … d/2), both used in the paper, are the "
-    "same frequencies",
+    statement=r"$\theta_i = 10000^{-2(i-1)/d}$ and $\theta_i = 10000^{-2i/d}$ ($i = 1, \ldots, d/2$), both used"
+    " in the paper, are the same frequencies",
     expected="fails",
 )
 def rope_theta_index() -> Evidence:
@@ -68,9 +68,10 @@ def rope_theta_index() -> Evidence:
             "second_index": float(second[0]),
             "only_in_second": float(second[-1]),
         },
-        corrected="10000^{−2i/d} is 10000^{−2(i−1)/d} shifted by one index (each θ times 10000^{−2/d}): it drops "
-        "θ = 1 and adds θ = 10000^{−1}. Both define a valid RoPE; RoFormer's bound B(r) moves by up to "
-        f"{float(np.max(moved[1:])):.0%} (mean {float(moved[1:].mean()):.0%}) over r ≤ 2000.",
+        corrected=r"$10000^{-2i/d}$ is $10000^{-2(i-1)/d}$ shifted by one index (each $\theta$ times $10000^{-2/d}$): it "
+        r"drops $\theta = 1$ and adds $\theta = 10000^{-1}$. Both define a valid RoPE; RoFormer's bound $B(r)$ "
+        f"moves by up to {float(np.max(moved[1:])):.0%} (mean {float(moved[1:].mean()):.0%}) over "
+        r"$r \le 2000$.",
         corrected_holds=shift_ok and float(np.max(moved[1:])) > 1e-3,
     )
 
@@ -94,8 +95,9 @@ def _hf_rotate_half(x: FloatArray) -> FloatArray:
 @claim(
     "rope.pseudocode_layout",
     source="RoFormer §3.4.2, Eq. (34)",
-    statement="The element-wise pseudocode x·cos + rotate_half(x)·sin with rotate_half (x1, x2, …) → "
-    "(−x2, x1, …) and one θ per adjacent pair computes what Hugging Face's rotate_half computes",
+    statement="The element-wise pseudocode `x*cos + rotate_half(x)*sin` with `rotate_half` mapping $(x_1, x_2,"
+    r" \ldots) \to (-x_2, x_1, \ldots)$ and one $\theta$ per adjacent pair computes what Hugging "
+    "Face's `rotate_half` computes",
     expected="fails",
 )
 def rope_pseudocode_layout() -> Evidence:
@@ -137,10 +139,10 @@ def rope_pseudocode_layout() -> Evidence:
             "pseudocode": note[1, :4].tolist(),
             "hf_half_layout": hf_toolkit[1, :4].tolist(),
         },
-        corrected="The pseudocode is GPT-J's every-two swap (pairs (2i, 2i+1), the interleaved layout); Hugging Face's "
-        "rotate_half (x_a, x_b) → (−x_b, x_a) pairs (i, i + d/2) and needs cos/sin laid out half by half. The two "
-        "differ by a channel permutation; mixing them (HF's rotate_half with pair-repeated cos/sin) is not a rotation "
-        f"(norms change by up to {norm_change:.0%}) and the score depends on absolute positions.",
+        corrected="The pseudocode is GPT-J's every-two swap (pairs $(2i, 2i+1)$, the interleaved layout); Hugging Face's "
+        r"`rotate_half` $(x_a, x_b) \to (-x_b, x_a)$ pairs $(i, i + d/2)$ and needs cos/sin laid out half by half. "
+        "The two differ by a channel permutation; mixing them (HF's `rotate_half` with pair-repeated cos/sin) is not "
+        f"a rotation (norms change by up to {norm_change:.0%}) and the score depends on absolute positions.",
         corrected_holds=gptj < tol and hf < tol and norm_change > 1e-3 and shift > 1e-3,
     )
 
@@ -148,7 +150,8 @@ def rope_pseudocode_layout() -> Evidence:
 @claim(
     "rope.base_dependence",
     source="RoFormer §3.4.3, §4",
-    statement="The base only rescales the long-term decay: base 2 instead of 10⁴ behaves the same on a shorter scale",
+    statement="The base only rescales the long-term decay: base 2 instead of $10^4$ behaves the same on a "
+    "shorter scale",
     expected="fails",
 )
 def rope_base_dependence() -> Evidence:
@@ -190,9 +193,10 @@ def rope_base_dependence() -> Evidence:
             "floor": small["floor"],
             "envelope_later_max": small["max_after_floor"],
         },
-        corrected=f"At d = 128 base 2 brings B's envelope to its floor ({small['floor']:.2f}) by r ≈ "
-        f"{small['floor_block_start']}, then it rises ×{small['rise_after_floor']:.1f}: every pair's wavelength is "
-        f"≤ {small['longest_wavelength']:.1f} < 4π tokens, so distances alias. Base 10⁴ decays over hundreds of "
-        f"tokens and its envelope rises at most ×{big['rise_after_floor']:.2f} after its floor within r < 2000.",
+        corrected=f"At $d = 128$ base 2 brings $B$'s envelope to its floor ({small['floor']:.2f}) by "
+        rf"$r \approx {small['floor_block_start']}$, then it rises ×{small['rise_after_floor']:.1f}: every pair's "
+        rf"wavelength is $\le {small['longest_wavelength']:.1f} < 4\pi$ tokens, so distances alias. Base $10^4$ "
+        f"decays over hundreds of tokens and its envelope rises at most ×{big['rise_after_floor']:.2f} after its "
+        r"floor within $r < 2000$.",
         corrected_holds=corrected_ok,
     )

@@ -1,0 +1,284 @@
+"""The sidelobe fall-off of every window, length and parameter against an independent route.
+
+``figures_of_merit(w).sidelobe_falloff_db_per_octave`` must be the asymptotic slope
+``-6.02 (k + 1)`` dB/octave (k: the order of the first derivative of the zero-extended window that
+jumps; 0 for Dolph-Chebyshev's end impulses, k = -1), ``-inf`` for a window smoother than double
+precision resolves, or None ("not measurable": too few samples to measure k) -- never positive,
+never NaN, never the slope of a transition region.
+
+The reference is computed here, without the core: the same window family sampled at
+``N_REF = 65536`` samples (sample-valued parameters scaled with ``N``), transformed with NumPy's FFT
+padded 8 times, and its sidelobe peaks in ``[N_REF/32, N_REF/8]`` (two octaves far from the main
+lobe) fitted by least squares against ``log2 sin(pi f/N)``; it counts where the two octaves below
+give the same slope within 1 dB/octave (the reference is then an asymptote), and the fall-off must
+agree with it within 1 dB/octave. Run this file as a script to print the number of failing
+cases::
+
+    PYTHONPATH=python python tests/test_spectra_falloff.py
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ropelab import spectra as S
+
+OCTAVE_DB = 20 * math.log10(2.0)
+N_REF = 65536
+LENGTHS = (8, 16, 32, 55, 64, 128, 1024, 2048)
+
+#: Parameter values per window (every required or shape parameter over its range).
+PARAMS: dict[str, list[dict[str, Any]]] = {
+    "gaussian": [{"alpha": a} for a in (1.0, 2.5, 3.5, 5.0, 12.0)],
+    "poisson": [{"alpha": a} for a in (0.0, 1.0, 2.0, 4.0, 8.0)],
+    "kaiser": [{"beta": b} for b in (0.0, 2.0, 6.0, 9.0, 14.0, 30.0)],
+    "chebyshev": [{"at": a} for a in (30.0, 60.0, 70.0, 80.0, 100.0, 140.0)],
+    "exponential": [{"tau": t} for t in (0.25, 1.0, 4.0)],
+    "ssm": [{"alpha_n": a} for a in (0.0, 2.0, 8.0)],
+    "general_cosine": [{"a": [0.5, 0.5]}, {"a": [0.42, 0.5, 0.08]}, {"a": [1.0, 0.3]}],
+    "general_hamming": [{"alpha": a} for a in (0.5, 0.54, 0.8)],
+    "general_gaussian": [{"p": p, "sig_n": s} for p in (0.5, 1.0, 1.5, 3.0) for s in (0.15, 0.3)],
+    "kaiser_bessel_derived": [{"beta": b} for b in (2.0, 4.0, 8.0)],
+    "taylor": [{"nbar": n, "sll": s} for n in (2, 4, 8) for s in (30.0, 60.0)],
+    "dpss": [{"NW": w} for w in (1.5, 2.5, 4.0)],
+    "tukey": [{"alpha": a} for a in (0.0, 0.1, 0.25, 0.5, 0.75, 1.0)],
+    "cosine_power": [{"alpha": a} for a in (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)],
+    "hann_poisson": [{"alpha": a} for a in (0.0, 0.5, 1.0, 2.0)],
+    "cauchy": [{"alpha": a} for a in (1.0, 3.0, 5.0)],
+    "barcilon_temes": [{"alpha": a} for a in (2.0, 3.0, 4.0)],
+}
+
+
+def _window(name: str, N: int, sym: bool, p: dict[str, Any]) -> np.ndarray:
+    warnings.filterwarnings("ignore", message=".*not suitable for spectral analysis")  # chebyshev < 45 dB
+    q = dict(p)
+    if "alpha_n" in q:  # the SSM window: the decay over the window is the shape parameter
+        q["alpha"] = q.pop("alpha_n") / N
+    if "sig_n" in q:  # general_gaussian's sig is in samples
+        q["sig"] = q.pop("sig_n") * N
+    if name == "exponential":  # tau in samples: scale with N (tau = 0.25 N, N, 4 N over N = 1 ...)
+        q["tau"] = q["tau"] * N / 8
+    if name == "kaiser_bessel_derived" and N % 2:
+        N += 1
+    return np.asarray(S.window(name, N, sym=sym, **q), dtype=float)
+
+
+def _conventions(name: str) -> tuple[bool, ...]:
+    sym = S.window_info(name).symmetry
+    return {"both": (False, True), "symmetric": (True,), "dft-even": (False,)}[sym]
+
+
+def cases() -> list[tuple[str, int, bool, dict[str, Any]]]:
+    out = []
+    for name in S.window_names():
+        for p in PARAMS.get(name, [{}]):
+            for sym in _conventions(name):
+                for N in LENGTHS:
+                    try:  # parameters a length refuses (dpss NW >= N/2, ...) are no case
+                        _window(name, N, sym, p)
+                    except ValueError:
+                        continue
+                    out.append((name, N, sym, p))
+    return out
+
+
+def _fit_peaks(w: np.ndarray, lo: float, hi: float) -> float | None:
+    """Least-squares slope (dB/octave) of the sidelobe peaks of |W| over [lo, hi] bins against log2 sin(pi f/N).
+
+    Peaks: maxima of |W| on a 1/8-bin grid at least 3/4 bin apart (scipy's find_peaks), so that the
+    rounding noise at the bottom of a null is never taken for a sidelobe; None with fewer than 8.
+    """
+    from scipy.signal import find_peaks
+
+    N = w.size
+    pad = 8
+    mag = np.abs(np.fft.rfft(w, N * pad))
+    ref = abs(float(np.sum(w)))
+    f = np.arange(mag.size) / pad
+    peaks, _ = find_peaks(mag, distance=6)
+    peaks = peaks[(f[peaks] >= lo) & (f[peaks] <= hi) & (mag[peaks] > 1e-12 * ref)]
+    if peaks.size < 8:
+        return None
+    x = np.log2(np.sin(np.pi * f[peaks] / N))
+    y = 20 * np.log10(mag[peaks] / ref)
+    return float(np.polyfit(x, y, 1)[0])
+
+
+@functools.cache
+def reference(name: str, sym: bool, key: str) -> float | None:
+    """The asymptotic slope of the window family at N_REF: the fit over [N/32, N/8] if the fit over
+    the two octaves below agrees within 1 dB/octave (else None: not yet asymptotic at N_REF); -inf
+    when the far sidelobes are below the rounding floor."""
+    p = eval(key)
+    w = _window(name, N_REF, sym, p)
+    high = _fit_peaks(w, N_REF / 32, N_REF / 8)
+    low = _fit_peaks(w, N_REF / 128, N_REF / 32)
+    if high is None:
+        return -math.inf if low is None else None
+    if low is None or abs(high - low) > 1.0:
+        return None
+    return high
+
+
+def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
+    """None when the computed fall-off is acceptable, else why not."""
+    w = _window(name, N, sym, p)
+    got = S.figures_of_merit(w).sidelobe_falloff_db_per_octave
+    if got is None:
+        return None  # not measurable (documented)
+    if math.isnan(got):
+        return "nan"
+    if got > 0:
+        return f"positive {got:+.4g}"
+    ref = reference(name, sym, repr(p))
+    if ref is None:
+        return None  # the reference itself is not asymptotic at N_REF: only the sign is checked
+    if ref == -math.inf or ref <= -OCTAVE_DB * 8.5:
+        # smoother than a jump of order 7 resolves: -inf, or steeper than -48
+        return None if got <= -OCTAVE_DB * 8 + 0.5 else f"{got:.4g}, reference {ref:.4g}"
+    if abs(got - ref) > 1.0:
+        return f"{got:.4g}, reference {ref:.4g}"
+    return None
+
+
+#: Cases whose fall-off is negative and finite but not the reference's asymptotic slope: still open
+#: (issue 25, rule 9). Barcilon-Temes reads 0 where -6.02 is right (the end-impulse rule misfires on
+#: it); Tukey's end fit at some lengths; non-integer cosine powers; hann_poisson; Kaiser-Bessel-
+#: derived; Kaiser beta = 14 at N = 64, 128; Chebyshev at 140 dB. The test fails on a case not
+#: listed here, and on a listed case that has become right (so the list only shrinks).
+KNOWN_WRONG: frozenset[tuple[str, int, bool, str]] = frozenset(
+    (name, N, sym, repr(p))
+    for name, N, sym, p in (
+        ("kaiser", 64, False, {"beta": 14.0}),
+        ("kaiser", 128, False, {"beta": 14.0}),
+        ("kaiser", 64, True, {"beta": 14.0}),
+        ("kaiser", 128, True, {"beta": 14.0}),
+        ("chebyshev", 128, False, {"at": 140.0}),
+        ("chebyshev", 128, True, {"at": 140.0}),
+        ("kaiser_bessel_derived", 55, True, {"beta": 2.0}),
+        ("kaiser_bessel_derived", 64, True, {"beta": 2.0}),
+        ("kaiser_bessel_derived", 128, True, {"beta": 2.0}),
+        ("kaiser_bessel_derived", 1024, True, {"beta": 2.0}),
+        ("kaiser_bessel_derived", 2048, True, {"beta": 2.0}),
+        ("kaiser_bessel_derived", 55, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 64, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 128, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 1024, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 2048, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 55, True, {"beta": 8.0}),
+        ("kaiser_bessel_derived", 64, True, {"beta": 8.0}),
+        ("kaiser_bessel_derived", 128, True, {"beta": 8.0}),
+        ("kaiser_bessel_derived", 1024, True, {"beta": 8.0}),
+        ("kaiser_bessel_derived", 2048, True, {"beta": 8.0}),
+        ("tukey", 128, False, {"alpha": 0.1}),
+        ("tukey", 128, True, {"alpha": 0.1}),
+        ("tukey", 2048, True, {"alpha": 0.1}),
+        ("tukey", 2048, False, {"alpha": 0.25}),
+        ("tukey", 1024, True, {"alpha": 0.25}),
+        ("tukey", 2048, True, {"alpha": 0.25}),
+        ("cosine_power", 64, False, {"alpha": 0.5}),
+        ("cosine_power", 128, False, {"alpha": 0.5}),
+        ("cosine_power", 1024, False, {"alpha": 0.5}),
+        ("cosine_power", 2048, False, {"alpha": 0.5}),
+        ("cosine_power", 64, True, {"alpha": 0.5}),
+        ("cosine_power", 128, True, {"alpha": 0.5}),
+        ("cosine_power", 1024, True, {"alpha": 0.5}),
+        ("cosine_power", 2048, True, {"alpha": 0.5}),
+        ("cosine_power", 64, False, {"alpha": 4.0}),
+        ("cosine_power", 128, False, {"alpha": 4.0}),
+        ("cosine_power", 1024, False, {"alpha": 4.0}),
+        ("cosine_power", 2048, False, {"alpha": 4.0}),
+        ("cosine_power", 64, True, {"alpha": 4.0}),
+        ("cosine_power", 128, True, {"alpha": 4.0}),
+        ("cosine_power", 1024, True, {"alpha": 4.0}),
+        ("cosine_power", 2048, True, {"alpha": 4.0}),
+        ("cosine_power", 64, False, {"alpha": 5.0}),
+        ("cosine_power", 128, False, {"alpha": 5.0}),
+        ("cosine_power", 1024, False, {"alpha": 5.0}),
+        ("cosine_power", 2048, False, {"alpha": 5.0}),
+        ("cosine_power", 64, True, {"alpha": 5.0}),
+        ("cosine_power", 128, True, {"alpha": 5.0}),
+        ("cosine_power", 1024, True, {"alpha": 5.0}),
+        ("cosine_power", 2048, True, {"alpha": 5.0}),
+        ("hann_poisson", 64, False, {"alpha": 1.0}),
+        ("hann_poisson", 128, False, {"alpha": 1.0}),
+        ("hann_poisson", 1024, False, {"alpha": 1.0}),
+        ("hann_poisson", 2048, False, {"alpha": 1.0}),
+        ("hann_poisson", 64, True, {"alpha": 1.0}),
+        ("hann_poisson", 128, True, {"alpha": 1.0}),
+        ("hann_poisson", 1024, True, {"alpha": 1.0}),
+        ("hann_poisson", 2048, True, {"alpha": 1.0}),
+        ("hann_poisson", 64, False, {"alpha": 2.0}),
+        ("hann_poisson", 128, False, {"alpha": 2.0}),
+        ("hann_poisson", 1024, False, {"alpha": 2.0}),
+        ("hann_poisson", 2048, False, {"alpha": 2.0}),
+        ("hann_poisson", 64, True, {"alpha": 2.0}),
+        ("hann_poisson", 128, True, {"alpha": 2.0}),
+        ("hann_poisson", 1024, True, {"alpha": 2.0}),
+        ("hann_poisson", 2048, True, {"alpha": 2.0}),
+        ("barcilon_temes", 1024, False, {"alpha": 2.0}),
+        ("barcilon_temes", 2048, False, {"alpha": 2.0}),
+        ("barcilon_temes", 1024, True, {"alpha": 2.0}),
+        ("barcilon_temes", 2048, True, {"alpha": 2.0}),
+        ("barcilon_temes", 1024, False, {"alpha": 3.0}),
+        ("barcilon_temes", 2048, False, {"alpha": 3.0}),
+        ("barcilon_temes", 1024, True, {"alpha": 3.0}),
+        ("barcilon_temes", 2048, True, {"alpha": 3.0}),
+        ("barcilon_temes", 1024, False, {"alpha": 4.0}),
+        ("barcilon_temes", 2048, False, {"alpha": 4.0}),
+        ("barcilon_temes", 1024, True, {"alpha": 4.0}),
+        ("barcilon_temes", 2048, True, {"alpha": 4.0}),
+    )
+)
+
+
+@pytest.mark.slow
+def test_falloff_never_positive_nor_nan() -> None:
+    """Rule 9's hard part over every case: a fall-off is None (not measurable), negative, or -inf (a
+    window smoother than any finite order resolves at this length); never positive, never NaN."""
+    bad = []
+    for c in cases():
+        got = S.figures_of_merit(_window(*c)).sidelobe_falloff_db_per_octave
+        if got is not None and (math.isnan(got) or got > 0):
+            bad.append((c, got))
+    assert not bad, bad[:20]
+
+
+@pytest.mark.slow
+def test_falloff_matches_the_independent_reference() -> None:
+    bad = {(c[0], c[1], c[2], repr(c[3])): why for c in cases() if (why := check(*c)) is not None}
+    new = {k: v for k, v in bad.items() if k not in KNOWN_WRONG}
+    fixed = sorted(KNOWN_WRONG - set(bad))
+    assert not new, f"{len(new)} of {len(cases())} cases: {list(new.items())[:20]}"
+    assert not fixed, f"now right, remove from KNOWN_WRONG: {fixed[:20]}"
+
+
+def main() -> int:
+    all_cases = cases()
+    bad = []
+    na = 0
+    for c in all_cases:
+        why = check(*c)
+        if why is not None:
+            bad.append((c, why))
+        elif S.figures_of_merit(_window(*c)).sidelobe_falloff_db_per_octave is None:
+            na += 1
+    for c, why in bad:
+        print(c, why)
+    undetermined = sum(reference(c[0], c[2], repr(c[3])) is None for c in all_cases)
+    print(
+        f"failing: {len(bad)} of {len(all_cases)} cases ({na} not measurable: None; "
+        f"{undetermined} whose reference is not asymptotic at N_REF, checked for sign and NaN only)"
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
