@@ -121,6 +121,20 @@ def test_a_failing_cell_of_a_batch_is_named_and_the_finished_ones_are_handed_ove
         _backends.compute_cells(RFF_MSE, [0, 1], Grid.from_mapping({"xi": 0.1, "D": [4, 4.5]}).cell, 10, 0, 2)
 
 
+def test_trials_beyond_memory_are_refused_before_any_cell_starts() -> None:
+    # each cell computed at a time holds 3 arrays of `trials` float64 values: 10**12 trials would
+    # need 24 TB; refused up front (it aborted the AddressSanitizer build, whose operator new
+    # cannot return null) with MemoryError naming trials
+    g = Grid.from_mapping({"xi": [0.1, 0.2], "D": 4})
+    handed: list[tuple[int, Any]] = []
+    for cells in ([0], [0, 1]):
+        with pytest.raises(MemoryError, match=r"sweep\.rff_mse: trials=1000000000000 needs 3 work arrays"):
+            _backends.compute_cells(RFF_MSE, cells, g.cell, 10**12, 0, 2, handed.extend)
+    assert handed == []
+    with pytest.raises(MemoryError, match="trials=1000000000000"):
+        sweep.run("rff_mse", {"xi": 0.1, "D": 4}, trials=10**12, seed=0)
+
+
 def test_an_exception_of_the_hand_over_stops_the_batch() -> None:
     g = Grid.from_mapping({"xi": list(np.linspace(-0.9, 0.9, 400).round(6)), "D": 64})
     calls = []

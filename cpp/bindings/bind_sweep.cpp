@@ -1,9 +1,11 @@
 // ropelab._core.sweep: cells of sweep tasks computed in the core (core: ropelab/sweep.hpp).
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <vector>
 
 #include "common.hpp"
+#include "ropelab/montecarlo.hpp"
 #include "ropelab/rff.hpp"
 #include "ropelab/sweep.hpp"
 
@@ -121,6 +123,27 @@ double mse_work(const std::vector<sweep::MseCell>& cells, std::size_t trials) {
   return w;
 }
 
+/// Each cell computed at a time holds sweep::kMseWorkArrays arrays of `trials` float64 values
+/// (errors, squares, scratch): refused before any cell starts when the cells computed together
+/// cannot hold theirs in physical memory (MemoryError naming trials).
+void check_cell_memory(std::size_t n, std::size_t trials, int nthreads, const char* f) {
+  if (n == 0) return;
+  const double together = n == 1 ? 1.0
+                                 : static_cast<double>(std::min<std::size_t>(
+                                       n, static_cast<std::size_t>(mc::resolve_threads(nthreads))));
+  const double need = together * sweep::kMseWorkArrays * static_cast<double>(trials) * 8.0;
+  const double physical = physical_bytes();
+  if (!(need <= physical)) {
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  ": trials=%zu needs %d work arrays of that many float64 values per cell, %.3g GB "
+                  "for the %.0f cell(s) computed at a time; physical memory is %.3g GB",
+                  trials, sweep::kMseWorkArrays, need * 1e-9, together, physical * 1e-9);
+    PyErr_SetString(PyExc_MemoryError, (std::string(f) + buf).c_str());
+    throw py::error_already_set();
+  }
+}
+
 /// on_done(positions, rows): the finished cells' positions in the call and their output rows.
 using OnDone = py::typing::Optional<py::typing::Callable<void(py::array_t<std::int64_t>, darray)>>;
 
@@ -141,6 +164,7 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
   }
   const std::size_t n = cells.size();
   check_output_size(static_cast<double>(n) * sweep::kMseOutputs, f);
+  check_cell_memory(n, trials, nthreads, f);
   std::vector<sweep::MseOutputs> out(n);
   const sweep::MseCell* pc = cells.data();
   sweep::MseOutputs* po = out.data();

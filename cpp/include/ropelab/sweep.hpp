@@ -62,6 +62,10 @@ struct MseOutputs {
 /// Number of fields of MseOutputs (all doubles, in declaration order).
 constexpr std::size_t kMseOutputs = 7;
 
+/// float64 arrays of `trials` values that mse_cell holds while a cell runs (the errors, their
+/// squares and a scratch array for the compensated sums).
+constexpr int kMseWorkArrays = 3;
+
 /// σ of a cell: the number given or its rule at (ξ, D, estimator, convention) (the optimum by the
 /// closed-form cubic). Throws std::invalid_argument when ξ lies outside [−1, 1] or σ is not
 /// finite and ≥ 0.
