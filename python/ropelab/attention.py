@@ -1,12 +1,12 @@
-"""Attention-level computations: exact softmax attention and its random-feature estimate.
+r"""Attention-level computations: exact softmax attention and its random-feature estimate.
 
 Exact attention of queries ``q`` (..., T, d), keys ``k`` (..., S, d) and values ``v``
 (..., S, d_v) is
 
 .. math::
 
-    o_i = \\frac{\\sum_j w_{ij} v_j}{\\sum_j w_{ij}}, \\qquad
-    w_{ij} = \\exp(\\mathrm{scale}\\; q_i \\cdot k_j + b_{ij}),
+    o_i = \frac{\sum_j w_{ij} v_j}{\sum_j w_{ij}}, \qquad
+    w_{ij} = \exp(\mathrm{scale}\; q_i \cdot k_j + b_{ij}),
 
 with ``j ≤ i`` when causal. :func:`random_feature` replaces ``exp(scale q·k)`` by the dot product
 of random feature maps ``φ(q)·φ(k)`` and evaluates numerator and denominator with the
@@ -17,19 +17,32 @@ is ``F × (d_v + 1)`` numbers, ``F`` the number of feature columns.
 Feature maps, with ``x' = √scale · x``, ``h = ‖x'‖²/2`` and frequencies
 ``ω_1..ω_D ~ N(0, diag(σ_c²))`` (orthogonal blocks with ``orthogonal=True``):
 
-==============  ==================================================  ================  =============
-estimator       ``φ(x)``                                             columns           reference
-==============  ==================================================  ================  =============
-``trig``        ``e^{h}/√D [cos ω·x' | sin ω·x']``                   ``2D``            Eq. 8 of arXiv:2511.17388 (conjugate form)
-``positive``    ``e^{ω·x' − h}/√D``                                  ``D``             FAVOR+, arXiv:2009.14794 Lemma 1
-``hyperbolic``  ``e^{−h}/√(2D) [e^{ω·x'} | e^{−ω·x'}]``              ``2D``            arXiv:2009.14794 Lemma 1
-==============  ==================================================  ================  =============
+.. list-table::
+   :header-rows: 1
+
+   * - estimator
+     - ``φ(x)``
+     - columns
+     - reference
+   * - ``trig``
+     - :math:`e^{h} / \sqrt{D}\, [\cos(\omega\cdot x') \mid \sin(\omega\cdot x')]`
+     - ``2D``
+     - Eq. 8 of arXiv:2511.17388 (conjugate form)
+   * - ``positive``
+     - :math:`e^{\omega\cdot x' - h} / \sqrt{D}`
+     - ``D``
+     - FAVOR+, arXiv:2009.14794 Lemma 1
+   * - ``hyperbolic``
+     - :math:`e^{-h} / \sqrt{2D}\, [e^{\omega\cdot x'} \mid e^{-\omega\cdot x'}]`
+     - ``2D``
+     - arXiv:2009.14794 Lemma 1
 
 At ``σ = 1`` every ``φ(q)·φ(k)`` is an unbiased estimate of ``exp(scale q·k)``. The trig map is
 the conjugate convention of :func:`ropelab.rff.feature_map` (``Re φ(q)·conj φ(k)``), so a σ means
 here what it means in :mod:`ropelab.rff` and :mod:`ropelab.temperature`: ``ω ~ N(0, σ² I)`` with
-the amplitude ``e^{‖x‖²/2}`` unchanged, i.e. ``E[φ(q)·φ(k)] = e^{(‖q'‖² + ‖k'‖²)/2 −
-σ²‖q'−k'‖²/2}`` (trig) and ``e^{σ²‖q'+k'‖²/2 − (‖q'‖² + ‖k'‖²)/2}`` (positive, hyperbolic).
+the amplitude :math:`e^{\|x\|^2/2}` unchanged, i.e.
+:math:`\mathbb{E}[\varphi(q)\cdot\varphi(k)] = e^{(\|q'\|^2 + \|k'\|^2)/2 - \sigma^2\|q'-k'\|^2/2}` (trig) and
+:math:`e^{\sigma^2\|q'+k'\|^2/2 - (\|q'\|^2 + \|k'\|^2)/2}` (positive, hyperbolic).
 
 Rotary angles. ``angles`` (…, T, d/2) rotate channel pair ``i`` of ``q[..., t, :]`` and of
 ``k[..., t, :]`` by ``angles[..., t, i]`` (:func:`ropelab.rotary.rotate` in ``layout``) before the
@@ -175,7 +188,7 @@ def softmax(
     layout: Layout = "interleaved",
     nthreads: int | None = None,
 ) -> RealArray:
-    """Exact softmax attention, batched over the leading dimensions.
+    r"""Exact softmax attention, batched over the leading dimensions.
 
     ``o_i = Σ_j w_ij v_j / Σ_j w_ij`` with ``w_ij = exp(scale·q_i·k_j + bias_ij)`` (``j ≤ i``
     when causal), evaluated block-wise with a running row maximum subtracted before ``exp``
@@ -197,7 +210,7 @@ def softmax(
         An additive logit bias broadcastable to ``(..., T, S)``: ``b_ij`` is added to
         ``scale·q_i·k_j`` before the softmax. ALiBi is ``bias = −m_h·(i − j)`` per head ``h``
         (shape ``(H, 1, T, S)`` against ``q`` of shape ``(B, H, T, d)``); the Forgetting
-        Transformer's forget gate is ``bias_ij = Σ_{l=j+1}^{i} log f_l``. Entries may be ``-inf``
+        Transformer's forget gate is ``bias[..., i, j]`` :math:`= \sum_{l=j+1}^{i} \log f_l`. Entries may be ``-inf``
         (masked); NaN and ``+inf`` are rejected, and so is a row with every key masked.
     layout : {"interleaved", "half"}
         Channel pairing of ``angles``.
@@ -322,7 +335,7 @@ def random_feature(
     nthreads: int | None = None,
     return_parts: bool = False,
 ) -> RealArray | RandomFeatureParts:
-    """Random-feature (Performer-style) estimate of softmax attention.
+    r"""Random-feature (Performer-style) estimate of softmax attention.
 
     ``o_i = φ(q_i)ᵀ S_i / φ(q_i)ᵀ z_i`` with ``S_i = Σ_j φ(k_j) v_jᵀ`` and ``z_i = Σ_j φ(k_j)``
     (``j ≤ i`` when causal, accumulated as prefix sums over chunks of 64 rows: memory O(D·d_v) per
@@ -345,7 +358,8 @@ def random_feature(
         frequency pair (a spectrum, as in Fig. 2 of arXiv:2511.17388): both channels of pair
         ``i`` (``(2i, 2i+1)`` interleaved, ``(i, i+d/2)`` half) get standard deviation
         ``sigma[i]``, i.e. ``ω_c = sigma[pair(c)]·g_c`` with ``g ~ N(0, I_d)`` the draws of
-        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``≥ 0`` (``0``: that pair does not enter the features; the ``"rfa"`` spectrum starts at 0).
+        ``sigma=1`` (orthogonal rows are scaled the same way). All entries ``≥ 0`` (``0``: that pair does not enter the
+        features; the ``"rfa"`` spectrum starts at 0).
     orthogonal : bool
         Orthogonal random features (blocks of ``d`` exactly orthogonal rows with χ_d norms).
     {causal}
@@ -358,7 +372,7 @@ def random_feature(
         row; causal: for row ``i`` over the keys ``j ≤ i``, the partial sums being rescaled when
         it grows, so a large key does not affect the rows before it; non-causal: over all keys;
         within each group of at most 128 frequencies, the groups' sums added at the larger scale).
-        Cancels in the ratio; without it, amplitudes ``e^{scale‖x‖²/2}`` beyond a double raise.
+        Cancels in the ratio; without it, amplitudes :math:`e^{\mathrm{scale}\, \|x\|^2/2}` beyond a double raise.
     scale : float or None
         Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
         ``√scale`` before the feature map.
@@ -847,7 +861,10 @@ class AnglePrecision:
     """Float32 against float64 along a sequence (see :func:`angle_precision`)."""
 
     angle_error: FloatArray = field(
-        metadata=field_doc("``max_i |ψ32_{t,i} − ψ64_{t,i}|`` (radians).", type="ndarray, shape (T,)")
+        metadata=field_doc(
+            r":math:`\max_i |\psi^{\mathrm{f32}}_{t,i} - \psi^{\mathrm{f64}}_{t,i}|` (radians).",
+            type="ndarray, shape (T,)",
+        )
     )
     score_error: FloatArray = field(
         metadata=field_doc(
@@ -858,7 +875,7 @@ class AnglePrecision:
     )
     angle_max: FloatArray = field(
         metadata=field_doc(
-            "``max_i |ψ64_{t,i}|``: the size of the angles whose float32 rounding is the error.",
+            r":math:`\max_i |\psi^{\mathrm{f64}}_{t,i}|`: the size of the angles whose float32 rounding is the error.",
             type="ndarray, shape (T,)",
         )
     )
@@ -867,9 +884,9 @@ class AnglePrecision:
 def angle_precision(
     q: ArrayLike, k: ArrayLike, omega: ArrayLike, theta: ArrayLike = 1.0, *, layout: Layout = "interleaved"
 ) -> AnglePrecision:
-    """How far a float32 model's rotary angles and rotated scores drift from float64 over ``T``.
+    r"""How far a float32 model's rotary angles and rotated scores drift from float64 over ``T``.
 
-    The float32 path accumulates ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` in single precision
+    The float32 path accumulates :math:`\psi_t = \Theta \odot \sum_{\kappa\le t} \omega_\kappa` in single precision
     (:func:`ropelab.rotary.cumulative_angles` with ``accumulate="float32"``: the running sum is
     rounded to float32 at every step, so its error grows with ``t`` and with ``|ψ|``, whose float32
     spacing is ``|ψ|·2⁻²³``), rotates float32 ``q``, ``k`` with those angles

@@ -1,4 +1,4 @@
-"""Explicit constructions that track (or fail to track) the state of a group word problem.
+r"""Explicit constructions that track (or fail to track) the state of a group word problem.
 
 The Selective RoPE paper (§2–3, following Merrill et al. 2024 and Grazzi et al. 2025) argues
 through mechanisms: parity needs a sign flip that depends on the input; a rotation by ``π b_t``
@@ -7,9 +7,9 @@ they can only realise abelian groups; products of generalised Householder reflec
 DeltaProduct) realise non-abelian ones. Each tracker here runs one of these mechanisms on the
 token sequences of :func:`ropelab.tasks.state_tracking` and decodes a predicted state per step:
 
-* :func:`track_rotation` — one rotating channel pair: phase ``φ_t = Σ_{τ≤t} angle(g_τ)``
-  (the cumulative angles of Selective RoPE, :func:`ropelab.rotary.cumulative_angles`), decoded as
-  the element whose own angle is nearest on the circle;
+* :func:`track_rotation` — one rotating channel pair: phase
+  :math:`\varphi_t = \sum_{\tau\le t} \operatorname{angle}(g_\tau)` (the cumulative angles of Selective RoPE,
+  :func:`ropelab.rotary.cumulative_angles`), decoded as the element whose own angle is nearest on the circle;
 * :func:`track_householder` — the delta-rule recurrence of the core
   (:func:`ropelab.recurrence.delta_product`) with unit keys and ``β = 2``: each token's
   transition is a product of reflections equal to a faithful orthogonal representation of its
@@ -155,11 +155,11 @@ def track_rotation(g: Group | str, tokens: npt.ArrayLike, angles: npt.ArrayLike 
 
 @shared
 def representation(g: Group | str) -> npt.NDArray[np.float64]:
-    """A faithful orthogonal representation ``ρ`` of a permutation group, one matrix per element.
+    r"""A faithful orthogonal representation ``ρ`` of a permutation group, one matrix per element.
 
-    The standard representation: the permutation matrices (``e_iᵀ M_a = e_{a[i]}ᵀ``) restricted
+    The standard representation: the permutation matrices (:math:`e_i^\top M_a = e_{a[i]}^\top`) restricted
     to the plane orthogonal to ``(1, …, 1)``, so ``ρ(a · b) = ρ(a) ρ(b)`` and a row state
-    ``x_t = x_{t−1} ρ(g_t)`` follows the prefix product. For ``S3`` it is 2-D: transpositions
+    :math:`x_t = x_{t-1} \rho(g_t)` follows the prefix product. For ``S3`` it is 2-D: transpositions
     are reflections, 3-cycles rotations by ``±2π/3``.
 
     Parameters

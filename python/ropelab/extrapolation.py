@@ -1,8 +1,8 @@
-"""Length extrapolation of RoPE: the frequency-scaling rules used in practice, and which channel
+r"""Length extrapolation of RoPE: the frequency-scaling rules used in practice, and which channel
 pairs meet angles at test time that they never met in training.
 
 RoPE (RoFormer §3.2) rotates pair ``i`` of a vector at position ``m`` by ``m θ_i`` with
-``θ_i = base^{−2i/d}``. A model trained on sequences of length ``L`` has seen, in pair ``i``, the
+:math:`\theta_i = \mathrm{base}^{-2i/d}`. A model trained on sequences of length ``L`` has seen, in pair ``i``, the
 angles ``[0, θ_i (L − 1)]`` only; when that interval is shorter than a full turn ``2π``, a longer
 test sequence shows the pair angles it was never trained on. The rules below rescale ``θ`` (and
 sometimes the attention logits) so that a model trained on ``L`` can run on ``factor · L``:
@@ -12,10 +12,11 @@ sometimes the attention logits) so that a model trained on ``L`` can run on ``fa
 ``"linear"``
     Position interpolation (Chen et al. 2023, arXiv:2306.15595): ``θ_i / factor``.
 ``"ntk"``
-    NTK-aware base scaling (bloc97, 2023): ``base · factor^{d/(d−2)}``.
+    NTK-aware base scaling (bloc97, 2023): :math:`\mathrm{base} \cdot \mathrm{factor}^{d/(d-2)}`.
 ``"dynamic"``
-    Dynamic NTK: at a sequence length ``n > L``, ``base · (factor n / L − (factor − 1))^{d/(d−2)}``
-    (``θ`` unchanged for ``n ≤ L``).
+    Dynamic NTK: at a sequence length ``n > L``,
+    :math:`\mathrm{base} \cdot (\mathrm{factor} n / L - (\mathrm{factor} - 1))^{d/(d-2)}` (``θ`` unchanged for
+    ``n ≤ L``).
 ``"yarn"``
     YaRN (Peng et al. 2023, arXiv:2309.00071, §3.3–3.4): pairs with more than ``beta_fast``
     rotations over ``L`` keep ``θ_i``, pairs with fewer than ``beta_slow`` are interpolated
@@ -31,7 +32,7 @@ sometimes the attention logits) so that a model trained on ``L`` can run on ``fa
     ``sqrt(1 + ln(factor)/ln L)``.
 ``"proportional"``
     Proportional (partial) RoPE: only the first ``int(p·d/2)`` pairs rotate, with
-    ``θ_i = base^{−2i/d}`` on the *full* dimension ``d``; the remaining pairs get ``θ = 0`` (no
+    :math:`\theta_i = \mathrm{base}^{-2i/d}` on the *full* dimension ``d``; the remaining pairs get ``θ = 0`` (no
     position: NoPE); all divided by ``factor``.
 
 The formulas follow the ``rope_init_fn`` functions of Hugging Face ``transformers``

@@ -1,9 +1,9 @@
-"""Linear-attention recurrences and their direct (unrolled) forms.
+r"""Linear-attention recurrences and their direct (unrolled) forms.
 
 Sources: Selective RoPE Eqs. (3), (9), (11), (13) and App. A.2, A.6, A.7.
 
-Notation: ``q_t, k_t ∈ R^d``, ``v_t ∈ R^{dv}``, ``t = 0 … T−1``, state ``S_t ∈ R^{dv×d}``,
-``S_{−1} = 0``. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape
+Notation: :math:`q_t, k_t \in \mathbb{R}^d`, :math:`v_t \in \mathbb{R}^{d_v}`, ``t = 0 … T−1``, state
+:math:`S_t \in \mathbb{R}^{d_v \times d}`, :math:`S_{-1} = 0`. All functions take ``q, k`` of shape ``(..., T, d)`` and ``v`` of shape
 ``(..., T, dv)`` with any leading batch dimensions (the same for all three) and return
 ``(..., T, dv)`` (complex ``(..., T, D, dv)`` for :func:`rff_attention`). Per-step side inputs
 (transitions, angles, gates) may omit leading batch dimensions: their leading dimensions must
@@ -71,13 +71,13 @@ def linear_attention(
     *,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """Linear attention with per-step transitions (Eq. 3).
+    r"""Linear attention with per-step transitions (Eq. 3).
 
-    * ``mode="recurrent"``: ``S_t = S_{t−1} A_t + v_t k_tᵀ``, ``o_t = S_t q_t`` (O(T d dv), or
+    * ``mode="recurrent"``: :math:`S_t = S_{t-1} A_t + v_t k_t^\top`, ``o_t = S_t q_t`` (O(T d dv), or
       O(T d² dv) with transitions).
-    * ``mode="unrolled"``: ``o_t = Σ_{τ≤t} v_τ k_τᵀ (A_{τ+1} ⋯ A_t) q_t`` evaluated directly
-      (O(T² d²)). ``product_start="tau"`` starts the product at ``A_τ`` instead — the paper's
-      Eq. (11) as printed — which disagrees with the recurrence unless every ``A_τ = I``.
+    * ``mode="unrolled"``: :math:`o_t = \sum_{\tau\le t} v_\tau k_\tau^\top (A_{\tau+1} \cdots A_t) q_t` evaluated
+      directly (O(T² d²)). ``product_start="tau"`` starts the product at ``A_τ`` instead — the paper's Eq. (11) as
+      printed — which disagrees with the recurrence unless every ``A_τ = I``.
 
     Parameters
     ----------
@@ -123,13 +123,14 @@ def selective_rope_attention(
     layout: Layout = "interleaved",
     nthreads: int | None = None,
 ) -> FloatArray:
-    """Gated Selective RoPE attention, pre-rotated (Eq. 13) or with rotating transitions.
+    r"""Gated Selective RoPE attention, pre-rotated (Eq. 13) or with rotating transitions.
 
     With ``C_t = blockdiag R(ψ_t)`` and diagonal gates ``Λ_t``:
 
-    * ``mode="prerotated"``: ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, ``o_t = Ŝ_t C_t q_t``;
-    * ``mode="recurrent"``: ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ``, ``o_t = S_t q_t`` with
-      ``A^eff_t = C_{t−1}ᵀ Λ_t C_t`` (``C_{−1} = I``; see :func:`ropelab.transition.effective`).
+    * ``mode="prerotated"``: :math:`\hat{S}_t = \hat{S}_{t-1} \Lambda_t + v_t (C_t k_t)^\top`, ``o_t = Ŝ_t C_t q_t``;
+    * ``mode="recurrent"``: :math:`S_t = S_{t-1} A^{\mathrm{eff}}_t + v_t k_t^\top`, ``o_t = S_t q_t`` with
+      :math:`A^{\mathrm{eff}}_t = C_{t-1}^\top \Lambda_t C_t` (:math:`C_{-1} = I`; see
+      :func:`ropelab.transition.effective`).
 
     Both cost O(T d dv) and agree because ``S_t = Ŝ_t C_t``.
 
@@ -181,17 +182,18 @@ def rff_attention(
     *,
     nthreads: int | None = None,
 ) -> ComplexArray:
-    """Per-feature RFF attention states: the direct sum or the Eq. (9) recurrence.
+    r"""Per-feature RFF attention states: the direct sum or the Eq. (9) recurrence.
 
     For each random frequency ``ω_j`` (row of ``omega``):
 
-    * ``mode="direct"``: ``h_t = Σ_{τ≤t} e^{(‖q_t‖²+‖k_τ‖²)/2} e^{iω_j·(q_t−k_τ)} v_τ``;
-    * ``mode="recurrent"``: ``h_t = a_t e^{iω_j·(q_t−q_{t−1})} h_{t−1}
-      + e^{(‖q_t‖²+‖k_t‖²)/2} e^{iω_j·(q_t−k_t)} v_t`` with the amplitude factor
-      ``a_t = e^{(‖q_t‖²−‖q_{t−1}‖²)/2}`` (``amplitude=True``) or ``a_t = 1`` (Eq. 9 as a pure
+    * ``mode="direct"``:
+      :math:`h_t = \sum_{\tau\le t} e^{(\|q_t\|^2+\|k_\tau\|^2)/2} e^{i\omega_j\cdot(q_t-k_\tau)} v_\tau`;
+    * ``mode="recurrent"``: :math:`h_t = a_t e^{i\omega_j\cdot(q_t-q_{t-1})} h_{t-1}
+      + e^{(\|q_t\|^2+\|k_t\|^2)/2} e^{i\omega_j\cdot(q_t-k_t)} v_t` with the amplitude factor
+      :math:`a_t = e^{(\|q_t\|^2-\|q_{t-1}\|^2)/2}` (``amplitude=True``) or ``a_t = 1`` (Eq. 9 as a pure
       rotation, exact only when ``‖q_t‖`` is constant).
 
-    ``h.real.mean(axis=-2)`` is the D-feature estimate of ``Σ_{τ≤t} e^{q_t·k_τ} v_τ`` (for
+    ``h.real.mean(axis=-2)`` is the D-feature estimate of :math:`\sum_{\tau\le t} e^{q_t\cdot k_\tau} v_\tau` (for
     ``ω ~ N(0, I)``).
 
     Parameters
@@ -224,9 +226,10 @@ def rff_attention(
 
 
 def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> ComplexArray:
-    """Running product of the RFF rotation increments ``Π_{κ=τ+1}^{t} e^{iω_j·(q_κ − q_{κ−1})}``.
+    r"""Running product of the RFF rotation increments
+    :math:`\prod_{\kappa=\tau+1}^{t} e^{i\omega_j\cdot(q_\kappa - q_{\kappa-1})}`.
 
-    Telescoping (path independence) says it equals ``e^{iω_j·(q_t − q_τ)}``: the product of the
+    Telescoping (path independence) says it equals :math:`e^{i\omega_j\cdot(q_t - q_\tau)}`: the product of the
     increments depends only on the endpoints.
 
     Parameters
@@ -255,10 +258,11 @@ def rff_increment_product(q: ArrayLike, omega: ArrayLike, tau: int = 0) -> Compl
 def alibi_attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, slope: float, mode: Direct = "direct", *, nthreads: int | None = None
 ) -> FloatArray:
-    """Linear attention with ALiBi's distance penalty: ``o_t = Σ_{τ≤t} e^{−m(t−τ)} (q_t·k_τ) v_τ``.
+    r"""Linear attention with ALiBi's distance penalty:
+    :math:`o_t = \sum_{\tau\le t} e^{-m(t-\tau)} (q_t\cdot k_\tau) v_\tau`.
 
-    ALiBi adds the bias ``−m(t−τ)`` to a logit; exponentiated, that is the decay ``e^{−m(t−τ)}``,
-    which ``mode="recurrent"`` realises as ``S_t = e^{−m} S_{t−1} + v_t k_tᵀ``. ``mode="direct"``
+    ALiBi adds the bias ``−m(t−τ)`` to a logit; exponentiated, that is the decay :math:`e^{-m(t-\tau)}`,
+    which ``mode="recurrent"`` realises as :math:`S_t = e^{-m} S_{t-1} + v_t k_t^\top`. ``mode="direct"``
     evaluates ``exp(bias)`` for every pair (O(T² d)).
 
     Parameters
@@ -294,10 +298,11 @@ def alibi_attention(
 def fox_attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, gates: ArrayLike, mode: Direct = "direct", *, nthreads: int | None = None
 ) -> FloatArray:
-    """Forgetting-Transformer weighting ``o_t = Σ_{τ≤t} (Π_{κ=τ+1}^{t} f_κ) (q_t·k_τ) v_τ``.
+    r"""Forgetting-Transformer weighting
+    :math:`o_t = \sum_{\tau\le t} (\prod_{\kappa=\tau+1}^{t} f_\kappa) (q_t\cdot k_\tau) v_\tau`.
 
     ``gates`` (the forget gates ``f_t``) has shape ``(..., T)`` with values in ``[0, 1]``;
-    ``mode="recurrent"`` is ``S_t = f_t S_{t−1} + v_t k_tᵀ``.
+    ``mode="recurrent"`` is :math:`S_t = f_t S_{t-1} + v_t k_t^\top`.
 
     Parameters
     ----------
@@ -338,7 +343,7 @@ def cosformer_attention(
     *,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """The cosFormer re-weighting ``o_t = Σ_{τ≤t} cos(π(t−τ)/(2M)) (q_t·k_τ) v_τ``.
+    r"""The cosFormer re-weighting :math:`o_t = \sum_{\tau\le t} \cos(\pi(t-\tau)/(2M)) (q_t\cdot k_\tau) v_\tau`.
 
     ``mode="recurrent"`` uses ``cos(a−b) = cos a cos b + sin a sin b``: a cos-state and a
     sin-state, ``o_t = cos(πt/2M) S^c_t q_t + sin(πt/2M) S^s_t q_t``. ``q`` and ``k`` are the
@@ -438,14 +443,15 @@ def delta_rule(
     layout: Layout = "interleaved",
     nthreads: int | None = None,
 ) -> RealArray:
-    """The (gated) delta rule, optionally with Selective RoPE pre-rotation.
+    r"""The (gated) delta rule, optionally with Selective RoPE pre-rotation.
 
-    ``S_t = S_{t−1} α_t (I − β_t k̃_t k̃_tᵀ) + β_t v_t k̃_tᵀ`` and ``o_t = S_t q̃_t`` with
-    ``S_{−1} = 0``, where ``k̃_t = C_t k_t``, ``q̃_t = C_t q_t`` and ``C_t = blockdiag R(ψ_t)``
+    :math:`S_t = S_{t-1} \alpha_t (I - \beta_t \tilde{k}_t \tilde{k}_t^\top) + \beta_t v_t \tilde{k}_t^\top` and
+    ``o_t = S_t q̃_t`` with
+    :math:`S_{-1} = 0`, where ``k̃_t = C_t k_t``, ``q̃_t = C_t q_t`` and ``C_t = blockdiag R(ψ_t)``
     (identity without ``angles``). ``gates = None`` is DeltaNet (Schlag et al. 2021; Yang et al.
     2024), gates in ``[0, 1]`` are Gated DeltaNet (Yang et al. 2025). In the unrotated frame the
-    state obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ`` with the effective transition
-    ``A_t = α_t R_t (I − β_t k_t k_tᵀ)``, ``R_t = C_{t−1}ᵀ C_t`` the rotation by the phase
+    state obeys :math:`S_t = S_{t-1} A_t + \beta_t v_t k_t^\top` with the effective transition
+    ``A_t = α_t R_t (I − β_t k_t k_tᵀ)``, :math:`R_t = C_{t-1}^\top C_t` the rotation by the phase
     increment (:func:`delta_transitions`).
 
     Parameters
@@ -512,13 +518,14 @@ def delta_product(
     layout: Layout = "interleaved",
     nthreads: int | None = None,
 ) -> RealArray:
-    """DeltaProduct: ``n_h`` delta-rule steps per token (Siems et al. 2025).
+    r"""DeltaProduct: ``n_h`` delta-rule steps per token (Siems et al. 2025).
 
     Per token the state is gated, ``S ← α_t S``, then updated once per key,
-    ``S ← S (I − β_{t,j} k̃_{t,j} k̃_{t,j}ᵀ) + β_{t,j} v_{t,j} k̃_{t,j}ᵀ`` for ``j = 0 … n_h−1``, and
-    read, ``o_t = S q̃_t`` (tildes: pre-rotated by ``C_t`` as in :func:`delta_rule`). The token's
-    transition is the product of ``n_h`` generalised Householder factors,
-    ``A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ)``; with unit keys and ``β = 2`` it is a
+    :math:`S \leftarrow S (I - \beta_{t,j} \tilde{k}_{t,j} \tilde{k}_{t,j}^\top)
+    + \beta_{t,j} v_{t,j} \tilde{k}_{t,j}^\top`
+    for ``j = 0 … n_h−1``, and read, ``o_t = S q̃_t`` (tildes: pre-rotated by ``C_t`` as in :func:`delta_rule`). The
+    token's transition is the product of ``n_h`` generalised Householder factors,
+    :math:`A_t = \alpha_t R_t \prod_j (I - \beta_{t,j} k_{t,j} k_{t,j}^\top)`; with unit keys and ``β = 2`` it is a
     product of reflections, an orthogonal matrix that need not be a rotation of channel pairs.
 
     Parameters
@@ -541,16 +548,17 @@ def delta_product(
         The outputs ``o_t``: float32 if ``q``, ``k`` and ``v`` are all float32 arrays, else
         float64 (the dtype rule of the module docstring). The float32 path rounds every operation
         of the recurrence to float32 (unit roundoff ``u = 2⁻²⁴``, ``γ_d = d u/(1 − d u)``). When
-        every transition is non-expansive (``α_t ∈ [0, 1]``, ``0 ≤ β_{t,j} ‖k_{t,j}‖² ≤ 2``, e.g.
+        every transition is non-expansive (``α_t ∈ [0, 1]``, :math:`0 \le \beta_{t,j} \|k_{t,j}\|^2 \le 2`, e.g.
         unit keys and ``β ∈ [0, 2]``), an error made at one step is not amplified by the later
         ones, and to first order in ``u`` the float32 output differs from the exact one (row
-        ``r``, step ``t``) by at most ``‖q̃_t‖ Σ_{micro-steps ≤ t} ℓ + (γ_d + u) ‖s_t‖ ‖q̃_t‖``, with
-        ``s`` row ``r`` of the state and, per micro-step with state ``s`` before it, gated
-        ``a = α s``, ``y = a·k̃``, ``w = β (v_r − y)`` and the new state ``s'``:
+        ``r``, step ``t``) by at most
+        :math:`\|\tilde{q}_t\| \sum_{\text{micro-steps} \le t} \ell + (\gamma_d + u) \|s_t\| \|\tilde{q}_t\|`, with
+        ``s`` row ``r`` of the state and, per micro-step with state ``s`` before it, gated ``a = α s``, ``y = a·k̃``,
+        ``w = β (v_r − y)`` and the new state ``s'``:
         ``ℓ = u ‖a‖ + β ‖k̃‖ (γ_d ‖a‖ ‖k̃‖ + 2u |v_r − y|) + u (‖s'‖ + |w| ‖k̃‖)``, plus
-        ``u β ‖k̃‖ (2 ‖a‖ ‖k̃‖ + |v_r|) + u ‖s_t‖ ‖q̃_t‖`` with ``angles`` (the rotated keys and query
-        rounded to float32). The float64 path obeys the same bound with ``u = 2⁻⁵³``. Typical
-        errors are far below the bound (rounding errors partly cancel).
+        ``u β ‖k̃‖ (2 ‖a‖ ‖k̃‖ + |v_r|) + u ‖s_t‖ ‖q̃_t‖`` with ``angles`` (the rotated keys and query rounded to
+        float32). The float64 path obeys the same bound with ``u = 2⁻⁵³``. Typical errors are far below the bound
+        (rounding errors partly cancel).
 
     Raises
     ------
@@ -584,13 +592,14 @@ def delta_transitions(
     product: bool = False,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """The effective transitions ``A_t = α_t R_t Π_j (I − β_{t,j} k_{t,j} k_{t,j}ᵀ)`` of the delta rule.
+    r"""The effective transitions :math:`A_t = \alpha_t R_t \prod_j (I - \beta_{t,j} k_{t,j} k_{t,j}^\top)` of the delta
+    rule.
 
-    In the unrotated frame the state of :func:`delta_rule` obeys ``S_t = S_{t−1} A_t + β_t v_t k_tᵀ``
+    In the unrotated frame the state of :func:`delta_rule` obeys :math:`S_t = S_{t-1} A_t + \beta_t v_t k_t^\top`
     (row convention: the state multiplies its transition from the left, ``o_t = S_t q_t``), so
     ``delta_rule(q, k, v, beta, angles, gates)`` equals ``linear_attention(q, k, beta·v,
-    transitions=delta_transitions(k, beta, angles, gates))``. ``R_t = C_{t−1}ᵀ C_t`` rotates pair
-    ``i`` by ``ψ_{t,i} − ψ_{t−1,i}`` (``ψ_{−1} = 0``).
+    transitions=delta_transitions(k, beta, angles, gates))``. :math:`R_t = C_{t-1}^\top C_t` rotates pair
+    ``i`` by :math:`\psi_{t,i} - \psi_{t-1,i}` (:math:`\psi_{-1} = 0`).
 
     Parameters
     ----------

@@ -1,22 +1,22 @@
-"""Softmax-form related models: ALiBi and the Forgetting Transformer (FoX) as decayed kernels.
+r"""Softmax-form related models: ALiBi and the Forgetting Transformer (FoX) as decayed kernels.
 
 Both models are causal softmax attention with an additive logit bias,
 
 * **ALiBi** (Press et al., arXiv:2108.12409, §3): ``b_ts = −m_h (t − s)`` with one slope ``m_h``
-  per head, the geometric sequence ``m_h = 2^{−8h/H}`` (``h = 1..H``) for ``H`` a power of two;
-* **FoX** (Lin et al., arXiv:2503.02130, Eq. 5–6): ``b_ts = Σ_{r=s+1}^{t} log f_r`` with a forget
+  per head, the geometric sequence :math:`m_h = 2^{-8h/H}` (``h = 1..H``) for ``H`` a power of two;
+* **FoX** (Lin et al., arXiv:2503.02130, Eq. 5–6): :math:`b_{ts} = \sum_{r=s+1}^{t} \log f_r` with a forget
   gate ``f_r = σ(w_fᵀ x_r + b_f) ∈ (0, 1)`` per step and head.
 
 Exponentiated, the bias is a multiplicative decay of the softmax kernel:
-``exp(scale·q_t·k_s + b_ts) = κ(q_t, k_s) Π_{r=s+1}^{t} f_r`` with ``κ(q, k) = exp(scale·q·k)``
-and ``f_r = e^{−m_h}`` for ALiBi (the view of Selective RoPE App. A.7: the exponential kernel
-multiplied by ``a^{t−τ}``, resp. ``Π_{κ=τ+1}^t a_κ``). With a feature map ``φ`` such that
-``φ(q)·φ(k) = κ(q, k)`` the same outputs come from the decayed linear recurrence
+:math:`\exp(\mathrm{scale}\, q_t\cdot k_s + b_{ts}) = \kappa(q_t, k_s) \prod_{r=s+1}^{t} f_r` with
+``κ(q, k) = exp(scale·q·k)`` and :math:`f_r = e^{-m_h}` for ALiBi (the view of Selective RoPE App. A.7: the exponential
+kernel multiplied by :math:`a^{t-\tau}`, resp. :math:`\prod_{\kappa=\tau+1}^t a_\kappa`). With a feature map ``φ`` such
+that ``φ(q)·φ(k) = κ(q, k)`` the same outputs come from the decayed linear recurrence
 
 .. math::
 
-   S_t = f_t S_{t-1} + φ(k_t) v_tᵀ,\\quad z_t = f_t z_{t-1} + φ(k_t),\\quad
-   o_t = \\frac{φ(q_t)ᵀ S_t}{φ(q_t)ᵀ z_t},
+   S_t = f_t S_{t-1} + φ(k_t) v_tᵀ,\quad z_t = f_t z_{t-1} + φ(k_t),\quad
+   o_t = \frac{φ(q_t)ᵀ S_t}{φ(q_t)ᵀ z_t},
 
 (:func:`decayed_kernel_attention`), in O(T) time and O(dim φ · d_v) memory. The exponential kernel
 has no finite feature map on all of ``ℝ^d``, but it has one on binary vectors
@@ -102,12 +102,12 @@ def _softmax(func: str, q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: Any, bi
 
 
 def alibi_slopes(H: int) -> FloatArray:
-    """The ALiBi head slopes ``m_1..m_H`` of the reference implementation.
+    r"""The ALiBi head slopes ``m_1..m_H`` of the reference implementation.
 
-    For ``H`` a power of two, ``m_h = 2^{−8h/H}`` (ALiBi, arXiv:2108.12409 §3: the geometric
-    sequence starting at and with ratio ``2^{−8/H}``). For other ``H`` the reference code takes the
-    ``P = 2^{⌊log2 H⌋}`` slopes of ``P`` heads followed by every other slope of ``2P`` heads,
-    ``2^{−8(2i+1)/(2P)}`` for ``i = 0..H−P−1``, which interleaves between them.
+    For ``H`` a power of two, :math:`m_h = 2^{-8h/H}` (ALiBi, arXiv:2108.12409 §3: the geometric
+    sequence starting at and with ratio :math:`2^{-8/H}`). For other ``H`` the reference code takes the
+    :math:`P = 2^{\lfloor\log_2 H\rfloor}` slopes of ``P`` heads followed by every other slope of ``2P`` heads,
+    :math:`2^{-8(2i+1)/(2P)}` for ``i = 0..H−P−1``, which interleaves between them.
 
     Parameters
     ----------
@@ -194,9 +194,9 @@ def alibi_bias(T: int, slopes: ArrayLike) -> FloatArray:
 
 
 def fox_bias(gates: ArrayLike) -> FloatArray:
-    """FoX's causal logit bias ``b_ts = Σ_{r=s+1}^{t} log f_r`` (``s ≤ t``; ``−inf`` for ``s > t``).
+    r"""FoX's causal logit bias :math:`b_{ts} = \sum_{r=s+1}^{t} \log f_r` (``s ≤ t``; ``−inf`` for ``s > t``).
 
-    Computed as ``L_t − L_s`` of the running sums ``L_t = Σ_{r≤t} log f_r``.
+    Computed as ``L_t − L_s`` of the running sums :math:`L_t = \sum_{r\le t} \log f_r`.
 
     Parameters
     ----------
@@ -253,12 +253,16 @@ def alibi(
     scale: float | None = None,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """ALiBi attention: causal softmax with the bias ``−m_h (t − s)`` per head.
+    r"""ALiBi attention: causal softmax with the bias ``−m_h (t − s)`` per head.
 
-    ``o_t = Σ_{s≤t} exp(scale·q_t·k_s − m_h(t−s)) v_s / Σ_{s≤t} exp(scale·q_t·k_s − m_h(t−s))``
+    .. math::
+
+        o_t = \frac{\sum_{s\le t} \exp(\mathrm{scale}\, q_t\cdot k_s - m_h(t-s))\, v_s}
+        {\sum_{s\le t} \exp(\mathrm{scale}\, q_t\cdot k_s - m_h(t-s))}
+
     (ALiBi, arXiv:2108.12409 §3), computed by :func:`ropelab.attention.softmax` with
     :func:`alibi_bias`. It equals :func:`decayed_kernel_attention` with the constant gate
-    ``f = e^{−m_h}``.
+    :math:`f = e^{-m_h}`.
 
     Parameters
     ----------
@@ -317,10 +321,14 @@ def fox(
     scale: float | None = None,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """Forgetting Transformer attention: causal softmax with the bias ``Σ_{r=s+1}^{t} log f_r``.
+    r"""Forgetting Transformer attention: causal softmax with the bias :math:`\sum_{r=s+1}^{t} \log f_r`.
 
-    ``o_t = Σ_{s≤t} exp(scale·q_t·k_s) F_ts v_s / Σ_{s≤t} exp(scale·q_t·k_s) F_ts`` with
-    ``F_ts = Π_{r=s+1}^{t} f_r`` (FoX, arXiv:2503.02130 Eq. 5–6), computed by
+    .. math::
+
+        o_t = \frac{\sum_{s\le t} \exp(\mathrm{scale}\, q_t\cdot k_s)\, F_{ts}\, v_s}
+        {\sum_{s\le t} \exp(\mathrm{scale}\, q_t\cdot k_s)\, F_{ts}}
+
+    with :math:`F_{ts} = \prod_{r=s+1}^{t} f_r` (FoX, arXiv:2503.02130 Eq. 5–6), computed by
     :func:`ropelab.attention.softmax` with :func:`fox_bias`.
 
     Parameters
@@ -373,13 +381,13 @@ def decayed_kernel_attention(
     *,
     nthreads: int | None = None,
 ) -> FloatArray:
-    """The decayed, normalised linear-kernel recurrence of ALiBi/FoX given features ``φ``.
+    r"""The decayed, normalised linear-kernel recurrence of ALiBi/FoX given features ``φ``.
 
-    ``S_t = f_t S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = f_t z_{t−1} + φ(k_t)``,
-    ``o_t = φ(q_t)ᵀ S_t / φ(q_t)ᵀ z_t`` (``S_{−1} = 0``, ``z_{−1} = 0``): the outputs of causal
-    attention with weights ``(φ(q_t)·φ(k_s)) Π_{r=s+1}^{t} f_r``. With
+    :math:`S_t = f_t S_{t-1} + \varphi(k_t) v_t^\top`, :math:`z_t = f_t z_{t-1} + \varphi(k_t)`,
+    ``o_t = φ(q_t)ᵀ S_t / φ(q_t)ᵀ z_t`` (:math:`S_{-1} = 0`, :math:`z_{-1} = 0`): the outputs of causal
+    attention with weights :math:`(\varphi(q_t)\cdot\varphi(k_s)) \prod_{r=s+1}^{t} f_r`. With
     ``φ(q)·φ(k) = exp(scale·q·k)`` (:func:`exp_kernel_features`) this is :func:`fox` (and, with
-    ``f = e^{−m}``, :func:`alibi`). Numerator and denominator run together in the C++ recurrence
+    :math:`f = e^{-m}`, :func:`alibi`). Numerator and denominator run together in the C++ recurrence
     of :func:`ropelab.recurrence.fox_attention` (values extended by a column of ones).
 
     Parameters
@@ -438,11 +446,11 @@ def decayed_kernel_attention(
 
 
 def exp_kernel_features(x: ArrayLike, scale: float = 1.0) -> FloatArray:
-    """The exact finite feature map of ``exp(scale·q·k)`` on binary vectors ``q, k ∈ {0, 1}^n``.
+    r"""The exact finite feature map of ``exp(scale·q·k)`` on binary vectors ``q, k ∈ {0, 1}^n``.
 
     Since ``q_i k_i ∈ {0, 1}``, ``exp(scale·q·k) = Π_i (1 + c² q_i k_i)`` with
-    ``c² = e^{scale} − 1``; expanding the product over subsets ``A ⊆ {1..n}`` gives
-    ``φ(x)_A = c^{|A|} Π_{i∈A} x_i`` (``2^n`` features, ``A`` in binary order of its indicator) and
+    :math:`c^2 = e^{\mathrm{scale}} - 1`; expanding the product over subsets ``A ⊆ {1..n}`` gives
+    :math:`\varphi(x)_A = c^{|A|} \prod_{i\in A} x_i` (``2^n`` features, ``A`` in binary order of its indicator) and
     ``φ(q)·φ(k) = exp(scale·q·k)`` exactly. One-hot tokens are the case ``|x| = 1``.
 
     Parameters
@@ -467,7 +475,7 @@ def exp_kernel_features(x: ArrayLike, scale: float = 1.0) -> FloatArray:
     Examples
     --------
     >>> q, k = np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0])
-    >>> float(exp_kernel_features(q, 0.5) @ exp_kernel_features(k, 0.5))  # = e^{0.5·2}
+    >>> float(exp_kernel_features(q, 0.5) @ exp_kernel_features(k, 0.5))  # = exp(0.5·2)
     2.718281828459045
     """
     f = "related.exp_kernel_features"

@@ -1,4 +1,5 @@
-"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (Selective RoPE Eq. (8), App. A.2; Performer Lemmas 1–2).
+r"""Random-feature estimators of the softmax kernel ``exp(q·k)`` (Selective RoPE Eq. (8), App. A.2; Performer Lemmas
+1–2).
 
 Every estimator averages ``D`` i.i.d. per-feature terms ``X_j`` built from Gaussian frequencies
 ``ω ~ N(0, σ² I_d)``:
@@ -6,10 +7,10 @@ Every estimator averages ``D`` i.i.d. per-feature terms ``X_j`` built from Gauss
 =================  =====================================================  ====================
 estimator          per-feature term ``X``                                  ``E[X]``
 =================  =====================================================  ====================
-``trig``           ``A cos(ω·(q−k))`` (``convention="conjugate"``)          ``A e^{−σ²‖q−k‖²/2}``
-``trig``           ``A cos(ω·(q+k))`` (``convention="literal"``, Eq. 8)     ``A e^{−σ²‖q+k‖²/2}``
-``random_phase``   ``2A cos(ω·q+β) cos(ω·k+β)``, ``β ~ U[0, 2π)``           ``A e^{−σ²‖q−k‖²/2}``
-``positive``       ``exp(ω·q − ‖q‖²/2) exp(ω·k − ‖k‖²/2)``                 ``e^{σ²‖q+k‖²/2 − n/2}``
+``trig``           ``A cos(ω·(q−k))`` (``convention="conjugate"``)          :math:`A e^{-\sigma^2\|q-k\|^2/2}`
+``trig``           ``A cos(ω·(q+k))`` (``convention="literal"``, Eq. 8)     :math:`A e^{-\sigma^2\|q+k\|^2/2}`
+``random_phase``   ``2A cos(ω·q+β) cos(ω·k+β)``, ``β ~ U[0, 2π)``           :math:`A e^{-\sigma^2\|q-k\|^2/2}`
+``positive``       ``exp(ω·q − ‖q‖²/2) exp(ω·k − ‖k‖²/2)``                 :math:`e^{\sigma^2\|q+k\|^2/2 - n/2}`
 =================  =====================================================  ====================
 
 with ``A = exp((‖q‖²+‖k‖²)/2)`` and ``n = ‖q‖²+‖k‖²``. At ``σ = 1`` the conjugate trig, random
@@ -183,9 +184,9 @@ def mse(
     *,
     log: bool = False,
 ) -> FloatOrArray:
-    """Closed-form mean squared error of the ``D``-feature estimate of ``exp(q·k)``.
+    r"""Closed-form mean squared error of the ``D``-feature estimate of ``exp(q·k)``.
 
-    ``MSE = Var[X]/D + (E[X] − exp(q·k))²``, with every ``1 − e^{−x}`` evaluated by ``expm1``.
+    ``MSE = Var[X]/D + (E[X] − exp(q·k))²``, with every :math:`1 - e^{-x}` evaluated by ``expm1``.
 
     Parameters
     ----------
@@ -357,15 +358,23 @@ def sample_phase(D: int, *, index: int = 0, seed: int = 0) -> FloatArray:
 def feature_map(
     X: ArrayLike, omega: ArrayLike, estimator: Estimator = "trig", phase: ArrayLike | None = None
 ) -> FloatArray:
-    """Real random-feature map of the rows of ``X``.
+    r"""Real random-feature map of the rows of ``X``.
 
-    ==================  ============================================  ===========
-    estimator           feature vector of ``x``                        width F
-    ==================  ============================================  ===========
-    ``trig``            ``e^{‖x‖²/2}/√D [cos(ω·x) | sin(ω·x)]``        ``2D``
-    ``random_phase``    ``e^{‖x‖²/2} √(2/D) cos(ω·x + β)``             ``D``
-    ``positive``        ``e^{ω·x − ‖x‖²/2}/√D``                        ``D``
-    ==================  ============================================  ===========
+    .. list-table::
+       :header-rows: 1
+
+       * - estimator
+         - feature vector of ``x``
+         - width F
+       * - ``trig``
+         - :math:`e^{\|x\|^2/2} / \sqrt{D}\, [\cos(\omega\cdot x) \mid \sin(\omega\cdot x)]`
+         - ``2D``
+       * - ``random_phase``
+         - :math:`e^{\|x\|^2/2} \sqrt{2/D} \cos(\omega\cdot x + \beta)`
+         - ``D``
+       * - ``positive``
+         - :math:`e^{\omega\cdot x - \|x\|^2/2} / \sqrt{D}`
+         - ``D``
 
     The dot product of two rows is the D-feature estimate of ``exp(q·k)`` (for ``trig``, the
     conjugate convention; the literal one is the cos-block dot product minus the sin-block one).

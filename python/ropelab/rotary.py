@@ -1,4 +1,4 @@
-"""Rotations of channel pairs: RoPE, Selective RoPE angles and RoFormer's decay bound.
+r"""Rotations of channel pairs: RoPE, Selective RoPE angles and RoFormer's decay bound.
 
 Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE Eqs. (5)–(7), (13), App. A.1.
 
@@ -8,8 +8,8 @@ Sources: RoFormer §3.2–§3.4 (Eqs. (14)–(16), (34)–(37)); Selective RoPE 
 * ``"half"`` pairs channels ``(i, i + d/2)`` (GPT-NeoX, the authors' released code).
 
 They agree up to the channel permutation returned by :func:`layout_permutation`. RoPE uses the
-angles ``m θ_i`` with ``θ_i = base^{−2i/d}``; Selective RoPE uses the cumulative angles
-``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ`` of input-dependent per-step angles ``ω_t``.
+angles ``m θ_i`` with :math:`\theta_i = \mathrm{base}^{-2i/d}`; Selective RoPE uses the cumulative angles
+:math:`\psi_t = \Theta \odot \sum_{\kappa\le t} \omega_\kappa` of input-dependent per-step angles ``ω_t``.
 
 Every function takes NumPy arrays with any leading batch dimensions and keeps them. Computation
 happens in the compiled core (``ropelab._core.rotary``).
@@ -48,7 +48,7 @@ Accumulate = Literal["float64", "float32", "wrapped"]
 
 @shared
 def frequencies(d: int, base: float = 10000.0) -> FloatArray:
-    """RoPE frequencies ``θ_i = base^{−2i/d}`` for ``i = 0 … d/2 − 1``.
+    r"""RoPE frequencies :math:`\theta_i = \mathrm{base}^{-2i/d}` for ``i = 0 … d/2 − 1``.
 
     Parameters
     ----------
@@ -170,7 +170,7 @@ def layout_permutation(d: int) -> npt.NDArray[np.intp]:
 
 
 def cumulative_angles(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: Accumulate = "float64") -> FloatArray:
-    """Selective RoPE angles ``ψ_t = Θ ⊙ Σ_{κ≤t} ω_κ``.
+    r"""Selective RoPE angles :math:`\psi_t = \Theta \odot \sum_{\kappa\le t} \omega_\kappa`.
 
     Parameters
     ----------
@@ -197,9 +197,9 @@ def cumulative_angles(omega: ArrayLike, theta: ArrayLike = 1.0, *, accumulate: A
 
 
 def short_conv(x: ArrayLike, kernel: ArrayLike, activation: Literal["silu"] | None = None) -> FloatArray:
-    """Causal depthwise short convolution (the one Selective RoPE uses to produce angles).
+    r"""Causal depthwise short convolution (the one Selective RoPE uses to produce angles).
 
-    ``y[t, c] = Σ_{j<K} kernel[j, c] · x[t − (K−1) + j, c]`` with zeros before ``t = 0``, i.e.
+    :math:`y[t, c] = \sum_{j<K} \mathrm{kernel}[j, c] \cdot x[t - (K-1) + j, c]` with zeros before ``t = 0``, i.e.
     PyTorch's ``Conv1d(groups=channels, padding=K−1)`` truncated to the first T outputs, followed
     by ``SiLU(y) = y·sigmoid(y)`` if ``activation="silu"``.
 
@@ -234,12 +234,13 @@ def selective_angles(
     accumulate: Accumulate = "float64",
     bias: ArrayLike | None = None,
 ) -> FloatArray:
-    """The temperature-scaled Selective RoPE angle path: ``ψ = Θ ⊙ cumsum_t(g_t ⊙ (conv(x)_t + e^{b}))``.
+    r"""The temperature-scaled Selective RoPE angle path:
+    :math:`\psi = \Theta \odot \operatorname{cumsum}_t(g_t \odot (\operatorname{conv}(x)_t + e^{b}))`.
 
     ``x`` is the angle projection ``W_ω x_t`` (shape ``(..., T, d/2)``), ``kernel`` the causal
     short convolution (see :func:`short_conv`), ``theta`` the temperature spectrum ``Θ``.
     The optional learnable ``bias`` ``b`` and phase gates ``gates`` (``g_t``) act in the order of the
-    authors' released code: the increment ``conv(x)_t`` (after the activation) gets ``e^{b}``
+    authors' released code: the increment ``conv(x)_t`` (after the activation) gets :math:`e^{b}`
     added, then is multiplied by the gate, then accumulated (Selective RoPE §4.1).
 
     Parameters
@@ -258,7 +259,7 @@ def selective_angles(
     accumulate : {"float64", "float32", "wrapped"}
         Arithmetic of the running sum (see :func:`cumulative_angles`).
     bias : array_like, shape (d/2,), optional
-        Per-pair bias ``b``; the increment gets ``e^{b}`` added (a positive drift).
+        Per-pair bias ``b``; the increment gets :math:`e^{b}` added (a positive drift).
 
     Returns
     -------
@@ -328,7 +329,7 @@ def decay_bound(r: ArrayInput, d: int = 128, base: float = 10000.0) -> FloatArra
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray: ...
 @shared
 def decay_bound(r: ArrayLike, d: int = 128, base: float = 10000.0) -> FloatOrArray:
-    """RoFormer's relative upper bound ``B(r) = (1/(d/2)) Σ_{j=1}^{d/2} |Σ_{i<j} e^{i r θ_i}|``.
+    r"""RoFormer's relative upper bound :math:`B(r) = (1/(d/2)) \sum_{j=1}^{d/2} |\sum_{i<j} e^{i r \theta_i}|`.
 
     The bound on ``|⟨R_m q, R_n k⟩|`` at relative distance ``r = n − m`` (RoFormer §3.3). It
     trends down with distance but is not monotone.
@@ -378,9 +379,10 @@ def rotation_matrix(angles: ArrayLike, layout: Layout = "interleaved") -> FloatA
 
 
 def realify(z: ArrayLike, layout: Layout = "interleaved") -> FloatArray:
-    """Complex ``(..., d/2)`` → real ``(..., d)``: pair ``i`` holds ``(Re z_i, Im z_i)``.
+    r"""Complex ``(..., d/2)`` → real ``(..., d)``: pair ``i`` holds ``(Re z_i, Im z_i)``.
 
-    With ``q̃ = q₁ + i q₂`` (App. A.1), ``Re{conj(k̃) e^{iθ} q̃} = kᵀ R(θ) q``.
+    With ``q̃ = q₁ + i q₂`` (App. A.1),
+    :math:`\operatorname{Re}\{\overline{\tilde{k}}\, e^{i\theta} \tilde{q}\} = k^\top R(\theta) q`.
 
     Parameters
     ----------
@@ -453,12 +455,12 @@ def realify_diagonal(lam: ArrayLike, layout: Layout = "interleaved") -> FloatArr
 
 
 def parity_angle_error(bits: ArrayLike, accumulate: Accumulate = "float64") -> FloatArray:
-    """Angle error of the parity example ``ω_t = π b_t`` (``Θ = 1``) as the sequence grows.
+    r"""Angle error of the parity example ``ω_t = π b_t`` (``Θ = 1``) as the sequence grows.
 
-    Exactly, ``ψ_t = π Σ_{κ≤t} b_κ`` and ``cos ψ_t = (−1)^{Σ b}``. The returned error is
-    ``ψ_t − π Σ b`` reduced to ``[−π, π)``, where ``ψ_t`` is accumulated in float64, float32 or
-    wrapped (mod 2π) arithmetic; the reference is evaluated in double-double so the error is that
-    of the accumulation. ``|error| > π/2`` means the sign of ``cos ψ_t`` — the parity — is wrong.
+    Exactly, :math:`\psi_t = \pi \sum_{\kappa\le t} b_\kappa` and :math:`\cos \psi_t = (-1)^{\sum b}`. The returned
+    error is ``ψ_t − π Σ b`` reduced to ``[−π, π)``, where ``ψ_t`` is accumulated in float64, float32 or wrapped (mod
+    2π) arithmetic; the reference is evaluated in double-double so the error is that of the accumulation.
+    ``|error| > π/2`` means the sign of ``cos ψ_t`` — the parity — is wrong.
 
     Parameters
     ----------

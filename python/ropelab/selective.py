@@ -1,4 +1,4 @@
-"""The Selective RoPE angle path as the released implementation runs it, and its streaming form.
+r"""The Selective RoPE angle path as the released implementation runs it, and its streaming form.
 
 Selective RoPE (Movahedi et al., "Selective Rotary Position Embedding", arXiv:2511.17388, §4.1)
 rotates queries and keys by input-dependent angles. The released module computes them from the
@@ -8,12 +8,13 @@ hidden states ``x_t`` (``model_dim`` channels, ``H`` heads of ``model_dim/H`` ch
    ``ε = 1e-6``);
 2. ``u_t = W_up (W_down x̂_t)``: a low-rank projection (rank 16–32) to ``C = H·R`` channels,
    ``R = d_head/2`` rotation pairs per head;
-3. ``φ_t = Σ_j w[c, j] u_{t−K+1+j}``: a causal depthwise short convolution (``K = 4``, optionally
-   followed by SiLU), or with ``skip_conv`` the first difference ``φ_t = u_t − u_{t−1}``;
-4. ``φ_t ← φ_t + e^{b}`` (optional bias);
+3. :math:`\varphi_t = \sum_j w[c, j] u_{t-K+1+j}`: a causal depthwise short convolution (``K = 4``, optionally
+   followed by SiLU), or with ``skip_conv`` the first difference :math:`\varphi_t = u_t - u_{t-1}`;
+4. :math:`\varphi_t \leftarrow \varphi_t + e^{b}` (optional bias);
 5. ``φ_t ← φ_t · sigmoid(g(x̂_t))`` (optional phase gate: one per head, or one per channel in the
    "gla" parametrisation);
-6. ``s_t = Σ_{τ≤t} φ_τ + s_offset``: the running sum (the offset carries it across calls);
+6. :math:`s_t = \sum_{\tau\le t} \varphi_\tau + s_\mathrm{offset}`: the running sum (the offset carries it across
+   calls);
 7. ``ψ_t = Θ ⊙ s_t``: the temperature ``Θ`` (one per pair, :func:`rotary_temperature`) applied
    *after* the sum;
 
@@ -64,17 +65,16 @@ Accumulate = Literal["float64", "float32"]
 
 @shared
 def rotary_temperature(kind: Literal["rope", "rfa"], theta: float, head_dim: int, temp_max: float = 1.0) -> FloatArray:
-    """The temperature spectrum ``Θ`` of the released module, one value per rotation pair.
+    r"""The temperature spectrum ``Θ`` of the released module, one value per rotation pair.
 
-    ``"rope"`` (``theta ≥ 1``): ``Θ_i = temp_max · theta^{−2i/d}``, ``i = 0..d/2−1`` — RoPE's
-    frequencies. ``"rfa"`` (``0 < theta < 1``): with ``a_i`` spaced evenly on ``[0, θπ]``
-    (``d/2`` points), ``Θ_i = temp_max · tan(a_i/2) / max_i tan(a_i/2)`` (written in the code as
-    ``sqrt((1 − cos a)/(1 + cos a))``) — the spectrum of the paper's random-feature temperature
-    rule (Selective RoPE §3). Computed in float64. The released code evaluates it in float32,
-    where ``1 − cos a`` cancels for the small angles (the second channel, ``a_1 = θπ/(d/2 − 1)``)
-    and ``1 + cos a`` for the angles near π (the last channels as ``θ → 1``): its parameter
-    ``temperature`` of shape ``(1, 1, 1, d/2)`` is not these values rounded to float32 but
-    differs from them by up to 412 float32 ulps at ``θ = 0.99``, ``d = 32`` (measured against
+    ``"rope"`` (``theta ≥ 1``): :math:`\Theta_i = \mathrm{temp\_max} \cdot \mathrm{theta}^{-2i/d}`, ``i = 0..d/2−1`` —
+    RoPE's frequencies. ``"rfa"`` (``0 < theta < 1``): with ``a_i`` spaced evenly on ``[0, θπ]`` (``d/2`` points),
+    ``Θ_i = temp_max · tan(a_i/2) / max_i tan(a_i/2)`` (written in the code as ``sqrt((1 − cos a)/(1 + cos a))``) — the
+    spectrum of the paper's random-feature temperature rule (Selective RoPE §3). Computed in float64. The released code
+    evaluates it in float32, where ``1 − cos a`` cancels for the small angles (the second channel,
+    ``a_1 = θπ/(d/2 − 1)``) and ``1 + cos a`` for the angles near π (the last channels as ``θ → 1``): its parameter
+    ``temperature`` of shape ``(1, 1, 1, d/2)`` is not these values rounded to float32 but differs from them by up to
+    412 float32 ulps at ``θ = 0.99``, ``d = 32`` (measured against
     :func:`ropelab.temperature.spectrum` with ``precision="float32"``, which repeats the released
     evaluation), and by more at larger ``d`` or ``θ`` nearer 0 or 1 (1761 ulps at ``θ = 0.25``,
     ``d = 128``; about 2·10⁴ at ``θ = 0.999``, where ``1 + cos a`` nears float32's spacing

@@ -1,8 +1,8 @@
-"""Windows, windowed SSM spectra and Fourier leakage (Selective RoPE §3.2, App. A.4; Harris 1978).
+r"""Windows, windowed SSM spectra and Fourier leakage (Selective RoPE §3.2, App. A.4; Harris 1978).
 
-A diagonal SSM channel with transition ``a = e^{−α + iω}`` and zero initial state has the impulse
+A diagonal SSM channel with transition :math:`a = e^{-\alpha + i\omega}` and zero initial state has the impulse
 response ``h[n] = aⁿ``, ``n = 0..N−1``: a rotation at ``ω`` rad/sample seen through the causal
-exponential window ``e^{−αn}``. With ``α = 0`` (pure rotation) the window is rectangular and the
+exponential window :math:`e^{-\alpha n}`. With ``α = 0`` (pure rotation) the window is rectangular and the
 spectrum has the Dirichlet sidelobes (−13.26 dB); decay reshapes the window but, being one-sided,
 it never produces true nulls, and at small ``αN`` its highest sidelobe is *higher* than the
 rectangle's.
@@ -11,9 +11,9 @@ Conventions
 -----------
 * Frequencies are in **bins** (cycles per ``N`` samples: ``f`` bins ↔ ``Ω = 2πf/N`` rad/sample)
   unless a name says radians; the SSM rotation ``omega`` is in rad/sample.
-* The DTFT is ``X(f) = Σ_n x[n] e^{−2πi f n/N}``.
+* The DTFT is :math:`X(f) = \sum_n x[n] e^{-2\pi i f n/N}`.
 * Windows are DFT-even (periodic) by default and exactly symmetric with ``sym=True``.
-* Decay of an SSM mode is **per sample** (``alpha``, 1/sample, ``a = e^{−α + iω}``) in every
+* Decay of an SSM mode is **per sample** (``alpha``, 1/sample, :math:`a = e^{-\alpha + i\omega}`) in every
   function that takes one (:func:`ssm_window`, :func:`ssm_impulse`, :func:`ssm_spectrum`,
   :func:`ssm_envelope`, :func:`leakage_map`, the ``ssm`` window; :func:`zoh`, :func:`ssm_kernel`
   and :func:`continuous_spectrum` take a decay per unit time). The window's *shape* depends only
@@ -229,10 +229,10 @@ def window(name: str, N: int, sym: bool = False, **params: Any) -> FloatArray:
           ``exp(−½(αx)²)``), ``general_gaussian`` (``p``, ``sig``);
         * ``poisson`` (Harris's ``alpha``: ``exp(−α|x|)``; or ``tau = (L/2)/α`` samples, scipy's
           ``exponential`` with its default centre), ``hann_poisson`` (``alpha``:
-          ``½(1 + cos πx) e^{−α|x|}``), ``cauchy`` (``alpha``: ``1/(1 + (αx)²)``);
+          :math:`\tfrac{1}{2}(1 + \cos \pi x) e^{-\alpha|x|}`), ``cauchy`` (``alpha``: ``1/(1 + (αx)²)``);
         * ``exponential`` (scipy's: ``tau = 1`` samples, ``center``, which needs ``sym=False``):
           ``exp(−|n − center|/tau)``, centred at ``L/2`` by default;
-        * ``ssm`` (``alpha ≥ 0``, the decay per sample): the causal SSM window ``e^{−αn}``
+        * ``ssm`` (``alpha ≥ 0``, the decay per sample): the causal SSM window :math:`e^{-\alpha n}`
           (DFT-even only; :func:`ssm_window`);
         * ``kaiser`` (``beta``; or Harris's ``alpha = β/π``), ``kaiser_bessel_derived``
           (``beta``; symmetric and even ``N`` only, as scipy), ``chebyshev`` (``chebwin``; ``at``
@@ -464,7 +464,7 @@ def dpss(
 
 
 def ssm_window(*, alpha: float, N: int) -> FloatArray:
-    """The causal exponential window ``w[n] = e^{−αn}``, ``n = 0..N−1``, of an SSM decaying ``α`` per sample.
+    r"""The causal exponential window :math:`w[n] = e^{-\alpha n}`, ``n = 0..N−1``, of an SSM decaying ``α`` per sample.
 
     The decay is per sample, as in :func:`ssm_impulse`; ``ssm_window(alpha=a, N=n)`` equals
     ``window("ssm", n, alpha=a)``. :func:`decay_per_sample` converts a decay over the whole window
@@ -480,7 +480,7 @@ def ssm_window(*, alpha: float, N: int) -> FloatArray:
     Returns
     -------
     ndarray, shape (N,)
-        ``w[n] = e^{−α n}``.
+        :math:`w[n] = e^{-\alpha n}`.
 
     Raises
     ------
@@ -505,7 +505,7 @@ def ssm_window(*, alpha: float, N: int) -> FloatArray:
 
 @shared
 def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
-    """Impulse response ``h[n] = aⁿ``, ``a = e^{−α + iω}``, ``n = 0..N−1`` of one diagonal SSM mode.
+    r"""Impulse response ``h[n] = aⁿ``, :math:`a = e^{-\alpha + i\omega}`, ``n = 0..N−1`` of one diagonal SSM mode.
 
     Parameters
     ----------
@@ -531,7 +531,7 @@ def ssm_impulse(alpha: float, omega: float, N: int) -> ComplexArray:
 
 @shared
 def dtft(x: ArrayLike, freqs_bins: ArrayLike) -> ComplexArray:
-    """Direct DTFT ``X(f) = Σ_n x[n] e^{−2πi f n/N}`` at arbitrary frequencies (bins, ``N = len(x)``).
+    r"""Direct DTFT :math:`X(f) = \sum_n x[n] e^{-2\pi i f n/N}` at arbitrary frequencies (bins, ``N = len(x)``).
 
     Exact to a few ulp per term for any ``f``: the phase ``f·n mod N`` is reduced in integers.
 
@@ -585,10 +585,10 @@ def spectrum(x: ArrayLike, pad: int = 64) -> tuple[FloatArray, FloatArray]:
 
 @shared
 def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> ComplexArray:
-    """Closed-form DTFT of :func:`ssm_impulse`: ``(1 − aᴺ e^{−2πif}) / (1 − a e^{−2πif/N})``.
+    r"""Closed-form DTFT of :func:`ssm_impulse`: :math:`(1 - a^N e^{-2\pi if}) / (1 - a e^{-2\pi if/N})`.
 
     Evaluated with a complex ``expm1`` (accurate near the peak ``f = ωN/2π``, where it tends to
-    ``Σ e^{−αn}``).
+    :math:`\sum e^{-\alpha n}`).
 
     Parameters
     ----------
@@ -613,7 +613,8 @@ def ssm_spectrum(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> C
 
 @shared
 def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> FloatArray:
-    """``|H|`` of the ``N → ∞`` limit, ``1/|1 − e^{−α} e^{i(ω − 2πf/N)}|`` (Lorentzian-shaped, no nulls).
+    r"""``|H|`` of the ``N → ∞`` limit, :math:`1/|1 - e^{-\alpha} e^{i(\omega - 2\pi f/N)}|` (Lorentzian-shaped, no
+    nulls).
 
     Parameters
     ----------
@@ -629,17 +630,17 @@ def ssm_envelope(alpha: float, omega: float, N: int, freqs_bins: ArrayLike) -> F
 
     Examples
     --------
-    >>> round(float(ssm_envelope(0.5, 0.0, 16, 0.0)), 6)   # 1/(1 − e^{−0.5})
+    >>> round(float(ssm_envelope(0.5, 0.0, 16, 0.0)), 6)   # 1/(1 − exp(−0.5))
     2.541494
     """
     return _core.spectra.ssm_envelope(alpha=alpha, omega=omega, N=N, freqs_bins=freqs_bins)
 
 
 def continuous_spectrum(alpha: float, omega: float, T: float, freqs_bins: ArrayLike) -> ComplexArray:
-    """Continuous-time window transform on ``[0, T]``: ``∫₀ᵀ e^{(−α+iω)t} e^{−iΩt} dt``.
+    r"""Continuous-time window transform on ``[0, T]``: :math:`\int_0^T e^{(-\alpha+i\omega)t} e^{-i\Omega t} dt`.
 
-    ``= (1 − e^{(−α + i(ω−Ω))T}) / (α − i(ω−Ω))`` with ``Ω = 2πf/T`` (``f`` in cycles per ``T``,
-    the continuous analogue of bins); ``alpha`` and ``omega`` are per unit time.
+    :math:`= (1 - e^{(-\alpha + i(\omega-\Omega))T}) / (\alpha - i(\omega-\Omega))` with ``Ω = 2πf/T`` (``f`` in cycles
+    per ``T``, the continuous analogue of bins); ``alpha`` and ``omega`` are per unit time.
 
     Parameters
     ----------
@@ -676,10 +677,10 @@ def zoh(
 def zoh(
     alpha: ArrayLike, omega: ArrayLike, dt: float, B: ArrayLike = 1.0
 ) -> tuple[complex, complex] | tuple[ComplexArray, ComplexArray]:
-    """Zero-order-hold discretisation of diagonal modes ``ẋ = A x + B u``, ``A = −α + iω``.
+    r"""Zero-order-hold discretisation of diagonal modes ``ẋ = A x + B u``, ``A = −α + iω``.
 
-    ``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B`` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``, finite at
-    ``A = 0`` where ``B̄ = Δ·B``). ``alpha``, ``omega`` and ``B`` broadcast together.
+    :math:`\bar{A} = e^{\Delta A}`, :math:`\bar{B} = (e^{\Delta A} - 1)/A \cdot B` (evaluated as ``Δ·expm1(ΔA)/(ΔA)·B``,
+    finite at ``A = 0`` where ``B̄ = Δ·B``). ``alpha``, ``omega`` and ``B`` broadcast together.
 
     Parameters
     ----------
@@ -730,10 +731,10 @@ def zoh(
 
 
 def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> ComplexArray:
-    """S4D-style convolution kernel ``K[ℓ] = Σ_n C_n B̄_n Ā_nˡ``, ``ℓ = 0..L−1``, from continuous parameters.
+    r"""S4D-style convolution kernel ``K[ℓ] = Σ_n C_n B̄_n Ā_nˡ``, ``ℓ = 0..L−1``, from continuous parameters.
 
     Each diagonal mode ``A_n`` is discretised by the zero-order hold of :func:`zoh` with step ``Δ``
-    (``Ā = e^{ΔA}``, ``B̄ = (e^{ΔA} − 1)/A · B``); the powers ``Āˡ`` are evaluated as
+    (:math:`\bar{A} = e^{\Delta A}`, :math:`\bar{B} = (e^{\Delta A} - 1)/A \cdot B`); the powers ``Āˡ`` are evaluated as
     :func:`ssm_impulse` ``(−Re(A)Δ, Im(A)Δ, L)`` (the phase reduced exactly, not by repeated
     products), so the kernel is the sum of ``C_n B̄_n`` times the modes' impulse responses
     (the Vandermonde product of S4D, Gu et al. 2022, "On the Parameterization and Initialization
@@ -1108,7 +1109,7 @@ class LeakageMap(ResultDisplay, _core.spectra.LeakageMap):
 
 
 def leakage_map(*, alpha: ArrayLike, omega: ArrayLike, N: int = 256, pad: int = 32) -> LeakageMap:
-    """Figures of merit of the SSM window ``e^{−αn}`` over grids of decays α and rotations ω (a map to plot).
+    r"""Figures of merit of the SSM window :math:`e^{-\alpha n}` over grids of decays α and rotations ω (a map to plot).
 
     The decay is per sample, as in :func:`ssm_impulse`; the window's shape depends only on
     ``α·N``, so a grid in ``α·N`` is ``alpha=decay_per_sample(alpha_n, N)`` (the result's

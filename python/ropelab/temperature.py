@@ -1,15 +1,18 @@
-"""Temperature of random-feature estimators (Selective RoPE Theorem 1, App. A.3).
+r"""Temperature of random-feature estimators (Selective RoPE Theorem 1, App. A.3).
 
 Theorem 1 of the paper, its counterexample and the correct finite-D optimum.
 
 For unit-norm ``q, k`` with ``ξ = q·k`` and ``D`` features, the conjugate trig estimator has
 
-    MSE(σ) = e²/(2D) · (1 − e^{−2σ²(1−ξ)})² + (e^{1−σ²(1−ξ)} − e^{ξ})².
+.. math::
+
+    \mathrm{MSE}(\sigma) = \frac{e^2}{2D} \left(1 - e^{-2\sigma^2(1-\xi)}\right)^2
+    + \left(e^{1-\sigma^2(1-\xi)} - e^{\xi}\right)^2.
 
 The paper's rule ``σ = tan(½ arccos ξ)`` zeroes the bias of the *literal* (unconjugated) product;
 with the conjugate product the estimator is unbiased at ``σ = 1`` for every ``ξ``, and the MSE
-optimum at finite ``D`` solves the depressed cubic ``u³ + (D−1)u − D e^{ξ−1} = 0`` in
-``u = e^{−σ²(1−ξ)}``.
+optimum at finite ``D`` solves the depressed cubic :math:`u^3 + (D-1)u - D e^{\xi-1} = 0` in
+:math:`u = e^{-\sigma^2(1-\xi)}`.
 """
 
 from __future__ import annotations
@@ -208,13 +211,13 @@ def optimal_sigma(
     method: Literal["cubic", "brent"] = "cubic",
     convention: Convention = "conjugate",
 ) -> FloatOrArray:
-    """MSE-optimal temperature σ* for ``D`` features (unit norms, ``q·k = ξ``); broadcasts.
+    r"""MSE-optimal temperature σ* for ``D`` features (unit norms, ``q·k = ξ``); broadcasts.
 
     ``method="cubic"`` solves the stationarity cubic in closed form (Cardano, polished by Newton);
     ``method="brent"`` minimises the closed-form MSE with Boost.Math's ``brent_find_minima`` in
     extended precision — an independent route to the same number. Conjugate trig: σ* < 1 for
     finite D, σ* → 1 as D → ∞, σ*² = 1/3 at D = 1. Positive features: the root of
-    ``2w³ + (D−1)w − D e^{a/2} = 0`` in ``w = e^{σ²a/2}``, clipped at σ = 0. Literal trig: tends to
+    :math:`2w^3 + (D-1)w - D e^{a/2} = 0` in :math:`w = e^{\sigma^2 a/2}`, clipped at σ = 0. Literal trig: tends to
     the tan rule as D → ∞. Where every σ gives the same MSE (ξ = 1 for conjugate trig, ξ = −1 for
     positive/literal) the result is 1.
 
@@ -472,16 +475,16 @@ def spectrum(
     squared: bool = False,
     precision: Literal["float64", "float32"] = "float64",
 ) -> FloatArray:
-    """Temperature spectrum over the ``d/2`` channel pairs (paper Fig. 2; the authors' code).
+    r"""Temperature spectrum over the ``d/2`` channel pairs (paper Fig. 2; the authors' code).
 
-    ``rope``: ``Θ_j = temp_max · base^{−2j/d}``. ``rfa``: ``φ_j = linspace(0, θ_max·π, d/2)``,
-    ``Θ_j = tan(φ_j/2)`` (``tan²`` when ``squared``, the paper text's variant), rescaled so that
-    ``max Θ = temp_max``; ``θ_max`` defaults to ``1 − 1/base``.
+    ``rope``: :math:`\Theta_j = \mathrm{temp\_max} \cdot \mathrm{base}^{-2j/d}`. ``rfa``:
+    ``φ_j = linspace(0, θ_max·π, d/2)``, ``Θ_j = tan(φ_j/2)`` (``tan²`` when ``squared``, the paper text's variant),
+    rescaled so that ``max Θ = temp_max``; ``θ_max`` defaults to ``1 − 1/base``.
 
     ``precision="float32"`` evaluates the spectrum as the authors' released code does: every
     step in single precision, ``rfa`` as ``√((1 − cos φ)/(1 + cos φ))`` (``tan(φ/2)`` written
     with cosines; without the square root when ``squared``), ``rope`` as
-    ``temp_max / base^{(2j)/d}``. Near ``θ_max → 1``, ``1 + cos φ_max ≈ (π(1 − θ_max))²/2``
+    :math:`\mathrm{temp\_max} / \mathrm{base}^{2j/d}`. Near ``θ_max → 1``, ``1 + cos φ_max ≈ (π(1 − θ_max))²/2``
     approaches float32's spacing ``2⁻²⁴`` near −1, so that evaluation loses accuracy. The
     result is returned as float64 (holding float32 values).
 

@@ -1,11 +1,11 @@
-"""Effective transition matrices, commutators, norms and Householder reflections (Selective RoPE §3.3, App. A.5).
+r"""Effective transition matrices, commutators, norms and Householder reflections (Selective RoPE §3.3, App. A.5).
 
-Gated Selective RoPE in pre-rotated coordinates, ``Ŝ_t = Ŝ_{t−1} Λ_t + v_t (C_t k_t)ᵀ``, is the
-linear-attention recurrence ``S_t = S_{t−1} A^eff_t + v_t k_tᵀ`` with ``S_t = Ŝ_t C_t`` and
+Gated Selective RoPE in pre-rotated coordinates, :math:`\hat{S}_t = \hat{S}_{t-1} \Lambda_t + v_t (C_t k_t)^\top`, is
+the linear-attention recurrence :math:`S_t = S_{t-1} A^{\mathrm{eff}}_t + v_t k_t^\top` with ``S_t = Ŝ_t C_t`` and
 
-    ``A^eff_t = C_{t−1}ᵀ Λ_t C_t``.
+    :math:`A^{\mathrm{eff}}_t = C_{t-1}^\top \Lambda_t C_t`.
 
-It equals ``Λ_t R_t`` (``R_t = C_{t−1}ᵀ C_t``) exactly when ``Λ_t`` commutes with ``C_{t−1}`` —
+It equals ``Λ_t R_t`` (:math:`R_t = C_{t-1}^\top C_t`) exactly when ``Λ_t`` commutes with :math:`C_{t-1}` —
 e.g. one decay shared by both channels of each pair — and always has ``‖A^eff‖₂ = ‖Λ_t‖₂``.
 The computation runs in the compiled core (``ropelab._core.transition``, Eigen).
 """
@@ -41,18 +41,18 @@ __all__ = [
 def effective(
     angles_prev: ArrayLike, angles: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved"
 ) -> FloatArray:
-    """Effective transition ``A^eff = C_{t−1}ᵀ Λ_t C_t`` of gated Selective RoPE.
+    r"""Effective transition :math:`A^{\mathrm{eff}} = C_{t-1}^\top \Lambda_t C_t` of gated Selective RoPE.
 
     Parameters
     ----------
     angles_prev, angles : array_like, shape (..., d/2)
-        Cumulative rotation angles ``ψ_{t−1}`` and ``ψ_t`` (same shape; leading dimensions are a
+        Cumulative rotation angles :math:`\psi_{t-1}` and ``ψ_t`` (same shape; leading dimensions are a
         batch).
     gates : float or array_like, optional
         Diagonal of ``Λ_t`` (decays in ``[0, 1]``): a scalar, shape ``(..., 1)``, ``(..., d/2)``
         (shared within each pair) or ``(..., d)`` (per channel, in channel order); its leading
         dimensions must equal the trailing batch dimensions of the angles (or be absent).
-        ``None`` means ``Λ_t = I`` (then ``A^eff = R_t``, a rotation by ``ψ_t − ψ_{t−1}``).
+        ``None`` means ``Λ_t = I`` (then ``A^eff = R_t``, a rotation by :math:`\psi_t - \psi_{t-1}`).
     layout : {"interleaved", "half"}
 
     Returns
@@ -74,7 +74,7 @@ def effective(
 
 @shared
 def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout: Layout = "interleaved") -> FloatArray:
-    """``A^eff_t`` for every step (``ψ_{−1} = 0``).
+    r"""``A^eff_t`` for every step (:math:`\psi_{-1} = 0`).
 
     These are the transitions with which :func:`ropelab.recurrence.linear_attention` reproduces
     :func:`ropelab.recurrence.selective_rope_attention`.
@@ -101,7 +101,7 @@ def effective_sequence(angles: ArrayLike, gates: ArrayLike | None = None, layout
 def commutator_norm(
     angles_prev: ArrayLike, gates: ArrayLike, layout: Layout = "interleaved", norm: Literal["2", "fro"] = "2"
 ) -> FloatOrArray:
-    """Norm of the commutator ``[Λ_t, C_{t−1}] = Λ_t C_{t−1} − C_{t−1} Λ_t``.
+    r"""Norm of the commutator :math:`[\Lambda_t, C_{t-1}] = \Lambda_t C_{t-1} - C_{t-1} \Lambda_t`.
 
     Zero exactly when ``A^eff = Λ_t R_t``. For one pair with decays ``(λ_a, λ_b)`` at phase ``ψ``
     it is ``|λ_a − λ_b| |sin ψ|`` (spectral norm).
@@ -109,7 +109,7 @@ def commutator_norm(
     Parameters
     ----------
     angles_prev : array_like, shape (..., d/2)
-        The rotation angles ``ψ_{t−1}`` of ``C_{t−1}``.
+        The rotation angles :math:`\psi_{t-1}` of :math:`C_{t-1}`.
     gates : float or array_like, shape (..., 1), (..., d/2) or (..., d)
         As in :func:`effective`.
     layout : {"interleaved", "half"}
@@ -226,7 +226,7 @@ def householder(w: ArrayLike) -> FloatArray:
 
 
 def householder_product(W: ArrayLike) -> FloatArray:
-    """``H(w_{m−1}) ⋯ H(w_1) H(w_0)`` for the rows of ``W`` (shape ``(..., m, d)`` → ``(..., d, d)``).
+    r""":math:`H(w_{m-1}) \cdots H(w_1) H(w_0)` for the rows of ``W`` (shape ``(..., m, d)`` → ``(..., d, d)``).
 
     Two reflections compose into a rotation by twice the angle between ``w_0`` and ``w_1``, in
     their plane.
@@ -234,7 +234,7 @@ def householder_product(W: ArrayLike) -> FloatArray:
     Parameters
     ----------
     W : array_like, shape (..., m, d)
-        The non-zero vectors ``w_0 … w_{m−1}``, one per row.
+        The non-zero vectors :math:`w_0 \ldots w_{m-1}`, one per row.
 
     Returns
     -------
@@ -282,7 +282,7 @@ def generalized_householder(w: ArrayLike, beta: float) -> FloatArray:
 
 
 def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
-    """PRF transition factors ``exp(ω_j·(q_t − q_{t−1}))`` for ``t = 1 … T−1``.
+    r"""PRF transition factors :math:`\exp(\omega_j\cdot(q_t - q_{t-1}))` for ``t = 1 … T−1``.
 
     Unlike a rotation, the positive-random-feature factor is not bounded by 1 (see
     :func:`prf_factor_distribution`).
@@ -306,7 +306,7 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
 
 @document_fields
 class FactorDistribution(ResultDisplay, _core.transition.FactorDistribution):
-    """Log-normal law of ``e^{ω·Δ}``, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
+    r"""Log-normal law of :math:`e^{\omega\cdot\Delta}`, ``ω ~ N(0, σ² I)``, ``s = σ‖Δ‖``.
 
     The fields are read-only and are those of the compiled result, in the order of ``_fields``.
     Instances compare equal when every field is equal (as dataclasses do), hash, pickle, and can
@@ -317,12 +317,12 @@ class FactorDistribution(ResultDisplay, _core.transition.FactorDistribution):
 
 
 def prf_factor_distribution(delta_norm: float, sigma: float = 1.0) -> FactorDistribution:
-    """Distribution of the PRF transition factor for a step of length ``delta_norm = ‖q_t − q_{t−1}‖``.
+    r"""Distribution of the PRF transition factor for a step of length ``delta_norm`` :math:`= \|q_t - q_{t-1}\|`.
 
     Parameters
     ----------
     delta_norm : float
-        The step length ``‖q_t − q_{t−1}‖`` (≥ 0).
+        The step length :math:`\|q_t - q_{t-1}\|` (≥ 0).
     sigma : float
         Temperature σ ≥ 0 of the frequencies.
 

@@ -256,7 +256,7 @@ class ClaimResult(ResultDisplay):
 
     @property
     def statement_text(self) -> str:
-        """The statement as plain Unicode text (the LaTeX written out, e.g. ``R_{n-m}`` as ``Rₙ₋ₘ``)."""
+        """The statement as plain Unicode text (the LaTeX written out, e.g. ``"R_{n-m}"`` as ``"Rₙ₋ₘ"``)."""
         return _latex.to_text(self.statement)
 
     @property
