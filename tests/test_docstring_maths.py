@@ -37,6 +37,7 @@ import io
 import pkgutil
 import re
 import sys
+import textwrap
 import tokenize
 from collections.abc import Iterator
 from types import ModuleType
@@ -97,12 +98,11 @@ def _class_members(cls: type) -> Iterator[tuple[str, object]]:
 
 def _attr_comment(modname: str, name: str, obj: object) -> str | None:
     """The ``#:`` comment of the constant ``name`` as Sphinx finds it (in ``modname`` or a submodule)."""
+    from sphinx.errors import PycodeError
     from sphinx.pycode import ModuleAnalyzer  # the docs extra, as for the API pages
 
     mod = importlib.import_module(modname)
-    candidates = [modname] + [
-        info.name for info in pkgutil.iter_modules(getattr(mod, "__path__", []), modname + ".")
-    ]
+    candidates = [modname] + [info.name for info in pkgutil.iter_modules(getattr(mod, "__path__", []), modname + ".")]
     for candidate in candidates:
         # a constant re-exported from a submodule: that submodule is imported already (importing
         # the others could run code, e.g. ropelab.__main__)
@@ -110,7 +110,7 @@ def _attr_comment(modname: str, name: str, obj: object) -> str | None:
             continue
         try:
             docs = ModuleAnalyzer.for_module(candidate).find_attr_docs()
-        except Exception:  # noqa: BLE001 - a compiled module has no source to analyse
+        except PycodeError:  # a compiled module has no source to analyse
             continue
         if ("", name) in docs:
             return "\n".join(docs[("", name)])
@@ -235,8 +235,8 @@ def offending(doc: str) -> list[str]:
                 continue  # maths, typeset
             if name in _CODE_DIRECTIVES:
                 found += _constructs("\n".join(block))
-            else:  # an admonition or the like: its body is reST
-                found += offending("\n".join(s.strip() for s in block))
+            else:  # an admonition or the like: its argument and body are reST
+                found += offending(block[0].strip() + "\n\n" + textwrap.dedent("\n".join(block[1:])))
             continue
         if stripped == ">>>" or stripped.startswith(">>> "):
             flush()
@@ -306,6 +306,7 @@ def test_the_api_is_found() -> None:
         (r'Fine: ``"$\\langle R_m q, R_n k\\rangle$"`` and ``r"R_{n-m}"``.', []),
         (">>> to_unicode(r'\\sigma_{t}')\n'σₜ'", []),
         ("A ``{name}`` placeholder, a set {1..n}, ``a[i]``, \\n.", []),
+        (".. note:: Here x_{t}.\n\n   .. math::\n\n      y_{t} = x^{2}\n\n   And ``x^{2}``.", ["x_{t}.", "``x^{2}``"]),
     ],
 )
 def test_the_check_itself(doc: str, expected: list[str]) -> None:

@@ -148,7 +148,7 @@ _COSINE_SUM_BW = (
 )
 _POISSON = (
     "misprint: the print is inaccurate for exp(−α|x|): ropelab's coherent gain and ENBW are the closed forms "
-    "(1 − e^{−α})/α and α(1 − e^{−2α})/(2(1 − e^{−α})²), its scalloping loss and overlap correlations follow "
+    "(1 − exp(−α))/α and α(1 − exp(−2α))/(2(1 − exp(−α))²), its scalloping loss and overlap correlations follow "
     "from the same samples"
 )
 _CAUCHY = (

@@ -1,7 +1,7 @@
-"""Statements with inline maths: text with ``$...$`` LaTeX and ```code``` spans, in four renderings.
+r"""Statements with inline maths: text with ``$...$`` LaTeX and ```code``` spans, in four renderings.
 
 Claim statements (and a check's condition and corrected statement) are written as text with
-inline LaTeX between dollar signs, e.g. ``"$\\langle R_m q, R_n k\\rangle = q^\\top R_{n-m} k$"``.
+inline LaTeX between dollar signs, e.g. ``"$\langle R_m q, R_n k\rangle = q^\top R_{n-m} k$"``.
 The docs render the LaTeX with MathJax; this module renders a small subset of LaTeX without any
 other package: as Unicode text for terminals (:func:`to_text`), as MathML for the self-contained
 HTML report (:func:`to_html`), and as reStructuredText ``:math:`` roles for docstrings
@@ -342,7 +342,7 @@ def _opening(node: Node) -> bool:
 
 
 def to_unicode(latex: str) -> str:
-    """Maths of the subset as readable Unicode text.
+    r"""Maths of the subset as readable Unicode text.
 
     Parameters
     ----------
@@ -352,7 +352,7 @@ def to_unicode(latex: str) -> str:
     Returns
     -------
     str
-        E.g. ``R_{n-m}`` as ``Rₙ₋ₘ``, ``e^{i\\omega}`` as ``e^(iω)``.
+        E.g. ``R_{n-m}`` as ``Rₙ₋ₘ``, ``e^{i\omega}`` as ``e^(iω)``.
 
     Raises
     ------
@@ -361,7 +361,7 @@ def to_unicode(latex: str) -> str:
 
     Examples
     --------
-    >>> to_unicode(r"\\langle R_m q, R_n k\\rangle = q^\\top R_{n-m} k")
+    >>> to_unicode(r"\langle R_m q, R_n k\rangle = q^\top R_{n-m} k")
     '⟨Rₘq, Rₙk⟩ = qᵀRₙ₋ₘk'
     """
     return _uni(parse(latex))

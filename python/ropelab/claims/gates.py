@@ -249,7 +249,7 @@ def gate_positive_no_flip() -> Evidence:
             "linear_readout_accuracy_rotation": acc_r,
             "linear_readout_se_rotation": se_r,
         },
-        "exact signs: every positively gated readout x₀ᵀΛ₁⋯Λ_t x₀ > 0, while (−1)^{Σb} < 0 at the counted "
+        "exact signs: every positively gated readout x₀ᵀΛ₁⋯Λ_t x₀ > 0, while (−1)^(Σb) < 0 at the counted "
         "steps; the π·b rotation's readout has the sign of the parity at every step. A least-squares linear "
         f"readout of parity from (1, o_t, log o_t) of the gates stays within {_common.MC_SIGMAS:g} standard errors "
         "(of the mean per-trial accuracy over the held-out half) of 1/2, and from (1, o_t) of the rotation exceeds "

@@ -332,7 +332,7 @@ def real_part() -> Evidence:
             "max_real_part_minus_forgetting_rate": gap,
             "by_mode": rows,
         },
-        f"{tol:g} absolute: h[n] = aⁿ (NumPy), |h[n]| = e^{{−αn}} whatever ω; the real part of a = h[1] differs "
+        f"{tol:g} absolute: h[n] = aⁿ (NumPy), |h[n]| = exp(−αn) whatever ω; the real part of a = h[1] differs "
         f"from the measured forgetting rate |h[2]|/|h[1]| by more than {tol:g} (it does whenever cos ω ≠ 1)",
         {"N": 64, "alpha": [0.01, 0.1, 0.5], "omega": [0.0, 1.0, "π/2", "π"]},
     )

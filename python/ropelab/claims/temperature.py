@@ -72,7 +72,7 @@ def prf_transition_gt1() -> Evidence:
             "mean_se": mean_se,
         },
         f"max factor > 1 + 1e-12; the factor law's P(f > 1) and mean equal the lognormal closed forms "
-        f"(Φ(0) = 1/2, e^{{‖Δ‖²/2}}) to 1e-13, and a Monte Carlo over {n_mc} independent frequencies agrees "
+        f"(Φ(0) = 1/2, exp(‖Δ‖²/2)) to 1e-13, and a Monte Carlo over {n_mc} independent frequencies agrees "
         f"with both within {MC_SIGMAS:g} standard errors (the fraction in the sequence is only reported: the "
         "steps share their frequencies)",
         {
@@ -171,8 +171,8 @@ def counterexample() -> Evidence:
             "monte_carlo_se_sigma_1": se1,
             "optimal_sigma": {str(D): s for D, s in c.optimal_sigmas().items()},
         },
-        tolerance="closed forms: 1e-14 relative; Monte Carlo (projected, D=64, 20000 trials): within 5 SE of e^{5/6}, "
-        "more than 5 SE from e^{1/2}",
+        tolerance="closed forms: 1e-14 relative; Monte Carlo (projected, D=64, 20000 trials): within 5 SE of exp(5/6), "
+        "more than 5 SE from exp(1/2)",
         inputs={"xi": 0.5, "D": D, "trials": trials, "seed": SEED},
     )
 
@@ -222,7 +222,7 @@ def literal_origin() -> Evidence:
     return Evidence(
         verdict=derive_verdict(ok),
         values={"grid": rows},
-        tolerance="1e-13 relative: the NumPy literal mean e^{1−σ²(1+ξ)} at σ = tan(½ arccos ξ) equals e^ξ; "
+        tolerance="1e-13 relative: the NumPy literal mean exp(1−σ²(1+ξ)) at σ = tan(½ arccos ξ) equals e^ξ; "
         "paper_sigma and unbiased_sigma(literal) equal NumPy's tan(½ arccos ξ); the literal-mean closed form "
         "equals the NumPy literal mean (the conjugate mean is shown for contrast: it hits e^ξ only at ξ = 0, "
         "where the rule gives σ = 1)",
