@@ -17,7 +17,7 @@ from ropelab import sweep
 from ropelab._core_loader import core
 from ropelab.sweep import _backends
 from ropelab.sweep._grid import Grid, cell_seeds
-from ropelab.sweep._tasks import RFF_MSE
+from ropelab.sweep._tasks import RFF_MSE, _rff_mse_columns
 
 from ._sigint import assert_interrupts, run_script, skip_under_sanitizer
 
@@ -122,14 +122,27 @@ def test_a_failing_cell_of_a_batch_is_named_and_the_finished_ones_are_handed_ove
 
 
 def test_trials_beyond_memory_are_refused_before_any_cell_starts() -> None:
-    # each cell computed at a time holds 3 arrays of `trials` float64 values: 10**12 trials would
-    # need 24 TB; refused up front (it aborted the AddressSanitizer build, whose operator new
-    # cannot return null) with MemoryError naming trials
+    # each cell computed at a time holds 3 arrays of `trials` and 2 of d float64 values: 10**12
+    # trials would need 24 TB, d = 10**12 16 TB; refused up front with MemoryError naming them (the
+    # AddressSanitizer build, whose operator new cannot return null, aborted on d = 10**12, which
+    # the cell check allocated before any size check)
     g = Grid.from_mapping({"xi": [0.1, 0.2], "D": 4})
     handed: list[tuple[int, Any]] = []
     for cells in ([0], [0, 1]):
-        with pytest.raises(MemoryError, match=r"sweep\.rff_mse: trials=1000000000000 needs 3 work arrays"):
+        with pytest.raises(MemoryError, match=r"sweep\.rff_mse: trials=1000000000000 and d=64 need"):
             _backends.compute_cells(RFF_MSE, cells, g.cell, 10**12, 0, 2, handed.extend)
+    big_d = Grid.from_mapping({"xi": [0.1, 0.2], "D": 4, "d": [64, 10**12]})
+    with pytest.raises(MemoryError, match=r"trials=10 and d=1000000000000 need"):
+        _backends.compute_cells(RFF_MSE, [0, 1], big_d.cell, 10, 0, 2, handed.extend)
+    # the check allocates nothing of size d: it refuses the draws (2D + d*d per trial) in its own words
+    bad, message = core.sweep.check_rff_mse(**_rff_mse_columns([RFF_MSE.params(big_d.cell(1))]))
+    assert (bad, message) == (
+        0,
+        "sweep: D=4 and d=1000000000000 need 1e+24 random draws per trial (2D, plus a d x d orthogonal"
+        " block); one trial may own at most 2^40",
+    )
+    beyond = RFF_MSE.params(Grid.from_mapping({"xi": 0.1, "D": 4, "d": 2**40 + 1}).cell(0))
+    assert core.sweep.check_rff_mse(**_rff_mse_columns([beyond])) == (0, "sweep: d must be <= 2**40, got 1099511627777")
     assert handed == []
     with pytest.raises(MemoryError, match="trials=1000000000000"):
         sweep.run("rff_mse", {"xi": 0.1, "D": 4}, trials=10**12, seed=0)

@@ -124,21 +124,29 @@ double mse_work(const std::vector<sweep::MseCell>& cells, std::size_t trials) {
 }
 
 /// Each cell computed at a time holds sweep::kMseWorkArrays arrays of `trials` float64 values
-/// (errors, squares, scratch): refused before any cell starts when the cells computed together
-/// cannot hold theirs in physical memory (MemoryError naming trials).
-void check_cell_memory(std::size_t n, std::size_t trials, int nthreads, const char* f) {
+/// (errors, squares, scratch) and its unit pair q, k (2·d values): refused before any cell starts
+/// when the cells computed together cannot hold theirs in physical memory (MemoryError naming
+/// trials and d).
+void check_cell_memory(const std::vector<sweep::MseCell>& cells, std::size_t trials, int nthreads,
+                       const char* f) {
+  const std::size_t n = cells.size();
   if (n == 0) return;
+  std::size_t d = 0;
+  for (const auto& c : cells) d = std::max(d, c.d);
   const double together = n == 1 ? 1.0
                                  : static_cast<double>(std::min<std::size_t>(
                                        n, static_cast<std::size_t>(mc::resolve_threads(nthreads))));
-  const double need = together * sweep::kMseWorkArrays * static_cast<double>(trials) * 8.0;
+  const double per_cell =
+      sweep::kMseWorkArrays * static_cast<double>(trials) + 2.0 * static_cast<double>(d);
+  const double need = together * per_cell * 8.0;
   const double physical = physical_bytes();
   if (!(need <= physical)) {
-    char buf[240];
+    char buf[300];
     std::snprintf(buf, sizeof buf,
-                  ": trials=%zu needs %d work arrays of that many float64 values per cell, %.3g GB "
-                  "for the %.0f cell(s) computed at a time; physical memory is %.3g GB",
-                  trials, sweep::kMseWorkArrays, need * 1e-9, together, physical * 1e-9);
+                  ": trials=%zu and d=%zu need %d arrays of trials and 2 of d float64 values per "
+                  "cell, %.3g GB for the %.0f cell(s) computed at a time; physical memory is "
+                  "%.3g GB",
+                  trials, d, sweep::kMseWorkArrays, need * 1e-9, together, physical * 1e-9);
     PyErr_SetString(PyExc_MemoryError, (std::string(f) + buf).c_str());
     throw py::error_already_set();
   }
@@ -164,7 +172,7 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
   }
   const std::size_t n = cells.size();
   check_output_size(static_cast<double>(n) * sweep::kMseOutputs, f);
-  check_cell_memory(n, trials, nthreads, f);
+  check_cell_memory(cells, trials, nthreads, f);
   std::vector<sweep::MseOutputs> out(n);
   const sweep::MseCell* pc = cells.data();
   sweep::MseOutputs* po = out.data();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -397,8 +398,12 @@ double draws_per_trial(std::size_t d, std::size_t D, bool full) {
 void check_estimate_input(const Pair& p, std::size_t d, const EstimateOptions& opt) {
   const double draws = draws_per_trial(d, opt.D, opt.full);
   if (draws >= static_cast<double>(rng::kMaxDraws)) {
-    throw std::invalid_argument("D*d = " + std::to_string(draws) +
-                                " exceeds the 2^40 random draws one trial may own");
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "D=%zu and d=%zu need %.6g random draws per trial (%s, plus a d x d orthogonal "
+                  "block); one trial may own at most 2^40",
+                  opt.D, d, draws, opt.full ? "D*d" : "2D");
+    throw std::invalid_argument(buf);
   }
   check_amplitude(p, opt.estimator);
 }

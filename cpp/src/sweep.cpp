@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ropelab/limits.hpp"
 #include "ropelab/montecarlo.hpp"
 #include "ropelab/temperature.hpp"
 
@@ -249,11 +250,13 @@ void checked(const MseCell& c, double& sigma, double& analytic) {
         ", D=" + std::to_string(c.D) + ", sigma=" + number(sigma) +
         " (ropelab.temperature.mse(..., log=True) gives its logarithm)");
   }
-  std::vector<double> q, k;
-  unit_pair(c.xi, c.d, q, k);
+  if (c.d > limits::kMaxHeadDim) {
+    throw std::invalid_argument("sweep: d must be <= 2**40, got " + std::to_string(c.d));
+  }
+  // the unit pair's sums and differences in closed form: nothing of size d is allocated to check
   const rff::EstimateOptions opt = estimate_options(c, sigma, 1);
   try {
-    rff::check_estimate_input(rff::make_pair(q.data(), k.data(), c.d), c.d, opt);
+    rff::check_estimate_input(rff::make_unit_pair(c.xi), c.d, opt);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("sweep: ") + e.what());
   }
