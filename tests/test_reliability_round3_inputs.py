@@ -360,14 +360,14 @@ def test_primitive_rate_names_itself_for_a_bad_kind() -> None:
 
 @pytest.mark.parametrize("func", ["decay_per_sample", "decay_over_window"])
 def test_decays_refuse_n_beyond_int64(func: str) -> None:
-    _raises(ValueError, lambda: getattr(spectra, func)(0.5, 2**64), f"{func}: N must be an integer >= 1 that fits")
+    _raises(ValueError, lambda: getattr(spectra, func)(0.5, 2**64), f"{func}: N must fit in 64 bits")
 
 
 @pytest.mark.parametrize(
     ("call", "pieces"),
     [
-        (lambda: spectra.harris_table(2**64, 4), ("harris_table: N",)),
-        (lambda: spectra.ssm_window(alpha=0.1, N=2**64), ("ssm_window: N",)),
+        (lambda: spectra.harris_table(2**64, 4), ("harris_table: N must fit in 64 bits",)),
+        (lambda: spectra.ssm_window(alpha=0.1, N=2**64), ("ssm_window: N must fit in 64 bits",)),
         (lambda: spectra.harris_table(INT64_MAX, 4), ("harris_table: N must be at most",)),
         (lambda: spectra.ssm_window(alpha=0.1, N=INT64_MAX), ("ssm_window: N must be at most",)),
     ],

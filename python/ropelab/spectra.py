@@ -825,8 +825,10 @@ _INT64_MAX = 2**63 - 1
 
 
 def _check_length(func: str, N: Any) -> int:
-    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or not 1 <= N <= _INT64_MAX:
-        raise ValueError(f"{func}: N must be an integer >= 1 that fits in 64 bits, got {N!r}")
+    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 1:
+        raise ValueError(f"{func}: N must be an integer >= 1, got {N!r}")
+    if N > _INT64_MAX:
+        raise ValueError(f"{func}: N must fit in 64 bits (<= 2**63 - 1), got {N!r}")
     return int(N)
 
 
@@ -1247,8 +1249,10 @@ def harris_table(N: int = 4096, pad: int = 64) -> pd.DataFrame:
     """
     from ropelab import _harris1978 as H
 
-    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or not 64 <= N <= _INT64_MAX:
-        raise ValueError(f"harris_table: N must be an integer >= 64 that fits in 64 bits, got {N!r}")
+    if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 64:
+        raise ValueError(f"harris_table: N must be an integer >= 64, got {N!r}")
+    if N > _INT64_MAX:
+        raise ValueError(f"harris_table: N must fit in 64 bits (<= 2**63 - 1), got {N!r}")
     N = int(N)
     by_window: dict[str, list[H.HarrisRow]] = {}
     for printed_row in H.ROWS:

@@ -345,9 +345,9 @@ def cell_seed(seed: int, index: int) -> int:
     """
     seed = check_seed(seed, "sweep.cell_seed")  # None would make SeedSequence draw fresh entropy on every call
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-        raise TypeError(f"sweep.cell_seed: index must be an integer, got {index!r}")
+        raise TypeError(f"sweep.cell_seed: index must be an integer (a cell index), got {index!r}")
     if not 0 <= int(index) <= _INDEX_MAX:
-        raise ValueError(f"sweep.cell_seed: index must be an integer in [0, 2**63), got {index!r}")
+        raise ValueError(f"sweep.cell_seed: index must be a cell index, an integer in [0, 2**63), got {index!r}")
     index = int(index)
     words = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, np.uint32)
     return int(words[0]) | (int(words[1]) << 32)
