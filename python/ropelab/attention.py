@@ -772,6 +772,9 @@ def error(
     ------
     ValueError
         An unknown rule, ``trials < 2``, a ``D < 1``, and everything :func:`random_feature` rejects.
+    TypeError
+        ``rules`` that is not a sequence of rule names, and the arrays :func:`random_feature`
+        refuses (complex, bool, strings).
 
     Examples
     --------

@@ -256,6 +256,14 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
     str
         The table (lines joined by newlines, no trailing newline).
 
+    Raises
+    ------
+    TypeError
+        If ``results`` is not a sequence of ClaimResult, ``color`` not a bool or ``width`` not an
+        integer.
+    ValueError
+        If ``width`` is negative or beyond int64.
+
     Examples
     --------
     >>> from ropelab import claims
@@ -483,6 +491,12 @@ def to_markdown(
     -------
     str
         The Markdown document: a summary table, then one section per claim.
+
+    Raises
+    ------
+    TypeError
+        If ``results`` is not a sequence of ClaimResult, ``figures`` not a mapping (or None),
+        ``relative_to`` not a path (or None), or ``seconds`` not a real number.
 
     Examples
     --------

@@ -92,6 +92,11 @@ def window_names(aliases: bool = False) -> list[str]:
     list of str
         The canonical window names (the keys of :data:`WINDOWS`), then the aliases if asked.
 
+    Raises
+    ------
+    TypeError
+        If ``aliases`` is not a bool.
+
     Examples
     --------
     >>> "hann" in window_names() and "ssm" in window_names()
