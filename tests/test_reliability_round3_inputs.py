@@ -353,6 +353,16 @@ def test_rff_overflow_names_q_and_k(func: str) -> None:
     _raises(ValueError, lambda: getattr(rl.rff, func)(*args), f"rff.{func}: ", "q and k are too large", "log=True")
 
 
+def test_primitive_rate_refuses_n_whose_partial_sums_cannot_fit() -> None:
+    msg = _raises(
+        MemoryError,
+        lambda: rl.simd.primitive_rate("uniform", INT64_MAX, repeat=1, nthreads=1),
+        "simd.primitive_rate: ",
+        "n=",
+    )
+    assert "bad_alloc" not in msg and "run_primitive" not in msg
+
+
 def test_primitive_rate_names_itself_for_a_bad_kind() -> None:
     msg = _raises(TypeError, lambda: rl.simd.primitive_rate(1 + 1j, 1024, repeat=1), "simd.primitive_rate: kind")  # type: ignore[arg-type]
     assert "run_primitive" not in msg
