@@ -195,3 +195,246 @@ def test_selective_weights_eps_is_a_float_of_its_own() -> None:
     w = _weights(eps=np.float32(1e-6))
     assert type(w.eps) is float and w.eps == float(np.float32(1e-6))
     assert type(_weights(eps=np.array(1e-6)).eps) is float
+
+
+# --- the public registry's KNOWN list, emptied: each entry's call, its exception and message --------
+
+X2 = np.array([0.6, 0.8])
+W4 = np.random.default_rng(3).standard_normal((4, 4))
+INT64_MAX = 2**63 - 1
+
+
+def _raises(exc: type[BaseException], call: object, *pieces: str) -> str:
+    """``call()`` raises exactly ``exc``; its message contains every piece (function and argument)."""
+    assert callable(call)
+    with pytest.raises(exc) as e:
+        call()
+    assert type(e.value) is exc, type(e.value)
+    msg = str(e.value)
+    for piece in pieces:
+        assert piece in msg, (piece, msg)
+    return msg
+
+
+def test_angle_precision_tiny_q_gives_finite_errors() -> None:
+    T = Q.shape[0]
+    omega = np.full((T, 2), 0.3)
+    p = attention.angle_precision(Q * 1e-300, K, omega)
+    for a in (p.angle_error, p.score_error, p.angle_max):
+        assert np.isfinite(a).all()
+    # float32 cannot hold q × 1e-300 (it rounds to 0): the float32 score is 0, so the relative
+    # error is |s64| / (‖q_t‖‖k_0‖), the same for Q and Q × 1e-300
+    psi = rl.rotary.cumulative_angles(omega, 1.0)
+    s64 = rl.rotary.rotate(Q, psi) @ rl.rotary.rotate(K[:1], psi[:1])[0]
+    want = np.abs(s64) / (np.linalg.norm(Q, axis=1) * np.linalg.norm(K[0]))
+    np.testing.assert_allclose(p.score_error, want, rtol=1e-12)
+    zero = Q.copy()
+    zero[3] = 0.0
+    assert attention.angle_precision(zero, K, omega).score_error[3] == 0.0
+
+
+@pytest.mark.parametrize("name", ["q", "k"])
+def test_angle_precision_refuses_q_or_k_beyond_float32(name: str) -> None:
+    omega = np.full((Q.shape[0], 2), 0.3)
+    q, k = (Q * 1e300, K) if name == "q" else (Q, K * 1e300)
+    msg = _raises(ValueError, lambda: attention.angle_precision(q, k, omega), "attention.angle_precision: ", name)
+    assert f"{name} must be representable in float32" in msg and "rotary" not in msg
+
+
+def test_attention_error_names_itself_for_complex_q() -> None:
+    msg = _raises(TypeError, lambda: attention.error(Q + 1j, K, V, 8, rules=("one",), trials=2), "attention.error: q")
+    assert "softmax" not in msg
+
+
+def test_rule_sigma_names_itself_for_complex_xi() -> None:
+    msg = _raises(TypeError, lambda: attention.rule_sigma("tan", xi=0.5 + 1j), "attention.rule_sigma: xi")
+    assert "paper_sigma" not in msg
+
+
+@pytest.mark.parametrize("bad", [0.5 + 1j, "yes", 1, None])
+def test_derive_verdict_refuses_what_is_not_a_bool(bad: object) -> None:
+    _raises(TypeError, lambda: rl.claims.derive_verdict(bad), "derive_verdict: holds_in_general")
+    if bad is not None:
+        _raises(TypeError, lambda: rl.claims.derive_verdict(False, bad), "derive_verdict: holds_under_condition")
+    assert rl.claims.derive_verdict(np.bool_(False), np.bool_(True)) == "holds-if"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda g: expressivity.element_angles(g),
+        lambda g: expressivity.representation(g),
+        lambda g: expressivity.track_rotation(g, np.array([[0, 1]])),
+        lambda g: expressivity.track_householder(g, np.array([[0, 1]])),
+        lambda g: expressivity.track_fixed_rope(g, np.array([[0, 1]])),
+        lambda g: expressivity.track_positive_gates(g, np.array([[0, 1]])),
+    ],
+)
+def test_expressivity_names_itself_and_g_for_an_unknown_group(call: object) -> None:
+    assert callable(call)
+    with pytest.raises(ValueError) as e:
+        call("x")
+    assert type(e.value) is ValueError
+    msg = str(e.value)
+    assert msg.split(":")[0] in {
+        "element_angles",
+        "representation",
+        "track_rotation",
+        "track_householder",
+        "track_fixed_rope",
+        "track_positive_gates",
+    }
+    assert ": g must be 'S2', 'A3', 'S3' or 'Z<n>', got 'x'" in msg and not msg.startswith("group:")
+
+
+def test_state_tracking_names_group_name() -> None:
+    _raises(TypeError, lambda: tasks.state_tracking(1 + 1j, 2, 8), "state_tracking: group_name must be a string")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["x", np.eye(2) + 0j])
+def test_householder_factors_refuses_strings_and_complex_q(bad: object) -> None:
+    _raises(TypeError, lambda: expressivity.householder_factors(bad), "householder_factors: Q must be a real array")  # type: ignore[arg-type]
+
+
+def test_delta_product_names_itself_for_complex_q() -> None:
+    k, v = (K / 4)[:, None], V[:, None]
+    msg = _raises(
+        TypeError,
+        lambda: rl.recurrence.delta_product(Q + 1j, k, v, np.full((8, 1), 0.5)),
+        "recurrence.delta_product: q",
+    )
+    assert "delta_rule" not in msg
+
+
+def test_delta_transitions_refuses_an_overflowing_key() -> None:
+    _raises(
+        ValueError,
+        lambda: rl.recurrence.delta_transitions(K * 1e300, np.full(8, 0.5)),
+        "recurrence.delta_transitions: k and beta",
+        "overflows",
+    )
+    A = rl.recurrence.delta_transitions(K * 1e150, np.full(8, 0.5))  # beta k k^T ~ 1e300: finite
+    assert np.isfinite(A).all()
+
+
+def test_decayed_kernel_attention_names_the_features_for_a_negative_normaliser() -> None:
+    _raises(
+        ValueError,
+        lambda: related.decayed_kernel_attention(-np.abs(Q), np.abs(K), V, np.full(8, 0.9)),
+        "related.decayed_kernel_attention: phi_q and phi_k: the normaliser",
+    )
+
+
+def test_report_refuses_bad_width_color_and_figures() -> None:
+    results = rl.claims.run(["tables.deltas"])
+    _raises(TypeError, lambda: rl.report.terminal(results, width=1 + 1j), "terminal: width")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.report.terminal(results, color=1 + 1j), "terminal: color")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.report.to_html(results, 1 + 1j), "to_html: figures")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.report.to_markdown(results, 1 + 1j), "to_markdown: figures")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.report.to_markdown(results, None, 1 + 1j), "to_markdown: relative_to")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "pieces"),
+    [
+        (lambda: rl.rff.estimate(X2, X2[::-1], 8, 1.0, trials=INT64_MAX, seed=1), ("rff.estimate: ", "trials=")),
+        (lambda: rl.rff.sample_omega(INT64_MAX, 3, 1.0, seed=1), ("rff.sample_omega: ", "D=")),
+        (lambda: rl.rff.sample_phase(INT64_MAX, seed=1), ("rff.sample_phase: ", "D=")),
+        (lambda: spectra.dpss(16, 2.0, INT64_MAX), ("spectra.dpss: ", "Kmax=")),
+    ],
+)
+def test_outputs_too_large_name_the_argument(call: object, pieces: tuple[str, ...]) -> None:
+    _raises(MemoryError, call, *pieces, "the requested output cannot be allocated")
+
+
+@pytest.mark.parametrize("func", ["moments", "mse"])
+def test_rff_overflow_names_q_and_k(func: str) -> None:
+    args = (X2 * 1e300, X2[::-1], 8, 1.0) if func == "mse" else (X2 * 1e300, X2[::-1], 1.0)
+    _raises(ValueError, lambda: getattr(rl.rff, func)(*args), f"rff.{func}: ", "q and k are too large", "log=True")
+
+
+def test_primitive_rate_refuses_n_whose_partial_sums_cannot_fit() -> None:
+    msg = _raises(
+        MemoryError,
+        lambda: rl.simd.primitive_rate("uniform", INT64_MAX, repeat=1, nthreads=1),
+        "simd.primitive_rate: ",
+        "n=",
+    )
+    assert "bad_alloc" not in msg and "run_primitive" not in msg
+
+
+def test_primitive_rate_names_itself_for_a_bad_kind() -> None:
+    msg = _raises(TypeError, lambda: rl.simd.primitive_rate(1 + 1j, 1024, repeat=1), "simd.primitive_rate: kind")  # type: ignore[arg-type]
+    assert "run_primitive" not in msg
+
+
+@pytest.mark.parametrize("func", ["decay_per_sample", "decay_over_window"])
+def test_decays_refuse_n_beyond_int64(func: str) -> None:
+    _raises(ValueError, lambda: getattr(spectra, func)(0.5, 2**64), f"{func}: N must fit in 64 bits")
+
+
+@pytest.mark.parametrize(
+    ("call", "pieces"),
+    [
+        (lambda: spectra.harris_table(2**64, 4), ("harris_table: N must fit in 64 bits",)),
+        (lambda: spectra.ssm_window(alpha=0.1, N=2**64), ("ssm_window: N must fit in 64 bits",)),
+        (lambda: spectra.harris_table(INT64_MAX, 4), ("harris_table: N must be at most",)),
+        (lambda: spectra.ssm_window(alpha=0.1, N=INT64_MAX), ("ssm_window: N must be at most",)),
+    ],
+)
+def test_windows_name_the_function_called_for_n_beyond_int64(call: object, pieces: tuple[str, ...]) -> None:
+    msg = _raises(ValueError, call, *pieces)
+    assert "spectra.window" not in msg
+
+
+def test_window_info_and_window_names_refuse_complex() -> None:
+    msg = _raises(TypeError, lambda: spectra.window_info(1 + 1j), "spectra.window_info: name")  # type: ignore[arg-type]
+    assert "spectra.window:" not in msg
+    _raises(TypeError, lambda: spectra.window_names(1 + 1j), "spectra.window_names: aliases must be a bool")  # type: ignore[arg-type]
+
+
+def test_grid_methods_name_themselves_and_the_argument() -> None:
+    g = rl.sweep.Grid.from_mapping({"xi": [0.0, 0.5], "D": [4, 8]})
+    _raises(TypeError, lambda: g.cell(1 + 1j), "sweep.Grid.cell: index")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: g.cell(True), "sweep.Grid.cell: index")
+    _raises(ValueError, lambda: g.cell(4), "sweep.Grid.cell: index must be in [0, 4)")
+    _raises(TypeError, lambda: g.column(1 + 1j, [0]), "sweep.Grid.column: name")  # type: ignore[arg-type]
+    _raises(ValueError, lambda: g.column("x", [0]), "sweep.Grid.column: name")
+    _raises(ValueError, lambda: g.column("xi", [4]), "sweep.Grid.column: indices")
+    assert g.column("xi", []).shape == (0,)
+    _raises(TypeError, lambda: rl.sweep.Grid.from_mapping(1 + 1j), "sweep.Grid.from_mapping: grid")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.sweep.Grid.from_spec(1 + 1j), "sweep.Grid.from_spec: spec")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.sweep.Grid.from_spec([[1 + 1j]]), "sweep.Grid.from_spec: spec[0]")
+    assert rl.sweep.Grid.from_spec(g.spec()) == g
+
+
+def test_task_methods_and_cell_seed_name_themselves_and_the_argument() -> None:
+    t = rl.sweep.tasks()["rff_mse"]
+    _raises(TypeError, lambda: t.check_axes(1 + 1j), "sweep.Task.check_axes: names")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: t.check_axes("xi"), "sweep.Task.check_axes: names")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: t.params(1 + 1j), "sweep.Task.params: cell")  # type: ignore[arg-type]
+    _raises(TypeError, lambda: rl.sweep.cell_seed(1 + 1j, 2), "sweep.cell_seed: seed")  # type: ignore[arg-type]
+    _raises(ValueError, lambda: rl.sweep.cell_seed(1, 2**64), "sweep.cell_seed: index")
+    assert rl.sweep.cell_seed(1, INT64_MAX) == int(rl.sweep._grid.cell_seeds(1, [INT64_MAX])[0])
+
+
+def test_temperature_curves_name_the_function_called() -> None:
+    c = rl.temperature.counterexample(0.5)
+    _raises(TypeError, lambda: c.optimal_sigmas(1 + 1j), "Counterexample.optimal_sigmas: Ds")  # type: ignore[arg-type]
+    _raises(ValueError, lambda: c.optimal_sigmas((0,)), "Counterexample.optimal_sigmas: Ds")
+    msg = _raises(
+        TypeError,
+        lambda: rl.temperature.mse_curve(0.5 + 1j, 4, np.array([0.5, 1.0]), d=4, trials=2),  # type: ignore[arg-type]
+        "mse_curve: xi",
+    )
+    assert "unit_pair" not in msg
+    _raises(ValueError, lambda: rl.temperature.mse_curve(0.5, 4, np.array([-1.0]), d=4, trials=2), "mse_curve: sigmas")
+
+
+def test_prf_transition_factor_refuses_an_overflowing_factor() -> None:
+    _raises(
+        ValueError,
+        lambda: rl.transition.prf_transition_factor(Q * 1e300, W4),
+        "transition.prf_transition_factor: q and omega",
+        "overflows",
+    )

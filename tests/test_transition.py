@@ -234,23 +234,30 @@ def test_prf_transition_factor_distribution() -> None:
 
 def test_prf_transition_factor_overflow_on_the_way_is_never_nan() -> None:
     # ω·Δq whose differences or products overflow a double (inf − inf in the direct sum) is
-    # evaluated again at a power-of-two scale; checked against exact rational arithmetic
+    # evaluated again at a power-of-two scale; checked against exact rational arithmetic. A factor
+    # beyond the double range is refused (ValueError naming q and omega), never inf or NaN.
     from fractions import Fraction
 
     cases = [
         ([[1e308, 1e308, 0.0], [0.0, 0.0, 0.0]], [[-2.0, 2.0, 2.0]]),  # found by hypothesis: 1
         ([[0.0, 0.0, 0.0], [1e308, 1e308, 1.0]], [[2.0, -2.0, 1.0]]),  # the small term decides: e
-        ([[-1e308], [1e308]], [[1.0], [-1.0], [1e-300]]),  # Δ itself overflows: inf, 0, e^(2e8)=inf
+        ([[-1e308], [1e308]], [[-1.0], [-1e-300]]),  # Δ itself overflows: 0, e^(-2e8) = 0
+        ([[-1e308], [1e308]], [[1.0], [-1.0], [1e-300]]),  # inf, 0, e^(2e8) = inf: refused
         ([[-1e308, 3.0], [1e308, 5.0]], [[1e-308, 0.5], [-1e-308, 0.25]]),  # e^(2 + 1), e^(-2 + 0.5)
     ]
     for q, omega in cases:
-        f = transition.prf_transition_factor(q, omega)
-        assert not np.isnan(f).any()
-        for j, w in enumerate(omega):
+        expected = []
+        for w in omega:
             exact = sum(Fraction(wc) * (Fraction(a) - Fraction(b)) for wc, a, b in zip(w, q[1], q[0]))
             s = float(exact) if abs(exact) < 1e300 else float("inf") * (1 if exact > 0 else -1)
-            expected = math.inf if s > 709.79 else (0.0 if s < -745.2 else math.exp(s))
-            assert_allclose(f[0, j], expected, rtol=16 * EPS)
+            expected.append(math.inf if s > 709.79 else (0.0 if s < -745.2 else math.exp(s)))
+        if math.inf in expected:
+            with pytest.raises(ValueError, match=r"^transition\.prf_transition_factor: q and omega: .* overflows"):
+                transition.prf_transition_factor(q, omega)
+            continue
+        f = transition.prf_transition_factor(q, omega)
+        assert np.isfinite(f).all()
+        assert_allclose(f[0], expected, rtol=16 * EPS)
 
 
 @pytest.mark.parametrize(

@@ -193,7 +193,8 @@ py::array softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, Optiona
     }
   }
   check_output_size(
-      static_cast<double>(s.batch) * static_cast<double>(s.T) * static_cast<double>(s.dv), f);
+      static_cast<double>(s.batch) * static_cast<double>(s.T) * static_cast<double>(s.dv), f,
+      "q and v");
   const at::Bias* pb = bias_o.is_none() ? nullptr : &bv;
   const auto run = [&](auto& ops, auto& out) {
     auto* po = out.mutable_data();
@@ -308,7 +309,7 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
   const double rows =
       static_cast<double>(opt.trials) * static_cast<double>(s.batch) * static_cast<double>(s.T);
   check_output_size(rows * static_cast<double>(s.dv) * (parts ? 2.0 : 1.0) + (parts ? rows : 0.0),
-                    f);
+                    f, "trials=" + std::to_string(opt.trials) + " with q and v");
   const std::vector<py::ssize_t> shp{static_cast<py::ssize_t>(opt.trials),
                                      static_cast<py::ssize_t>(s.batch),
                                      static_cast<py::ssize_t>(s.T), static_cast<py::ssize_t>(s.dv)};
@@ -357,7 +358,7 @@ darray feature_map(ArrayLike X_o, ArrayLike omega_o, Choice est_o, FloatLike sca
   const auto n = static_cast<std::size_t>(X.shape(0)), d = static_cast<std::size_t>(X.shape(1));
   const auto D = static_cast<std::size_t>(omega.shape(0));
   const std::size_t F = at::feature_count(est, D);
-  check_output_size(static_cast<double>(n) * static_cast<double>(F), f);
+  check_output_size(static_cast<double>(n) * static_cast<double>(F), f, "X and omega");
   darray out(std::vector<py::ssize_t>{static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(F)});
   double* po = out.mutable_data();
   const double *px = X.data(), *pw = omega.data();

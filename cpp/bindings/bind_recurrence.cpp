@@ -230,7 +230,7 @@ carray rff_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, ArrayLike omeg
   std::vector<py::ssize_t> shape = lead_shape(s.q, 1);
   shape.push_back(static_cast<py::ssize_t>(D));
   shape.push_back(static_cast<py::ssize_t>(s.dv));
-  check_output_size(2.0 * static_cast<double>(s.batch * s.T * D * s.dv), f);
+  check_output_size(2.0 * static_cast<double>(s.batch * s.T * D * s.dv), f, "q, omega and v");
   carray out(shape);
   std::complex<double>* po = out.mutable_data();
   const double* pw = omega.data();
@@ -259,7 +259,8 @@ carray rff_increment_product(ArrayLike q_o, ArrayLike omega_o, IntLike tau_o) {
   const std::size_t batch = product(shape);
   shape.push_back(static_cast<py::ssize_t>(T));
   shape.push_back(static_cast<py::ssize_t>(D));
-  check_output_size(2.0 * static_cast<double>(batch * T) * static_cast<double>(D), f);
+  check_output_size(2.0 * static_cast<double>(batch * T) * static_cast<double>(D), f,
+                    "q and omega");
   carray out(shape);
   std::complex<double>* po = out.mutable_data();
   // Reads q and omega, writes out; Ctrl-C is checked between batch elements (run_interruptible).
@@ -573,7 +574,7 @@ py::array delta_rule_in(py::handle q_o, py::handle k_o, py::handle v_o, py::hand
   std::vector<py::ssize_t> shape = a.lead;
   shape.push_back(static_cast<py::ssize_t>(a.T));
   shape.push_back(static_cast<py::ssize_t>(a.dv));
-  check_output_size(static_cast<double>(a.batch * a.T * a.dv) * sizeof(Real) / 8.0, f);
+  check_output_size(static_cast<double>(a.batch * a.T * a.dv) * sizeof(Real) / 8.0, f, "q and v");
   rarray<Real> out(shape);
   if (a.batch == 0) {
     check_unread(a, q_o, f);
@@ -622,7 +623,7 @@ darray delta_transitions(ArrayLike k_o, ArrayLike beta_o, OptionalArrayLike angl
   shape.push_back(static_cast<py::ssize_t>(a.T));
   shape.push_back(static_cast<py::ssize_t>(a.d));
   shape.push_back(static_cast<py::ssize_t>(a.d));
-  check_output_size(static_cast<double>(a.batch * a.T) * static_cast<double>(a.d * a.d), f);
+  check_output_size(static_cast<double>(a.batch * a.T) * static_cast<double>(a.d * a.d), f, "k");
   darray out(shape);
   double* po = out.mutable_data();
   for_each_batch(a.batch, nthreads, [&](std::size_t b, const std::atomic<bool>* cancel) {

@@ -57,8 +57,11 @@ std::tuple<darray, darray> moments(ArrayLike qo, ArrayLike ko, ArrayLike sigma_o
     });
   });
   if (!log) {
-    require_finite_result(mean, f, "the mean", "pass log=True for log-domain moments");
-    require_finite_result(var, f, "the variance", "pass log=True for log-domain moments");
+    const char* hint =
+        "q and k are too large for this sigma (an exponential of their scaled norms overflows); "
+        "pass log=True for log-domain moments";
+    require_finite_result(mean, f, "the mean", hint);
+    require_finite_result(var, f, "the variance", hint);
   }
   return {mean, var};
 }
@@ -83,7 +86,12 @@ darray mse(ArrayLike qo, ArrayLike ko, IntLike D_o, ArrayLike sigma_o, Choice es
         po[i] = log ? rff::log_mse(p, D, s[i], est, conv) : rff::mse(p, D, s[i], est, conv);
     });
   });
-  if (!log) require_finite_result(out, f, "the MSE", "pass log=True for the log-domain MSE");
+  if (!log) {
+    require_finite_result(
+        out, f, "the MSE",
+        "q and k are too large for this sigma (an exponential of their scaled norms overflows); "
+        "pass log=True for the log-domain MSE");
+  }
   return out;
 }
 
@@ -105,7 +113,7 @@ darray estimate(ArrayLike qo, ArrayLike ko, IntLike D_o, FloatLike sigma_o, Choi
   opt.seed = seed_arg(seed_o, f);
   opt.nthreads = nthreads_arg(nthreads_o, f);
   core_check(f, [&] { rff::check_estimate_input(p, static_cast<std::size_t>(q.size()), opt); });
-  check_output_size(static_cast<double>(trials), f);
+  check_output_size(static_cast<double>(trials), f, "trials=" + std::to_string(trials));
   darray out(static_cast<py::ssize_t>(trials));
   double* po = out.mutable_data();
   const double* pq = q.data();
@@ -130,7 +138,7 @@ darray sample_omega(IntLike D_o, IntLike d_o, FloatLike sigma_o, bool orthogonal
   const auto index = static_cast<std::uint64_t>(integer(index_o, f, "index", 0));
   check_output_size(static_cast<double>(D) * static_cast<double>(d) +
                         (orthogonal ? static_cast<double>(d) * static_cast<double>(d) : 0.0),
-                    f);
+                    f, "D=" + std::to_string(D) + ", d=" + std::to_string(d));
   // Orthogonal blocks are QR decompositions (one uninterruptible Eigen call each): computed on a
   // detached thread into its own buffer, so that Ctrl-C returns at once (see run_detached).
   auto buf = std::make_shared<std::vector<double>>(D * d);
@@ -147,7 +155,7 @@ darray sample_phase(IntLike D_o, IntLike index_o, IntLike seed_o) {
   const auto D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
   const std::uint64_t seed = seed_arg(seed_o, f);
   const auto index = static_cast<std::uint64_t>(integer(index_o, f, "index", 0));
-  check_output_size(static_cast<double>(D), f);
+  check_output_size(static_cast<double>(D), f, "D=" + std::to_string(D));
   darray out(static_cast<py::ssize_t>(D));
   rff::sample_phase(D, index, seed, out.mutable_data());
   return out;
@@ -184,8 +192,8 @@ darray feature_map(ArrayLike X_o, ArrayLike omega_o, Choice est_o, OptionalArray
   }
   const std::size_t F = rff::feature_count(est, D);
   const auto n = static_cast<std::size_t>(X.shape(0));
-  check_output_size(2.0 * static_cast<double>(n) * static_cast<double>(F),
-                    f);  // the output and its copy
+  check_output_size(2.0 * static_cast<double>(n) * static_cast<double>(F), f,
+                    "X and omega");  // the output and its copy
   const auto d = static_cast<std::size_t>(X.shape(1));
   // One Eigen matrix product (n×d by d×D) cannot check a flag: a detached worker owning copies of
   // the inputs and of the output computes it, so that Ctrl-C returns at once (run_detached).

@@ -34,7 +34,7 @@ darray frequencies(IntLike d_o, FloatLike base_o) {
   const char* f = "rotary.frequencies";
   const std::size_t d = even_d(d_o, f);
   const double base = base_arg(base_o, f);
-  check_output_size(static_cast<double>(d / 2), f);
+  check_output_size(static_cast<double>(d / 2), f, "d=" + std::to_string(d));
   darray out(static_cast<py::ssize_t>(d / 2));
   double* po = out.mutable_data();
   // Safe without the GIL: writes only `out` (run_polled: Ctrl-C for a long table).
@@ -53,7 +53,8 @@ darray rope_angles(ArrayLike pos_o, IntLike d_o, FloatLike base_o, FloatLike sca
     value_error(f, "scale", "must be > 0 (position interpolation uses L/L')", scale_o);
   std::vector<py::ssize_t> shape = shape_of(pos);
   shape.push_back(static_cast<py::ssize_t>(d / 2));
-  check_output_size(static_cast<double>(pos.size()) * static_cast<double>(d / 2), f);
+  check_output_size(static_cast<double>(pos.size()) * static_cast<double>(d / 2), f,
+                    "positions and d=" + std::to_string(d));
   darray out(shape);
   double* po = out.mutable_data();
   const double* pp = pos.data();
@@ -229,7 +230,8 @@ darray decay_bound(ArrayLike r_o, IntLike d_o, FloatLike base_o) {
   const darray r = real_array(r_o, f, "r");
   const std::size_t d = even_d(d_o, f);
   const double base = base_arg(base_o, f);
-  check_output_size(static_cast<double>(d / 2), f);  // the frequency table
+  check_output_size(static_cast<double>(d / 2), f,
+                    "d=" + std::to_string(d));  // the frequency table
   darray out = empty_like(r);
   double* po = out.mutable_data();
   const double* pr = r.data();
@@ -250,7 +252,7 @@ darray rotation_matrix(ArrayLike ang_o, Choice layout_o) {
   std::vector<py::ssize_t> shape = lead_shape(ang, 1);
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
-  check_output_size(static_cast<double>(n) * static_cast<double>(d * d), f);
+  check_output_size(static_cast<double>(n) * static_cast<double>(d * d), f, "angles");
   darray out(shape);
   double* po = out.mutable_data();
   const double* pa = ang.data();
@@ -341,7 +343,7 @@ darray realify_diagonal(ArrayLike lam_o, Choice layout_o) {
   }
   const rotary::Layout layout = layout_arg(layout_o, f);
   const auto h = static_cast<std::size_t>(lam.size());
-  check_output_size(4.0 * static_cast<double>(h) * static_cast<double>(h), f);
+  check_output_size(4.0 * static_cast<double>(h) * static_cast<double>(h), f, "lam");
   darray out({static_cast<py::ssize_t>(2 * h), static_cast<py::ssize_t>(2 * h)});
   double* po = out.mutable_data();
   const std::complex<double>* pl = lam.data();

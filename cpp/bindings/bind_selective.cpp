@@ -103,7 +103,8 @@ std::tuple<darray, darray, darray> angles(
          offset_o);
     std::copy(o_in.data(), o_in.data() + o_in.size(), offset.mutable_data());
   }
-  check_output_size(static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(C), f);
+  check_output_size(static_cast<double>(B) * static_cast<double>(T) * static_cast<double>(C), f,
+                    "h and the weights");
   darray psi(std::vector<py::ssize_t>{static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(T),
                                       static_cast<py::ssize_t>(C)});
   const double* ph = hidden.data();

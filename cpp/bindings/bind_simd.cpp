@@ -1,6 +1,7 @@
 // ropelab._core.simd: the SIMD path of the Monte-Carlo kernels and a benchmarking hook
 // (core: cpp/include/ropelab/vecmath.hpp, montecarlo.hpp run_primitive).
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ double primitive(Choice kind_o, IntLike n_o, OptionalInt nthreads_o) {
   }
   const auto n = static_cast<std::uint64_t>(integer(n_o, f, "n", 1));
   const int nthreads = nthreads_arg(nthreads_o, f);
+  // run_primitive keeps one partial sum per unit of 2^16 values (montecarlo.hpp): n near 2^63
+  // would ask for petabytes of them
+  constexpr double kUnit = 65536.0;
+  check_output_size(std::ceil(static_cast<double>(n) / kUnit), f, "n=" + std::to_string(n));
   double out = 0;
   run_interruptible([&](const std::atomic<bool>* cancel) {
     out = mc::run_primitive(kind.c_str(), n, nthreads, cancel);

@@ -264,7 +264,7 @@ darray window(Choice name_o, IntLike N_o, bool sym, const py::dict& params_o) {
       params.values[key] = real_scalar(v, f, key.c_str());
     }
   }
-  check_output_size(static_cast<double>(N), f);
+  check_output_size(static_cast<double>(N), f, "N=" + std::to_string(N));
   // The core works on its own copies (name, params, the result): on a detached thread, so that
   // Ctrl-C is answered at once even inside the one FFT of a Chebyshev window (run_detached).
   auto w_ptr = std::make_shared<std::vector<double>>();
@@ -295,7 +295,8 @@ py::tuple dpss(IntLike N_o, FloatLike NW_o, IntLike Kmax_o, bool sym, const std:
   const auto N = static_cast<std::size_t>(n);
   const double NW = real_scalar(NW_o, f, "NW");
   const std::int64_t K = integer(Kmax_o, f, "Kmax", 1);
-  check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)), f);
+  check_output_size(static_cast<double>(N) * static_cast<double>(std::max<std::int64_t>(K, 1)), f,
+                    "N=" + std::to_string(N) + ", Kmax=" + std::to_string(K));
   spectra::windows::DpssTapers t;
   try {
     NoGil release;
@@ -320,7 +321,7 @@ carray ssm_impulse(FloatLike alpha_o, FloatLike omega_o, IntLike N_o) {
   const double alpha = alpha_arg(alpha_o, f);
   const double omega = real_scalar(omega_o, f, "omega");
   const std::size_t N = length_arg(N_o, f);
-  check_output_size(2.0 * static_cast<double>(N), f);
+  check_output_size(2.0 * static_cast<double>(N), f, "N=" + std::to_string(N));
   carray out(static_cast<py::ssize_t>(N));
   cplx* po = out.mutable_data();
   // Safe without the GIL: writes only the new array `out` (run_polled: Ctrl-C).
@@ -335,7 +336,7 @@ carray dtft(ArrayLike x_o, ArrayLike freqs_o) {
   const char* f = "spectra.dtft";
   const Signal x = signal_arg(x_o, f, "x");
   const darray freqs = freqs_arg(freqs_o, f);
-  check_output_size(2.0 * static_cast<double>(freqs.size()), f);
+  check_output_size(2.0 * static_cast<double>(freqs.size()), f, "freqs");
   carray out = complex_like(freqs);
   cplx* po = out.mutable_data();
   const double* pf = freqs.data();
@@ -367,7 +368,8 @@ std::tuple<darray, darray> spectrum_fn(ArrayLike x_o, IntLike pad_o) {
   const std::size_t pad = pad_arg(pad_o, N, f);
   const std::size_t K = spectra::spectrum_size(N, pad, !x.is_complex);
   check_output_size(
-      2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f);
+      2.0 * static_cast<double>(K) + 4.0 * static_cast<double>(N) * static_cast<double>(pad), f,
+      "x and pad=" + std::to_string(pad));
   // A detached worker owning copies of x and of the outputs: the FFT is one uninterruptible
   // FFTW call, so Ctrl-C must not wait for it (see run_detached).
   struct Work {
@@ -494,7 +496,7 @@ carray ssm_kernel(ArrayLike alpha_o, ArrayLike omega_o, FloatLike dt_o, ArrayLik
   }
   if (n == 0) value_error(f, "A", "must not be empty", alpha_o);
   const std::size_t L = length_arg(L_o, f, "L");
-  check_output_size(static_cast<double>(L), f);
+  check_output_size(static_cast<double>(L), f, "L=" + std::to_string(L));
   std::vector<cplx> B(static_cast<std::size_t>(n)), C(static_cast<std::size_t>(n));
   for (py::ssize_t i = 0; i < n; ++i) {
     B[static_cast<std::size_t>(i)] = cplx(bre.data()[i], bim.data()[i]);
@@ -522,7 +524,8 @@ spectra::FiguresOfMerit figures_of_merit(ArrayLike w_o, IntLike pad_o) {
   if (static_cast<std::int64_t>(N) > max_length) value_error(f, "w", "is too long", w_o);
   const std::size_t pad = pad_arg(pad_o, N, f);
   // working memory of the two zero-padded FFTs and their magnitudes and slopes
-  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f);
+  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad), f,
+                    "w and pad=" + std::to_string(pad));
   // A detached worker owning a copy of w and its result: an FFT of pad·N points is one
   // uninterruptible FFTW call (seconds for the largest), so Ctrl-C must not wait for it.
   struct Work {
@@ -557,9 +560,10 @@ LeakageMapResult leakage_map(ArrayLike alpha_o, ArrayLike omega_o, IntLike N_o, 
                [Nd](double a) { return std::isfinite(a * Nd); });
   const std::size_t pad = pad_arg(pad_o, N, f);
   const auto A = static_cast<std::size_t>(alpha.size()), W = static_cast<std::size_t>(om.size());
-  check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f);
-  check_output_size(5.0 * static_cast<double>(N) * static_cast<double>(pad),
-                    f);  // one window's FFTs
+  check_output_size(3.0 * static_cast<double>(A) * static_cast<double>(W), f, "alpha and omega");
+  check_output_size(
+      5.0 * static_cast<double>(N) * static_cast<double>(pad), f,
+      "N=" + std::to_string(N) + ", pad=" + std::to_string(pad));  // one window's FFTs
   // Detached, like figures_of_merit (each window's FFT is one uninterruptible call).
   struct Work {
     std::vector<double> alpha, om;

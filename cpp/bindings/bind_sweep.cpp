@@ -171,7 +171,7 @@ darray rff_mse(ArrayLike xi_o, ArrayLike sigma_o, ArrayLike rule_o, ArrayLike D_
     type_error(f, "on_done", "must be callable or None", on_done);
   }
   const std::size_t n = cells.size();
-  check_output_size(static_cast<double>(n) * sweep::kMseOutputs, f);
+  check_output_size(static_cast<double>(n) * sweep::kMseOutputs, f, "cells");
   check_cell_memory(cells, trials, nthreads, f);
   std::vector<sweep::MseOutputs> out(n);
   const sweep::MseCell* pc = cells.data();

@@ -136,7 +136,7 @@ darray spectrum(IntLike d_o, Choice kind_o, FloatLike base_o, OptionalFloat thet
   if (squared && kind != temperature::SpectrumKind::rfa) {
     value_error(f, "squared", "applies to kind='rfa' only", py::bool_(squared));
   }
-  check_output_size(static_cast<double>(d) / 2, f);
+  check_output_size(static_cast<double>(d) / 2, f, "d=" + std::to_string(d));
   const std::vector<double> v =
       temperature::spectrum(static_cast<std::size_t>(d), kind, base, theta_max, temp_max, squared);
   darray out(static_cast<py::ssize_t>(v.size()));

@@ -74,7 +74,7 @@ darray effective(ArrayLike pp_o, ArrayLike pt_o, OptionalArrayLike gates_o, Choi
   std::vector<py::ssize_t> shape = lead;
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
-  check_output_size(static_cast<double>(batch) * static_cast<double>(d * d), f);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(d * d), f, "pp and pt");
   darray out(shape);
   double* po = out.mutable_data();
   // Safe without the GIL: reads the angles and gates, writes out (run_polled: Ctrl-C).
@@ -109,7 +109,7 @@ darray effective_sequence(ArrayLike angles_o, OptionalArrayLike gates_o, Choice 
     }
     g = gates_view(gv.data(), gate_width(gv, d, f, "gates", rule, gates_o), d);
   }
-  check_output_size(static_cast<double>(T) * static_cast<double>(d * d), f);
+  check_output_size(static_cast<double>(T) * static_cast<double>(d * d), f, "angles");
   darray out(
       {static_cast<py::ssize_t>(T), static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
   double* po = out.mutable_data();
@@ -199,7 +199,7 @@ darray singular_values(ArrayLike A_o) {
   const std::size_t k = std::min(m, n), batch = product(lead_shape(A, 2));
   std::vector<py::ssize_t> shape = lead_shape(A, 2);
   shape.push_back(static_cast<py::ssize_t>(k));
-  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f, "A");
   const std::vector<double> r = per_matrix_detached<double>(
       A, batch, m * n, k,
       [m, n](const double* a, double* o) { transition::singular_values(a, m, n, o); });
@@ -215,7 +215,7 @@ darray spectral_norm(ArrayLike A_o) {
   const auto m = static_cast<std::size_t>(A.shape(A.ndim() - 2));
   const auto n = static_cast<std::size_t>(A.shape(A.ndim() - 1));
   const std::size_t batch = product(lead_shape(A, 2));
-  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(m * n), f, "A");
   const std::vector<double> r = per_matrix_detached<double>(
       A, batch, m * n, 1,
       [m, n](const double* a, double* o) { *o = transition::spectral_norm(a, m, n); });
@@ -232,7 +232,7 @@ carray eigenvalues(ArrayLike A_o) {
   const std::size_t batch = product(lead_shape(A, 2));
   std::vector<py::ssize_t> shape = lead_shape(A, 2);
   shape.push_back(static_cast<py::ssize_t>(n));
-  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(n * n), f);
+  check_output_size(2.0 * static_cast<double>(batch) * static_cast<double>(n * n), f, "A");
   const std::vector<std::complex<double>> r = per_matrix_detached<std::complex<double>>(
       A, batch, n * n, n,
       [n](const double* a, std::complex<double>* o) { transition::eigenvalues(a, n, o); });
@@ -267,8 +267,8 @@ darray per_vector(const darray& w, int core, Fill fill, const char* f) {
   const auto d = static_cast<std::size_t>(w.shape(w.ndim() - 1));
   std::vector<py::ssize_t> shape = lead_shape(w, core);
   const std::size_t batch = product(shape);
-  check_output_size(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d),
-                    f);
+  check_output_size(static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f,
+                    "w");
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
   darray out(shape);
@@ -319,7 +319,7 @@ darray householder_product(ArrayLike W_o) {
   shape.push_back(static_cast<py::ssize_t>(d));
   shape.push_back(static_cast<py::ssize_t>(d));
   check_output_size(
-      2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f);
+      2.0 * static_cast<double>(batch) * static_cast<double>(d) * static_cast<double>(d), f, "W");
   // m products of d×d matrices per batch element (O(m d³)): a detached worker owning copies,
   // checking Ctrl-C between batch elements (see run_detached).
   struct Work {
@@ -355,7 +355,7 @@ darray prf_transition_factor(ArrayLike q_o, ArrayLike omega_o) {
   const std::size_t batch = product(shape);
   shape.push_back(static_cast<py::ssize_t>(rows));
   shape.push_back(static_cast<py::ssize_t>(D));
-  check_output_size(static_cast<double>(batch * rows) * static_cast<double>(D), f);
+  check_output_size(static_cast<double>(batch * rows) * static_cast<double>(D), f, "q and omega");
   darray out(shape);
   double* po = out.mutable_data();
   // Reads q and omega, writes out; Ctrl-C is checked between batch elements (run_interruptible).

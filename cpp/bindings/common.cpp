@@ -230,7 +230,7 @@ double physical_bytes() {
   return bytes;
 }
 
-void check_output_size(double count, const char* func) {
+void check_output_size(double count, const char* func, const std::string& args) {
   // An output larger than the machine's physical memory cannot be produced: refuse it up front
   // instead of letting the allocator overcommit and the OS kill the process later.
   const double physical = physical_bytes();
@@ -238,8 +238,8 @@ void check_output_size(double count, const char* func) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.4g float64 values = %.3g GB; physical memory is %.3g GB",
                   count, count * 8e-9, physical * 1e-9);
-    const std::string msg =
-        std::string(func) + ": the requested output cannot be allocated (" + buf + ")";
+    const std::string msg = std::string(func) + ": the requested output cannot be allocated (" +
+                            args + ": " + buf + ")";
     PyErr_SetString(PyExc_MemoryError, msg.c_str());
     throw py::error_already_set();
   }

@@ -152,8 +152,10 @@ std::uint64_t seed_arg(py::handle obj, const char* func);
 /// The machine's physical memory in bytes (limits::kAssumedPhysicalBytes when the OS does not say).
 double physical_bytes();
 
-/// Raise MemoryError up front when an output of `count` doubles cannot be allocated sensibly.
-void check_output_size(double count, const char* func);
+/// Raise MemoryError up front when an output of `count` doubles cannot be allocated sensibly; the
+/// message names `func` and `args`, the arguments (with their values where they are sizes) that
+/// ask for the output, e.g. "trials=9223372036854775807".
+void check_output_size(double count, const char* func, const std::string& args);
 
 /// Re-take the GIL released as `state`. A thread that re-takes the GIL after the interpreter began
 /// to finalise (a daemon thread inside a long call at exit) is ended by CPython < 3.14 with
@@ -379,7 +381,7 @@ class Broadcast {
     }
     double count = 1;
     for (const py::ssize_t s : shape_) count *= static_cast<double>(s);
-    check_output_size(count, func);
+    check_output_size(count, func, names);
     size_ = 1;
     for (const py::ssize_t s : shape_) size_ *= static_cast<std::size_t>(s);
     for (std::size_t k = 0; k < K; ++k) {

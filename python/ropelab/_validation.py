@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -182,3 +184,26 @@ def same_kind(e: BaseException) -> type[Exception]:
     another message (NumPy's subclasses, such as its allocation error, take other arguments).
     """
     return next(c for c in (MemoryError, TypeError, ValueError) if isinstance(e, c))
+
+
+@contextmanager
+def renamed(func: str, *inner: str, args: dict[str, str] | None = None) -> Iterator[None]:
+    """Errors of the inner public functions ``inner`` re-raised as errors of ``func``.
+
+    A ValueError, TypeError or MemoryError raised inside the block whose message starts with
+    ``"<inner>: "`` is raised again (same class) with ``func`` in its place, so that the message
+    names the function the user called; ``args`` maps an inner argument name to the caller's
+    (``{"name": "g"}`` turns ``"group: name ..."`` into ``"f: g ..."``).
+    """
+    try:
+        yield
+    except (ValueError, TypeError, MemoryError) as e:
+        msg = str(e)
+        for name in inner:
+            if msg.startswith(f"{name}: "):
+                rest = msg[len(name) + 2 :]
+                for old, new in (args or {}).items():
+                    if rest.startswith(f"{old} "):
+                        rest = f"{new} {rest[len(old) + 1 :]}"
+                raise same_kind(e)(f"{func}: {rest}") from None
+        raise

@@ -63,7 +63,7 @@ thread count; the accuracy of each float32 result is stated in its function's Re
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast, overload
 
@@ -640,12 +640,16 @@ def rule_sigma(
     if rule == "one":
         return 1.0
     # the numbers a rule needs are not None here (checked above)
-    if rule == "tan":
-        return float(temperature.paper_sigma(cast(float, xi)))
-    if rule == "optimal":
-        return float(temperature.optimal_sigma(cast(float, xi), cast(int, D)))
-    if rule in ("rope", "rfa"):
-        return np.asarray(temperature.spectrum(cast(int, d), rule, base=base))
+    # the temperature functions check xi, D, d and base: their messages name attention.rule_sigma
+    with _validation.renamed(
+        "attention.rule_sigma", "temperature.paper_sigma", "temperature.optimal_sigma", "temperature.spectrum"
+    ):
+        if rule == "tan":
+            return float(temperature.paper_sigma(cast(float, xi)))
+        if rule == "optimal":
+            return float(temperature.optimal_sigma(cast(float, xi), cast(int, D)))
+        if rule in ("rope", "rfa"):
+            return np.asarray(temperature.spectrum(cast(int, d), rule, base=base))
     raise ValueError(f"attention.rule_sigma: rule must be one of {RULES}, got {rule!r}")
 
 
@@ -782,6 +786,9 @@ def error(
     ------
     ValueError
         An unknown rule, ``trials < 2``, a ``D < 1``, and everything :func:`random_feature` rejects.
+    TypeError
+        ``rules`` that is not a sequence of rule names, and the arrays :func:`random_feature`
+        refuses (complex, bool, strings).
 
     Examples
     --------
@@ -799,60 +806,70 @@ def error(
     if isinstance(trials, (bool, np.bool_)) or not isinstance(trials, (int, np.integer)) or trials < 2:
         raise ValueError(f"attention.error: trials must be an integer >= 2 (for a standard error), got {trials!r}")
     trials = int(trials)  # a NumPy integer would make the standard error's sqrt float16 (np.int8)
+    if isinstance(rules, str) or not isinstance(rules, Iterable):
+        raise TypeError(f"attention.error: rules must be a sequence of rule names from {RULES}, got {rules!r}")
     rules = tuple(rules)
     for r in rules:
         if r not in RULES:
             raise ValueError(f"attention.error: rules must be taken from {RULES}, got {r!r}")
-    q, k = _rotate(q, k, angles, layout, "attention.error")
-    exact = softmax(q, k, v, causal=causal, scale=scale, nthreads=nthreads)
-    qa = np.asarray(q, dtype=np.float64)
-    d = qa.shape[-1]
-    s = 1 / np.sqrt(d) if scale is None else float(scale)
-    xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
-    del s
-    # errors relative to ‖O‖: both sides divided by max |O| first, so values near the top of the
-    # double range (v × 1e200) do not overflow the squares of the norms
-    peak = float(np.abs(exact).max(initial=0.0))
-    peak = peak if peak > 0 else 1.0
-    exact = exact / peak
-    norm = float(np.linalg.norm(exact))
-    mean = np.empty((len(rules), Ds.size))
-    se = np.empty_like(mean)
-    sigmas: dict[str, list[Any]] = {r: [] for r in rules}
-    for i, rule in enumerate(rules):
-        for j, Dj in enumerate(Ds.tolist()):
-            sig = rule_sigma(rule, xi=xi, D=Dj, d=d, base=base)
-            sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
-            est = random_feature(
-                q,
-                k,
-                v,
-                Dj,
-                estimator=estimator,
-                sigma=sig,
-                orthogonal=orthogonal,
-                causal=causal,
-                seed=seed,
-                trials=trials,
-                scale=scale,
-                layout=layout,
-                nthreads=nthreads,
-            )
-            diff = (est / peak - exact).reshape(trials, -1)
-            e = np.linalg.norm(diff, axis=1) / norm
-            mean[i, j] = e.mean()
-            se[i, j] = e.std(ddof=1) / math.sqrt(trials)
-    return AttentionError(
-        D=Ds.astype(np.int64),
-        rules=rules,
-        mean=mean,
-        stderr=se,
-        sigma=sigmas,
-        xi=xi,
-        estimator=estimator,
-        trials=int(trials),
-        seed=int(seed),
-    )
+    # the functions called check the arrays and options: their messages name attention.error
+    with _validation.renamed(
+        "attention.error",
+        "attention.softmax",
+        "attention.random_feature",
+        "attention.mean_cosine",
+        "attention.rule_sigma",
+    ):
+        q, k = _rotate(q, k, angles, layout, "attention.error")
+        exact = softmax(q, k, v, causal=causal, scale=scale, nthreads=nthreads)
+        qa = np.asarray(q, dtype=np.float64)
+        d = qa.shape[-1]
+        s = 1 / np.sqrt(d) if scale is None else float(scale)
+        xi = mean_cosine(qa, np.asarray(k, dtype=np.float64), causal=causal)  # scale-invariant
+        del s
+        # errors relative to ‖O‖: both sides divided by max |O| first, so values near the top of the
+        # double range (v × 1e200) do not overflow the squares of the norms
+        peak = float(np.abs(exact).max(initial=0.0))
+        peak = peak if peak > 0 else 1.0
+        exact = exact / peak
+        norm = float(np.linalg.norm(exact))
+        mean = np.empty((len(rules), Ds.size))
+        se = np.empty_like(mean)
+        sigmas: dict[str, list[Any]] = {r: [] for r in rules}
+        for i, rule in enumerate(rules):
+            for j, Dj in enumerate(Ds.tolist()):
+                sig = rule_sigma(rule, xi=xi, D=Dj, d=d, base=base)
+                sigmas[rule].append(sig.tolist() if isinstance(sig, np.ndarray) else sig)
+                est = random_feature(
+                    q,
+                    k,
+                    v,
+                    Dj,
+                    estimator=estimator,
+                    sigma=sig,
+                    orthogonal=orthogonal,
+                    causal=causal,
+                    seed=seed,
+                    trials=trials,
+                    scale=scale,
+                    layout=layout,
+                    nthreads=nthreads,
+                )
+                diff = (est / peak - exact).reshape(trials, -1)
+                e = np.linalg.norm(diff, axis=1) / norm
+                mean[i, j] = e.mean()
+                se[i, j] = e.std(ddof=1) / math.sqrt(trials)
+        return AttentionError(
+            D=Ds.astype(np.int64),
+            rules=rules,
+            mean=mean,
+            stderr=se,
+            sigma=sigmas,
+            xi=xi,
+            estimator=estimator,
+            trials=int(trials),
+            seed=int(seed),
+        )
 
 
 @document_fields
@@ -937,16 +954,51 @@ def angle_precision(
             f"attention.angle_precision: omega must be (T, d/2) and q, k (T, d), got omega {om.shape}, "
             f"q {qa.shape}, k {ka.shape}"
         )
-    psi64 = rotary.cumulative_angles(om, theta, accumulate="float64")
-    psi32 = rotary.cumulative_angles(om, theta, accumulate="float32")
-    r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
-    r32q = rotary.rotate(qa.astype(np.float32), psi32, layout)
-    r32k = rotary.rotate(ka[:1].astype(np.float32), psi32[:1], layout)
+    big = float(np.finfo(np.float32).max)
+    for name, a in (("q", qa), ("k", ka)):
+        top = float(np.abs(a).max(initial=0.0))
+        if top > big:
+            raise ValueError(
+                f"{f}: {name} must be representable in float32 for the float32 path (|{name}| <= {big:.8g}), "
+                f"got max |{name}| = {top!r}"
+            )
+    with _validation.renamed(f, "rotary.cumulative_angles", "rotary.rotate"):
+        psi64 = rotary.cumulative_angles(om, theta, accumulate="float64")
+        psi32 = rotary.cumulative_angles(om, theta, accumulate="float32")
+        for label, psi in (("float64", psi64), ("float32", psi32)):
+            if not np.isfinite(psi).all():
+                raise ValueError(
+                    f"{f}: omega and theta: the running angles Θ ⊙ Σ ω overflow {label} "
+                    f"(max |omega| = {float(np.abs(om).max()):.4g}, over T = {om.shape[0]} steps)"
+                )
+        r64q, r64k = rotary.rotate(qa, psi64, layout), rotary.rotate(ka[:1], psi64[:1], layout)
+        r32q = rotary.rotate(qa.astype(np.float32), psi32, layout)
+        r32k = rotary.rotate(ka[:1].astype(np.float32), psi32[:1], layout)
     s64 = r64q @ r64k[0]
     s32 = (r32q @ r32k[0]).astype(np.float64)  # float32 products and sums
-    norms = np.linalg.norm(qa, axis=1) * np.linalg.norm(ka[0])
+    if not np.isfinite(s32).all():
+        t = int(np.flatnonzero(~np.isfinite(s32))[0])
+        raise ValueError(
+            f"{f}: q and k: the float32 score q_t·k_0 overflows float32 at t = {t} "
+            f"(max |q| = {float(np.abs(qa).max()):.4g}, max |k_0| = {float(np.abs(ka[0]).max()):.4g})"
+        )
+    # the scale ‖q_t‖‖k_0‖ without underflow or overflow of the squares (q, k near 1e-300 or 1e300)
+    norms = _scaled_norms(qa) * _scaled_norms(ka[:1])[0]
+    err = np.abs(s32 - s64)
+    # a zero row of q (or a zero k_0) has the score 0 on both paths: its relative error is 0
+    score_error = np.divide(err, norms, out=np.zeros_like(err), where=norms > 0)
     return AnglePrecision(
         angle_error=np.abs(psi32 - psi64).max(axis=1),
-        score_error=np.abs(s32 - s64) / norms,
+        score_error=score_error,
         angle_max=np.abs(psi64).max(axis=1),
     )
+
+
+def _scaled_norms(x: FloatArray) -> FloatArray:
+    """Euclidean norms of the rows of ``x``, each computed on the row divided by its largest
+    magnitude (no underflow of the squares of tiny rows, no overflow of huge ones).
+    """
+    m = np.abs(x).max(axis=1)
+    safe = np.where(m > 0, m, 1.0)
+    out: FloatArray = m * np.linalg.norm(x / safe[:, None], axis=1)
+    return out

@@ -64,7 +64,8 @@ def _tokens(func: str, g: Group, tokens: npt.ArrayLike) -> IntArray:
 
 def _as_group(g: Group | str, func: str) -> Group:
     if isinstance(g, str):
-        return _group(g)
+        with _validation.renamed(func, "group", args={"name": "g"}):
+            return _group(g)
     if not isinstance(g, Group):
         raise TypeError(f"{func}: g must be a Group or a group name such as 'Z3', got {type(g).__name__}")
     return g
@@ -213,9 +214,10 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
     Raises
     ------
     TypeError
-        If ``tol`` is not a real number.
+        If ``Q`` is not a real array (complex, bool, strings) or ``tol`` is not a real number.
     ValueError
-        If ``Q`` is not square and orthogonal (to 1e-9), or ``tol`` is negative or not finite.
+        If ``Q`` is not finite, square and orthogonal (to 1e-9), or ``tol`` is negative or not
+        finite.
 
     Examples
     --------
@@ -229,7 +231,7 @@ def householder_factors(Q: npt.ArrayLike, tol: float = 1e-12) -> npt.NDArray[np.
         raise TypeError(f"householder_factors: tol must be a real number, got {tol!r}")
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"householder_factors: tol must be a finite number >= 0, got {tol!r}")
-    A = np.array(Q, dtype=np.float64)
+    A = _validation.real_array("householder_factors", "Q", Q, finite=True)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or not np.allclose(A.T @ A, np.eye(A.shape[0]), atol=1e-9):
         raise ValueError("householder_factors: Q must be a square orthogonal matrix")
     m = A.shape[0]

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ropelab import _validation
 from ropelab._core_loader import core as _core
 from ropelab._docstrings import shared
 from ropelab._types import ArrayLike, ComplexArray, FloatArray, Layout, RealArray
@@ -494,7 +495,8 @@ def delta_rule(
     True
     """
     f = "recurrence.delta_rule"
-    return delta_product(
+    return _delta(
+        f,
         q,
         np.expand_dims(_min_ndim(k, 2, f, "k", "(..., T, d)"), -2),
         np.expand_dims(_min_ndim(v, 2, f, "v", "(..., T, dv)"), -2),
@@ -574,11 +576,28 @@ def delta_product(
     >>> o.shape
     (5, 3)
     """
-    return np.asarray(
-        _core.recurrence.delta_rule(
-            q=q, k=k, v=v, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads
+    return _delta("recurrence.delta_product", q, k, v, beta, angles, gates, layout=layout, nthreads=nthreads)
+
+
+def _delta(
+    func: str,
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    beta: ArrayLike,
+    angles: ArrayLike | None,
+    gates: ArrayLike | None,
+    *,
+    layout: Layout,
+    nthreads: int | None,
+) -> RealArray:
+    """The core's delta rule (DeltaProduct form); its messages name ``func``, the function called."""
+    with _validation.renamed(func, "recurrence.delta_rule"):
+        return np.asarray(
+            _core.recurrence.delta_rule(
+                q=q, k=k, v=v, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads
+            )
         )
-    )
 
 
 @shared
@@ -625,7 +644,8 @@ def delta_transitions(
     TypeError
         If ``product`` is not a bool.
     ValueError
-        For mismatched shapes, non-finite inputs or gates outside ``[0, 1]``.
+        For mismatched shapes, non-finite inputs, gates outside ``[0, 1]``, or ``k`` and ``beta``
+        so large that ``β k kᵀ`` overflows double precision.
 
     Examples
     --------
@@ -636,10 +656,18 @@ def delta_transitions(
     """
     if not isinstance(product, (bool, np.bool_)):
         raise TypeError(f"delta_transitions: product must be a bool, got {product!r}")
+    f = "recurrence.delta_transitions"
     if not product:
-        f = "recurrence.delta_transitions"
         k = np.expand_dims(_min_ndim(k, 2, f, "k", "(..., T, d)"), -2)
         beta = np.expand_dims(_min_ndim(beta, 1, f, "beta", "(..., T)"), -1)
-    return np.asarray(
+    out = np.asarray(
         _core.recurrence.delta_transitions(k=k, beta=beta, angles=angles, gates=gates, layout=layout, nthreads=nthreads)
     )
+    if not _validation.all_finite(np.ascontiguousarray(out)):
+        # the inputs are finite (checked by the core): a factor I − β k kᵀ overflowed
+        i = int(np.flatnonzero(~np.isfinite(out.reshape(-1)))[0])
+        raise ValueError(
+            f"{f}: k and beta: the factor I - beta k k^T overflows double precision (element {i} of the "
+            f"result is {out.reshape(-1)[i]}); scale k or beta down"
+        )
+    return out

@@ -438,7 +438,7 @@ def decayed_kernel_attention(
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0][:-1])
         raise ValueError(
-            f"{f}: the normaliser φ(q_t)ᵀz_t must be positive and finite, got "
+            f"{f}: phi_q and phi_k: the normaliser φ(q_t)ᵀz_t must be positive and finite, got "
             f"{float(den[idx + (0,)])!r} at index {idx} (features with a positive kernel needed)"
         )
     out: FloatArray = num / den

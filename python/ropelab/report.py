@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ropelab import _latex, _validation
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
@@ -148,6 +150,18 @@ def summary(results: Sequence[ClaimResult]) -> dict[str, int]:
     }
 
 
+def _figures(func: str, figures: Any) -> Mapping[str, Path]:
+    """``figures`` (claim id to figure file, or None): TypeError naming it unless a mapping."""
+    if figures is None:
+        return {}
+    if not isinstance(figures, Mapping):
+        raise TypeError(
+            f"{func}: figures must be a mapping of claim id to figure path (from render_figures) or None, "
+            f"got {type(figures).__name__}"
+        )
+    return figures
+
+
 def _seconds(func: str, seconds: Any) -> float | None:
     """``seconds`` as a non-negative float (a NumPy scalar too), or None."""
     if seconds is None:
@@ -242,6 +256,14 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
     str
         The table (lines joined by newlines, no trailing newline).
 
+    Raises
+    ------
+    TypeError
+        If ``results`` is not a sequence of ClaimResult, ``color`` not a bool or ``width`` not an
+        integer.
+    ValueError
+        If ``width`` is negative or beyond int64.
+
     Examples
     --------
     >>> from ropelab import claims
@@ -252,6 +274,9 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
           Table 2's Avg-PPL ...
     """
     _check_results(results, "terminal")
+    if not isinstance(color, (bool, np.bool_)):
+        raise TypeError(f"terminal: color must be a bool, got {color!r} of type {type(color).__name__}")
+    width = _validation.integer("terminal", "width", width, 0, 2**63 - 1)
     lines: list[str] = []
     id_w = max([26] + [len(r.id) for r in results])
     src_w = min(max([14] + [len(r.source) for r in results]), 40)
@@ -467,6 +492,12 @@ def to_markdown(
     str
         The Markdown document: a summary table, then one section per claim.
 
+    Raises
+    ------
+    TypeError
+        If ``results`` is not a sequence of ClaimResult, ``figures`` not a mapping (or None),
+        ``relative_to`` not a path (or None), or ``seconds`` not a real number.
+
     Examples
     --------
     >>> from ropelab import claims
@@ -475,7 +506,12 @@ def to_markdown(
     """
     _check_results(results, "to_markdown")
     seconds = _seconds("to_markdown", seconds)
-    figures = figures or {}
+    figures = _figures("to_markdown", figures)
+    if relative_to is not None and not isinstance(relative_to, (str, os.PathLike)):
+        raise TypeError(
+            f"to_markdown: relative_to must be a str, a path or None, got {relative_to!r} of type "
+            f"{type(relative_to).__name__}"
+        )
     base = Path(relative_to) if relative_to is not None else None
     prov = provenance if provenance is not None else claim_provenance(results)
     out = ["# ropelab verify", "", summary_line(results, seconds), ""]
@@ -557,7 +593,7 @@ def to_html(
     """
     _check_results(results, "to_html")
     seconds = _seconds("to_html", seconds)
-    figures = figures or {}
+    figures = _figures("to_html", figures)
     shown = [r.id for _, rs in _grouped(results) for r in rs if r.id in figures]
     owners = _figure_owners({rid: figures[rid] for rid in shown})
     e = html.escape

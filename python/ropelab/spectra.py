@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 import numpy.typing as npt
 
+from ropelab import _validation
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_names
 from ropelab._docstrings import shared
@@ -91,6 +92,11 @@ def window_names(aliases: bool = False) -> list[str]:
     list of str
         The canonical window names (the keys of :data:`WINDOWS`), then the aliases if asked.
 
+    Raises
+    ------
+    TypeError
+        If ``aliases`` is not a bool.
+
     Examples
     --------
     >>> "hann" in window_names() and "ssm" in window_names()
@@ -98,6 +104,10 @@ def window_names(aliases: bool = False) -> list[str]:
     >>> "chebwin" in window_names(aliases=True) and "chebwin" not in window_names()
     True
     """
+    if not isinstance(aliases, (bool, np.bool_)):
+        raise TypeError(
+            f"spectra.window_names: aliases must be a bool, got {aliases!r} of type {type(aliases).__name__}"
+        )
     names = list(_core.spectra.window_names())
     if aliases:
         names += list(_core.spectra.window_aliases())
@@ -157,7 +167,8 @@ def window_info(name: str) -> WindowInfo:
     >>> window_info("chebwin").scipy_name, window_info("hann").falloff_order
     ('chebwin', 2)
     """
-    return WindowInfo(_core.spectra.window_info(name=name))
+    with _validation.renamed("spectra.window_info", "spectra.window"):
+        return WindowInfo(_core.spectra.window_info(name=name))
 
 
 def _windows_markdown() -> str:
@@ -500,7 +511,9 @@ def ssm_window(*, alpha: float, N: int) -> FloatArray:
     """
     func = "ssm_window"
     n = _check_length(func, N)
-    return window("ssm", n, alpha=_real_decay(func, "alpha", alpha))
+    a = _real_decay(func, "alpha", alpha)
+    with _validation.renamed(func, "spectra.window"):
+        return window("ssm", n, alpha=a)
 
 
 @shared
@@ -814,9 +827,14 @@ def ssm_kernel(A: ArrayLike, B: ArrayLike, C: ArrayLike, dt: float, L: int) -> C
     )
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def _check_length(func: str, N: Any) -> int:
     if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 1:
         raise ValueError(f"{func}: N must be an integer >= 1, got {N!r}")
+    if N > _INT64_MAX:
+        raise ValueError(f"{func}: N must fit in 64 bits (<= 2**63 - 1), got {N!r}")
     return int(N)
 
 
@@ -1239,6 +1257,8 @@ def harris_table(N: int = 4096, pad: int = 64) -> pd.DataFrame:
 
     if not isinstance(N, (int, np.integer)) or isinstance(N, bool) or N < 64:
         raise ValueError(f"harris_table: N must be an integer >= 64, got {N!r}")
+    if N > _INT64_MAX:
+        raise ValueError(f"harris_table: N must fit in 64 bits (<= 2**63 - 1), got {N!r}")
     N = int(N)
     by_window: dict[str, list[H.HarrisRow]] = {}
     for printed_row in H.ROWS:
@@ -1265,31 +1285,33 @@ def harris_table(N: int = 4096, pad: int = 64) -> pd.DataFrame:
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
-    for name, label, params, harris in specs:
-        w, sym = _table_window(name, N, params)
-        m = figures_of_merit(w, pad=pad)
-        row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N, "sym": sym}
-        for col, _, _, _ in H.COLUMNS:  # the fields of FiguresOfMerit, in its units (fractions, not %)
-            value = getattr(m, col)
-            row[col] = None if value is None else float(value)  # None: a fall-off not measurable
-        differs: list[str] = []
-        why: dict[str, list[str]] = {}
-        if harris is not None:
-            row["harris"] = {col: H.from_printed(col, v) for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
-            for (col, head, unit, tol), printed in zip(H.COLUMNS, harris.printed):
-                scale = 100.0 if unit == "%" else 1.0  # compared in Harris's printed units
-                computed = row[col]
-                if computed is None:
-                    reason = "" if printed is None else "not measurable at this N"
-                else:
-                    reason = "" if printed is None else H.explain(label, col, scale * computed, printed, tol)
-                if reason:
-                    differs.append(head)
-                    why.setdefault(reason, []).append(head)
-        else:
-            row["harris"] = None
-        row["harris_differs"] = ", ".join(differs)
-        row["harris_notes"] = "; ".join(f"{', '.join(heads)}: {reason}" for reason, heads in why.items())
-        rows.append(row)
+    # the windows' and figures' errors (N or pad too large) name harris_table
+    with _validation.renamed("harris_table", "spectra.window", "spectra.figures_of_merit"):
+        for name, label, params, harris in specs:
+            w, sym = _table_window(name, N, params)
+            m = figures_of_merit(w, pad=pad)
+            row: dict[str, Any] = {"window": name, "params": params, "label": label, "N": N, "sym": sym}
+            for col, _, _, _ in H.COLUMNS:  # the fields of FiguresOfMerit, in its units (fractions, not %)
+                value = getattr(m, col)
+                row[col] = None if value is None else float(value)  # None: a fall-off not measurable
+            differs: list[str] = []
+            why: dict[str, list[str]] = {}
+            if harris is not None:
+                row["harris"] = {col: H.from_printed(col, v) for (col, _, _, _), v in zip(H.COLUMNS, harris.printed)}
+                for (col, head, unit, tol), printed in zip(H.COLUMNS, harris.printed):
+                    scale = 100.0 if unit == "%" else 1.0  # compared in Harris's printed units
+                    computed = row[col]
+                    if computed is None:
+                        reason = "" if printed is None else "not measurable at this N"
+                    else:
+                        reason = "" if printed is None else H.explain(label, col, scale * computed, printed, tol)
+                    if reason:
+                        differs.append(head)
+                        why.setdefault(reason, []).append(head)
+            else:
+                row["harris"] = None
+            row["harris_differs"] = ", ".join(differs)
+            row["harris_notes"] = "; ".join(f"{', '.join(heads)}: {reason}" for reason, heads in why.items())
+            rows.append(row)
     table: pd.DataFrame = pd.DataFrame(rows)
     return table

@@ -209,7 +209,8 @@ def state_tracking(group_name: str, n: int, length: int, *, seed: int = 0, strea
     >>> bool(np.array_equal(data.labels, np.cumsum(data.tokens, axis=1) % 2))   # parity
     True
     """
-    g = group(group_name)
+    with _validation.renamed("state_tracking", "group", args={"name": "group_name"}):
+        g = group(group_name)
     n = _positive("state_tracking", "n", n)
     length = _positive("state_tracking", "length", length)
     stream = _positive("state_tracking", "stream", stream, minimum=0, maximum=2**32 - 1)

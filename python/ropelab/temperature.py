@@ -23,7 +23,7 @@ from typing import Literal, overload
 import numpy as np
 import numpy.typing as npt
 
-from ropelab import rff
+from ropelab import _validation, rff
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields, field_doc
 from ropelab._docstrings import shared
@@ -278,8 +278,24 @@ class Counterexample(ResultDisplay, _core.temperature.Counterexample):
         -------
         dict of int to float
             ``{D: σ*(D)}``.
+
+        Raises
+        ------
+        TypeError
+            If ``Ds`` is not a sequence of integers.
+        ValueError
+            If a ``D`` is not ``>= 1``.
         """
-        return {int(D): float(optimal_sigma(self.xi, D)) for D in Ds}
+        func = "Counterexample.optimal_sigmas"
+        try:
+            items = list(Ds) if not isinstance(Ds, (str, bytes)) else None
+        except TypeError:
+            items = None
+        if items is None:
+            raise TypeError(f"{func}: Ds must be a sequence of integers, got {Ds!r} of type {type(Ds).__name__}")
+        counts = [integer(func, "Ds", D, 1) for D in items]
+        with _validation.renamed(func, "temperature.optimal_sigma", args={"D": "Ds"}):
+            return {D: float(optimal_sigma(self.xi, D)) for D in counts}
 
     def as_dict(self) -> dict[str, float]:
         """The fields as a dictionary.
@@ -447,6 +463,23 @@ def mse_curve(
     s = raw.astype(np.float64)
     if s.ndim != 1 or s.size == 0:
         raise ValueError(f"mse_curve: sigmas must be a non-empty 1-D array, got shape {np.shape(sigmas)}")
+    # the functions called check the other arguments: their messages name mse_curve
+    with _validation.renamed("mse_curve", "unit_pair", "temperature.mse", "rff.estimate", args={"sigma": "sigmas"}):
+        return _mse_curve(s, xi, D, d, trials, seed, mode, estimator, convention, nthreads)
+
+
+def _mse_curve(
+    s: FloatArray,
+    xi: float,
+    D: int,
+    d: int,
+    trials: int,
+    seed: int,
+    mode: rff.Mode,
+    estimator: Estimator,
+    convention: Convention,
+    nthreads: int | None,
+) -> MSECurve:
     q, k = unit_pair(xi, d)
     target = float(np.exp(q @ k))
     analytic = np.asarray(mse(xi, D=D, sigma=s, estimator=estimator, convention=convention), dtype=np.float64)

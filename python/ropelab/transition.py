@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ropelab import _validation
 from ropelab._core_loader import core as _core
 from ropelab._display import ResultDisplay, document_fields
 from ropelab._docstrings import shared
@@ -296,12 +297,27 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     -------
     ndarray, shape (..., T−1, D)
 
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, non-finite input, or a factor that overflows double precision
+        (``ω_j·(q_t − q_{t−1}) > log(DBL_MAX) ≈ 709.78``: ``q`` or ``omega`` too large).
+
     Examples
     --------
     >>> prf_transition_factor([[0.0], [1.0]], [[np.log(2.0)]])
     array([[2.]])
     """
-    return np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
+    out = np.asarray(_core.transition.prf_transition_factor(q=q, omega=omega))
+    if not _validation.all_finite(np.ascontiguousarray(out)):
+        # the inputs are finite (checked by the core): the exponent or the difference overflowed
+        i = np.unravel_index(int(np.flatnonzero(~np.isfinite(out.reshape(-1)))[0]), out.shape)
+        raise ValueError(
+            f"transition.prf_transition_factor: q and omega: the factor exp(omega_j·(q_t − q_(t−1))) at index "
+            f"{tuple(int(j) for j in i)} overflows double precision (its exponent exceeds log(DBL_MAX) ≈ 709.78); "
+            "scale q or omega down"
+        )
+    return out
 
 
 @document_fields

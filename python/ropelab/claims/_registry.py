@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
+
 from ropelab import _latex
 from ropelab._display import ResultDisplay
 
@@ -130,11 +132,20 @@ def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = 
     {"holds", "holds-if", "fails"}
         The verdict.
 
+    Raises
+    ------
+    TypeError
+        If ``holds_in_general`` is not a bool, or ``holds_under_condition`` neither a bool nor None
+        (a NumPy bool is a bool here).
+
     Examples
     --------
     >>> derive_verdict(True), derive_verdict(False, True), derive_verdict(False, False)
     ('holds', 'holds-if', 'fails')
     """
+    for name, value in (("holds_in_general", holds_in_general), ("holds_under_condition", holds_under_condition)):
+        if not isinstance(value, (bool, np.bool_)) and not (value is None and name == "holds_under_condition"):
+            raise TypeError(f"derive_verdict: {name} must be a bool, got {value!r} of type {type(value).__name__}")
     if holds_in_general:
         return "holds"
     if holds_under_condition:

@@ -37,7 +37,7 @@ import numpy as np
 from ropelab._validation import check_size
 from ropelab.sweep._backends import Rows, numerics, run_dask, run_local
 from ropelab.sweep._deps import require
-from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint
+from ropelab.sweep._grid import Grid, cell_seed, check_seed, fingerprint, grid_of
 from ropelab.sweep._store import Store, Writer, check_spec_digest, read_text_nofollow
 from ropelab.sweep._tasks import REQUIRED, TASKS, CellFailure, Task, get, register_task
 
@@ -245,7 +245,7 @@ def run(
     True
     """
     t = get(task)
-    g = Grid.from_mapping(grid)
+    g = grid_of(grid, "sweep.run")
     t.check_axes(g.names)
     # the table holds a row per cell (its axes and outputs): refused before any cell is checked
     check_size("sweep.run", "grid", float(len(g)) * (len(g.names) + len(t.outputs) + 1))
@@ -365,7 +365,10 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
         spec = meta["spec"]
         digest = meta["digest"]
         t = get(spec["task"])
-        g = Grid.from_spec(spec["axes"])
+        try:
+            g = Grid.from_spec(spec["axes"])
+        except ValueError as e:  # axes no grid has (a damaged store): reported as damaged below
+            raise TypeError(str(e)) from None
     except FileNotFoundError:
         raise ValueError(f"sweep.load: {str(path)!r} is not a sweep store (no _sweep.json)") from None
     except (KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, json.JSONDecodeError) as exc:

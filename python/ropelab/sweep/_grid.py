@@ -16,9 +16,11 @@ import numpy as np
 Value = bool | int | float | str
 
 _SEED_LIMIT = 2**64
+#: The largest cell index (cell indices are int64 in the core and in the store).
+_INDEX_MAX = 2**63 - 1
 
 
-def _normalise_value(axis: str, v: Any) -> Value:
+def _normalise_value(axis: str, v: Any, func: str = "sweep") -> Value:
     """A plain Python bool/int/float/str, or TypeError/ValueError naming the axis and value."""
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
@@ -27,39 +29,39 @@ def _normalise_value(axis: str, v: Any) -> Value:
     if isinstance(v, (float, np.floating)):
         x = float(v)
         if not math.isfinite(x):
-            raise ValueError(f"sweep: axis {axis!r} has a non-finite value {v!r}")
+            raise ValueError(f"{func}: grid axis {axis!r} has a non-finite value {v!r}")
         return x + 0.0  # -0.0 -> 0.0: one value, one cell
     if isinstance(v, str):
         return v
     raise TypeError(
-        f"sweep: axis {axis!r} values must be bool, int, float or str, got {v!r} of type {type(v).__name__}"
+        f"{func}: grid axis {axis!r} values must be bool, int, float or str, got {v!r} of type {type(v).__name__}"
     )
 
 
-def _normalise_axis(axis: Any, values: Any) -> tuple[str, tuple[Value, ...]]:
+def _normalise_axis(axis: Any, values: Any, func: str = "sweep") -> tuple[str, tuple[Value, ...]]:
     if not isinstance(axis, str) or not axis.isidentifier():
-        raise ValueError(f"sweep: axis names must be identifiers, got {axis!r}")
+        raise ValueError(f"{func}: grid axis names must be identifiers, got {axis!r}")
     try:
         scalar = isinstance(values, (str, bytes)) or np.ndim(values) == 0
     except ValueError:  # a ragged nested sequence
-        raise TypeError(f"sweep: axis {axis!r} values must be bool, int, float or str, got {values!r}") from None
+        raise TypeError(f"{func}: grid axis {axis!r} values must be bool, int, float or str, got {values!r}") from None
     if scalar:
         seq: Sequence[Any] = [values]  # a scalar is an axis of one value
     elif isinstance(values, np.ndarray):
         if values.ndim != 1:
-            raise ValueError(f"sweep: axis {axis!r} must be 1-D, got shape {values.shape}")
+            raise ValueError(f"{func}: grid axis {axis!r} must be 1-D, got shape {values.shape}")
         seq = values.tolist()
     elif isinstance(values, (Sequence, range)) or hasattr(values, "__iter__"):
         seq = list(values)
     else:  # pragma: no cover - np.ndim is 0 for everything else
         seq = [values]
-    out = tuple(_normalise_value(axis, v) for v in seq)
+    out = tuple(_normalise_value(axis, v, func) for v in seq)
     if not out:
-        raise ValueError(f"sweep: axis {axis!r} has no values")
+        raise ValueError(f"{func}: grid axis {axis!r} has no values")
     # equal values are one value (6 == 6.0), but a bool is not a number here (True != 1)
     keys = {(type(v) is bool, type(v) is str, v) for v in out}
     if len(keys) != len(out):
-        raise ValueError(f"sweep: axis {axis!r} has repeated values {list(out)!r}")
+        raise ValueError(f"{func}: grid axis {axis!r} has repeated values {list(out)!r}")
     return axis, out
 
 
@@ -126,11 +128,7 @@ class Grid:
             If ``grid`` has no axes, or an axis name is not an identifier, or an axis is empty, not
         1-D or has repeated values.
         """
-        if not isinstance(grid, Mapping):
-            raise TypeError(f"sweep: grid must be a mapping of axis names to values, got {type(grid).__name__}")
-        if not grid:
-            raise ValueError("sweep: grid has no axes")
-        return Grid(tuple(_normalise_axis(k, v) for k, v in grid.items()))
+        return grid_of(grid, "sweep.Grid.from_mapping")
 
     @staticmethod
     def from_spec(spec: list[Any]) -> Grid:
@@ -145,8 +143,30 @@ class Grid:
         -------
         Grid
             The grid.
+
+        Raises
+        ------
+        TypeError
+            If ``spec`` is not a list of ``[name, [tagged values]]`` pairs.
+        ValueError
+            If the axes it describes are not a valid grid (as :meth:`from_mapping` checks).
         """
-        return Grid(tuple((name, tuple(_untag(v) for v in values)) for name, values in spec))
+        func = "sweep.Grid.from_spec"
+        if not isinstance(spec, (list, tuple)) or not spec:
+            raise TypeError(
+                f"{func}: spec must be a non-empty list of [name, [tagged values]] (Grid.spec), got {spec!r:.80}"
+            )
+        axes = []
+        for i, entry in enumerate(spec):
+            try:
+                name, values = entry
+                untagged = [_untag(v) for v in values]
+            except (TypeError, ValueError, KeyError) as e:
+                raise TypeError(
+                    f"{func}: spec[{i}] must be [name, [tagged values]] as Grid.spec gives, got {entry!r:.80} ({e})"
+                ) from None
+            axes.append(_normalise_axis(name, untagged, func))
+        return Grid(tuple(axes))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -192,11 +212,15 @@ class Grid:
 
         Raises
         ------
-        IndexError
+        TypeError
+            If ``index`` is not an integer.
+        ValueError
             If ``index`` is out of range.
         """
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"sweep.Grid.cell: index must be an integer, got {index!r} of type {type(index).__name__}")
         if not 0 <= index < len(self):
-            raise IndexError(f"sweep: cell {index} out of range for a grid of {len(self)} cells")
+            raise ValueError(f"sweep.Grid.cell: index must be in [0, {len(self)}), got {index!r}")
         picked: list[tuple[str, Value]] = []
         rest = int(index)
         for name, values in reversed(self.axes):  # row-major: the last axis varies fastest
@@ -222,10 +246,32 @@ class Grid:
         -------
         ndarray, shape (len(indices),)
             The axis values of those cells.
+
+        Raises
+        ------
+        TypeError
+            If ``name`` is not a str or ``indices`` is not a sequence of integers.
+        ValueError
+            If ``name`` is not an axis, or an index is out of range.
         """
+        func = "sweep.Grid.column"
+        if not isinstance(name, str):
+            raise TypeError(f"{func}: name must be a str (an axis name), got {name!r} of type {type(name).__name__}")
+        if name not in self.names:
+            raise ValueError(f"{func}: name must be one of the axes {list(self.names)}, got {name!r}")
         pos = self.names.index(name)
         values = self.axes[pos][1]
-        where = np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)[pos]
+        try:
+            idx = np.asarray(indices)
+        except (TypeError, ValueError):
+            raise TypeError(f"{func}: indices must be a sequence of integers, got {indices!r:.80}") from None
+        if idx.size == 0:
+            idx = idx.astype(np.int64)
+        if idx.ndim != 1 or idx.dtype.kind not in "iu":
+            raise TypeError(f"{func}: indices must be a 1-D sequence of integers, got {indices!r:.80}")
+        if idx.size and not (0 <= idx.min() and idx.max() < len(self)):
+            raise ValueError(f"{func}: indices must lie in [0, {len(self)}), got values in [{idx.min()}, {idx.max()}]")
+        where = np.unravel_index(idx.astype(np.int64), self.shape)[pos]
         picked = [values[int(i)] for i in where.tolist()]
         kinds = {type(v) for v in values}
         if kinds == {bool}:
@@ -247,11 +293,20 @@ class Grid:
         return [[name, [_tag(v) for v in values]] for name, values in self.axes]
 
 
-def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"sweep: seed must be an integer, got {seed!r}")
+def grid_of(grid: Any, func: str) -> Grid:
+    """:meth:`Grid.from_mapping` with errors naming ``func`` (the public function called)."""
+    if not isinstance(grid, Mapping):
+        raise TypeError(f"{func}: grid must be a mapping of axis names to values, got {type(grid).__name__}")
+    if not grid:
+        raise ValueError(f"{func}: grid has no axes")
+    return Grid(tuple(_normalise_axis(k, v, func) for k, v in grid.items()))
+
+
+def check_seed(seed: Any, func: str = "sweep") -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{func}: seed must be an integer, got {seed!r}")
     if not 0 <= int(seed) < _SEED_LIMIT:
-        raise ValueError(f"sweep: seed must lie in [0, 2**64), got {seed!r}")
+        raise ValueError(f"{func}: seed must lie in [0, 2**64), got {seed!r}")
     return int(seed)
 
 
@@ -280,18 +335,19 @@ def cell_seed(seed: int, index: int) -> int:
     TypeError
         If ``seed`` or ``index`` is not an integer.
     ValueError
-        If ``seed`` or ``index`` is negative or ``seed`` is out of range.
+        If ``seed`` is not in ``[0, 2**64)`` or ``index`` not in ``[0, 2**63)`` (the int64 cell
+        indices of :func:`cell_seeds`).
 
     Examples
     --------
     >>> cell_seed(0, 0) == cell_seed(0, 0) != cell_seed(0, 1)
     True
     """
-    seed = check_seed(seed)  # None would make SeedSequence draw fresh entropy on every call
+    seed = check_seed(seed, "sweep.cell_seed")  # None would make SeedSequence draw fresh entropy on every call
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-        raise TypeError(f"sweep: cell index must be an integer, got {index!r}")
-    if int(index) < 0:
-        raise ValueError(f"sweep: cell index must be >= 0, got {index!r}")
+        raise TypeError(f"sweep.cell_seed: index must be an integer (a cell index), got {index!r}")
+    if not 0 <= int(index) <= _INDEX_MAX:
+        raise ValueError(f"sweep.cell_seed: index must be a cell index, an integer in [0, 2**63), got {index!r}")
     index = int(index)
     words = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(2, np.uint32)
     return int(words[0]) | (int(words[1]) << 32)

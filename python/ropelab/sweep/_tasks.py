@@ -107,7 +107,16 @@ class Task:
         -------
         dict of str to object
             Every parameter of the task: the defaults, overridden by the cell's values.
+
+        Raises
+        ------
+        TypeError
+            If ``cell`` is not a mapping.
         """
+        if not isinstance(cell, Mapping):
+            raise TypeError(
+                f"sweep.Task.params: cell must be a mapping of axis names to values, got {type(cell).__name__}"
+            )
         out = {k: v for k, v in self.axes.items() if v is not REQUIRED}
         out.update(cell)
         return out
@@ -122,10 +131,14 @@ class Task:
 
         Raises
         ------
+        TypeError
+            If ``names`` is not a sequence of str.
         ValueError
             If a name is not an axis of the task (nor an accepted extra axis), or a required axis is
             missing.
         """
+        if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
+            raise TypeError(f"sweep.Task.check_axes: names must be a sequence of axis names (str), got {names!r:.80}")
         unknown = [n for n in names if n not in self.axes and not (self.extra_axes and self.extra_axes(n))]
         if unknown:
             raise ValueError(f"sweep: task {self.name!r} has no axis {unknown[0]!r}; its axes are {sorted(self.axes)}")
