@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ropelab import _latex, _validation
 from ropelab._docstrings import shared
 from ropelab._provenance import provenance as _provenance
@@ -274,8 +272,7 @@ def terminal(results: Sequence[ClaimResult], color: bool = False, width: int = 1
           Table 2's Avg-PPL ...
     """
     _check_results(results, "terminal")
-    if not isinstance(color, (bool, np.bool_)):
-        raise TypeError(f"terminal: color must be a bool, got {color!r} of type {type(color).__name__}")
+    _validation.boolean("terminal", "color", color)
     width = _validation.integer("terminal", "width", width, 0, 2**63 - 1)
     lines: list[str] = []
     id_w = max([26] + [len(r.id) for r in results])

@@ -104,10 +104,7 @@ def window_names(aliases: bool = False) -> list[str]:
     >>> "chebwin" in window_names(aliases=True) and "chebwin" not in window_names()
     True
     """
-    if not isinstance(aliases, (bool, np.bool_)):
-        raise TypeError(
-            f"spectra.window_names: aliases must be a bool, got {aliases!r} of type {type(aliases).__name__}"
-        )
+    _validation.boolean("spectra.window_names", "aliases", aliases)
     names = list(_core.spectra.window_names())
     if aliases:
         names += list(_core.spectra.window_aliases())

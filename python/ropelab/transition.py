@@ -301,7 +301,8 @@ def prf_transition_factor(q: ArrayLike, omega: ArrayLike) -> FloatArray:
     ------
     ValueError
         For mismatched shapes, non-finite input, or a factor that overflows double precision
-        (``ω_j·(q_t − q_{t−1}) > log(DBL_MAX) ≈ 709.78``: ``q`` or ``omega`` too large).
+        (:math:`\omega_j \cdot (q_t - q_{t-1}) > \log(\mathrm{DBL\_MAX}) \approx 709.78`: ``q`` or
+        ``omega`` too large).
 
     Examples
     --------

@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 from ropelab import _latex
 from ropelab._display import ResultDisplay
+from ropelab._validation import boolean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,17 +134,15 @@ def derive_verdict(holds_in_general: bool, holds_under_condition: bool | None = 
     Raises
     ------
     TypeError
-        If ``holds_in_general`` is not a bool, or ``holds_under_condition`` neither a bool nor None
-        (a NumPy bool is a bool here).
+        If an argument is not a bool (NumPy's included; ``holds_under_condition`` may be None).
 
     Examples
     --------
     >>> derive_verdict(True), derive_verdict(False, True), derive_verdict(False, False)
     ('holds', 'holds-if', 'fails')
     """
-    for name, value in (("holds_in_general", holds_in_general), ("holds_under_condition", holds_under_condition)):
-        if not isinstance(value, (bool, np.bool_)) and not (value is None and name == "holds_under_condition"):
-            raise TypeError(f"derive_verdict: {name} must be a bool, got {value!r} of type {type(value).__name__}")
+    boolean("derive_verdict", "holds_in_general", holds_in_general)
+    boolean("derive_verdict", "holds_under_condition", holds_under_condition, none=True)
     if holds_in_general:
         return "holds"
     if holds_under_condition:
@@ -504,17 +501,14 @@ def load_plugins(modules: Iterable[str] = (), *, entry_points: bool = True) -> l
 
 def _run_one(c: Claim) -> ClaimResult:
     t0 = time.perf_counter()
+    claim = (c.id, c.section, c.source, c.statement, c.expected)
     try:
         ev = c.check()
         if ev.verdict not in VERDICTS:
             raise ValueError(f"check of {c.id} returned verdict {ev.verdict!r}")
         corrected_holds = None if ev.corrected_holds is None else bool(ev.corrected_holds)
         return ClaimResult(
-            c.id,
-            c.section,
-            c.source,
-            c.statement,
-            c.expected,
+            *claim,
             ev.verdict,
             ev.values,
             ev.tolerance,
@@ -531,11 +525,7 @@ def _run_one(c: Claim) -> ClaimResult:
     except Exception as exc:  # a broken check is reported, never hidden
         err = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return ClaimResult(
-            c.id,
-            c.section,
-            c.source,
-            c.statement,
-            c.expected,
+            *claim,
             None,
             {},
             "",
