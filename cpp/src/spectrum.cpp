@@ -940,26 +940,72 @@ int smoothness_order(const double* w, std::size_t N) {
   return order;
 }
 
+namespace {
+
+/// The distance (samples) from the nearer end to the first peak of |Δ⁴w| within N/4 of it: where
+/// a join (Tukey's taper meeting its flat part) lies; N when there is none.
+std::size_t nearest_join(const double* w, std::size_t N) {
+  double wmax = 0;
+  for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
+  std::vector<double> v(w, w + N);
+  for (double& x : v) x /= wmax;
+  std::size_t L = N;
+  const std::size_t hi = std::min(N - 4, N / 4 + 4);
+  for (int end = 0; end < 2; ++end) {
+    for (const std::size_t c : jump_candidates(v, 0, hi)) L = std::min(L, c + 2);  // stencil centre
+    std::reverse(v.begin(), v.end());
+  }
+  return L;
+}
+
+}  // namespace
+
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
   const int p = smoothness_order(w, N);
   const double octave = 20.0 * std::log10(2.0);
-  if (p >= -1 && p <= kMaxSmoothnessOrder) return -octave * (p + 1);  // −1: an impulse, 0 dB/oct
   if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
+  const FittedBand band = fitted_band(w, N, first_min_bins);
+  if (p >= -1 && p <= kMaxSmoothnessOrder) {
+    // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
+    // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at
+    // least kLongBand points in each half: a fit over a few sidelobes can pass a bending
+    // transition for straight) and shows another slope, the samples misled the order: an end that
+    // behaves like a non-integer power (sin^½, the Kaiser–Bessel-derived window) has no Taylor
+    // expansion for the fit to find, and a fit reaching a join (Tukey) or ripples next to the end
+    // (Barcilon–Temes: read as an impulse) bias it. An impulse is contradicted only by a whole
+    // order: the peaks of an equiripple spectrum beating with the impulse of the DFT-even
+    // truncation (Dolph–Chebyshev) wander by a few dB/octave.
+    constexpr std::size_t kLongBand = 32;
+    const double predicted = -octave * (p + 1);
+    const FittedBand::Slopes s = band.slopes();
+    const double slope = band.asymptotic_slope();
+    const bool contradicted =
+        !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
+        s.n_upper >= kLongBand &&
+        (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
+                 : std::abs(slope - predicted) > kAsymptoteToleranceDb);
+    if (!contradicted) return predicted;
+    return slope <= 0 ? slope : FiguresOfMerit::nan;
+  }
   // Not piecewise smooth at this N, or smoother than a jump of order kMaxSmoothnessOrder: the
   // far sidelobes' slope, if it is an asymptote (the same in the band's lower and upper halves).
-  const FittedBand band = fitted_band(w, N, first_min_bins);
   if (band.at_floor) return -std::numeric_limits<double>::infinity();
   const double slope = band.asymptotic_slope();
   if (p > kMaxSmoothnessOrder) {  // no jump up to that order: only a steeper slope is consistent
     return slope <= -octave * (kMaxSmoothnessOrder + 1) ? slope : FiguresOfMerit::nan;
   }
+  // A join L samples from an end shapes |W| up to about 2N/L bins (the main lobe of a taper of
+  // L samples): a band below that is a transition, not the asymptote.
+  const double L = static_cast<double>(nearest_join(w, N));
+  if (band.f_lo < 2.0 * static_cast<double>(N) / L) return FiguresOfMerit::nan;
   return slope <= 0 ? slope : FiguresOfMerit::nan;
 }
 
-double FittedBand::asymptotic_slope() const {
+FittedBand::Slopes FittedBand::slopes() const {
+  constexpr double nan = FiguresOfMerit::nan;
   const std::vector<double>& x = xs.size() >= 8 ? xs : xa;
   const std::vector<double>& y = xs.size() >= 8 ? ys : ya;
-  if (x.size() < 8) return FiguresOfMerit::nan;
+  if (x.size() < 8) return {nan, nan, nan, 0, 0};
   // The halves of the band, split at its geometric middle (an octave each at most)
   const double mid = std::sqrt(f_lo * f_hi);
   std::vector<double> x1, y1, x2, y2;
@@ -967,11 +1013,15 @@ double FittedBand::asymptotic_slope() const {
     (x[i] < mid ? x1 : x2).push_back(x[i]);
     (x[i] < mid ? y1 : y2).push_back(y[i]);
   }
-  if (x1.size() < 4 || x2.size() < 4) return FiguresOfMerit::nan;
-  const double s1 = fit_slope_per_octave(x1, y1, Nd), s2 = fit_slope_per_octave(x2, y2, Nd);
-  const double s = fit_slope_per_octave(x, y, Nd);
-  if (!(std::abs(s1 - s2) <= kAsymptoteToleranceDb)) return FiguresOfMerit::nan;
-  return s;
+  return {fit_slope_per_octave(x, y, Nd),
+          x1.size() >= 4 ? fit_slope_per_octave(x1, y1, Nd) : nan,
+          x2.size() >= 4 ? fit_slope_per_octave(x2, y2, Nd) : nan, x1.size(), x2.size()};
+}
+
+double FittedBand::asymptotic_slope() const {
+  const Slopes s = slopes();
+  if (!(std::abs(s.lower - s.upper) <= kAsymptoteToleranceDb)) return FiguresOfMerit::nan;
+  return s.all;
 }
 
 FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins) {

@@ -231,6 +231,13 @@ struct FittedBand {
   /// band, if at least 4 points lie in each half (split at sqrt(f_lo f_hi)) and the slopes of the
   /// halves agree within kAsymptoteToleranceDb; otherwise NaN.
   double asymptotic_slope() const;
+  /// The fitted slopes of the whole band and of its lower and upper halves (NaN where a part
+  /// holds fewer than 4 points), and the number of points in each half.
+  struct Slopes {
+    double all, lower, upper;
+    std::size_t n_lower, n_upper;
+  };
+  Slopes slopes() const;
 };
 FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins);
 
