@@ -569,18 +569,21 @@ std::vector<double> taylor_at(const std::vector<double>& b, double s) {
 }
 
 /// The number of leading Taylor coefficients (orders 0, 1, …) in which the two sides agree, within
-/// their fit errors and `zero_tol`, at some point u ∈ [s_lo, s_hi] (401 points): the order of the
-/// first derivative that jumps there. A null side is the zero function (outside the window).
+/// their fit errors and `zero_tol`, at some point u ∈ [s_lo, s_hi]: the order of the first
+/// derivative that jumps there. The points: 401 on a grid, and the one nearest the grid's best
+/// where the values meet (the minimum of |d₀| by Brent, and the roots of the d_m that change sign
+/// around it): a join of order ≥ 2 touches (d₀ has a double root there), and d₀ grows as the
+/// square of the distance from it, so a grid alone misses the contact (Tukey's joins read as
+/// jumps). A null side is the zero function
+/// (outside the window).
 int contact_order(const SideFit* left, const SideFit* right, double s_lo, double s_hi,
                   const std::vector<double>& zero_tol) {
   constexpr int points = 401;
   const int P = merit::kMaxSmoothnessOrder;
-  int best = 0;
-  std::vector<bool> ok(static_cast<std::size_t>(P + 2),
-                       false);  // ok[j]: orders < j agree somewhere
-  for (int k = 0; k < points; ++k) {
-    const double s = s_lo + (s_hi - s_lo) * k / (points - 1);
-    std::vector<double> d(static_cast<std::size_t>(P + 1), 0.0), e(d.size(), 0.0);
+  // The differences d (left − right) of the Taylor coefficients at s, and their fit errors e.
+  auto diff = [&](double s, std::vector<double>& d, std::vector<double>& e) {
+    d.assign(static_cast<std::size_t>(P + 1), 0.0);
+    e.assign(d.size(), 0.0);
     for (const SideFit* side : {left, right}) {
       if (side == nullptr) continue;
       const double sign = side == left ? 1.0 : -1.0;
@@ -590,11 +593,50 @@ int contact_order(const SideFit* left, const SideFit* right, double s_lo, double
         e[j] += std::abs(a[j] - (j < b.size() ? b[j] : 0.0));
       }
     }
+  };
+  auto order_at = [&](double s) {
+    std::vector<double> d, e;
+    diff(s, d, e);
     int j = 0;
     while (j <= P && std::abs(d[static_cast<std::size_t>(j)]) <=
                          4 * e[static_cast<std::size_t>(j)] + zero_tol[static_cast<std::size_t>(j)])
       ++j;
-    best = std::max(best, j);
+    return j;
+  };
+  auto d0 = [&](double s) {
+    std::vector<double> d, e;
+    diff(s, d, e);
+    return std::abs(d[0]);
+  };
+  int best = 0;
+  double step = (s_hi - s_lo) / (points - 1), s_min = s_lo, d_min = d0(s_lo);
+  for (int k = 0; k < points; ++k) {
+    const double s = s_lo + step * k;
+    best = std::max(best, order_at(s));
+    const double v = d0(s);
+    if (v < d_min) {
+      d_min = v;
+      s_min = s;
+    }
+  }
+  if (step > 0) {
+    const double a = std::max(s_lo, s_min - step), b = std::min(s_hi, s_min + step);
+    const auto r = boost::math::tools::brent_find_minima(d0, a, b, 50);
+    best = std::max(best, order_at(r.first));
+    // A minimum of |d₀| is located to √ε only; at a contact of order m + 1 the coefficient d_m
+    // changes sign, and its root is located to ε.
+    std::vector<double> da, db, e;
+    diff(a, da, e);
+    diff(b, db, e);
+    for (std::size_t m = 0; m < da.size(); ++m) {
+      if (!(da[m] * db[m] < 0)) continue;
+      auto dm = [&](double s) {
+        std::vector<double> d, ee;
+        diff(s, d, ee);
+        return d[m];
+      };
+      best = std::max(best, order_at(toms748_root(dm, a, b, da[m], db[m])));
+    }
   }
   return best;
 }
@@ -914,9 +956,13 @@ int smoothness_order(const double* w, std::size_t N) {
     // The end fit must not reach an interior join (Tukey's taper meets its flat part at αN/2): a
     // polynomial through a kink is no Taylor expansion of the end, and its bias reads as a jump.
     // So it spans at most the samples before the first peak of |Δ⁴w| (stencil c…c+4: samples
-    // 0…c are on the end's smooth piece).
+    // 0…c are on the end's smooth piece), and only half of them: the piece's own length is the
+    // scale on which it bends (Tukey's taper is half a cosine period), and a polynomial of degree
+    // kSmoothDegree over all of it misses the end's derivatives by more than its error estimate.
     std::size_t Me = M;
-    for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) Me = std::min(Me, c);
+    for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) {
+      Me = std::min(Me, c / 2);
+    }
     if (Me < D + 4) return kNotMeasurable;  // a join within D + 4 samples of the end
     if (end_is_impulse(e, Me)) return -1;   // an impulse: the derivative of a jump (k = −1)
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
