@@ -657,13 +657,24 @@ std::vector<double> invisible(double W0, double M) {
 }
 
 /// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
-/// the fit's error plus 1e-6 (of max|w|; an impulse below that is beneath −120 dB in |W|), as the
+/// the fit's error plus 1e-10 W0, and by ten times more than v[1] lies off the curve through
+/// v[2..M+2] (an impulse δ adds a flat |δ| to |W|: below 1e-10 |W(0)|,
+/// −200 dB, it is lost in the DTFT's rounding, the level at which a null counts as one), as the
 /// end impulses of Dolph–Chebyshev windows do: such samples are not those of a piecewise smooth
-/// function, and their fall-off is not given by a derivative jump.
-bool end_is_impulse(const std::vector<double>& v, std::size_t M) {
+/// function, and their fall-off is not given by a derivative jump. A fixed floor (1e-6 max|w|)
+/// missed the impulses of high attenuations at small N (140 dB at N = 128: 7e-7 max|w|, yet its
+/// −140 dB plateau is the whole far spectrum).
+bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
   const double err = std::abs(f.hi[0] - f.lo[0]);
-  return std::abs(f.hi[0] - v[0]) > 30.0 * err + 1e-6;
+  const double off = std::abs(f.hi[0] - v[0]);
+  if (!(off > 30.0 * err + 1e-10 * W0)) return false;
+  // An impulse is the end sample's alone: v[1] lies on the curve through v[2..M+2] ten times
+  // better. Otherwise the fit's extrapolation misses by that much anyway (a steep or high-order
+  // end, beyond what its error estimate says), or the samples ripple next to the end
+  // (Barcilon–Temes): no impulse either way.
+  const SideFit g = side_fit(v, 2, M + 1, 1.0, static_cast<double>(M));
+  return off > 10.0 * std::abs(g.hi[0] - v[1]);
 }
 
 /// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
@@ -964,7 +975,7 @@ int smoothness_order(const double* w, std::size_t N) {
       Me = std::min(Me, c / 2);
     }
     if (Me < D + 4) return kNotMeasurable;  // a join within D + 4 samples of the end
-    if (end_is_impulse(e, Me)) return -1;   // an impulse: the derivative of a jump (k = −1)
+    if (end_is_impulse(e, Me, W0)) return -1;   // an impulse: the derivative of a jump (k = −1)
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
     // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
     // windows sampled at half-integers): u ∈ [−1/Me, 0].
