@@ -967,15 +967,16 @@ int smoothness_order(const double* w, std::size_t N) {
     // The end fit must not reach an interior join (Tukey's taper meets its flat part at αN/2): a
     // polynomial through a kink is no Taylor expansion of the end, and its bias reads as a jump.
     // So it spans at most the samples before the first peak of |Δ⁴w| (stencil c…c+4: samples
-    // 0…c are on the end's smooth piece), and only half of them: the piece's own length is the
-    // scale on which it bends (Tukey's taper is half a cosine period), and a polynomial of degree
-    // kSmoothDegree over all of it misses the end's derivatives by more than its error estimate.
+    // 0…c are on the end's smooth piece), and only half of them where that leaves the D + 4 the
+    // fit needs: the piece's own length is the scale on which it bends (Tukey's taper is half a
+    // cosine period), and a polynomial of degree kSmoothDegree over all of a long piece misses the
+    // end's derivatives by more than its error estimate.
     std::size_t Me = M;
     for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) {
-      Me = std::min(Me, c / 2);
+      Me = std::min(Me, std::max(c / 2, std::min(c, D + 4)));
     }
-    if (Me < D + 4) return kNotMeasurable;  // a join within D + 4 samples of the end
-    if (end_is_impulse(e, Me, W0)) return -1;   // an impulse: the derivative of a jump (k = −1)
+    if (Me < D + 4) return kNotMeasurable;     // a join within D + 4 samples of the end
+    if (end_is_impulse(e, Me, W0)) return -1;  // an impulse: the derivative of a jump (k = −1)
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
     // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
     // windows sampled at half-integers): u ∈ [−1/Me, 0].
@@ -1036,11 +1037,10 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
     const double predicted = -octave * (p + 1);
     const FittedBand::Slopes s = band.slopes();
     const double slope = band.asymptotic_slope();
-    const bool contradicted =
-        !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
-        s.n_upper >= kLongBand &&
-        (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
-                 : std::abs(slope - predicted) > kAsymptoteToleranceDb);
+    const bool contradicted = !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
+                              s.n_upper >= kLongBand &&
+                              (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
+                                       : std::abs(slope - predicted) > kAsymptoteToleranceDb);
     if (!contradicted) return predicted;
     return slope <= 0 ? slope : FiguresOfMerit::nan;
   }
@@ -1070,8 +1070,7 @@ FittedBand::Slopes FittedBand::slopes() const {
     (x[i] < mid ? x1 : x2).push_back(x[i]);
     (x[i] < mid ? y1 : y2).push_back(y[i]);
   }
-  return {fit_slope_per_octave(x, y, Nd),
-          x1.size() >= 4 ? fit_slope_per_octave(x1, y1, Nd) : nan,
+  return {fit_slope_per_octave(x, y, Nd), x1.size() >= 4 ? fit_slope_per_octave(x1, y1, Nd) : nan,
           x2.size() >= 4 ? fit_slope_per_octave(x2, y2, Nd) : nan, x1.size(), x2.size()};
 }
 
