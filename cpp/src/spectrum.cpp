@@ -609,8 +609,10 @@ int contact_order(const SideFit* left, const SideFit* right, double s_lo, double
     return std::abs(d[0]);
   };
   int best = 0;
-  double step = (s_hi - s_lo) / (points - 1), s_min = s_lo, d_min = d0(s_lo);
-  for (int k = 0; k < points; ++k) {
+  const int n = s_hi > s_lo ? points : 1;  // s_lo == s_hi: one point
+  const double step = n > 1 ? (s_hi - s_lo) / (n - 1) : 0.0;
+  double s_min = s_lo, d_min = d0(s_lo);
+  for (int k = 0; k < n; ++k) {
     const double s = s_lo + step * k;
     best = std::max(best, order_at(s));
     const double v = d0(s);
@@ -978,10 +980,17 @@ int smoothness_order(const double* w, std::size_t N) {
     if (Me < D + 4) return kNotMeasurable;     // a join within D + 4 samples of the end
     if (end_is_impulse(e, Me, W0)) return -1;  // an impulse: the derivative of a jump (k = −1)
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
-    // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
-    // windows sampled at half-integers): u ∈ [−1/Me, 0].
+    // The window ends at its end sample, half a sample beyond it (scipy's windows sampled at
+    // half-integers) or a whole sample beyond it (the right end of a DFT-even window): u = 0,
+    // −½/Me or −1/Me. Not anywhere in between: the curve through the samples of a steep end (Kaiser
+    // β = 14 at N = 64: 8e-6 at the end, rising 1.5 times that per sample) crosses zero within a
+    // sample, and a contact there would read its jump as a kink.
     const double Md = static_cast<double>(Me);
-    order = std::min(order, contact_order(nullptr, &inside, -1.0 / Md, 0.0, invisible(W0, Md)));
+    int end_order = 0;
+    for (const double s : {0.0, -0.5 / Md, -1.0 / Md}) {
+      end_order = std::max(end_order, contact_order(nullptr, &inside, s, s, invisible(W0, Md)));
+    }
+    order = std::min(order, end_order);
   }
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.

@@ -200,18 +200,20 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 /// samples, M = clamp(N/8, 14, 256) ≤ N/4 but stopping halfway (but not under 14 samples) to the
 /// first peak of |Δ⁴w| near the end (an interior join, e.g. where Tukey's taper meets its flat
 /// part: a fit through it is biased, and one over all of the piece misses its derivatives), and
-/// compared with zero at a point up to one sample beyond the end (DFT-even windows, windows sampled
-/// at half-integers); the right end too unless w is symmetric or DFT-even. Interior: at each of the
-/// ≤ 8 largest peaks of |Δ⁴w|, polynomials fitted on either side (32 samples each) compared inside
-/// the stencil, at the grid's best point and where the values meet (a touching contact lies between
-/// grid points). A Taylor coefficient counts as zero within 4 times its fit error or when its term
-/// in |W| at f = N/32 is below −240 dB. Returns p ∈ [0, kMaxSmoothnessOrder]; kMaxSmoothnessOrder +
-/// 1 when no jump is resolved (smoother than double precision shows, e.g. a Gaussian at its
-/// rounding floor); −1 when an end sample lies off the curve through its neighbours by more than
-/// 1e-10 |W(0)| and ten times more than the next sample lies off its own (an impulse, the
-/// derivative of a jump, like Dolph–Chebyshev's end samples: its transform does not decay, 0
-/// dB/octave); kNotMeasurable (−2) when N < 56, the samples are not those of a piecewise smooth
-/// function (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14 samples of an end.
+/// compared with zero at the end sample, half a sample beyond it (windows sampled at half-integers)
+/// or one sample beyond it (the right end of a DFT-even window), not in between (the curve through
+/// a steep end crosses zero there); the right end too unless w is symmetric or DFT-even. Interior:
+/// at each of the ≤ 8 largest peaks of |Δ⁴w|, polynomials fitted on either side (32 samples each)
+/// compared inside the stencil, at the grid's best point and where the values meet (a touching
+/// contact lies between grid points). A Taylor coefficient counts as zero within 4 times its fit
+/// error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
+/// kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is resolved (smoother than double
+/// precision shows, e.g. a Gaussian at its rounding floor); −1 when an end sample lies off the
+/// curve through its neighbours by more than 1e-10 |W(0)| and ten times more than the next sample
+/// lies off its own (an impulse, the derivative of a jump, like Dolph–Chebyshev's end samples: its
+/// transform does not decay, 0 dB/octave); kNotMeasurable (−2) when N < 56, the samples are not
+/// those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14
+/// samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
