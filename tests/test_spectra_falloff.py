@@ -11,7 +11,10 @@ The reference is computed here, without the core: the same window family sampled
 padded 8 times, and its sidelobe peaks in ``[N_REF/32, N_REF/8]`` (two octaves far from the main
 lobe) fitted by least squares against ``log2 sin(pi f/N)``; it counts where the two octaves below
 give the same slope within 1 dB/octave (the reference is then an asymptote), and the fall-off must
-agree with it within 1 dB/octave. Run this file as a script to print the number of failing
+agree with it within 1 dB/octave. Where both bands lie below the rounding floor (-240 dB), the
+bands move nearer in (a jump of a high order is below the floor thousands of bins out) and |W|
+itself is fitted where it has no sidelobe peaks (a monotone spectrum); ``-inf`` only where no pair
+of bands down to [32, 128] bins agrees. Run this file as a script to print the number of failing
 cases::
 
     PYTHONPATH=python python tests/test_spectra_falloff.py
