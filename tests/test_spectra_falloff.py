@@ -11,7 +11,10 @@ The reference is computed here, without the core: the same window family sampled
 padded 8 times, and its sidelobe peaks in ``[N_REF/32, N_REF/8]`` (two octaves far from the main
 lobe) fitted by least squares against ``log2 sin(pi f/N)``; it counts where the two octaves below
 give the same slope within 1 dB/octave (the reference is then an asymptote), and the fall-off must
-agree with it within 1 dB/octave. Run this file as a script to print the number of failing
+agree with it within 1 dB/octave. Where both bands lie below the rounding floor (-240 dB), the
+bands move nearer in (a jump of a high order is below the floor thousands of bins out) and |W|
+itself is fitted where it has no sidelobe peaks (a monotone spectrum); ``-inf`` only where no pair
+of bands down to [32, 128] bins agrees. Run this file as a script to print the number of failing
 cases::
 
     PYTHONPATH=python python tests/test_spectra_falloff.py
@@ -89,11 +92,14 @@ def cases() -> list[tuple[str, int, bool, dict[str, Any]]]:
     return out
 
 
-def _fit_peaks(w: np.ndarray, lo: float, hi: float) -> float | None:
+def _fit_peaks(w: np.ndarray, lo: float, hi: float, every_point: bool = False) -> float | None:
     """Least-squares slope (dB/octave) of the sidelobe peaks of |W| over [lo, hi] bins against log2 sin(pi f/N).
 
     Peaks: maxima of |W| on a 1/8-bin grid at least 3/4 bin apart (scipy's find_peaks), so that the
-    rounding noise at the bottom of a null is never taken for a sidelobe; None with fewer than 8.
+    rounding noise at the bottom of a null is never taken for a sidelobe; None with fewer than 8
+    above the rounding floor (-240 dB). With ``every_point``, a spectrum without sidelobes there
+    (|W| falls monotonically, as Hann-Poisson's) is fitted by its every grid point above the floor
+    instead.
     """
     from scipy.signal import find_peaks
 
@@ -102,8 +108,11 @@ def _fit_peaks(w: np.ndarray, lo: float, hi: float) -> float | None:
     mag = np.abs(np.fft.rfft(w, N * pad))
     ref = abs(float(np.sum(w)))
     f = np.arange(mag.size) / pad
+    in_band = (f >= lo) & (f <= hi) & (mag > 1e-12 * ref)
     peaks, _ = find_peaks(mag, distance=6)
-    peaks = peaks[(f[peaks] >= lo) & (f[peaks] <= hi) & (mag[peaks] > 1e-12 * ref)]
+    peaks = peaks[in_band[peaks]]
+    if peaks.size < 8 and every_point:
+        peaks = np.flatnonzero(in_band)
     if peaks.size < 8:
         return None
     x = np.log2(np.sin(np.pi * f[peaks] / N))
@@ -114,17 +123,30 @@ def _fit_peaks(w: np.ndarray, lo: float, hi: float) -> float | None:
 @functools.cache
 def reference(name: str, sym: bool, key: str) -> float | None:
     """The asymptotic slope of the window family at N_REF: the fit over [N/32, N/8] if the fit over
-    the two octaves below agrees within 1 dB/octave (else None: not yet asymptotic at N_REF); -inf
-    when the far sidelobes are below the rounding floor."""
+    the two octaves below agrees within 1 dB/octave (else None: not yet asymptotic at N_REF).
+
+    Where neither band holds 8 sidelobe peaks above the rounding floor (-240 dB), |W| may still
+    lie above it without sidelobes (Hann-Poisson's monotone spectrum: every grid point is fitted),
+    or the floor may hide a plain power law thousands of bins out (a jump of a high order: sin^5
+    falls off at -36 dB/octave): the bands move nearer in, two octaves at a time down to [32, 128]
+    bins, and the first pair that agrees gives the slope. -inf when none does (smoother than double
+    precision resolves)."""
     p = eval(key)
     w = _window(name, N_REF, sym, p)
     high = _fit_peaks(w, N_REF / 32, N_REF / 8)
     low = _fit_peaks(w, N_REF / 128, N_REF / 32)
-    if high is None:
-        return -math.inf if low is None else None
-    if low is None or abs(high - low) > 1.0:
+    if high is not None:
+        return None if low is None or abs(high - low) > 1.0 else high
+    if low is not None:
         return None
-    return high
+    hi = N_REF / 8
+    while hi >= 128:
+        high = _fit_peaks(w, hi / 4, hi, every_point=True)
+        low = _fit_peaks(w, hi / 16, hi / 4, every_point=True)
+        if high is not None:
+            return high if low is not None and abs(high - low) <= 1.0 else -math.inf
+        hi /= 4
+    return -math.inf
 
 
 def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
@@ -149,92 +171,27 @@ def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
 
 
 #: Cases whose fall-off is negative and finite but not the reference's asymptotic slope: still open
-#: (issue 25, rule 9). Barcilon-Temes reads 0 where -6.02 is right (the end-impulse rule misfires on
-#: it); Tukey's end fit at some lengths; non-integer cosine powers; hann_poisson; Kaiser-Bessel-
-#: derived; Kaiser beta = 14 at N = 64, 128; Chebyshev at 140 dB. The test fails on a case not
-#: listed here, and on a listed case that has become right (so the list only shrinks).
+#: (issue 25, rule 9). Kaiser-Bessel-derived and cos^0.5 at N <= 128: their ends behave like
+#: (n - n0)^(1/2), which no polynomial fit expands (the fit reads an integer order, -6 or -12),
+#: and the far band is too short (under 32 sidelobes per half) to overrule it (from N = 1024 it
+#: does, about -9). The test fails on a case not listed here, and on a listed case that has become
+#: right (so the list only shrinks).
 KNOWN_WRONG: frozenset[tuple[str, int, bool, str]] = frozenset(
     (name, N, sym, repr(p))
     for name, N, sym, p in (
-        ("kaiser", 64, False, {"beta": 14.0}),
-        ("kaiser", 128, False, {"beta": 14.0}),
-        ("kaiser", 64, True, {"beta": 14.0}),
-        ("kaiser", 128, True, {"beta": 14.0}),
-        ("chebyshev", 128, False, {"at": 140.0}),
-        ("chebyshev", 128, True, {"at": 140.0}),
         ("kaiser_bessel_derived", 55, True, {"beta": 2.0}),
         ("kaiser_bessel_derived", 64, True, {"beta": 2.0}),
         ("kaiser_bessel_derived", 128, True, {"beta": 2.0}),
-        ("kaiser_bessel_derived", 1024, True, {"beta": 2.0}),
-        ("kaiser_bessel_derived", 2048, True, {"beta": 2.0}),
         ("kaiser_bessel_derived", 55, True, {"beta": 4.0}),
         ("kaiser_bessel_derived", 64, True, {"beta": 4.0}),
         ("kaiser_bessel_derived", 128, True, {"beta": 4.0}),
-        ("kaiser_bessel_derived", 1024, True, {"beta": 4.0}),
-        ("kaiser_bessel_derived", 2048, True, {"beta": 4.0}),
         ("kaiser_bessel_derived", 55, True, {"beta": 8.0}),
         ("kaiser_bessel_derived", 64, True, {"beta": 8.0}),
         ("kaiser_bessel_derived", 128, True, {"beta": 8.0}),
-        ("kaiser_bessel_derived", 1024, True, {"beta": 8.0}),
-        ("kaiser_bessel_derived", 2048, True, {"beta": 8.0}),
-        ("tukey", 128, False, {"alpha": 0.1}),
-        ("tukey", 128, True, {"alpha": 0.1}),
-        ("tukey", 2048, True, {"alpha": 0.1}),
-        ("tukey", 2048, False, {"alpha": 0.25}),
-        ("tukey", 1024, True, {"alpha": 0.25}),
-        ("tukey", 2048, True, {"alpha": 0.25}),
         ("cosine_power", 64, False, {"alpha": 0.5}),
         ("cosine_power", 128, False, {"alpha": 0.5}),
-        ("cosine_power", 1024, False, {"alpha": 0.5}),
-        ("cosine_power", 2048, False, {"alpha": 0.5}),
         ("cosine_power", 64, True, {"alpha": 0.5}),
         ("cosine_power", 128, True, {"alpha": 0.5}),
-        ("cosine_power", 1024, True, {"alpha": 0.5}),
-        ("cosine_power", 2048, True, {"alpha": 0.5}),
-        ("cosine_power", 64, False, {"alpha": 4.0}),
-        ("cosine_power", 128, False, {"alpha": 4.0}),
-        ("cosine_power", 1024, False, {"alpha": 4.0}),
-        ("cosine_power", 2048, False, {"alpha": 4.0}),
-        ("cosine_power", 64, True, {"alpha": 4.0}),
-        ("cosine_power", 128, True, {"alpha": 4.0}),
-        ("cosine_power", 1024, True, {"alpha": 4.0}),
-        ("cosine_power", 2048, True, {"alpha": 4.0}),
-        ("cosine_power", 64, False, {"alpha": 5.0}),
-        ("cosine_power", 128, False, {"alpha": 5.0}),
-        ("cosine_power", 1024, False, {"alpha": 5.0}),
-        ("cosine_power", 2048, False, {"alpha": 5.0}),
-        ("cosine_power", 64, True, {"alpha": 5.0}),
-        ("cosine_power", 128, True, {"alpha": 5.0}),
-        ("cosine_power", 1024, True, {"alpha": 5.0}),
-        ("cosine_power", 2048, True, {"alpha": 5.0}),
-        ("hann_poisson", 64, False, {"alpha": 1.0}),
-        ("hann_poisson", 128, False, {"alpha": 1.0}),
-        ("hann_poisson", 1024, False, {"alpha": 1.0}),
-        ("hann_poisson", 2048, False, {"alpha": 1.0}),
-        ("hann_poisson", 64, True, {"alpha": 1.0}),
-        ("hann_poisson", 128, True, {"alpha": 1.0}),
-        ("hann_poisson", 1024, True, {"alpha": 1.0}),
-        ("hann_poisson", 2048, True, {"alpha": 1.0}),
-        ("hann_poisson", 64, False, {"alpha": 2.0}),
-        ("hann_poisson", 128, False, {"alpha": 2.0}),
-        ("hann_poisson", 1024, False, {"alpha": 2.0}),
-        ("hann_poisson", 2048, False, {"alpha": 2.0}),
-        ("hann_poisson", 64, True, {"alpha": 2.0}),
-        ("hann_poisson", 128, True, {"alpha": 2.0}),
-        ("hann_poisson", 1024, True, {"alpha": 2.0}),
-        ("hann_poisson", 2048, True, {"alpha": 2.0}),
-        ("barcilon_temes", 1024, False, {"alpha": 2.0}),
-        ("barcilon_temes", 2048, False, {"alpha": 2.0}),
-        ("barcilon_temes", 1024, True, {"alpha": 2.0}),
-        ("barcilon_temes", 2048, True, {"alpha": 2.0}),
-        ("barcilon_temes", 1024, False, {"alpha": 3.0}),
-        ("barcilon_temes", 2048, False, {"alpha": 3.0}),
-        ("barcilon_temes", 1024, True, {"alpha": 3.0}),
-        ("barcilon_temes", 2048, True, {"alpha": 3.0}),
-        ("barcilon_temes", 1024, False, {"alpha": 4.0}),
-        ("barcilon_temes", 2048, False, {"alpha": 4.0}),
-        ("barcilon_temes", 1024, True, {"alpha": 4.0}),
-        ("barcilon_temes", 2048, True, {"alpha": 4.0}),
     )
 )
 

@@ -569,18 +569,21 @@ std::vector<double> taylor_at(const std::vector<double>& b, double s) {
 }
 
 /// The number of leading Taylor coefficients (orders 0, 1, …) in which the two sides agree, within
-/// their fit errors and `zero_tol`, at some point u ∈ [s_lo, s_hi] (401 points): the order of the
-/// first derivative that jumps there. A null side is the zero function (outside the window).
+/// their fit errors and `zero_tol`, at some point u ∈ [s_lo, s_hi]: the order of the first
+/// derivative that jumps there. The points: 401 on a grid, and the one nearest the grid's best
+/// where the values meet (the minimum of |d₀| by Brent, and the roots of the d_m that change sign
+/// around it): a join of order ≥ 2 touches (d₀ has a double root there), and d₀ grows as the
+/// square of the distance from it, so a grid alone misses the contact (Tukey's joins read as
+/// jumps). A null side is the zero function
+/// (outside the window).
 int contact_order(const SideFit* left, const SideFit* right, double s_lo, double s_hi,
                   const std::vector<double>& zero_tol) {
   constexpr int points = 401;
   const int P = merit::kMaxSmoothnessOrder;
-  int best = 0;
-  std::vector<bool> ok(static_cast<std::size_t>(P + 2),
-                       false);  // ok[j]: orders < j agree somewhere
-  for (int k = 0; k < points; ++k) {
-    const double s = s_lo + (s_hi - s_lo) * k / (points - 1);
-    std::vector<double> d(static_cast<std::size_t>(P + 1), 0.0), e(d.size(), 0.0);
+  // The differences d (left − right) of the Taylor coefficients at s, and their fit errors e.
+  auto diff = [&](double s, std::vector<double>& d, std::vector<double>& e) {
+    d.assign(static_cast<std::size_t>(P + 1), 0.0);
+    e.assign(d.size(), 0.0);
     for (const SideFit* side : {left, right}) {
       if (side == nullptr) continue;
       const double sign = side == left ? 1.0 : -1.0;
@@ -590,11 +593,52 @@ int contact_order(const SideFit* left, const SideFit* right, double s_lo, double
         e[j] += std::abs(a[j] - (j < b.size() ? b[j] : 0.0));
       }
     }
+  };
+  auto order_at = [&](double s) {
+    std::vector<double> d, e;
+    diff(s, d, e);
     int j = 0;
     while (j <= P && std::abs(d[static_cast<std::size_t>(j)]) <=
                          4 * e[static_cast<std::size_t>(j)] + zero_tol[static_cast<std::size_t>(j)])
       ++j;
-    best = std::max(best, j);
+    return j;
+  };
+  auto d0 = [&](double s) {
+    std::vector<double> d, e;
+    diff(s, d, e);
+    return std::abs(d[0]);
+  };
+  int best = 0;
+  const int n = s_hi > s_lo ? points : 1;  // s_lo == s_hi: one point
+  const double step = n > 1 ? (s_hi - s_lo) / (n - 1) : 0.0;
+  double s_min = s_lo, d_min = d0(s_lo);
+  for (int k = 0; k < n; ++k) {
+    const double s = s_lo + step * k;
+    best = std::max(best, order_at(s));
+    const double v = d0(s);
+    if (v < d_min) {
+      d_min = v;
+      s_min = s;
+    }
+  }
+  if (step > 0) {
+    const double a = std::max(s_lo, s_min - step), b = std::min(s_hi, s_min + step);
+    const auto r = boost::math::tools::brent_find_minima(d0, a, b, 50);
+    best = std::max(best, order_at(r.first));
+    // A minimum of |d₀| is located to √ε only; at a contact of order m + 1 the coefficient d_m
+    // changes sign, and its root is located to ε.
+    std::vector<double> da, db, e;
+    diff(a, da, e);
+    diff(b, db, e);
+    for (std::size_t m = 0; m < da.size(); ++m) {
+      if (!(da[m] * db[m] < 0)) continue;
+      auto dm = [&](double s) {
+        std::vector<double> d, ee;
+        diff(s, d, ee);
+        return d[m];
+      };
+      best = std::max(best, order_at(toms748_root(dm, a, b, da[m], db[m])));
+    }
   }
   return best;
 }
@@ -615,13 +659,24 @@ std::vector<double> invisible(double W0, double M) {
 }
 
 /// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
-/// the fit's error plus 1e-6 (of max|w|; an impulse below that is beneath −120 dB in |W|), as the
+/// the fit's error plus 1e-10 W0, and by ten times more than v[1] lies off the curve through
+/// v[2..M+2] (an impulse δ adds a flat |δ| to |W|: below 1e-10 |W(0)|,
+/// −200 dB, it is lost in the DTFT's rounding, the level at which a null counts as one), as the
 /// end impulses of Dolph–Chebyshev windows do: such samples are not those of a piecewise smooth
-/// function, and their fall-off is not given by a derivative jump.
-bool end_is_impulse(const std::vector<double>& v, std::size_t M) {
+/// function, and their fall-off is not given by a derivative jump. A fixed floor (1e-6 max|w|)
+/// missed the impulses of high attenuations at small N (140 dB at N = 128: 7e-7 max|w|, yet its
+/// −140 dB plateau is the whole far spectrum).
+bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
   const double err = std::abs(f.hi[0] - f.lo[0]);
-  return std::abs(f.hi[0] - v[0]) > 30.0 * err + 1e-6;
+  const double off = std::abs(f.hi[0] - v[0]);
+  if (!(off > 30.0 * err + 1e-10 * W0)) return false;
+  // An impulse is the end sample's alone: v[1] lies on the curve through v[2..M+2] ten times
+  // better. Otherwise the fit's extrapolation misses by that much anyway (a steep or high-order
+  // end, beyond what its error estimate says), or the samples ripple next to the end
+  // (Barcilon–Temes): no impulse either way.
+  const SideFit g = side_fit(v, 2, M + 1, 1.0, static_cast<double>(M));
+  return off > 10.0 * std::abs(g.hi[0] - v[1]);
 }
 
 /// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
@@ -914,16 +969,28 @@ int smoothness_order(const double* w, std::size_t N) {
     // The end fit must not reach an interior join (Tukey's taper meets its flat part at αN/2): a
     // polynomial through a kink is no Taylor expansion of the end, and its bias reads as a jump.
     // So it spans at most the samples before the first peak of |Δ⁴w| (stencil c…c+4: samples
-    // 0…c are on the end's smooth piece).
+    // 0…c are on the end's smooth piece), and only half of them where that leaves the D + 4 the
+    // fit needs: the piece's own length is the scale on which it bends (Tukey's taper is half a
+    // cosine period), and a polynomial of degree kSmoothDegree over all of a long piece misses the
+    // end's derivatives by more than its error estimate.
     std::size_t Me = M;
-    for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) Me = std::min(Me, c);
-    if (Me < D + 4) return kNotMeasurable;  // a join within D + 4 samples of the end
-    if (end_is_impulse(e, Me)) return -1;   // an impulse: the derivative of a jump (k = −1)
+    for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) {
+      Me = std::min(Me, std::max(c / 2, std::min(c, D + 4)));
+    }
+    if (Me < D + 4) return kNotMeasurable;     // a join within D + 4 samples of the end
+    if (end_is_impulse(e, Me, W0)) return -1;  // an impulse: the derivative of a jump (k = −1)
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
-    // The window may end up to one sample beyond its last sample (DFT-even windows; scipy's
-    // windows sampled at half-integers): u ∈ [−1/Me, 0].
+    // The window ends at its end sample, half a sample beyond it (scipy's windows sampled at
+    // half-integers) or a whole sample beyond it (the right end of a DFT-even window): u = 0,
+    // −½/Me or −1/Me. Not anywhere in between: the curve through the samples of a steep end (Kaiser
+    // β = 14 at N = 64: 8e-6 at the end, rising 1.5 times that per sample) crosses zero within a
+    // sample, and a contact there would read its jump as a kink.
     const double Md = static_cast<double>(Me);
-    order = std::min(order, contact_order(nullptr, &inside, -1.0 / Md, 0.0, invisible(W0, Md)));
+    int end_order = 0;
+    for (const double s : {0.0, -0.5 / Md, -1.0 / Md}) {
+      end_order = std::max(end_order, contact_order(nullptr, &inside, s, s, invisible(W0, Md)));
+    }
+    order = std::min(order, end_order);
   }
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.
@@ -940,26 +1007,71 @@ int smoothness_order(const double* w, std::size_t N) {
   return order;
 }
 
+namespace {
+
+/// The distance (samples) from the nearer end to the first peak of |Δ⁴w| within N/4 of it: where
+/// a join (Tukey's taper meeting its flat part) lies; N when there is none.
+std::size_t nearest_join(const double* w, std::size_t N) {
+  double wmax = 0;
+  for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
+  std::vector<double> v(w, w + N);
+  for (double& x : v) x /= wmax;
+  std::size_t L = N;
+  const std::size_t hi = std::min(N - 4, N / 4 + 4);
+  for (int end = 0; end < 2; ++end) {
+    for (const std::size_t c : jump_candidates(v, 0, hi)) L = std::min(L, c + 2);  // stencil centre
+    std::reverse(v.begin(), v.end());
+  }
+  return L;
+}
+
+}  // namespace
+
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
   const int p = smoothness_order(w, N);
   const double octave = 20.0 * std::log10(2.0);
-  if (p >= -1 && p <= kMaxSmoothnessOrder) return -octave * (p + 1);  // −1: an impulse, 0 dB/oct
   if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
+  const FittedBand band = fitted_band(w, N, first_min_bins);
+  if (p >= -1 && p <= kMaxSmoothnessOrder) {
+    // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
+    // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at
+    // least kLongBand points in each half: a fit over a few sidelobes can pass a bending
+    // transition for straight) and shows another slope, the samples misled the order: an end that
+    // behaves like a non-integer power (sin^½, the Kaiser–Bessel-derived window) has no Taylor
+    // expansion for the fit to find, and a fit reaching a join (Tukey) or ripples next to the end
+    // (Barcilon–Temes: read as an impulse) bias it. An impulse is contradicted only by a whole
+    // order: the peaks of an equiripple spectrum beating with the impulse of the DFT-even
+    // truncation (Dolph–Chebyshev) wander by a few dB/octave.
+    constexpr std::size_t kLongBand = 32;
+    const double predicted = -octave * (p + 1);
+    const FittedBand::Slopes s = band.slopes();
+    const double slope = band.asymptotic_slope();
+    const bool contradicted = !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
+                              s.n_upper >= kLongBand &&
+                              (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
+                                       : std::abs(slope - predicted) > kAsymptoteToleranceDb);
+    if (!contradicted) return predicted;
+    return slope <= 0 ? slope : FiguresOfMerit::nan;
+  }
   // Not piecewise smooth at this N, or smoother than a jump of order kMaxSmoothnessOrder: the
   // far sidelobes' slope, if it is an asymptote (the same in the band's lower and upper halves).
-  const FittedBand band = fitted_band(w, N, first_min_bins);
   if (band.at_floor) return -std::numeric_limits<double>::infinity();
   const double slope = band.asymptotic_slope();
   if (p > kMaxSmoothnessOrder) {  // no jump up to that order: only a steeper slope is consistent
     return slope <= -octave * (kMaxSmoothnessOrder + 1) ? slope : FiguresOfMerit::nan;
   }
+  // A join L samples from an end shapes |W| up to about 2N/L bins (the main lobe of a taper of
+  // L samples): a band below that is a transition, not the asymptote.
+  const double L = static_cast<double>(nearest_join(w, N));
+  if (band.f_lo < 2.0 * static_cast<double>(N) / L) return FiguresOfMerit::nan;
   return slope <= 0 ? slope : FiguresOfMerit::nan;
 }
 
-double FittedBand::asymptotic_slope() const {
+FittedBand::Slopes FittedBand::slopes() const {
+  constexpr double nan = FiguresOfMerit::nan;
   const std::vector<double>& x = xs.size() >= 8 ? xs : xa;
   const std::vector<double>& y = xs.size() >= 8 ? ys : ya;
-  if (x.size() < 8) return FiguresOfMerit::nan;
+  if (x.size() < 8) return {nan, nan, nan, 0, 0};
   // The halves of the band, split at its geometric middle (an octave each at most)
   const double mid = std::sqrt(f_lo * f_hi);
   std::vector<double> x1, y1, x2, y2;
@@ -967,11 +1079,14 @@ double FittedBand::asymptotic_slope() const {
     (x[i] < mid ? x1 : x2).push_back(x[i]);
     (x[i] < mid ? y1 : y2).push_back(y[i]);
   }
-  if (x1.size() < 4 || x2.size() < 4) return FiguresOfMerit::nan;
-  const double s1 = fit_slope_per_octave(x1, y1, Nd), s2 = fit_slope_per_octave(x2, y2, Nd);
-  const double s = fit_slope_per_octave(x, y, Nd);
-  if (!(std::abs(s1 - s2) <= kAsymptoteToleranceDb)) return FiguresOfMerit::nan;
-  return s;
+  return {fit_slope_per_octave(x, y, Nd), x1.size() >= 4 ? fit_slope_per_octave(x1, y1, Nd) : nan,
+          x2.size() >= 4 ? fit_slope_per_octave(x2, y2, Nd) : nan, x1.size(), x2.size()};
+}
+
+double FittedBand::asymptotic_slope() const {
+  const Slopes s = slopes();
+  if (!(std::abs(s.lower - s.upper) <= kAsymptoteToleranceDb)) return FiguresOfMerit::nan;
+  return s.all;
 }
 
 FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins) {

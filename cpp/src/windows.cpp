@@ -1215,7 +1215,7 @@ const std::vector<WindowRow>& rows() {
        S::both,
        barcilon_temes,
        nullptr,
-       -1,
+       0,
        {{"alpha", 3.0}},
        "",
        "Barcilon-Temes",

@@ -992,6 +992,25 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     TypeError
         If ``w`` is a window's name rather than its samples, or not a real array.
 
+    Notes
+    -----
+    ``sidelobe_falloff_db_per_octave`` is the asymptotic slope ``-6.02 (k + 1)`` dB/octave of a
+    window whose ``k``-th derivative (extended by zeros; DFT-even and symmetric alike) is the
+    first to jump (Harris 1978, Sec. IV): 0 for an end impulse (Dolph-Chebyshev, ``k = -1``),
+    ``-inf`` or steeper than -48 for a window smoother than a 7th-derivative jump at this length.
+    It is measured twice. From the samples: polynomials of degree 10 fitted at each end (up to
+    ``N/8`` samples, and halfway, but not under 14 samples, to an interior join) and on either side of each interior join
+    give ``k``. From the DTFT: the least-squares slope of the far sidelobe peaks against
+    ``log2 sin(pi f/N)`` over ``[max(4 first_min_bins, N/32), max(N/8, 2 f_lo)]`` bins, an
+    asymptote when the band's two halves agree within 1 dB/octave. The order's slope is the
+    answer unless that band, with at least 32 points in each half, is an asymptote with another
+    slope (an end like a non-integer power, ``cos^0.5`` or Kaiser-Bessel-derived: about -9;
+    ripples next to the end, Barcilon-Temes: -6): then the band's slope. It is None ("not
+    measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
+    asymptote, or when the band lies inside the main lobe of a join's own transform (a join
+    ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
+    ``N = 128`` never reaches its -18 asymptote below Nyquist). Never positive, never NaN.
+
     Examples
     --------
     >>> m = figures_of_merit(window("hann", 1024))

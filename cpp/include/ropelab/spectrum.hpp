@@ -196,28 +196,35 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 
 /// The order p of the lowest derivative of the zero-extended window that jumps, measured from the
 /// samples: a jump in the p-th derivative makes |W| fall off as f^−(p+1), −6.02(p+1) dB/octave.
-/// Ends: polynomials of degree 10 (and 9, for the error) fitted by least squares to the first
-/// M + 1 samples, M = clamp(N/8, 14, 256) ≤ N/4 but stopping before the first peak of |Δ⁴w| near
-/// the end (an interior join, e.g. where Tukey's taper meets its flat part: a fit through it is
-/// biased), and compared with zero at a point up to one sample beyond the end (DFT-even windows,
-/// windows sampled at half-integers); the right end too unless w is symmetric or DFT-even.
-/// Interior: at each of the ≤ 8 largest peaks of |Δ⁴w|, polynomials fitted on either side (32
-/// samples each) compared inside the stencil. A Taylor coefficient counts as zero within 4 times
-/// its fit error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
+/// Ends: polynomials of degree 10 (and 9, for the error) fitted by least squares to the first M + 1
+/// samples, M = clamp(N/8, 14, 256) ≤ N/4 but stopping halfway (but not under 14 samples) to the
+/// first peak of |Δ⁴w| near the end (an interior join, e.g. where Tukey's taper meets its flat
+/// part: a fit through it is biased, and one over all of the piece misses its derivatives), and
+/// compared with zero at the end sample, half a sample beyond it (windows sampled at half-integers)
+/// or one sample beyond it (the right end of a DFT-even window), not in between (the curve through
+/// a steep end crosses zero there); the right end too unless w is symmetric or DFT-even. Interior:
+/// at each of the ≤ 8 largest peaks of |Δ⁴w|, polynomials fitted on either side (32 samples each)
+/// compared inside the stencil, at the grid's best point and where the values meet (a touching
+/// contact lies between grid points). A Taylor coefficient counts as zero within 4 times its fit
+/// error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
 /// kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is resolved (smoother than double
 /// precision shows, e.g. a Gaussian at its rounding floor); −1 when an end sample lies off the
-/// curve through its neighbours by more than 1e-6 max|w| (an impulse, the derivative of a jump,
-/// like Dolph–Chebyshev's end samples: its transform does not decay, 0 dB/octave);
-/// kNotMeasurable (−2) when N < 56, the samples are not those of a piecewise smooth function
-/// (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14 samples of an end.
+/// curve through its neighbours by more than 1e-10 |W(0)| and ten times more than the next sample
+/// lies off its own (an impulse, the derivative of a jump, like Dolph–Chebyshev's end samples: its
+/// transform does not decay, 0 dB/octave); kNotMeasurable (−2) when N < 56, the samples are not
+/// those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14
+/// samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
-/// when that is in [−1, kMaxSmoothnessOrder] (0 for an end impulse). Otherwise the slope of the
+/// when that is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), unless the far band is an
+/// asymptote over at least 32 points in each half with a slope more than kAsymptoteToleranceDb away
+/// (for an impulse: at least a whole order steeper): then that slope. Otherwise the slope of the
 /// far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the
 /// rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper than
-/// −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, and only for N >= 56.
-/// NaN ("not measurable") in every other case: never positive, never the slope of a transition.
+/// −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for N >= 56, and
+/// only if the band starts beyond 2N/L bins, L the distance of the nearest join to an end. NaN
+/// ("not measurable") in every other case: never positive, never the slope of a transition.
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
 
 /// The far band of fitted_falloff_db_per_octave and what lies in it.
@@ -231,6 +238,13 @@ struct FittedBand {
   /// band, if at least 4 points lie in each half (split at sqrt(f_lo f_hi)) and the slopes of the
   /// halves agree within kAsymptoteToleranceDb; otherwise NaN.
   double asymptotic_slope() const;
+  /// The fitted slopes of the whole band and of its lower and upper halves (NaN where a part
+  /// holds fewer than 4 points), and the number of points in each half.
+  struct Slopes {
+    double all, lower, upper;
+    std::size_t n_lower, n_upper;
+  };
+  Slopes slopes() const;
 };
 FittedBand fitted_band(const double* w, std::size_t N, double first_min_bins);
 
