@@ -298,12 +298,12 @@ def test_small_cells_run_concurrently_with_identical_tables(tmp_path: Path, monk
 
 
 def test_a_large_cell_runs_alone_on_all_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    grid = {"xi": [0.2, 0.5], "D": [4096, *range(1, 17)]}
+    grid = {"xi": [0.2, 0.5], "D": [65536, *range(1, 17)]}
     ref = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=1, progress=False)
     seen = record_calls(monkeypatch)
     df = sweep.run("rff_mse", grid, trials=300, seed=2, nthreads=3, progress=False)
     assert_bitwise_equal(ref, df)
-    # the two D = 4096 cells (0 and 17) dominate: each runs alone on the 3 threads, in grid order;
+    # the two D = 65536 cells (0 and 17) dominate: each runs alone on the 3 threads, in grid order;
     # then the small ones together, in one call on the 3 threads
     assert [(c, t) for c, t, _ in seen[:2]] == [([0], 3), ([17], 3)]
     ((rest, threads, _),) = seen[2:]
@@ -316,6 +316,21 @@ def test_plan_and_batches_by_cost() -> None:
     assert _backends.plan_local([1.0, 3.0, 2.0], 8, threaded=False) == ([], [1, 2, 0])
     alone, pooled = _backends.plan_local([1.0] * 50 + [40.0], 4)
     assert alone == [50] and pooled == list(range(50))
+    # 64 cells of four sizes fill 16 threads evenly side by side: none alone (the rule before ran
+    # every one alone: each cell then looked large against the work left, 32 % efficiency)
+    big = [float(c) for c in (8, 4, 2, 1) for _ in range(16)]
+    assert _backends.plan_local(big, 16) == ([], list(range(64)))
+    assert _backends.pooled_time(big, 16) == 15.0
+    # the plan's estimate is no worse than all alone and than all side by side
+    rng = np.random.default_rng(5)
+    for _ in range(50):  # (fewer cells than POOL_CELLS_PER_THREAD a thread: the plan is simulated)
+        threads = int(rng.integers(2, 17))
+        costs = list(rng.lognormal(0, 1.5, int(rng.integers(1, 2 * threads))))
+        alone, pooled = _backends.plan_local(costs, threads)
+        estimate = sum(costs[j] for j in alone) / (_backends.ALONE_EFFICIENCY * threads)
+        estimate += _backends.pooled_time([costs[j] for j in pooled], threads) if pooled else 0.0
+        assert estimate <= sum(costs) / (_backends.ALONE_EFFICIENCY * threads) / _backends.ALONE_GAIN + 1e-9
+        assert estimate <= _backends.pooled_time(sorted(costs, reverse=True), threads) + 1e-9
     for costs, threads in [([1.0] * 1000, 16), ([float(d) for d in (16, 64, 256, 1024) * 64], 16), ([5.0], 3)]:
         batches = _backends.default_batches(costs, threads)
         flat = [j for b in batches for j in b]

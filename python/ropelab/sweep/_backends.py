@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -21,9 +22,15 @@ WORKER_WAIT_SECONDS = 60.0
 TASKS_PER_THREAD = 2
 #: ... and at least about 1/MIN_TASK_SHARE of the whole work per worker thread.
 MIN_TASK_SHARE = 8
-#: The local backend runs a cell alone on all its threads when the cell costs more than this
-#: fraction of an even share of the work left (see :func:`plan_local`).
-SOLO_SHARE = 0.25
+#: Parallel efficiency :func:`plan_local` assumes for one cell alone on all the threads (its trials
+#: split between them), against cells run concurrently, one a thread.
+ALONE_EFFICIENCY = 0.8
+#: ... and runs cells alone only when its estimate is at least 1 − ALONE_GAIN faster than running
+#: them all concurrently (the efficiency of a cell alone is a guess; a small cell's is lower).
+ALONE_GAIN = 0.9
+#: From this many cells per thread on, :func:`plan_local` simulates no schedule: run concurrently
+#: largest first, so many cells leave little idle time at the end.
+POOL_CELLS_PER_THREAD = 8
 
 
 def compute_cell(
@@ -167,38 +174,64 @@ def largest_first(costs: Sequence[float]) -> list[int]:
     return sorted(range(len(costs)), key=lambda j: -costs[j])
 
 
+def pooled_time(costs: Sequence[float], threads: int) -> float:
+    """When the last of ``costs`` (in the order given) finishes on ``threads`` workers that each take
+    the next cell as soon as they are free (the core's schedule)."""
+    free = [0.0] * max(1, min(threads, len(costs)))
+    for c in costs:
+        heapq.heapreplace(free, free[0] + c)
+    return max(free)
+
+
 def plan_local(costs: Sequence[float], threads: int, threaded: bool = True) -> tuple[list[int], list[int]]:
     """Split the cells between the two ways the local backend runs them.
 
     Returns ``(alone, pooled)``: positions of the cells run one after another, each on all
-    ``threads`` (in grid order), and of the cells run concurrently on a pool of ``threads``
-    single-threaded workers (largest first). A cell runs alone when it costs more than
-    ``SOLO_SHARE`` of an even share of the work left (its total over the threads): such a cell
-    would leave the pool's other threads idle at the end, and is large enough to use the threads
-    by itself. With one thread every cell runs alone, in grid order; a task that does not use
-    ``nthreads`` (``threaded=False``) never runs a cell alone.
+    ``threads`` (in grid order), and of the cells run concurrently on ``threads`` single-threaded
+    workers (largest first). The split minimises the estimated time: the cells alone take their
+    cost over ``ALONE_EFFICIENCY × threads``, the pool the time of its schedule
+    (:func:`pooled_time`), and the ``k`` largest cells run alone for the best ``k`` (none unless
+    that is estimated ``1 − ALONE_GAIN`` faster than running them all concurrently). From
+    ``POOL_CELLS_PER_THREAD`` cells per thread on, only cells larger than an even share of all the
+    work run alone (each would hold up the pool's end by itself). With one thread every cell runs
+    alone, in grid order; a task that does not use ``nthreads`` (``threaded=False``) never runs a
+    cell alone.
 
     Examples
     --------
     >>> plan_local([1.0] * 8, 2)  # many equal cells: all concurrently
     ([], [0, 1, 2, 3, 4, 5, 6, 7])
-    >>> plan_local([1.0] * 3, 2)  # too few to share the threads evenly: each alone
-    ([0, 1, 2], [])
+    >>> plan_local([1.0] * 3, 2)  # one alone, then two side by side
+    ([0], [1, 2])
     >>> plan_local([1.0] * 12 + [50.0], 2)  # one dominant cell runs alone first
     ([12], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    >>> plan_local([8.0] * 16 + [4.0] * 16 + [2.0] * 16 + [1.0] * 16, 16)[0]  # they fill 16 threads evenly
+    []
     >>> plan_local([1.0, 2.0], 1)
     ([0, 1], [])
     """
     if threads <= 1:
         return list(range(len(costs))), []
     order = largest_first(costs)
-    k = 0
-    if threaded:
-        remaining = math.fsum(costs)
-        while k < len(order) and costs[order[k]] > SOLO_SHARE * remaining / threads:
-            remaining -= costs[order[k]]
+    if not threaded:
+        return [], order
+    if len(costs) >= POOL_CELLS_PER_THREAD * threads:
+        share = math.fsum(costs) / threads
+        k = 0
+        while k < len(order) and costs[order[k]] > share:
             k += 1
-    return sorted(order[:k]), order[k:]
+        return sorted(order[:k]), order[k:]
+    desc = [costs[j] for j in order]
+    best_k, best_time, alone = 0, math.inf, 0.0
+    for k in range(len(desc) + 1):
+        time = alone / (ALONE_EFFICIENCY * threads) + (pooled_time(desc[k:], threads) if k < len(desc) else 0.0)
+        if time < best_time:
+            best_k, best_time = k, time
+        if k < len(desc):
+            alone += desc[k]
+    if best_time > ALONE_GAIN * pooled_time(desc, threads):
+        best_k = 0
+    return sorted(order[:best_k]), order[best_k:]
 
 
 def run_local(
