@@ -257,10 +257,6 @@ def main() -> None:
         t_rl32 = best_of(lambda: rl.attention.random_feature(*r32a, D, nthreads=n), args.repeat)
         t_32 = best_of(lambda: torch_random_feature(*(x[:, 0] for x in r32t), o32), args.repeat)
         print(row("rf B=" + str(rB), n, t_rl, t_64, t_rl32, t_32))
-        print(
-            f"{'rf B=' + str(rB):<16}{n:>8}{t_rl * 1e3:>10.1f} ms{t_64 * 1e3:>8.1f} ms{t_32 * 1e3:>8.1f} ms"
-            f"{t_64 / t_rl:>11.2f}{t_32 / t_rl:>11.2f}"
-        )
     if args.only != "attention":
         print()
         delta_section(args, cores)
