@@ -335,8 +335,8 @@ def cell_seed(seed: int, index: int) -> int:
     TypeError
         If ``seed`` or ``index`` is not an integer.
     ValueError
-        If ``seed`` is not in ``[0, 2**64)`` or ``index`` not in ``[0, 2**63)`` (the int64 cell
-        indices of :func:`cell_seeds`).
+        If ``seed`` is not in ``[0, 2**64)`` or ``index`` not in ``[0, 2**63)`` (cell indices are
+        int64 where the core derives many cells' seeds at once).
 
     Examples
     --------
