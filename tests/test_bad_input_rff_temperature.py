@@ -33,7 +33,11 @@ K = np.array([0.1, 0.2, -0.3, 0.0])
         ({"seed": 2**64}, ValueError, r"seed .* got 18446744073709551616"),
         ({"seed": 1.0}, TypeError, r"seed .* got 1.0"),
         ({"nthreads": 0}, ValueError, r"nthreads .* got 0"),
-        ({"D": 2**40, "mode": "full"}, ValueError, r"D=1099511627776 and d=\d+ need .* random draws per trial \(D\*d, .*at most 2\^40"),
+        (
+            {"D": 2**40, "mode": "full"},
+            ValueError,
+            r"D=1099511627776 and d=\d+ need .* random draws per trial \(D\*d, .*at most 2\^40",
+        ),
     ],
 )
 def test_estimate_bad_arguments(kwargs: dict, exc: type, pattern: str) -> None:

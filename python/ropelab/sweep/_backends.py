@@ -176,7 +176,8 @@ def largest_first(costs: Sequence[float]) -> list[int]:
 
 def pooled_time(costs: Sequence[float], threads: int) -> float:
     """When the last of ``costs`` (in the order given) finishes on ``threads`` workers that each take
-    the next cell as soon as they are free (the core's schedule)."""
+    the next cell as soon as they are free (the core's schedule).
+    """
     free = [0.0] * max(1, min(threads, len(costs)))
     for c in costs:
         heapq.heapreplace(free, free[0] + c)
