@@ -53,7 +53,8 @@
 /// kGroupFrequencies (sizes as equal as possible). Each group runs the chunked algorithm above on
 /// its own features, with its own state and its own stabilisation (query shifts and key maxima
 /// over the group's features), and gives every output row its numerator|denominator at its own
-/// scale exp(−λ_g) (λ_g = the state's running maximum + the row's query shift). A row's groups are
+/// scale exp(−λ_g) (λ_g = the state's running maximum + the row's query shift, here less the row's
+/// h, a constant of the row: Featurizer::projection_max). A row's groups are
 /// merged at the largest λ (factors exp(λ_g − max λ) ≤ 1, added in group order) before num/den;
 /// with one group its sums are used as they are. Without stabilisation every λ is 0 and the
 /// groups simply add up.
