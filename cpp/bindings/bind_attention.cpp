@@ -330,9 +330,12 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
       at::random_feature(pq, pk, pv, s, opt, po, pn, pd, cancel);
     });
   } catch (const at::FeatureOverflow& e) {
-    throw py::value_error(std::string(f) + ": " + e.argument +
-                          ": a random feature overflows a "
-                          "double for these norms, sigma and scale; pass stabilize=True");
+    // without stabilisation a feature; with it a log-magnitude that no shift can bring back
+    throw py::value_error(std::string(f) + ": " + e.argument + ": " + e.quantity + " of " +
+                          e.argument + " overflows a double for these norms, sigma and scale" +
+                          (stabilize ? std::string(" (even with stabilize=True: the log-domain "
+                                                   "value itself is beyond a double)")
+                                     : std::string("; pass stabilize=True")));
   }
   require_finite_result(out, f, "the output",
                         "the estimated denominator vanished; use more features D, the positive "

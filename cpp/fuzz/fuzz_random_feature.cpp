@@ -5,12 +5,14 @@
 // frequencies of a trial. The harness filters only what the Python bindings reject (non-finite
 // inputs, σ < 0, a scale <= 0, causal with T != S, unstabilised amplitudes exp(scale |x|²/2) that
 // overflow); everything else must run without a crash or a sanitizer report, throwing at most
-// FeatureOverflow (unstabilised) or mc::Cancelled (a set cancel flag).
+// FeatureOverflow (unstabilised; stabilised only for a projection or a key's scale |k|²/2 beyond a
+// double, checked) or mc::Cancelled (a set cancel flag).
 #include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -30,6 +32,40 @@ double max_half_norm2(const std::vector<double>& x, std::size_t d, double scale)
     m = std::max(m, s);
   }
   return 0.5 * scale * m;
+}
+
+/// Whether a stabilised random_feature may legitimately throw `e`: the harness's own bound on the
+/// quantity exceeds DBL_MAX / 2 (below that no order of the core's sums can overflow): a key
+/// row's h under trig features (kHalfNorm), or (kProjection) an ω' = √scale·ω of some trial, or Σ_c
+/// |ω'_fc x_c| for a row x of the argument and a frequency f.
+bool log_magnitude_overflows(const ropelab::attention::FeatureOverflow& e,
+                             const std::vector<double>& q, const std::vector<double>& k,
+                             std::size_t d, const ropelab::attention::RandomFeatureOptions& opt) {
+  namespace at = ropelab::attention;
+  constexpr double kBig = std::numeric_limits<double>::max() / 2;
+  const std::vector<double>& x = e.argument == "q" ? q : k;
+  if (e.quantity == at::kHalfNorm) {
+    return e.argument == "k" && opt.estimator == ropelab::Estimator::trig &&
+           max_half_norm2(k, d, opt.scale) > kBig;
+  }
+  if (e.quantity != at::kProjection) return false;
+  const double rs = std::sqrt(opt.scale);
+  std::vector<double> omega(opt.D * d);
+  for (std::size_t t = 0; t < opt.trials; ++t) {
+    at::trial_omega(opt, d, t, omega.data());
+    for (std::size_t f = 0; f < opt.D; ++f) {
+      for (std::size_t c = 0; c < d; ++c) {
+        if (!(std::fabs(omega[f * d + c]) * rs <= kBig)) return true;
+      }
+      for (std::size_t i = 0; i + d <= x.size(); i += d) {
+        double a = 0;
+        for (std::size_t c = 0; c < d; ++c)
+          a += std::fabs(omega[f * d + c] * rs) * std::fabs(x[i + c]);
+        if (!(a <= kBig)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -90,10 +126,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     at::random_feature(q.data(), k.data(), v.data(), s, opt, out.data(),
                        parts ? num.data() : nullptr, parts ? den.data() : nullptr, &cancel);
-  } catch (const at::FeatureOverflow&) {
-    // The documented error without stabilisation. With stabilize = true it is thrown too (found
-    // by this harness in its first minute, issue 25, not yet analysed); the binding turns both
-    // into a ValueError, so it is accepted here until that is settled.
+  } catch (const at::FeatureOverflow& e) {
+    // Without stabilisation: the documented error (a feature overflows). With stabilize = true
+    // every feature is exp(<= 0) times a factor of modulus <= 1 (attention.hpp), so only a
+    // log-magnitude that is itself beyond a double may raise (issue 25: before, the exponent
+    // p_f - (h + shift) lost an ulp of h and overflowed from |x| ~ 3e9 on): a projection
+    // sqrt(scale) omega.x of q or k, or a trig key's h = scale |k|^2/2 (its weight exp(+inf);
+    // positive and hyperbolic keys with h = inf get weight 0). Checked here independently, with
+    // a factor 2 of margin for the order of the sums.
+    if (opt.stabilize && !log_magnitude_overflows(e, q, k, s.d, opt)) throw;
   }
 
   // the frequencies of a trial and the feature map of the queries under them

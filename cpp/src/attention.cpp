@@ -364,6 +364,7 @@ class Featurizer {
         omega_t_((CMap(omega, ix(D), ix(d)) * std::sqrt(scale)).transpose()) {}
 
   std::size_t F() const { return F_; }
+  bool trig() const { return est_ == Estimator::trig; }
 
   /// Projections p (n×D) and half norms h (n) of the rows of X.
   void project(const double* X, std::size_t n, RowMatrix& p, Vector& h) const {
@@ -389,8 +390,37 @@ class Featurizer {
     return 0;
   }
 
-  /// out (n×F) = features of the n rows, row i multiplied by exp(−shift(i)).
-  void features(const RowMatrix& p, const Vector& h, const double* shift, RowMatrix& out) const {
+  /// The largest log-magnitude of row i less its −h term (h common to all its features and all
+  /// groups): 0 (trig), max_f p_f (positive), max_f |p_f| (hyperbolic). A query row's features
+  /// stabilised by their own log_max are the features divided by exp(−h + this), so its group
+  /// scales are compared by this (exactly, whatever h) rather than by log_max = this − h, whose
+  /// rounding is an ulp of h.
+  double projection_max(const RowMatrix& p, std::size_t i) const {
+    const auto r = ix(i);
+    switch (est_) {
+      case Estimator::random_phase:
+        not_in_attention(est_);
+      case Estimator::trig:
+        return 0.0;
+      case Estimator::positive:
+        return p.row(r).maxCoeff();
+      case Estimator::hyperbolic:
+        return p.row(r).cwiseAbs().maxCoeff();
+    }
+    return 0;
+  }
+
+  /// out (n×F) = features of the n rows, row i multiplied by exp(−shift(i)). With a shift, each
+  /// feature is exp(ℓ_f − shift) (times cos/sin for trig) evaluated as
+  /// exp((ℓ_f − ℓ) + (ℓ − shift)) with ℓ = log_max of the row: ℓ_f − ℓ = p_f − max p (positive;
+  /// ±p_f − max|p| hyperbolic; 0 trig) never involves h, so it is ≤ 0 exactly, and ℓ − shift is
+  /// ≤ 0 whenever the shift is at least the row's own maximum (a key's running maximum).
+  /// Subtracting h + shift from p_f instead loses an ulp of h, which exceeds the range of exp once
+  /// h ≳ 2^62 (|x| ≳ 3·10^9 at scale 1): issue 25. own: the shift is each row's own ℓ (query
+  /// rows), ℓ − shift = 0 even for h = ∞. Otherwise a row with ℓ = −∞ (positive, hyperbolic:
+  /// h = ∞, a key whose weight against any key with a finite h is exp(−∞)) gets zero features.
+  void features(const RowMatrix& p, const Vector& h, const double* shift, RowMatrix& out,
+                bool own = false) const {
     const auto n = p.rows(), DD = ix(D_);
     out.resize(n, ix(F_));
     const double inv =
@@ -417,14 +447,19 @@ class Featurizer {
       }
     }
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double s = shift != nullptr ? shift[i] : 0.0;
       const double* pr = p.data() + i * DD;
       double* o = out.data() + i * ix(F_);
+      if (shift == nullptr) {  // unstabilised: exp(p_f − h) etc. as they are
+        plain_row(pr, h(i), inv, inv_trig, i, o);
+        continue;
+      }
+      const double l = log_max(p, h, static_cast<std::size_t>(i));
+      const double e = own ? 0.0 : l == kNegInf ? kNegInf : l - shift[i];  // ℓ − shift
       switch (est_) {
         case Estimator::random_phase:
           not_in_attention(est_);
         case Estimator::trig: {
-          const double amp = std::exp(h(i) - s) * inv_trig;
+          const double amp = std::exp(e) * inv_trig;
           const double* c = cos_.data() + i * DD;
           const double* sn = sin_.data() + i * DD;
           for (Eigen::Index j = 0; j < DD; ++j) {
@@ -434,19 +469,48 @@ class Featurizer {
           break;
         }
         case Estimator::positive: {
-          const double c = h(i) + s;
-          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - c) * inv;
+          const double top = p.row(i).maxCoeff();
+          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp((pr[j] - top) + e) * inv;
           break;
         }
         case Estimator::hyperbolic: {
-          const double c = h(i) + s;
+          const double top = p.row(i).cwiseAbs().maxCoeff();
           for (Eigen::Index j = 0; j < DD; ++j) {
-            o[j] = std::exp(pr[j] - c) * inv;
-            o[j + DD] = std::exp(-pr[j] - c) * inv;
+            o[j] = std::exp((pr[j] - top) + e) * inv;
+            o[j + DD] = std::exp((-pr[j] - top) + e) * inv;
           }
           break;
         }
       }
+    }
+  }
+
+  /// Row i of the unstabilised features (p the row's projections, h its half norm).
+  void plain_row(const double* pr, double h, double inv, double inv_trig, Eigen::Index i,
+                 double* o) const {
+    const auto DD = ix(D_);
+    switch (est_) {
+      case Estimator::random_phase:
+        not_in_attention(est_);
+      case Estimator::trig: {
+        const double amp = std::exp(h) * inv_trig;
+        const double* c = cos_.data() + i * DD;
+        const double* sn = sin_.data() + i * DD;
+        for (Eigen::Index j = 0; j < DD; ++j) {
+          o[j] = amp * c[j];
+          o[j + DD] = amp * sn[j];
+        }
+        break;
+      }
+      case Estimator::positive:
+        for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - h) * inv;
+        break;
+      case Estimator::hyperbolic:
+        for (Eigen::Index j = 0; j < DD; ++j) {
+          o[j] = std::exp(pr[j] - h) * inv;
+          o[j + DD] = std::exp(-pr[j] - h) * inv;
+        }
+        break;
     }
   }
 
@@ -576,14 +640,19 @@ void causal_linear_attention(const double* fq, const double* fk, const double* x
 namespace {
 
 /// The features of n query rows starting at q_rows, each stabilised by its own log-maximum when
-/// stab (FeatureOverflow("q") when one is not finite); pq, hq, qshift and fq are scratch/output.
+/// stab; qshift receives each row's group scale (Featurizer::projection_max: the row's
+/// constant less the −h common to its groups, so that h may even be ∞). pq, hq, qshift and fq
+/// are scratch/output. FeatureOverflow("q"): a projection beyond a double (stabilised), or a
+/// feature (not stabilised).
 void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, bool stab,
                     RowMatrix& pq, Vector& hq, Vector& qshift, RowMatrix& fq) {
   fz.project(q_rows, n, pq, hq);
+  if (stab && !all_finite(pq)) throw FeatureOverflow("q", kProjection);
   qshift.resize(ix(n));
   for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
-  fz.features(pq, hq, qshift.data(), fq);
+  fz.features(pq, hq, stab ? qshift.data() : nullptr, fq, stab);
   if (!all_finite(fq)) throw FeatureOverflow("q");
+  for (std::size_t i = 0; stab && i < n; ++i) qshift(ix(i)) = fz.projection_max(pq, i);
 }
 
 /// What a chunk contributes before the running state is known: the query features and their
@@ -676,6 +745,13 @@ void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size
               std::size_t n, ChunkParts& cp, Scratch& sc) {
   const bool stab = P.opt->stabilize, running = stab && P.opt->causal;
   fz.project(P.k + (seq * P.sh.S + r0) * P.sh.d, n, sc.pk, sc.hk);
+  // A key's log-magnitude (its weight against the other keys) must be a double, except that an
+  // h = scale·|k|²/2 of ∞ gives positive and hyperbolic features a log-magnitude −∞: weight 0
+  // against every key with a finite h (exactly what a double can say; a row that sees only such
+  // keys gets a zero denominator). For trig it is +∞: beyond every other key, and any two of
+  // them beyond comparison.
+  if (stab && !all_finite(sc.pk)) throw FeatureOverflow("k", kProjection);
+  if (stab && fz.trig() && !sc.hk.allFinite()) throw FeatureOverflow("k", kHalfNorm);
   double m = stab ? kNegInf : 0.0;
   cp.rmax.resize(running ? ix(n) : 0);
   for (std::size_t i = 0; stab && i < n; ++i) {
@@ -687,7 +763,7 @@ void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size
   } else {
     sc.shift.setConstant(ix(n), m);
   }
-  fz.features(sc.pk, sc.hk, sc.shift.data(), sc.fk);
+  fz.features(sc.pk, sc.hk, stab ? sc.shift.data() : nullptr, sc.fk);
   if (!all_finite(sc.fk)) throw FeatureOverflow("k");
   cp.m_keys = m;
   cp.n = n;

@@ -395,7 +395,10 @@ def random_feature(
     ValueError
         Shapes that do not match, ``D < 1``, ``sigma`` negative or of the wrong length,
         non-finite input, ``causal`` with ``T != S``, features overflowing without ``stabilize``
-        (naming ``q`` or ``k``), or an estimated denominator of zero (non-finite output).
+        (naming ``q`` or ``k``); with ``stabilize`` only a log-magnitude beyond a double (naming
+        ``q`` or ``k``: a projection ``sqrt(scale)·ω·x``, or for ``"trig"`` a key's
+        ``scale·|k|²/2``: a positive or hyperbolic key's gets weight 0); or an estimated
+        denominator of zero (non-finite output).
     TypeError
         Complex or non-numeric input, a non-integer ``D``/``trials``/``seed``.
 

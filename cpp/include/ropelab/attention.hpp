@@ -31,7 +31,12 @@
 /// running maximum of the chunks before, m_state) and row i's own sums are merged at the larger of
 /// m_state and r_i. Non-causal: key rows of a chunk are divided by exp(m), the state and a chunk's
 /// increment merged at the larger of their scales (merge_scales). Each output row is num/den with
-/// both multiplied by one positive constant of that row.
+/// both multiplied by one positive constant of that row. The exponents are formed as
+/// (ℓ_f − max_f ℓ) + (max_f ℓ − shift), both ≤ 0 (the first without h, the second exactly 0 for a
+/// query row), never as p_f − (h + shift), which loses an ulp of h (issue 25); a query row's
+/// groups are compared by max_f ℓ + h (Featurizer::projection_max), h cancelling. What cannot be
+/// shifted: a projection beyond a double, or a trig key's h (FeatureOverflow with kProjection,
+/// kHalfNorm).
 ///
 /// Causal prefix sums: the chunked form of linear attention. The values get a column of ones
 /// (x = [V | 1], w = d_v + 1 columns: the same products give numerator and denominator) and the
@@ -48,7 +53,8 @@
 /// kGroupFrequencies (sizes as equal as possible). Each group runs the chunked algorithm above on
 /// its own features, with its own state and its own stabilisation (query shifts and key maxima
 /// over the group's features), and gives every output row its numerator|denominator at its own
-/// scale exp(−λ_g) (λ_g = the state's running maximum + the row's query shift). A row's groups are
+/// scale exp(−λ_g) (λ_g = the state's running maximum + the row's query shift, here less the row's
+/// h, a constant of the row: Featurizer::projection_max). A row's groups are
 /// merged at the largest λ (factors exp(λ_g − max λ) ≤ 1, added in group order) before num/den;
 /// with one group its sums are used as they are. Without stabilisation every λ is 0 and the
 /// groups simply add up.
@@ -153,12 +159,25 @@ void softmax(const float* q, const float* k, const float* v, const Shape& shape,
              bool causal, const Bias* bias, int nthreads, float* out,
              const std::atomic<bool>* cancel);
 
-/// A feature overflowed a double (only without stabilisation): `argument` is "q" or "k".
+/// What overflowed a double in random_feature. Without stabilisation: a feature (its amplitude
+/// exp(scale·|x|²/2) or exp(p_f)), kFeature. With stabilisation every feature is computed as
+/// exp(≤ 0) times a factor of modulus ≤ 1 (header comment), and only the log-magnitudes themselves
+/// can fail to be doubles: a projection √scale·ω·x of q or k (kProjection), or, for trig, the half
+/// squared norm h = scale·|k|²/2 of a key (kHalfNorm: it fixes that key's weight against the
+/// other keys, exp(+∞), so it cannot be shifted away; a query row's h cancels, and a key's h = ∞
+/// under positive or hyperbolic features is a weight exp(−∞) = 0).
+inline constexpr const char* kFeature = "a random feature";
+inline constexpr const char* kProjection = "a projection sqrt(scale)*omega.x";
+inline constexpr const char* kHalfNorm = "the log-magnitude scale*|x|^2/2 of a row";
+
+/// A random feature or (stabilised) a log-magnitude overflowed a double: `argument` is "q" or
+/// "k", `quantity` one of kFeature, kProjection, kHalfNorm.
 struct FeatureOverflow : std::overflow_error {
-  explicit FeatureOverflow(const std::string& argument)
-      : std::overflow_error("a random feature of " + argument + " overflows a double"),
-        argument(argument) {}
-  std::string argument;
+  explicit FeatureOverflow(const std::string& argument, const std::string& quantity = kFeature)
+      : std::overflow_error(quantity + " of " + argument + " overflows a double"),
+        argument(argument),
+        quantity(quantity) {}
+  std::string argument, quantity;
 };
 
 struct RandomFeatureOptions {
@@ -193,7 +212,8 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
 /// The estimate for trials × batch sequences: out is (trials, batch, T, dv). num (trials, batch,
 /// T, dv) and den (trials, batch, T), if not null, receive the numerator and denominator (each
 /// row multiplied by the positive constant of the stabilisation; exactly the sums without it).
-/// Throws FeatureOverflow, mc::Cancelled.
+/// Throws FeatureOverflow (kFeature without stabilisation; kProjection or kHalfNorm with it),
+/// mc::Cancelled.
 void random_feature(const double* q, const double* k, const double* v, const Shape& shape,
                     const RandomFeatureOptions& opt, double* out, double* num, double* den,
                     const std::atomic<bool>* cancel);
