@@ -1050,8 +1050,23 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
                               s.n_upper >= kLongBand &&
                               (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
                                        : std::abs(slope - predicted) > kAsymptoteToleranceDb);
-    if (!contradicted) return predicted;
-    return slope <= 0 ? slope : FiguresOfMerit::nan;
+    if (contradicted) return slope <= 0 ? slope : FiguresOfMerit::nan;
+    // A band too short to be the asymptote can still refute the integer order: where its halves
+    // agree on a falling slope (an asymptote by its own test) that lies more than half an order
+    // from the predicted one and more than kAsymptoteToleranceDb from every integer order, the
+    // end is not a jump of any order but a non-integer power (sin^½, Kaiser–Bessel-derived: about
+    // −9 dB/octave) that the band cannot yet measure: not measurable at this N. A short band near
+    // another integer order is a transition (Kaiser's small end jump is overtaken by its next
+    // order near the main lobe), and the order read from the samples stands.
+    if (p >= 0 && std::isfinite(slope) && slope <= 0 && !band.at_floor &&
+        std::abs(slope - predicted) > 0.5 * octave) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (int k = -1; k <= kMaxSmoothnessOrder; ++k) {
+        nearest = std::min(nearest, std::abs(slope + octave * (k + 1)));
+      }
+      if (nearest > kAsymptoteToleranceDb) return FiguresOfMerit::nan;
+    }
+    return predicted;
   }
   // Not piecewise smooth at this N, or smoother than a jump of order kMaxSmoothnessOrder: the
   // far sidelobes' slope, if it is an asymptote (the same in the band's lower and upper halves).

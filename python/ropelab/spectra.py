@@ -1007,9 +1007,14 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     slope (an end like a non-integer power, ``cos^0.5`` or Kaiser-Bessel-derived: about -9;
     ripples next to the end, Barcilon-Temes: -6): then the band's slope. It is None ("not
     measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
-    asymptote, or when the band lies inside the main lobe of a join's own transform (a join
+    asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
-    ``N = 128`` never reaches its -18 asymptote below Nyquist). Never positive, never NaN.
+    ``N = 128`` never reaches its -18 asymptote below Nyquist), or when a shorter band (under 32
+    points per half) is an asymptote with a slope more than half an order (3.01 dB/octave) from
+    the order's and more than 1 dB/octave from every ``-6.02 (k + 1)``: an end like a non-integer
+    power that this ``N`` cannot measure (``cos^0.5`` at ``N = 128``: the band reads -8.9, the
+    order -12; a short band near another integer order is a transition, and the order stands:
+    Kaiser ``beta = 9`` at ``N = 64`` reads -11.6 and is -6.02). Never positive, never NaN.
 
     Examples
     --------

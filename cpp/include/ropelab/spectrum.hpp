@@ -219,8 +219,11 @@ int smoothness_order(const double* w, std::size_t N);
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
 /// when that is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), unless the far band is an
 /// asymptote over at least 32 points in each half with a slope more than kAsymptoteToleranceDb away
-/// (for an impulse: at least a whole order steeper): then that slope. Otherwise the slope of the
-/// far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the
+/// (for an impulse: at least a whole order steeper): then that slope; NaN where a shorter band is
+/// an asymptote (slope <= 0) more than half an order from −6.02(p + 1) and more than
+/// kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder] (a
+/// non-integer power at the end, e.g. sin^½, that this N cannot measure). Otherwise the slope of
+/// the far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the
 /// rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper than
 /// −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for N >= 56, and
 /// only if the band starts beyond 2N/L bins, L the distance of the nearest join to an end. NaN
