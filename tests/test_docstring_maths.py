@@ -40,11 +40,15 @@ import sys
 import textwrap
 import tokenize
 from collections.abc import Iterator
-from types import ModuleType
 
 import pytest
 
 import ropelab
+
+try:
+    from ._public_api import public_modules, public_names
+except ImportError:  # run as a script: python tests/test_docstring_maths.py
+    from _public_api import public_modules, public_names  # type: ignore[no-redef]
 
 #: A TeX construct: a braced superscript or subscript, or a backslash command (two letters or more).
 TEX = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}")
@@ -54,26 +58,6 @@ _LITERAL = re.compile(r"``(.+?)``", re.S)
 _QUOTED = re.compile(r"""[rRbBuUfF]{0,2}("|')(?:\\.|(?!\1).)*\1""", re.S)
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::")
 _CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "literalinclude", "doctest"}
-
-
-def _public_modules() -> list[str]:
-    names = ["ropelab"]
-    for info in pkgutil.walk_packages(ropelab.__path__, "ropelab."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
-    return sorted(names)
-
-
-def _public_names(mod: ModuleType) -> list[str]:
-    if hasattr(mod, "__all__"):
-        return list(mod.__all__)
-    return [
-        n
-        for n, v in vars(mod).items()
-        if not n.startswith("_")
-        and (inspect.isfunction(v) or inspect.isclass(v))
-        and getattr(v, "__module__", None) == mod.__name__
-    ]
 
 
 def _is_documented_routine(obj: object) -> bool:
@@ -127,10 +111,10 @@ def _docstrings() -> dict[str, str]:
         if doc:
             out.setdefault(qual, doc)
 
-    for modname in _public_modules():
+    for modname in public_modules():
         mod = importlib.import_module(modname)
         add(modname, mod)
-        for name in _public_names(mod):
+        for name in public_names(mod):
             obj = getattr(mod, name)
             qual = f"{modname}.{name}"
             if inspect.ismodule(obj):

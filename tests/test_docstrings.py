@@ -23,16 +23,14 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import pkgutil
 import textwrap
-from types import ModuleType
 from typing import Any
 
 import numpydoc.validate as numpydoc_validate  # the docs extra (installed by `make install`)
 import pytest
 from numpydoc.docscrape import NumpyDocString
 
-import ropelab
+from ._public_api import public_modules, public_names
 
 CHECKS = {"GL08", "SS01", "SS02", "SS03", "SS04", "PR01", "PR02", "RT01", "YD01"}
 
@@ -40,33 +38,12 @@ CHECKS = {"GL08", "SS01", "SS02", "SS03", "SS04", "PR01", "PR02", "RT01", "YD01"
 KNOWN_GAPS: dict[str, str] = {}
 
 
-def _public_modules() -> list[str]:
-    names = ["ropelab"]
-    for info in pkgutil.walk_packages(ropelab.__path__, "ropelab."):
-        if any(part.startswith("_") for part in info.name.split(".")):
-            continue
-        names.append(info.name)
-    return sorted(names)
-
-
-def _public_names(mod: ModuleType) -> list[str]:
-    if hasattr(mod, "__all__"):
-        return list(mod.__all__)
-    return [
-        n
-        for n, v in vars(mod).items()
-        if not n.startswith("_")
-        and (inspect.isfunction(v) or inspect.isclass(v))
-        and getattr(v, "__module__", None) == mod.__name__
-    ]
-
-
 def _api() -> list[tuple[str, Any]]:
     """(qualified name, object) of every public function, class, method and property."""
     out: list[tuple[str, Any]] = []
-    for modname in _public_modules():
+    for modname in public_modules():
         mod = importlib.import_module(modname)
-        for name in _public_names(mod):
+        for name in public_names(mod):
             obj = getattr(mod, name)
             if inspect.ismodule(obj) or not (inspect.isfunction(obj) or inspect.isclass(obj)):
                 continue  # submodules are checked as modules; constants carry a `#:` comment

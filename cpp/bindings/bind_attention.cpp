@@ -23,17 +23,6 @@ std::string shape_str(const py::array& a) {
 /// C-contiguous float32 array.
 using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-/// Whether every one of `objs` is a NumPy array of dtype float32: the single-precision path.
-bool all_float32(std::initializer_list<py::handle> objs) {
-  for (py::handle o : objs) {
-    if (!py::isinstance<py::array>(o) ||
-        !py::reinterpret_borrow<py::array>(o).dtype().is(py::dtype::of<float>())) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /// A float32 array argument as a C-contiguous farray; NaN/inf raise ValueError naming it.
 farray float_array(py::handle obj, const char* func, const char* name) {
   farray out = contiguous<farray>(obj, func, name);

@@ -355,18 +355,6 @@ darray softmax_attention(ArrayLike q_o, ArrayLike k_o, ArrayLike v_o, OptionalAr
 template <class Real>
 using rarray = py::array_t<Real, py::array::c_style | py::array::forcecast>;
 
-/// Whether every one of `objs` is a NumPy array of dtype float32: the float32 path of the delta
-/// rules (the dtype rule of ropelab.recurrence.delta_product).
-bool all_float32(std::initializer_list<py::handle> objs) {
-  for (py::handle o : objs) {
-    if (!py::isinstance<py::array>(o) ||
-        !py::reinterpret_borrow<py::array>(o).dtype().is(py::dtype::of<float>())) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /// `obj` as a C-contiguous array of Real with real_array's type checks (bool, complex, object and
 /// strings refused, naming `name`); its finiteness is checked here when `check_finite`, else by
 /// the kernel that reads it. A float32 array on the float32 path is used as it is.

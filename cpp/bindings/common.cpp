@@ -221,6 +221,16 @@ std::uint64_t seed_arg(py::handle obj, const char* func) {
   return static_cast<std::uint64_t>(v);
 }
 
+bool all_float32(std::initializer_list<py::handle> objs) {
+  for (py::handle o : objs) {
+    if (!py::isinstance<py::array>(o) ||
+        !py::reinterpret_borrow<py::array>(o).dtype().is(py::dtype::of<float>())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 double physical_bytes() {
   static const double bytes = [] {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -148,6 +149,10 @@ int nthreads_arg(py::handle obj, const char* func);
 
 /// A 64-bit seed: any integer in [0, 2^64).
 std::uint64_t seed_arg(py::handle obj, const char* func);
+
+/// Whether every one of `objs` is a NumPy array of dtype float32: the float32 path of the kernels
+/// that have one (attention.softmax, the delta rules: float32 out when all these inputs are).
+bool all_float32(std::initializer_list<py::handle> objs);
 
 /// The machine's physical memory in bytes (limits::kAssumedPhysicalBytes when the OS does not say).
 double physical_bytes();
