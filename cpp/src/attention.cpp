@@ -458,16 +458,9 @@ class Featurizer {
       switch (est_) {
         case Estimator::random_phase:
           not_in_attention(est_);
-        case Estimator::trig: {
-          const double amp = std::exp(e) * inv_trig;
-          const double* c = cos_.data() + i * DD;
-          const double* sn = sin_.data() + i * DD;
-          for (Eigen::Index j = 0; j < DD; ++j) {
-            o[j] = amp * c[j];
-            o[j + DD] = amp * sn[j];
-          }
+        case Estimator::trig:
+          trig_row(std::exp(e) * inv_trig, i, o);
           break;
-        }
         case Estimator::positive: {
           const double top = p.row(i).maxCoeff();
           for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp((pr[j] - top) + e) * inv;
@@ -485,6 +478,17 @@ class Featurizer {
     }
   }
 
+  /// Row i of the trig features with amplitude amp: amp·[cos | sin] of its projections.
+  void trig_row(double amp, Eigen::Index i, double* o) const {
+    const auto DD = ix(D_);
+    const double* c = cos_.data() + i * DD;
+    const double* sn = sin_.data() + i * DD;
+    for (Eigen::Index j = 0; j < DD; ++j) {
+      o[j] = amp * c[j];
+      o[j + DD] = amp * sn[j];
+    }
+  }
+
   /// Row i of the unstabilised features (p the row's projections, h its half norm).
   void plain_row(const double* pr, double h, double inv, double inv_trig, Eigen::Index i,
                  double* o) const {
@@ -492,16 +496,9 @@ class Featurizer {
     switch (est_) {
       case Estimator::random_phase:
         not_in_attention(est_);
-      case Estimator::trig: {
-        const double amp = std::exp(h) * inv_trig;
-        const double* c = cos_.data() + i * DD;
-        const double* sn = sin_.data() + i * DD;
-        for (Eigen::Index j = 0; j < DD; ++j) {
-          o[j] = amp * c[j];
-          o[j + DD] = amp * sn[j];
-        }
+      case Estimator::trig:
+        trig_row(std::exp(h) * inv_trig, i, o);
         break;
-      }
       case Estimator::positive:
         for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - h) * inv;
         break;
