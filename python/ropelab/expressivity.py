@@ -310,7 +310,7 @@ def track_householder(g: Group | str, tokens: npt.ArrayLike, *, seed: int = 0) -
     beta[:, 1:] = betas[t]
     q = np.broadcast_to(np.eye(m)[:, None, None, :], (m, n, T + 1, m))  # query e_i reads x_i
     x = recurrence.delta_product(q, k, v, beta)[..., 0]  # (m, n, T+1)
-    states = np.moveaxis(x, 0, -1)[:, 1:]  # (n, T, m)
+    states = np.asarray(np.moveaxis(x, 0, -1)[:, 1:], dtype=np.float64)  # (n, T, m)
     images = r @ rho  # (order, m): r ρ(e)
     dist = np.linalg.norm(states[:, :, None, :] - images[None, None], axis=-1)
     out: IntArray = np.argmin(dist, axis=-1).astype(np.int64)
