@@ -91,11 +91,10 @@ def real_number(func: str, name: str, value: Any) -> float:
     return x
 
 
-def boolean(func: str, name: str, value: Any, *, none: bool = False) -> Any:
-    """``value`` when it is a bool (Python's or NumPy's; None too when ``none``), else TypeError."""
+def boolean(func: str, name: str, value: Any, *, none: bool = False) -> None:
+    """TypeError unless ``value`` is a bool (Python's or NumPy's; or None when ``none``)."""
     if not (isinstance(value, (bool, np.bool_)) or (none and value is None)):
         raise TypeError(f"{func}: {name} must be a bool, got {value!r} of type {type(value).__name__}")
-    return value
 
 
 def integer(func: str, name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
