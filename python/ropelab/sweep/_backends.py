@@ -223,14 +223,16 @@ def plan_local(costs: Sequence[float], threads: int, threaded: bool = True) -> t
             k += 1
         return sorted(order[:k]), order[k:]
     desc = [costs[j] for j in order]
-    best_k, best_time, alone = 0, math.inf, 0.0
-    for k in range(len(desc) + 1):
+    side_by_side = pooled_time(desc, threads)  # k = 0
+    best_k, best_time, alone = 0, side_by_side, 0.0
+    for k in range(1, len(desc) + 1):
+        alone += desc[k - 1]
+        if alone / (ALONE_EFFICIENCY * threads) >= best_time:
+            break  # the cells alone already take longer: a larger k cannot do better
         time = alone / (ALONE_EFFICIENCY * threads) + (pooled_time(desc[k:], threads) if k < len(desc) else 0.0)
         if time < best_time:
             best_k, best_time = k, time
-        if k < len(desc):
-            alone += desc[k]
-    if best_time > ALONE_GAIN * pooled_time(desc, threads):
+    if best_time > ALONE_GAIN * side_by_side:
         best_k = 0
     return sorted(order[:best_k]), order[best_k:]
 
