@@ -84,3 +84,24 @@ def test_softmax_paths(T, S, d, dv, causal):
         np.testing.assert_allclose(outs[path], ref, rtol=1e-12, atol=1e-12)
     if "avx2" in outs and "avx512" in outs:
         np.testing.assert_array_equal(outs["avx512"], outs["avx2"])
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e160), (np.float32, 1e20)])
+@pytest.mark.parametrize("causal", [True, False])
+def test_logit_overflow_located_on_every_path(dtype, big, causal):
+    """One overflowing logit inside a later key block (the vector kernels fuse the finiteness
+    check into their stores and locate the bad logit only when there is one): every path and
+    thread count names the same sequence and query row."""
+    T, d = 300, 16
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((2, T, d)).astype(dtype)
+    k = rng.standard_normal((2, T, d)).astype(dtype)
+    v = rng.standard_normal((2, T, d)).astype(dtype)
+    q[1, 277] = big / np.sqrt(d)
+    k[1, 263] = big / np.sqrt(d)  # q_277·k_263 ~ big² * sqrt(d): overflows; the others stay finite
+    precision = "float32" if dtype == np.float32 else "double"
+    for path in PATHS:
+        with rl.simd.using(path):
+            for n in (1, 2):
+                with pytest.raises(ValueError, match=rf"query row 277 of sequence 1 overflows a {precision}"):
+                    rl.attention.softmax(q, k, v, causal=causal, nthreads=n)

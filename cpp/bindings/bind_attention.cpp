@@ -27,14 +27,12 @@ using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 farray float_array(py::handle obj, const char* func, const char* name) {
   farray out = contiguous<farray>(obj, func, name);
   const float* p = out.data();
-  for (py::ssize_t i = 0; i < out.size(); ++i) {
-    if (i % kSignalStride == kSignalStride - 1) check_signals();
-    if (!std::isfinite(p[i])) {
-      value_error(func, name,
-                  "must be finite (element " + std::to_string(i) + " is " +
-                      std::to_string(static_cast<double>(p[i])) + ")",
-                  obj);
-    }
+  const py::ssize_t i = first_nonfinite(p, out.size());
+  if (i < out.size()) {
+    value_error(func, name,
+                "must be finite (element " + std::to_string(i) + " is " +
+                    std::to_string(static_cast<double>(p[i])) + ")",
+                obj);
   }
   return out;
 }
@@ -44,13 +42,11 @@ farray float_array(py::handle obj, const char* func, const char* name) {
 void require_finite_float(const farray& out, const char* func, const char* what,
                           const std::string& hint) {
   const float* p = out.data();
-  for (py::ssize_t i = 0; i < out.size(); ++i) {
-    if (i % kSignalStride == kSignalStride - 1) check_signals();
-    if (!std::isfinite(p[i])) {
-      throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
-                            " is not finite in single precision (float32; " +
-                            std::to_string(static_cast<double>(p[i])) + "); " + hint);
-    }
+  const py::ssize_t i = first_nonfinite(p, out.size());
+  if (i < out.size()) {
+    throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
+                          " is not finite in single precision (float32; " +
+                          std::to_string(static_cast<double>(p[i])) + "); " + hint);
   }
 }
 

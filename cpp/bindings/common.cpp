@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "ropelab/limits.hpp"
 
@@ -59,21 +60,28 @@ void copy_pieces(const py::object& copyto, const py::array& dst, const py::array
   }
 }
 
-/// The index of the first non-finite entry of p[0, n), or n. Blocks of 512 are tested without an
-/// early exit on the bits (a double is ±inf or NaN iff its 11 exponent bits are all set), which
-/// vectorises; only a block with a non-finite entry is searched element by element. Signals are
-/// checked every kSignalStride entries (a multiple of the block).
-py::ssize_t first_nonfinite(const double* p, py::ssize_t n) {
+}  // namespace
+
+/// Blocks of 512 are tested without an early exit on the bits (a value is ±inf or NaN iff its
+/// exponent bits are all set: 11 of a double, 8 of a float), which vectorises; only a block with
+/// a non-finite entry is searched element by element. Signals are checked every kSignalStride
+/// entries (a multiple of the block).
+template <class Real>
+py::ssize_t first_nonfinite(const Real* p, py::ssize_t n) {
+  using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
+  constexpr int kMantissa = std::numeric_limits<Real>::digits - 1;               // 52 or 23
+  constexpr int kExponent = static_cast<int>(8 * sizeof(Real)) - 1 - kMantissa;  // 11 or 8
+  constexpr Bits kAllOnes = (Bits{1} << kExponent) - 1;
   constexpr py::ssize_t kBlock = 512;
   static_assert(kSignalStride % kBlock == 0, "signal checks fall on block boundaries");
   for (py::ssize_t b = 0; b < n; b += kBlock) {
     if (b != 0 && b % kSignalStride == 0) check_signals();
     const py::ssize_t e = std::min(n, b + kBlock);
-    std::uint64_t bad = 0;
+    Bits bad = 0;
     for (py::ssize_t i = b; i < e; ++i) {
-      std::uint64_t bits = 0;
+      Bits bits = 0;
       std::memcpy(&bits, p + i, sizeof bits);
-      bad |= (((bits >> 52) & 0x7ffU) + 1) >> 11;  // 1 iff the exponent is 0x7ff
+      bad |= (((bits >> kMantissa) & kAllOnes) + 1) >> kExponent;  // 1 iff all exponent bits set
     }
     if (bad == 0) continue;
     for (py::ssize_t i = b; i < e; ++i) {
@@ -82,8 +90,10 @@ py::ssize_t first_nonfinite(const double* p, py::ssize_t n) {
   }
   return n;
 }
+template py::ssize_t first_nonfinite(const double*, py::ssize_t);
+template py::ssize_t first_nonfinite(const float*, py::ssize_t);
 
-}  // namespace
+namespace {}  // namespace
 
 void copy_interruptible(const py::array& dst, const py::array& src) {
   copy_pieces(py::module_::import("numpy").attr("copyto"), dst, src);

@@ -91,6 +91,11 @@ inline void check_signals() {
 /// Elements between two check_signals() in a pass that holds the GIL (a few ms of copying).
 constexpr py::ssize_t kSignalStride = py::ssize_t{1} << 20;
 
+/// The index of the first non-finite entry of p[0, n), or n (Real: double or float). Vectorised;
+/// polls for signals every kSignalStride entries (the GIL is held).
+template <class Real>
+py::ssize_t first_nonfinite(const Real* p, py::ssize_t n);
+
 /// Copies `src` into `dst` (NumPy arrays of the same shape) with NumPy's own cast
 /// (np.copyto, casting="unsafe", the cast of forcecast), in pieces of about kSignalStride elements
 /// with check_signals() between them: a conversion of a large array answers Ctrl-C.

@@ -242,7 +242,7 @@ void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh
                     bool causal, const Bias* bias, Real* out, const std::atomic<bool>* cancel,
                     std::size_t begin, std::size_t end) {
   using ScoresFn =
-      void (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, Real, Real*);
+      bool (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, Real, Real*);
   using OnlineFn = void (*)(std::size_t, std::size_t, Real*, Real*, Real*, Real*);
   using PvFn =
       void (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, const Real*, Real*);
@@ -279,8 +279,10 @@ void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh
     for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
-      scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data());
-      check_logits(b, i0, nq, nk, [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
+      // the kernel tells whether every score is finite; only then is the first bad one located
+      if (!scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data())) {
+        check_logits(b, i0, nq, nk, [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
+      }
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
                     [&](std::size_t i, std::size_t j) -> Real& { return st[j * ld + i]; });
       online(ld, nk, st.data(), m.data(), l.data(), alpha.data());

@@ -139,6 +139,9 @@ inline Mask is_neg_inf(Vec x) {
 inline Vec select(Mask m, Vec t, Vec f) {
   return _mm256_blendv_pd(f, t, m);
 }
+inline bool any_nan(Vec x) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(x, x, _CMP_UNORD_Q)) != 0;
+}
 
 #include "attention_softmax_body.inc"
 
@@ -186,15 +189,18 @@ inline Mask is_neg_inf(Vec x) {
 inline Vec select(Mask m, Vec t, Vec f) {
   return _mm256_blendv_ps(f, t, m);
 }
+inline bool any_nan(Vec x) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0;
+}
 
 #include "attention_softmax_body.inc"
 }  // namespace sp
 
 }  // namespace
 
-void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
                  float scale, float* st) {
-  sp::scores_impl(ld, nk, d, qt, K, scale, st);
+  return sp::scores_impl(ld, nk, d, qt, K, scale, st);
 }
 
 void online_softmax_avx2(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
@@ -207,9 +213,9 @@ void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, co
   sp::pv_impl(ld, nk, dv, pt, V, alpha, ot);
 }
 
-void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
                  double scale, double* st) {
-  scores_impl(ld, nk, d, qt, K, scale, st);
+  return scores_impl(ld, nk, d, qt, K, scale, st);
 }
 
 void online_softmax_avx2(std::size_t ld, std::size_t nk, double* st, double* m, double* l,

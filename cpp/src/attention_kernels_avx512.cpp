@@ -54,6 +54,9 @@ inline Mask is_neg_inf(Vec x) {
 inline Vec select(Mask m, Vec t, Vec f) {
   return _mm512_mask_blend_pd(m, f, t);
 }
+inline bool any_nan(Vec x) {
+  return _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q) != 0;
+}
 
 #include "attention_softmax_body.inc"
 
@@ -132,15 +135,18 @@ inline Mask is_neg_inf(Vec x) {
 inline Vec select(Mask m, Vec t, Vec f) {
   return _mm512_mask_blend_ps(m, f, t);
 }
+inline bool any_nan(Vec x) {
+  return _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
+}
 
 #include "attention_softmax_body.inc"
 }  // namespace sp
 
 }  // namespace
 
-void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
                    float scale, float* st) {
-  sp::scores_impl(ld, nk, d, qt, K, scale, st);
+  return sp::scores_impl(ld, nk, d, qt, K, scale, st);
 }
 
 void online_softmax_avx512(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
@@ -212,9 +218,9 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, s
   }
 }
 
-void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
                    double scale, double* st) {
-  scores_impl(ld, nk, d, qt, K, scale, st);
+  return scores_impl(ld, nk, d, qt, K, scale, st);
 }
 
 void online_softmax_avx512(std::size_t ld, std::size_t nk, double* st, double* m, double* l,

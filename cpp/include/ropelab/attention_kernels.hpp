@@ -36,10 +36,11 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, s
                  double* C, std::size_t ldc, bool accumulate, double* pack);
 
 /// Scores of one key block: st[j·ld + i] = scale·Σ_p Q(i, p)·K[j·d + p] for i < ld, j < nk (one
-/// fused multiply-add chain over p from 0, then one multiplication).
-void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+/// fused multiply-add chain over p from 0, then one multiplication). Returns true iff every score
+/// is finite (the check is fused into the stores: the caller locates a non-finite one only then).
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
                  double scale, double* st);
-void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
                    double scale, double* st);
 
 /// The online-softmax step of one key block, per query lane i < ld: m' = max(m, max_j st), the
@@ -64,9 +65,9 @@ void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
 // Single precision (the float32 path of attention::softmax): the same operations on float lanes
 // (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
 // above, so again the AVX2 and AVX-512 versions give the same bits.
-void scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
                  float scale, float* st);
-void scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
                    float scale, float* st);
 void online_softmax_avx2(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
                          float* alpha);
