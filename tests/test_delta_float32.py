@@ -216,19 +216,22 @@ def test_empty_batch_still_checks_broadcast_side_inputs() -> None:
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_delta_rule_answers_ctrl_c(dtype: str) -> None:
-    # one long sequence on one thread (≈ 2 s in float64 at full speed): the kernel polls the
-    # cancel flag every 64 tokens, the fused checks change nothing there
+    # one long sequence on one thread (≈ 2 s in float64 at full speed, float32 twice as many
+    # tokens: its kernel is about twice as fast, and 2**14 tokens took only 0.44 s on an AVX-512
+    # machine, less than the delay): the kernel polls the cancel flag every 64 tokens, the fused
+    # checks change nothing there
     from tests._sigint import assert_interrupts, skip_under_sanitizer
 
     if skip_under_sanitizer.args[0]:
         pytest.skip(skip_under_sanitizer.kwargs["reason"])
+    T = 2**14 if dtype == "float64" else 2**15
     assert_interrupts(
         "rl.recurrence.delta_rule(q, k, v, beta, angles, nthreads=1)",
         setup=f"""
-        q, k, v = rng.standard_normal((3, 2**14, 512)).astype("{dtype}")
+        q, k, v = rng.standard_normal((3, {T}, 512), dtype="{dtype}")
         k /= np.linalg.norm(k, axis=-1, keepdims=True)
-        beta = rng.uniform(0, 1, 2**14).astype("{dtype}")
-        angles = np.cumsum(rng.uniform(-0.1, 0.1, (2**14, 256)), axis=0).astype("{dtype}")
+        beta = rng.uniform(0, 1, {T}).astype("{dtype}")
+        angles = np.cumsum(rng.uniform(-0.1, 0.1, ({T}, 256)), axis=0).astype("{dtype}")
         """,
         after='print("after", rl.rotary.rotate(np.ones((1, 2)), np.zeros((1, 1))).tolist())',
         expected_after="[[1.0, 1.0]]",
