@@ -679,6 +679,80 @@ bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   return off > 10.0 * std::abs(g.hi[0] - v[1]);
 }
 
+/// Whether the end of v (samples 0…M, max|v| = 1) behaves like a square root: w ~ c (n − n₀)^½,
+/// which has no Taylor expansion at n₀, so the polynomial end fit reads an integer order that is
+/// not there (the sidelobes fall off at −6.02·1.5 ≈ −9 dB/octave: Kaiser–Bessel-derived, whose
+/// square is a cumulative sum, and cos^½). Two models, compared by their rms misfit in w over
+/// those samples (the second has one coefficient fewer):
+/// - Taylor: w is a polynomial of degree kSmoothDegree in u = n/M (the end fit of
+///   smoothness_order);
+/// - square root: w² = (u − s)·P(u), P of degree kSmoothDegree − 1 with P(s) > 0, i.e. w² vanishes
+///   simply at the end point s ∈ {0, −½/M, −1/M} (the points smoothness_order tries), and
+///   w = sign(w)·√max(0, (u − s) P(u)).
+/// The end is a square root when the second misfit is at least kSquareRootFitGain times smaller
+/// than the first, the first is above 1e-12 (−240 dB of max|w|: below it both are rounding), and
+/// P(s) exceeds 4 times its change from P of one degree less (the house test of a nonzero
+/// coefficient). A Taylor end fits its own model at least as well: if w is smooth with w(s) ≠ 0 no
+/// w² vanishes at s, and if w ~ (u − s)^k, w² ~ (u − s)^(2k) has P(s) = 0 for k ≥ 1. Over the
+/// 1502 cases of tests/test_spectra_falloff.py (both ends, N ≥ 56), the gain is at most 1.2 for
+/// every other window whose Taylor misfit is above 1e-12 (Barcilon–Temes, whose ripples neither
+/// model follows; Dolph–Chebyshev and Tukey α = 0.1 at N = 128 are below 0.8) and at least 1.2e3
+/// for the square-root ends it recognises. Kaiser–Bessel-derived β = 8 at N ≤ 64 is not
+/// recognised (gain 0.22 at N = 64, 0.008 at N = 56): its square-root region, where the Kaiser
+/// kernel's small end value dominates its cumulative sum, is under a sample wide, so its samples
+/// look like a Taylor end with a jump (0.013 max|w|), and the order read from them stands.
+bool end_is_square_root(const std::vector<double>& v, std::size_t M) {
+  constexpr int D = merit::kSmoothDegree;
+  constexpr double kSquareRootFitGain = 100.0;
+  const auto rows = static_cast<Eigen::Index>(M + 1);
+  const double Md = static_cast<double>(M);
+  Eigen::VectorXd y(rows), y2(rows);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    y(i) = v[static_cast<std::size_t>(i)];
+    y2(i) = y(i) * y(i);
+  }
+  auto rms = [&](const Eigen::VectorXd& fit) {
+    return std::sqrt((fit - y).squaredNorm() / static_cast<double>(rows));
+  };
+  std::vector<double> n(M + 1), yv(y.data(), y.data() + rows);
+  for (std::size_t i = 0; i <= M; ++i) n[i] = static_cast<double>(i);
+  const std::vector<double> taylor = poly_lsq(n, yv, 0.0, Md, D);
+  Eigen::VectorXd fit_t(rows);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const double u = static_cast<double>(i) / Md;
+    double f = 0;
+    for (int j = D; j >= 0; --j) f = f * u + taylor[static_cast<std::size_t>(j)];
+    fit_t(i) = f;
+  }
+  const double misfit_taylor = rms(fit_t);
+  if (!(misfit_taylor > 1e-12)) return false;
+  for (const double s : {0.0, -0.5 / Md, -1.0 / Md}) {
+    // P of degree d: coefficients of (u − s)·uʲ, j = 0…d; P(s) = Σ c_j sʲ.
+    // The fitted w² and P(s).
+    auto fit_p = [&](int d) {
+      Eigen::MatrixXd V(rows, d + 1);
+      for (Eigen::Index i = 0; i < rows; ++i) {
+        const double u = static_cast<double>(i) / Md;
+        double p = u - s;
+        for (int j = 0; j <= d; ++j, p *= u) V(i, j) = p;
+      }
+      const Eigen::VectorXd c = V.colPivHouseholderQr().solve(y2);
+      double at_s = 0;
+      for (Eigen::Index j = c.size() - 1; j >= 0; --j) at_s = at_s * s + c(j);
+      return std::pair<Eigen::VectorXd, double>(V * c, at_s);
+    };
+    const auto [sq_hi, p_hi] = fit_p(D - 1);
+    const double p_lo = fit_p(D - 2).second;
+    if (!(p_hi > 4.0 * std::abs(p_hi - p_lo))) continue;
+    Eigen::VectorXd fit_s(rows);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      fit_s(i) = std::copysign(std::sqrt(std::max(0.0, sq_hi(i))), y(i));
+    }
+    if (kSquareRootFitGain * rms(fit_s) <= misfit_taylor) return true;
+  }
+  return false;
+}
+
 /// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
 /// over [lo, hi) and above rounding: up to 8 candidates for a derivative jump, largest first.
 std::vector<std::size_t> jump_candidates(const std::vector<double>& v, std::size_t lo,
@@ -938,12 +1012,14 @@ double leakage_factor(const double* w, std::size_t N, double main_lobe_bins) {
   return std::max(0.0, 1.0 - main / (Nd * S2));
 }
 
-int smoothness_order(const double* w, std::size_t N) {
+Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
   constexpr auto D = static_cast<std::size_t>(kSmoothDegree);
-  if (N < 4 * (D + 4)) return kNotMeasurable;  // the end fits need M = N/4 ≥ D + 4 samples
+  Smoothness r;
+  r.order = kNotMeasurable;
+  if (N < 4 * (D + 4)) return r;  // the end fits need M = N/4 ≥ D + 4 samples
   double wmax = 0;
   for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
-  if (!(wmax > 0) || !std::isfinite(wmax)) return kNotMeasurable;
+  if (!(wmax > 0) || !std::isfinite(wmax)) return r;
   std::vector<double> v(w, w + N);
   double sum = 0;
   for (double& x : v) sum += (x /= wmax);
@@ -954,7 +1030,7 @@ int smoothness_order(const double* w, std::size_t N) {
   for (std::size_t i = 0; i + 4 < N; ++i)
     d4[i] = std::abs(v[i + 4] - 4 * v[i + 3] + 6 * v[i + 2] - 4 * v[i + 1] + v[i]);
   std::nth_element(d4.begin(), d4.begin() + static_cast<std::ptrdiff_t>(d4.size() / 2), d4.end());
-  if (d4[d4.size() / 2] > 1e-2) return kNotMeasurable;
+  if (d4[d4.size() / 2] > 1e-2) return r;
   // Ends: the left end, and the right end read backwards unless the window is symmetric (w[n] =
   // w[N−1−n]) or DFT-even (w[n] = w[N−n]), whose right end mirrors the left one.
   bool mirror = true, dft_even = true;
@@ -977,8 +1053,17 @@ int smoothness_order(const double* w, std::size_t N) {
     for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) {
       Me = std::min(Me, std::max(c / 2, std::min(c, D + 4)));
     }
-    if (Me < D + 4) return kNotMeasurable;     // a join within D + 4 samples of the end
-    if (end_is_impulse(e, Me, W0)) return -1;  // an impulse: the derivative of a jump (k = −1)
+    if (Me < D + 4) return r;         // a join within D + 4 samples of the end
+    if (end_is_impulse(e, Me, W0)) {  // an impulse: the derivative of a jump (k = −1)
+      r.order = -1;
+      return r;
+    }
+    // A square-root end has no Taylor expansion: its own fit reads an order that is not there,
+    // and it is left out of the order (reported in square_root_end instead).
+    if (square_root_ends && end_is_square_root(e, Me)) {
+      r.square_root_end = true;
+      continue;
+    }
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
     // The window ends at its end sample, half a sample beyond it (scipy's windows sampled at
     // half-integers) or a whole sample beyond it (the right end of a DFT-even window): u = 0,
@@ -1004,7 +1089,12 @@ int smoothness_order(const double* w, std::size_t N) {
       order = std::min(order, contact_order(&left, &right, 0.0, 4.0 / Md, tol_i));
     }
   }
-  return order;
+  r.order = order;
+  return r;
+}
+
+int smoothness_order(const double* w, std::size_t N) {
+  return smoothness(w, N, false).order;
 }
 
 namespace {
@@ -1028,22 +1118,29 @@ std::size_t nearest_join(const double* w, std::size_t N) {
 }  // namespace
 
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
-  const int p = smoothness_order(w, N);
+  const Smoothness sm = smoothness(w, N, true);
+  const int p = sm.order;
   const double octave = 20.0 * std::log10(2.0);
   if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
   const FittedBand band = fitted_band(w, N, first_min_bins);
-  if (p >= -1 && p <= kMaxSmoothnessOrder) {
+  // The exponent a of the slowest singularity, |W| ~ f^−(a+1): the order p of the first jump
+  // elsewhere, or ½ at a square-root end (w ~ (n − n₀)^½, recognised by w² fitting a simple zero
+  // at the end far better than w fits a polynomial: see smoothness) unless a jump of order p ≤ 0
+  // falls off as slowly or more slowly.
+  const bool root_end = sm.square_root_end && p != kNotMeasurable && p > 0;
+  if ((p >= -1 && p <= kMaxSmoothnessOrder) || root_end) {
+    const double a = root_end ? 0.5 : static_cast<double>(p);
     // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
     // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at
     // least kLongBand points in each half: a fit over a few sidelobes can pass a bending
     // transition for straight) and shows another slope, the samples misled the order: an end that
-    // behaves like a non-integer power (sin^½, the Kaiser–Bessel-derived window) has no Taylor
+    // behaves like a non-integer power the square-root test does not recognise has no Taylor
     // expansion for the fit to find, and a fit reaching a join (Tukey) or ripples next to the end
     // (Barcilon–Temes: read as an impulse) bias it. An impulse is contradicted only by a whole
     // order: the peaks of an equiripple spectrum beating with the impulse of the DFT-even
     // truncation (Dolph–Chebyshev) wander by a few dB/octave.
     constexpr std::size_t kLongBand = 32;
-    const double predicted = -octave * (p + 1);
+    const double predicted = -octave * (a + 1);
     const FittedBand::Slopes s = band.slopes();
     const double slope = band.asymptotic_slope();
     const bool contradicted = !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
@@ -1054,11 +1151,12 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
     // A band too short to be the asymptote can still refute the integer order: where its halves
     // agree on a falling slope (an asymptote by its own test) that lies more than half an order
     // from the predicted one and more than kAsymptoteToleranceDb from every integer order, the
-    // end is not a jump of any order but a non-integer power (sin^½, Kaiser–Bessel-derived: about
-    // −9 dB/octave) that the band cannot yet measure: not measurable at this N. A short band near
+    // end is not a jump of any order but a non-integer power that the band cannot yet measure and
+    // the square-root test did not recognise: not measurable at this N (Kaiser–Bessel-derived
+    // β = 8 at N = 56, whose square-root region is under a sample wide). A short band near
     // another integer order is a transition (Kaiser's small end jump is overtaken by its next
     // order near the main lobe), and the order read from the samples stands.
-    if (p >= 0 && std::isfinite(slope) && slope <= 0 && !band.at_floor &&
+    if (a >= 0 && std::isfinite(slope) && slope <= 0 && !band.at_floor &&
         std::abs(slope - predicted) > 0.5 * octave) {
       double nearest = std::numeric_limits<double>::infinity();
       for (int k = -1; k <= kMaxSmoothnessOrder; ++k) {

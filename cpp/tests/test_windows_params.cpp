@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ropelab/spectrum.hpp"
@@ -217,6 +219,47 @@ TEST(Smoothness, NotMeasurable) {
   }
   const auto gauss = win::make_window("gaussian", 1024, false, {{"alpha", 12.0}});
   EXPECT_EQ(merit::smoothness_order(gauss.data(), 1024), merit::kMaxSmoothnessOrder + 1);
+}
+
+TEST(Smoothness, SquareRootEnds) {
+  // An end like (n − n₀)^½ (cos^½; Kaiser–Bessel-derived, whose square is a cumulative sum) is
+  // recognised (w² fits a simple zero at the end far better than w fits a polynomial) and left out
+  // of the order (cos^½: nothing else jumps); smoothness_order still reads the polynomial's order.
+  // Taylor ends, including a tiny jump (Kaiser β = 14) and zeros of any order (Hann, cos³, Tukey),
+  // are not square-root ends, and their order is smoothness_order's.
+  for (const std::size_t N : {64, 128, 1024}) {
+    for (const bool sym : {true, false}) {
+      const auto w = win::make_window("cosine_power", N, sym, {{"alpha", 0.5}});
+      const merit::Smoothness s = merit::smoothness(w.data(), N, true);
+      EXPECT_TRUE(s.square_root_end) << "cos^0.5 " << sym << " N=" << N;
+      EXPECT_EQ(s.order, merit::kMaxSmoothnessOrder + 1) << "cos^0.5 " << sym << " N=" << N;
+      EXPECT_FALSE(merit::smoothness(w.data(), N, false).square_root_end);
+    }
+    for (const double beta : {2.0, 4.0}) {
+      const auto w = win::make_window("kaiser_bessel_derived", N, true, {{"beta", beta}});
+      const merit::Smoothness s = merit::smoothness(w.data(), N, true);
+      EXPECT_TRUE(s.square_root_end) << "kbd " << beta << " N=" << N;
+      // Its halves meet at the centre with opposite slopes (the Kaiser kernel's end value): a
+      // kink, order 1, falling off faster than the square-root ends.
+      EXPECT_EQ(s.order, 1) << "kbd " << beta << " N=" << N;
+    }
+  }
+  const std::vector<std::pair<std::string, std::map<std::string, double>>> taylor{
+      {"hann", {}},
+      {"kaiser", {{"beta", 14.0}}},
+      {"kaiser", {{"beta", 2.0}}},
+      {"cosine_power", {{"alpha", 3.0}}},
+      {"tukey", {{"alpha", 0.5}}},
+      {"gaussian", {{"alpha", 2.5}}},
+      {"triang", {}}};
+  for (const std::size_t N : {64, 128, 1024}) {
+    for (const auto& [name, params] : taylor) {
+      const auto w = win::make_window(name, N, true, params);
+      const merit::Smoothness s = merit::smoothness(w.data(), N, true);
+      EXPECT_FALSE(s.square_root_end) << name << " N=" << N;
+      EXPECT_EQ(s.order, merit::smoothness_order(w.data(), N)) << name << " N=" << N;
+    }
+  }
 }
 
 TEST(Smoothness, EndFitStopsBeforeAJoin) {

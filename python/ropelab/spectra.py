@@ -1000,21 +1000,31 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     ``-inf`` or steeper than -48 for a window smoother than a 7th-derivative jump at this length.
     It is measured twice. From the samples: polynomials of degree 10 fitted at each end (up to
     ``N/8`` samples, and halfway, but not under 14 samples, to an interior join) and on either side of each interior join
-    give ``k``. From the DTFT: the least-squares slope of the far sidelobe peaks against
+    give ``k``. An end that behaves like a square root, ``w ~ (n - n0)^(1/2)`` (``cos^0.5``, and
+    Kaiser-Bessel-derived, whose square is a cumulative sum), has no Taylor expansion for those
+    polynomials (they read an integer order that is not there); it is recognised when ``w**2``,
+    fitted as ``(u - s) P(u)`` with a simple zero at the end (``s``: the end sample, half a sample
+    or one sample beyond it), fits the end samples at least 100 times better (rms, in ``w``) than
+    the polynomial of degree 10 fits ``w`` itself, whose misfit must be above 1e-12 of
+    ``max|w|``. Such an end falls off at ``-6.02 * 1.5 = -9.03`` dB/octave (the transform of
+    ``|x|^(1/2)`` decays as ``f^-1.5``), unless a jump of order ``k <= 0`` elsewhere falls off
+    as slowly. Kaiser-Bessel-derived ``beta = 8`` at ``N <= 64`` is not recognised: its
+    square-root region is under a sample wide, so its samples look like a Taylor end with a jump.
+    From the DTFT: the least-squares slope of the far sidelobe peaks against
     ``log2 sin(pi f/N)`` over ``[max(4 first_min_bins, N/32), max(N/8, 2 f_lo)]`` bins, an
     asymptote when the band's two halves agree within 1 dB/octave. The order's slope is the
     answer unless that band, with at least 32 points in each half, is an asymptote with another
-    slope (an end like a non-integer power, ``cos^0.5`` or Kaiser-Bessel-derived: about -9;
-    ripples next to the end, Barcilon-Temes: -6): then the band's slope. It is None ("not
+    slope (ripples next to the end, Barcilon-Temes: -6): then the band's slope. It is None ("not
     measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
     asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
     ``N = 128`` never reaches its -18 asymptote below Nyquist), or when a shorter band (under 32
     points per half) is an asymptote with a slope more than half an order (3.01 dB/octave) from
     the order's and more than 1 dB/octave from every ``-6.02 (k + 1)``: an end like a non-integer
-    power that this ``N`` cannot measure (``cos^0.5`` at ``N = 128``: the band reads -8.9, the
-    order -12; a short band near another integer order is a transition, and the order stands:
-    Kaiser ``beta = 9`` at ``N = 64`` reads -11.6 and is -6.02). Never positive, never NaN.
+    power that this ``N`` cannot measure and the square-root test does not recognise
+    (Kaiser-Bessel-derived ``beta = 8`` at ``N = 56``; a short band near another integer order is
+    a transition, and the order stands: Kaiser ``beta = 9`` at ``N = 64`` reads -11.6 and is
+    -6.02). Never positive, never NaN.
 
     Examples
     --------

@@ -216,18 +216,34 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 /// samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
-/// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(p + 1) with p = smoothness_order
-/// when that is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), unless the far band is an
-/// asymptote over at least 32 points in each half with a slope more than kAsymptoteToleranceDb away
-/// (for an impulse: at least a whole order steeper): then that slope; NaN where a shorter band is
-/// an asymptote (slope <= 0) more than half an order from −6.02(p + 1) and more than
-/// kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder] (a
-/// non-integer power at the end, e.g. sin^½, that this N cannot measure). Otherwise the slope of
-/// the far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the
-/// rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper than
-/// −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for N >= 56, and
-/// only if the band starts beyond 2N/L bins, L the distance of the nearest join to an end. NaN
-/// ("not measurable") in every other case: never positive, never the slope of a transition.
+/// smoothness_order with square-root ends recognised (square_root_ends = true): an end where w²,
+/// fitted as (u − s)·P(u) vanishing simply at the end point s, fits at least 100 times better (rms
+/// in w) than the polynomial end fit of w itself, above −240 dB of max|w| (w ~ (n − n₀)^½:
+/// Kaiser–Bessel-derived, cos^½; sidelobes falling off at −6.02·1.5 ≈ −9 dB/octave) is left out
+/// of `order` and sets `square_root_end`. Where no end is one, or square_root_ends is false,
+/// `order` is smoothness_order's; kMaxSmoothnessOrder + 1 when the square-root ends are all that
+/// is not smooth.
+struct Smoothness {
+  int order = kNotMeasurable;
+  bool square_root_end = false;
+};
+Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
+
+/// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1), a = p from
+/// smoothness(w, N, true) when p is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), or a = ½
+/// when an end is a square-root end and p (the order elsewhere) is not kNotMeasurable and > 0
+/// (−9.03: w ~ (n − n₀)^½ has no Taylor expansion, and its transform falls off as f^−1.5), unless
+/// the far band is an asymptote over at least 32 points in each half with a slope more than
+/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope;
+/// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
+/// and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder]
+/// (a non-integer power at the end that the square-root test does not recognise at this N).
+/// Otherwise the slope of the far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf
+/// when the band is at the rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
+/// than −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for
+/// N >= 56, and only if the band starts beyond 2N/L bins, L the distance of the nearest join to an
+/// end. NaN ("not measurable") in every other case: never positive, never the slope of a
+/// transition.
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
 
 /// The far band of fitted_falloff_db_per_octave and what lies in it.
