@@ -519,7 +519,7 @@ def test_window_info_classes() -> None:
         "name": "str",
         "parameters": "list[WindowParameter]",
         "symmetry": "str",
-        "falloff_order": "int",
+        "falloff_order": "float",
         "scipy_name": "str",
         "harris_name": "str",
         "aliases": "list[str]",

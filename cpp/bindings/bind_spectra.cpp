@@ -147,7 +147,7 @@ struct WindowInfo {
   std::string name;                         ///< the canonical name
   std::vector<WindowParameter> parameters;  ///< every parameter, required ones first
   std::string symmetry;                     ///< "both", "symmetric" or "dft-even"
-  int falloff_order = 0;                    ///< spectra::windows::WindowRow::falloff_order
+  double falloff_order = 0;                 ///< spectra::windows::WindowRow::falloff_order
   std::string scipy_name, harris_name;      ///< "" if none
   std::vector<std::string> aliases;         ///< other names accepted for it
   std::string definition;                   ///< one line: its formula or source
@@ -718,8 +718,10 @@ void register_window_info(py::module_& m) {
       .object_field("symmetry", &I::symmetry, "str",
                     "\"both\", \"symmetric\" (sym=True only) or \"dft-even\" (sym=False only).")
       .field("falloff_order", &I::falloff_order,
-             "Order p of the first derivative that jumps, at the window's reference parameters: "
-             "sidelobes fall off at -6.02(p + 1) dB/octave; -1: no such order (equiripple).")
+             "Order p of the least regular point of the zero-extended window, at its reference "
+             "parameters: sidelobes fall off at -6.02(p + 1) dB/octave. An integer where the p-th "
+             "derivative jumps, 0.5 at a square-root end (Kaiser-Bessel-derived); -1: no such "
+             "point (equiripple, or smoother than double precision resolves).")
       .object_field("scipy_name", &I::scipy_name, "str",
                     "The scipy.signal.windows twin (sample-equal), or \"\".")
       .object_field("harris_name", &I::harris_name, "str",

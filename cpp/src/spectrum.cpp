@@ -1117,19 +1117,23 @@ std::size_t nearest_join(const double* w, std::size_t N) {
 
 }  // namespace
 
+double falloff_order(const Smoothness& sm) {
+  const bool root_end = sm.square_root_end && sm.order != kNotMeasurable && sm.order > 0;
+  return root_end ? 0.5 : static_cast<double>(sm.order);
+}
+
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins) {
   const Smoothness sm = smoothness(w, N, true);
   const int p = sm.order;
   const double octave = 20.0 * std::log10(2.0);
   if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
   const FittedBand band = fitted_band(w, N, first_min_bins);
-  // The exponent a of the slowest singularity, |W| ~ f^−(a+1): the order p of the first jump
-  // elsewhere, or ½ at a square-root end (w ~ (n − n₀)^½, recognised by w² fitting a simple zero
-  // at the end far better than w fits a polynomial: see smoothness) unless a jump of order p ≤ 0
-  // falls off as slowly or more slowly.
-  const bool root_end = sm.square_root_end && p != kNotMeasurable && p > 0;
-  if ((p >= -1 && p <= kMaxSmoothnessOrder) || root_end) {
-    const double a = root_end ? 0.5 : static_cast<double>(p);
+  // The exponent a of the slowest singularity, |W| ~ f^−(a+1) (falloff_order): the order p of
+  // the first jump elsewhere, or ½ at a square-root end (w ~ (n − n₀)^½, recognised by w² fitting
+  // a simple zero at the end far better than w fits a polynomial: see smoothness) unless a jump
+  // of order p ≤ 0 falls off as slowly or more slowly.
+  const double a = falloff_order(sm);
+  if (a == 0.5 || (p >= -1 && p <= kMaxSmoothnessOrder)) {
     // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
     // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at
     // least kLongBand points in each half: a fit over a few sidelobes can pass a bending

@@ -1051,7 +1051,7 @@ const std::vector<WindowRow>& rows() {
        S::symmetric,
        kaiser_bessel_derived,
        kaiser_bessel_derived_check,
-       0,
+       0.5,
        {{"beta", 10.0}},
        "kaiser_bessel_derived",
        "",

@@ -147,8 +147,10 @@ def window_info(name: str) -> WindowInfo:
         ``name`` (canonical), ``parameters`` (each a ``WindowParameter``: ``name``,
         ``alternatives``, ``required``, ``default``, ``description``, ``range``,
         ``alternative_ranges``), ``symmetry`` (``"both"``, ``"symmetric"`` or ``"dft-even"``),
-        ``falloff_order`` (the order ``p`` of the first derivative that jumps, at the window's
-        reference parameters: sidelobes fall off at ``−6.02(p + 1)`` dB/octave; ``−1``: none),
+        ``falloff_order`` (a float: the order ``p`` of the zero-extended window's least regular
+        point at its reference parameters, so that sidelobes fall off at ``−6.02(p + 1)``
+        dB/octave; an integer where the ``p``-th derivative jumps, ``0.5`` at a square-root end
+        as Kaiser–Bessel-derived's; ``−1``: none),
         ``scipy_name`` and ``harris_name`` (``""`` where the window is not there).
 
     Raises
@@ -162,7 +164,7 @@ def window_info(name: str) -> WindowInfo:
     >>> info.symmetry, [p.name for p in info.parameters], info.parameters[0].range
     ('dft-even', ['alpha'], '>= 0')
     >>> window_info("chebwin").scipy_name, window_info("hann").falloff_order
-    ('chebwin', 2)
+    ('chebwin', 2.0)
     """
     with _validation.renamed("spectra.window_info", "spectra.window"):
         return WindowInfo(_core.spectra.window_info(name=name))

@@ -229,6 +229,12 @@ struct Smoothness {
 };
 Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 
+/// The exponent a of the slowest singularity that `sm` (smoothness(w, N, true)) finds, so that
+/// |W| ~ f^−(a+1): ½ at a square-root end unless the order p elsewhere is kNotMeasurable or a
+/// jump of order ≤ 0 (which falls off as slowly or more slowly), else p. May be kNotMeasurable or
+/// kMaxSmoothnessOrder + 1 (p's special values).
+double falloff_order(const Smoothness& sm);
+
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1), a = p from
 /// smoothness(w, N, true) when p is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), or a = ½
 /// when an end is a square-root end and p (the order elsewhere) is not kNotMeasurable and > 0

@@ -129,11 +129,12 @@ struct WindowRow {
   Symmetry symmetry;
   Sampler sampler;
   Check check;  ///< empty: no check beyond the ranges
-  /// The order p of the lowest derivative of the zero-extended window that jumps, at the
-  /// `reference` parameters: its sidelobes fall off at −6.02(p + 1) dB/octave (as
-  /// spectra::merit::smoothness_order measures it, N = 4096); −1 when it has no such order
+  /// The order p of the zero-extended window's least regular point, at the `reference`
+  /// parameters: its sidelobes fall off at −6.02(p + 1) dB/octave. An integer p where the p-th
+  /// derivative jumps, ½ at a square-root end (w ~ (n − n₀)^½: Kaiser–Bessel-derived), as
+  /// spectra::merit::falloff_order measures it at N = 4096; −1 when there is no such point
   /// (equiripple or smoother than double precision resolves).
-  int falloff_order;
+  double falloff_order;
   std::map<std::string, double> reference;  ///< parameters of the fall-off row (Harris's if any)
   std::string scipy_name;                   ///< the scipy.signal.windows twin ("" if none)
   std::string harris_name;                  ///< its name in Harris 1978, Table 1 ("" if not there)

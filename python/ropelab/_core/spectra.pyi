@@ -192,8 +192,8 @@ class WindowInfo(ropelab._core.result.Result):
     A window's parameters and symmetry (spectra.window_info; the names of the parameters make ropelab.spectra.WINDOWS).
     """
     __match_args__: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
-    _field_docs: typing.ClassVar[dict] = {'name': 'The canonical name of the window.', 'parameters': 'Every parameter, the required ones first.', 'symmetry': '"both", "symmetric" (sym=True only) or "dft-even" (sym=False only).', 'falloff_order': "Order p of the first derivative that jumps, at the window's reference parameters: sidelobes fall off at -6.02(p + 1) dB/octave; -1: no such order (equiripple).", 'scipy_name': 'The scipy.signal.windows twin (sample-equal), or "".', 'harris_name': 'The window\'s name in Harris 1978, Table 1, or "".', 'aliases': "Other names accepted for it (scipy's, Harris's).", 'definition': 'One line: its formula on x = (2n - L)/L (span L) or its source.'}
-    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str', 'falloff_order': 'int', 'scipy_name': 'str', 'harris_name': 'str', 'aliases': 'list[str]', 'definition': 'str'}
+    _field_docs: typing.ClassVar[dict] = {'name': 'The canonical name of the window.', 'parameters': 'Every parameter, the required ones first.', 'symmetry': '"both", "symmetric" (sym=True only) or "dft-even" (sym=False only).', 'falloff_order': 'Order p of the least regular point of the zero-extended window, at its reference parameters: sidelobes fall off at -6.02(p + 1) dB/octave. An integer where the p-th derivative jumps, 0.5 at a square-root end (Kaiser-Bessel-derived); -1: no such point (equiripple, or smoother than double precision resolves).', 'scipy_name': 'The scipy.signal.windows twin (sample-equal), or "".', 'harris_name': 'The window\'s name in Harris 1978, Table 1, or "".', 'aliases': "Other names accepted for it (scipy's, Harris's).", 'definition': 'One line: its formula on x = (2n - L)/L (span L) or its source.'}
+    _field_types: typing.ClassVar[dict] = {'name': 'str', 'parameters': 'list[WindowParameter]', 'symmetry': 'str', 'falloff_order': 'float', 'scipy_name': 'str', 'harris_name': 'str', 'aliases': 'list[str]', 'definition': 'str'}
     _fields: typing.ClassVar[tuple] = ('name', 'parameters', 'symmetry', 'falloff_order', 'scipy_name', 'harris_name', 'aliases', 'definition')
     def __eq__(self, other: builtins.object) -> bool:
         """
@@ -224,9 +224,9 @@ class WindowInfo(ropelab._core.result.Result):
         One line: its formula on x = (2n - L)/L (span L) or its source.
         """
     @property
-    def falloff_order(self) -> int:
+    def falloff_order(self) -> float:
         """
-        Order p of the first derivative that jumps, at the window's reference parameters: sidelobes fall off at -6.02(p + 1) dB/octave; -1: no such order (equiripple).
+        Order p of the least regular point of the zero-extended window, at its reference parameters: sidelobes fall off at -6.02(p + 1) dB/octave. An integer where the p-th derivative jumps, 0.5 at a square-root end (Kaiser-Bessel-derived); -1: no such point (equiripple, or smoother than double precision resolves).
         """
     @property
     def harris_name(self) -> str:
