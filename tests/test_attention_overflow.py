@@ -160,3 +160,24 @@ def test_key_half_norm_overflowing_a_double_has_weight_zero(estimator):
     out = attention.random_feature(q, k, v, 8, **kw)
     ref = attention.random_feature(q, np.delete(k, 2, axis=0), np.delete(v, 2, axis=0), 8, **kw)
     np.testing.assert_allclose(out, ref, rtol=4 * (k.shape[0] + 4) * EPS, atol=0)
+
+
+@pytest.mark.parametrize("stabilize", [True, False])
+@pytest.mark.parametrize("causal", [True, False])
+def test_values_overflowing_the_numerator_name_v(stabilize, causal):
+    # Values near the double maximum: the feature-weighted sums of v (the numerators) overflow
+    # while the denominators are fine. Named as the values' overflow (it read "the estimated
+    # denominator vanished" before), the same message for every thread count and chunking
+    # (several chunks of 64 rows, several threads: which row overflows first is not named).
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 2, 300, 8))
+    v = np.full((2, 300, 4), 1e308)
+    hint = "rescale v" if stabilize else r"rescale v or pass stabilize=True"
+    for n in (1, 2, 3):
+        with pytest.raises(
+            ValueError, match=rf"random_feature: v: a feature-weighted sum of v overflows a double; {hint}"
+        ):
+            attention.random_feature(q, k, v, 16, estimator="trig", causal=causal, stabilize=stabilize, nthreads=n)
+    # 1e-4 of that stays finite: the sums of at most 300 positive weights of at most about 1 fit
+    out = attention.random_feature(q, k, v / 1e4, 16, estimator="positive", causal=causal, stabilize=True)
+    assert np.all(np.isfinite(out))

@@ -380,8 +380,12 @@ def test_the_store_writes_finished_cells_in_groups(tmp_path: Path, monkeypatch: 
         return real_write(self, frame)
 
     monkeypatch.setattr(sweep.Store, "write", slow_write)
-    ref = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, progress=False)
-    df = sweep.run("rff_mse", SMALL_GRID, trials=200, seed=4, nthreads=1, store=tmp_path / "s", progress=False)
+    # 20000 trials: the 60 cells take about 0.4 s on one thread (6 ms each), handed over in many
+    # groups while the writer is busy. With 200 trials they took about 5 ms in all, less than one
+    # hand-over gap: on a busy 2-core machine a CI run saw every cell handed over before the
+    # writer's first write (one part, nothing to group).
+    ref = sweep.run("rff_mse", SMALL_GRID, trials=20000, seed=4, nthreads=1, progress=False)
+    df = sweep.run("rff_mse", SMALL_GRID, trials=20000, seed=4, nthreads=1, store=tmp_path / "s", progress=False)
     assert_bitwise_equal(ref, df)
     *parts, (merged, _) = writes
     assert merged == 60 and sum(n for n, _ in parts) == 60

@@ -314,6 +314,11 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
     run_interruptible([&](const std::atomic<bool>* cancel) {
       at::random_feature(pq, pk, pv, s, opt, po, pn, pd, cancel);
     });
+  } catch (const at::ValueOverflow& e) {
+    throw py::value_error(std::string(f) + ": v: " + e.what() +
+                          (stabilize ? std::string("; rescale v")
+                                     : std::string("; rescale v or pass stabilize=True (the "
+                                                   "unstabilised features can be large)")));
   } catch (const at::FeatureOverflow& e) {
     // without stabilisation a feature; with it a log-magnitude that no shift can bring back
     throw py::value_error(std::string(f) + ": " + e.argument + ": " + e.quantity + " of " +

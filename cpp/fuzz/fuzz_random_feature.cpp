@@ -6,7 +6,9 @@
 // inputs, σ < 0, a scale <= 0, causal with T != S, unstabilised amplitudes exp(scale |x|²/2) that
 // overflow); everything else must run without a crash or a sanitizer report, throwing at most
 // FeatureOverflow (unstabilised; stabilised only for a projection or a key's scale |k|²/2 beyond a
-// double, checked) or mc::Cancelled (a set cancel flag).
+// double, checked), ValueOverflow (unstabilised; stabilised only when the bound 2·S·max|v| of a
+// numerator nears a double's range, checked) or mc::Cancelled (a set cancel flag).
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -135,6 +137,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // positive and hyperbolic keys with h = inf get weight 0). Checked here independently, with
     // a factor 2 of margin for the order of the sums.
     if (opt.stabilize && !log_magnitude_overflows(e, q, k, s.d, opt)) throw;
+  } catch (const at::ValueOverflow&) {
+    // A numerator sum_j phi(q).phi(k_j) v_j beyond a double. Stabilised features have modulus at
+    // most 1/sqrt(D) (at most 2D of them per row, the groups merged with factors <= 1), so each
+    // weight is at most 2 and a numerator at most 2 S max|v|: only values near a double's range
+    // may raise (a factor 4 of margin for rounding). Unstabilised features are unbounded.
+    double vmax = 0.0;
+    for (const double x : v) vmax = std::max(vmax, std::fabs(x));
+    if (opt.stabilize &&
+        !(2.0 * static_cast<double>(s.S) * vmax > std::numeric_limits<double>::max() / 4)) {
+      throw;
+    }
   }
 
   // the frequencies of a trial and the feature map of the queries under them
@@ -152,6 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     at::random_feature(q.data(), k.data(), v.data(), s, opt, out.data(), nullptr, nullptr, &cancel);
   } catch (const mc::Cancelled&) {
   } catch (const at::FeatureOverflow&) {
+  } catch (const at::ValueOverflow&) {
   }
   return 0;
 }

@@ -850,6 +850,14 @@ void combine_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n
     const double* b = merged + i * w;
     const std::size_t row = u * P.sh.T + r0 + i;
     double* o = P.out + row * dv;
+    // a numerator beyond a double beside a finite denominator (which v does not enter) is the
+    // values' doing: named as such, not left to look like a vanished denominator (a denominator
+    // that is not finite, e.g. every key's weight vanished, is reported by the caller)
+    if (std::isfinite(b[dv])) {
+      for (std::size_t j = 0; j < dv; ++j) {
+        if (!std::isfinite(b[j])) throw ValueOverflow();
+      }
+    }
     for (std::size_t j = 0; j < dv; ++j) o[j] = b[j] / b[dv];
     if (P.num != nullptr) std::copy(b, b + dv, P.num + row * dv);
     if (P.den != nullptr) P.den[row] = b[dv];

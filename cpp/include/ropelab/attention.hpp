@@ -180,6 +180,14 @@ struct FeatureOverflow : std::overflow_error {
   std::string argument, quantity;
 };
 
+/// The estimated numerator of an output row (the feature-weighted sum of the values v) is not
+/// finite while its denominator (which v does not enter) is: the values are too large (stabilised
+/// features are at most about 1), not a vanished denominator. It names no row: which row a thread
+/// meets first depends on the schedule.
+struct ValueOverflow : std::overflow_error {
+  ValueOverflow() : std::overflow_error("a feature-weighted sum of v overflows a double") {}
+};
+
 struct RandomFeatureOptions {
   std::size_t D = 1;
   Estimator estimator = Estimator::trig;
