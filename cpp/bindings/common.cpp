@@ -93,8 +93,6 @@ py::ssize_t first_nonfinite(const Real* p, py::ssize_t n) {
 template py::ssize_t first_nonfinite(const double*, py::ssize_t);
 template py::ssize_t first_nonfinite(const float*, py::ssize_t);
 
-namespace {}  // namespace
-
 void copy_interruptible(const py::array& dst, const py::array& src) {
   copy_pieces(py::module_::import("numpy").attr("copyto"), dst, src);
 }
