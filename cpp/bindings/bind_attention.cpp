@@ -20,34 +20,11 @@ std::string shape_str(const py::array& a) {
   return py::str(py::tuple(a.attr("shape"))).cast<std::string>();
 }
 
-/// C-contiguous float32 array.
-using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-
 /// A float32 array argument as a C-contiguous farray; NaN/inf raise ValueError naming it.
 farray float_array(py::handle obj, const char* func, const char* name) {
   farray out = contiguous<farray>(obj, func, name);
-  const float* p = out.data();
-  const py::ssize_t i = first_nonfinite(p, out.size());
-  if (i < out.size()) {
-    value_error(func, name,
-                "must be finite (element " + std::to_string(i) + " is " +
-                    std::to_string(static_cast<double>(p[i])) + ")",
-                obj);
-  }
+  require_finite_input(out.data(), out.size(), func, name, obj);
   return out;
-}
-
-/// The float32 result must be finite: ValueError naming the output, its first offending element
-/// and `hint`.
-void require_finite_float(const farray& out, const char* func, const char* what,
-                          const std::string& hint) {
-  const float* p = out.data();
-  const py::ssize_t i = first_nonfinite(p, out.size());
-  if (i < out.size()) {
-    throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
-                          " is not finite in single precision (float32; " +
-                          std::to_string(static_cast<double>(p[i])) + "); " + hint);
-  }
 }
 
 /// q (..., T, d), k (..., S, d), v (..., S, dv) with the same leading dimensions.
@@ -200,7 +177,7 @@ py::array softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, Optiona
   if (single) {
     farray out(out_shape(q, s.dv));
     run(sp, out);
-    require_finite_float(out, f, "the output", "the values v or the logits are too large");
+    require_finite_result(out, f, "the output", "the values v or the logits are too large");
     return std::move(out);
   }
   darray out(out_shape(q, s.dv));

@@ -10,8 +10,6 @@ namespace ropelab::bind {
 
 namespace {
 
-using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-
 /// base ** exponents in float32 (SLEEF's powf, as PyTorch's CPU kernels).
 farray float32_powers(FloatLike base_o, ArrayLike exponents_o) {
   const char* f = "extrapolation.float32_powers";

@@ -13,8 +13,6 @@ namespace ropelab::bind {
 
 namespace {
 
-using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-
 std::size_t even_d(py::handle obj, const char* func) {
   const std::int64_t d = integer(obj, func, "d", 2);
   if (d % 2 != 0) value_error(func, "d", "must be even (channels are rotated in pairs)", obj);

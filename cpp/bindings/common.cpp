@@ -93,6 +93,21 @@ py::ssize_t first_nonfinite(const Real* p, py::ssize_t n) {
 template py::ssize_t first_nonfinite(const double*, py::ssize_t);
 template py::ssize_t first_nonfinite(const float*, py::ssize_t);
 
+template <class Real>
+void require_finite_input(const Real* p, py::ssize_t n, const char* func, const char* name,
+                          py::handle obj) {
+  const py::ssize_t i = first_nonfinite(p, n);
+  if (i < n) {
+    value_error(func, name,
+                "must be finite (element " + std::to_string(i) + " is " +
+                    std::to_string(static_cast<double>(p[i])) + ")",
+                obj);
+  }
+}
+template void require_finite_input(const double*, py::ssize_t, const char*, const char*,
+                                   py::handle);
+template void require_finite_input(const float*, py::ssize_t, const char*, const char*, py::handle);
+
 void copy_interruptible(const py::array& dst, const py::array& src) {
   copy_pieces(py::module_::import("numpy").attr("copyto"), dst, src);
 }
@@ -125,16 +140,7 @@ darray real_array(py::handle obj, const char* func, const char* name, bool allow
         obj);
   }
   darray out = contiguous<darray>(arr, func, name);
-  if (!allow_nonfinite) {
-    const double* p = out.data();
-    const py::ssize_t i = first_nonfinite(p, out.size());
-    if (i < out.size()) {
-      value_error(
-          func, name,
-          "must be finite (element " + std::to_string(i) + " is " + std::to_string(p[i]) + ")",
-          obj);
-    }
-  }
+  if (!allow_nonfinite) require_finite_input(out.data(), out.size(), func, name, obj);
   return out;
 }
 
@@ -402,15 +408,32 @@ std::vector<py::ssize_t> shape_of(const py::array& a) {
 
 namespace ropelab::bind {
 
-void require_finite_result(const darray& out, const char* func, const char* what,
-                           const std::string& hint) {
-  const double* p = out.data();
-  const py::ssize_t i = first_nonfinite(p, out.size());
-  if (i < out.size()) {
+namespace {
+
+/// The check of require_finite_result for a real result: `precision` opens the parenthesis that
+/// holds the offending value ("double precision (" or "single precision (float32; ").
+template <class Real>
+void require_finite_real(const Real* p, py::ssize_t n, const char* func, const char* what,
+                         const char* precision, const std::string& hint) {
+  const py::ssize_t i = first_nonfinite(p, n);
+  if (i < n) {
     throw py::value_error(std::string(func) + ": " + what + " at element " + std::to_string(i) +
-                          " is not finite in double precision (" + std::to_string(p[i]) + ")" +
+                          " is not finite in " + precision +
+                          std::to_string(static_cast<double>(p[i])) + ")" +
                           (hint.empty() ? std::string() : "; " + hint));
   }
+}
+
+}  // namespace
+
+void require_finite_result(const darray& out, const char* func, const char* what,
+                           const std::string& hint) {
+  require_finite_real(out.data(), out.size(), func, what, "double precision (", hint);
+}
+
+void require_finite_result(const farray& out, const char* func, const char* what,
+                           const std::string& hint) {
+  require_finite_real(out.data(), out.size(), func, what, "single precision (float32; ", hint);
 }
 
 void require_finite_result(const carray& out, const char* func, const char* what,

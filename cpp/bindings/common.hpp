@@ -79,6 +79,8 @@ ROPELAB_TYPED_ARG(OptionalChoice)
 
 /// C-contiguous float64 array (NumPy is row-major; so is every core routine taking raw pointers).
 using darray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+/// C-contiguous float32 array (the float32 paths).
+using farray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 /// C-contiguous complex128 array.
 using carray = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
@@ -356,8 +358,16 @@ void require_each(const darray& a, const char* func, const char* name, const std
 /// the output and the first offending element, with `hint` (e.g. "use log=True").
 void require_finite_result(const darray& out, const char* func, const char* what,
                            const std::string& hint);
+void require_finite_result(const farray& out, const char* func, const char* what,
+                           const std::string& hint);
 void require_finite_result(const carray& out, const char* func, const char* what,
                            const std::string& hint);
+
+/// ValueError "func: name must be finite (element i is x)" naming `obj` at the first non-finite
+/// entry of p[0, n) (first_nonfinite), if any.
+template <class Real>
+void require_finite_input(const Real* p, py::ssize_t n, const char* func, const char* name,
+                          py::handle obj);
 
 /// K operands (C-contiguous, e.g. from real_array) broadcast together by NumPy's rules without
 /// materialising them: the broadcast shape and, per operand, its element strides in that shape

@@ -1118,7 +1118,7 @@ std::size_t nearest_join(const double* w, std::size_t N) {
 }  // namespace
 
 double falloff_order(const Smoothness& sm) {
-  const bool root_end = sm.square_root_end && sm.order != kNotMeasurable && sm.order > 0;
+  const bool root_end = sm.square_root_end && sm.order > 0;  // (kNotMeasurable < 0)
   return root_end ? 0.5 : static_cast<double>(sm.order);
 }
 
@@ -1133,7 +1133,7 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
   // a simple zero at the end far better than w fits a polynomial: see smoothness) unless a jump
   // of order p ≤ 0 falls off as slowly or more slowly.
   const double a = falloff_order(sm);
-  if (a == 0.5 || (p >= -1 && p <= kMaxSmoothnessOrder)) {
+  if (a >= -1 && a <= kMaxSmoothnessOrder) {  // an order (or ½), not a special value
     // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
     // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at
     // least kLongBand points in each half: a fit over a few sidelobes can pass a bending

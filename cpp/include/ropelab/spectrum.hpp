@@ -235,10 +235,10 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 /// kMaxSmoothnessOrder + 1 (p's special values).
 double falloff_order(const Smoothness& sm);
 
-/// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1), a = p from
-/// smoothness(w, N, true) when p is in [−1, kMaxSmoothnessOrder] (0 for an end impulse), or a = ½
-/// when an end is a square-root end and p (the order elsewhere) is not kNotMeasurable and > 0
-/// (−9.03: w ~ (n − n₀)^½ has no Taylor expansion, and its transform falls off as f^−1.5), unless
+/// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1) with a =
+/// falloff_order(smoothness(w, N, true)) when a is in [−1, kMaxSmoothnessOrder] (−1 for an end
+/// impulse; ½ for a square-root end, −9.03: w ~ (n − n₀)^½ has no Taylor expansion, and its
+/// transform falls off as f^−1.5), unless
 /// the far band is an asymptote over at least 32 points in each half with a slope more than
 /// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope;
 /// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
