@@ -429,15 +429,16 @@ class Featurizer {
         1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? norm_D_ : 2 * norm_D_));
     const double inv_trig = 1.0 / std::sqrt(static_cast<double>(norm_D_));
     if (est_ == Estimator::trig) {
-      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its AVX2 sincos;
+      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its sincos;
       // on the scalar path its cosine, with sin p = cos(p − π/2), whose absolute error stays below
       // 1 ulp of |p| + 1 ulp of π/2.
       const std::size_t m = static_cast<std::size_t>(p.size());
       cos_.resize(m);
       sin_.resize(m);
 #ifndef ROPELAB_SCALAR_ONLY
-      if (simd::active_isa() != simd::Isa::scalar) {
-        // vector paths: SLEEF's sincos (u10) of AVX2, both at once
+      if (simd::active_isa() == simd::Isa::avx512) {
+        kernels::sincos_avx512(p.data(), m, cos_.data(), sin_.data());
+      } else if (simd::active_isa() != simd::Isa::scalar) {
         kernels::sincos_avx2(p.data(), m, cos_.data(), sin_.data());
       } else
 #endif

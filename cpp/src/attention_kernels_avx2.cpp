@@ -143,6 +143,7 @@ inline bool any_nan(Vec x) {
   return _mm256_movemask_pd(_mm256_cmp_pd(x, x, _CMP_UNORD_Q)) != 0;
 }
 
+#include "attention_pack.inc"
 #include "attention_softmax_body.inc"
 
 // The same kernels on 8 floats: tiles of 16 queries × 6 keys or
@@ -272,13 +273,7 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
       const std::size_t mr = m - i < 6 ? m - i : 6;
       // rows i .. i+mr of A, terms p0 .. p0+kc, p-major with stride 6 (rows past mr: 0, never
       // stored)
-      for (std::size_t p = 0; p < kc; ++p) {
-        for (std::size_t r = 0; r < 6; ++r) {
-          apack[6 * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs +
-                                        static_cast<std::ptrdiff_t>(p0 + p) * a_cs]
-                                    : 0.0;
-        }
-      }
+      pack_rows<6>(A, a_rs, a_cs, i, mr, p0, kc, apack);
       double* Ci = C + i * ldc;
       switch (mr) {
         case 6:

@@ -58,6 +58,7 @@ inline bool any_nan(Vec x) {
   return _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q) != 0;
 }
 
+#include "attention_pack.inc"
 #include "attention_softmax_body.inc"
 
 // The general product on 8 lanes: register tiles of 12 rows × 16 columns (24 accumulators), A in
@@ -188,13 +189,7 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, s
     }
     for (std::size_t i = 0; i < m; i += kMr) {
       const std::size_t mr = m - i < kMr ? m - i : kMr;
-      for (std::size_t p = 0; p < kc; ++p) {
-        for (std::size_t r = 0; r < kMr; ++r) {
-          apack[kMr * p + r] = r < mr ? A[static_cast<std::ptrdiff_t>(i + r) * a_rs +
-                                          static_cast<std::ptrdiff_t>(p0 + p) * a_cs]
-                                      : 0.0;
-        }
-      }
+      pack_rows<kMr>(A, a_rs, a_cs, i, mr, p0, kc, apack);
       for (std::size_t s = 0; s < nstrips; ++s) {
         const std::size_t j0 = s * kNr, w = n - j0 < kNr ? n - j0 : kNr;
         double* c = C + i * ldc + j0;
@@ -215,6 +210,21 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, s
       }
     }
     if (k == 0) break;
+  }
+}
+
+void sincos_avx512(const double* x, std::size_t n, double* c, double* s) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_loadu_pd(x + i));
+    _mm512_storeu_pd(s + i, r.x);
+    _mm512_storeu_pd(c + i, r.y);
+  }
+  if (i < n) {
+    const __mmask8 mask = static_cast<__mmask8>((1u << (n - i)) - 1u);
+    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_maskz_loadu_pd(mask, x + i));
+    _mm512_mask_storeu_pd(s + i, mask, r.x);
+    _mm512_mask_storeu_pd(c + i, mask, r.y);
   }
 }
 

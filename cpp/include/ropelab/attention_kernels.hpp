@@ -61,6 +61,8 @@ void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt,
 
 /// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
+/// The same with AVX-512 (SLEEF's 8-lane u10 sincos: the same algorithm, the same bits).
+void sincos_avx512(const double* x, std::size_t n, double* c, double* s);
 
 // Single precision (the float32 path of attention::softmax): the same operations on float lanes
 // (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
