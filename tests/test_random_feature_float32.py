@@ -229,6 +229,15 @@ def test_projection_overflow_named():
         rl.attention.random_feature(q, big, v, 16, estimator="hyperbolic")
 
 
+def test_unstabilised_product_overflow_named():
+    # each amplitude e^h fits a float32 (h ≈ 67), their products e^(h_q + h_k) do not: the
+    # unstabilised trig sums overflow, said so (not a silent NaN); stabilised it is finite
+    q, k, v = qkv(0, 1, 20, 16, 3, amp=4.3)
+    with pytest.raises(ValueError, match=r"not finite in single precision.*overflowed.*stabilize=True"):
+        rl.attention.random_feature(q, k, v, 16, stabilize=False)
+    assert np.all(np.isfinite(rl.attention.random_feature(q, k, v, 16)))
+
+
 def test_value_overflow_named():
     q, k, v = qkv(2, 1, 64, 4, 2)
     v[0, :, 0] = 3e38

@@ -320,9 +320,14 @@ py::typing::Tuple<py::array, py::ellipsis> random_feature(
                            (e.single ? "float32" : "double") + ")"
                      : std::string("; pass stabilize=True")));
     }
+    // unstabilised, products of features (amplitudes exp(h_q + h_k)) can also overflow
     require_finite_result(out, f, "the output",
-                          "the estimated denominator vanished; use more features D, the positive "
-                          "estimator, or a smaller sigma");
+                          stabilize ? "the estimated denominator vanished; use more features D, "
+                                      "the positive estimator, or a smaller sigma"
+                                    : "the estimated denominator vanished or overflowed (the "
+                                      "unstabilised features can be large); use more features D, "
+                                      "the positive estimator, a smaller sigma, or pass "
+                                      "stabilize=True");
   };
   const std::vector<py::ssize_t> den_shape{shp[0], shp[1], shp[2]};
   if (single) {
