@@ -330,6 +330,22 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const float* A, std:
   sp::gemm_impl(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack);
 }
 
+void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out) {
+  const __m256d sc = _mm256_set1_pd(scale);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d e = _mm256_mul_pd(Sleef_expd4_u10avx2(_mm256_loadu_pd(x + i)), sc);
+    _mm_storeu_ps(out + i, _mm256_cvtpd_ps(e));
+  }
+  if (i < n) {
+    const __m256i mask = lane_mask(n - i);
+    const __m256d e = _mm256_mul_pd(Sleef_expd4_u10avx2(_mm256_maskload_pd(x + i, mask)), sc);
+    alignas(16) float t[4];
+    _mm_store_ps(t, _mm256_cvtpd_ps(e));
+    for (std::size_t j = 0; i + j < n; ++j) out[i + j] = t[j];
+  }
+}
+
 void sincos_avx2(const float* x, std::size_t n, float* c, float* s) {
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {

@@ -80,6 +80,10 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const float* A, st
 /// c[i] = cos x[i], s[i] = sin x[i] in single precision (SLEEF's u10 sincosf, ≤ 1 ulp each).
 void sincos_avx2(const float* x, std::size_t n, float* c, float* s);
 
+/// out[i] = exp(x[i])·scale in double (SLEEF's u10 exp, ≤ 1 ulp; one multiplication), rounded
+/// to float once, i < n: the exp features of the float32 random_feature.
+void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out);
+
 // Single precision (the float32 path of attention::softmax): the same operations on float lanes
 // (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
 // above, so again the AVX2 and AVX-512 versions give the same bits.
