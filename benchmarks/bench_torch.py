@@ -12,9 +12,9 @@ Then causal random-feature attention (trig features, ``D = 256``, the same frequ
 ``ropelab.rff.sample_omega(D, d, index=0, seed=0)``): torch has no built-in, so the baseline is the
 same chunked algorithm written in torch (features ``exp(‖x'‖²/2)/√D [cos ω·x' | sin ω·x']``, per
 chunk of 64 rows ``φ_q S + tril(φ_q φ_kᵀ) [V | 1]`` then ``S += φ_kᵀ [V | 1]``), float64 and
-float32, on the first batch size only (ropelab's float32 row: float32 in and out, computed in
-float64). Its agreement is relative to the largest output (the estimate's denominators can be
-small).
+float32, on the first batch size only (ropelab's float32 row: its float32 path, float32 in, out
+and throughout). Its agreement is relative to the largest output (the estimate's denominators can
+be small).
 
 Then the gated delta rule (``ropelab.recurrence.delta_rule`` with gates, unit keys, ``β ∈ (0, 1)``,
 ``α ∈ [0.9, 1]``), ``--delta-batch`` sequences (default 1 and 16) of the same T and d: torch has no
@@ -26,7 +26,8 @@ Its agreement is relative to the largest output and printed before any time.
 
 PyTorch is an optional dependency: without it the script says so in one line and exits.
 Not a test: ``python benchmarks/bench_torch.py [--repeat N] [--T T] [--d d] [--batch 1 8]
-[--delta-batch 1 16] [--only delta]``.
+[--delta-batch 1 16] [--only attention | random-feature | delta]`` (``random-feature``: the
+random-feature agreement and rows only).
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def main() -> None:
     ap.add_argument(
         "--delta-batch", type=int, nargs="+", default=[1, 16], help="batch sizes of the delta rule (default 1 16)"
     )
-    ap.add_argument("--only", choices=["attention", "delta"], help="run one part only")
+    ap.add_argument("--only", choices=["attention", "random-feature", "delta"], help="run one part only")
     args = ap.parse_args()
     cores = os.cpu_count() or 1
     print(header())
@@ -209,6 +210,9 @@ def main() -> None:
                 return torch.nn.functional.scaled_dot_product_attention(*ts, is_causal=True)[:, 0]
 
         q32, k32, v32 = (x.astype(np.float32) for x in (q, k, v))
+        if args.only == "random-feature":
+            cases.append((B, (q, k, v), (q32, k32, v32), t64, t32, sdpa))
+            break
         out = rl.attention.softmax(q, k, v)
         out32 = rl.attention.softmax(q32, k32, v32)
         assert out32.dtype == np.float32
@@ -239,7 +243,7 @@ def main() -> None:
         f"exact causal softmax attention, T={args.T}, d=d_v={args.d}; best of {args.repeat}; ratio = torch time / ropelab time"
     )
     print(COLUMNS)
-    for B, a64, a32, t64, t32, sdpa in cases:
+    for B, a64, a32, t64, t32, sdpa in cases if args.only != "random-feature" else []:
         for n in sorted({1, cores}):
             torch.set_num_threads(n)
             t_rl = best_of(lambda: rl.attention.softmax(*a64, nthreads=n), args.repeat)
@@ -257,7 +261,7 @@ def main() -> None:
         t_rl32 = best_of(lambda: rl.attention.random_feature(*r32a, D, nthreads=n), args.repeat)
         t_32 = best_of(lambda: torch_random_feature(*(x[:, 0] for x in r32t), o32), args.repeat)
         print(row("rf B=" + str(rB), n, t_rl, t_64, t_rl32, t_32))
-    if args.only != "attention":
+    if args.only is None:
         print()
         delta_section(args, cores)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ropelab import attention, rff, rotary
 from tests._sigint import assert_interrupts
 from tests.test_attention_float32 import softmax_bound
+from tests.test_random_feature_float32 import check as random_feature_f32_check
 
 
 def reference_softmax(q, k, v, causal=True, scale=None, bias=None):
@@ -260,11 +261,11 @@ def test_feature_groups_bit_identical_in_every_schedule(estimator, causal):
 
 
 def test_random_feature_float32():
+    # computed in float32 (tests/test_random_feature_float32.py): within the derived bound of the
+    # float64 path on the same inputs
     q, k, v = qkv(15, d=8, T=64, dv=4, dtype=np.float32)
-    out = attention.random_feature(q, k, v, 64, seed=0)
+    out, _, _ = random_feature_f32_check(q, k, v, 64, seed=0)
     assert out.dtype == np.float32
-    ref = attention.random_feature(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64), 64, seed=0)
-    np.testing.assert_array_equal(out, ref.astype(np.float32))
 
 
 # ---------------------------------------------------------------------------------------------

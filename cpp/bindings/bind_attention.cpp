@@ -212,26 +212,39 @@ std::vector<double> sigma_arg(py::handle obj, std::size_t d, const std::string& 
   return out;
 }
 
-/// max_i ‖x_i‖² over the rows of a (rows, d) buffer.
-double max_norm2(const darray& x, std::size_t d) {
+/// max_i ‖x_i‖² over the rows of a (rows, d) buffer (summed in double).
+template <class Arr>
+double max_norm2(const Arr& x, std::size_t d) {
   double m = 0;
-  const double* p = x.data();
+  const auto* p = x.data();
   const auto n = static_cast<std::size_t>(x.size()) / d;
   for (std::size_t i = 0; i < n; ++i) {
     double s = 0;
-    for (std::size_t c = 0; c < d; ++c) s += p[i * d + c] * p[i * d + c];
+    for (std::size_t c = 0; c < d; ++c) {
+      const auto xc = static_cast<double>(p[i * d + c]);
+      s += xc * xc;
+    }
     m = std::max(m, s);
   }
   return m;
 }
 
-py::typing::Tuple<darray, py::ellipsis> random_feature(
+py::typing::Tuple<py::array, py::ellipsis> random_feature(
     ArrayLike qo, ArrayLike ko, ArrayLike vo, IntLike D_o, Choice est_o, ArrayLike sigma_o,
     Choice layout_o, bool orthogonal, bool causal, IntLike seed_o, IntLike trials_o, bool stabilize,
     OptionalFloat scale_o, OptionalInt nthreads_o, bool parts) {
   const char* f = "attention.random_feature";
-  const darray q = real_array(qo, f, "q"), k = real_array(ko, f, "k"), v = real_array(vo, f, "v");
-  const at::Shape s = qkv_shape(q, k, v, qo, ko, vo, f);
+  // float32 q, k and v: computed in float32 (attention.hpp); anything else real in float64.
+  const bool single = all_float32({qo, ko, vo});
+  Operands<double> dp;
+  Operands<float> sp;
+  if (single) {
+    sp = {float_array(qo, f, "q"), float_array(ko, f, "k"), float_array(vo, f, "v")};
+  } else {
+    dp = {real_array(qo, f, "q"), real_array(ko, f, "k"), real_array(vo, f, "v")};
+  }
+  const at::Shape s = single ? qkv_shape(sp.q, sp.k, sp.v, qo, ko, vo, f)
+                             : qkv_shape(dp.q, dp.k, dp.v, qo, ko, vo, f);
   check_causal(s, causal, f);
   at::RandomFeatureOptions opt;
   opt.D = static_cast<std::size_t>(integer(D_o, f, "D", 1));
@@ -256,14 +269,19 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
     }
   }
   if (!stabilize) {
-    // Without the max subtraction the amplitudes exp(±scale·‖x‖²/2) must be doubles.
-    for (auto [x, xo, name] : {std::tuple{&q, qo, "q"}, std::tuple{&k, ko, "k"}}) {
-      const double h = 0.5 * opt.scale * max_norm2(*x, s.d);
-      if (!std::isfinite(std::exp(h))) {
+    // Without the max subtraction the amplitudes exp(±scale·‖x‖²/2) must be doubles (float32s on
+    // the float32 path).
+    for (auto [xo, name] : {std::tuple{qo, "q"}, std::tuple{ko, "k"}}) {
+      const bool is_q = name[0] == 'q';
+      const double h =
+          0.5 * opt.scale *
+          (single ? max_norm2(is_q ? sp.q : sp.k, s.d) : max_norm2(is_q ? dp.q : dp.k, s.d));
+      const double amp = std::exp(h);
+      if (!std::isfinite(single ? static_cast<double>(static_cast<float>(amp)) : amp)) {
         value_error(f, name,
-                    "has a row whose amplitude exp(scale*|x|^2/2) overflows a double "
-                    "(scale*|x|^2/2 = " +
-                        std::to_string(h) + "); pass stabilize=True,",
+                    std::string("has a row whose amplitude exp(scale*|x|^2/2) overflows a ") +
+                        (single ? "float32" : "double") + " (scale*|x|^2/2 = " + std::to_string(h) +
+                        "); pass stabilize=True,",
                     xo);
       }
     }
@@ -275,38 +293,53 @@ py::typing::Tuple<darray, py::ellipsis> random_feature(
   const std::vector<py::ssize_t> shp{static_cast<py::ssize_t>(opt.trials),
                                      static_cast<py::ssize_t>(s.batch),
                                      static_cast<py::ssize_t>(s.T), static_cast<py::ssize_t>(s.dv)};
-  darray out(shp);
-  darray num, den;
-  if (parts) {
-    num = darray(shp);
-    den = darray(std::vector<py::ssize_t>{shp[0], shp[1], shp[2]});
+  const auto run = [&](auto& ops, auto& out, auto& num, auto& den) {
+    auto* po = out.mutable_data();
+    auto* pn = parts ? num.mutable_data() : nullptr;
+    auto* pd = parts ? den.mutable_data() : nullptr;
+    const auto *pq = ops.q.data(), *pk = ops.k.data(), *pv = ops.v.data();
+    try {
+      // run_interruptible releases the GIL: the core reads q, k, v and writes out/num/den, all
+      // held by this frame; it polls the cancel flag between chunks of rows.
+      run_interruptible([&](const std::atomic<bool>* cancel) {
+        at::random_feature(pq, pk, pv, s, opt, po, pn, pd, cancel);
+      });
+    } catch (const at::ValueOverflow& e) {
+      throw py::value_error(std::string(f) + ": v: " + e.what() +
+                            (stabilize ? std::string("; rescale v")
+                                       : std::string("; rescale v or pass stabilize=True (the "
+                                                     "unstabilised features can be large)")));
+    } catch (const at::FeatureOverflow& e) {
+      // without stabilisation a feature; with it a log-magnitude that no shift can bring back
+      throw py::value_error(
+          std::string(f) + ": " + e.argument + ": " + e.quantity + " of " + e.argument +
+          " overflows a " + (e.single ? "float32" : "double") +
+          " for these norms, sigma and scale" +
+          (stabilize ? std::string(" (even with stabilize=True: the log-domain value itself is "
+                                   "beyond a ") +
+                           (e.single ? "float32" : "double") + ")"
+                     : std::string("; pass stabilize=True")));
+    }
+    // unstabilised, products of features (amplitudes exp(h_q + h_k)) can also overflow
+    require_finite_result(out, f, "the output",
+                          stabilize ? "the estimated denominator vanished; use more features D, "
+                                      "the positive estimator, or a smaller sigma"
+                                    : "the estimated denominator vanished or overflowed (the "
+                                      "unstabilised features can be large); use more features D, "
+                                      "the positive estimator, a smaller sigma, or pass "
+                                      "stabilize=True");
+  };
+  const std::vector<py::ssize_t> den_shape{shp[0], shp[1], shp[2]};
+  if (single) {
+    farray out(shp), num, den;
+    if (parts) num = farray(shp), den = farray(den_shape);
+    run(sp, out, num, den);
+    if (parts) return py::make_tuple(out, num, den);
+    return py::make_tuple(out);
   }
-  double* po = out.mutable_data();
-  double* pn = parts ? num.mutable_data() : nullptr;
-  double* pd = parts ? den.mutable_data() : nullptr;
-  const double *pq = q.data(), *pk = k.data(), *pv = v.data();
-  try {
-    // run_interruptible releases the GIL: the core reads q, k, v and writes out/num/den, all
-    // held by this frame; it polls the cancel flag between chunks of rows.
-    run_interruptible([&](const std::atomic<bool>* cancel) {
-      at::random_feature(pq, pk, pv, s, opt, po, pn, pd, cancel);
-    });
-  } catch (const at::ValueOverflow& e) {
-    throw py::value_error(std::string(f) + ": v: " + e.what() +
-                          (stabilize ? std::string("; rescale v")
-                                     : std::string("; rescale v or pass stabilize=True (the "
-                                                   "unstabilised features can be large)")));
-  } catch (const at::FeatureOverflow& e) {
-    // without stabilisation a feature; with it a log-magnitude that no shift can bring back
-    throw py::value_error(std::string(f) + ": " + e.argument + ": " + e.quantity + " of " +
-                          e.argument + " overflows a double for these norms, sigma and scale" +
-                          (stabilize ? std::string(" (even with stabilize=True: the log-domain "
-                                                   "value itself is beyond a double)")
-                                     : std::string("; pass stabilize=True")));
-  }
-  require_finite_result(out, f, "the output",
-                        "the estimated denominator vanished; use more features D, the positive "
-                        "estimator, or a smaller sigma");
+  darray out(shp), num, den;
+  if (parts) num = darray(shp), den = darray(den_shape);
+  run(dp, out, num, den);
   if (parts) return py::make_tuple(out, num, den);
   return py::make_tuple(out);
 }

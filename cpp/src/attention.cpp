@@ -23,7 +23,9 @@ namespace ropelab::attention {
 
 namespace {
 
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class Real>
+using RMat = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMatrix = RMat<double>;
 using CMap = Eigen::Map<const RowMatrix>;
 using Map = Eigen::Map<RowMatrix>;
 using Vector = Eigen::VectorXd;
@@ -80,11 +82,28 @@ void mm(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdi
   }
 }
 
-/// The same product in single precision (Eigen): the scalar path of the float32 softmax.
+/// The same product in single precision: the float kernels of attention_kernels.hpp on the vector
+/// paths (the float32 random-feature estimate), else Eigen (also the scalar path of the float32
+/// softmax).
 void mm(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
         std::ptrdiff_t a_cs, const float* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs, float* C,
         std::size_t ldc, bool accumulate, std::vector<float>& pack) {
   if (m == 0 || n == 0) return;
+#ifndef ROPELAB_SCALAR_ONLY
+  if (simd::active_isa() != simd::Isa::scalar) {
+    const bool wide = simd::active_isa() == simd::Isa::avx512;
+    const std::size_t mr = wide ? 12 : 6, nr = wide ? 32 : 16;  // attention_kernels.hpp
+    const std::size_t kc = std::max<std::size_t>(1, std::min<std::size_t>(k, 128));
+    const std::size_t need = (mr + (n + nr - 1) / nr * nr) * kc;
+    if (pack.size() < need) pack.resize(need);
+    if (wide) {
+      kernels::gemm_avx512(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
+    } else {
+      kernels::gemm_avx2(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack.data());
+    }
+    return;
+  }
+#endif
   (void)pack;
   using FMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Map<const FMatrix, 0, DStride> a(A, ix(m), ix(k), DStride(a_rs, a_cs));
@@ -353,8 +372,15 @@ namespace {
 
 /// Feature evaluation for D frequencies of one trial: ω' = √scale·ω, so that ω'·x = ω·(√scale x);
 /// the features are normalised for norm_D frequencies in all (a group of a trial's frequencies).
+/// Real: the precision of the projections and features (double, or float: ω' computed in double
+/// and rounded once, the projections float FMA chains, each feature evaluated in double from the
+/// float projections and rounded once, except that trig's cos and sin are float SLEEF/libm
+/// values). The per-row quantities (h, log-maxima, shifts) are doubles in both.
+template <class Real>
 class Featurizer {
  public:
+  using Mat = RMat<Real>;
+
   Featurizer(const double* omega, std::size_t D, std::size_t d, Estimator est, double scale,
              std::size_t norm_D)
       : D_(D),
@@ -363,21 +389,22 @@ class Featurizer {
         F_(feature_count(est, D)),
         est_(est),
         scale_(scale),
-        omega_t_((CMap(omega, ix(D), ix(d)) * std::sqrt(scale)).transpose()) {}
+        omega_t_((CMap(omega, ix(D), ix(d)) * std::sqrt(scale)).transpose().template cast<Real>()) {
+  }
 
   std::size_t F() const { return F_; }
   bool trig() const { return est_ == Estimator::trig; }
 
-  /// Projections p (n×D) and half norms h (n) of the rows of X.
-  void project(const double* X, std::size_t n, RowMatrix& p, Vector& h) const {
-    const CMap x(X, ix(n), ix(d_));
+  /// Projections p (n×D) and half norms h (n, in double) of the rows of X.
+  void project(const Real* X, std::size_t n, Mat& p, Vector& h) const {
+    const Eigen::Map<const Mat> x(X, ix(n), ix(d_));
     p.resize(ix(n), ix(D_));
     mm(n, D_, d_, X, sd(d_), 1, omega_t_.data(), sd(D_), 1, p.data(), D_, false, pack_);
-    h = 0.5 * scale_ * x.rowwise().squaredNorm();
+    h = 0.5 * scale_ * x.template cast<double>().rowwise().squaredNorm();
   }
 
   /// max_f ℓ of row i.
-  double log_max(const RowMatrix& p, const Vector& h, std::size_t i) const {
+  double log_max(const Mat& p, const Vector& h, std::size_t i) const {
     const auto r = ix(i);
     switch (est_) {
       case Estimator::random_phase:
@@ -385,9 +412,9 @@ class Featurizer {
       case Estimator::trig:
         return h(r);
       case Estimator::positive:
-        return p.row(r).maxCoeff() - h(r);
+        return static_cast<double>(p.row(r).maxCoeff()) - h(r);
       case Estimator::hyperbolic:
-        return p.row(r).cwiseAbs().maxCoeff() - h(r);
+        return static_cast<double>(p.row(r).cwiseAbs().maxCoeff()) - h(r);
     }
     return 0;
   }
@@ -397,7 +424,7 @@ class Featurizer {
   /// stabilised by their own log_max are the features divided by exp(−h + this), so its group
   /// scales are compared by this (exactly, whatever h) rather than by log_max = this − h, whose
   /// rounding is an ulp of h.
-  double projection_max(const RowMatrix& p, std::size_t i) const {
+  double projection_max(const Mat& p, std::size_t i) const {
     const auto r = ix(i);
     switch (est_) {
       case Estimator::random_phase:
@@ -405,9 +432,9 @@ class Featurizer {
       case Estimator::trig:
         return 0.0;
       case Estimator::positive:
-        return p.row(r).maxCoeff();
+        return static_cast<double>(p.row(r).maxCoeff());
       case Estimator::hyperbolic:
-        return p.row(r).cwiseAbs().maxCoeff();
+        return static_cast<double>(p.row(r).cwiseAbs().maxCoeff());
     }
     return 0;
   }
@@ -421,7 +448,9 @@ class Featurizer {
   /// h ≳ 2^62 (|x| ≳ 3·10^9 at scale 1): issue 25. own: the shift is each row's own ℓ (query
   /// rows), ℓ − shift = 0 even for h = ∞. Otherwise a row with ℓ = −∞ (positive, hyperbolic:
   /// h = ∞, a key whose weight against any key with a finite h is exp(−∞)) gets zero features.
-  void features(const RowMatrix& p, const Vector& h, const double* shift, RowMatrix& out,
+  /// The exponents and exp are doubles (from the projections of precision Real), the feature
+  /// rounded to Real once; a feature beyond Real's range is ±∞ (FeatureOverflow for the caller).
+  void features(const Mat& p, const Vector& h, const double* shift, Mat& out,
                 bool own = false) const {
     const auto n = p.rows(), DD = ix(D_);
     out.resize(n, ix(F_));
@@ -429,9 +458,10 @@ class Featurizer {
         1.0 / std::sqrt(static_cast<double>(est_ == Estimator::positive ? norm_D_ : 2 * norm_D_));
     const double inv_trig = 1.0 / std::sqrt(static_cast<double>(norm_D_));
     if (est_ == Estimator::trig) {
-      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its sincos;
-      // on the scalar path its cosine, with sin p = cos(p − π/2), whose absolute error stays below
-      // 1 ulp of |p| + 1 ulp of π/2.
+      // cos and sin of every projection, SLEEF u10 (≤ 1 ulp): on the vector paths its sincos of
+      // the path's width (of doubles or floats; its 4-, 8- and 16-lane versions give the same
+      // bits); on the scalar path (double) its cosine, with sin p = cos(p − π/2), whose absolute
+      // error stays below 1 ulp of |p| + 1 ulp of π/2, (float) std::cos, std::sin.
       const std::size_t m = static_cast<std::size_t>(p.size());
       cos_.resize(m);
       sin_.resize(m);
@@ -442,16 +472,21 @@ class Featurizer {
         kernels::sincos_avx2(p.data(), m, cos_.data(), sin_.data());
       } else
 #endif
-      {
+          if constexpr (std::is_same_v<Real, double>) {
         for (std::size_t j = 0; j < m; ++j) sin_[j] = p.data()[j] - kHalfPi;
         const simd::Kernels& kern = simd::kernels();
         kern.cos(p.data(), m, cos_.data());
         kern.cos(sin_.data(), m, sin_.data());
+      } else {
+        for (std::size_t j = 0; j < m; ++j) {
+          cos_[j] = std::cos(p.data()[j]);
+          sin_[j] = std::sin(p.data()[j]);
+        }
       }
     }
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double* pr = p.data() + i * DD;
-      double* o = out.data() + i * ix(F_);
+      const Real* pr = p.data() + i * DD;
+      Real* o = out.data() + i * ix(F_);
       if (shift == nullptr) {  // unstabilised: exp(p_f − h) etc. as they are
         plain_row(pr, h(i), inv, inv_trig, i, o);
         continue;
@@ -465,15 +500,31 @@ class Featurizer {
           trig_row(std::exp(e) * inv_trig, i, o);
           break;
         case Estimator::positive: {
-          const double top = p.row(i).maxCoeff();
-          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp((pr[j] - top) + e) * inv;
+          const double top = static_cast<double>(p.row(i).maxCoeff());
+          if constexpr (std::is_same_v<Real, float>) {
+            double* a = args(D_);
+            for (Eigen::Index j = 0; j < DD; ++j) a[j] = (static_cast<double>(pr[j]) - top) + e;
+            exp_row(a, D_, inv, o);
+          } else {
+            for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp((pr[j] - top) + e) * inv;
+          }
           break;
         }
         case Estimator::hyperbolic: {
-          const double top = p.row(i).cwiseAbs().maxCoeff();
-          for (Eigen::Index j = 0; j < DD; ++j) {
-            o[j] = std::exp((pr[j] - top) + e) * inv;
-            o[j + DD] = std::exp((-pr[j] - top) + e) * inv;
+          const double top = static_cast<double>(p.row(i).cwiseAbs().maxCoeff());
+          if constexpr (std::is_same_v<Real, float>) {
+            double* a = args(2 * D_);
+            for (Eigen::Index j = 0; j < DD; ++j) {
+              const double x = static_cast<double>(pr[j]);
+              a[j] = (x - top) + e;
+              a[j + DD] = (-x - top) + e;
+            }
+            exp_row(a, 2 * D_, inv, o);
+          } else {
+            for (Eigen::Index j = 0; j < DD; ++j) {
+              o[j] = std::exp((pr[j] - top) + e) * inv;
+              o[j + DD] = std::exp((-pr[j] - top) + e) * inv;
+            }
           }
           break;
         }
@@ -481,11 +532,13 @@ class Featurizer {
     }
   }
 
-  /// Row i of the trig features with amplitude amp: amp·[cos | sin] of its projections.
-  void trig_row(double amp, Eigen::Index i, double* o) const {
+  /// Row i of the trig features with amplitude amp (rounded to Real): amp·[cos | sin] of its
+  /// projections.
+  void trig_row(double amp_d, Eigen::Index i, Real* o) const {
     const auto DD = ix(D_);
-    const double* c = cos_.data() + i * DD;
-    const double* sn = sin_.data() + i * DD;
+    const Real amp = static_cast<Real>(amp_d);
+    const Real* c = cos_.data() + i * DD;
+    const Real* sn = sin_.data() + i * DD;
     for (Eigen::Index j = 0; j < DD; ++j) {
       o[j] = amp * c[j];
       o[j + DD] = amp * sn[j];
@@ -493,8 +546,8 @@ class Featurizer {
   }
 
   /// Row i of the unstabilised features (p the row's projections, h its half norm).
-  void plain_row(const double* pr, double h, double inv, double inv_trig, Eigen::Index i,
-                 double* o) const {
+  void plain_row(const Real* pr, double h, double inv, double inv_trig, Eigen::Index i,
+                 Real* o) const {
     const auto DD = ix(D_);
     switch (est_) {
       case Estimator::random_phase:
@@ -503,41 +556,78 @@ class Featurizer {
         trig_row(std::exp(h) * inv_trig, i, o);
         break;
       case Estimator::positive:
-        for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - h) * inv;
+        if constexpr (std::is_same_v<Real, float>) {
+          double* a = args(D_);
+          for (Eigen::Index j = 0; j < DD; ++j) a[j] = static_cast<double>(pr[j]) - h;
+          exp_row(a, D_, inv, o);
+        } else {
+          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - h) * inv;
+        }
         break;
       case Estimator::hyperbolic:
-        for (Eigen::Index j = 0; j < DD; ++j) {
-          o[j] = std::exp(pr[j] - h) * inv;
-          o[j + DD] = std::exp(-pr[j] - h) * inv;
+        if constexpr (std::is_same_v<Real, float>) {
+          double* a = args(2 * D_);
+          for (Eigen::Index j = 0; j < DD; ++j) {
+            const double x = static_cast<double>(pr[j]);
+            a[j] = x - h;
+            a[j + DD] = -x - h;
+          }
+          exp_row(a, 2 * D_, inv, o);
+        } else {
+          for (Eigen::Index j = 0; j < DD; ++j) {
+            o[j] = std::exp(pr[j] - h) * inv;
+            o[j + DD] = std::exp(-pr[j] - h) * inv;
+          }
         }
         break;
     }
+  }
+
+  /// Scratch of n double exponents (the float path's exp features).
+  double* args(std::size_t n) const {
+    if (args_.size() < n) args_.resize(n);
+    return args_.data();
+  }
+
+  /// o[j] = exp(a[j])·scale in double, rounded to float once (j < n): SLEEF's u10 exp on the
+  /// vector paths (kernels::exp_to_float_avx2), std::exp on the scalar path.
+  static void exp_row(const double* a, std::size_t n, double scale, float* o) {
+#ifndef ROPELAB_SCALAR_ONLY
+    if (simd::active_isa() != simd::Isa::scalar) {
+      kernels::exp_to_float_avx2(a, n, scale, o);
+      return;
+    }
+#endif
+    for (std::size_t j = 0; j < n; ++j) o[j] = static_cast<float>(std::exp(a[j]) * scale);
   }
 
  private:
   std::size_t D_, norm_D_, d_, F_;
   Estimator est_;
   double scale_;
-  RowMatrix omega_t_;                             // d×D: the scaled frequencies as columns
-  mutable std::vector<double> cos_, sin_, pack_;  // per-thread Featurizer: scratch of features()
+  Mat omega_t_;                                 // d×D: the scaled frequencies as columns
+  mutable std::vector<Real> cos_, sin_, pack_;  // per-thread Featurizer: scratch of features()
+  mutable std::vector<double> args_;
 };
 
 /// Whether every entry is finite.
-bool all_finite(const RowMatrix& x) {
+template <class Real>
+bool all_finite(const RMat<Real>& x) {
   // x·0 is 0 for a finite x and NaN otherwise; four independent sums so that it vectorises
-  const double* p = x.data();
+  const Real* p = x.data();
   const std::size_t n = static_cast<std::size_t>(x.size());
-  double s[4] = {0, 0, 0, 0};
+  Real s[4] = {0, 0, 0, 0};
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    for (std::size_t j = 0; j < 4; ++j) s[j] += p[i + j] * 0.0;
+    for (std::size_t j = 0; j < 4; ++j) s[j] += p[i + j] * Real(0);
   }
-  for (; i < n; ++i) s[0] += p[i] * 0.0;
-  return s[0] + s[1] + s[2] + s[3] == 0.0;
+  for (; i < n; ++i) s[0] += p[i] * Real(0);
+  return s[0] + s[1] + s[2] + s[3] == Real(0);
 }
 
 /// t (cols×rows) = aᵀ, a rows×cols, both row-major; in 8×8 tiles.
-void transpose(const double* a, std::size_t rows, std::size_t cols, double* t) {
+template <class Real>
+void transpose(const Real* a, std::size_t rows, std::size_t cols, Real* t) {
   for (std::size_t i0 = 0; i0 < rows; i0 += 8) {
     const std::size_t i1 = std::min(rows, i0 + 8);
     for (std::size_t j0 = 0; j0 < cols; j0 += 8) {
@@ -553,7 +643,7 @@ void transpose(const double* a, std::size_t rows, std::size_t cols, double* t) {
 
 void feature_map(const double* X, std::size_t n, std::size_t d, const double* omega, std::size_t D,
                  Estimator est, double scale, const double* shift, double* out, double* log_max) {
-  const Featurizer fz(omega, D, d, est, scale, D);
+  const Featurizer<double> fz(omega, D, d, est, scale, D);
   RowMatrix p, f;
   Vector h;
   fz.project(X, n, p, h);
@@ -566,11 +656,15 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
 
 // ----------------------------------------------------------------------------------------------
 // Chunked linear attention: the building blocks (one chunk of n ≤ kChunk rows, w = d_v + 1 value
-// columns, the last one all ones so that the same products give the denominator).
+// columns, the last one all ones so that the same products give the denominator). Written for
+// both precisions; the scales (rmax, ScaleMerge) are doubles, their factors rounded to Real.
 
-void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
-                          std::size_t F, std::size_t w, double* local, std::vector<double>& A,
-                          std::vector<double>& pack, const double* rmax) {
+namespace {
+
+template <class Real>
+void masked_product(const Real* fq, const Real* fkT, const Real* x, std::size_t n, std::size_t F,
+                    std::size_t w, Real* local, std::vector<Real>& A, std::vector<Real>& pack,
+                    const double* rmax) {
   // Row blocks of kMaskBlock: block [i0, i1) needs keys [0, i1) only, so the products above the
   // diagonal blocks are never formed; the zeros inside the diagonal block add exact zeros.
   for (std::size_t i0 = 0; i0 < n; i0 += kMaskBlock) {
@@ -578,22 +672,59 @@ void masked_chunk_product(const double* fq, const double* fkT, const double* x, 
     if (A.size() < rows * i1) A.resize(rows * i1);
     mm(rows, i1, F, fq + i0 * F, sd(F), 1, fkT, sd(n), 1, A.data(), i1, false, pack);
     for (std::size_t r = 0; r < rows; ++r) {
-      std::fill(A.data() + r * i1 + i0 + r + 1, A.data() + (r + 1) * i1, 0.0);
+      std::fill(A.data() + r * i1 + i0 + r + 1, A.data() + (r + 1) * i1, Real(0));
       if (rmax == nullptr) continue;
       const double ri = rmax[i0 + r];
-      double* a = A.data() + r * i1;
+      Real* a = A.data() + r * i1;
       // keys j ≤ i at the row's running maximum (a factor 1 where the maximum has not grown)
       for (std::size_t j = 0; j <= i0 + r; ++j) {
-        if (rmax[j] != ri) a[j] *= std::exp(rmax[j] - ri);
+        if (rmax[j] != ri) a[j] *= static_cast<Real>(std::exp(rmax[j] - ri));
       }
     }
     mm(rows, w, i1, A.data(), sd(i1), 1, x, sd(w), 1, local + i0 * w, w, false, pack);
   }
 }
 
+template <class Real>
+void state_delta(const Real* fk, const Real* x, std::size_t n, std::size_t F, std::size_t w,
+                 Real* dZ, std::vector<Real>& pack) {
+  mm(F, w, n, fk, 1, sd(F), x, sd(w), 1, dZ, w, false, pack);
+}
+
+template <class Real>
+void advance(Real* Z, Real* dZ, std::size_t count, const ScaleMerge& s, bool keep_old) {
+  const Real fs = static_cast<Real>(s.f_state), fc = static_cast<Real>(s.f_chunk);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Real old = Z[i];
+    Z[i] = fs * old + fc * dZ[i];
+    if (keep_old) dZ[i] = old;
+  }
+}
+
+template <class Real>
+void output_of_chunk(const Real* fq, const Real* Z, const Real* local, std::size_t n, std::size_t F,
+                     std::size_t w, const ScaleMerge& s, Real* out, std::vector<Real>& pack) {
+  const Real fs = static_cast<Real>(s.f_state), fc = static_cast<Real>(s.f_chunk);
+  if (Z == nullptr) {  // the first chunk: no state yet
+    for (std::size_t i = 0; i < n * w; ++i) out[i] = fc * local[i];
+    return;
+  }
+  mm(n, w, F, fq, sd(F), 1, Z, sd(w), 1, out, w, false, pack);
+  if (local == nullptr) return;  // not causal: the state holds every key
+  for (std::size_t i = 0; i < n * w; ++i) out[i] = fc * local[i] + fs * out[i];
+}
+
+}  // namespace
+
+void masked_chunk_product(const double* fq, const double* fkT, const double* x, std::size_t n,
+                          std::size_t F, std::size_t w, double* local, std::vector<double>& A,
+                          std::vector<double>& pack, const double* rmax) {
+  masked_product(fq, fkT, x, n, F, w, local, A, pack, rmax);
+}
+
 void chunk_state_delta(const double* fk, const double* x, std::size_t n, std::size_t F,
                        std::size_t w, double* dZ, std::vector<double>& pack) {
-  mm(F, w, n, fk, 1, sd(F), x, sd(w), 1, dZ, w, false, pack);
+  state_delta(fk, x, n, F, w, dZ, pack);
 }
 
 ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize) {
@@ -603,23 +734,13 @@ ScaleMerge merge_scales(double m_state, double m_chunk, bool stabilize) {
 }
 
 void advance_state(double* Z, double* dZ, std::size_t count, const ScaleMerge& s, bool keep_old) {
-  for (std::size_t i = 0; i < count; ++i) {
-    const double old = Z[i];
-    Z[i] = s.f_state * old + s.f_chunk * dZ[i];
-    if (keep_old) dZ[i] = old;
-  }
+  advance(Z, dZ, count, s, keep_old);
 }
 
 void chunk_output(const double* fq, const double* Z, const double* local, std::size_t n,
                   std::size_t F, std::size_t w, const ScaleMerge& s, double* out,
                   std::vector<double>& pack) {
-  if (Z == nullptr) {  // the first chunk: no state yet
-    for (std::size_t i = 0; i < n * w; ++i) out[i] = s.f_chunk * local[i];
-    return;
-  }
-  mm(n, w, F, fq, sd(F), 1, Z, sd(w), 1, out, w, false, pack);
-  if (local == nullptr) return;  // not causal: the state holds every key
-  for (std::size_t i = 0; i < n * w; ++i) out[i] = s.f_chunk * local[i] + s.f_state * out[i];
+  output_of_chunk(fq, Z, local, n, F, w, s, out, pack);
 }
 
 void causal_linear_attention(const double* fq, const double* fk, const double* x, std::size_t T,
@@ -644,40 +765,45 @@ namespace {
 /// constant less the −h common to its groups, so that h may even be ∞). pq, hq, qshift and fq
 /// are scratch/output. FeatureOverflow("q"): a projection beyond a double (stabilised), or a
 /// feature (not stabilised).
-void query_features(const Featurizer& fz, const double* q_rows, std::size_t n, bool stab,
-                    RowMatrix& pq, Vector& hq, Vector& qshift, RowMatrix& fq) {
+template <class Real>
+void query_features(const Featurizer<Real>& fz, const Real* q_rows, std::size_t n, bool stab,
+                    RMat<Real>& pq, Vector& hq, Vector& qshift, RMat<Real>& fq) {
+  constexpr bool single = std::is_same_v<Real, float>;
   fz.project(q_rows, n, pq, hq);
-  if (stab && !all_finite(pq)) throw FeatureOverflow("q", kProjection);
+  if (stab && !all_finite(pq)) throw FeatureOverflow("q", kProjection, single);
   qshift.resize(ix(n));
   for (std::size_t i = 0; i < n; ++i) qshift(ix(i)) = stab ? fz.log_max(pq, hq, i) : 0.0;
   fz.features(pq, hq, stab ? qshift.data() : nullptr, fq, stab);
-  if (!all_finite(fq)) throw FeatureOverflow("q");
+  if (!all_finite(fq)) throw FeatureOverflow("q", kFeature, single);
   for (std::size_t i = 0; stab && i < n; ++i) qshift(ix(i)) = fz.projection_max(pq, i);
 }
 
 /// What a chunk contributes before the running state is known: the query features and their
 /// shifts, the masked intra-chunk product (causal) and the state increment, the keys scaled by
 /// exp(−m_keys).
+template <class Real>
 struct ChunkParts {
-  RowMatrix fq;     // n×F
-  Vector qshift;    // n
-  RowMatrix local;  // n×w (causal)
-  RowMatrix dZ;     // F×w
-  Vector rmax;      // n: running maxima of the keys' scales (causal, stabilised; else empty)
+  RMat<Real> fq;     // n×F
+  Vector qshift;     // n
+  RMat<Real> local;  // n×w (causal)
+  RMat<Real> dZ;     // F×w
+  Vector rmax;       // n: running maxima of the keys' scales (causal, stabilised; else empty)
   double m_keys = 0;
   std::size_t n = 0;
 };
 
 /// Scratch of one thread.
+template <class Real>
 struct Scratch {
-  RowMatrix pk, pq, fk, fkT, x1, x1s;
+  RMat<Real> pk, pq, fk, fkT, x1, x1s;
   Vector hk, hq, shift;
-  std::vector<double> A, pack, combined;
-  ChunkParts parts;  // of the schedules that use a chunk's parts at once
+  std::vector<Real> A, pack, combined;
+  ChunkParts<Real> parts;  // of the schedules that use a chunk's parts at once
 };
 
 /// Scratch for the tasks of parallel_blocks (one body call per task): each call borrows one, so
 /// the buffers are allocated once per thread, not once per chunk.
+template <class Real>
 class ScratchPool {
  public:
   class Lease {
@@ -686,54 +812,58 @@ class ScratchPool {
     ~Lease() { pool_.give(std::move(sc_)); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    Scratch& operator*() { return *sc_; }
+    Scratch<Real>& operator*() { return *sc_; }
 
    private:
     ScratchPool& pool_;
-    std::unique_ptr<Scratch> sc_;
+    std::unique_ptr<Scratch<Real>> sc_;
   };
 
  private:
-  std::unique_ptr<Scratch> take() {
+  std::unique_ptr<Scratch<Real>> take() {
     const std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<Scratch>();
+    if (free_.empty()) return std::make_unique<Scratch<Real>>();
     auto sc = std::move(free_.back());
     free_.pop_back();
     return sc;
   }
-  void give(std::unique_ptr<Scratch> sc) {
+  void give(std::unique_ptr<Scratch<Real>> sc) {
     const std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(std::move(sc));
   }
   std::mutex mu_;
-  std::vector<std::unique_ptr<Scratch>> free_;
+  std::vector<std::unique_ptr<Scratch<Real>>> free_;
 };
 
 /// One group's numerator|denominator rows of a chunk: block (n×w) holds the group's sums of row
 /// i multiplied by exp(−lam[i]).
+template <class Real>
 struct GroupBlock {
-  std::vector<double> block, lam;
+  std::vector<Real> block;
+  std::vector<double> lam;
 };
 
 /// The fixed data of one call. A unit is a (trial, sequence); a sub-unit su = unit·G + g is the
 /// feature group g of a unit.
+template <class Real>
 struct Problem {
-  const double *q, *k, *v;
+  const Real *q, *k, *v;
   Shape sh;
   const RandomFeatureOptions* opt;
   std::size_t G, w;
-  double* out;
-  double* num;
-  double* den;
+  Real* out;
+  Real* num;
+  Real* den;
   const std::atomic<bool>* cancel;
 };
 
 /// [V | 1] of rows [r0, r0 + n) of sequence seq.
-void values_with_ones(const Problem& P, std::size_t seq, std::size_t r0, std::size_t n,
-                      RowMatrix& x1) {
+template <class Real>
+void values_with_ones(const Problem<Real>& P, std::size_t seq, std::size_t r0, std::size_t n,
+                      RMat<Real>& x1) {
   const std::size_t dv = P.sh.dv;
   x1.resize(ix(n), ix(P.w));
-  x1.leftCols(ix(dv)) = CMap(P.v + (seq * P.sh.S + r0) * dv, ix(n), ix(dv));
+  x1.leftCols(ix(dv)) = Eigen::Map<const RMat<Real>>(P.v + (seq * P.sh.S + r0) * dv, ix(n), ix(dv));
   x1.col(ix(dv)).setOnes();
 }
 
@@ -741,8 +871,10 @@ void values_with_ones(const Problem& P, std::size_t seq, std::size_t r0, std::si
 /// the largest log-magnitude of the chunk when stabilising, else 0). Key row j's features in
 /// sc.fk are scaled by exp(−m_keys), or (running: causal and stabilised) by exp(−r_j) with r_j
 /// the running maximum up to j (cp.rmax), for the masked product of the rows before a large key.
-void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t r0,
-              std::size_t n, ChunkParts& cp, Scratch& sc) {
+template <class Real>
+void key_part(const Problem<Real>& P, const Featurizer<Real>& fz, std::size_t seq, std::size_t r0,
+              std::size_t n, ChunkParts<Real>& cp, Scratch<Real>& sc) {
+  constexpr bool single = std::is_same_v<Real, float>;
   const bool stab = P.opt->stabilize, running = stab && P.opt->causal;
   fz.project(P.k + (seq * P.sh.S + r0) * P.sh.d, n, sc.pk, sc.hk);
   // A key's log-magnitude (its weight against the other keys) must be a double, except that an
@@ -750,7 +882,7 @@ void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size
   // against every key with a finite h (exactly what a double can say; a row that sees only such
   // keys gets a zero denominator). For trig it is +∞: beyond every other key, and any two of
   // them beyond comparison.
-  if (stab && !all_finite(sc.pk)) throw FeatureOverflow("k", kProjection);
+  if (stab && !all_finite(sc.pk)) throw FeatureOverflow("k", kProjection, single);
   if (stab && fz.trig() && !sc.hk.allFinite()) throw FeatureOverflow("k", kHalfNorm);
   double m = stab ? kNegInf : 0.0;
   cp.rmax.resize(running ? ix(n) : 0);
@@ -764,26 +896,27 @@ void key_part(const Problem& P, const Featurizer& fz, std::size_t seq, std::size
     sc.shift.setConstant(ix(n), m);
   }
   fz.features(sc.pk, sc.hk, stab ? sc.shift.data() : nullptr, sc.fk);
-  if (!all_finite(sc.fk)) throw FeatureOverflow("k");
+  if (!all_finite(sc.fk)) throw FeatureOverflow("k", kFeature, single);
   cp.m_keys = m;
   cp.n = n;
   values_with_ones(P, seq, r0, n, sc.x1);
   cp.dZ.resize(ix(fz.F()), ix(P.w));
-  const double* x = sc.x1.data();
+  const Real* x = sc.x1.data();
   if (running && cp.rmax(0) != m) {  // rows at exp(−r_j) → exp(−m): [V|1] scaled by exp(r_j − m)
     sc.x1s = sc.x1;
     for (std::size_t i = 0; i < n; ++i) {
-      if (cp.rmax(ix(i)) != m) sc.x1s.row(ix(i)) *= std::exp(cp.rmax(ix(i)) - m);
+      if (cp.rmax(ix(i)) != m) sc.x1s.row(ix(i)) *= static_cast<Real>(std::exp(cp.rmax(ix(i)) - m));
     }
     x = sc.x1s.data();
   }
-  chunk_state_delta(sc.fk.data(), x, n, fz.F(), P.w, cp.dZ.data(), sc.pack);
+  state_delta(sc.fk.data(), x, n, fz.F(), P.w, cp.dZ.data(), sc.pack);
 }
 
 /// Everything of causal chunk c that does not need the state: key part, query features, and
 /// the masked product tril(fq fkᵀ)[V|1].
-void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t c,
-                        ChunkParts& cp, Scratch& sc) {
+template <class Real>
+void causal_chunk_parts(const Problem<Real>& P, const Featurizer<Real>& fz, std::size_t seq,
+                        std::size_t c, ChunkParts<Real>& cp, Scratch<Real>& sc) {
   const std::size_t r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0), F = fz.F();
   key_part(P, fz, seq, r0, n, cp, sc);
   query_features(fz, P.q + (seq * P.sh.T + r0) * P.sh.d, n, P.opt->stabilize, sc.pq, sc.hq,
@@ -791,72 +924,76 @@ void causal_chunk_parts(const Problem& P, const Featurizer& fz, std::size_t seq,
   sc.fkT.resize(ix(F), ix(n));
   transpose(sc.fk.data(), n, F, sc.fkT.data());
   cp.local.resize(ix(n), ix(P.w));
-  masked_chunk_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, F, P.w, cp.local.data(), sc.A,
-                       sc.pack, cp.rmax.size() == 0 ? nullptr : cp.rmax.data());
+  masked_product(cp.fq.data(), sc.fkT.data(), sc.x1.data(), n, F, P.w, cp.local.data(), sc.A,
+                 sc.pack, cp.rmax.size() == 0 ? nullptr : cp.rmax.data());
 }
 
 /// The block of a chunk from its parts and the state Z before it (null for the first chunk),
 /// merged by s: f_chunk·local + f_state·(fq Z) (causal; local null: fq Z), at exp(−s.m − qshift).
-void group_block(const Problem& P, const ChunkParts& cp, std::size_t F, const double* Z,
-                 const ScaleMerge& s, bool causal, GroupBlock& gb, Scratch& sc) {
+template <class Real>
+void group_block(const Problem<Real>& P, const ChunkParts<Real>& cp, std::size_t F, const Real* Z,
+                 const ScaleMerge& s, bool causal, GroupBlock<Real>& gb, Scratch<Real>& sc) {
   gb.block.resize(cp.n * P.w);
   gb.lam.resize(cp.n);
   if (causal && cp.rmax.size() != 0) {
     // row i of the chunk's own sums is at exp(−r_i), the state at exp(−m_state): merged at the
     // larger of the two
-    double* out = gb.block.data();
-    if (Z != nullptr) chunk_output(cp.fq.data(), Z, nullptr, cp.n, F, P.w, s, out, sc.pack);
+    Real* out = gb.block.data();
+    if (Z != nullptr)
+      output_of_chunk<Real>(cp.fq.data(), Z, nullptr, cp.n, F, P.w, s, out, sc.pack);
     for (std::size_t i = 0; i < cp.n; ++i) {
       const double r = cp.rmax(ix(i));
-      const double* loc = cp.local.data() + i * P.w;
-      double* o = out + i * P.w;
+      const Real* loc = cp.local.data() + i * P.w;
+      Real* o = out + i * P.w;
       if (Z == nullptr) {
         std::copy(loc, loc + P.w, o);
         gb.lam[i] = r + cp.qshift(ix(i));
         continue;
       }
       const double top = std::max(s.m_state, r);
-      const double fs = exp_diff(s.m_state, top), fc = exp_diff(r, top);
+      const Real fs = static_cast<Real>(exp_diff(s.m_state, top));
+      const Real fc = static_cast<Real>(exp_diff(r, top));
       for (std::size_t j = 0; j < P.w; ++j) o[j] = fc * loc[j] + fs * o[j];
       gb.lam[i] = top + cp.qshift(ix(i));
     }
     return;
   }
-  chunk_output(cp.fq.data(), Z, causal ? cp.local.data() : nullptr, cp.n, F, P.w, s,
-               gb.block.data(), sc.pack);
+  output_of_chunk<Real>(cp.fq.data(), Z, causal ? cp.local.data() : nullptr, cp.n, F, P.w, s,
+                        gb.block.data(), sc.pack);
   for (std::size_t i = 0; i < cp.n; ++i) gb.lam[i] = s.m + cp.qshift(ix(i));
 }
 
 /// Rows [r0, r0 + n) of unit u from its G group blocks (group g's at blocks[g·stride]): each row
 /// merged at the largest of its groups' scales, the groups added in order, then num/den. With one
 /// group the block is used as it is.
-void combine_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n,
-                  const GroupBlock* blocks, std::size_t stride, std::vector<double>& acc) {
+template <class Real>
+void combine_rows(const Problem<Real>& P, std::size_t u, std::size_t r0, std::size_t n,
+                  const GroupBlock<Real>* blocks, std::size_t stride, std::vector<Real>& acc) {
   const std::size_t dv = P.sh.dv, w = P.w;
-  const double* merged = blocks[0].block.data();
+  const Real* merged = blocks[0].block.data();
   if (P.G > 1) {
-    acc.assign(n * w, 0.0);
+    acc.assign(n * w, Real(0));
     for (std::size_t i = 0; i < n; ++i) {
       double top = kNegInf;
       for (std::size_t g = 0; g < P.G; ++g) top = std::max(top, blocks[g * stride].lam[i]);
       for (std::size_t g = 0; g < P.G; ++g) {
-        const GroupBlock& gb = blocks[g * stride];
-        const double f = std::exp(gb.lam[i] - top);
+        const GroupBlock<Real>& gb = blocks[g * stride];
+        const Real f = static_cast<Real>(std::exp(gb.lam[i] - top));
         for (std::size_t j = 0; j < w; ++j) acc[i * w + j] += f * gb.block[i * w + j];
       }
     }
     merged = acc.data();
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const double* b = merged + i * w;
+    const Real* b = merged + i * w;
     const std::size_t row = u * P.sh.T + r0 + i;
-    double* o = P.out + row * dv;
+    Real* o = P.out + row * dv;
     // a numerator beyond a double beside a finite denominator (which v does not enter) is the
     // values' doing: named as such, not left to look like a vanished denominator (a denominator
     // that is not finite, e.g. every key's weight vanished, is reported by the caller)
     if (std::isfinite(b[dv])) {
       for (std::size_t j = 0; j < dv; ++j) {
-        if (!std::isfinite(b[j])) throw ValueOverflow();
+        if (!std::isfinite(b[j])) throw ValueOverflow(std::is_same_v<Real, float>);
       }
     }
     for (std::size_t j = 0; j < dv; ++j) o[j] = b[j] / b[dv];
@@ -867,11 +1004,12 @@ void combine_rows(const Problem& P, std::size_t u, std::size_t r0, std::size_t n
 
 /// The G featurizers of a trial: group g holds the frequencies [g·D/G, (g + 1)·D/G), its
 /// features normalised for all D.
-std::vector<Featurizer> group_featurizers(const Problem& P, std::size_t trial) {
+template <class Real>
+std::vector<Featurizer<Real>> group_featurizers(const Problem<Real>& P, std::size_t trial) {
   const RandomFeatureOptions& opt = *P.opt;
   std::vector<double> omega(opt.D * P.sh.d);
   trial_omega(opt, P.sh.d, trial, omega.data());
-  std::vector<Featurizer> fz;
+  std::vector<Featurizer<Real>> fz;
   fz.reserve(P.G);
   for (std::size_t g = 0; g < P.G; ++g) {
     const std::size_t f0 = g * opt.D / P.G, f1 = (g + 1) * opt.D / P.G;
@@ -881,20 +1019,23 @@ std::vector<Featurizer> group_featurizers(const Problem& P, std::size_t trial) {
 }
 
 /// The running state of one sub-unit, its scale, and the merges of a window's chunks.
+template <class Real>
 struct GroupRun {
-  std::vector<double> Z;
+  std::vector<Real> Z;
   double m = 0;
   std::vector<ScaleMerge> merge;
-  void reset(const Problem& P, std::size_t F) {
-    Z.assign(F * P.w, 0.0);
+  void reset(const Problem<Real>& P, std::size_t F) {
+    Z.assign(F * P.w, Real(0));
     m = P.opt->stabilize ? kNegInf : 0.0;
   }
 };
 
 /// Chunk c of one sub-unit on the calling thread: its parts, then (causal) its block from the
 /// state before it, then the state advanced past it.
-void run_group_chunk(const Problem& P, const Featurizer& fz, std::size_t seq, std::size_t c,
-                     GroupRun& run, ChunkParts& cp, GroupBlock* gb, Scratch& sc) {
+template <class Real>
+void run_group_chunk(const Problem<Real>& P, const Featurizer<Real>& fz, std::size_t seq,
+                     std::size_t c, GroupRun<Real>& run, ChunkParts<Real>& cp, GroupBlock<Real>* gb,
+                     Scratch<Real>& sc) {
   const bool causal = P.opt->causal;
   if (causal) {
     causal_chunk_parts(P, fz, seq, c, cp, sc);
@@ -903,15 +1044,17 @@ void run_group_chunk(const Problem& P, const Featurizer& fz, std::size_t seq, st
   }
   const ScaleMerge s = merge_scales(run.m, cp.m_keys, P.opt->stabilize);
   if (causal) group_block(P, cp, fz.F(), c == 0 ? nullptr : run.Z.data(), s, true, *gb, sc);
-  advance_state(run.Z.data(), cp.dZ.data(), fz.F() * P.w, s, false);
+  advance(run.Z.data(), cp.dZ.data(), fz.F() * P.w, s, false);
   run.m = s.m;
 }
 
 /// Non-causal query chunk c of unit u against its groups' complete states: every group's block,
 /// combined.
-void noncausal_queries(const Problem& P, const std::vector<Featurizer>& fz, std::size_t u,
-                       std::size_t c, const GroupRun* runs, ChunkParts& cp,
-                       std::vector<GroupBlock>& blocks, Scratch& sc) {
+template <class Real>
+void noncausal_queries(const Problem<Real>& P, const std::vector<Featurizer<Real>>& fz,
+                       std::size_t u, std::size_t c, const GroupRun<Real>* runs,
+                       ChunkParts<Real>& cp, std::vector<GroupBlock<Real>>& blocks,
+                       Scratch<Real>& sc) {
   const std::size_t seq = u % P.sh.batch, r0 = c * kChunk, n = std::min(kChunk, P.sh.T - r0);
   blocks.resize(P.G);
   for (std::size_t g = 0; g < P.G; ++g) {
@@ -926,16 +1069,17 @@ void noncausal_queries(const Problem& P, const std::vector<Featurizer>& fz, std:
 
 /// Every unit on one thread each (enough units to keep the threads busy): chunk after chunk,
 /// every group of a chunk before the next chunk.
-void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
+template <class Real>
+void run_by_unit(const Problem<Real>& P, std::size_t units, int nthreads) {
   const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk;
   mc::parallel_blocks(
       units, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        Scratch sc;
-        ChunkParts cp;
-        std::vector<GroupRun> runs(P.G);
-        std::vector<GroupBlock> blocks(P.G);
-        std::vector<Featurizer> fz;
+        Scratch<Real> sc;
+        ChunkParts<Real> cp;
+        std::vector<GroupRun<Real>> runs(P.G);
+        std::vector<GroupBlock<Real>> blocks(P.G);
+        std::vector<Featurizer<Real>> fz;
         std::size_t trial = 0;
         for (std::size_t u = b0; u < b1; ++u) {
           if (fz.empty() || trial != u / P.sh.batch) fz = group_featurizers(P, u / P.sh.batch);
@@ -962,10 +1106,11 @@ void run_by_unit(const Problem& P, std::size_t units, int nthreads) {
 }
 
 /// A thread's own copy of a sub-unit's Featurizer (whose evaluation scratch is not shareable).
+template <class Real>
 struct ThreadFeaturizer {
-  std::optional<Featurizer> fz;
+  std::optional<Featurizer<Real>> fz;
   std::size_t unit = 0;
-  const Featurizer& of(const std::vector<Featurizer>& all, std::size_t su) {
+  const Featurizer<Real>& of(const std::vector<Featurizer<Real>>& all, std::size_t su) {
     if (!fz || unit != su) fz.emplace(all[su]);
     unit = su;
     return *fz;
@@ -974,17 +1119,18 @@ struct ThreadFeaturizer {
 
 /// The data of the windowed schedules: per sub-unit its featurizer and running state, per
 /// (sub-unit, chunk of the window) its block and, in the three-step schedule, its parts.
+template <class Real>
 struct Windows {
-  std::vector<Featurizer> fz;  // [su]
-  std::vector<GroupRun> runs;  // [su]
-  std::vector<ChunkParts> parts;
-  std::vector<GroupBlock> blocks;
+  std::vector<Featurizer<Real>> fz;  // [su]
+  std::vector<GroupRun<Real>> runs;  // [su]
+  std::vector<ChunkParts<Real>> parts;
+  std::vector<GroupBlock<Real>> blocks;
   std::size_t nc = 0;  // chunks per window
-  ScratchPool pool;
+  ScratchPool<Real> pool;
 
-  Windows(const Problem& P, std::size_t units, std::size_t nc_max) : nc(nc_max) {
+  Windows(const Problem<Real>& P, std::size_t units, std::size_t nc_max) : nc(nc_max) {
     for (std::size_t u = 0; u < units; ++u) {
-      for (Featurizer& f : group_featurizers(P, u / P.sh.batch)) fz.push_back(std::move(f));
+      for (Featurizer<Real>& f : group_featurizers(P, u / P.sh.batch)) fz.push_back(std::move(f));
     }
     runs.resize(fz.size());
     for (std::size_t su = 0; su < fz.size(); ++su) {
@@ -996,12 +1142,13 @@ struct Windows {
 };
 
 /// The window's rows of every unit from the blocks of its groups (causal), in parallel.
-void combine_window(const Problem& P, Windows& W, std::size_t units, std::size_t c0, std::size_t nc,
-                    int nthreads) {
+template <class Real>
+void combine_window(const Problem<Real>& P, Windows<Real>& W, std::size_t units, std::size_t c0,
+                    std::size_t nc, int nthreads) {
   mc::parallel_blocks(
       units * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(W.pool);
+        typename ScratchPool<Real>::Lease lease(W.pool);
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / nc, j = t % nc;
           const std::size_t r0 = (c0 + j) * kChunk;
@@ -1014,15 +1161,16 @@ void combine_window(const Problem& P, Windows& W, std::size_t units, std::size_t
 
 /// The chunks [c0, c0 + nc) with one task per sub-unit (at least as many sub-units as threads):
 /// each runs its chunks in order.
-void run_window_by_group(const Problem& P, Windows& W, std::size_t c0, std::size_t nc,
+template <class Real>
+void run_window_by_group(const Problem<Real>& P, Windows<Real>& W, std::size_t c0, std::size_t nc,
                          int nthreads) {
   mc::parallel_blocks(
       W.fz.size(), 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(W.pool);
-        Scratch& sc = *lease;
+        typename ScratchPool<Real>::Lease lease(W.pool);
+        Scratch<Real>& sc = *lease;
         for (std::size_t su = b0; su < b1; ++su) {
-          const Featurizer fz(W.fz[su]);
+          const Featurizer<Real> fz(W.fz[su]);
           const std::size_t seq = (su / P.G) % P.sh.batch;
           for (std::size_t j = 0; j < nc; ++j) {
             if (is_cancelled(P.cancel)) throw mc::Cancelled();
@@ -1037,7 +1185,8 @@ void run_window_by_group(const Problem& P, Windows& W, std::size_t c0, std::size
 /// threads; W.parts holds every chunk's parts): the chunk parts, the state advanced in order (in
 /// parallel over slices of its entries; each chunk's dZ replaced by the state before it), then the
 /// blocks (causal). The same arithmetic as run_group_chunk, chunk by chunk.
-void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size_t nc,
+template <class Real>
+void run_window_in_steps(const Problem<Real>& P, Windows<Real>& W, std::size_t c0, std::size_t nc,
                          int nthreads) {
   const std::size_t ns = W.fz.size();
   const bool causal = P.opt->causal, stab = P.opt->stabilize;
@@ -1045,11 +1194,11 @@ void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size
   mc::parallel_blocks(
       ns * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(W.pool);
-        ThreadFeaturizer tf;
+        typename ScratchPool<Real>::Lease lease(W.pool);
+        ThreadFeaturizer<Real> tf;
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t su = t / nc, c = c0 + t % nc, seq = (su / P.G) % P.sh.batch;
-          ChunkParts& cp = W.parts[su * W.nc + t % nc];
+          ChunkParts<Real>& cp = W.parts[su * W.nc + t % nc];
           if (causal) {
             causal_chunk_parts(P, tf.of(W.fz, su), seq, c, cp, *lease);
           } else {
@@ -1060,7 +1209,7 @@ void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size
       },
       P.cancel);
   for (std::size_t su = 0; su < ns; ++su) {
-    GroupRun& run = W.runs[su];
+    GroupRun<Real>& run = W.runs[su];
     for (std::size_t j = 0; j < nc; ++j) {
       run.merge[j] = merge_scales(run.m, W.parts[su * W.nc + j].m_keys, stab);
       run.m = run.merge[j].m;
@@ -1080,11 +1229,11 @@ void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t t = b0; t < b1; ++t) {
           const auto [su, f0] = slices[t];
-          GroupRun& run = W.runs[su];
+          GroupRun<Real>& run = W.runs[su];
           const std::size_t f1 = std::min(run.Z.size(), f0 + per[su]);
           for (std::size_t j = 0; j < nc; ++j) {
-            advance_state(run.Z.data() + f0, W.parts[su * W.nc + j].dZ.data() + f0, f1 - f0,
-                          run.merge[j], causal);
+            advance(run.Z.data() + f0, W.parts[su * W.nc + j].dZ.data() + f0, f1 - f0, run.merge[j],
+                    causal);
           }
         }
       },
@@ -1093,10 +1242,10 @@ void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size
   mc::parallel_blocks(
       ns * nc, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(W.pool);
+        typename ScratchPool<Real>::Lease lease(W.pool);
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t su = t / nc, j = t % nc, i = su * W.nc + j;
-          const ChunkParts& cp = W.parts[i];
+          const ChunkParts<Real>& cp = W.parts[i];
           group_block(P, cp, W.fz[su].F(), c0 + j == 0 ? nullptr : cp.dZ.data(),
                       W.runs[su].merge[j], true, W.blocks[i], *lease);
         }
@@ -1106,12 +1255,13 @@ void run_window_in_steps(const Problem& P, Windows& W, std::size_t c0, std::size
 
 /// Fewer units than threads: windows of chunks, by sub-unit when there are at least as many
 /// sub-units as threads, else in three parallel steps; then (non-causal) the queries.
-void run_by_window(const Problem& P, std::size_t units, int nthreads) {
+template <class Real>
+void run_by_window(const Problem<Real>& P, std::size_t units, int nthreads) {
   const std::size_t chunks = (P.sh.S + kChunk - 1) / kChunk, subunits = units * P.G;
   const bool by_group = subunits >= static_cast<std::size_t>(nthreads);
   const std::size_t per_sub = std::max<std::size_t>(
       kWindowChunks, (4 * static_cast<std::size_t>(nthreads) + subunits - 1) / subunits);
-  Windows W(P, units, std::min(chunks, per_sub));
+  Windows<Real> W(P, units, std::min(chunks, per_sub));
   for (std::size_t c0 = 0; c0 < chunks; c0 += W.nc) {
     const std::size_t nc = std::min(W.nc, chunks - c0);
     if (by_group) {
@@ -1126,10 +1276,10 @@ void run_by_window(const Problem& P, std::size_t units, int nthreads) {
   mc::parallel_blocks(
       units * qchunks, 1, nthreads,
       [&](std::size_t b0, std::size_t b1) {
-        ScratchPool::Lease lease(W.pool);
-        ChunkParts cp;
-        std::vector<GroupBlock> blocks;
-        std::vector<Featurizer> fz;
+        typename ScratchPool<Real>::Lease lease(W.pool);
+        ChunkParts<Real> cp;
+        std::vector<GroupBlock<Real>> blocks;
+        std::vector<Featurizer<Real>> fz;
         std::size_t held = units;
         for (std::size_t t = b0; t < b1; ++t) {
           const std::size_t u = t / qchunks;
@@ -1147,14 +1297,17 @@ std::size_t group_count(std::size_t D) {
   return std::max<std::size_t>(1, (D + kGroupFrequencies - 1) / kGroupFrequencies);
 }
 
-void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
-                    const RandomFeatureOptions& opt, double* out, double* num, double* den,
-                    const std::atomic<bool>* cancel) {
+namespace {
+
+template <class Real>
+void random_feature_impl(const Real* q, const Real* k, const Real* v, const Shape& sh,
+                         const RandomFeatureOptions& opt, Real* out, Real* num, Real* den,
+                         const std::atomic<bool>* cancel) {
   if (opt.causal && sh.T != sh.S) throw std::invalid_argument("causal attention requires T == S");
   if (opt.sigma.size() != 1 && opt.sigma.size() != sh.d) {
     throw std::invalid_argument("sigma must have 1 or d entries");
   }
-  const Problem P{q, k, v, sh, &opt, group_count(opt.D), sh.dv + 1, out, num, den, cancel};
+  const Problem<Real> P{q, k, v, sh, &opt, group_count(opt.D), sh.dv + 1, out, num, den, cancel};
   const std::size_t units = opt.trials * sh.batch;
   if (units == 0 || sh.T == 0) return;
   const int nthreads = mc::resolve_threads(opt.nthreads);
@@ -1166,6 +1319,20 @@ void random_feature(const double* q, const double* k, const double* v, const Sha
   } else {
     run_by_window(P, units, nthreads);
   }
+}
+
+}  // namespace
+
+void random_feature(const double* q, const double* k, const double* v, const Shape& sh,
+                    const RandomFeatureOptions& opt, double* out, double* num, double* den,
+                    const std::atomic<bool>* cancel) {
+  random_feature_impl<double>(q, k, v, sh, opt, out, num, den, cancel);
+}
+
+void random_feature(const float* q, const float* k, const float* v, const Shape& sh,
+                    const RandomFeatureOptions& opt, float* out, float* num, float* den,
+                    const std::atomic<bool>* cancel) {
+  random_feature_impl<float>(q, k, v, sh, opt, out, num, den, cancel);
 }
 
 }  // namespace ropelab::attention

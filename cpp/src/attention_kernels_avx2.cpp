@@ -195,6 +195,10 @@ inline bool any_nan(Vec x) {
 }
 
 #include "attention_softmax_body.inc"
+
+// The general product on 8 floats: tiles of 6 rows × 16 columns (12 accumulators).
+constexpr std::size_t kMr = 6;
+#include "attention_gemm_body.inc"
 }  // namespace sp
 
 }  // namespace
@@ -312,6 +316,46 @@ void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
     const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_maskload_pd(x + i, mask));
     _mm256_maskstore_pd(s + i, mask, r.x);
     _mm256_maskstore_pd(c + i, mask, r.y);
+  }
+}
+
+void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
+               std::ptrdiff_t a_cs, const float* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+               float* C, std::size_t ldc, bool accumulate, float* pack) {
+  sp::gemm_impl(m, n, k, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, accumulate, pack);
+}
+
+void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out) {
+  const __m256d sc = _mm256_set1_pd(scale);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d e = _mm256_mul_pd(Sleef_expd4_u10avx2(_mm256_loadu_pd(x + i)), sc);
+    _mm_storeu_ps(out + i, _mm256_cvtpd_ps(e));
+  }
+  if (i < n) {
+    const __m256i mask = lane_mask(n - i);
+    const __m256d e = _mm256_mul_pd(Sleef_expd4_u10avx2(_mm256_maskload_pd(x + i, mask)), sc);
+    alignas(16) float t[4];
+    _mm_store_ps(t, _mm256_cvtpd_ps(e));
+    for (std::size_t j = 0; i + j < n; ++j) out[i + j] = t[j];
+  }
+}
+
+void sincos_avx2(const float* x, std::size_t n, float* c, float* s) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const Sleef___m256_2 r = Sleef_sincosf8_u10avx2(_mm256_loadu_ps(x + i));
+    _mm256_storeu_ps(s + i, r.x);
+    _mm256_storeu_ps(c + i, r.y);
+  }
+  if (i < n) {
+    const int on = -1, r = static_cast<int>(n - i);
+    const __m256i mask =
+        _mm256_setr_epi32(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0,
+                          r > 4 ? on : 0, r > 5 ? on : 0, r > 6 ? on : 0, 0);
+    const Sleef___m256_2 v = Sleef_sincosf8_u10avx2(_mm256_maskload_ps(x + i, mask));
+    _mm256_maskstore_ps(s + i, mask, v.x);
+    _mm256_maskstore_ps(c + i, mask, v.y);
   }
 }
 

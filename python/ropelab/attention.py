@@ -55,8 +55,9 @@ Precision (the dtype rule of :func:`softmax`, :func:`random_feature` and
 (``x`` for ``rotate``), the result is float32; any other real input (float64, integers, a mix of
 float32 and float64, lists) is converted to float64, computed and returned in float64, the
 default for verification. There is no ``dtype=`` argument: cast the inputs. :func:`softmax`
-computes such input in float32 throughout; :func:`random_feature` still computes it in float64
-and rounds once; ``rotate`` rounds float64 products once. Every path is bit-identical for every
+computes such input in float32 throughout; :func:`random_feature` computes its projections,
+features and sums in float32 (per-row scales in float64; with ``angles``, ``q`` and ``k`` are
+rotated in float64 and rounded to float32 first); ``rotate`` rounds float64 products once. Every path is bit-identical for every
 thread count; the accuracy of each float32 result is stated in its function's Returns section.
 """
 
@@ -372,7 +373,8 @@ def random_feature(
         row; causal: for row ``i`` over the keys ``j ≤ i``, the partial sums being rescaled when
         it grows, so a large key does not affect the rows before it; non-causal: over all keys;
         within each group of at most 128 frequencies, the groups' sums added at the larger scale).
-        Cancels in the ratio; without it, amplitudes :math:`e^{\mathrm{scale}\, \|x\|^2/2}` beyond a double raise.
+        Cancels in the ratio; without it, amplitudes :math:`e^{\mathrm{scale}\, \|x\|^2/2}` beyond a double
+        (float32 on the float32 path) raise.
     scale : float or None
         Logit scale (``None``: ``1/√d``), as in :func:`softmax`: ``q`` and ``k`` are multiplied by
         ``√scale`` before the feature map.
@@ -387,18 +389,30 @@ def random_feature(
     -------
     ndarray or RandomFeatureParts
         Shape (..., T, d_v) for ``trials == 1``, else (trials, ..., T, d_v) (the denominator
-        without the last axis). float32 if ``q``, ``k`` and ``v`` are all float32 arrays (computed
-        in float64 and rounded once), float64 otherwise.
+        without the last axis). float32 if ``q``, ``k`` and ``v`` are all float32 arrays, float64
+        otherwise (the dtype rule of the module docstring). The float32 path computes the
+        projections, features, chunk products, states and sums in float32 (the same frequencies,
+        rounded to float32 once; the per-row log-maxima and scales in float64). Its error against
+        the float64 path on the same inputs is bounded entry by entry by
+        ``(E_num + |o|·E_den) / (|den| − E_den) + u·|o|``, ``u = 2⁻²⁴``, where ``E`` sums
+        ``a_f(q_i)·a_f(k_j)·((1 + e_f(q_i))·(1 + e_f(k_j))·(1 + γ(n)) − 1)`` over the features and
+        keys (times ``|v_j|`` for the numerator), ``a_f`` the feature's magnitude (trig: its
+        amplitude), ``e_f = γ(d + 1)·Σ_c |ω'_fc x_c|`` plus ``4u`` (trig) or ``u``,
+        ``γ(m) = m·u/(1 − m·u)``, ``n = F + 3⌈S/64⌉ + G + 71`` (``F`` feature columns, ``G`` groups
+        of 128 frequencies): derived in the documentation's attention page, "float32
+        computation". Typical errors are a few float32 ulps of ``max|v|``.
 
     Raises
     ------
     ValueError
         Shapes that do not match, ``D < 1``, ``sigma`` negative or of the wrong length,
         non-finite input, ``causal`` with ``T != S``, features overflowing without ``stabilize``
-        (naming ``q`` or ``k``); with ``stabilize`` only a log-magnitude beyond a double (naming
-        ``q`` or ``k``: a projection ``sqrt(scale)·ω·x``, or for ``"trig"`` a key's
-        ``scale·|k|²/2``: a positive or hyperbolic key's gets weight 0); or an estimated
-        denominator of zero (non-finite output).
+        (naming ``q`` or ``k``; on the float32 path a feature or amplitude beyond float32); with
+        ``stabilize`` only a log-magnitude beyond a double (naming ``q`` or ``k``: a projection
+        ``sqrt(scale)·ω·x``, beyond float32 on the float32 path, or for ``"trig"`` a key's
+        ``scale·|k|²/2``: a positive or hyperbolic key's gets weight 0); a feature-weighted sum of
+        ``v`` beyond the precision's range (naming ``v``); or an estimated denominator of zero
+        (non-finite output).
     TypeError
         Complex or non-numeric input, a non-integer ``D``/``trials``/``seed``.
 
@@ -417,6 +431,9 @@ def random_feature(
     """
     f32 = _all_float32(q, k, v)
     q, k = _rotate(q, k, angles, layout, "attention.random_feature")
+    if f32 and angles is not None:
+        # rotated in float64 and rounded to float32 once: the float32 path takes them
+        q, k = np.asarray(q).astype(np.float32), np.asarray(k).astype(np.float32)
     res = _core.attention.random_feature(
         q=q,
         k=k,
@@ -442,7 +459,7 @@ def random_feature(
         a = a.reshape((a.shape[0],) + batch + tail)
         if int(trials) == 1:
             a = a[0]
-        arrs.append(a.astype(np.float32) if f32 else a)
+        arrs.append(a)
     if return_parts:
         return RandomFeatureParts(*arrs)
     first: RealArray = arrs[0]

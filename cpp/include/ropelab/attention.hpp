@@ -171,13 +171,18 @@ inline constexpr const char* kProjection = "a projection sqrt(scale)*omega.x";
 inline constexpr const char* kHalfNorm = "the log-magnitude scale*|x|^2/2 of a row";
 
 /// A random feature or (stabilised) a log-magnitude overflowed a double: `argument` is "q" or
-/// "k", `quantity` one of kFeature, kProjection, kHalfNorm.
+/// "k", `quantity` one of kFeature, kProjection, kHalfNorm. single: in the float32 computation a
+/// feature or a projection overflowed a float (the half norms h are doubles there too).
 struct FeatureOverflow : std::overflow_error {
-  explicit FeatureOverflow(const std::string& argument, const std::string& quantity = kFeature)
-      : std::overflow_error(quantity + " of " + argument + " overflows a double"),
+  explicit FeatureOverflow(const std::string& argument, const std::string& quantity = kFeature,
+                           bool single = false)
+      : std::overflow_error(quantity + " of " + argument + " overflows a " +
+                            (single ? "float32" : "double")),
         argument(argument),
-        quantity(quantity) {}
+        quantity(quantity),
+        single(single) {}
   std::string argument, quantity;
+  bool single;
 };
 
 /// The estimated numerator of an output row (the feature-weighted sum of the values v) is not
@@ -185,7 +190,9 @@ struct FeatureOverflow : std::overflow_error {
 /// features are at most about 1), not a vanished denominator. It names no row: which row a thread
 /// meets first depends on the schedule.
 struct ValueOverflow : std::overflow_error {
-  ValueOverflow() : std::overflow_error("a feature-weighted sum of v overflows a double") {}
+  explicit ValueOverflow(bool single = false)
+      : std::overflow_error(std::string("a feature-weighted sum of v overflows a ") +
+                            (single ? "float32" : "double")) {}
 };
 
 struct RandomFeatureOptions {
@@ -224,6 +231,18 @@ void feature_map(const double* X, std::size_t n, std::size_t d, const double* om
 /// mc::Cancelled.
 void random_feature(const double* q, const double* k, const double* v, const Shape& shape,
                     const RandomFeatureOptions& opt, double* out, double* num, double* den,
+                    const std::atomic<bool>* cancel);
+/// The same in single precision (the float32 path): the frequencies drawn as in the double
+/// version (the same ω for the same seed), scaled by √scale in double and rounded to float once;
+/// the projections, features, masked products, states, merges and the final num/den are floats
+/// (the float kernels of attention_kernels.hpp on the vector paths), while the per-row
+/// bookkeeping (half norms h, log-maxima, running maxima, group scales) stays in double and each
+/// feature is exp of a double exponent rounded to float once (trig: float sincos times a float
+/// amplitude). Stabilised, no exp can overflow; FeatureOverflow(single) when a projection (or,
+/// unstabilised, a feature) exceeds a float, ValueOverflow(single) when a sum of v does.
+/// Bit-identical for every thread count, like the double version.
+void random_feature(const float* q, const float* k, const float* v, const Shape& shape,
+                    const RandomFeatureOptions& opt, float* out, float* num, float* den,
                     const std::atomic<bool>* cancel);
 
 // ----------------------------------------------------------------------------------------------

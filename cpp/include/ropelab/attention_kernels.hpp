@@ -4,9 +4,10 @@
 /// AVX2 + FMA (cpp/src/attention_kernels_avx2.cpp, compiled with -mavx2 -mfma and called only when
 /// simd::supported(Isa::avx2)) and AVX-512 (cpp/src/attention_kernels_avx512.cpp, -mavx512f
 /// -mavx512dq, called only when simd::supported(Isa::avx512)). Like the kernels of vecmath.hpp,
-/// those files include nothing but <immintrin.h>, <sleef.h>, this header and the kernel body
-/// attention_softmax_body.inc (inside their anonymous namespace), so no code compiled with AVX
-/// flags can be shared with, or picked by the linker for, the SSE2 translation units.
+/// those files include nothing but <immintrin.h>, <sleef.h>, this header and the kernel bodies
+/// attention_softmax_body.inc and attention_gemm_body.inc (inside their anonymous namespace), so no
+/// code compiled with AVX flags can be shared with, or picked by the linker for, the SSE2
+/// translation units.
 ///
 /// Every element C_ij of a product is one sum over p in increasing order (a chain of fused
 /// multiply-adds starting from 0, or from C_ij when accumulating): the result does not depend on
@@ -29,8 +30,9 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
                std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                double* C, std::size_t ldc, bool accumulate, double* pack);
 
-/// The same product with AVX-512 (the same bits). `pack` must hold (12 + 16·⌈n/16⌉)·min(k, 128)
-/// doubles (at least 12 + 16·⌈n/16⌉ when k = 0): twelve rows of A and 128 rows of B at a time.
+/// The same product with AVX-512 (the same bits; the packed kernel of attention_gemm_body.inc).
+/// `pack` must hold (12 + 16·⌈n/16⌉)·min(k, 128) doubles (at least 12 + 16·⌈n/16⌉ when k = 0):
+/// twelve rows of A and 128 rows of B at a time.
 void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
                  std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                  double* C, std::size_t ldc, bool accumulate, double* pack);
@@ -61,8 +63,30 @@ void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt,
 
 /// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
-/// The same with AVX-512 (SLEEF's 8-lane u10 sincos: the same algorithm, the same bits).
+/// The same with AVX-512 (SLEEF's 8-lane u10 sincos: the same bits).
 void sincos_avx512(const double* x, std::size_t n, double* c, double* s);
+
+/// The products in single precision (the float32 path of attention::random_feature): the same
+/// contract, every C_ij one chain of float FMAs over p in increasing order, so the AVX2 and
+/// AVX-512 versions give the same bits. Both are the packed kernel of attention_gemm_body.inc:
+/// `pack` must hold (6 + 16·⌈n/16⌉)·min(k, 128) floats (AVX2: tiles of 6×16) or
+/// (12 + 32·⌈n/32⌉)·min(k, 128) floats (AVX-512: tiles of 12×32), with min(k, 128) read as 1 when
+/// k = 0.
+void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
+               std::ptrdiff_t a_cs, const float* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+               float* C, std::size_t ldc, bool accumulate, float* pack);
+void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
+                 std::ptrdiff_t a_cs, const float* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
+                 float* C, std::size_t ldc, bool accumulate, float* pack);
+
+/// c[i] = cos x[i], s[i] = sin x[i] in single precision (SLEEF's u10 sincosf, ≤ 1 ulp each).
+void sincos_avx2(const float* x, std::size_t n, float* c, float* s);
+/// The same with AVX-512 (SLEEF's 16-lane u10 sincosf: the same bits).
+void sincos_avx512(const float* x, std::size_t n, float* c, float* s);
+
+/// out[i] = exp(x[i])·scale in double (SLEEF's u10 exp, ≤ 1 ulp; one multiplication), rounded
+/// to float once, i < n: the exp features of the float32 random_feature.
+void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out);
 
 // Single precision (the float32 path of attention::softmax): the same operations on float lanes
 // (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
