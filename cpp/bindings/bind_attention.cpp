@@ -108,22 +108,37 @@ struct Operands {
   Arr q, k, v;
 };
 
+/// q, k and v converted for the core, and their shape: float32 when all three are float32 arrays
+/// (computed in float32: attention.hpp), anything else real in float64.
+struct Inputs {
+  bool single;
+  Operands<double> dp;
+  Operands<float> sp;
+  at::Shape shape;
+};
+
+Inputs inputs(ArrayLike qo, ArrayLike ko, ArrayLike vo, const char* f) {
+  Inputs in{all_float32({qo, ko, vo}), {}, {}, {}};
+  if (in.single) {
+    in.sp = {float_array(qo, f, "q"), float_array(ko, f, "k"), float_array(vo, f, "v")};
+    in.shape = qkv_shape(in.sp.q, in.sp.k, in.sp.v, qo, ko, vo, f);
+  } else {
+    in.dp = {real_array(qo, f, "q"), real_array(ko, f, "k"), real_array(vo, f, "v")};
+    in.shape = qkv_shape(in.dp.q, in.dp.k, in.dp.v, qo, ko, vo, f);
+  }
+  return in;
+}
+
 py::array softmax(ArrayLike qo, ArrayLike ko, ArrayLike vo, bool causal, OptionalFloat scale_o,
                   OptionalArrayLike bias_o, OptionalArrayLike offsets_o, IntLike st_o, IntLike ss_o,
                   OptionalInt nthreads_o) {
   const char* f = "attention.softmax";
-  // float32 q, k and v: computed in float32 (attention.hpp); anything else real in float64.
-  const bool single = all_float32({qo, ko, vo});
-  Operands<double> dp;
-  Operands<float> sp;
-  if (single) {
-    sp = {float_array(qo, f, "q"), float_array(ko, f, "k"), float_array(vo, f, "v")};
-  } else {
-    dp = {real_array(qo, f, "q"), real_array(ko, f, "k"), real_array(vo, f, "v")};
-  }
+  const Inputs in = inputs(qo, ko, vo, f);
+  const bool single = in.single;
+  const Operands<double>& dp = in.dp;
+  const Operands<float>& sp = in.sp;
   const py::array& q = single ? py::array(sp.q) : py::array(dp.q);
-  const at::Shape s = single ? qkv_shape(sp.q, sp.k, sp.v, qo, ko, vo, f)
-                             : qkv_shape(dp.q, dp.k, dp.v, qo, ko, vo, f);
+  const at::Shape& s = in.shape;
   check_causal(s, causal, f);
   const double scale = scale_arg(scale_o, s.d, f);
   const int nthreads = nthreads_arg(nthreads_o, f);
@@ -234,17 +249,11 @@ py::typing::Tuple<py::array, py::ellipsis> random_feature(
     Choice layout_o, bool orthogonal, bool causal, IntLike seed_o, IntLike trials_o, bool stabilize,
     OptionalFloat scale_o, OptionalInt nthreads_o, bool parts) {
   const char* f = "attention.random_feature";
-  // float32 q, k and v: computed in float32 (attention.hpp); anything else real in float64.
-  const bool single = all_float32({qo, ko, vo});
-  Operands<double> dp;
-  Operands<float> sp;
-  if (single) {
-    sp = {float_array(qo, f, "q"), float_array(ko, f, "k"), float_array(vo, f, "v")};
-  } else {
-    dp = {real_array(qo, f, "q"), real_array(ko, f, "k"), real_array(vo, f, "v")};
-  }
-  const at::Shape s = single ? qkv_shape(sp.q, sp.k, sp.v, qo, ko, vo, f)
-                             : qkv_shape(dp.q, dp.k, dp.v, qo, ko, vo, f);
+  const Inputs in = inputs(qo, ko, vo, f);
+  const bool single = in.single;
+  const Operands<double>& dp = in.dp;
+  const Operands<float>& sp = in.sp;
+  const at::Shape& s = in.shape;
   check_causal(s, causal, f);
   at::RandomFeatureOptions opt;
   opt.D = static_cast<std::size_t>(integer(D_o, f, "D", 1));

@@ -17,6 +17,13 @@ __m256i lane_mask(std::size_t r) {
   return _mm256_setr_epi64x(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0);
 }
 
+/// Mask of the first `r` (0..8) float lanes.
+__m256i lane_mask_f32(std::size_t r) {
+  const int on = -1;
+  return _mm256_setr_epi32(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0,
+                           r > 4 ? on : 0, r > 5 ? on : 0, r > 6 ? on : 0, r > 7 ? on : 0);
+}
+
 /// 6 rows × 8 columns of C (c, row stride ldc); a: the 6 rows packed p-major (a[6p + r]), B
 /// row-major with row stride ldb. Twelve named accumulators so that they stay in registers.
 void block6x8(std::size_t k, const double* a, const double* B, std::size_t ldb, double* c,
@@ -143,7 +150,7 @@ inline bool any_nan(Vec x) {
   return _mm256_movemask_pd(_mm256_cmp_pd(x, x, _CMP_UNORD_Q)) != 0;
 }
 
-#include "attention_pack.inc"
+#include "attention_loops.inc"
 #include "attention_softmax_body.inc"
 
 // The same kernels on 8 floats: tiles of 16 queries × 6 keys or
@@ -305,18 +312,10 @@ void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const double* A, std
 }
 
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s) {
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_loadu_pd(x + i));
-    _mm256_storeu_pd(s + i, r.x);
-    _mm256_storeu_pd(c + i, r.y);
-  }
-  if (i < n) {
-    const __m256i mask = lane_mask(n - i);
-    const Sleef___m256d_2 r = Sleef_sincosd4_u10avx2(_mm256_maskload_pd(x + i, mask));
-    _mm256_maskstore_pd(s + i, mask, r.x);
-    _mm256_maskstore_pd(c + i, mask, r.y);
-  }
+  sincos_by_vectors<4>(
+      x, n, c, s, lane_mask, [](const double* p, __m256i k) { return _mm256_maskload_pd(p, k); },
+      Sleef_sincosd4_u10avx2,
+      [](double* p, __m256i k, __m256d v) { _mm256_maskstore_pd(p, k, v); });
 }
 
 void gemm_avx2(std::size_t m, std::size_t n, std::size_t k, const float* A, std::ptrdiff_t a_rs,
@@ -342,21 +341,9 @@ void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out)
 }
 
 void sincos_avx2(const float* x, std::size_t n, float* c, float* s) {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const Sleef___m256_2 r = Sleef_sincosf8_u10avx2(_mm256_loadu_ps(x + i));
-    _mm256_storeu_ps(s + i, r.x);
-    _mm256_storeu_ps(c + i, r.y);
-  }
-  if (i < n) {
-    const int on = -1, r = static_cast<int>(n - i);
-    const __m256i mask =
-        _mm256_setr_epi32(r > 0 ? on : 0, r > 1 ? on : 0, r > 2 ? on : 0, r > 3 ? on : 0,
-                          r > 4 ? on : 0, r > 5 ? on : 0, r > 6 ? on : 0, 0);
-    const Sleef___m256_2 v = Sleef_sincosf8_u10avx2(_mm256_maskload_ps(x + i, mask));
-    _mm256_maskstore_ps(s + i, mask, v.x);
-    _mm256_maskstore_ps(c + i, mask, v.y);
-  }
+  sincos_by_vectors<8>(
+      x, n, c, s, lane_mask_f32, [](const float* p, __m256i k) { return _mm256_maskload_ps(p, k); },
+      Sleef_sincosf8_u10avx2, [](float* p, __m256i k, __m256 v) { _mm256_maskstore_ps(p, k, v); });
 }
 
 }  // namespace ropelab::attention::kernels

@@ -58,6 +58,7 @@ inline bool any_nan(Vec x) {
   return _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q) != 0;
 }
 
+#include "attention_loops.inc"
 #include "attention_softmax_body.inc"
 
 // The general product on 8 lanes: register tiles of 12 rows × 16 columns (24 accumulators).
@@ -149,33 +150,19 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const float* A, st
 }
 
 void sincos_avx512(const double* x, std::size_t n, double* c, double* s) {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_loadu_pd(x + i));
-    _mm512_storeu_pd(s + i, r.x);
-    _mm512_storeu_pd(c + i, r.y);
-  }
-  if (i < n) {
-    const __mmask8 mask = static_cast<__mmask8>((1u << (n - i)) - 1u);
-    const Sleef___m512d_2 r = Sleef_sincosd8_u10avx512f(_mm512_maskz_loadu_pd(mask, x + i));
-    _mm512_mask_storeu_pd(s + i, mask, r.x);
-    _mm512_mask_storeu_pd(c + i, mask, r.y);
-  }
+  sincos_by_vectors<8>(
+      x, n, c, s, [](std::size_t m) { return static_cast<__mmask8>((1u << m) - 1u); },
+      [](const double* p, __mmask8 k) { return _mm512_maskz_loadu_pd(k, p); },
+      Sleef_sincosd8_u10avx512f,
+      [](double* p, __mmask8 k, __m512d v) { _mm512_mask_storeu_pd(p, k, v); });
 }
 
 void sincos_avx512(const float* x, std::size_t n, float* c, float* s) {
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const Sleef___m512_2 r = Sleef_sincosf16_u10avx512f(_mm512_loadu_ps(x + i));
-    _mm512_storeu_ps(s + i, r.x);
-    _mm512_storeu_ps(c + i, r.y);
-  }
-  if (i < n) {
-    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    const Sleef___m512_2 r = Sleef_sincosf16_u10avx512f(_mm512_maskz_loadu_ps(mask, x + i));
-    _mm512_mask_storeu_ps(s + i, mask, r.x);
-    _mm512_mask_storeu_ps(c + i, mask, r.y);
-  }
+  sincos_by_vectors<16>(
+      x, n, c, s, [](std::size_t m) { return static_cast<__mmask16>((1u << m) - 1u); },
+      [](const float* p, __mmask16 k) { return _mm512_maskz_loadu_ps(k, p); },
+      Sleef_sincosf16_u10avx512f,
+      [](float* p, __mmask16 k, __m512 v) { _mm512_mask_storeu_ps(p, k, v); });
 }
 
 bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
