@@ -23,6 +23,22 @@ def best_of(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
+def best_of_interleaved(fns: list[Callable[[], object]], repeat: int, pause: float = 0.2) -> list[float]:
+    """Best wall time of each of `fns` over `repeat` rounds, one call of each per round: a machine
+    whose speed drifts over seconds (a shared host) slows every contender alike, so their ratio
+    is not biased by which one ran first. A pause of `pause` seconds (untimed) before each call
+    lets the previous contender's idle threads stop spinning (an OpenMP runtime's worker threads
+    keep polling for a while after a parallel region and would take cores from the next call)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            time.sleep(pause)
+            t = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t)
+    return best
+
+
 def timed(fn: Callable[[], object], repeat: int = 3) -> tuple[float, object]:
     """(best wall time of `repeat` calls, the last call's result)."""
     best, result = float("inf"), None

@@ -6,7 +6,8 @@ float32: ropelab's float32 path) — on one thread and on all cores (``torch.set
 ``nthreads``), in one process. Prints first the agreement of the outputs (max |ropelab − torch| at
 each precision), then the best-of-``--repeat`` wall times and the ratios torch time / ropelab time
 at each precision (> 1: ropelab is faster), the load average before and after (the machine may be
-shared: compare ratios, not times across runs).
+shared: compare ratios, not times across runs). The contenders of a row run interleaved, one call
+of each per round, so that a host whose speed drifts slows them alike.
 
 Then causal random-feature attention (trig features, ``D = 256``, the same frequencies
 ``ropelab.rff.sample_omega(D, d, index=0, seed=0)``): torch has no built-in, so the baseline is the
@@ -39,7 +40,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import best_of, header
+from _common import best_of_interleaved, header
 
 try:
     import torch
@@ -168,10 +169,15 @@ def delta_section(args: argparse.Namespace, cores: int) -> None:
     for B, f64, f32, t64, t32 in cases:
         for n in sorted({1, cores}):
             torch.set_num_threads(n)
-            r64 = best_of(lambda: rl.recurrence.delta_rule(*f64[:4], gates=f64[4], nthreads=n), args.repeat)
-            r32 = best_of(lambda: rl.recurrence.delta_rule(*f32[:4], gates=f32[4], nthreads=n), args.repeat)
-            x64 = best_of(lambda: torch_gated_delta(*t64), args.repeat)
-            x32 = best_of(lambda: torch_gated_delta(*t32), args.repeat)
+            r64, r32, x64, x32 = best_of_interleaved(
+                [
+                    lambda: rl.recurrence.delta_rule(*f64[:4], gates=f64[4], nthreads=n),
+                    lambda: rl.recurrence.delta_rule(*f32[:4], gates=f32[4], nthreads=n),
+                    lambda: torch_gated_delta(*t64),
+                    lambda: torch_gated_delta(*t32),
+                ],
+                args.repeat,
+            )
             print(
                 f"{'delta B=' + str(B):<16}{n:>8}{r64 * 1e3:>10.1f} ms{x64 * 1e3:>8.1f} ms{x64 / r64:>11.2f}"
                 f"{r32 * 1e3:>10.1f} ms{x32 * 1e3:>8.1f} ms{x32 / r32:>11.2f}"
@@ -246,20 +252,30 @@ def main() -> None:
     for B, a64, a32, t64, t32, sdpa in cases if args.only != "random-feature" else []:
         for n in sorted({1, cores}):
             torch.set_num_threads(n)
-            t_rl = best_of(lambda: rl.attention.softmax(*a64, nthreads=n), args.repeat)
-            t_64 = best_of(lambda: sdpa(t64), args.repeat)
-            t_rl32 = best_of(lambda: rl.attention.softmax(*a32, nthreads=n), args.repeat)
-            t_32 = best_of(lambda: sdpa(t32), args.repeat)
+            t_rl, t_64, t_rl32, t_32 = best_of_interleaved(
+                [
+                    lambda: rl.attention.softmax(*a64, nthreads=n),
+                    lambda: sdpa(t64),
+                    lambda: rl.attention.softmax(*a32, nthreads=n),
+                    lambda: sdpa(t32),
+                ],
+                args.repeat,
+            )
             print(row("softmax B=" + str(B), n, t_rl, t_64, t_rl32, t_32))
     print()
     print(f"causal random-feature attention (trig, D={D}), T={args.T}, d=d_v={args.d}; best of {args.repeat}")
     print(COLUMNS)
     for n in sorted({1, cores}):
         torch.set_num_threads(n)
-        t_rl = best_of(lambda: rl.attention.random_feature(*r64a, D, nthreads=n), args.repeat)
-        t_64 = best_of(lambda: torch_random_feature(*(x[:, 0] for x in r64t), o64), args.repeat)
-        t_rl32 = best_of(lambda: rl.attention.random_feature(*r32a, D, nthreads=n), args.repeat)
-        t_32 = best_of(lambda: torch_random_feature(*(x[:, 0] for x in r32t), o32), args.repeat)
+        t_rl, t_64, t_rl32, t_32 = best_of_interleaved(
+            [
+                lambda: rl.attention.random_feature(*r64a, D, nthreads=n),
+                lambda: torch_random_feature(*(x[:, 0] for x in r64t), o64),
+                lambda: rl.attention.random_feature(*r32a, D, nthreads=n),
+                lambda: torch_random_feature(*(x[:, 0] for x in r32t), o32),
+            ],
+            args.repeat,
+        )
         print(row("rf B=" + str(rB), n, t_rl, t_64, t_rl32, t_32))
     if args.only is None:
         print()
