@@ -1,13 +1,14 @@
 // libFuzzer harness: random-feature attention (attention.hpp) with arbitrary sizes (T and S across
 // the 64-row chunks and the 128-frequency groups), estimators, per-channel or scalar σ, orthogonal
 // or i.i.d. frequencies, causal or not, stabilised or not, trials, logit scales, thread counts and
-// entries, with the numerator/denominator parts or without; also its feature map and the
-// frequencies of a trial. The harness filters only what the Python bindings reject (non-finite
-// inputs, σ < 0, a scale <= 0, causal with T != S, unstabilised amplitudes exp(scale |x|²/2) that
-// overflow); everything else must run without a crash or a sanitizer report, throwing at most
-// FeatureOverflow (unstabilised; stabilised only for a projection or a key's scale |k|²/2 beyond a
-// double, checked), ValueOverflow (unstabilised; stabilised only when the bound 2·S·max|v| of a
-// numerator nears a double's range, checked) or mc::Cancelled (a set cancel flag).
+// entries, with the numerator/denominator parts or without, in double and (the entries rounded)
+// in float; also its feature map and the frequencies of a trial. The harness filters only what the
+// Python bindings reject (non-finite inputs, σ < 0, a scale <= 0, causal with T != S, unstabilised
+// amplitudes exp(scale |x|²/2) that overflow); everything else must run without a crash or a
+// sanitizer report, throwing at most FeatureOverflow (unstabilised; stabilised only for a
+// projection or a key's scale |k|²/2 beyond a double, checked), ValueOverflow (unstabilised;
+// stabilised only when the bound 2·S·max|v| of a numerator nears a double's range, checked) or
+// mc::Cancelled (a set cancel flag).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -147,6 +148,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (opt.stabilize &&
         !(2.0 * static_cast<double>(s.S) * vmax > std::numeric_limits<double>::max() / 4)) {
       throw;
+    }
+  }
+
+  // The float32 computation on the same entries rounded to float (skipped where one rounds to
+  // ±inf, which the binding would refuse as non-finite input; unstabilised, also where an
+  // amplitude exp(scale |x|²/2) overflows a float, which the binding refuses): no crash, no
+  // sanitizer report, at most its documented FeatureOverflow or ValueOverflow.
+  std::vector<float> qf(q.begin(), q.end()), kf(k.begin(), k.end()), vf(v.begin(), v.end());
+  bool representable = true;
+  for (const auto* vec : {&qf, &kf, &vf}) {
+    for (const float x : *vec) representable = representable && std::isfinite(x);
+  }
+  if (representable && !opt.stabilize) {
+    for (const auto* x : {&q, &k}) {
+      const double amp = std::exp(max_half_norm2(*x, s.d, opt.scale));
+      representable = representable && std::isfinite(static_cast<float>(amp));
+    }
+  }
+  if (representable) {
+    std::vector<float> outf(rows * s.dv), numf(parts ? rows * s.dv : 0), denf(parts ? rows : 0);
+    try {
+      at::random_feature(qf.data(), kf.data(), vf.data(), s, opt, outf.data(),
+                         parts ? numf.data() : nullptr, parts ? denf.data() : nullptr, nullptr);
+    } catch (const at::FeatureOverflow&) {
+    } catch (const at::ValueOverflow&) {
     }
   }
 
