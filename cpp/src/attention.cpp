@@ -501,31 +501,20 @@ class Featurizer {
           break;
         case Estimator::positive: {
           const double top = static_cast<double>(p.row(i).maxCoeff());
-          if constexpr (std::is_same_v<Real, float>) {
-            double* a = args(D_);
-            for (Eigen::Index j = 0; j < DD; ++j) a[j] = (static_cast<double>(pr[j]) - top) + e;
-            exp_row(a, D_, inv, o);
-          } else {
-            for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp((pr[j] - top) + e) * inv;
-          }
+          double* a = args(D_);
+          for (Eigen::Index j = 0; j < DD; ++j) a[j] = (static_cast<double>(pr[j]) - top) + e;
+          exp_row(a, D_, inv, o);
           break;
         }
         case Estimator::hyperbolic: {
           const double top = static_cast<double>(p.row(i).cwiseAbs().maxCoeff());
-          if constexpr (std::is_same_v<Real, float>) {
-            double* a = args(2 * D_);
-            for (Eigen::Index j = 0; j < DD; ++j) {
-              const double x = static_cast<double>(pr[j]);
-              a[j] = (x - top) + e;
-              a[j + DD] = (-x - top) + e;
-            }
-            exp_row(a, 2 * D_, inv, o);
-          } else {
-            for (Eigen::Index j = 0; j < DD; ++j) {
-              o[j] = std::exp((pr[j] - top) + e) * inv;
-              o[j + DD] = std::exp((-pr[j] - top) + e) * inv;
-            }
+          double* a = args(2 * D_);
+          for (Eigen::Index j = 0; j < DD; ++j) {
+            const double x = static_cast<double>(pr[j]);
+            a[j] = (x - top) + e;
+            a[j + DD] = (-x - top) + e;
           }
+          exp_row(a, 2 * D_, inv, o);
           break;
         }
       }
@@ -555,50 +544,43 @@ class Featurizer {
       case Estimator::trig:
         trig_row(std::exp(h) * inv_trig, i, o);
         break;
-      case Estimator::positive:
-        if constexpr (std::is_same_v<Real, float>) {
-          double* a = args(D_);
-          for (Eigen::Index j = 0; j < DD; ++j) a[j] = static_cast<double>(pr[j]) - h;
-          exp_row(a, D_, inv, o);
-        } else {
-          for (Eigen::Index j = 0; j < DD; ++j) o[j] = std::exp(pr[j] - h) * inv;
-        }
+      case Estimator::positive: {
+        double* a = args(D_);
+        for (Eigen::Index j = 0; j < DD; ++j) a[j] = static_cast<double>(pr[j]) - h;
+        exp_row(a, D_, inv, o);
         break;
-      case Estimator::hyperbolic:
-        if constexpr (std::is_same_v<Real, float>) {
-          double* a = args(2 * D_);
-          for (Eigen::Index j = 0; j < DD; ++j) {
-            const double x = static_cast<double>(pr[j]);
-            a[j] = x - h;
-            a[j + DD] = -x - h;
-          }
-          exp_row(a, 2 * D_, inv, o);
-        } else {
-          for (Eigen::Index j = 0; j < DD; ++j) {
-            o[j] = std::exp(pr[j] - h) * inv;
-            o[j + DD] = std::exp(-pr[j] - h) * inv;
-          }
+      }
+      case Estimator::hyperbolic: {
+        double* a = args(2 * D_);
+        for (Eigen::Index j = 0; j < DD; ++j) {
+          const double x = static_cast<double>(pr[j]);
+          a[j] = x - h;
+          a[j + DD] = -x - h;
         }
+        exp_row(a, 2 * D_, inv, o);
         break;
+      }
     }
   }
 
-  /// Scratch of n double exponents (the float path's exp features).
+  /// Scratch of n double exponents (the exp features).
   double* args(std::size_t n) const {
     if (args_.size() < n) args_.resize(n);
     return args_.data();
   }
 
-  /// o[j] = exp(a[j])·scale in double, rounded to float once (j < n): SLEEF's u10 exp on the
-  /// vector paths (kernels::exp_to_float_avx2), std::exp on the scalar path.
-  static void exp_row(const double* a, std::size_t n, double scale, float* o) {
+  /// o[j] = exp(a[j])·scale in double, rounded to Real once (j < n): std::exp, except that the
+  /// float path takes SLEEF's u10 exp on the vector paths (kernels::exp_to_float_avx2).
+  static void exp_row(const double* a, std::size_t n, double scale, Real* o) {
 #ifndef ROPELAB_SCALAR_ONLY
-    if (simd::active_isa() != simd::Isa::scalar) {
-      kernels::exp_to_float_avx2(a, n, scale, o);
-      return;
+    if constexpr (std::is_same_v<Real, float>) {
+      if (simd::active_isa() != simd::Isa::scalar) {
+        kernels::exp_to_float_avx2(a, n, scale, o);
+        return;
+      }
     }
 #endif
-    for (std::size_t j = 0; j < n; ++j) o[j] = static_cast<float>(std::exp(a[j]) * scale);
+    for (std::size_t j = 0; j < n; ++j) o[j] = static_cast<Real>(std::exp(a[j]) * scale);
   }
 
  private:
