@@ -57,8 +57,9 @@ float32 and float64, lists) is converted to float64, computed and returned in fl
 default for verification. There is no ``dtype=`` argument: cast the inputs. :func:`softmax`
 computes such input in float32 throughout; :func:`random_feature` computes its projections,
 features and sums in float32 (per-row scales in float64; with ``angles``, ``q`` and ``k`` are
-rotated in float64 and rounded to float32 first); ``rotate`` rounds float64 products once. Every path is bit-identical for every
-thread count; the accuracy of each float32 result is stated in its function's Returns section.
+rotated in float64 and rounded to float32 first); ``rotate`` rounds float64 products once.
+Every path is bit-identical for every thread count; the accuracy of each float32 result is stated
+in its function's Returns section.
 """
 
 from __future__ import annotations
