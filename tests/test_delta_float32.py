@@ -195,6 +195,25 @@ def test_first_fault_in_argument_order_whatever_the_thread_count() -> None:
             recurrence.delta_rule(q, k, v, beta, nthreads=nt)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_one_sequence_split_over_row_blocks_reports_the_first_fault(dtype: str) -> None:
+    # one sequence whose rows are split over up to 16 blocks, which share the checks of q and k by
+    # slabs of 64 tokens: a fault in any slab is found, and the first one in argument order is named
+    T, d, dv = 700, 4, 64
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=(2, T, d)).astype(dtype)
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    v, beta = rng.normal(size=(T, dv)).astype(dtype), np.full(T, 0.5, dtype)
+    for token in (0, 63, 64, 130, 517, T - 1):
+        for name in ("q", "k"):
+            bad = {"q": q.copy(), "k": k.copy()}
+            bad[name][token, 2] = np.nan
+            bad[name][T - 1, 3] = np.inf  # later: not the one named (except at T - 1 itself)
+            for nt in (1, 2, 5, 16):
+                with pytest.raises(ValueError, match=rf"{name} must be finite \(element {token * d + 2}\b"):
+                    recurrence.delta_rule(bad["q"], bad["k"], v, beta, nthreads=nt)
+
+
 def test_float32_overflow_names_float32() -> None:
     T = 200
     q, k, v = np.random.default_rng(0).normal(size=(3, T, 4)).astype(np.float32)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -252,12 +253,17 @@ void delta_frames(const DeltaSequenceOf<Real>& s, rotary::Layout layout, std::si
 template <class Real>
 void delta_rule_rows(const DeltaSequenceOf<Real>& s, rotary::Layout layout, std::size_t row_begin,
                      std::size_t row_end, Real* out, const std::atomic<bool>* cancel,
-                     const DeltaFrames<Real>* frames, DeltaFaults* faults) {
+                     const DeltaFrames<Real>* frames, DeltaFaults* faults, std::size_t share,
+                     std::size_t shares) {
   const std::size_t d = s.d, dv = s.dv, nh = s.n_h;
   if (row_begin > row_end || row_end > dv) {
     throw std::invalid_argument("delta_rule_rows: rows [" + std::to_string(row_begin) + ", " +
                                 std::to_string(row_end) +
                                 ") not within [0, dv = " + std::to_string(dv) + ")");
+  }
+  if (share >= shares) {
+    throw std::invalid_argument("delta_rule_rows: share " + std::to_string(share) +
+                                " not below shares = " + std::to_string(shares));
   }
   constexpr std::size_t P = delta_panel_rows<Real>();
   const std::size_t rows = row_end - row_begin, panels = (rows + P - 1) / P;
@@ -278,7 +284,7 @@ void delta_rule_rows(const DeltaSequenceOf<Real>& s, rotary::Layout layout, std:
     } else {
       fr.kp = s.k + t * nh * d;
       fr.qp = s.q + t * d;
-      if (faults != nullptr) {
+      if (faults != nullptr && (t / 64) % shares == share) {
         check_finite(fr.qp, d, faults->q);
         check_finite(fr.kp, nh * d, faults->k);
       }
@@ -335,13 +341,14 @@ void delta_rule_batch(const std::function<DeltaSequenceOf<Real>(std::size_t)>& s
   // Several row blocks of one sequence would each rotate its keys and queries again: rotate them
   // once, in parallel over chunks of tokens, and let the blocks read the frames.
   const bool shared_frames = blocks > 1 && s0.angles != nullptr && T > 0;
-  std::vector<Real> keys, query;
+  // not zero-filled: each page is first written by the thread that rotates its tokens
+  std::unique_ptr<Real[]> keys, query;
   constexpr std::size_t kFrameChunk = 256;  // tokens per work item of the rotation
   const std::size_t chunks = (T + kFrameChunk - 1) / kFrameChunk;
   std::vector<DeltaFaults> frame_faults, row_faults(batch * blocks);
   if (shared_frames) {
-    keys.resize(batch * T * nh * d);
-    query.resize(batch * T * d);
+    keys.reset(new Real[batch * T * nh * d]);
+    query.reset(new Real[batch * T * d]);
     frame_faults.resize(batch * chunks);
     mc::parallel_blocks(
         batch * chunks, 1, nthreads,
@@ -349,7 +356,7 @@ void delta_rule_batch(const std::function<DeltaSequenceOf<Real>(std::size_t)>& s
           for (std::size_t i = i0; i < i1; ++i) {
             const std::size_t b = i / chunks, c = i % chunks;
             delta_frames(seq(b), layout, c * kFrameChunk, std::min(T, (c + 1) * kFrameChunk),
-                         keys.data() + b * T * nh * d, query.data() + b * T * d,
+                         keys.get() + b * T * nh * d, query.get() + b * T * d,
                          faults != nullptr ? &frame_faults[i] : nullptr);
           }
         },
@@ -361,10 +368,10 @@ void delta_rule_batch(const std::function<DeltaSequenceOf<Real>(std::size_t)>& s
         for (std::size_t i = i0; i < i1; ++i) {
           const std::size_t b = i / blocks;
           const RowRange rows = delta_row_range(dv, blocks, i % blocks, P);
-          const DeltaFrames<Real> fr{keys.data() + b * T * nh * d, query.data() + b * T * d};
+          const DeltaFrames<Real> fr{keys.get() + b * T * nh * d, query.get() + b * T * d};
           delta_rule_rows(seq(b), layout, rows.begin, rows.end, out + b * T * dv, cancel,
                           shared_frames ? &fr : nullptr,
-                          faults != nullptr ? &row_faults[i] : nullptr);
+                          faults != nullptr ? &row_faults[i] : nullptr, i % blocks, blocks);
         }
       },
       cancel);
@@ -380,16 +387,16 @@ void delta_rule(const DeltaSequenceOf<Real>& s, rotary::Layout layout, Real* out
   delta_rule_batch<Real>([&](std::size_t) { return s; }, 1, layout, out, cancel, nthreads, nullptr);
 }
 
-#define ROPELAB_DELTA_INSTANTIATE(Real)                                                          \
-  template void delta_frames<Real>(const DeltaSequenceOf<Real>&, rotary::Layout, std::size_t,    \
-                                   std::size_t, Real*, Real*, DeltaFaults*);                     \
-  template void delta_rule_rows<Real>(const DeltaSequenceOf<Real>&, rotary::Layout, std::size_t, \
-                                      std::size_t, Real*, const std::atomic<bool>*,              \
-                                      const DeltaFrames<Real>*, DeltaFaults*);                   \
-  template void delta_rule_batch<Real>(const std::function<DeltaSequenceOf<Real>(std::size_t)>&, \
-                                       std::size_t, rotary::Layout, Real*,                       \
-                                       const std::atomic<bool>*, int, DeltaFaults*);             \
-  template void delta_rule<Real>(const DeltaSequenceOf<Real>&, rotary::Layout, Real*,            \
+#define ROPELAB_DELTA_INSTANTIATE(Real)                                                            \
+  template void delta_frames<Real>(const DeltaSequenceOf<Real>&, rotary::Layout, std::size_t,      \
+                                   std::size_t, Real*, Real*, DeltaFaults*);                       \
+  template void delta_rule_rows<Real>(                                                             \
+      const DeltaSequenceOf<Real>&, rotary::Layout, std::size_t, std::size_t, Real*,               \
+      const std::atomic<bool>*, const DeltaFrames<Real>*, DeltaFaults*, std::size_t, std::size_t); \
+  template void delta_rule_batch<Real>(const std::function<DeltaSequenceOf<Real>(std::size_t)>&,   \
+                                       std::size_t, rotary::Layout, Real*,                         \
+                                       const std::atomic<bool>*, int, DeltaFaults*);               \
+  template void delta_rule<Real>(const DeltaSequenceOf<Real>&, rotary::Layout, Real*,              \
                                  const std::atomic<bool>*, int);
 ROPELAB_DELTA_INSTANTIATE(double)
 ROPELAB_DELTA_INSTANTIATE(float)

@@ -1,14 +1,109 @@
 #include "ropelab/montecarlo.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace ropelab::mc {
+
+namespace {
+
+/// The threads of parallel_blocks, kept between calls: starting 15 threads costs 0.2-0.5 ms on the
+/// machines measured (benchmarks/README.md), as much as a small parallel step itself, and a call
+/// such as one sequence's random-feature attention runs ten parallel steps. One job at a time:
+/// `run` refuses (returns false) while another call holds the pool — a parallel_blocks nested in
+/// a body, or one from another thread — and that call starts its own threads as before. Each
+/// process has its own pool: a forked child, which inherits none of the parent's threads, makes
+/// a new one (the parent's, with whatever state its locks had at the fork, is left untouched).
+class Pool {
+ public:
+  explicit Pool(pid_t owner) : owner_(owner) {}
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  pid_t owner() const { return owner_; }
+
+  /// Runs `job` on `extra` pool threads and on the caller, and returns when all have returned
+  /// (`job` must not throw); false, having run nothing, when the pool is busy.
+  bool run(std::size_t extra, const std::function<void()>& job) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    while (threads_.size() < extra) {
+      const std::size_t index = threads_.size();
+      threads_.emplace_back([this, index] { serve(index); });
+    }
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      job_ = &job;
+      wanted_ = extra;
+      running_ = extra;
+      ++generation_;
+    }
+    wake_.notify_all();
+    job();
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [this] { return running_ == 0; });
+    job_ = nullptr;
+    return true;
+  }
+
+ private:
+  [[noreturn]] void serve(std::size_t index) {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      wake_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      if (index >= wanted_) continue;  // not needed for this job
+      const std::function<void()>* job = job_;
+      lock.unlock();
+      (*job)();
+      lock.lock();
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+
+  const pid_t owner_;
+  std::mutex busy_;  // held by the caller for its whole job
+  std::mutex m_;     // guards the fields below
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void()>* job_ = nullptr;
+  std::uint64_t generation_ = 0;
+  std::size_t wanted_ = 0, running_ = 0;
+};
+
+/// At most this many pool threads (beyond it a call starts its own, as a nested one does).
+std::size_t pool_limit() {
+  const std::size_t hw = std::thread::hardware_concurrency();
+  return std::max<std::size_t>(64, 4 * hw);
+}
+
+/// This process's pool, made on first use (never destroyed: its threads wait until the process
+/// exits, and no destructor may join them while static objects are torn down).
+Pool& process_pool() {
+  static std::atomic<Pool*> current{nullptr};
+  const pid_t me = getpid();
+  Pool* p = current.load(std::memory_order_acquire);
+  if (p != nullptr && p->owner() == me) return *p;
+  auto fresh = std::make_unique<Pool>(me);
+  // null, or the parent's pool in a forked child (left as it is: its threads do not exist here)
+  if (current.compare_exchange_strong(p, fresh.get(), std::memory_order_acq_rel)) {
+    return *fresh.release();
+  }
+  return *p;  // another thread of this process made it first
+}
+
+}  // namespace
 
 int resolve_threads(int requested) {
   if (requested > 0) return requested;
@@ -54,7 +149,7 @@ void parallel_blocks(std::size_t n, std::size_t block, int nthreads,
 
   if (nt <= 1) {
     worker();
-  } else {
+  } else if (nt - 1 > pool_limit() || !process_pool().run(nt - 1, worker)) {
     std::vector<std::thread> threads;
     threads.reserve(nt - 1);
     for (std::size_t i = 0; i + 1 < nt; ++i) threads.emplace_back(worker);

@@ -1,8 +1,15 @@
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 #include "ropelab/montecarlo.hpp"
@@ -79,6 +86,60 @@ TEST(MonteCarlo, WorkerExceptionPropagates) {
                    },
                    nullptr),
                std::runtime_error);
+}
+
+TEST(MonteCarlo, ThreadsAreKeptBetweenCalls) {
+  // The kernel thread ids (never reused soon, unlike std::thread::id) that run the four blocks of
+  // a call on four threads: each block waits until all four have started one, so every thread
+  // takes part.
+  const auto thread_ids = [] {
+    std::mutex m;
+    std::set<long> seen;
+    ropelab::mc::parallel_blocks(
+        4, 1, 4,
+        [&](std::size_t, std::size_t) {
+          const auto arrived = [&] {
+            std::lock_guard<std::mutex> lock(m);
+            return seen.size() == 4;
+          };
+          {
+            std::lock_guard<std::mutex> lock(m);
+            seen.insert(static_cast<long>(syscall(SYS_gettid)));
+          }
+          const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          while (!arrived() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        },
+        nullptr);
+    return seen;
+  };
+  const std::set<long> first = thread_ids();
+  ASSERT_EQ(first.size(), 4U);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(thread_ids(), first);  // the same threads every call
+}
+
+TEST(MonteCarlo, NestedAndConcurrentCallsCoverEveryIndex) {
+  // A body that calls parallel_blocks itself finds the pool busy and starts its own threads;
+  // two threads calling at once likewise.
+  std::vector<std::atomic<int>> hits(64 * 64);
+  const auto outer = [&] {
+    ropelab::mc::parallel_blocks(
+        64, 1, 3,
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) {
+            ropelab::mc::parallel_blocks(
+                64, 5, 2,
+                [&](std::size_t b2, std::size_t e2) {
+                  for (std::size_t j = b2; j < e2; ++j) ++hits[i * 64 + j];
+                },
+                nullptr);
+          }
+        },
+        nullptr);
+  };
+  std::thread other(outer);
+  outer();
+  other.join();
+  for (const auto& h : hits) ASSERT_EQ(h.load(), 2);
 }
 
 TEST(ChiZigguratPieces, FastIntervalIsRoundedInwards) {

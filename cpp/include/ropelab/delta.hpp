@@ -89,11 +89,15 @@ void delta_rule(const DeltaSequenceOf<Real>& s, rotary::Layout layout, Real* out
 /// the sequence's pre-rotated keys and queries (delta_frames), else they are computed per token.
 /// `faults` (may be null: no checks): records non-finite inputs it reads (q, k and angles only
 /// without frames; v only in its own rows; beta; gates non-finite or outside [0, 1]) and
-/// non-finite outputs it writes. Throws std::invalid_argument for a range not within [0, dv).
+/// non-finite outputs it writes. With neither frames nor angles, q and k are checked only in the
+/// slabs of 64 tokens t with t/64 ≡ share (mod shares): the row blocks of one sequence, which all
+/// read every q_t and k_t, split those checks between them. Throws std::invalid_argument for a
+/// range not within [0, dv) or share ≥ shares.
 template <class Real>
 void delta_rule_rows(const DeltaSequenceOf<Real>& s, rotary::Layout layout, std::size_t row_begin,
                      std::size_t row_end, Real* out, const std::atomic<bool>* cancel = nullptr,
-                     const DeltaFrames<Real>* frames = nullptr, DeltaFaults* faults = nullptr);
+                     const DeltaFrames<Real>* frames = nullptr, DeltaFaults* faults = nullptr,
+                     std::size_t share = 0, std::size_t shares = 1);
 
 /// Rows of the state per panel of the kernels for precision Real: two SIMD registers of 32 bytes
 /// (8 doubles, 16 floats).

@@ -4,8 +4,9 @@
 ///
 /// Work items 0..n-1 (trials) are cut into fixed blocks; threads take blocks from a shared atomic
 /// counter. Each item's result must depend only on its own index (see rng.hpp), so the output is
-/// bit-identical for every thread count and block size. Threads are created per call and joined
-/// before returning: no pool survives the call, so a process may fork() afterwards.
+/// bit-identical for every thread count and block size. The threads are kept between calls (one
+/// pool per process, idle threads asleep); a call made while the pool is busy (nested, or from
+/// another thread) starts and joins its own threads, and a forked child makes its own pool.
 
 #include <atomic>
 #include <cstddef>
