@@ -1,5 +1,7 @@
 #include "ropelab/montecarlo.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,9 +39,22 @@ class Pool {
   bool run(std::size_t extra, const std::function<void()>& job) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
-    while (threads_.size() < extra) {
-      const std::size_t index = threads_.size();
-      threads_.emplace_back([this, index] { serve(index); });
+    if (threads_.size() < extra) {
+      // The new threads block every signal (they inherit the mask they are started with), so a
+      // signal such as Ctrl-C's goes to the caller's threads, as when no pool thread exists.
+      sigset_t all, before;
+      sigfillset(&all);
+      pthread_sigmask(SIG_SETMASK, &all, &before);
+      try {
+        while (threads_.size() < extra) {
+          const std::size_t index = threads_.size();
+          threads_.emplace_back([this, index] { serve(index); });
+        }
+      } catch (...) {
+        pthread_sigmask(SIG_SETMASK, &before, nullptr);
+        throw;
+      }
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
     }
     {
       std::lock_guard<std::mutex> lock(m_);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -88,6 +90,7 @@ TEST(MonteCarlo, WorkerExceptionPropagates) {
                std::runtime_error);
 }
 
+#if defined(__linux__)  // kernel thread ids
 TEST(MonteCarlo, ThreadsAreKeptBetweenCalls) {
   // The kernel thread ids (never reused soon, unlike std::thread::id) that run the four blocks of
   // a call on four threads: each block waits until all four have started one, so every thread
@@ -116,6 +119,7 @@ TEST(MonteCarlo, ThreadsAreKeptBetweenCalls) {
   ASSERT_EQ(first.size(), 4U);
   for (int i = 0; i < 20; ++i) EXPECT_EQ(thread_ids(), first);  // the same threads every call
 }
+#endif
 
 TEST(MonteCarlo, NestedAndConcurrentCallsCoverEveryIndex) {
   // A body that calls parallel_blocks itself finds the pool busy and starts its own threads;
