@@ -105,3 +105,31 @@ def test_logit_overflow_located_on_every_path(dtype, big, causal):
             for n in (1, 2):
                 with pytest.raises(ValueError, match=rf"query row 277 of sequence 1 overflows a {precision}"):
                     rl.attention.softmax(q, k, v, causal=causal, nthreads=n)
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e160), (np.float32, 1e20)])
+def test_masked_logit_overflow_is_not_an_error(dtype, big):
+    """Logits that overflow only where the causal mask hides them (the queries before a key) are not
+    used: no error on any path or thread count, the rows before the key equal bit for bit those
+    computed with that key set to zero, and the rows from the key on are finite. (Whether a vector
+    kernel computes a masked logit at all depends on its tile of lanes, so the rule cannot.)"""
+    T, d = 300, 16
+    rng = np.random.default_rng(11)
+    q = rng.standard_normal((2, T, d)).astype(dtype)
+    k = rng.standard_normal((2, T, d)).astype(dtype)
+    v = rng.standard_normal((2, T, d)).astype(dtype)
+    for key in (5, 263):  # in the first and in the second block of 256 keys
+        qb, kb = q.copy(), k.copy()
+        qb[:, :key] = big / np.sqrt(d)  # q_i·k_key = big² for i < key: beyond the dtype, masked
+        qb[:, key] = 0  # the key's own query: logit 0 with every key (uniform weights)
+        kb[:, key] = big / np.sqrt(d)
+        zeroed = kb.copy()
+        zeroed[:, key] = 0
+        for path in PATHS:
+            with rl.simd.using(path):
+                ref = rl.attention.softmax(qb, zeroed, v, causal=True, nthreads=1)
+                for n in (1, 3):
+                    out = rl.attention.softmax(qb, kb, v, causal=True, nthreads=n)
+                    np.testing.assert_array_equal(out[:, :key], ref[:, :key])
+                    assert np.isfinite(out).all()
+                    np.testing.assert_allclose(out[:, key], v[:, : key + 1].mean(axis=1), rtol=1e-5, atol=1e-5)

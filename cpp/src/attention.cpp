@@ -176,11 +176,15 @@ void bias_and_mask(const Bias* bias, bool causal, std::size_t b, std::size_t i0,
   }
 }
 
-/// A q·k beyond a double (before the bias and the mask): no max subtraction can fix it.
+/// A q·k beyond a double (before the bias) of a key the query sees (key j of the block only if
+/// j ≤ i + lag: the causal mask; lag = SIZE_MAX without it): no max subtraction can fix it. A
+/// masked key's logit is not used (nor, on the vector paths, always computed).
 template <class At>
-void check_logits(std::size_t b, std::size_t i0, std::size_t nq, std::size_t nk, At&& at) {
+void check_logits(std::size_t b, std::size_t i0, std::size_t nq, std::size_t nk, std::size_t lag,
+                  At&& at) {
   for (std::size_t i = 0; i < nq; ++i) {
-    for (std::size_t j = 0; j < nk; ++j) {
+    const std::size_t seen = lag >= nk ? nk : std::min(nk, i + lag + 1);
+    for (std::size_t j = 0; j < seen; ++j) {
       if (!std::isfinite(at(i, j))) {
         throw LogitOverflow(b, i0 + i, std::is_same_v<std::decay_t<decltype(at(i, j))>, float>);
       }
@@ -218,7 +222,8 @@ void softmax_scalar(const Real* q, const Real* k, const Real* v, const Shape& sh
       scores.resize(ix(nq), ix(nk));
       mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
       scores *= scale;
-      check_logits(b, i0, nq, nk,
+      const std::size_t lag = causal ? i0 - j0 : std::numeric_limits<std::size_t>::max();
+      check_logits(b, i0, nq, nk, lag,
                    [&](std::size_t i, std::size_t j) { return scores(ix(i), ix(j)); });
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
                     [&](std::size_t i, std::size_t j) -> Real& { return scores(ix(i), ix(j)); });
@@ -260,11 +265,11 @@ template <class Real>
 void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh, double scale_d,
                     bool causal, const Bias* bias, Real* out, const std::atomic<bool>* cancel,
                     std::size_t begin, std::size_t end) {
-  using ScoresFn =
-      bool (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, Real, Real*);
-  using OnlineFn = void (*)(std::size_t, std::size_t, Real*, Real*, Real*, Real*);
-  using PvFn =
-      void (*)(std::size_t, std::size_t, std::size_t, const Real*, const Real*, const Real*, Real*);
+  using ScoresFn = bool (*)(std::size_t, std::size_t, std::size_t, std::size_t, const Real*,
+                            const Real*, Real, Real*);
+  using OnlineFn = void (*)(std::size_t, std::size_t, std::size_t, Real*, Real*, Real*, Real*);
+  using PvFn = void (*)(std::size_t, std::size_t, std::size_t, std::size_t, const Real*,
+                        const Real*, const Real*, Real*);
   const bool wide = simd::active_isa() == simd::Isa::avx512;
   const ScoresFn scores = wide ? ScoresFn(kernels::scores_avx512) : ScoresFn(kernels::scores_avx2);
   const OnlineFn online =
@@ -298,14 +303,17 @@ void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh
     for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
+      // causal: key j0 + j is visible to query i0 + i only if j ≤ i + (i0 − j0) (j0 ≤ i0 here)
+      const std::size_t lag = causal ? i0 - j0 : std::numeric_limits<std::size_t>::max();
       // the kernel tells whether every score is finite; only then is the first bad one located
-      if (!scores(ld, nk, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data())) {
-        check_logits(b, i0, nq, nk, [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
+      if (!scores(ld, nk, lag, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data())) {
+        check_logits(b, i0, nq, nk, lag,
+                     [&](std::size_t i, std::size_t j) { return st[j * ld + i]; });
       }
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
                     [&](std::size_t i, std::size_t j) -> Real& { return st[j * ld + i]; });
-      online(ld, nk, st.data(), m.data(), l.data(), alpha.data());
-      pv(ld, nk, sh.dv, st.data(), v + (b * sh.S + j0) * sh.dv, alpha.data(), ot.data());
+      online(ld, nk, lag, st.data(), m.data(), l.data(), alpha.data());
+      pv(ld, nk, lag, sh.dv, st.data(), v + (b * sh.S + j0) * sh.dv, alpha.data(), ot.data());
     }
     for (std::size_t i = 0; i < nq; ++i) {
       if (!(l[i] > 0)) throw EmptyRow(b, i0 + i);

@@ -122,19 +122,19 @@ constexpr std::size_t kMr = 12;
 
 }  // namespace
 
-bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
-                   float scale, float* st) {
-  return sp::scores_impl(ld, nk, d, qt, K, scale, st);
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const float* qt,
+                   const float* K, float scale, float* st) {
+  return sp::scores_impl(ld, nk, lag, d, qt, K, scale, st);
 }
 
-void online_softmax_avx512(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
-                           float* alpha) {
-  sp::online_softmax_impl(ld, nk, st, m, l, alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, std::size_t lag, float* st, float* m,
+                           float* l, float* alpha) {
+  sp::online_softmax_impl(ld, nk, lag, st, m, l, alpha);
 }
 
-void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
-               const float* alpha, float* ot) {
-  sp::pv_impl(ld, nk, dv, pt, V, alpha, ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const float* pt,
+               const float* V, const float* alpha, float* ot) {
+  sp::pv_impl(ld, nk, lag, dv, pt, V, alpha, ot);
 }
 
 void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, std::ptrdiff_t a_rs,
@@ -165,19 +165,19 @@ void sincos_avx512(const float* x, std::size_t n, float* c, float* s) {
       [](float* p, __mmask16 k, __m512 v) { _mm512_mask_storeu_ps(p, k, v); });
 }
 
-bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
-                   double scale, double* st) {
-  return scores_impl(ld, nk, d, qt, K, scale, st);
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const double* qt,
+                   const double* K, double scale, double* st) {
+  return scores_impl(ld, nk, lag, d, qt, K, scale, st);
 }
 
-void online_softmax_avx512(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
-                           double* alpha) {
-  online_softmax_impl(ld, nk, st, m, l, alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, std::size_t lag, double* st, double* m,
+                           double* l, double* alpha) {
+  online_softmax_impl(ld, nk, lag, st, m, l, alpha);
 }
 
-void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
-               const double* alpha, double* ot) {
-  pv_impl(ld, nk, dv, pt, V, alpha, ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const double* pt,
+               const double* V, const double* alpha, double* ot) {
+  pv_impl(ld, nk, lag, dv, pt, V, alpha, ot);
 }
 
 }  // namespace ropelab::attention::kernels

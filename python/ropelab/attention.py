@@ -236,7 +236,8 @@ def softmax(
     ValueError
         Shapes that do not match (naming the argument), non-finite ``q``/``k``/``v``,
         ``scale ≤ 0``, ``causal`` with ``T != S``, a bias that does not broadcast, contains NaN or
-        ``+inf``, or masks a whole row; a logit ``scale·q·k`` or an output that overflows the
+        ``+inf``, or masks a whole row; a logit ``scale·q·k`` of a key the query sees (the causal
+        mask hides the later keys: their logits are not used) or an output that overflows the
         precision of the computation (float64, or float32 on the float32 path), named.
     TypeError
         Complex or non-numeric input.

@@ -37,29 +37,36 @@ void gemm_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, s
                  std::ptrdiff_t a_cs, const double* B, std::ptrdiff_t b_rs, std::ptrdiff_t b_cs,
                  double* C, std::size_t ldc, bool accumulate, double* pack);
 
+/// The three steps of one key block take `lag`: key j of the block can be visible to query lane i
+/// only if j ≤ i + lag (causal: the block's first query minus its first key; SIZE_MAX: every key).
+/// They work in tiles of lanes (AVX-512: 32 doubles, 64 floats; AVX2: 8 doubles, 16 floats) and
+/// touch, for the lanes [i0, i0 + tile) of a tile, only the keys j < min(nk, i0 + tile + lag): the
+/// others are masked for every lane of the tile and would only add exact zeros (the caller sets
+/// every masked score to −∞ before the online step, as before).
+///
 /// Scores of one key block: st[j·ld + i] = scale·Σ_p Q(i, p)·K[j·d + p] for i < ld, j < nk (one
 /// fused multiply-add chain over p from 0, then one multiplication). Returns true iff every score
 /// is finite (the check is fused into the stores: the caller locates a non-finite one only then).
-bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
-                 double scale, double* st);
-bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const double* qt, const double* K,
-                   double scale, double* st);
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const double* qt,
+                 const double* K, double scale, double* st);
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const double* qt,
+                   const double* K, double scale, double* st);
 
 /// The online-softmax step of one key block, per query lane i < ld: m' = max(m, max_j st), the
 /// weights st ← exp(st − m') (0 while m' = −∞: every key so far masked), alpha = exp(m − m')
 /// (0 when m = −∞, 1 when m' = −∞), l ← alpha·l + Σ_j weight (summed in increasing j), m ← m'.
 /// exp: SLEEF u10.
-void online_softmax_avx2(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
-                         double* alpha);
-void online_softmax_avx512(std::size_t ld, std::size_t nk, double* st, double* m, double* l,
-                           double* alpha);
+void online_softmax_avx2(std::size_t ld, std::size_t nk, std::size_t lag, double* st, double* m,
+                         double* l, double* alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, std::size_t lag, double* st, double* m,
+                           double* l, double* alpha);
 
 /// The weighted values of one key block: ot[c·ld + i] ← alpha[i]·ot[c·ld + i] + Σ_j pt[j·ld + i]·
 /// V[j·dv + c] (one fused multiply-add chain in increasing j), i < ld, c < dv.
-void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
-             const double* alpha, double* ot);
-void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const double* pt, const double* V,
-               const double* alpha, double* ot);
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const double* pt,
+             const double* V, const double* alpha, double* ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const double* pt,
+               const double* V, const double* alpha, double* ot);
 
 /// c[i] = cos x[i], s[i] = sin x[i] (SLEEF's u10 sincos, ≤ 1 ulp each), i < n.
 void sincos_avx2(const double* x, std::size_t n, double* c, double* s);
@@ -91,17 +98,17 @@ void exp_to_float_avx2(const double* x, std::size_t n, double scale, float* out)
 // Single precision (the float32 path of attention::softmax): the same operations on float lanes
 // (SLEEF's u10 expf, ≤ 1 ulp), each entry the same chain of float operations as
 // above, so again the AVX2 and AVX-512 versions give the same bits.
-bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
-                 float scale, float* st);
-bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t d, const float* qt, const float* K,
-                   float scale, float* st);
-void online_softmax_avx2(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
-                         float* alpha);
-void online_softmax_avx512(std::size_t ld, std::size_t nk, float* st, float* m, float* l,
-                           float* alpha);
-void pv_avx2(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
-             const float* alpha, float* ot);
-void pv_avx512(std::size_t ld, std::size_t nk, std::size_t dv, const float* pt, const float* V,
-               const float* alpha, float* ot);
+bool scores_avx2(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const float* qt,
+                 const float* K, float scale, float* st);
+bool scores_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t d, const float* qt,
+                   const float* K, float scale, float* st);
+void online_softmax_avx2(std::size_t ld, std::size_t nk, std::size_t lag, float* st, float* m,
+                         float* l, float* alpha);
+void online_softmax_avx512(std::size_t ld, std::size_t nk, std::size_t lag, float* st, float* m,
+                           float* l, float* alpha);
+void pv_avx2(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const float* pt,
+             const float* V, const float* alpha, float* ot);
+void pv_avx512(std::size_t ld, std::size_t nk, std::size_t lag, std::size_t dv, const float* pt,
+               const float* V, const float* alpha, float* ot);
 
 }  // namespace ropelab::attention::kernels
