@@ -11,8 +11,9 @@
  * The old and the new versions compute the same results:
  * - hypot@GLIBC_2.2.5 is the SVID-compatible wrapper around the same __ieee754_hypot that
  *   hypot@GLIBC_2.35 is (2.35 only dropped the wrapper; both give +inf and ERANGE on overflow);
- * - the pthread functions @GLIBC_2.2.5 / @GLIBC_2.30 are the same code that glibc 2.34 moved
- *   from libpthread.so.0 into libc.so.6 under a new version (the extension therefore also lists
+ * - the pthread functions @GLIBC_2.2.5 / @GLIBC_2.30 (pthread_sigmask included, moved in 2.32)
+ *   are the same code that glibc 2.32-2.34 moved from libpthread.so.0 into libc.so.6 under a new
+ *   version (the extension therefore also lists
  *   libpthread.so.0 as a dependency: the real library before 2.34, an empty stub after);
  * - fstat64 became a symbol of its own in glibc 2.33; before, <sys/stat.h> called
  *   __fxstat64(_STAT_VER, ...), which every glibc still exports;
@@ -23,6 +24,7 @@
  *   libstdc++ always takes the atomic path, which is correct everywhere.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/random.h>
 #include <sys/types.h>
@@ -54,6 +56,8 @@ ROPELAB_OLD(int, pthread_key_create, "GLIBC_2.2.5", (pthread_key_t *k, void (*d)
 ROPELAB_OLD(int, pthread_key_delete, "GLIBC_2.2.5", (pthread_key_t k), (k))
 ROPELAB_OLD(void *, pthread_getspecific, "GLIBC_2.2.5", (pthread_key_t k), (k))
 ROPELAB_OLD(int, pthread_setspecific, "GLIBC_2.2.5", (pthread_key_t k, const void *v), (k, v))
+ROPELAB_OLD(int, pthread_mutex_trylock, "GLIBC_2.2.5", (pthread_mutex_t *m), (m))
+ROPELAB_OLD(int, pthread_sigmask, "GLIBC_2.2.5", (int h, const sigset_t *s, sigset_t *o), (h, s, o))
 
 int ropelab_old___fxstat64(int ver, int fd, void *buf);
 __asm__(".symver ropelab_old___fxstat64, __fxstat64@GLIBC_2.2.5");
