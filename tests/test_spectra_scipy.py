@@ -119,14 +119,23 @@ SMOOTHNESS = [  # (label, window of length N, order k of the first derivative th
 ]
 
 
+#: Rows whose small end value at N = 64 at least doubles in square over the first sample: their
+#: samples are those of a small jump (-6.02) and of a square-root end narrower than a sample (-9.03)
+#: alike, so the fall-off is not measurable there (None).
+AMBIGUOUS_AT_64 = {"blackman-harris 4", "blackman-harris 4 (scipy)", "nuttall (scipy)", "flattop"}
+
+
 @pytest.mark.parametrize("label,make,order", SMOOTHNESS, ids=[c[0] for c in SMOOTHNESS])
 def test_falloff_from_smoothness_at_moderate_n(label: str, make, order: int) -> None:  # type: ignore[no-untyped-def]
     # The asymptote at N = 64, 1024 and 4096, also where the spectrum reaches it only much later
-    # (4-term Blackman–Harris, Poisson α = 4).
+    # (4-term Blackman–Harris at N = 1024, Poisson α = 4).
     for N in (64, 1024, 4096):
         got = S.figures_of_merit(make(N)).sidelobe_falloff_db_per_octave
         if got is None and label.startswith("tukey") and N == 64:
             continue  # its joins lie 16 samples from the ends: not measurable (a regression, issue 25)
+        if label in AMBIGUOUS_AT_64 and N == 64:
+            assert got is None, (label, N)
+            continue
         assert got == pytest.approx(-OCTAVE_DB * (order + 1), rel=1e-12), (label, N)
 
 

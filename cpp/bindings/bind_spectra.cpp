@@ -645,9 +645,10 @@ void register_figures_of_merit(py::module_& m) {
           "point where their values meet. A Taylor "
           "coefficient counts as zero within four times its fit error, or when its term in "
           "``|W|`` at ``f = N/32`` would be below -240 dB. This gives the asymptote at every ``N "
-          ">= 56``, also where the spectrum reaches it only at large ``N`` (4-term "
-          "Blackman-Harris: jump ``6e-5``, visible as -6 only from ``N = 4096``; Poisson ``alpha "
-          "= 4`` from ``N = 16384``). The far band below overrules the order where it contradicts "
+          ">= 56`` where the samples determine it, also where the spectrum reaches it only at "
+          "large ``N`` (4-term Blackman-Harris: jump ``6e-5``, visible as -6 only from ``N = "
+          "4096``, read from ``N = 256``; Poisson ``alpha = 4``: from ``N = 16384``, read at ``N "
+          "= 64``). The far band below overrules the order where it contradicts "
           "it: an asymptote over at least 32 points in each half with another slope (a whole "
           "order shallower for an impulse), as for an end behaving like a non-integer power "
           "(``cos^0.5``, ``kaiser_bessel_derived``: about -9) or ripples next to the end "
@@ -664,9 +665,13 @@ void register_figures_of_merit(py::module_& m) {
           "56`` (too few samples to resolve the window's smoothness; the far sidelobes of a short "
           "window are a transition, not the asymptote), a join ``L`` samples from an end with the "
           "band starting below ``2N/L`` bins (inside the main lobe of the join's own transform: "
-          "Tukey ``alpha = 0.1`` at ``N = 128``), or a fitted slope that is not an asymptote. "
-          "Never "
-          "positive, never NaN.")
+          "Tukey ``alpha = 0.1`` at ``N = 128``), a fitted slope that is not an asymptote, or an "
+          "ambiguous end: one read as a jump whose first samples are also those of a square-root "
+          "end narrower than a sample (``w[0] w[1] > 0``, ``w[1]**2 >= 2 w[0]**2``, and ``w**2`` "
+          "rising at least as steeply over the next sample), which the samples cannot tell from a "
+          "small jump (-6.02 or -9.03: Kaiser-Bessel-derived ``beta = 8`` and Kaiser ``beta = 6`` "
+          "at ``N = 64`` alike), unless a jump elsewhere falls off as slowly or a far band of at "
+          "least 32 points per half shows the asymptote. Never positive, never NaN.")
       .field("overlap_correlation_50", &F::overlap_correlation_50,
              "``sum w[n] w[n + N/2] / sum w^2`` (a fraction, not %).")
       .field("overlap_correlation_75", &F::overlap_correlation_75,

@@ -700,7 +700,9 @@ bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
 /// for the square-root ends it recognises. Kaiser–Bessel-derived β = 8 at N ≤ 64 is not
 /// recognised (gain 0.22 at N = 64, 0.008 at N = 56): its square-root region, where the Kaiser
 /// kernel's small end value dominates its cumulative sum, is under a sample wide, so its samples
-/// look like a Taylor end with a jump (0.013 max|w|), and the order read from them stands.
+/// look like a Taylor end with a jump (0.013 max|w|). No test on the samples can recognise such an
+/// end, since no sample lies in its square-root region; end_is_ambiguous says when the samples of
+/// an end read as a jump are also those of one, and the fall-off is then not measurable.
 bool end_is_square_root(const std::vector<double>& v, std::size_t M) {
   constexpr int D = merit::kSmoothDegree;
   constexpr double kSquareRootFitGain = 100.0;
@@ -751,6 +753,46 @@ bool end_is_square_root(const std::vector<double>& v, std::size_t M) {
     if (kSquareRootFitGain * rms(fit_s) <= misfit_taylor) return true;
   }
   return false;
+}
+
+/// Whether an end that the polynomial fit reads as a jump (order 0: w[0] ≠ 0, above rounding) and
+/// that end_is_square_root does not recognise is also, by its samples, a square-root end narrower
+/// than a sample: w[0]·w[1] > 0, w[1]² ≥ 2 w[0]² (the chord of w² through the first two samples
+/// vanishes within one sample beyond the end, at −w[0]²/(w[1]² − w[0]²) ≥ −1 samples), and
+/// w[2]² − w[1]² ≥ w[1]² − w[0]² (w² rises at least as steeply over the next sample).
+///
+/// Why that is the ambiguity. A square-root end is w² = (u − s)·P(u) with P(s) > 0, vanishing
+/// simply at an end point s the window can have: half a sample or a whole sample beyond the end
+/// sample (at the end sample itself w[0] would be 0; see smoothness). Its square-root region, where
+/// (u − s)·P(s) dominates w², is narrower than a sample when P grows within the first sample (the
+/// Kaiser–Bessel-derived window: w² is the cumulative sum of a Kaiser kernel whose small end value
+/// is overtaken by its rise): w² then rises along the line through (s, 0) and (0, w[0]²) up to the
+/// end sample, and ever more steeply beyond it. Such an end passes through w[0], w[1], w[2] exactly
+/// when w[1]² − w[0]² ≥ w[0]²/|s| and the next step of w² is no smaller: for s = −1 the
+/// inequalities above (s = −½ asks for w[1]² ≥ 3 w[0]²). No sample lies in its square-root region,
+/// so no test on the samples (end_is_square_root asks w² to stay a simple zero over the whole end
+/// fit) can tell it from a Taylor end with a small jump J, w = J + a n + b n² + …, whose samples
+/// satisfy the same inequalities whenever J is small against the first step (J ≤ (1 + √2) a for a
+/// straight end) and w² is convex there. The two fall off at −6.02 and −9.03 dB/octave, so an end
+/// in this class leaves the fall-off not measurable at this N unless something else falls off as
+/// slowly (smoothness: Smoothness::ambiguous_end). Ends outside it are no square root of this kind:
+/// a jump large against the first step (the rectangle: w² flat; Kaiser β = 6 at N = 128) rises too
+/// slowly, samples that ripple next to the end (Barcilon–Temes: w[2] < w[1]) follow neither model,
+/// and an end sample of 0 or one that the polynomial fit reads as a zero (Hann; the sine window
+/// sampled at half-integers, whose samples meet the inequalities) is a Taylor end that vanishes.
+/// The class shrinks as N grows (the first step of a smooth end falls as 1/N, as 1/N² where the
+/// end's slope is 0, while its jump stays): of the 1502 cases of tests/test_spectra_falloff.py it
+/// holds 32, all at N ≤ 128: Kaiser–Bessel-derived β = 8 at N = 56 and 64 (at N = 64, w[0] = 0.013
+/// max|w|, w[1] = 0.029: the chord vanishes 0.24 samples beyond the end; the family's end lies half
+/// a sample beyond it), and windows whose small end value grows by √2 or more in the first sample
+/// (Kaiser β = 6, 9, 14; Gaussian α = 3.5, 5; 4-term Blackman–Harris; Nuttall; flat top; DPSS
+/// NW = 2.5, 4). Smaller end values stay in it up to larger N: Kaiser β = 10 at N = 256, β = 20 at
+/// N = 1024 (where a far band over at least 32 points per half decides: −6.02), and
+/// Kaiser–Bessel-derived β = 14 at N = 256 and 512, whose square root the polynomial fit reads as a
+/// jump (−6.02, where the family at N = 65536 falls off at −8.8).
+bool end_is_ambiguous(const std::vector<double>& v) {
+  const double a = v[0] * v[0], b = v[1] * v[1], c = v[2] * v[2];
+  return v[0] * v[1] > 0 && b - a >= a && c - b >= b - a;
 }
 
 /// Interior positions i where |Δ⁴v[i]| (stencil i…i+4) is a local maximum above 10 times its median
@@ -1039,6 +1081,8 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     if (n > 0) dft_even = dft_even && std::abs(v[n] - v[N - n]) <= 1e-12;
   }
   int order = kMaxSmoothnessOrder + 1;
+  int order_elsewhere = order;  // without the ambiguous ends
+  bool ambiguous = false;
   std::vector<std::vector<double>> ends{v};
   if (!mirror && !dft_even) ends.emplace_back(v.rbegin(), v.rend());
   for (const std::vector<double>& e : ends) {
@@ -1076,6 +1120,12 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       end_order = std::max(end_order, contact_order(nullptr, &inside, s, s, invisible(W0, Md)));
     }
     order = std::min(order, end_order);
+    // A jump that is also a square-root end narrower than a sample: −6.02 or −9.03 dB/octave.
+    if (square_root_ends && end_order == 0 && end_is_ambiguous(e)) {
+      ambiguous = true;
+    } else {
+      order_elsewhere = std::min(order_elsewhere, end_order);
+    }
   }
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.
@@ -1086,10 +1136,15 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     for (const std::size_t c : jump_candidates(v, Mi + 2, N - Mi - 6)) {
       const SideFit left = side_fit(v, c - Mi, Mi + 1, static_cast<double>(c), Md);
       const SideFit right = side_fit(v, c + 4, Mi + 1, static_cast<double>(c), Md);
-      order = std::min(order, contact_order(&left, &right, 0.0, 4.0 / Md, tol_i));
+      const int join = contact_order(&left, &right, 0.0, 4.0 / Md, tol_i);
+      order = std::min(order, join);
+      order_elsewhere = std::min(order_elsewhere, join);
     }
   }
   r.order = order;
+  // The ambiguity decides the fall-off unless a jump of order ≤ 0 elsewhere falls off as slowly
+  // (a square-root end elsewhere, at −9.03, does not decide it).
+  r.ambiguous_end = ambiguous && order_elsewhere > 0;
   return r;
 }
 
@@ -1147,19 +1202,25 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
     const double predicted = -octave * (a + 1);
     const FittedBand::Slopes s = band.slopes();
     const double slope = band.asymptotic_slope();
-    const bool contradicted = !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand &&
-                              s.n_upper >= kLongBand &&
-                              (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
-                                       : std::abs(slope - predicted) > kAsymptoteToleranceDb);
+    const bool long_band =
+        !band.at_floor && std::isfinite(slope) && s.n_lower >= kLongBand && s.n_upper >= kLongBand;
+    const bool contradicted =
+        long_band && (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
+                              : std::abs(slope - predicted) > kAsymptoteToleranceDb);
     if (contradicted) return slope <= 0 ? slope : FiguresOfMerit::nan;
+    // An end whose samples are those of a small jump (−6.02) and of a square-root end narrower
+    // than a sample (−9.03) alike, where nothing else falls off as slowly (end_is_ambiguous): not
+    // measurable at this N, unless a long band shows the asymptote (then it agrees with the jump's
+    // slope, or has been returned above).
+    if (sm.ambiguous_end && !long_band) return FiguresOfMerit::nan;
     // A band too short to be the asymptote can still refute the integer order: where its halves
     // agree on a falling slope (an asymptote by its own test) that lies more than half an order
     // from the predicted one and more than kAsymptoteToleranceDb from every integer order, the
     // end is not a jump of any order but a non-integer power that the band cannot yet measure and
-    // the square-root test did not recognise: not measurable at this N (Kaiser–Bessel-derived
-    // β = 8 at N = 56, whose square-root region is under a sample wide). A short band near
-    // another integer order is a transition (Kaiser's small end jump is overtaken by its next
-    // order near the main lobe), and the order read from the samples stands.
+    // the square-root test did not recognise: not measurable at this N (cos^1.5 at N = 512). A
+    // short band near another integer order is a transition (Poisson α = 6 at N = 1024 reads
+    // −11.4: its small end jump is overtaken by the cusp at its centre near the main lobe), and
+    // the order read from the samples stands.
     if (a >= 0 && std::isfinite(slope) && slope <= 0 && !band.at_floor &&
         std::abs(slope - predicted) > 0.5 * octave) {
       double nearest = std::numeric_limits<double>::infinity();

@@ -262,6 +262,79 @@ TEST(Smoothness, SquareRootEnds) {
   }
 }
 
+TEST(Smoothness, AmbiguousEnds) {
+  // An end read as a jump whose first samples are also those of a square-root end narrower than a
+  // sample (w[1]² ≥ 2 w[0]², and w² rising at least as steeply over the next sample): a small jump
+  // (−6.02 dB/octave) and such a square root (−9.03) give the same samples, so the fall-off is not
+  // measurable where nothing else falls off as slowly. Kaiser–Bessel-derived β = 8 at N = 64 is a
+  // square root (−9.03 once resolved, at N = 128), Kaiser β = 6 at N = 64 a jump (−6.02 at every
+  // N): their end samples are alike, and both are NaN.
+  auto falloff = [](const std::vector<double>& w) {
+    const auto G = merit::spectrum_grid(w.data(), w.size(), 8);
+    const double fm = merit::first_minimum_bins(w.data(), w.size(), G);
+    return merit::sidelobe_falloff_db_per_octave(w.data(), w.size(), fm);
+  };
+  auto in_class = [](const std::vector<double>& w) {  // the criterion, on the left end
+    const double a = w[0] * w[0], b = w[1] * w[1], c = w[2] * w[2];
+    return w[0] * w[1] > 0 && b - a >= a && c - b >= b - a;
+  };
+  const double octave = 20 * std::log10(2.0);
+  for (const auto& [name, beta] : std::vector<std::pair<std::string, double>>{
+           {"kaiser_bessel_derived", 8.0}, {"kaiser", 6.0}}) {
+    const auto w = win::make_window(name, 64, true, {{"beta", beta}});
+    const merit::Smoothness s = merit::smoothness(w.data(), 64, true);
+    EXPECT_TRUE(in_class(w)) << name;
+    EXPECT_TRUE(s.ambiguous_end) << name;
+    EXPECT_FALSE(s.square_root_end) << name;
+    EXPECT_EQ(s.order, merit::smoothness_order(w.data(), 64)) << name;  // the jump is still read
+    EXPECT_EQ(s.order, 0) << name;
+    EXPECT_TRUE(std::isnan(falloff(w))) << name;
+    EXPECT_FALSE(merit::smoothness(w.data(), 64, false).ambiguous_end) << name;
+  }
+  // Unambiguous neighbours keep their values: the same families at N = 128 (Kaiser: the end's
+  // square no longer doubles over the first sample; Kaiser–Bessel-derived: its square root is
+  // recognised), a large jump, and an end sample of exactly 0.
+  {
+    const auto w = win::make_window("kaiser", 128, true, {{"beta", 6.0}});
+    EXPECT_FALSE(in_class(w));
+    EXPECT_FALSE(merit::smoothness(w.data(), 128, true).ambiguous_end);
+    EXPECT_DOUBLE_EQ(falloff(w), -octave);
+    const auto k = win::make_window("kaiser_bessel_derived", 128, true, {{"beta", 8.0}});
+    EXPECT_FALSE(merit::smoothness(k.data(), 128, true).ambiguous_end);
+    EXPECT_DOUBLE_EQ(falloff(k), -1.5 * octave);
+  }
+  for (const auto& [name, params] :
+       std::vector<std::pair<std::string, std::map<std::string, double>>>{
+           {"kaiser", {{"beta", 2.0}}}, {"rectangular", {}}, {"hann", {}}}) {
+    const auto w = win::make_window(name, 64, true, params);
+    EXPECT_FALSE(merit::smoothness(w.data(), 64, true).ambiguous_end) << name;
+    EXPECT_FALSE(std::isnan(falloff(w))) << name;
+  }
+  // A jump elsewhere falls off as slowly: the right end of half a Kaiser window (β = 14) is in the
+  // class, its left end (the Kaiser's centre, 1) a plain jump: −6.02 either way.
+  {
+    const std::size_t N = 64;
+    std::vector<double> half(N);
+    for (std::size_t n = 0; n < N; ++n) {
+      const double x = static_cast<double>(n) / static_cast<double>(N - 1);
+      half[n] = std::cyl_bessel_i(0.0, 14.0 * std::sqrt(1 - x * x)) / std::cyl_bessel_i(0.0, 14.0);
+    }
+    EXPECT_TRUE(in_class(std::vector<double>(half.rbegin(), half.rend())));
+    const merit::Smoothness s = merit::smoothness(half.data(), N, true);
+    EXPECT_FALSE(s.ambiguous_end);
+    EXPECT_EQ(s.order, 0);
+    EXPECT_DOUBLE_EQ(falloff(half), -octave);
+  }
+  // A far band that is an asymptote over at least 32 points in each half decides: Kaiser β = 20
+  // at N = 1024 (2.3e-8 max|w| at the end, 3.3e-8 at the next sample) is in the class, and its
+  // far band shows the jump's −6.02.
+  {
+    const auto w = win::make_window("kaiser", 1024, true, {{"beta", 20.0}});
+    EXPECT_TRUE(merit::smoothness(w.data(), 1024, true).ambiguous_end);
+    EXPECT_DOUBLE_EQ(falloff(w), -octave);
+  }
+}
+
 TEST(Smoothness, EndFitStopsBeforeAJoin) {
   // Tukey α = 0.25 (DFT-even): the taper (αN/2 samples) meets the flat part where the end fit of
   // M = N/8 samples used to end; its second derivative jumps at both (−18 dB/octave). (N = 2048

@@ -1011,7 +1011,8 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     ``max|w|``. Such an end falls off at ``-6.02 * 1.5 = -9.03`` dB/octave (the transform of
     ``|x|^(1/2)`` decays as ``f^-1.5``), unless a jump of order ``k <= 0`` elsewhere falls off
     as slowly. Kaiser-Bessel-derived ``beta = 8`` at ``N <= 64`` is not recognised: its
-    square-root region is under a sample wide, so its samples look like a Taylor end with a jump.
+    square-root region is under a sample wide, so its samples are also those of a Taylor end with
+    a small jump (see the ambiguous ends below).
     From the DTFT: the least-squares slope of the far sidelobe peaks against
     ``log2 sin(pi f/N)`` over ``[max(4 first_min_bins, N/32), max(N/8, 2 f_lo)]`` bins, an
     asymptote when the band's two halves agree within 1 dB/octave. The order's slope is the
@@ -1020,13 +1021,25 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
     asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
-    ``N = 128`` never reaches its -18 asymptote below Nyquist), or when a shorter band (under 32
+    ``N = 128`` never reaches its -18 asymptote below Nyquist), when a shorter band (under 32
     points per half) is an asymptote with a slope more than half an order (3.01 dB/octave) from
     the order's and more than 1 dB/octave from every ``-6.02 (k + 1)``: an end like a non-integer
     power that this ``N`` cannot measure and the square-root test does not recognise
-    (Kaiser-Bessel-derived ``beta = 8`` at ``N = 56``; a short band near another integer order is
-    a transition, and the order stands: Kaiser ``beta = 9`` at ``N = 64`` reads -11.6 and is
-    -6.02). Never positive, never NaN.
+    (``cos^1.5`` at ``N = 512``; a short band near another integer order is a transition, and
+    the order stands: Poisson ``alpha = 6`` at ``N = 1024`` reads -11.4 and is -6.02), or at an
+    ambiguous end. An end read as a jump is ambiguous when its first samples are also those of a
+    square-root end narrower than a sample: ``w[0] w[1] > 0``, ``w[1]**2 >= 2 w[0]**2`` (the chord
+    of ``w**2`` through them vanishes within one sample beyond the end, where such an end lies)
+    and ``w**2`` rising at least as steeply over the next sample. No sample lies in that square
+    root's region, so the samples cannot tell a small jump (-6.02) from it (-9.03): the fall-off
+    is None unless a jump of order ``k <= 0`` elsewhere falls off as slowly or a far band of at
+    least 32 points per half shows the asymptote. Kaiser-Bessel-derived ``beta = 8`` and Kaiser
+    ``beta = 6`` at ``N = 64`` (end samples 0.0130, 0.0293, 0.0506 and 0.0149, 0.0245, 0.0365 of
+    ``max|w|``) are both ambiguous, though their asymptotes are -9.03 and -6.02; so are windows
+    whose small end value grows by a factor ``sqrt(2)`` or more in the first sample (at ``N = 64``: Kaiser
+    ``beta`` = 6 to 14, Gaussian ``alpha = 3.5``, 4-term Blackman-Harris, Nuttall, flat top, DPSS
+    ``NW`` = 2.5 and 4; a smaller end value keeps this up to larger ``N``, e.g. Kaiser
+    ``beta = 10`` at ``N = 256``). Never positive, never NaN.
 
     Examples
     --------

@@ -223,16 +223,25 @@ int smoothness_order(const double* w, std::size_t N);
 /// of `order` and sets `square_root_end`. Where no end is one, or square_root_ends is false,
 /// `order` is smoothness_order's; kMaxSmoothnessOrder + 1 when the square-root ends are all that
 /// is not smooth.
+///
+/// `ambiguous_end` (square_root_ends only): an end read as a jump (order 0, counted in `order`)
+/// that the square-root test does not recognise but whose first two samples are also those of a
+/// square-root end narrower than a sample — w[1]² ≥ 2 w[0]² with w[0]·w[1] > 0: the chord of w²
+/// through them vanishes within one sample beyond the end — while nothing else falls off as slowly
+/// (every other end and join is smoother than a jump). The fall-off is then −6.02 or −9.03
+/// dB/octave, which the samples cannot tell apart (see sidelobe_falloff_db_per_octave).
 struct Smoothness {
   int order = kNotMeasurable;
   bool square_root_end = false;
+  bool ambiguous_end = false;
 };
 Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 
 /// The exponent a of the slowest singularity that `sm` (smoothness(w, N, true)) finds, so that
 /// |W| ~ f^−(a+1): ½ at a square-root end unless the order p elsewhere is kNotMeasurable or a
 /// jump of order ≤ 0 (which falls off as slowly or more slowly), else p. May be kNotMeasurable or
-/// kMaxSmoothnessOrder + 1 (p's special values).
+/// kMaxSmoothnessOrder + 1 (p's special values). An ambiguous end (Smoothness::ambiguous_end)
+/// counts as the jump its polynomial fit reads (0).
 double falloff_order(const Smoothness& sm);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1) with a =
@@ -244,8 +253,11 @@ double falloff_order(const Smoothness& sm);
 /// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
 /// and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder]
 /// (a non-integer power at the end that the square-root test does not recognise at this N).
-/// Otherwise the slope of the far band (FittedBand::asymptotic_slope) if it is an asymptote: −inf
-/// when the band is at the rounding floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
+/// NaN where the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or
+/// a square root narrower than a sample) unless the far band is an asymptote over at least 32
+/// points in each half (it then decides, as above). Otherwise the slope of the far band
+/// (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the rounding
+/// floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
 /// than −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for
 /// N >= 56, and only if the band starts beyond 2N/L bins, L the distance of the nearest join to an
 /// end. NaN ("not measurable") in every other case: never positive, never the slope of a
