@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -19,13 +20,35 @@ namespace ropelab::mc {
 
 namespace {
 
+/// How long a pool thread, or a caller waiting for the pool, spins before it sleeps.
+constexpr int kSpinMicros = 100;
+
+/// Polls done() for about kSpinMicros, yielding the core between polls (a thread that waits for
+/// another must not keep it from a core when there are more runnable threads than cores); returns
+/// done().
+template <class Done>
+bool spin_until(Done&& done) {
+  constexpr auto kSpin = std::chrono::microseconds(kSpinMicros);
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (done()) return true;
+      std::this_thread::yield();
+    }
+    if (std::chrono::steady_clock::now() >= until) return done();
+  }
+}
+
 /// The threads of parallel_blocks, kept between calls: starting 15 threads costs 0.2-0.5 ms on the
 /// machines measured (benchmarks/README.md), as much as a small parallel step itself, and a call
-/// such as one sequence's random-feature attention runs ten parallel steps. One job at a time:
-/// `run` refuses (returns false) while another call holds the pool — a parallel_blocks nested in
-/// a body, or one from another thread — and that call starts its own threads as before. Each
-/// process has its own pool: a forked child, which inherits none of the parent's threads, makes
-/// a new one (the parent's, with whatever state its locks had at the fork, is left untouched).
+/// such as one sequence's random-feature attention runs ten parallel steps. A thread that has
+/// finished a step, and the caller waiting for the others, poll for kSpinMicros before they sleep
+/// on a condition variable: waking a sleeping thread costs tens of microseconds more on a virtual
+/// machine, whose idle cores are halted. One job at a time: `run` refuses (returns false) while
+/// another call holds the pool — a parallel_blocks nested in a body, or one from another thread —
+/// and that call starts its own threads as before. Each process has its own pool: a forked child,
+/// which inherits none of the parent's threads, makes a new one (the parent's, with whatever state
+/// its locks had at the fork, is left untouched).
 class Pool {
  public:
   explicit Pool(pid_t owner) : owner_(owner) {}
@@ -56,51 +79,67 @@ class Pool {
       }
       pthread_sigmask(SIG_SETMASK, &before, nullptr);
     }
+    // The job's pointer and count, then (released with them) its generation and the number of
+    // threads it wants, in one word: a thread reads both at once. The next job cannot start
+    // before every wanted thread has finished this one, so job_ stays valid for them.
+    job_ = &job;
+    running_.store(extra, std::memory_order_relaxed);
     {
-      std::lock_guard<std::mutex> lock(m_);
-      job_ = &job;
-      wanted_ = extra;
-      running_ = extra;
-      ++generation_;
+      std::lock_guard<std::mutex> lock(m_);  // orders the store with a sleeper's predicate
+      state_.store(
+          (((state_.load(std::memory_order_relaxed) >> kWantedBits) + 1) << kWantedBits) | extra,
+          std::memory_order_release);
     }
     wake_.notify_all();
     job();
-    std::unique_lock<std::mutex> lock(m_);
-    done_.wait(lock, [this] { return running_ == 0; });
-    job_ = nullptr;
+    const auto finished = [this] { return running_.load(std::memory_order_acquire) == 0; };
+    if (!spin_until(finished)) {
+      std::unique_lock<std::mutex> lock(m_);
+      done_.wait(lock, finished);
+    }
     return true;
   }
 
  private:
+  static constexpr int kWantedBits = 16;
+
   [[noreturn]] void serve(std::size_t index) {
-    std::uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(m_);
+    std::uint64_t seen = 0;  // the last generation this thread looked at
     for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      if (index >= wanted_) continue;  // not needed for this job
-      const std::function<void()>* job = job_;
-      lock.unlock();
-      (*job)();
-      lock.lock();
-      if (--running_ == 0) done_.notify_one();
+      const auto next = [&] {
+        return (state_.load(std::memory_order_acquire) >> kWantedBits) != seen;
+      };
+      if (!spin_until(next)) {
+        std::unique_lock<std::mutex> lock(m_);
+        wake_.wait(lock, next);
+      }
+      const std::uint64_t s = state_.load(std::memory_order_acquire);
+      seen = s >> kWantedBits;
+      if (index >= (s & ((std::uint64_t{1} << kWantedBits) - 1))) continue;  // not wanted
+      (*job_)();
+      if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        { std::lock_guard<std::mutex> lock(m_); }  // the caller sleeps, or sees running_ == 0
+        done_.notify_one();
+      }
     }
   }
 
   const pid_t owner_;
   std::mutex busy_;  // held by the caller for its whole job
-  std::mutex m_;     // guards the fields below
+  std::mutex m_;     // for the sleepers of wake_ and done_
   std::condition_variable wake_, done_;
   std::vector<std::thread> threads_;
   const std::function<void()>* job_ = nullptr;
-  std::uint64_t generation_ = 0;
-  std::size_t wanted_ = 0, running_ = 0;
+  std::atomic<std::uint64_t> state_{0};  // generation << kWantedBits | threads wanted
+  std::atomic<std::size_t> running_{0};  // wanted threads still in the job
 };
 
-/// At most this many pool threads (beyond it a call starts its own, as a nested one does).
+/// At most this many pool threads: one fewer than the cores (the caller is the last); a call that
+/// asks for more threads than cores starts its own, as a nested one does (spinning threads must
+/// not outnumber the cores).
 std::size_t pool_limit() {
   const std::size_t hw = std::thread::hardware_concurrency();
-  return std::max<std::size_t>(64, 4 * hw);
+  return hw > 1 ? hw - 1 : 0;
 }
 
 /// This process's pool, made on first use (never destroyed: its threads wait until the process
