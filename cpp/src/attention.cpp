@@ -823,6 +823,13 @@ class ScratchPool {
   }
   std::mutex mu_;
   std::vector<std::unique_ptr<Scratch<Real>>> free_;
+
+ public:
+  /// Frees the scratch not lent out.
+  void clear() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    free_.clear();
+  }
 };
 
 /// One group's numerator|denominator rows of a chunk: block (n×w) holds the group's sums of row
@@ -1107,18 +1114,62 @@ struct ThreadFeaturizer {
   }
 };
 
-/// The data of the windowed schedules: per sub-unit its featurizer and running state, per
-/// (sub-unit, chunk of the window) its block and, in the three-step schedule, its parts.
+/// The large buffers of the windowed schedules, kept on the calling thread from one call to the
+/// next while they hold at most kKeptBytes (release() otherwise). Allocated anew in every call,
+/// their pages — mapped afresh for every block of 128 KiB or more — fault on first touch each
+/// time: about 3000 faults a call for one sequence on 16 threads (T = 4096, D = 256), which cost
+/// milliseconds on a virtual machine. Every buffer is written before it is read in a call (as
+/// between the windows of one call), so what a previous call left there is never used.
 template <class Real>
-struct Windows {
-  std::vector<Featurizer<Real>> fz;  // [su]
+struct WindowBuffers {
+  static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
   std::vector<GroupRun<Real>> runs;  // [su]
   std::vector<ChunkParts<Real>> parts;
   std::vector<GroupBlock<Real>> blocks;
-  std::size_t nc = 0;  // chunks per window
   ScratchPool<Real> pool;
 
-  Windows(const Problem<Real>& P, std::size_t units, std::size_t nc_max) : nc(nc_max) {
+  /// The bytes of the runs, parts and blocks (the thread scratch of `pool` is not counted).
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const GroupRun<Real>& r : runs) n += r.Z.capacity() * sizeof(Real);
+    for (const ChunkParts<Real>& p : parts) {
+      n += static_cast<std::size_t>(p.fq.size() + p.local.size() + p.dZ.size()) * sizeof(Real);
+    }
+    for (const GroupBlock<Real>& b : blocks) {
+      n += b.block.capacity() * sizeof(Real) + b.lam.capacity() * sizeof(double);
+    }
+    return n;
+  }
+  /// Frees everything when the buffers hold more than kKeptBytes.
+  void trim() {
+    if (bytes() <= kKeptBytes) return;
+    runs = {};
+    parts = {};
+    blocks = {};
+    pool.clear();
+  }
+};
+
+/// The data of the windowed schedules: per sub-unit its featurizer and running state, per
+/// (sub-unit, chunk of the window) its block and, in the three-step schedule, its parts (the
+/// buffers: the calling thread's WindowBuffers).
+template <class Real>
+struct Windows {
+  std::vector<Featurizer<Real>> fz;  // [su]
+  WindowBuffers<Real>& buffers;
+  std::vector<GroupRun<Real>>& runs;  // [su]
+  std::vector<ChunkParts<Real>>& parts;
+  std::vector<GroupBlock<Real>>& blocks;
+  std::size_t nc = 0;  // chunks per window
+  ScratchPool<Real>& pool;
+
+  Windows(const Problem<Real>& P, std::size_t units, std::size_t nc_max, WindowBuffers<Real>& buf)
+      : buffers(buf),
+        runs(buf.runs),
+        parts(buf.parts),
+        blocks(buf.blocks),
+        nc(nc_max),
+        pool(buf.pool) {
     for (std::size_t u = 0; u < units; ++u) {
       for (Featurizer<Real>& f : group_featurizers(P, u / P.sh.batch)) fz.push_back(std::move(f));
     }
@@ -1251,7 +1302,13 @@ void run_by_window(const Problem<Real>& P, std::size_t units, int nthreads) {
   const bool by_group = subunits >= static_cast<std::size_t>(nthreads);
   const std::size_t per_sub = std::max<std::size_t>(
       kWindowChunks, (4 * static_cast<std::size_t>(nthreads) + subunits - 1) / subunits);
-  Windows<Real> W(P, units, std::min(chunks, per_sub));
+  thread_local WindowBuffers<Real> buffers;
+  // (released on every way out of the call when it grew beyond kKeptBytes)
+  struct Trim {
+    WindowBuffers<Real>& b;
+    ~Trim() { b.trim(); }
+  } trim{buffers};
+  Windows<Real> W(P, units, std::min(chunks, per_sub), buffers);
   for (std::size_t c0 = 0; c0 < chunks; c0 += W.nc) {
     const std::size_t nc = std::min(W.nc, chunks - c0);
     if (by_group) {
