@@ -36,24 +36,34 @@ from ropelab import spectra as S
 
 OCTAVE_DB = 20 * math.log10(2.0)
 N_REF = 65536
-LENGTHS = (8, 16, 32, 55, 64, 128, 1024, 2048)
+LENGTHS = (8, 16, 32, 55, 64, 128, 256, 512, 1024, 2048)
 
-#: Parameter values per window (every required or shape parameter over its range).
+
+def _steps(lo: float, hi: float, step: float, *extra: float) -> list[float]:
+    """lo, lo + step, ..., hi and the extra values, sorted (the grids between and beyond the
+    parameters that first exposed a rule)."""
+    n = round((hi - lo) / step)
+    return sorted({round(lo + i * step, 10) for i in range(n + 1)} | set(extra))
+
+
+#: Parameter values per window (every required or shape parameter over its range, on a grid fine
+#: enough to land between the values where a rule changes: Kaiser beta = 20, cos^1.5 and Poisson
+#: alpha = 6 at N = 256 lie between the coarser grid's values).
 PARAMS: dict[str, list[dict[str, Any]]] = {
-    "gaussian": [{"alpha": a} for a in (1.0, 2.5, 3.5, 5.0, 12.0)],
-    "poisson": [{"alpha": a} for a in (0.0, 1.0, 2.0, 4.0, 8.0)],
-    "kaiser": [{"beta": b} for b in (0.0, 2.0, 6.0, 9.0, 14.0, 30.0)],
-    "chebyshev": [{"at": a} for a in (30.0, 60.0, 70.0, 80.0, 100.0, 140.0)],
+    "gaussian": [{"alpha": a} for a in _steps(1.0, 4.0, 0.5, 5.0, 6.0, 8.0, 10.0, 12.0)],
+    "poisson": [{"alpha": a} for a in _steps(0.0, 8.0, 1.0)],
+    "kaiser": [{"beta": b} for b in _steps(0.0, 30.0, 2.0, 9.0)],
+    "chebyshev": [{"at": a} for a in _steps(30.0, 100.0, 10.0, 120.0, 140.0, 160.0, 180.0, 200.0)],
     "exponential": [{"tau": t} for t in (0.25, 1.0, 4.0)],
     "ssm": [{"alpha_n": a} for a in (0.0, 2.0, 8.0)],
     "general_cosine": [{"a": [0.5, 0.5]}, {"a": [0.42, 0.5, 0.08]}, {"a": [1.0, 0.3]}],
     "general_hamming": [{"alpha": a} for a in (0.5, 0.54, 0.8)],
     "general_gaussian": [{"p": p, "sig_n": s} for p in (0.5, 1.0, 1.5, 3.0) for s in (0.15, 0.3)],
-    "kaiser_bessel_derived": [{"beta": b} for b in (2.0, 4.0, 8.0)],
+    "kaiser_bessel_derived": [{"beta": b} for b in _steps(2.0, 20.0, 2.0)],
     "taylor": [{"nbar": n, "sll": s} for n in (2, 4, 8) for s in (30.0, 60.0)],
-    "dpss": [{"NW": w} for w in (1.5, 2.5, 4.0)],
-    "tukey": [{"alpha": a} for a in (0.0, 0.1, 0.25, 0.5, 0.75, 1.0)],
-    "cosine_power": [{"alpha": a} for a in (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)],
+    "dpss": [{"NW": w} for w in _steps(1.0, 4.0, 0.5, 5.0, 6.0, 7.0)],
+    "tukey": [{"alpha": a} for a in _steps(0.0, 1.0, 0.125, 0.1)],
+    "cosine_power": [{"alpha": a} for a in _steps(0.5, 5.0, 0.5)],
     "hann_poisson": [{"alpha": a} for a in (0.0, 0.5, 1.0, 2.0)],
     "cauchy": [{"alpha": a} for a in (1.0, 3.0, 5.0)],
     "barcilon_temes": [{"alpha": a} for a in (2.0, 3.0, 4.0)],
