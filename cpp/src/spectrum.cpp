@@ -658,6 +658,21 @@ std::vector<double> invisible(double W0, double M) {
   return t;
 }
 
+/// Whether the end fit reads the end as vanishing at u = s (contact order ≥ 1) only within its
+/// error: the end sample v[0] is visible (above zero_tol[0]: a jump of that size lies above the
+/// rounding floor in |W|), and so is the fit's value at s, which passed the zero test (4 times its
+/// error) only through the fit's error. Such an end is a jump the samples cannot resolve: the
+/// polynomial cannot follow the end's curve closely enough to tell a jump of that size from none
+/// (Kaiser β = 20 at N = 128: the end value 2.3e-8 max|w| lies within the error of a polynomial
+/// through an end that rises 7.6-fold over the first sample), so its order lies between 0 and the
+/// one read. Only the jump is judged so: it is the one coefficient the samples show directly (the
+/// end sample), while a higher coefficient above zero_tol but within its error is the fit's noise
+/// (Hann at N = 64: its end sample is 0, and its slope there is read to 1e-10).
+bool jump_hidden(const std::vector<double>& v, const SideFit& side, double s,
+                 const std::vector<double>& zero_tol) {
+  return std::abs(v[0]) > zero_tol[0] && std::abs(taylor_at(side.hi, s)[0]) > zero_tol[0];
+}
+
 /// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
 /// the fit's error plus 1e-10 W0, and by ten times more than v[1] lies off the curve through
 /// v[2..M+2] (an impulse δ adds a flat |δ| to |W|: below 1e-10 |W(0)|,
@@ -1136,6 +1151,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
   }
   int order = kMaxSmoothnessOrder + 1;
   int order_elsewhere = order;  // without the ambiguous ends
+  bool hidden_jump = false;     // an end read as vanishing that may be an unresolved jump
   bool ambiguous = false;
   std::vector<std::vector<double>> ends{v};
   if (!mirror && !dft_even) ends.emplace_back(v.rbegin(), v.rend());
@@ -1178,9 +1194,20 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     // sample, and a contact there would read its jump as a kink.
     const double Md = static_cast<double>(Me);
     int end_order = 0;
-    for (const double s : {0.0, -0.5 / Md, -1.0 / Md}) {
-      end_order = std::max(end_order, contact_order(nullptr, &inside, s, s, invisible(W0, Md)));
+    const std::vector<double> tol_e = invisible(W0, Md);
+    int orders[3];
+    const double ends_at[3] = {0.0, -0.5 / Md, -1.0 / Md};
+    for (int i = 0; i < 3; ++i) {
+      orders[i] = contact_order(nullptr, &inside, ends_at[i], ends_at[i], tol_e);
+      end_order = std::max(end_order, orders[i]);
     }
+    // An end read as vanishing (end_order ≥ 1) at every end point that reaches end_order only
+    // through the fit's error, while its end sample is visible: possibly a jump (jump_hidden).
+    bool hidden = end_order > 0;
+    for (int i = 0; i < 3 && hidden; ++i) {
+      if (orders[i] == end_order && !jump_hidden(e, inside, ends_at[i], tol_e)) hidden = false;
+    }
+    hidden_jump = hidden_jump || hidden;
     order = std::min(order, end_order);
     // A jump that is also a square-root end narrower than a sample: −6.02 or −9.03 dB/octave.
     if (square_root_ends && end_order == 0 && end_is_ambiguous(e)) {
@@ -1204,6 +1231,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     }
   }
   r.order = order;
+  r.hidden_jump = hidden_jump && order > 0;
   // The ambiguity decides the fall-off unless a jump of order ≤ 0 elsewhere falls off as slowly
   // (a square-root end elsewhere, at −9.03, does not decide it).
   r.ambiguous_end = ambiguous && order_elsewhere > 0;
@@ -1253,6 +1281,17 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
   // a simple zero at the end far better than w fits a polynomial: see smoothness) unless a jump
   // of order p ≤ 0 falls off as slowly or more slowly.
   const double a = falloff_order(sm);
+  // An end read as vanishing only within the fit's error while its end sample is visible
+  // (Smoothness::hidden_jump: Kaiser β = 20 at N = 128 read −12.04) may be a jump the samples
+  // cannot resolve, and a jump, if there is one, is the slowest singularity: the asymptote. Only
+  // the far band can show it: where it is an asymptote (its halves agree) at the jump's slope, the
+  // fall-off is −6.02; a steeper band is either the order read (no jump) or a transition before
+  // the jump takes over, which the band cannot tell apart: not measurable at this N.
+  if (sm.hidden_jump && a >= 0) {
+    const double slope = band.asymptotic_slope();
+    const bool jump = !band.at_floor && std::abs(slope + octave) <= kAsymptoteToleranceDb;
+    return jump ? -octave : FiguresOfMerit::nan;
+  }
   if (a >= -1 && a <= kMaxSmoothnessOrder) {  // an order (or ½), not a special value
     // The order read off the samples predicts the slope (−1: an end impulse, 0 dB/octave). The
     // far band of the DTFT is the slope itself; where it is an asymptote over many sidelobes (at

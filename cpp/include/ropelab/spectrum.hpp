@@ -237,11 +237,18 @@ int smoothness_order(const double* w, std::size_t N);
 /// the rms misfit in log w is below 1e-4), a at least 0.05 from every integer (cos^1.5: a = 1.5,
 /// |W| ~ f^−2.5). Such an end has no Taylor expansion (the polynomial fit reads an integer order
 /// that is not there) and is left out of `order`; −1 when there is none.
+///
+/// `hidden_jump`: an end read as vanishing (order ≥ 1 at every end point that reaches it) only
+/// because its fitted value there is zero within 4 times the fit's error, while that value and
+/// the end sample are both visible (above the −240 dB level of a jump in |W| at N/32): a jump the
+/// samples cannot resolve (Kaiser β = 20 at N = 128, end value 2.3e-8 max|w|), and nothing else
+/// falls off as slowly (order > 0).
 struct Smoothness {
   int order = kNotMeasurable;
   bool square_root_end = false;
   bool ambiguous_end = false;
   double power_end = -1.0;
+  bool hidden_jump = false;
 };
 Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 
@@ -262,6 +269,8 @@ double falloff_order(const Smoothness& sm);
 /// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
 /// and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder]
 /// (a non-integer power at the end that the square-root test does not recognise at this N).
+/// Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an asymptote
+/// (FittedBand::asymptotic_slope) within kAsymptoteToleranceDb of it, else NaN.
 /// NaN where the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or
 /// a square root narrower than a sample) unless the far band is an asymptote over at least 32
 /// points in each half (it then decides, as above). Otherwise the slope of the far band
