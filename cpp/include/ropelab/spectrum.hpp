@@ -265,15 +265,17 @@ double falloff_order(const Smoothness& sm);
 /// transform falls off as f^−1.5; the exponent of a non-integer power end, Smoothness::power_end:
 /// −15.05 for cos^1.5), unless
 /// the far band is an asymptote over at least 32 points in each half with a slope more than
-/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope;
-/// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
-/// and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder]
-/// (a non-integer power at the end that the square-root test does not recognise at this N).
-/// Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an asymptote
-/// (FittedBand::asymptotic_slope) within kAsymptoteToleranceDb of it, else NaN.
-/// NaN where the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or
-/// a square root narrower than a sample) unless the far band is an asymptote over at least 32
-/// points in each half (it then decides, as above). Otherwise the slope of the far band
+/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope,
+/// except for a band steeper than an integer order a = p ≥ 0 and within kAsymptoteToleranceDb of
+/// another integer order's slope (a transition: Poisson α = 6 at N = 256), where −6.02(p + 1)
+/// stands; NaN where a shorter band is an asymptote (slope <= 0) more than half an order from
+/// −6.02(a + 1) and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1,
+/// kMaxSmoothnessOrder] (a non-integer power at the end that the square-root and power tests do not
+/// recognise). Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an
+/// asymptote (FittedBand::asymptotic_slope) within kAsymptoteToleranceDb of it, else NaN. NaN where
+/// the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or a square
+/// root narrower than a sample) unless the far band is an asymptote over at least 32 points in each
+/// half (it then decides, as above). Otherwise the slope of the far band
 /// (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the rounding
 /// floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
 /// than −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for
