@@ -674,9 +674,11 @@ bool jump_hidden(const std::vector<double>& v, const SideFit& side, double s,
 }
 
 /// Whether the end sample v[0] lies off the smooth curve through v[1..M+1] by more than 30 times
-/// the fit's error plus 1e-10 W0, and by ten times more than v[1] lies off the curve through
-/// v[2..M+2] (an impulse δ adds a flat |δ| to |W|: below 1e-10 |W(0)|,
-/// −200 dB, it is lost in the DTFT's rounding, the level at which a null counts as one), as the
+/// the fit's error plus 1e-12 W0, and by ten times more than v[1] lies off the curve through
+/// v[2..M+2] (an impulse δ adds a flat |δ| to |W|: below 1e-12 |W(0)|, −240 dB, the rounding floor
+/// of the far band in fitted_band, it cannot be seen; a floor of 1e-10 |W(0)|, −200 dB, missed
+/// the end impulses of Dolph–Chebyshev at 200 dB, 1e-10 |W(0)| by construction, whose plateau is
+/// the whole far spectrum: at N = 2048 the fall-off read −2.93 where it is 0), as the
 /// end impulses of Dolph–Chebyshev windows do: such samples are not those of a piecewise smooth
 /// function, and their fall-off is not given by a derivative jump. A fixed floor (1e-6 max|w|)
 /// missed the impulses of high attenuations at small N (140 dB at N = 128: 7e-7 max|w|, yet its
@@ -685,7 +687,7 @@ bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
   const double err = std::abs(f.hi[0] - f.lo[0]);
   const double off = std::abs(f.hi[0] - v[0]);
-  if (!(off > 30.0 * err + 1e-10 * W0)) return false;
+  if (!(off > 30.0 * err + 1e-12 * W0)) return false;
   // An impulse is the end sample's alone: v[1] lies on the curve through v[2..M+2] ten times
   // better. Otherwise the fit's extrapolation misses by that much anyway (a steep or high-order
   // end, beyond what its error estimate says), or the samples ripple next to the end

@@ -209,11 +209,11 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 /// error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
 /// kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is resolved (smoother than double
 /// precision shows, e.g. a Gaussian at its rounding floor); −1 when an end sample lies off the
-/// curve through its neighbours by more than 1e-10 |W(0)| and ten times more than the next sample
-/// lies off its own (an impulse, the derivative of a jump, like Dolph–Chebyshev's end samples: its
-/// transform does not decay, 0 dB/octave); kNotMeasurable (−2) when N < 56, the samples are not
-/// those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14
-/// samples of an end.
+/// curve through its neighbours by more than 30 times the fit error plus 1e-12 |W(0)| and ten times
+/// more than the next sample lies off its own (an impulse, the derivative of a jump, like
+/// Dolph–Chebyshev's end samples: its transform does not decay, 0 dB/octave); kNotMeasurable (−2)
+/// when N < 56, the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2
+/// max|w|), or a join lies within 14 samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
 /// smoothness_order with square-root ends recognised (square_root_ends = true): an end where w²,
