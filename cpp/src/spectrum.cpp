@@ -683,17 +683,25 @@ bool jump_hidden(const std::vector<double>& v, const SideFit& side, double s,
 /// function, and their fall-off is not given by a derivative jump. A fixed floor (1e-6 max|w|)
 /// missed the impulses of high attenuations at small N (140 dB at N = 128: 7e-7 max|w|, yet its
 /// −140 dB plateau is the whole far spectrum).
-bool end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
+///
+/// Returns 1 for an impulse, 0 for none, and 2 for an end sample that is off the curve by more than
+/// 4 times the fit's error (the house test of a nonzero coefficient) plus 1e-12 W0 but not by 30
+/// times, and ten times more than v[1]: an impulse, or the fit's extrapolation missing a steep end
+/// by more than its error estimate says — the samples cannot tell (Dolph–Chebyshev at 200 dB and
+/// N = 512: off by 6.7 times the error, v[1] on its curve 3000 times better; read as a jump,
+/// −6.02, where its end impulses make the far spectrum a plateau, 0).
+int end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   const SideFit f = side_fit(v, 1, M + 1, 0.0, static_cast<double>(M));
   const double err = std::abs(f.hi[0] - f.lo[0]);
   const double off = std::abs(f.hi[0] - v[0]);
-  if (!(off > 30.0 * err + 1e-12 * W0)) return false;
+  if (!(off > 4.0 * err + 1e-12 * W0)) return 0;
   // An impulse is the end sample's alone: v[1] lies on the curve through v[2..M+2] ten times
   // better. Otherwise the fit's extrapolation misses by that much anyway (a steep or high-order
   // end, beyond what its error estimate says), or the samples ripple next to the end
   // (Barcilon–Temes): no impulse either way.
   const SideFit g = side_fit(v, 2, M + 1, 1.0, static_cast<double>(M));
-  return off > 10.0 * std::abs(g.hi[0] - v[1]);
+  if (!(off > 10.0 * std::abs(g.hi[0] - v[1]))) return 0;
+  return off > 30.0 * err + 1e-12 * W0 ? 1 : 2;
 }
 
 /// Whether the end of v (samples 0…M, max|v| = 1) behaves like a square root: w ~ c (n − n₀)^½,
@@ -1169,8 +1177,9 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     for (const std::size_t c : jump_candidates(e, 0, std::min(N - 4, M + 4))) {
       Me = std::min(Me, std::max(c / 2, std::min(c, D + 4)));
     }
-    if (Me < D + 4) return r;         // a join within D + 4 samples of the end
-    if (end_is_impulse(e, Me, W0)) {  // an impulse: the derivative of a jump (k = −1)
+    if (Me < D + 4) return r;  // a join within D + 4 samples of the end
+    const int impulse = end_is_impulse(e, Me, W0);
+    if (impulse == 1) {  // an impulse: the derivative of a jump (k = −1)
       r.order = -1;
       return r;
     }
@@ -1188,6 +1197,10 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
         continue;
       }
     }
+    // An end sample that may be an impulse (0 dB/octave, the slowest fall-off there is) or the
+    // end fit's miss at a steep end: not measurable (a square-root or power end, whose steep end
+    // the fit misses alike, has been recognised above).
+    if (square_root_ends && impulse == 2) r.ambiguous_impulse = true;
     const SideFit inside = side_fit(e, 0, Me + 1, 0.0, static_cast<double>(Me));
     // The window ends at its end sample, half a sample beyond it (scipy's windows sampled at
     // half-integers) or a whole sample beyond it (the right end of a DFT-even window): u = 0,
@@ -1289,6 +1302,9 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
   // the far band can show it: where it is an asymptote (its halves agree) at the jump's slope, the
   // fall-off is −6.02; a steeper band is either the order read (no jump) or a transition before
   // the jump takes over, which the band cannot tell apart: not measurable at this N.
+  // An end sample that may be an impulse or a steep end's miss (Smoothness::ambiguous_impulse):
+  // 0 or the order read, which the samples cannot tell apart, unless an impulse elsewhere decides.
+  if (sm.ambiguous_impulse && p != -1) return FiguresOfMerit::nan;
   if (sm.hidden_jump && a >= 0) {
     const double slope = band.asymptotic_slope();
     const bool jump = !band.at_floor && std::abs(slope + octave) <= kAsymptoteToleranceDb;

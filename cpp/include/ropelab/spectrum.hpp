@@ -249,6 +249,7 @@ struct Smoothness {
   bool ambiguous_end = false;
   double power_end = -1.0;
   bool hidden_jump = false;
+  bool ambiguous_impulse = false;
 };
 Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 
