@@ -243,6 +243,12 @@ int smoothness_order(const double* w, std::size_t N);
 /// the end sample are both visible (above the −240 dB level of a jump in |W| at N/32): a jump the
 /// samples cannot resolve (Kaiser β = 20 at N = 128, end value 2.3e-8 max|w|), and nothing else
 /// falls off as slowly (order > 0).
+///
+/// `ambiguous_impulse`: an end, neither a square-root nor a power end, whose end sample lies off
+/// the curve through the next ones by more than 4 times the fit's error plus 1e-12 |W(0)| (a
+/// nonzero difference by the house test) but not by the impulse test's 30 times, and ten times
+/// more than the next sample lies off its own: an impulse (0 dB/octave) or the fit missing a steep
+/// end, which the samples cannot tell apart (Dolph–Chebyshev at 200 dB, N = 512).
 struct Smoothness {
   int order = kNotMeasurable;
   bool square_root_end = false;
@@ -272,7 +278,8 @@ double falloff_order(const Smoothness& sm);
 /// stands; NaN where a shorter band is an asymptote (slope <= 0) more than half an order from
 /// −6.02(a + 1) and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1,
 /// kMaxSmoothnessOrder] (a non-integer power at the end that the square-root and power tests do not
-/// recognise). Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an
+/// recognise). NaN at an ambiguous impulse (Smoothness::ambiguous_impulse) unless an end is an
+/// impulse. Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an
 /// asymptote (FittedBand::asymptotic_slope) within kAsymptoteToleranceDb of it, else NaN. NaN where
 /// the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or a square
 /// root narrower than a sample) unless the far band is an asymptote over at least 32 points in each
