@@ -1341,7 +1341,15 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
     const bool contradicted = long_band && !transition &&
                               (p == -1 ? slope <= -(octave - kAsymptoteToleranceDb)
                                        : std::abs(slope - predicted) > kAsymptoteToleranceDb);
-    if (contradicted) return slope <= 0 ? slope : FiguresOfMerit::nan;
+    // A contradicting slope is the answer only where it is an integer order's (within
+    // kAsymptoteToleranceDb of −6.02(k + 1)): the order the samples misread. A slope between
+    // integer orders, from an end that the square-root and power tests do not recognise, is a
+    // transition or a power the samples do not show: not measurable (Kaiser–Bessel-derived β = 16
+    // at N = 1024 read −9.95, between the −6.02 of the jump its fit reads and the −12.04 of its
+    // centre, where the family at 65536 samples reads −8.8).
+    if (contradicted) {
+      return slope <= 0 && nearest <= kAsymptoteToleranceDb ? slope : FiguresOfMerit::nan;
+    }
     // An end whose samples are those of a small jump (−6.02) and of a square-root end narrower
     // than a sample (−9.03) alike, where nothing else falls off as slowly (end_is_ambiguous): not
     // measurable at this N, unless a long band shows the asymptote (then it agrees with the jump's

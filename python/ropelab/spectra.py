@@ -1026,7 +1026,10 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     ``log2 sin(pi f/N)`` over ``[max(4 first_min_bins, N/32), max(N/8, 2 f_lo)]`` bins, an
     asymptote when the band's two halves agree within 1 dB/octave. The order's slope is the
     answer unless that band, with at least 32 points in each half, is an asymptote with another
-    slope (ripples next to the end, Barcilon-Temes: -6): then the band's slope, except where it
+    slope (ripples next to the end, Barcilon-Temes: -6): then the band's slope if it lies within
+    1 dB/octave of an integer order's ``-6.02 (k + 1)``, and None if not (a transition, or a power
+    the end tests do not recognise: Kaiser-Bessel-derived ``beta = 16`` at ``N = 1024`` reads
+    -9.95 there, where the family at 65536 samples reads -8.8), except where it
     is steeper than a jump of integer order ``k >= 0`` that the samples resolve and lies within 1
     dB/octave of another integer order's slope: a transition (a larger but more regular
     singularity dominates up to beyond the band), and the order stands (Poisson ``alpha = 6`` at

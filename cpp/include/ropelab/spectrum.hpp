@@ -272,7 +272,9 @@ double falloff_order(const Smoothness& sm);
 /// transform falls off as f^−1.5; the exponent of a non-integer power end, Smoothness::power_end:
 /// −15.05 for cos^1.5), unless
 /// the far band is an asymptote over at least 32 points in each half with a slope more than
-/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope,
+/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope if
+/// it lies within kAsymptoteToleranceDb of −6.02(k + 1) for an integer k, NaN if not (a
+/// transition, or a power the samples do not show: Kaiser–Bessel-derived β = 16 at N = 1024),
 /// except for a band steeper than an integer order a = p ≥ 0 and within kAsymptoteToleranceDb of
 /// another integer order's slope (a transition: Poisson α = 6 at N = 256), where −6.02(p + 1)
 /// stands; NaN where a shorter band is an asymptote (slope <= 0) more than half an order from
