@@ -2,10 +2,12 @@
 
 ``figures_of_merit(w).sidelobe_falloff_db_per_octave`` must be the asymptotic slope
 ``-6.02 (k + 1)`` dB/octave (k: the order of the first derivative of the zero-extended window that
-jumps; 0 for Dolph-Chebyshev's end impulses, k = -1), ``-inf`` for a window smoother than double
-precision resolves, or None ("not measurable": too few samples to measure k, or an end whose samples
-are those of a small jump and of a square root narrower than a sample alike) -- never positive,
-never NaN, never the slope of a transition region.
+jumps; 0 for Dolph-Chebyshev's end impulses, k = -1; k = a for an end like a non-integer power
+(n - n0)^a), ``-inf`` for a window smoother than double precision resolves, or None ("not
+measurable": too few samples to measure k; an end whose samples are those of a small jump and of a
+square root narrower than a sample alike; a jump within the end fit's error that the far band does
+not show; an end sample that may be an impulse or a steep end's miss; a far band between integer
+orders) -- never positive, never NaN, never the slope of a transition region.
 
 The reference is computed here, without the core: the same window family sampled at
 ``N_REF = 65536`` samples (sample-valued parameters scaled with ``N``), transformed with NumPy's FFT
