@@ -1012,20 +1012,36 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     ``|x|^(1/2)`` decays as ``f^-1.5``), unless a jump of order ``k <= 0`` elsewhere falls off
     as slowly. Kaiser-Bessel-derived ``beta = 8`` at ``N <= 64`` is not recognised: its
     square-root region is under a sample wide, so its samples are also those of a Taylor end with
-    a small jump (see the ambiguous ends below).
+    a small jump (see the ambiguous ends below). An end like a non-integer power,
+    ``w ~ (n - n0)^a`` (``cos^1.5``), is recognised when ``log w``, fitted as
+    ``c + a log(u - s) + Q(u)`` with ``Q`` a polynomial of degree 3 (and 2, for the error), fits
+    the end samples to 1e-4 rms with ``a`` known to 0.01 and at least 0.05 from every integer:
+    it falls off at ``-6.02 (a + 1)`` (-15.05 for ``cos^1.5``), where the polynomials read an
+    integer order (``cos^1.5`` at ``N = 256``: -18.06). An end that the polynomials read as
+    vanishing only within their fit's error while its end sample and their value at the end are
+    above the rounding floor may hide a jump the samples cannot resolve (Kaiser ``beta = 20`` at
+    ``N = 128``, end value 2.3e-8 of ``max|w|``): it is -6.02 where the far band below is an
+    asymptote at that slope, else None.
     From the DTFT: the least-squares slope of the far sidelobe peaks against
     ``log2 sin(pi f/N)`` over ``[max(4 first_min_bins, N/32), max(N/8, 2 f_lo)]`` bins, an
     asymptote when the band's two halves agree within 1 dB/octave. The order's slope is the
     answer unless that band, with at least 32 points in each half, is an asymptote with another
-    slope (ripples next to the end, Barcilon-Temes: -6): then the band's slope. It is None ("not
+    slope (ripples next to the end, Barcilon-Temes: -6): then the band's slope if it lies within
+    1 dB/octave of an integer order's ``-6.02 (k + 1)``, and None if not (a transition, or a power
+    the end tests do not recognise: Kaiser-Bessel-derived ``beta = 16`` at ``N = 1024`` reads
+    -9.95 there, where the family at 65536 samples reads -8.8), except where it
+    is steeper than a jump of integer order ``k >= 0`` that the samples resolve and lies within 1
+    dB/octave of another integer order's slope: a transition (a larger but more regular
+    singularity dominates up to beyond the band), and the order stands (Poisson ``alpha = 6`` at
+    ``N = 256`` reads -11.66 there and is -6.02). It is None ("not
     measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
     asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
     ``N = 128`` never reaches its -18 asymptote below Nyquist), when a shorter band (under 32
     points per half) is an asymptote with a slope more than half an order (3.01 dB/octave) from
     the order's and more than 1 dB/octave from every ``-6.02 (k + 1)``: an end like a non-integer
-    power that this ``N`` cannot measure and the square-root test does not recognise
-    (``cos^1.5`` at ``N = 512``; a short band near another integer order is a transition, and
+    power that this ``N`` cannot measure and the square-root and power tests do not recognise
+    (a short band near another integer order is a transition, and
     the order stands: Poisson ``alpha = 6`` at ``N = 1024`` reads -11.4 and is -6.02), or at an
     ambiguous end. An end read as a jump is ambiguous when its first samples are also those of a
     square-root end narrower than a sample: ``w[0] w[1] > 0``, ``w[1]**2 >= 2 w[0]**2`` (the chord

@@ -209,11 +209,11 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 /// error or when its term in |W| at f = N/32 is below −240 dB. Returns p ∈ [0,
 /// kMaxSmoothnessOrder]; kMaxSmoothnessOrder + 1 when no jump is resolved (smoother than double
 /// precision shows, e.g. a Gaussian at its rounding floor); −1 when an end sample lies off the
-/// curve through its neighbours by more than 1e-10 |W(0)| and ten times more than the next sample
-/// lies off its own (an impulse, the derivative of a jump, like Dolph–Chebyshev's end samples: its
-/// transform does not decay, 0 dB/octave); kNotMeasurable (−2) when N < 56, the samples are not
-/// those of a piecewise smooth function (median |Δ⁴w| > 1e-2 max|w|), or a join lies within 14
-/// samples of an end.
+/// curve through its neighbours by more than 30 times the fit error plus 1e-12 |W(0)| and ten times
+/// more than the next sample lies off its own (an impulse, the derivative of a jump, like
+/// Dolph–Chebyshev's end samples: its transform does not decay, 0 dB/octave); kNotMeasurable (−2)
+/// when N < 56, the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2
+/// max|w|), or a join lies within 14 samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
 /// smoothness_order with square-root ends recognised (square_root_ends = true): an end where w²,
@@ -230,32 +230,62 @@ int smoothness_order(const double* w, std::size_t N);
 /// through them vanishes within one sample beyond the end — while nothing else falls off as slowly
 /// (every other end and join is smoother than a jump). The fall-off is then −6.02 or −9.03
 /// dB/octave, which the samples cannot tell apart (see sidelobe_falloff_db_per_octave).
+///
+/// `power_end` (square_root_ends only): the smallest exponent a of the ends that the square-root
+/// test does not recognise but whose samples are those of a power, w = (u − s)^a·exp(Q(u)) with Q
+/// a polynomial (log w fitted by least squares with Q of degrees 3 and 2: a agrees within 0.01 and
+/// the rms misfit in log w is below 1e-4), a at least 0.05 from every integer (cos^1.5: a = 1.5,
+/// |W| ~ f^−2.5). Such an end has no Taylor expansion (the polynomial fit reads an integer order
+/// that is not there) and is left out of `order`; −1 when there is none.
+///
+/// `hidden_jump`: an end read as vanishing (order ≥ 1 at every end point that reaches it) only
+/// because its fitted value there is zero within 4 times the fit's error, while that value and
+/// the end sample are both visible (above the −240 dB level of a jump in |W| at N/32): a jump the
+/// samples cannot resolve (Kaiser β = 20 at N = 128, end value 2.3e-8 max|w|), and nothing else
+/// falls off as slowly (order > 0).
+///
+/// `ambiguous_impulse`: an end, neither a square-root nor a power end, whose end sample lies off
+/// the curve through the next ones by more than 4 times the fit's error plus 1e-12 |W(0)| (a
+/// nonzero difference by the house test) but not by the impulse test's 30 times, and ten times
+/// more than the next sample lies off its own: an impulse (0 dB/octave) or the fit missing a steep
+/// end, which the samples cannot tell apart (Dolph–Chebyshev at 200 dB, N = 512).
 struct Smoothness {
   int order = kNotMeasurable;
   bool square_root_end = false;
   bool ambiguous_end = false;
+  double power_end = -1.0;
+  bool hidden_jump = false;
+  bool ambiguous_impulse = false;
 };
 Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends);
 
 /// The exponent a of the slowest singularity that `sm` (smoothness(w, N, true)) finds, so that
-/// |W| ~ f^−(a+1): ½ at a square-root end unless the order p elsewhere is kNotMeasurable or a
-/// jump of order ≤ 0 (which falls off as slowly or more slowly), else p. May be kNotMeasurable or
-/// kMaxSmoothnessOrder + 1 (p's special values). An ambiguous end (Smoothness::ambiguous_end)
-/// counts as the jump its polynomial fit reads (0).
+/// |W| ~ f^−(a+1): the smallest of the order p elsewhere, ½ at a square-root end and the exponent
+/// of a non-integer power end (Smoothness::power_end), unless p is kNotMeasurable. May be
+/// kNotMeasurable or kMaxSmoothnessOrder + 1 (p's special values). An ambiguous end
+/// (Smoothness::ambiguous_end) counts as the jump its polynomial fit reads (0).
 double falloff_order(const Smoothness& sm);
 
 /// Asymptotic sidelobe fall-off (dB per octave): −20 log10(2)·(a + 1) with a =
 /// falloff_order(smoothness(w, N, true)) when a is in [−1, kMaxSmoothnessOrder] (−1 for an end
 /// impulse; ½ for a square-root end, −9.03: w ~ (n − n₀)^½ has no Taylor expansion, and its
-/// transform falls off as f^−1.5), unless
+/// transform falls off as f^−1.5; the exponent of a non-integer power end, Smoothness::power_end:
+/// −15.05 for cos^1.5), unless
 /// the far band is an asymptote over at least 32 points in each half with a slope more than
-/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope;
-/// NaN where a shorter band is an asymptote (slope <= 0) more than half an order from −6.02(a + 1)
-/// and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1, kMaxSmoothnessOrder]
-/// (a non-integer power at the end that the square-root test does not recognise at this N).
-/// NaN where the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or
-/// a square root narrower than a sample) unless the far band is an asymptote over at least 32
-/// points in each half (it then decides, as above). Otherwise the slope of the far band
+/// kAsymptoteToleranceDb away (for an impulse: at least a whole order steeper): then that slope if
+/// it lies within kAsymptoteToleranceDb of −6.02(k + 1) for an integer k, NaN if not (a
+/// transition, or a power the samples do not show: Kaiser–Bessel-derived β = 16 at N = 1024),
+/// except for a band steeper than an integer order a = p ≥ 0 and within kAsymptoteToleranceDb of
+/// another integer order's slope (a transition: Poisson α = 6 at N = 256), where −6.02(p + 1)
+/// stands; NaN where a shorter band is an asymptote (slope <= 0) more than half an order from
+/// −6.02(a + 1) and more than kAsymptoteToleranceDb from −6.02(k + 1) for every k in [−1,
+/// kMaxSmoothnessOrder] (a non-integer power at the end that the square-root and power tests do not
+/// recognise). NaN at an ambiguous impulse (Smoothness::ambiguous_impulse) unless an end is an
+/// impulse. Where an end may hide a jump (Smoothness::hidden_jump): −6.02 if the far band is an
+/// asymptote (FittedBand::asymptotic_slope) within kAsymptoteToleranceDb of it, else NaN. NaN where
+/// the order is decided by an ambiguous end (Smoothness::ambiguous_end: a small jump or a square
+/// root narrower than a sample) unless the far band is an asymptote over at least 32 points in each
+/// half (it then decides, as above). Otherwise the slope of the far band
 /// (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the rounding
 /// floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
 /// than −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for
