@@ -335,6 +335,28 @@ TEST(Smoothness, AmbiguousEnds) {
   }
 }
 
+TEST(Smoothness, JoinFitsReachTheContact) {
+  // Tukey α = 0.625 at N = 64 (taper of 20 samples): its taper meets the flat part with a
+  // continuous first derivative (k = 2, −18.06 dB/octave). Fits ending at the stencil's ends
+  // extrapolated up to 3 samples to the join and read a kink (−12.04); fits taken up to the samples
+  // on either side of the point where the values meet read the order. Parzen at N = 64 (its centre
+  // a jump of the third derivative, where that point is found only to a sample) keeps k = 3.
+  auto falloff = [](const std::vector<double>& w) {
+    const auto G = merit::spectrum_grid(w.data(), w.size(), 8);
+    const double fm = merit::first_minimum_bins(w.data(), w.size(), G);
+    return merit::sidelobe_falloff_db_per_octave(w.data(), w.size(), fm);
+  };
+  const double octave = 20 * std::log10(2.0);
+  for (const bool sym : {false, true}) {
+    const auto w = win::make_window("tukey", 64, sym, {{"alpha", 0.625}});
+    EXPECT_EQ(merit::smoothness_order(w.data(), 64), 2) << sym;
+    EXPECT_DOUBLE_EQ(falloff(w), -3 * octave) << sym;
+  }
+  const auto p = win::make_window("parzen", 64, true, {});
+  EXPECT_EQ(merit::smoothness_order(p.data(), 64), 3);
+  EXPECT_DOUBLE_EQ(falloff(p), -4 * octave);
+}
+
 TEST(Smoothness, PowerEndsHiddenJumpsAndTransitions) {
   // Three readings of the end fit that the far band of the asymptote contradicts (issue 25, rule
   // 9, over the widened grid of tests/test_spectra_falloff.py).
