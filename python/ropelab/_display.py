@@ -295,7 +295,12 @@ def document_fields(cls: _C) -> _C:
     entries = ["Attributes", "----------"]
     for name, type_text, text in _described_fields(cls):
         entries.append(f"{name} : {type_text}")
-        entries.extend(textwrap.wrap(" ".join(text.split()), 92, initial_indent="    ", subsequent_indent="    "))
+        # not at hyphens: numpydoc joins the lines with spaces, which must give the text back
+        entries.extend(
+            textwrap.wrap(
+                " ".join(text.split()), 92, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False
+            )
+        )
     cut = next(
         (
             i
