@@ -176,6 +176,12 @@ void bias_and_mask(const Bias* bias, bool causal, std::size_t b, std::size_t i0,
   }
 }
 
+/// The `lag` of the key block starting at j0 for the query block starting at i0: key j0 + j is
+/// visible to query i0 + i only if j ≤ i + lag (causal, where j0 ≤ i0); SIZE_MAX without the mask.
+std::size_t visibility_lag(bool causal, std::size_t i0, std::size_t j0) {
+  return causal ? i0 - j0 : std::numeric_limits<std::size_t>::max();
+}
+
 /// A q·k beyond a double (before the bias) of a key the query sees (key j of the block only if
 /// j ≤ i + lag: the causal mask; lag = SIZE_MAX without it): no max subtraction can fix it. A
 /// masked key's logit is not used (nor, on the vector paths, always computed).
@@ -222,7 +228,7 @@ void softmax_scalar(const Real* q, const Real* k, const Real* v, const Shape& sh
       scores.resize(ix(nq), ix(nk));
       mm(nq, nk, sh.d, Q.data(), sd(sh.d), 1, K, 1, sd(sh.d), scores.data(), nk, false, pack);
       scores *= scale;
-      const std::size_t lag = causal ? i0 - j0 : std::numeric_limits<std::size_t>::max();
+      const std::size_t lag = visibility_lag(causal, i0, j0);
       check_logits(b, i0, nq, nk, lag,
                    [&](std::size_t i, std::size_t j) { return scores(ix(i), ix(j)); });
       bias_and_mask(bias, causal, b, i0, nq, j0, j1,
@@ -303,8 +309,7 @@ void softmax_vector(const Real* q, const Real* k, const Real* v, const Shape& sh
     for (std::size_t j0 = 0; j0 < kend; j0 += kKeyBlock) {
       if (is_cancelled(cancel)) throw mc::Cancelled();
       const std::size_t j1 = std::min(kend, j0 + kKeyBlock), nk = j1 - j0;
-      // causal: key j0 + j is visible to query i0 + i only if j ≤ i + (i0 − j0) (j0 ≤ i0 here)
-      const std::size_t lag = causal ? i0 - j0 : std::numeric_limits<std::size_t>::max();
+      const std::size_t lag = visibility_lag(causal, i0, j0);
       // the kernel tells whether every score is finite; only then is the first bad one located
       if (!scores(ld, nk, lag, sh.d, qt.data(), k + (b * sh.S + j0) * sh.d, scale, st.data())) {
         check_logits(b, i0, nq, nk, lag,
