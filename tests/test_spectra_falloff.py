@@ -21,10 +21,15 @@ its slope moves with ``N_REF``, while the maximum over a 1/16 octave (many beat 
 they add up. Where both bands lie below the rounding floor (-240 dB), the
 bands move nearer in (a jump of a high order is below the floor thousands of bins out) and |W|
 itself is fitted where it has no sidelobe peaks (a monotone spectrum); ``-inf`` only where no pair
-of bands down to [32, 128] bins agrees. Run this file as a script to print the number of failing
-cases::
+of bands down to [32, 128] bins agrees. A slope is the reference only if the same band of the same
+family at 4 N_REF agrees within 0.5 dB/octave (two power laws of nearby orders bend slowly enough to
+agree with themselves over neighbouring bands). A -inf reference yields, at a small N, to an end jump
+that shows above the floor there; a fall-off of -inf is accepted where |W| at the case's N is below
+the floor in the far band (what -inf means), whatever the reference finds nearer in. Run this file as
+a script to print the number of failing cases, with ``--wide`` over about 13,000 cases (odd and
+intermediate lengths, finer parameters; 2 minutes)::
 
-    PYTHONPATH=python python tests/test_spectra_falloff.py
+    PYTHONPATH=python python tests/test_spectra_falloff.py [--wide]
 """
 
 from __future__ import annotations
@@ -77,12 +82,35 @@ PARAMS: dict[str, list[dict[str, Any]]] = {
 
 
 #: Cases still wrong against the reference, with why (the test fails when one of them comes right,
-#: so that the list only shrinks):
-#: - Tukey alpha = 0.875, DFT-even, at N = 64: the core reads a kink (-12.04) where the taper's
-#:   second derivative jumps at the ends and joins (-18.06; the reference, the envelope of the four
-#:   beating singularities, is -18.34). Its flat part holds only 9 samples (28 to 36), fewer than the
-#:   Mi + 1 = 15 of an interior side fit, so the fit of each join's flat side crosses the other join.
-KNOWN_WRONG: frozenset[tuple[str, int, bool, str]] = frozenset([("tukey", 64, False, repr({"alpha": 0.875}))])
+#: so that the list only shrinks): none on this grid. On the wider grid (``--wide``, below):
+#: - Tukey alpha = 0.9375, DFT-even, at N = 65: the core reads a kink (-12.04) where the taper's
+#:   second derivative jumps (-18.06; the reference -18.33). Its two joins lie 4 samples apart (a
+#:   flat part of 4 samples), so the stencils of the fourth difference that find them overlap, the
+#:   core cannot tell them from one join's two peaks, and each join's flat side crosses the other.
+KNOWN_WRONG: frozenset[tuple[str, int, bool, str]] = frozenset()
+KNOWN_WRONG_WIDE: frozenset[tuple[str, int, bool, str]] = frozenset([("tukey", 65, False, repr({"alpha": 0.9375}))])
+
+#: The wider grid of ``python tests/test_spectra_falloff.py --wide`` (about 13,000 cases, 2 minutes;
+#: not run by the test suite): odd lengths and lengths between the grid's, and parameters on finer
+#: steps and further out. It found the cases behind the last round of fixes (Kaiser beta = 31,
+#: cos^0.25, Poisson alpha >= 8.5, Blackman at N = 56).
+WIDE_LENGTHS = (56, 57, 63, 64, 65, 96, 127, 128, 129, 200, 255, 256, 257, 511, 512, 513, 1023, 1024, 2047, 2048, 4096)
+WIDE_PARAMS: dict[str, list[dict[str, Any]]] = {
+    "gaussian": [{"alpha": a} for a in _steps(0.5, 12.0, 0.25)],
+    "poisson": [{"alpha": a} for a in _steps(0.0, 10.0, 0.5)],
+    "kaiser": [{"beta": b} for b in _steps(0.0, 32.0, 1.0)],
+    "chebyshev": [{"at": a} for a in _steps(30.0, 200.0, 5.0)],
+    "kaiser_bessel_derived": [{"beta": b} for b in _steps(1.0, 24.0, 1.0)],
+    "dpss": [{"NW": w} for w in _steps(0.5, 8.0, 0.25)],
+    "tukey": [{"alpha": a} for a in _steps(0.0, 1.0, 1 / 16)],
+    "cosine_power": [{"alpha": a} for a in _steps(0.25, 6.0, 0.25)],
+    "hann_poisson": [{"alpha": a} for a in _steps(0.0, 4.0, 0.5)],
+    "cauchy": [{"alpha": a} for a in _steps(0.5, 6.0, 0.5)],
+    "barcilon_temes": [{"alpha": a} for a in _steps(1.0, 5.0, 0.5)],
+    "exponential": [{"tau": t} for t in (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
+    "ssm": [{"alpha_n": a} for a in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)],
+    "general_hamming": [{"alpha": a} for a in _steps(0.5, 1.0, 0.05)],
+}
 
 
 def _window(name: str, N: int, sym: bool, p: dict[str, Any]) -> np.ndarray:
@@ -104,12 +132,13 @@ def _conventions(name: str) -> tuple[bool, ...]:
     return {"both": (False, True), "symmetric": (True,), "dft-even": (False,)}[sym]
 
 
-def cases() -> list[tuple[str, int, bool, dict[str, Any]]]:
+def cases(wide: bool = False) -> list[tuple[str, int, bool, dict[str, Any]]]:
     out = []
+    params = {**PARAMS, **WIDE_PARAMS} if wide else PARAMS
     for name in S.window_names():
-        for p in PARAMS.get(name, [{}]):
+        for p in params.get(name, [{}]):
             for sym in _conventions(name):
-                for N in LENGTHS:
+                for N in WIDE_LENGTHS if wide else LENGTHS:
                     try:  # parameters a length refuses (dpss NW >= N/2, ...) are no case
                         _window(name, N, sym, p)
                     except ValueError:
@@ -178,7 +207,17 @@ def reference(name: str, sym: bool, key: str) -> float | None:
     high = _fit_envelope(w, N_REF / 32, N_REF / 8)
     low = _fit_envelope(w, N_REF / 128, N_REF / 32)
     if high is not None:
-        return None if low is None or abs(high - low) > 1.0 else high
+        if low is None or abs(high - low) > 1.0:
+            return None
+        # And the same band of the same family at 4 N_REF: two power laws of nearby orders add up
+        # to a slope that bends slowly enough for two neighbouring bands to agree within 1 dB while
+        # neither is the asymptote (Poisson alpha = 8.5: its end jump e^-8.5 and its central cusp,
+        # -10.7 at N_REF, where the jump's -6.02 takes over only far beyond N_REF/8), but the ratio
+        # of the two moves with N: at 4 N_REF such a slope moves by more than 1 dB (a band there
+        # below the rounding floor, as a high order's is, decides nothing).
+        w4 = _window(name, 4 * N_REF, sym, p)
+        far = _fit_envelope(w4, N_REF / 8, N_REF / 2)
+        return None if far is not None and abs(far - high) > 0.5 else high
     if low is not None:
         return None
     hi = N_REF / 8
@@ -206,6 +245,21 @@ def _end_jump_level(w: np.ndarray) -> float:
     return J / (2 * math.sin(math.pi / 8)) / (1e-12 * abs(float(np.sum(w))))
 
 
+def _far_band_at_floor(w: np.ndarray) -> bool:
+    """Whether |W| at this N lies below the rounding floor (1e-12 |W(0)|, -240 dB) from N/32, or 4
+    times the first minimum of |W| if further out, up to 3N/8 (NumPy's FFT padded 8 times): the
+    documented meaning of a fall-off of -inf. The reference at N_REF may still find an asymptote
+    nearer in than N/32, where a high order shows above the floor (cos^5 at N = 4096: -36 dB/octave
+    from 32 bins at N_REF, below -240 dB from N/32 = 128 bins at N = 4096)."""
+    N = w.size
+    mag = np.abs(np.fft.rfft(w, 8 * N))
+    f = np.arange(mag.size) / 8
+    dips = np.flatnonzero((mag[1:-1] <= mag[:-2]) & (mag[1:-1] <= mag[2:])) + 1
+    first_min = f[dips[0]] if dips.size else N / 2
+    band = (f >= max(N / 32, 4 * first_min)) & (f <= 3 * N / 8)
+    return bool(np.any(band)) and bool(np.all(mag[band] <= 1e-12 * mag[0]))
+
+
 def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
     """None when the computed fall-off is acceptable, else why not."""
     w = _window(name, N, sym, p)
@@ -216,6 +270,8 @@ def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
         return "nan"
     if got > 0:
         return f"positive {got:+.4g}"
+    if got == -math.inf and _far_band_at_floor(w):
+        return None  # the documented -inf: nothing above the rounding floor at this N
     ref = reference(name, sym, repr(p))
     if ref is None:
         return None  # the reference itself is not asymptotic at N_REF: only the sign is checked
@@ -234,7 +290,7 @@ def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
 def test_square_root_ends_fall_off_at_one_and_a_half_orders() -> None:
     """An end like (n - n0)^(1/2) -- cos^0.5, and Kaiser-Bessel-derived, whose square is a cumulative
     sum -- is recognised from the samples (w^2 fits a simple zero at the end far better than w fits a
-    polynomial): the fall-off is -6.02 * 1.5, as |x|^(1/2) gives, at any N >= 56 that resolves it,
+    polynomial): the fall-off is -6.02 * 1.5, as |x|^(1/2) gives, at any N >= 64 that resolves it,
     not the integer order a polynomial end fit reads (-6.02 or -12.04). A Taylor end with a tiny jump
     (Kaiser beta = 14 at N = 1024: 8e-6 max|w| at the end; at N = 64 it is ambiguous, see below) and
     a Taylor end that vanishes (Hann) keep their orders."""
@@ -242,7 +298,7 @@ def test_square_root_ends_fall_off_at_one_and_a_half_orders() -> None:
         ("cosine_power", 64, False, {"alpha": 0.5}),
         ("cosine_power", 64, True, {"alpha": 0.5}),
         ("cosine_power", 1024, True, {"alpha": 0.5}),
-        ("kaiser_bessel_derived", 56, True, {"beta": 4.0}),
+        ("kaiser_bessel_derived", 64, True, {"beta": 4.0}),
         ("kaiser_bessel_derived", 64, True, {"beta": 2.0}),
         ("kaiser_bessel_derived", 128, True, {"beta": 8.0}),
     ):
@@ -345,6 +401,73 @@ def test_join_fits_reach_the_point_where_the_values_meet() -> None:
     assert got == pytest.approx(-4 * OCTAVE_DB, abs=1e-12), got
 
 
+def test_join_sides_stop_before_the_next_join() -> None:
+    """Tukey alpha = 0.875 at N = 64, DFT-even, has a flat part of 9 samples between its joins; the
+    interior sides of 15 samples crossed the other join and read a kink (-12.04). Sides ended before
+    the other join's stencil read the continuous first derivative (k = 2, -18.06). The shoulders of a
+    generalized Gaussian (p = 3, sigma = 0.15 N, DFT-even), whose peaks of the fourth difference are
+    no joins, keep their reading (None): short sides of low degree read lower orders there, and the
+    higher reading counts."""
+    got = S.figures_of_merit(_window("tukey", 64, False, {"alpha": 0.875})).sidelobe_falloff_db_per_octave
+    assert got == pytest.approx(-3 * OCTAVE_DB, abs=1e-12), got
+    for N in (127, 255, 257):
+        w = _window("general_gaussian", N, False, {"p": 3.0, "sig_n": 0.15})
+        assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave is None, N
+
+
+def test_an_end_sample_short_of_the_curve_is_no_impulse() -> None:
+    """An end impulse stands above the smooth curve through its neighbours (Dolph-Chebyshev: 0
+    dB/octave). An end sample between 0 and that curve bends toward zero as a steep end does: cos^0.25
+    (end sample 0 in both conventions) read 0 at every N, and is its power end, -6.02 * 1.25 (the
+    reference: -7.3 to -7.4); Kaiser-Bessel-derived beta = 12 at N = 72 (2.024e-3 against the
+    curve's 2.037e-3) read 0 and is not measurable."""
+    for N, sym in ((64, True), (65, False), (512, False), (1024, True)):
+        got = S.figures_of_merit(_window("cosine_power", N, sym, {"alpha": 0.25})).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-1.25 * OCTAVE_DB, abs=1e-3), (N, sym, got)
+    w = _window("kaiser_bessel_derived", 72, True, {"beta": 12.0})
+    assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave is None
+    for sym in (False, True):
+        w = S.window("chebyshev", 1024, sym=sym, attenuation=120.0)
+        assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave == 0.0, sym
+
+
+def test_an_order_read_where_the_spectrum_is_at_the_floor_is_not_measurable() -> None:
+    """Kaiser beta = 31 at N = 128 (end sample 4.8e-13 max|w|, rising 42-fold over the first sample)
+    read a kink, -12.04, from a polynomial that cannot follow its end; |W| beyond the main lobe is
+    below the -240 dB floor (checked here with NumPy), which no singularity the fit reads above that
+    floor allows: None."""
+    w = _window("kaiser", 128, True, {"beta": 31.0})
+    mag = np.abs(np.fft.rfft(w, 8 * 128))
+    assert np.all(mag[12 * 8 : 48 * 8] < 1e-12 * mag[0])
+    assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave is None
+
+
+def test_falloff_needs_64_samples() -> None:
+    """At N = 56 and 57 the end fits (14 samples at least) span a quarter of the window and miss the
+    bend of its cosines: Blackman read a kink (-12.04) and cos^4 read -12.04 where their orders are 2
+    and 4. Below 64 samples the fall-off is None; at 64 Blackman is -18.06."""
+    for N in (56, 57, 63):
+        for name, p in (("blackman", {}), ("cosine_power", {"alpha": 4.0})):
+            for sym in (False, True):
+                assert S.figures_of_merit(_window(name, N, sym, p)).sidelobe_falloff_db_per_octave is None
+    for sym in (False, True):
+        got = S.figures_of_merit(_window("blackman", 64, sym, {})).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-3 * OCTAVE_DB, abs=1e-12)
+
+
+def test_reference_is_the_same_at_four_times_n_ref() -> None:
+    """The Poisson window alpha = 8.5 (end jump e^-8.5, a cusp at the centre) agrees with itself
+    within 1 dB/octave over the reference's two bands at N_REF (-10.8 and -11.6) on a transition: at
+    4 N_REF the same band reads -8.9. Such a family has no reference (sign only); the core's -6.02,
+    the jump's, is right. A family smooth to the floor at N_REF shows its end jump at a small N:
+    Kaiser beta = 26, DFT-even, at N = 160 lies more than 10 times above the floor."""
+    assert reference("poisson", False, repr({"alpha": 8.5})) is None
+    got = S.figures_of_merit(_window("poisson", 256, False, {"alpha": 8.5})).sidelobe_falloff_db_per_octave
+    assert got == pytest.approx(-OCTAVE_DB, abs=1e-12)
+    assert reference("kaiser", False, repr({"beta": 26.0})) == -math.inf
+    assert _end_jump_level(_window("kaiser", 160, False, {"beta": 26.0})) > 10
+
+
 @pytest.mark.slow
 def test_falloff_never_positive_nor_nan() -> None:
     """Rule 9's hard part over every case: a fall-off is None (not measurable), negative, or -inf (a
@@ -367,7 +490,9 @@ def test_falloff_matches_the_independent_reference() -> None:
 
 
 def main() -> int:
-    all_cases = cases()
+    wide = "--wide" in sys.argv[1:]
+    all_cases = cases(wide)
+    known_wrong = KNOWN_WRONG_WIDE if wide else KNOWN_WRONG
     bad = []
     na = 0
     for c in all_cases:
@@ -379,9 +504,9 @@ def main() -> int:
     for c, why in bad:
         print(c, why)
     undetermined = sum(reference(c[0], c[2], repr(c[3])) is None for c in all_cases)
-    known = sum((c[0], c[1], c[2], repr(c[3])) in KNOWN_WRONG for c, _ in bad)
+    known = sum((c[0], c[1], c[2], repr(c[3])) in known_wrong for c, _ in bad)
     print(
-        f"failing: {len(bad)} of {len(all_cases)} cases ({known} in KNOWN_WRONG; {na} not measurable: None; "
+        f"failing: {len(bad)} of {len(all_cases)} cases ({known} in {'KNOWN_WRONG_WIDE' if wide else 'KNOWN_WRONG'}; {na} not measurable: None; "
         f"{undetermined} whose reference is not asymptotic at N_REF, checked for sign and NaN only)"
     )
     return 1 if len(bad) > known else 0

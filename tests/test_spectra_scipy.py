@@ -193,7 +193,7 @@ def test_falloff_documented_special_values() -> None:
         for at in (60.0, 70.0, 80.0):
             m = S.figures_of_merit(S.window("chebyshev", 1024, sym=sym, attenuation=at))
             assert m.sidelobe_falloff_db_per_octave == 0.0, (sym, at)
-    # Too short to measure (N < 56): None, never NaN or a positive transition slope (issue 25:
+    # Too short to measure (N < 64): None, never NaN or a positive transition slope (issue 25:
     # +101.96 for the rectangle at N = 16, +295.1 for the triangle and +11.3 for Hann at N = 32).
     assert S.figures_of_merit(np.ones(8)).sidelobe_falloff_db_per_octave is None
     assert S.figures_of_merit(np.ones(16)).sidelobe_falloff_db_per_octave is None

@@ -704,11 +704,12 @@ int end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
   // (Barcilon–Temes): no impulse either way.
   const SideFit g = side_fit(v, 2, M + 1, 1.0, static_cast<double>(M));
   if (!(off > 10.0 * std::abs(g.hi[0] - v[1]))) return 0;
-  // An end sample between 0 and the curve (Kaiser–Bessel-derived β = 12 at N = 72: 2.024e-3 where
-  // the curve through the later samples reaches 2.037e-3 at the end) bends toward zero as a steep
-  // end does (a square root narrower than a sample), which the polynomial misses alike: no sure
-  // impulse. The end impulses of Dolph–Chebyshev windows stand above the curve.
-  if (v[0] * f.hi[0] > 0 && std::abs(v[0]) < std::abs(f.hi[0])) return 2;
+  // An end sample from 0 up to short of the curve (Kaiser–Bessel-derived β = 12 at N = 72: 2.024e-3
+  // where the curve through the later samples reaches 2.037e-3 at the end; cos^¼, whose end sample
+  // is 0) bends toward zero as a steep end does (a square root narrower than a sample, a power
+  // below 1), which the polynomial misses alike: no sure impulse. The end impulses of
+  // Dolph–Chebyshev windows stand above the curve.
+  if (v[0] * f.hi[0] >= 0 && std::abs(v[0]) < std::abs(f.hi[0])) return 2;
   return off > 30.0 * err + 1e-12 * W0 ? 1 : 2;
 }
 
@@ -727,7 +728,7 @@ int end_is_impulse(const std::vector<double>& v, std::size_t M, double W0) {
 /// P(s) exceeds 4 times its change from P of one degree less (the house test of a nonzero
 /// coefficient). A Taylor end fits its own model at least as well: if w is smooth with w(s) ≠ 0 no
 /// w² vanishes at s, and if w ~ (u − s)^k, w² ~ (u − s)^(2k) has P(s) = 0 for k ≥ 1. Over the
-/// 1502 cases of tests/test_spectra_falloff.py (both ends, N ≥ 56), the gain is at most 1.2 for
+/// 1502 cases of tests/test_spectra_falloff.py (both ends, N ≥ 64), the gain is at most 1.2 for
 /// every other window whose Taylor misfit is above 1e-12 (Barcilon–Temes, whose ripples neither
 /// model follows; Dolph–Chebyshev and Tukey α = 0.1 at N = 128 are below 0.8) and at least 1.2e3
 /// for the square-root ends it recognises. Kaiser–Bessel-derived β = 8 at N ≤ 64 is not
@@ -841,7 +842,7 @@ bool end_is_ambiguous(const std::vector<double>& v) {
 /// power when that error is below 0.01, the rms misfit of the d = 3 fit in log w below 1e-4, and a
 /// more than 0.05 from every integer (an integer power is a Taylor end, which the polynomial fit
 /// reads). Every sample of the end must be positive. Over the 2822 cases of
-/// tests/test_spectra_falloff.py (N ≥ 56), the power ends it finds (cos^a with a half-integer;
+/// tests/test_spectra_falloff.py (N ≥ 64), the power ends it finds (cos^a with a half-integer;
 /// Kaiser–Bessel-derived, whose square-root end the square-root test takes first) fit with a rms
 /// misfit of at most 1.4e-5 and an error of at most 2.5e-3, and every other end whose fitted a is
 /// that far from an integer misfits by 2.6e-3 or more (Kaiser β = 12 at N = 64).
@@ -1145,7 +1146,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
   constexpr auto D = static_cast<std::size_t>(kSmoothDegree);
   Smoothness r;
   r.order = kNotMeasurable;
-  if (N < 4 * (D + 4)) return r;  // the end fits need M = N/4 ≥ D + 4 samples
+  if (N < kMinFalloffLength) return r;
   double wmax = 0;
   for (std::size_t n = 0; n < N; ++n) wmax = std::max(wmax, std::abs(w[n]));
   if (!(wmax > 0) || !std::isfinite(wmax)) return r;
@@ -1246,50 +1247,59 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
   const std::vector<double> tol_i = invisible(W0, Md);
   if (N > 2 * Mi + 8 + 8) {
     const std::vector<std::size_t> joins = jump_candidates(v, Mi + 2, N - Mi - 6);
-    for (const std::size_t c : joins) {
-      // A side ends before the stencil of another join (Tukey α = 0.875 at N = 64: a flat part of
-      // 9 samples between two joins, where a side of Mi + 1 samples crosses the other join and its
-      // bias reads a kink); a peak within 4 samples of c is the same join seen by another stencil.
-      // A side shorter than Mi + 1 samples is fitted with fewer degrees (2 fewer than samples).
-      std::size_t left_end = c - Mi, right_end = c + 4 + Mi;  // first and last sample of a side
-      for (const std::size_t o : joins) {
-        if (o + 4 < c) left_end = std::max(left_end, o + 4);
-        if (o > c + 4) right_end = std::min(right_end, o);
-      }
-      if (c - left_end < 2 || right_end - (c + 4) < 2) {  // joins 6 samples apart or nearer
-        r.order = kNotMeasurable;
-        return r;
-      }
-      auto fit = [&](std::size_t first, std::size_t last) {
-        const int count = static_cast<int>(last - first + 1);
-        return side_fit(v, first, last - first + 1, static_cast<double>(c), Md,
-                        std::min(merit::kSmoothDegree, count - 2));
+    // The order read at the join of stencil c from sides that span samples first…c and c + 4…last
+    // (a side shorter than Mi + 1 samples is fitted with fewer degrees: 2 fewer than its samples).
+    auto reading = [&](std::size_t c, std::size_t first, std::size_t last) {
+      const double cd = static_cast<double>(c);
+      auto fit = [&](std::size_t a, std::size_t b) {
+        const int count = static_cast<int>(b - a + 1);
+        return side_fit(v, a, b - a + 1, cd, Md, std::min(merit::kSmoothDegree, count - 2));
       };
-      const SideFit left = fit(left_end, c);
-      const SideFit right = fit(c + 4, right_end);
+      const SideFit left = fit(first, c);
+      const SideFit right = fit(c + 4, last);
       double at = 0;  // where the values meet (u)
       const int across = contact_order(&left, &right, 0.0, 4.0 / Md, tol_i, &at);
       // The fits end at the stencil's ends, c and c + 4, while the join lies between: each
       // extrapolates up to 4 samples to it, where a polynomial of degree kSmoothDegree misses by
       // far more than its error estimate says (Tukey α = 0.625 at N = 64, DFT-even, taper of 20
       // samples: 3.7e-7 at the join 3 samples beyond the left fit, against an estimate of 5e-13,
-      // read a kink, k = 1, where the first derivative is continuous). The samples between a fit's
-      // end and the point where the values meet lie on its smooth piece: the fits are taken again
-      // up to the samples on either side of that point, and compared between those two samples only
-      // (further out one of them extrapolates, and its error estimate grows until anything agrees).
-      // The order is the higher of the two readings, as contact_order takes the best of its points:
-      // where the values meet along a flat stretch (a join of order ≥ 3, Parzen's centre at N =
-      // 64) that point is found only to a sample, and a side taken up to it may hold a sample of
-      // the other piece, whose bias reads a kink the first comparison does not.
-      const double x = static_cast<double>(c) + Md * at;
+      // read a kink, k = 1, where the first derivative is continuous). The samples between a
+      // fit's end and the point where the values meet lie on its smooth piece: the fits are taken
+      // again up to the samples on either side of that point, and compared between those two
+      // samples only (further out one of them extrapolates, and its error estimate grows until
+      // anything agrees). The order is the higher of the two readings, as contact_order takes
+      // the best of its points: where the values meet along a flat stretch (a join of order ≥ 3,
+      // Parzen's centre at N = 64) that point is found only to a sample, and a side taken up to
+      // it may hold a sample of the other piece, whose bias reads a kink the first comparison
+      // does not.
+      const double x = cd + Md * at;
       const auto lo = static_cast<std::size_t>(std::floor(x));
       const auto hi = static_cast<std::size_t>(std::ceil(x));
-      const SideFit left2 = fit(std::max(left_end, lo - Mi), lo);
-      const SideFit right2 = fit(hi, std::min(right_end, hi + Mi));
-      const double cd = static_cast<double>(c);
+      const SideFit left2 = fit(std::max(first, lo - Mi), lo);
+      const SideFit right2 = fit(hi, std::min(last, hi + Mi));
       const int near = contact_order(&left2, &right2, (static_cast<double>(lo) - cd) / Md,
                                      (static_cast<double>(hi) - cd) / Md, tol_i);
-      const int join = std::max(across, near);
+      return std::max(across, near);
+    };
+    for (const std::size_t c : joins) {
+      int join = reading(c, c - Mi, c + 4 + Mi);
+      // Sides that end before the stencil of another join, 5 samples or more away (a nearer peak
+      // may be the same join seen by another stencil): a side of Mi + 1 samples crosses a join
+      // nearer than that, and its bias reads a jump that is not there (Tukey α = 0.875 at N = 64,
+      // DFT-even: a flat part of 9 samples between two joins, read as a kink, k = 1, where the
+      // first derivative is continuous). The higher reading counts, as above: a short side, of
+      // low degree, may miss a high-order contact (the shoulders of a generalized Gaussian p = 3,
+      // whose peaks of |Δ⁴w| are no joins), but crossing no join it reads none that is not there.
+      // Joins whose stencils overlap (Tukey α = 0.9375 at N = 65: 4 samples apart) are not told
+      // from one join's two peaks, and the sides still cross.
+      std::size_t first = c - Mi, last = c + 4 + Mi;
+      for (const std::size_t o : joins) {
+        if (o + 4 < c) first = std::max(first, o + 4);
+        if (o > c + 4) last = std::min(last, o);
+      }
+      if ((first > c - Mi || last < c + 4 + Mi) && c >= first + 2 && last >= c + 4 + 2) {
+        join = std::max(join, reading(c, first, last));
+      }
       order = std::min(order, join);
       order_elsewhere = std::min(order_elsewhere, join);
     }
@@ -1307,6 +1317,26 @@ int smoothness_order(const double* w, std::size_t N) {
 }
 
 namespace {
+
+/// Whether |W| lies at the rounding floor (1e-12 |W(0)|, −240 dB) from `from_bins` (and N/32) up
+/// to 3N/8, on a grid of 1/8 bin: where the far band is too short to fit (a main lobe wider than
+/// N/48 bins), the rest of the spectrum beyond it.
+bool at_floor_beyond(const double* w, std::size_t N, double from_bins) {
+  constexpr std::size_t P = 8;
+  const double lo = std::max(from_bins, static_cast<double>(N) / 32.0);
+  const std::size_t K = N * P / 2 + 1;
+  std::vector<cplx> X(K);
+  fft_r2c(w, N, N * P, X.data());
+  const double floor = 1e-12 * std::abs(X[0]);
+  std::size_t points = 0;
+  for (std::size_t j = 1; j < K; ++j) {
+    const double f = static_cast<double>(j) / static_cast<double>(P);
+    if (f < lo || f > 0.375 * static_cast<double>(N)) continue;
+    if (std::abs(X[j]) > floor) return false;
+    ++points;
+  }
+  return points > 0;
+}
 
 /// The distance (samples) from the nearer end to the first peak of |Δ⁴w| within N/4 of it: where
 /// a join (Tukey's taper meeting its flat part) lies; N when there is none.
@@ -1338,7 +1368,7 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
   const Smoothness sm = smoothness(w, N, true);
   const int p = sm.order;
   const double octave = 20.0 * std::log10(2.0);
-  if (N < 4 * static_cast<std::size_t>(kSmoothDegree + 4)) return FiguresOfMerit::nan;
+  if (N < kMinFalloffLength) return FiguresOfMerit::nan;
   const FittedBand band = fitted_band(w, N, first_min_bins);
   // The exponent a of the slowest singularity, |W| ~ f^−(a+1) (falloff_order): the order p of
   // the first jump elsewhere, or ½ at a square-root end (w ~ (n − n₀)^½, recognised by w² fitting
@@ -1370,6 +1400,14 @@ double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double fir
     // order: the peaks of an equiripple spectrum beating with the impulse of the DFT-even
     // truncation (Dolph–Chebyshev) wander by a few dB/octave.
     constexpr std::size_t kLongBand = 32;
+    // A band at the rounding floor throughout contradicts a finite order read off the samples
+    // (whose coefficients count only where their term in |W| at N/32 is above that floor): the
+    // polynomial missed an end steeper than it follows, and its error estimate with it (Kaiser
+    // β = 31 at N = 128: 1.7e-13 at the end, rising 1.9-fold per sample; a kink read, −12.04,
+    // where |W| is below −240 dB from the main lobe on). Not measurable.
+    if (a >= 0 && (band.at_floor || (!band.long_enough && at_floor_beyond(w, N, first_min_bins)))) {
+      return FiguresOfMerit::nan;
+    }
     const double predicted = -octave * (a + 1);
     const FittedBand::Slopes s = band.slopes();
     const double slope = band.asymptotic_slope();

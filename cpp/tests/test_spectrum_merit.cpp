@@ -269,9 +269,9 @@ TEST(Merit, FalloffIsTheAsymptoticSlope) {
   // Hann at N = 64 (the band is one octave, 8–16 bins): within 1 dB/octave.
   const auto hann = cosine_sum(64, {0.5, 0.5});
   EXPECT_NEAR(merit::sidelobe_falloff_db_per_octave(hann.data(), 64, 2.0), -18, 1.0);
-  // Too short to measure (N < 56): NaN, never a positive transition slope. A Gaussian at the
+  // Too short to measure (N < 64): NaN, never a positive transition slope. A Gaussian at the
   // rounding floor: −inf. Dolph–Chebyshev (end impulses): 0 in both conventions.
-  for (const std::size_t N : {8, 16, 32, 55}) {
+  for (const std::size_t N : {8, 16, 32, 55, 56, 57, 63}) {
     const std::vector<double> rect(N, 1.0);
     EXPECT_TRUE(std::isnan(merit::sidelobe_falloff_db_per_octave(rect.data(), N, 1.0))) << N;
   }

@@ -1034,7 +1034,7 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     dB/octave of another integer order's slope: a transition (a larger but more regular
     singularity dominates up to beyond the band), and the order stands (Poisson ``alpha = 6`` at
     ``N = 256`` reads -11.66 there and is -6.02). It is None ("not
-    measurable", printed "n/a") when ``N < 56``, when no order is measured and the band is no
+    measurable", printed "n/a") when ``N < 64``, when no order is measured and the band is no
     asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
     ``N = 128`` never reaches its -18 asymptote below Nyquist), when a shorter band (under 32

@@ -187,8 +187,14 @@ constexpr int kSmoothDegree = 10;
 /// Highest derivative order smoothness_order resolves (a jump there falls off at −48 dB/octave).
 constexpr int kMaxSmoothnessOrder = 7;
 
-/// smoothness_order's "not measurable": fewer than 56 samples, samples that are not those of a
-/// piecewise smooth function, or an interior join within 14 samples of an end.
+/// The fewest samples whose fall-off is measured: the end fits need kSmoothDegree + 4 = 14
+/// samples, and over more than 7/32 of the window (N < 64) a polynomial of degree 10 misses the
+/// bend of its cosines by more than its error estimate (Blackman and cos^4 at N = 56 and 57 read a
+/// kink, −12.04, where the ends' orders are 2 and 4).
+constexpr std::size_t kMinFalloffLength = 64;
+
+/// smoothness_order's "not measurable": fewer than kMinFalloffLength samples, samples that are not
+/// those of a piecewise smooth function, or an interior join within 14 samples of an end.
 constexpr int kNotMeasurable = -2;
 /// The most the fitted slopes of the lower and upper halves of the far band may differ (dB/octave)
 /// for the fit to count as an asymptote.
@@ -212,7 +218,7 @@ constexpr double kAsymptoteToleranceDb = 1.0;
 /// curve through its neighbours by more than 30 times the fit error plus 1e-12 |W(0)| and ten times
 /// more than the next sample lies off its own (an impulse, the derivative of a jump, like
 /// Dolph–Chebyshev's end samples: its transform does not decay, 0 dB/octave); kNotMeasurable (−2)
-/// when N < 56, the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2
+/// when N < 64, the samples are not those of a piecewise smooth function (median |Δ⁴w| > 1e-2
 /// max|w|), or a join lies within 14 samples of an end.
 int smoothness_order(const double* w, std::size_t N);
 
@@ -289,7 +295,7 @@ double falloff_order(const Smoothness& sm);
 /// (FittedBand::asymptotic_slope) if it is an asymptote: −inf when the band is at the rounding
 /// floor; for p = kMaxSmoothnessOrder + 1 only a slope steeper
 /// than −6.02(kMaxSmoothnessOrder + 1); for p = kNotMeasurable only a slope <= 0, only for
-/// N >= 56, and only if the band starts beyond 2N/L bins, L the distance of the nearest join to an
+/// N >= 64, and only if the band starts beyond 2N/L bins, L the distance of the nearest join to an
 /// end. NaN ("not measurable") in every other case: never positive, never the slope of a
 /// transition.
 double sidelobe_falloff_db_per_octave(const double* w, std::size_t N, double first_min_bins);
