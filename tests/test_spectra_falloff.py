@@ -24,7 +24,7 @@ itself is fitted where it has no sidelobe peaks (a monotone spectrum); ``-inf`` 
 of bands down to [32, 128] bins agrees. A slope is the reference only if the same band of the same
 family at 4 N_REF agrees within 0.5 dB/octave (two power laws of nearby orders bend slowly enough to
 agree with themselves over neighbouring bands). A -inf reference yields, at a small N, to an end jump
-that shows above the floor there; a fall-off of -inf is accepted where |W| at the case's N is below
+that shows above the floor there, and decides nothing where anything else does; a fall-off of -inf is accepted where |W| at the case's N is below
 the floor in the far band (what -inf means), whatever the reference finds nearer in. Run this file as
 a script to print the number of failing cases, with ``--wide`` over about 13,000 cases (odd and
 intermediate lengths, finer parameters; 2 minutes)::
@@ -241,7 +241,13 @@ def _end_jump_level(w: np.ndarray) -> float:
     samples; at a steep end (Kaiser beta = 28 at N = 256, DFT-even: its right end sample 7.4 times
     the next) the end's contribution differs from J by a factor of that order, so within a factor of
     10 of the floor the reference decides nothing (sign only)."""
-    J = max(abs(float(w[0])), abs(float(w[-1])))
+    # Both ends: w[N-1] = w[0] (symmetric), w(N) = w[0] one sample beyond (DFT-even). The window may
+    # end half a sample or a whole sample beyond its end sample (scipy's triang and cosine windows
+    # are sampled at half-integers): the jump is the least of the line through w[0], w[1] at the
+    # three end points, 0 if it reaches 0 within a sample.
+    w0, w1 = abs(float(w[0])), abs(float(w[1]))
+    ends = [w0 - s * (w1 - w0) for s in (0.0, 0.5, 1.0)]
+    J = 0.0 if min(ends) <= 0 else min(ends)
     return J / (2 * math.sin(math.pi / 8)) / (1e-12 * abs(float(np.sum(w))))
 
 
@@ -272,6 +278,13 @@ def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
         return f"positive {got:+.4g}"
     if got == -math.inf and _far_band_at_floor(w):
         return None  # the documented -inf: nothing above the rounding floor at this N
+    if abs(got + OCTAVE_DB) < 1e-9 and _end_jump_level(w) > 1:
+        # The end jump the samples show, above the floor at this N: the slowest singularity there is
+        # but an impulse, so -6.02 is the asymptote by the window's smoothness, whatever a regular
+        # singularity of a higher order gives the band (the two-sided exponential, tau = 0.179 N/8,
+        # at N = 2115: its central cusp swamps its end jump of 1.7e-10 below Nyquist, and the band
+        # reads -12.3 at N_REF and at 4 N_REF alike).
+        return None
     ref = reference(name, sym, repr(p))
     if ref is None:
         return None  # the reference itself is not asymptotic at N_REF: only the sign is checked
@@ -279,6 +292,10 @@ def check(name: str, N: int, sym: bool, p: dict[str, Any]) -> str | None:
         if level < 10:
             return None  # near the floor: sign only
         ref = -OCTAVE_DB  # the family is smooth to the floor at N_REF, but this N shows its end jump
+    elif ref == -math.inf and got != -math.inf and not _far_band_at_floor(w):
+        # Smooth to the floor at N_REF but not at this N, where a singularity of a higher order shows
+        # above it (cos^5.085 at N = 227 reads its power end, -36.6): the reference decides nothing.
+        return None
     if ref == -math.inf or ref <= -OCTAVE_DB * 8.5:
         # smoother than a jump of order 7 resolves: -inf, or steeper than -48
         return None if got <= -OCTAVE_DB * 8 + 0.5 else f"{got:.4g}, reference {ref:.4g}"
@@ -442,6 +459,29 @@ def test_an_order_read_where_the_spectrum_is_at_the_floor_is_not_measurable() ->
     assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave is None
 
 
+def test_a_power_end_near_an_integer_is_that_order() -> None:
+    """cos^1.952 (DFT-even, N = 223; found by a random probe of 1500 cases): its end is a power
+    0.048 from 2, whose second derivative is unbounded at the end; the polynomial fit read a kink
+    (-12.04) where the far spectrum falls off at -17.8 (the reference at N_REF: -18.03). An end
+    whose samples fit a power within 0.05 of an integer m >= 1 vanishes to order m: -18.06."""
+    for sym in (False, True):
+        got = S.figures_of_merit(_window("cosine_power", 223, sym, {"alpha": 1.952})).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-3 * OCTAVE_DB, abs=1e-12), (sym, got)
+
+
+def test_a_kink_that_may_be_two_joins_is_not_read_as_a_kink() -> None:
+    """Tukey alpha = 0.9981 at N = 206 (a random probe) has a flat part of 0.4 samples between its
+    joins, with no sample on it: the samples are those of a kink between the two tapers as well, and
+    the core read one (-12.04; the reference -17.6). A kink where the slope of each side changes
+    sign within a sample of the join is not measured as one; the far band, an asymptote here,
+    decides (-17.8). The triangle's centre, a kink whose sides keep their slopes, stays -12.04."""
+    for sym in (False, True):
+        got = S.figures_of_merit(_window("tukey", 206, sym, {"alpha": 0.9981})).sidelobe_falloff_db_per_octave
+        assert got is not None and abs(got + 3 * OCTAVE_DB) <= 1.0, (sym, got)
+    got = S.figures_of_merit(S.window("triangular", 257)).sidelobe_falloff_db_per_octave
+    assert got == pytest.approx(-2 * OCTAVE_DB, abs=1e-12)
+
+
 def test_falloff_needs_64_samples() -> None:
     """At N = 56 and 57 the end fits (14 samples at least) span a quarter of the window and miss the
     bend of its cosines: Blackman read a kink (-12.04) and cos^4 read -12.04 where their orders are 2
@@ -459,13 +499,17 @@ def test_reference_is_the_same_at_four_times_n_ref() -> None:
     """The Poisson window alpha = 8.5 (end jump e^-8.5, a cusp at the centre) agrees with itself
     within 1 dB/octave over the reference's two bands at N_REF (-10.8 and -11.6) on a transition: at
     4 N_REF the same band reads -8.9. Such a family has no reference (sign only); the core's -6.02,
-    the jump's, is right. A family smooth to the floor at N_REF shows its end jump at a small N:
-    Kaiser beta = 26, DFT-even, at N = 160 lies more than 10 times above the floor."""
+    the jump's, is right."""
     assert reference("poisson", False, repr({"alpha": 8.5})) is None
     got = S.figures_of_merit(_window("poisson", 256, False, {"alpha": 8.5})).sidelobe_falloff_db_per_octave
     assert got == pytest.approx(-OCTAVE_DB, abs=1e-12)
-    assert reference("kaiser", False, repr({"beta": 26.0})) == -math.inf
-    assert _end_jump_level(_window("kaiser", 160, False, {"beta": 26.0})) > 10
+    # A jump the samples show, swamped below Nyquist by a central cusp: the band reads -12.3 at N_REF
+    # and 4 N_REF, the fall-off is the jump's -6.02, and the check accepts it.
+    w = _window("exponential", 2115, True, {"tau": 0.179})
+    assert reference("exponential", True, repr({"tau": 0.179})) == pytest.approx(-12.3, abs=0.1)
+    assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave == pytest.approx(-OCTAVE_DB, abs=1e-12)
+    assert _end_jump_level(w) > 1
+    assert check("exponential", 2115, True, {"tau": 0.179}) is None
 
 
 @pytest.mark.slow

@@ -839,9 +839,11 @@ bool end_is_ambiguous(const std::vector<double>& v) {
 /// falls off as f^−2.5, −15.05 dB/octave), and the far band cannot yet tell the two apart. The
 /// model is linear in log w: log w = c + a log(u − s) + Σ_{j=1..d} b_j u^j, fitted by least
 /// squares for d = 3 and d = 2 (the difference of the two a's is the fit's error); the end is a
-/// power when that error is below 0.01, the rms misfit of the d = 3 fit in log w below 1e-4, and a
-/// more than 0.05 from every integer (an integer power is a Taylor end, which the polynomial fit
-/// reads). Every sample of the end must be positive. Over the 2822 cases of
+/// power when that error is below 0.01 and the rms misfit of the d = 3 fit in log w below 1e-4.
+/// The caller takes a within 0.05 of an integer m as a Taylor end of order m (which the polynomial
+/// fit may read lower: cos^1.952 at N = 223, DFT-even, read a kink, −12.04, where the far
+/// spectrum falls off at −17.8), and a further from every integer as a power end. Every sample of
+/// the end must be positive. Over the 2822 cases of
 /// tests/test_spectra_falloff.py (N ≥ 64), the power ends it finds (cos^a with a half-integer;
 /// Kaiser–Bessel-derived, whose square-root end the square-root test takes first) fit with a rms
 /// misfit of at most 1.4e-5 and an error of at most 2.5e-3, and every other end whose fitted a is
@@ -876,7 +878,7 @@ double end_power_exponent(const std::vector<double>& v, std::size_t M) {
     };
     const double a_lo = fit(2);
     const double a_hi = fit(3);
-    if (std::abs(a_hi - a_lo) <= 0.01 && rms <= 1e-4 && std::abs(a_hi - std::round(a_hi)) > 0.05) {
+    if (std::abs(a_hi - a_lo) <= 0.01 && rms <= 1e-4) {
       return a_hi;
     }
   }
@@ -1199,10 +1201,11 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       continue;
     }
     // Likewise a non-integer power end (cos^1.5): its exponent, not the order its fit reads.
+    double power = -1.0;  // an exponent within 0.05 of an integer: a Taylor end, see below
     if (square_root_ends) {
-      const double a = end_power_exponent(e, Me);
-      if (a > 0) {
-        r.power_end = r.power_end < 0 ? a : std::min(r.power_end, a);
+      power = end_power_exponent(e, Me);
+      if (power > 0 && std::abs(power - std::round(power)) > 0.05) {
+        r.power_end = r.power_end < 0 ? power : std::min(r.power_end, power);
         continue;
       }
     }
@@ -1232,6 +1235,12 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       if (orders[i] == end_order && !jump_hidden(e, inside, ends_at[i], tol_e)) hidden = false;
     }
     hidden_jump = hidden_jump || hidden;
+    // An end whose samples are those of a power of (nearly) integer exponent m ≥ 1 vanishes to
+    // order m, however much lower the polynomial fit reads it (cos^1.952: a power within 0.05 of
+    // 2, whose second derivative is unbounded at the end, read as a kink, −12.04, where the
+    // asymptote is −17.8; order 2 reads −18.06, within 0.3 dB/octave of it).
+    if (!hidden && power > 0.5)
+      end_order = std::max(end_order, static_cast<int>(std::lround(power)));
     order = std::min(order, end_order);
     // A jump that is also a square-root end narrower than a sample: −6.02 or −9.03 dB/octave.
     if (square_root_ends && end_order == 0 && end_is_ambiguous(e)) {
@@ -1240,6 +1249,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       order_elsewhere = std::min(order_elsewhere, end_order);
     }
   }
+  bool kink_or_flat = false;  // see reading
   // Interior jumps (Hann–Poisson's cusp, Tukey's and Parzen's joins): polynomials fitted on
   // either side of a peak of |Δ⁴w| (over Mi ≤ 32 samples each), compared inside the stencil.
   const std::size_t Mi = std::min(M, std::size_t{32});
@@ -1249,7 +1259,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     const std::vector<std::size_t> joins = jump_candidates(v, Mi + 2, N - Mi - 6);
     // The order read at the join of stencil c from sides that span samples first…c and c + 4…last
     // (a side shorter than Mi + 1 samples is fitted with fewer degrees: 2 fewer than its samples).
-    auto reading = [&](std::size_t c, std::size_t first, std::size_t last) {
+    auto reading = [&](std::size_t c, std::size_t first, std::size_t last, bool* peaks = nullptr) {
       const double cd = static_cast<double>(c);
       auto fit = [&](std::size_t a, std::size_t b) {
         const int count = static_cast<int>(b - a + 1);
@@ -1273,6 +1283,17 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       // it may hold a sample of the other piece, whose bias reads a kink the first comparison
       // does not.
       const double x = cd + Md * at;
+      // A kink where the slope of each side changes sign within a sample of where the values meet
+      // is also two joins of order 2 around a flat part narrower than a sample, with no sample on
+      // it (Tukey α = 0.9981 at N = 206: its flat part is 0.4 samples): the samples cannot tell.
+      if (peaks != nullptr) {
+        auto turns = [&](const SideFit& side) {
+          const double a = taylor_at(side.hi, (x - 1 - cd) / Md)[1];
+          const double b = taylor_at(side.hi, (x + 1 - cd) / Md)[1];
+          return a * b < 0;
+        };
+        *peaks = across == 1 && turns(left) && turns(right);
+      }
       const auto lo = static_cast<std::size_t>(std::floor(x));
       const auto hi = static_cast<std::size_t>(std::ceil(x));
       const SideFit left2 = fit(std::max(first, lo - Mi), lo);
@@ -1282,7 +1303,8 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       return std::max(across, near);
     };
     for (const std::size_t c : joins) {
-      int join = reading(c, c - Mi, c + 4 + Mi);
+      bool peaks = false;
+      int join = reading(c, c - Mi, c + 4 + Mi, &peaks);
       // Sides that end before the stencil of another join, 5 samples or more away (a nearer peak
       // may be the same join seen by another stencil): a side of Mi + 1 samples crosses a join
       // nearer than that, and its bias reads a jump that is not there (Tukey α = 0.875 at N = 64,
@@ -1300,10 +1322,17 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       if ((first > c - Mi || last < c + 4 + Mi) && c >= first + 2 && last >= c + 4 + 2) {
         join = std::max(join, reading(c, first, last));
       }
+      if (join == 1 && peaks) {
+        kink_or_flat = true;
+        continue;
+      }
       order = std::min(order, join);
       order_elsewhere = std::min(order_elsewhere, join);
     }
   }
+  // A kink that may be two joins around a flat part narrower than a sample, where nothing else
+  // decides the order (a jump or a kink elsewhere): −12.04 or −18.06, not measurable.
+  if (kink_or_flat && order > 1) order = kNotMeasurable;
   r.order = order;
   r.hidden_jump = hidden_jump && order > 0;
   // The ambiguity decides the fall-off unless a jump of order ≤ 0 elsewhere falls off as slowly
