@@ -27,9 +27,10 @@ agree with themselves over neighbouring bands). A -inf reference yields, at a sm
 that shows above the floor there, and decides nothing where anything else does; a fall-off of -inf is accepted where |W| at the case's N is below
 the floor in the far band (what -inf means), whatever the reference finds nearer in. Run this file as
 a script to print the number of failing cases, with ``--wide`` over about 13,000 cases (odd and
-intermediate lengths, finer parameters; 2 minutes)::
+intermediate lengths, finer parameters; 2 minutes), or with ``--random COUNT [--seed SEED]`` over
+cases drawn at random (parameters from RANDOM_RANGES, lengths log-uniform over [64, 4096])::
 
-    PYTHONPATH=python python tests/test_spectra_falloff.py [--wide]
+    PYTHONPATH=python python tests/test_spectra_falloff.py [--wide | --random 1500 --seed 7]
 """
 
 from __future__ import annotations
@@ -111,6 +112,51 @@ WIDE_PARAMS: dict[str, list[dict[str, Any]]] = {
     "ssm": [{"alpha_n": a} for a in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)],
     "general_hamming": [{"alpha": a} for a in _steps(0.5, 1.0, 0.05)],
 }
+
+
+#: Parameter ranges of the random probe (``--random``; 300 cases of it in the test suite): uniform
+#: draws, rounded, for the families with parameters; lengths log-uniform over [64, 4096].
+RANDOM_RANGES: dict[str, dict[str, tuple[float, float, int]]] = {
+    "gaussian": {"alpha": (0.5, 12.0, 3)},
+    "poisson": {"alpha": (0.0, 10.0, 3)},
+    "kaiser": {"beta": (0.0, 32.0, 3)},
+    "chebyshev": {"at": (30.0, 200.0, 2)},
+    "kaiser_bessel_derived": {"beta": (1.0, 24.0, 3)},
+    "dpss": {"NW": (0.5, 8.0, 3)},
+    "tukey": {"alpha": (0.0, 1.0, 4)},
+    "cosine_power": {"alpha": (0.2, 6.0, 3)},
+    "hann_poisson": {"alpha": (0.0, 4.0, 3)},
+    "cauchy": {"alpha": (0.5, 6.0, 3)},
+    "barcilon_temes": {"alpha": (1.0, 5.0, 3)},
+    "general_hamming": {"alpha": (0.5, 1.0, 3)},
+    "general_gaussian": {"p": (0.5, 4.0, 2), "sig_n": (0.1, 0.4, 3)},
+    "exponential": {"tau": (0.1, 8.0, 3)},
+    "ssm": {"alpha_n": (0.0, 16.0, 3)},
+}
+
+
+def random_cases(count: int, seed: int) -> list[tuple[str, int, bool, dict[str, Any]]]:
+    """``count`` cases drawn with ``random.Random(seed)``: a window family, its parameters (from
+    RANDOM_RANGES, else one of PARAMS, else none), a convention and a length."""
+    import random
+
+    rng = random.Random(seed)
+    names = list(S.window_names())
+    out: list[tuple[str, int, bool, dict[str, Any]]] = []
+    while len(out) < count:
+        name = rng.choice(names)
+        if name in RANDOM_RANGES:
+            p: dict[str, Any] = {k: round(rng.uniform(lo, hi), d) for k, (lo, hi, d) in RANDOM_RANGES[name].items()}
+        else:
+            p = dict(rng.choice(PARAMS.get(name, [{}])))
+        sym = rng.choice(_conventions(name))
+        N = round(math.exp(rng.uniform(math.log(64), math.log(4096))))
+        try:
+            _window(name, N, sym, p)
+        except ValueError:
+            continue
+        out.append((name, N, sym, p))
+    return out
 
 
 def _window(name: str, N: int, sym: bool, p: dict[str, Any]) -> np.ndarray:
@@ -525,6 +571,13 @@ def test_falloff_never_positive_nor_nan() -> None:
 
 
 @pytest.mark.slow
+def test_falloff_random_probe() -> None:
+    """300 cases drawn at random (seed 2026) between and beyond the grid's values: the same check."""
+    bad = [(c, why) for c in random_cases(300, 2026) if (why := check(*c)) is not None]
+    assert not bad, bad[:20]
+
+
+@pytest.mark.slow
 def test_falloff_matches_the_independent_reference() -> None:
     bad = {(c[0], c[1], c[2], repr(c[3])): why for c in cases() if (why := check(*c)) is not None}
     new = {k: v for k, v in bad.items() if k not in KNOWN_WRONG}
@@ -534,8 +587,13 @@ def test_falloff_matches_the_independent_reference() -> None:
 
 
 def main() -> int:
-    wide = "--wide" in sys.argv[1:]
-    all_cases = cases(wide)
+    args = sys.argv[1:]
+    wide = "--wide" in args
+    if "--random" in args:  # --random COUNT [--seed SEED]
+        seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 2026
+        all_cases = random_cases(int(args[args.index("--random") + 1]), seed)
+    else:
+        all_cases = cases(wide)
     known_wrong = KNOWN_WRONG_WIDE if wide else KNOWN_WRONG
     bad = []
     na = 0
