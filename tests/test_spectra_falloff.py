@@ -83,13 +83,9 @@ PARAMS: dict[str, list[dict[str, Any]]] = {
 
 
 #: Cases still wrong against the reference, with why (the test fails when one of them comes right,
-#: so that the list only shrinks): none on this grid. On the wider grid (``--wide``, below):
-#: - Tukey alpha = 0.9375, DFT-even, at N = 65: the core reads a kink (-12.04) where the taper's
-#:   second derivative jumps (-18.06; the reference -18.33). Its two joins lie 4 samples apart (a
-#:   flat part of 4 samples), so the stencils of the fourth difference that find them overlap, the
-#:   core cannot tell them from one join's two peaks, and each join's flat side crosses the other.
+#: so that the list only shrinks): none, on this grid and on the wider one (``--wide``, below).
 KNOWN_WRONG: frozenset[tuple[str, int, bool, str]] = frozenset()
-KNOWN_WRONG_WIDE: frozenset[tuple[str, int, bool, str]] = frozenset([("tukey", 65, False, repr({"alpha": 0.9375}))])
+KNOWN_WRONG_WIDE: frozenset[tuple[str, int, bool, str]] = frozenset()
 
 #: The wider grid of ``python tests/test_spectra_falloff.py --wide`` (about 13,000 cases, 2 minutes;
 #: not run by the test suite): odd lengths and lengths between the grid's, and parameters on finer
@@ -473,6 +469,12 @@ def test_join_sides_stop_before_the_next_join() -> None:
     higher reading counts."""
     got = S.figures_of_merit(_window("tukey", 64, False, {"alpha": 0.875})).sidelobe_falloff_db_per_octave
     assert got == pytest.approx(-3 * OCTAVE_DB, abs=1e-12), got
+    # Tukey alpha = 0.9375 at N = 65 (the wider grid): joins 4 samples apart, whose stencils overlap,
+    # around a plateau of 4 equal samples, which is fitted as a piece of its own (was -12.04).
+    for sym in (False, True):
+        w = _window("tukey", 65, sym, {"alpha": 0.9375})
+        got = S.figures_of_merit(w).sidelobe_falloff_db_per_octave
+        assert got == pytest.approx(-3 * OCTAVE_DB, abs=1e-12), (sym, got)
     for N in (127, 255, 257):
         w = _window("general_gaussian", N, False, {"p": 3.0, "sig_n": 0.15})
         assert S.figures_of_merit(w).sidelobe_falloff_db_per_octave is None, N

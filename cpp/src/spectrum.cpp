@@ -1259,14 +1259,17 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     const std::vector<std::size_t> joins = jump_candidates(v, Mi + 2, N - Mi - 6);
     // The order read at the join of stencil c from sides that span samples first…c and c + 4…last
     // (a side shorter than Mi + 1 samples is fitted with fewer degrees: 2 fewer than its samples).
-    auto reading = [&](std::size_t c, std::size_t first, std::size_t last, bool* peaks = nullptr) {
+    // The left side ends at left_last (c unless a plateau runs into the stencil) and the right one
+    // starts at right_first (c + 4 unless likewise).
+    auto reading = [&](std::size_t c, std::size_t first, std::size_t left_last,
+                       std::size_t right_first, std::size_t last, bool* peaks) {
       const double cd = static_cast<double>(c);
       auto fit = [&](std::size_t a, std::size_t b) {
         const int count = static_cast<int>(b - a + 1);
         return side_fit(v, a, b - a + 1, cd, Md, std::min(merit::kSmoothDegree, count - 2));
       };
-      const SideFit left = fit(first, c);
-      const SideFit right = fit(c + 4, last);
+      const SideFit left = fit(first, left_last);
+      const SideFit right = fit(right_first, last);
       double at = 0;  // where the values meet (u)
       const int across = contact_order(&left, &right, 0.0, 4.0 / Md, tol_i, &at);
       // The fits end at the stencil's ends, c and c + 4, while the join lies between: each
@@ -1296,6 +1299,9 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       }
       const auto lo = static_cast<std::size_t>(std::floor(x));
       const auto hi = static_cast<std::size_t>(std::ceil(x));
+      // A plateau side is the whole of its piece already (see below): no refit.
+      if (left_last != c || right_first != c + 4) return across;
+      if (lo < first + 2 || last < hi + 2) return across;  // a side of under 3 samples
       const SideFit left2 = fit(std::max(first, lo - Mi), lo);
       const SideFit right2 = fit(hi, std::min(last, hi + Mi));
       const int near = contact_order(&left2, &right2, (static_cast<double>(lo) - cd) / Md,
@@ -1304,7 +1310,7 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
     };
     for (const std::size_t c : joins) {
       bool peaks = false;
-      int join = reading(c, c - Mi, c + 4 + Mi, &peaks);
+      int join = reading(c, c - Mi, c, c + 4, c + 4 + Mi, &peaks);
       // Sides that end before the stencil of another join, 5 samples or more away (a nearer peak
       // may be the same join seen by another stencil): a side of Mi + 1 samples crosses a join
       // nearer than that, and its bias reads a jump that is not there (Tukey α = 0.875 at N = 64,
@@ -1313,14 +1319,30 @@ Smoothness smoothness(const double* w, std::size_t N, bool square_root_ends) {
       // low degree, may miss a high-order contact (the shoulders of a generalized Gaussian p = 3,
       // whose peaks of |Δ⁴w| are no joins), but crossing no join it reads none that is not there.
       // Joins whose stencils overlap (Tukey α = 0.9375 at N = 65: 4 samples apart) are not told
-      // from one join's two peaks, and the sides still cross.
+      // from one join's two peaks here; a plateau between them is, below.
       std::size_t first = c - Mi, last = c + 4 + Mi;
       for (const std::size_t o : joins) {
         if (o + 4 < c) first = std::max(first, o + 4);
         if (o > c + 4) last = std::min(last, o);
       }
       if ((first > c - Mi || last < c + 4 + Mi) && c >= first + 2 && last >= c + 4 + 2) {
-        join = std::max(join, reading(c, first, last));
+        join = std::max(join, reading(c, first, c, c + 4, last, nullptr));
+      }
+      // A plateau (3 or more equal samples) that begins or ends inside the stencil is a piece of
+      // its own, fitted alone: two joins 4 samples apart (Tukey α = 0.9375 at N = 65, DFT-even: a
+      // flat part of 4 samples) put both in each other's stencil, and the sides above cross them.
+      auto equal = [&](std::size_t a, std::size_t b) { return std::abs(v[a] - v[b]) <= 1e-14; };
+      for (std::size_t a = c + 1; a <= c + 4 && a + 2 < N; ++a) {  // a plateau starting at a
+        if (!(equal(a, a + 1) && equal(a, a + 2)) || equal(a - 1, a)) continue;
+        std::size_t b = a + 2;
+        while (b + 1 < N && b < a + Mi && equal(a, b + 1)) ++b;
+        join = std::max(join, reading(c, c - Mi, c, a, b, nullptr));
+      }
+      for (std::size_t b = c + 3; b >= c && b >= 2; --b) {  // a plateau ending at b
+        if (!(equal(b, b - 1) && equal(b, b - 2)) || (b + 1 < N && equal(b, b + 1))) continue;
+        std::size_t a = b - 2;
+        while (a > 0 && a + Mi > b && equal(b, a - 1)) --a;
+        join = std::max(join, reading(c, a, b, c + 4, c + 4 + Mi, nullptr));
       }
       if (join == 1 && peaks) {
         kink_or_flat = true;
