@@ -1017,7 +1017,10 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     ``c + a log(u - s) + Q(u)`` with ``Q`` a polynomial of degree 3 (and 2, for the error), fits
     the end samples to 1e-4 rms with ``a`` known to 0.01 and at least 0.05 from every integer:
     it falls off at ``-6.02 (a + 1)`` (-15.05 for ``cos^1.5``), where the polynomials read an
-    integer order (``cos^1.5`` at ``N = 256``: -18.06). An end that the polynomials read as
+    integer order (``cos^1.5`` at ``N = 256``: -18.06); with ``a`` within 0.05 of an integer
+    ``m >= 1`` the end vanishes to order ``m`` however much lower the polynomials read it
+    (``cos^1.952`` at ``N = 223``: a kink read, -12.04; now -18.06). An end sample between 0 and
+    the curve through its neighbours is no impulse (``cos^0.25``: its power end, -7.53). An end that the polynomials read as
     vanishing only within their fit's error while its end sample and their value at the end are
     above the rounding floor may hide a jump the samples cannot resolve (Kaiser ``beta = 20`` at
     ``N = 128``, end value 2.3e-8 of ``max|w|``): it is -6.02 where the far band below is an
@@ -1035,7 +1038,11 @@ def figures_of_merit(w: ArrayLike, pad: int = 64) -> FiguresOfMerit:
     singularity dominates up to beyond the band), and the order stands (Poisson ``alpha = 6`` at
     ``N = 256`` reads -11.66 there and is -6.02). It is None ("not
     measurable", printed "n/a") when ``N < 64``, when no order is measured and the band is no
-    asymptote, when the band lies inside the main lobe of a join's own transform (a join
+    asymptote, when an order is read but ``|W|`` lies at the -240 dB floor beyond the main lobe
+    (Kaiser ``beta = 31`` at ``N = 128``: a fit that cannot follow its steep end), when the only
+    kink found has each side's slope changing sign within a sample of it (as well two joins around
+    a flat part narrower than a sample, Tukey ``alpha = 0.9981`` at ``N = 206``) and the band is
+    no asymptote, when the band lies inside the main lobe of a join's own transform (a join
     ``L`` samples from an end and a band starting below ``2N/L`` bins: Tukey ``alpha = 0.1`` at
     ``N = 128`` never reaches its -18 asymptote below Nyquist), when a shorter band (under 32
     points per half) is an asymptote with a slope more than half an order (3.01 dB/octave) from
