@@ -588,10 +588,12 @@ int contact_order(const SideFit* left, const SideFit* right, double s_lo, double
     for (const SideFit* side : {left, right}) {
       if (side == nullptr) continue;
       const double sign = side == left ? 1.0 : -1.0;
+      // A side fitted with fewer degrees than the orders compared (a short piece) has zeros there.
       const std::vector<double> a = taylor_at(side->hi, s), b = taylor_at(side->lo, s);
       for (std::size_t j = 0; j < d.size(); ++j) {
-        d[j] += sign * a[j];
-        e[j] += std::abs(a[j] - (j < b.size() ? b[j] : 0.0));
+        const double aj = j < a.size() ? a[j] : 0.0;
+        d[j] += sign * aj;
+        e[j] += std::abs(aj - (j < b.size() ? b[j] : 0.0));
       }
     }
   };
